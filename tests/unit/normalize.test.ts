@@ -1,0 +1,122 @@
+import { describe, expect, it } from 'vitest'
+import { pairToToken } from '../../lib/market/normalize.js'
+import { sanitizeText } from '../../lib/market/sanitize.js'
+import { TOKEN_FIELDS } from '../../lib/market/types.js'
+import { parsePair, parsePairsBody } from '../../lib/upstream/pair.js'
+import { HUBS, makePair } from '../support/syntheticMarket.js'
+
+const TOKEN = { address: '0xAbCdEf0000000000000000000000000000000001', name: 'Test Token', symbol: 'TEST' }
+const raw = (overrides: Record<string, unknown> = {}) => ({
+  ...makePair({ base: TOKEN, quote: HUBS.WETH, pairAddress: '0xPAIR000000000000000000000000000000000001'.replace('PAIR', 'aBcD'), volume24h: 120_000 }),
+  ...overrides,
+})
+const toToken = (overrides: Record<string, unknown> = {}) => pairToToken(parsePair(raw(overrides))!, 7)
+
+describe('pairToToken', () => {
+  it('gives exactly the 24 fields of spec 2.1, in order, with their types', () => {
+    const token = toToken()
+    expect(Object.keys(token)).toEqual([...TOKEN_FIELDS])
+    expect(token).toMatchObject({
+      rank: 7,
+      address: '0xabcdef0000000000000000000000000000000001',
+      name: 'Test Token',
+      symbol: 'TEST',
+      priceUsd: '1.2345',
+      priceChange24h: 3.4,
+      volume24h: 120_000,
+      volume1h: 5000,
+      volume6h: 30_000,
+      liquidity: 40_000,
+      marketCap: 960_000,
+      fdv: 1_200_000,
+      pairAddress: '0xabcd000000000000000000000000000000000001',
+      pairCreatedAt: 1_700_000_000_000,
+      dexId: 'uniswap',
+      pairName: 'TEST/WETH',
+    })
+    expect(token.pairUrl).toMatch(/^https:\/\/dexscreener\.com\/base\//)
+    expect(typeof token.buys24h).toBe('number')
+  })
+
+  it('keeps priceUsd as the upstream string, never a number or NaN', () => {
+    expect(toToken({ priceUsd: '0.000000012' }).priceUsd).toBe('0.000000012')
+    expect(toToken({ priceUsd: 'NaN' }).priceUsd).toBeNull()
+    expect(toToken({ priceUsd: 'abc' }).priceUsd).toBeNull()
+    expect(toToken({ priceUsd: null }).priceUsd).toBeNull()
+    expect(toToken({ priceUsd: undefined }).priceUsd).toBeNull()
+    expect(toToken({ priceUsd: 0.5 }).priceUsd).toBe('0.5')
+    expect(toToken({ priceUsd: '-1' }).priceUsd).toBeNull()
+  })
+
+  it('falls back when optional upstream fields are missing', () => {
+    const token = toToken({ liquidity: undefined, marketCap: undefined, priceChange: undefined, info: undefined, labels: null, pairCreatedAt: null, fdv: null, txns: undefined, volume: { h24: '5000' } })
+    expect(token.liquidity).toBe(0)
+    expect(token.marketCap).toBe(0)
+    expect(token.fdv).toBe(0)
+    expect([token.priceChange5m, token.priceChange1h, token.priceChange6h, token.priceChange24h]).toEqual([null, null, null, null])
+    expect(token.pairCreatedAt).toBeNull()
+    expect([token.buys1h, token.sells1h, token.buys24h, token.sells24h]).toEqual([0, 0, 0, 0])
+    expect(token.volume24h).toBe(5000)
+    expect(token.volume1h).toBe(0)
+  })
+
+  it('uses fdv as marketCap when there is no market cap', () => {
+    expect(toToken({ marketCap: null, fdv: 777 }).marketCap).toBe(777)
+    expect(toToken({ marketCap: 0, fdv: 777 }).marketCap).toBe(777)
+    expect(toToken({ marketCap: 5, fdv: 777 }).marketCap).toBe(5)
+  })
+
+  it('never lets NaN, Infinity or negative amounts through', () => {
+    const token = toToken({ volume: { h1: 'NaN', h6: -5, h24: 'Infinity' }, fdv: 'x', liquidity: { usd: -1 } })
+    expect([token.volume1h, token.volume6h, token.volume24h, token.fdv, token.liquidity]).toEqual([0, 0, 0, 0, 0])
+    expect(JSON.stringify(token)).not.toMatch(/NaN|Infinity/)
+  })
+
+  it('replaces a non-http pair URL and a malformed pair address', () => {
+    const token = toToken({ url: 'javascript:alert(1)', pairAddress: 'not-an-address' })
+    expect(token.pairUrl).toBe('https://dexscreener.com/base')
+    expect(token.pairAddress).toBeNull()
+  })
+
+  it('reads pairCreatedAt given in seconds as milliseconds', () => {
+    expect(toToken({ pairCreatedAt: 1_700_000_000 }).pairCreatedAt).toBe(1_700_000_000_000)
+  })
+
+  it('sanitises names and symbols from the upstream', () => {
+    const token = toToken({
+      baseToken: { ...TOKEN, name: 'Evil\u202Egnp.exe\u0000 Coin\n\n', symbol: '\u200BSCAM\u2066' + 'X'.repeat(60) },
+    })
+    expect(token.name).toBe('Evilgnp.exe Coin')
+    expect(token.symbol).not.toMatch(/[\u200B\u2066]/)
+    expect(Array.from(token.symbol).length).toBeLessThanOrEqual(24)
+    expect(token.pairName.startsWith(token.symbol + '/')).toBe(true)
+  })
+
+  it('falls back to the symbol when the name is empty, and to ? when the symbol is', () => {
+    expect(toToken({ baseToken: { ...TOKEN, name: '\u200F' } }).name).toBe('TEST')
+    const token = toToken({ baseToken: { ...TOKEN, name: '', symbol: '' } })
+    expect([token.name, token.symbol]).toEqual(['?', '?'])
+  })
+})
+
+describe('sanitizeText', () => {
+  it('caps by code points and never splits an emoji', () => {
+    expect(sanitizeText('🚀'.repeat(10), 3)).toBe('🚀🚀🚀')
+    expect(sanitizeText('  a\tb  ', 10)).toBe('a b')
+    expect(sanitizeText(null, 10)).toBe('')
+  })
+})
+
+describe('parsePairsBody', () => {
+  it('accepts a bare array, { pairs }, and pairs: null', () => {
+    expect(parsePairsBody([raw()])).toHaveLength(1)
+    expect(parsePairsBody({ schemaVersion: '1', pairs: [raw()] })).toHaveLength(1)
+    expect(parsePairsBody({ schemaVersion: '1', pairs: null })).toEqual([])
+  })
+  it('drops elements that are not pairs and refuses bodies of another shape', () => {
+    expect(parsePairsBody([raw(), { chainId: 'base' }, null, 5, { ...raw(), baseToken: { name: 'x' } }])).toHaveLength(1)
+    expect(parsePairsBody({ message: 'rate limited' })).toBeNull()
+    expect(parsePairsBody('x')).toBeNull()
+    expect(parsePairsBody({ pairs: 'x' })).toBeNull()
+  })
+})
