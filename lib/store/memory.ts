@@ -1,0 +1,40 @@
+import { randomUUID } from 'node:crypto'
+import type { Store } from './types.js'
+
+/** Parameters of {@link createMemoryStore}. */
+export type CreateMemoryStoreParameters = { now?: () => number }
+
+/** The in-process store: the embedded default when no Redis is configured; one instance only. */
+export function createMemoryStore(parameters: CreateMemoryStoreParameters = {}): Store {
+  const { now = Date.now } = parameters
+  const values = new Map<string, { value: string; expiresAt: number }>()
+  const read = (key: string): string | null => {
+    const entry = values.get(key)
+    if (!entry) return null
+    if (entry.expiresAt <= now()) {
+      values.delete(key)
+      return null
+    }
+    return entry.value
+  }
+  return {
+    kind: 'memory',
+    async get(key) {
+      return read(key)
+    },
+    async set(key, value, ttlMs) {
+      values.set(key, { value, expiresAt: now() + ttlMs })
+    },
+    async acquireLock(key, ttlMs) {
+      if (read(key) !== null) return null
+      const token = randomUUID()
+      values.set(key, { value: token, expiresAt: now() + ttlMs })
+      return token
+    },
+    async releaseLock(key, token) {
+      if (read(key) !== token) return false
+      values.delete(key)
+      return true
+    },
+  }
+}

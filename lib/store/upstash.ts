@@ -1,0 +1,61 @@
+import { randomUUID } from 'node:crypto'
+import { Redis } from '@upstash/redis'
+import { RELEASE_LOCK_SCRIPT } from './scripts.js'
+import { StoreError, type Store } from './types.js'
+
+/** Parameters of {@link createUpstashStore}. */
+export type CreateUpstashStoreParameters = {
+  url: string
+  token: string
+  /** Longest a single store call may take before it counts as failed (default 2000 ms). */
+  timeoutMs?: number
+}
+
+/** The Upstash Redis store (REST protocol), shared by every instance of the service. */
+export function createUpstashStore(parameters: CreateUpstashStoreParameters): Store {
+  const { url, token, timeoutMs = 2000 } = parameters
+  const redis = new Redis({
+    url,
+    token,
+    automaticDeserialization: false,
+    enableTelemetry: false,
+    // The client retries network errors 5 times over ~4 s by default; a cache in front of live data must not wait that long.
+    retry: { retries: 1, backoff: () => 100 },
+  })
+  // Upstash errors quote the whole command; callers only ever see which operation failed.
+  const call = async <T>(operation: string, run: () => Promise<T>): Promise<T> => {
+    let timer: NodeJS.Timeout | undefined
+    try {
+      return await Promise.race([
+        run(),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new StoreError(`store ${operation} timed out after ${timeoutMs} ms`)), timeoutMs)
+        }),
+      ])
+    } catch (error) {
+      if (error instanceof StoreError) throw error
+      throw new StoreError(`store ${operation} failed`)
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+  return {
+    kind: 'upstash',
+    get: (key) => call('get', async () => {
+      const value = await redis.get<string>(key)
+      return typeof value === 'string' ? value : null
+    }),
+    set: (key, value, ttlMs) => call('set', async () => {
+      await redis.set(key, value, { px: Math.max(1, Math.round(ttlMs)) })
+    }),
+    acquireLock: (key, ttlMs) => call('lock', async () => {
+      const owner = randomUUID()
+      const result = await redis.set(key, owner, { nx: true, px: Math.max(1, Math.round(ttlMs)) })
+      return result === 'OK' ? owner : null
+    }),
+    releaseLock: (key, owner) => call('unlock', async () => {
+      const deleted = await redis.eval<[string], number>(RELEASE_LOCK_SCRIPT, [key], [owner])
+      return Number(deleted) === 1
+    }),
+  }
+}
