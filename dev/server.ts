@@ -1,0 +1,127 @@
+import { readdir, readFile } from 'node:fs/promises'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { extname, join, normalize, resolve, sep } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { toWebRequest, writeWebResponse, type WebHandler } from './nodeBridge.js'
+
+const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)))
+
+/** Parameters of {@link startServer}. */
+export type StartServerParameters = {
+  port?: number
+  host?: string
+  /** Handlers by endpoint name (`control-room` serves `/api/control-room`); default: every module in `api/`. */
+  handlers?: Record<string, WebHandler>
+  /** Folder served as static files at `/` (default `public/`). */
+  publicDir?: string
+  /** Rewrites applied before routing, as in vercel.json (`/openapi.json` -> `/api/openapi`). */
+  rewrites?: Record<string, string>
+}
+
+/** A running local server. */
+export type RunningServer = { url: string; server: Server; close(): Promise<void> }
+
+/** Loads every handler module in `api/` exactly as Vercel would: the default export's `fetch`. */
+export async function loadApiHandlers(apiDir = join(ROOT, 'api')): Promise<Record<string, WebHandler>> {
+  const handlers: Record<string, WebHandler> = {}
+  for (const file of (await readdir(apiDir)).sort()) {
+    if (!/\.(ts|js|mjs)$/.test(file) || file.endsWith('.d.ts')) continue
+    const module = (await import(pathToFileURL(join(apiDir, file)).href)) as { default?: { fetch?: WebHandler } }
+    const fetchHandler = module.default?.fetch
+    if (typeof fetchHandler === 'function') handlers[file.replace(/\.(ts|js|mjs)$/, '')] = fetchHandler
+  }
+  return handlers
+}
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.md': 'text/markdown; charset=utf-8',
+  '.txt': 'text/plain; charset=utf-8',
+  '.png': 'image/png',
+  '.svg': 'image/svg+xml',
+}
+
+async function serveStatic(publicDir: string, pathname: string): Promise<Response | null> {
+  const relative = normalize(decodeURIComponent(pathname === '/' ? '/index.html' : pathname)).replace(/^([/\\])+/, '')
+  const file = resolve(publicDir, relative)
+  if (!file.startsWith(resolve(publicDir) + sep)) return null
+  try {
+    const body = await readFile(file)
+    return new Response(body, { headers: { 'content-type': CONTENT_TYPES[extname(file)] ?? 'application/octet-stream' } })
+  } catch {
+    return null
+  }
+}
+
+/** Starts the local server that mounts the same handler code Vercel runs, at `/api/<name>`. */
+export async function startServer(parameters: StartServerParameters = {}): Promise<RunningServer> {
+  const { port = 3000, host = '127.0.0.1', publicDir = join(ROOT, 'public'), rewrites = {} } = parameters
+  const handlers = parameters.handlers ?? (await loadApiHandlers())
+  const server = createServer(async (req, res) => {
+    try {
+      const request = toWebRequest(req)
+      const url = new URL(request.url)
+      const pathname = rewrites[url.pathname] ?? url.pathname
+      const match = /^\/api\/([A-Za-z0-9_-]+)\/?$/.exec(pathname)
+      const handler = match ? handlers[match[1]!] : undefined
+      let response: Response | null = null
+      if (handler) response = await handler(pathname === url.pathname ? request : new Request(new URL(pathname + url.search, url), request))
+      else if (!match && (request.method === 'GET' || request.method === 'HEAD')) response = await serveStatic(publicDir, pathname)
+      response ??= new Response(JSON.stringify({ error: `No route for ${url.pathname}`, code: 'NOT_FOUND' }), {
+        status: 404,
+        headers: { 'content-type': 'application/json; charset=utf-8', 'access-control-allow-origin': '*' },
+      })
+      await writeWebResponse(response, res)
+    } catch {
+      // A handler never throws by design; if one does, the process stays up and the client gets a plain 500.
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' })
+      res.end(JSON.stringify({ error: 'Internal error', code: 'INTERNAL' }))
+    }
+  })
+  await new Promise<void>((ok, fail) => {
+    server.once('error', fail)
+    server.listen(port, host, () => ok())
+  })
+  const address = server.address() as AddressInfo
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`
+  return {
+    url,
+    server,
+    close: () =>
+      new Promise<void>((ok) => {
+        server.close(() => ok())
+        server.closeAllConnections()
+      }),
+  }
+}
+
+/** The rewrites of vercel.json, so `npm start` answers the same paths as a deployment. */
+async function vercelRewrites(): Promise<Record<string, string>> {
+  try {
+    const config = JSON.parse(await readFile(join(ROOT, 'vercel.json'), 'utf8')) as { rewrites?: { source: string; destination: string }[] }
+    return Object.fromEntries((config.rewrites ?? []).map((r) => [r.source, r.destination]))
+  } catch {
+    return {}
+  }
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const { getReadServices } = await import('../lib/readServices.js')
+  let describe: string
+  try {
+    describe = getReadServices().describe
+  } catch (error) {
+    console.error(error instanceof Error ? error.message : String(error))
+    process.exit(1)
+  }
+  const port = Number(process.env.PORT ?? 3000)
+  const running = await startServer({ port, host: process.env.HOST ?? '127.0.0.1', rewrites: await vercelRewrites() })
+  console.log(`listening on ${running.url} (${describe})`)
+  const stop = () => void running.close().then(() => process.exit(0))
+  process.on('SIGINT', stop)
+  process.on('SIGTERM', stop)
+}

@@ -1,0 +1,103 @@
+/** HTTP methods as they appear on the wire. */
+export type Method = 'GET' | 'HEAD' | 'POST' | 'OPTIONS'
+
+/** Request headers a browser may send cross-origin. */
+export const CORS_ALLOWED_HEADERS = 'Content-Type, X-Service-Key, Idempotency-Key, If-None-Match'
+
+/** The CORS headers of every response (errors included): any origin, no credentials. */
+export function corsHeaders(methods: readonly Method[]): Record<string, string> {
+  return {
+    'access-control-allow-origin': '*',
+    'access-control-allow-methods': [...methods, 'OPTIONS'].join(', '),
+    'access-control-allow-headers': CORS_ALLOWED_HEADERS,
+    'access-control-expose-headers': 'ETag, Retry-After',
+    'access-control-max-age': '86400',
+  }
+}
+
+const BASE_HEADERS = { 'x-content-type-options': 'nosniff' }
+
+/** A JSON error body: a human message and a stable machine code. */
+export type ErrorBody = { error: string; code: string }
+
+/** Parameters of {@link jsonResponse}. */
+export type JsonResponseParameters = {
+  status?: number
+  /** The body, already serialised (cached bodies are served byte for byte). */
+  body: string
+  methods: readonly Method[]
+  headers?: Record<string, string>
+  /** Answered without a body (HEAD). */
+  head?: boolean
+}
+
+/** A JSON response with CORS and the security headers. */
+export function jsonResponse({ status = 200, body, methods, headers = {}, head = false }: JsonResponseParameters): Response {
+  return new Response(head ? null : body, {
+    status,
+    headers: { 'content-type': 'application/json; charset=utf-8', ...BASE_HEADERS, ...corsHeaders(methods), ...headers },
+  })
+}
+
+/** A JSON error response `{ error, code }` that no cache keeps. */
+export function errorResponse(
+  status: number,
+  code: string,
+  message: string,
+  methods: readonly Method[],
+  headers: Record<string, string> = {},
+): Response {
+  const body: ErrorBody = { error: message, code }
+  return jsonResponse({ status, body: JSON.stringify(body), methods, headers: { 'cache-control': 'no-store', ...headers } })
+}
+
+/**
+ * Answers what every endpoint answers the same way, or null to let the endpoint run: a 308 to https for plain-HTTP
+ * requests (as the edge reports them), 204 for a CORS preflight, 405 with `Allow` for any other method.
+ */
+export function guardRequest(request: Request, methods: readonly Method[]): Response | null {
+  if (request.headers.get('x-forwarded-proto')?.split(',')[0]?.trim().toLowerCase() === 'http') {
+    const url = new URL(request.url)
+    const host = request.headers.get('x-forwarded-host')?.split(',')[0]?.trim() || request.headers.get('host') || url.host
+    return new Response(null, {
+      status: 308,
+      headers: { location: `https://${host}${url.pathname}${url.search}`, ...corsHeaders(methods) },
+    })
+  }
+  if (request.method === 'OPTIONS') return new Response(null, { status: 204, headers: { ...BASE_HEADERS, ...corsHeaders(methods) } })
+  if (!methods.includes(request.method as Method)) {
+    return errorResponse(405, 'METHOD_NOT_ALLOWED', `Method ${request.method} is not allowed here; use ${methods.join(' or ')}.`, methods, {
+      allow: [...methods, 'OPTIONS'].join(', '),
+    })
+  }
+  return null
+}
+
+/** True when an `If-None-Match` header names `etag` (or `*`); weak validators match too. */
+export function matchesEtag(ifNoneMatch: string | null, etag: string): boolean {
+  if (!ifNoneMatch) return false
+  return ifNoneMatch.split(',').some((tag) => {
+    const t = tag.trim()
+    return t === '*' || t.replace(/^W\//, '') === etag
+  })
+}
+
+/** Parameters of {@link cachedJsonResponse}. */
+export type CachedJsonResponseParameters = {
+  request: Request
+  body: string
+  etag: string
+  /** Seconds the body stays fresh in shared caches. */
+  maxAgeSeconds: number
+  methods: readonly Method[]
+}
+
+/** A 200 (or 304 for a matching `If-None-Match`) for a cached read, with `ETag` and a fitting `Cache-Control`. */
+export function cachedJsonResponse({ request, body, etag, maxAgeSeconds, methods }: CachedJsonResponseParameters): Response {
+  const age = Math.max(0, Math.ceil(maxAgeSeconds))
+  const headers = { etag, 'cache-control': `public, max-age=${age}, s-maxage=${age}` }
+  if (matchesEtag(request.headers.get('if-none-match'), etag)) {
+    return new Response(null, { status: 304, headers: { ...BASE_HEADERS, ...corsHeaders(methods), ...headers } })
+  }
+  return jsonResponse({ body, methods, headers, head: request.method === 'HEAD' })
+}

@@ -1,0 +1,28 @@
+import type { CachedBody } from '../cache.js'
+import type { ReadServices } from '../readServices.js'
+import { buildControlRoom } from './controlRoom.js'
+import { searchTokens } from './search.js'
+
+/** How long a read stays cached server-side (spec 8). */
+export const READ_CACHE_TTL_MS = 30_000
+
+/** Cache key schema version; bump when a body's shape changes so old entries are never served. */
+const VERSION = 'v1'
+
+/** The control-room body, from the shared cache or one upstream refresh. */
+export function readControlRoom(services: ReadServices): Promise<CachedBody> {
+  return services.cache.read({
+    key: `${services.keyPrefix}${VERSION}:control-room`,
+    ttlMs: READ_CACHE_TTL_MS,
+    refresh: async () => JSON.stringify(await buildControlRoom({ upstream: services.upstream, now: services.now })),
+  })
+}
+
+/** The token-search body for a trimmed, valid term, from the shared cache or one upstream search. */
+export function readTokenSearch(services: ReadServices, query: string): Promise<CachedBody> {
+  return services.cache.read({
+    key: `${services.keyPrefix}${VERSION}:token-search:${encodeURIComponent(query)}`,
+    ttlMs: READ_CACHE_TTL_MS,
+    refresh: async () => JSON.stringify(await searchTokens({ upstream: services.upstream, query })),
+  })
+}

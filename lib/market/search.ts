@@ -1,0 +1,45 @@
+import type { DexScreenerClient } from '../upstream/dexscreener.js'
+import { isHexAddress, pairToToken } from './normalize.js'
+import { assignRanks, basePairs, compareByVolume } from './rank.js'
+import type { TokenSearchResult } from './types.js'
+
+/** Longest search term accepted, after trimming. */
+export const QUERY_MAX_LENGTH = 64
+
+/** Why a search term was refused. */
+export type QueryProblem = 'missing' | 'too_long'
+
+/** Trims a raw `q` and checks it: the term to use, or the problem with it. */
+export function parseQuery(raw: string | null): { ok: true; query: string } | { ok: false; problem: QueryProblem } {
+  const query = (raw ?? '').trim()
+  if (query === '') return { ok: false, problem: 'missing' }
+  if (Array.from(query).length > QUERY_MAX_LENGTH) return { ok: false, problem: 'too_long' }
+  return { ok: true, query }
+}
+
+/** Parameters of {@link searchTokens}. */
+export type SearchTokensParameters = { upstream: DexScreenerClient; query: string; timeoutMs?: number }
+
+/**
+ * Base pairs whose base token's symbol or name contains the term (case-insensitive; a full 0x address matches
+ * the base token address), sorted by 24h volume, ranked by position.
+ */
+export async function searchTokens({ upstream, query, timeoutMs = 10_000 }: SearchTokensParameters): Promise<TokenSearchResult> {
+  const pairs = await upstream.search(query, { signal: AbortSignal.timeout(timeoutMs) })
+  const needle = query.toLowerCase()
+  const byAddress = isHexAddress(query)
+  const seen = new Set<string>()
+  const tokens = basePairs(pairs)
+    .map((pair) => pairToToken(pair, 0))
+    .filter((token) => {
+      const matches = byAddress
+        ? token.address === needle
+        : token.symbol.toLowerCase().includes(needle) || token.name.toLowerCase().includes(needle)
+      const identity = token.pairAddress ?? `${token.address}:${token.dexId}:${token.pairName}`
+      if (!matches || seen.has(identity)) return false
+      seen.add(identity)
+      return true
+    })
+    .sort(compareByVolume)
+  return { tokens: assignRanks(tokens), total: tokens.length, query }
+}

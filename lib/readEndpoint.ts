@@ -1,0 +1,57 @@
+import type { CachedBody } from './cache.js'
+import { ConfigError } from './config.js'
+import { cachedJsonResponse, errorResponse, guardRequest, type Method } from './http.js'
+import { errorName } from './log.js'
+import type { ReadServices } from './readServices.js'
+import { UpstreamError } from './upstream/dexscreener.js'
+
+const METHODS: readonly Method[] = ['GET', 'HEAD']
+
+/** Parameters of {@link createCachedReadHandler}. */
+export type CreateCachedReadHandlerParameters<Input> = {
+  /** Event-name prefix of this endpoint's log lines. */
+  name: string
+  services: () => ReadServices
+  /** Reads the request's input, or answers the request itself (400). */
+  parseInput: (request: Request) => { ok: true; input: Input } | { ok: false; response: Response }
+  read: (services: ReadServices, input: Input) => Promise<CachedBody>
+  /** The answer when the upstream failed and nothing fresh is cached. */
+  upstreamFailure: { status: number; code: string; message: string }
+}
+
+/** The shared shape of both read endpoints: guard, parse, cached read, and the mapping of failures to statuses. */
+export function createCachedReadHandler<Input>(parameters: CreateCachedReadHandlerParameters<Input>) {
+  const { name, services, parseInput, read, upstreamFailure } = parameters
+  return async (request: Request): Promise<Response> => {
+    const guarded = guardRequest(request, METHODS)
+    if (guarded) return guarded
+    const parsed = parseInput(request)
+    if (!parsed.ok) return parsed.response
+    let ctx: ReadServices
+    try {
+      ctx = services()
+    } catch (error) {
+      // The message names the variables, never their values; the client only learns that the operator must act.
+      console.error(error instanceof ConfigError ? error.message : `${name}: services failed to start (${errorName(error)})`)
+      return errorResponse(500, 'CONFIG_INVALID', 'The service is misconfigured; the operator has been told.', METHODS)
+    }
+    try {
+      const entry = await read(ctx, parsed.input)
+      const maxAgeSeconds = (entry.expiresAt - ctx.now()) / 1000
+      return cachedJsonResponse({ request, body: entry.body, etag: entry.etag, maxAgeSeconds, methods: METHODS })
+    } catch (error) {
+      if (error instanceof UpstreamError) {
+        ctx.logger.warn(`${name}_upstream_failed`, { kind: error.kind, status: error.status, message: error.message })
+        const { status, code, message } = upstreamFailure
+        return errorResponse(status, code, message, METHODS, { 'retry-after': '5' })
+      }
+      ctx.logger.error(`${name}_failed`, { error: errorName(error) })
+      return errorResponse(500, 'INTERNAL', 'The request could not be completed; try again shortly.', METHODS)
+    }
+  }
+}
+
+/** A 400 answer for a read endpoint. */
+export function badReadRequest(code: string, message: string): { ok: false; response: Response } {
+  return { ok: false, response: errorResponse(400, code, message, METHODS) }
+}

@@ -1,0 +1,56 @@
+import { createReadCache, type ReadCache } from './cache.js'
+import { loadReadConfig, type Environment } from './config.js'
+import { createLogger, type Logger } from './log.js'
+import { createMemoryStore } from './store/memory.js'
+import type { Store } from './store/types.js'
+import { createUpstashStore } from './store/upstash.js'
+import { createDexScreenerClient, type DexScreenerClient } from './upstream/dexscreener.js'
+
+/** Everything the read endpoints talk to, built once per instance. */
+export type ReadServices = {
+  store: Store
+  cache: ReadCache
+  upstream: DexScreenerClient
+  logger: Logger
+  now: () => number
+  /** Prefix of the shared-store keys. */
+  keyPrefix: string
+  /** One line for start-up output: which store and upstream are in use (no secrets). */
+  describe: string
+}
+
+/** Parameters of {@link createReadServices}; anything given replaces what the environment would build. */
+export type CreateReadServicesParameters = {
+  env?: Environment
+  store?: Store
+  upstream?: DexScreenerClient
+  logger?: Logger
+  now?: () => number
+}
+
+/** Builds the read services from the environment (or from what a test hands in). */
+export function createReadServices(parameters: CreateReadServicesParameters = {}): ReadServices {
+  const config = loadReadConfig(parameters.env ?? process.env)
+  const logger = parameters.logger ?? createLogger()
+  const now = parameters.now ?? Date.now
+  const store = parameters.store ?? (config.redis ? createUpstashStore(config.redis) : createMemoryStore())
+  const upstream = parameters.upstream ?? createDexScreenerClient({ baseUrl: config.dexscreenerBaseUrl })
+  const storeLabel = store.kind === 'upstash' && config.redis ? `upstash ${new URL(config.redis.url).host}` : store.kind === 'upstash' ? 'upstash' : 'in-process memory'
+  return {
+    store,
+    cache: createReadCache({ store, logger, now }),
+    upstream,
+    logger,
+    now,
+    keyPrefix: config.storePrefix,
+    describe: `store: ${storeLabel}, upstream: ${config.dexscreenerBaseUrl}`,
+  }
+}
+
+let instance: ReadServices | undefined
+
+/** The instance's read services, built from `process.env` on first use. */
+export function getReadServices(): ReadServices {
+  instance ??= createReadServices()
+  return instance
+}
