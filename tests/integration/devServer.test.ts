@@ -1,0 +1,58 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { once } from 'node:events'
+import { createInterface } from 'node:readline'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { ControlRoom } from '../../lib/market/types.js'
+import { startFakeDexScreener, type FakeDexScreener } from '../support/fakeDexScreener.js'
+import { createSyntheticMarket } from '../support/syntheticMarket.js'
+
+/** `npm start` as a user runs it: the real api/ modules, configured only through the environment. */
+describe('npm start (dev/server.ts)', () => {
+  let upstream: FakeDexScreener
+  let child: ChildProcess
+  let firstLine: string
+  let base: string
+
+  beforeAll(async () => {
+    upstream = await startFakeDexScreener(createSyntheticMarket())
+    child = spawn(process.execPath, ['--import', 'tsx', 'dev/server.ts'], {
+      env: { ...process.env, PORT: '0', DEXSCREENER_BASE_URL: upstream.url, UPSTASH_REDIS_REST_URL: '', UPSTASH_REDIS_REST_TOKEN: '', KV_REST_API_URL: '', KV_REST_API_TOKEN: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    const lines = createInterface({ input: child.stdout! })
+    ;[firstLine] = (await once(lines, 'line')) as [string]
+    base = /listening on (http:\/\/\S+)/.exec(firstLine)![1]!
+  })
+  afterAll(async () => {
+    child.kill('SIGTERM')
+    await upstream.close()
+  })
+
+  it('says where it listens and which store and upstream it uses', () => {
+    expect(firstLine).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+ \(store: in-process memory, upstream: http:\/\/127\.0\.0\.1:\d+\)$/)
+  })
+
+  it('serves both read endpoints with the same handlers Vercel runs', async () => {
+    const room = await fetch(`${base}/api/control-room`)
+    expect(room.status).toBe(200)
+    expect(((await room.json()) as ControlRoom).liveActivity).toHaveLength(100)
+    const found = await fetch(`${base}/api/token-search?q=weth`)
+    expect(found.status).toBe(200)
+    const missing = await fetch(`${base}/api/token-search`)
+    expect(missing.status).toBe(400)
+    expect(await missing.json()).toMatchObject({ code: 'QUERY_REQUIRED' })
+    expect((await fetch(`${base}/api/nothing-here`)).status).toBe(404)
+  })
+
+  it('refuses to start with a clear message when the configuration is invalid', async () => {
+    const bad = spawn(process.execPath, ['--import', 'tsx', 'dev/server.ts'], {
+      env: { ...process.env, PORT: '0', UPSTASH_REDIS_REST_URL: 'https://x.upstash.io', UPSTASH_REDIS_REST_TOKEN: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let stderr = ''
+    bad.stderr!.on('data', (d) => (stderr += d))
+    const [code] = (await once(bad, 'exit')) as [number]
+    expect(code).toBe(1)
+    expect(stderr).toContain('UPSTASH_REDIS_REST_TOKEN: is required when UPSTASH_REDIS_REST_URL is set')
+  })
+})

@@ -1,0 +1,61 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import type { ControlRoom } from '../../lib/market/types.js'
+import { startReadStack, type ReadStack } from '../support/readStack.js'
+import { openRespConnection } from '../support/resp.js'
+
+const get = () => new Request('https://svc.test/api/control-room')
+
+describe('the read cache on real Redis (Upstash REST over redis-server)', () => {
+  let stack: ReadStack
+  beforeAll(async () => {
+    stack = await startReadStack({ storeKind: 'upstash', redisSocket: inject('redisSocket') })
+  })
+  afterAll(() => stack.close())
+
+  it('shares one refresh and one body across instances', async () => {
+    const instances = [stack.newInstance(), stack.newInstance(), stack.newInstance()]
+    const before = stack.upstream.requests.length
+    const responses = await Promise.all(instances.flatMap((i) => Array.from({ length: 10 }, () => i.controlRoom(get()))))
+    const bodies = new Set(await Promise.all(responses.map((r) => r.text())))
+    expect(bodies.size).toBe(1)
+    const searches = stack.upstream.requests.slice(before).filter((p) => p === '/latest/dex/search?q=WETH')
+    expect(searches).toHaveLength(1)
+    // The body really went through Redis: a fresh instance with an empty local cache gets the same bytes.
+    const later = await stack.newInstance().controlRoom(get())
+    expect(await later.text()).toBe([...bodies][0])
+    expect(stack.upstash!.commands).toEqual(expect.arrayContaining(['SET', 'GET', 'EVAL']))
+  })
+
+  it('still answers (uncached) when Redis is unreachable, and says so in a log line', async () => {
+    stack.clock.now += 60_000
+    const instance = stack.newInstance()
+    stack.upstash!.setUnreachable(true)
+    try {
+      const response = await instance.controlRoom(get())
+      expect(response.status).toBe(200)
+      const body = (await response.json()) as ControlRoom
+      expect(body.liveActivity.length).toBe(100)
+      const events = instance.logs.map((l) => JSON.parse(l) as { event: string; store: string; operation: string })
+      expect(events).toContainEqual(expect.objectContaining({ event: 'store_unavailable', store: 'upstash' }))
+      expect(instance.logs.join('\n')).not.toContain(stack.upstash!.token)
+    } finally {
+      stack.upstash!.setUnreachable(false)
+    }
+  })
+
+  it('keeps the cache entry in Redis with a 30 s expiry', async () => {
+    stack.clock.now += 60_000
+    await stack.controlRoom(get())
+    const redis = await openRespConnection(inject('redisSocket'))
+    try {
+      const keys = (await redis.send(['KEYS', `${stack.services.keyPrefix}v1:control-room`])) as string[]
+      expect(keys).toHaveLength(1)
+      const ttl = (await redis.send(['PTTL', keys[0]!])) as number
+      expect(ttl).toBeGreaterThan(25_000)
+      expect(ttl).toBeLessThanOrEqual(30_000)
+      expect((await redis.send(['EXISTS', `${keys[0]}:refresh-lock`])) as number).toBe(0)
+    } finally {
+      redis.close()
+    }
+  })
+})

@@ -1,0 +1,78 @@
+import { createControlRoomHandler } from '../../api/control-room.js'
+import { createTokenSearchHandler } from '../../api/token-search.js'
+import { createLogger, type Logger } from '../../lib/log.js'
+import { createReadServices, type ReadServices } from '../../lib/readServices.js'
+import { createMemoryStore } from '../../lib/store/memory.js'
+import type { Store } from '../../lib/store/types.js'
+import { createUpstashStore } from '../../lib/store/upstash.js'
+import { createDexScreenerClient } from '../../lib/upstream/dexscreener.js'
+import { startFakeDexScreener, type FakeDexScreener } from './fakeDexScreener.js'
+import { createSyntheticMarket } from './syntheticMarket.js'
+import { startUpstashRestServer, type UpstashRestServer } from './upstashRestServer.js'
+
+/** Which shared store a stack runs on. */
+export type StoreKind = 'memory' | 'upstash'
+
+/** One service instance: its own in-process cache, sharing the store and the upstream with its siblings. */
+export type ReadInstance = {
+  services: ReadServices
+  controlRoom: (request: Request) => Promise<Response>
+  tokenSearch: (request: Request) => Promise<Response>
+  logs: string[]
+}
+
+/** A read API over real local parts: the fake upstream, and the in-process store or Upstash over redis-server. */
+export type ReadStack = {
+  upstream: FakeDexScreener
+  upstash: UpstashRestServer | null
+  store: Store
+  clock: { now: number }
+  /** Another instance of the service (as on a second Vercel function instance) on the same store. */
+  newInstance(): ReadInstance
+  close(): Promise<void>
+} & ReadInstance
+
+/** Parameters of {@link startReadStack}. */
+export type StartReadStackParameters = { storeKind: StoreKind; redisSocket?: string; requestTimeoutMs?: number }
+
+let stackCounter = 0
+
+/** Starts a read stack; every stack writes under its own key prefix, so files can share one redis-server. */
+export async function startReadStack(parameters: StartReadStackParameters): Promise<ReadStack> {
+  const upstream = await startFakeDexScreener(createSyntheticMarket())
+  const upstash = parameters.storeKind === 'upstash' ? await startUpstashRestServer({ redisSocket: parameters.redisSocket! }) : null
+  const clock = { now: Date.now() }
+  const store = upstash ? createUpstashStore({ url: upstash.url, token: upstash.token }) : createMemoryStore()
+  const prefix = `test${process.pid}-${++stackCounter}-${Math.random().toString(36).slice(2, 8)}:`
+
+  const newInstance = (): ReadInstance => {
+    const logs: string[] = []
+    const logger: Logger = createLogger({ write: (line) => logs.push(line) })
+    const services = createReadServices({
+      env: { STORE_KEY_PREFIX: prefix },
+      store,
+      logger,
+      now: () => clock.now,
+      upstream: createDexScreenerClient({ baseUrl: upstream.url, backoffBaseMs: 5, requestTimeoutMs: parameters.requestTimeoutMs ?? 8000 }),
+    })
+    return {
+      services,
+      logs,
+      controlRoom: createControlRoomHandler(() => services),
+      tokenSearch: createTokenSearchHandler(() => services),
+    }
+  }
+
+  return {
+    ...newInstance(),
+    upstream,
+    upstash,
+    store,
+    clock,
+    newInstance,
+    close: async () => {
+      await upstream.close()
+      await upstash?.close()
+    },
+  }
+}
