@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { Readable } from 'node:stream'
+import { rawBodyOf } from '../lib/http.js'
 
 /** A Web handler as Vercel runs it: a plain Request in, a Response out. */
 export type WebHandler = (request: Request) => Response | Promise<Response>
@@ -28,6 +29,14 @@ export async function writeWebResponse(response: Response, res: ServerResponse):
   })
   res.writeHead(response.status, headers)
   if (!response.body) return void res.end()
-  const body = Buffer.from(await response.arrayBuffer())
-  res.end(body)
+  const raw = rawBodyOf(response)
+  if (raw && !response.bodyUsed) return void res.end(raw)
+  // Chunks go out as they come: no whole-body copy, and streamed bodies work too.
+  const reader = response.body.getReader()
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    if (!res.write(value)) await new Promise<void>((ok) => res.once('drain', () => ok()))
+  }
+  res.end()
 }

@@ -12,6 +12,9 @@ export type CachedBody = {
   expiresAt: number
 }
 
+/** A cache entry as held in the instance: the body is also kept UTF-8 encoded, so a warm hit copies nothing. */
+export type LocalCachedBody = CachedBody & { bytes: Uint8Array }
+
 /** Computes the strong ETag of a body. */
 export function etagOf(body: string): string {
   return `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`
@@ -37,7 +40,7 @@ export type ReadParameters = {
 }
 
 /** A read-through cache with single-flight refreshes in the instance and a short lock across instances. */
-export type ReadCache = { read(parameters: ReadParameters): Promise<CachedBody> }
+export type ReadCache = { read(parameters: ReadParameters): Promise<LocalCachedBody> }
 
 /** Most entries kept in the instance's own copy of the shared cache. */
 export const LOCAL_ENTRIES_MAX = 1000
@@ -47,8 +50,8 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 /** Creates the read-through cache used by the read endpoints. */
 export function createReadCache(parameters: CreateReadCacheParameters): ReadCache {
   const { store, logger, now = Date.now, lockTtlMs = 12_000, pollIntervalMs = 50 } = parameters
-  const local = new Map<string, CachedBody>()
-  const inFlight = new Map<string, Promise<CachedBody>>()
+  const local = new Map<string, LocalCachedBody>()
+  const inFlight = new Map<string, Promise<LocalCachedBody>>()
 
   const isFresh = (entry: CachedBody | null | undefined): entry is CachedBody => !!entry && entry.expiresAt > now()
 
@@ -115,7 +118,8 @@ export function createReadCache(parameters: CreateReadCacheParameters): ReadCach
       let flight = inFlight.get(parameters.key)
       if (!flight) {
         flight = refreshShared(parameters)
-          .then((entry) => {
+          .then((shared): LocalCachedBody => {
+            const entry = { ...shared, bytes: Buffer.from(shared.body, 'utf8') }
             // Bounded: search terms are open-ended, so the oldest entry makes room.
             if (local.size >= LOCAL_ENTRIES_MAX) local.delete(local.keys().next().value!)
             local.set(parameters.key, entry)

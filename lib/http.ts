@@ -4,8 +4,17 @@ export type Method = 'GET' | 'HEAD' | 'POST' | 'OPTIONS'
 /** Request headers a browser may send cross-origin. */
 export const CORS_ALLOWED_HEADERS = 'Content-Type, X-Service-Key, Idempotency-Key, If-None-Match'
 
+const corsByMethods = new Map<string, Readonly<Record<string, string>>>()
+
 /** The CORS headers of every response (errors included): any origin, no credentials. */
-export function corsHeaders(methods: readonly Method[]): Record<string, string> {
+export function corsHeaders(methods: readonly Method[]): Readonly<Record<string, string>> {
+  const key = methods.join(',')
+  let headers = corsByMethods.get(key)
+  if (!headers) corsByMethods.set(key, (headers = buildCorsHeaders(methods)))
+  return headers
+}
+
+function buildCorsHeaders(methods: readonly Method[]): Record<string, string> {
   return {
     'access-control-allow-origin': '*',
     'access-control-allow-methods': [...methods, 'OPTIONS'].join(', '),
@@ -23,20 +32,32 @@ export type ErrorBody = { error: string; code: string }
 /** Parameters of {@link jsonResponse}. */
 export type JsonResponseParameters = {
   status?: number
-  /** The body, already serialised (cached bodies are served byte for byte). */
-  body: string
+  /** The body, already serialised (cached bodies are served byte for byte, pre-encoded). */
+  body: string | Uint8Array
   methods: readonly Method[]
   headers?: Record<string, string>
   /** Answered without a body (HEAD). */
   head?: boolean
 }
 
+const rawBodies = new WeakMap<Response, Uint8Array>()
+
+/**
+ * The bytes a response was built from, when {@link jsonResponse} built it from bytes; lets the local Node bridge
+ * write a cached body without reading it back through a stream. Vercel's runtime reads `response.body` as usual.
+ */
+export function rawBodyOf(response: Response): Uint8Array | undefined {
+  return rawBodies.get(response)
+}
+
 /** A JSON response with CORS and the security headers. */
 export function jsonResponse({ status = 200, body, methods, headers = {}, head = false }: JsonResponseParameters): Response {
-  return new Response(head ? null : body, {
+  const response = new Response(head ? null : (body as BodyInit), {
     status,
     headers: { 'content-type': 'application/json; charset=utf-8', ...BASE_HEADERS, ...corsHeaders(methods), ...headers },
   })
+  if (!head && body instanceof Uint8Array) rawBodies.set(response, body)
+  return response
 }
 
 /** A JSON error response `{ error, code }` that no cache keeps. */
@@ -85,7 +106,7 @@ export function matchesEtag(ifNoneMatch: string | null, etag: string): boolean {
 /** Parameters of {@link cachedJsonResponse}. */
 export type CachedJsonResponseParameters = {
   request: Request
-  body: string
+  body: string | Uint8Array
   etag: string
   /** Seconds the body stays fresh in shared caches. */
   maxAgeSeconds: number

@@ -1,4 +1,4 @@
-import type { CachedBody } from './cache.js'
+import type { LocalCachedBody } from './cache.js'
 import { ConfigError } from './config.js'
 import { cachedJsonResponse, errorResponse, guardRequest, type Method } from './http.js'
 import { errorName } from './log.js'
@@ -14,7 +14,7 @@ export type CreateCachedReadHandlerParameters<Input> = {
   services: () => ReadServices
   /** Reads the request's input, or answers the request itself (400). */
   parseInput: (request: Request) => { ok: true; input: Input } | { ok: false; response: Response }
-  read: (services: ReadServices, input: Input) => Promise<CachedBody>
+  read: (services: ReadServices, input: Input) => Promise<LocalCachedBody>
   /** The answer when the upstream failed and nothing fresh is cached. */
   upstreamFailure: { status: number; code: string; message: string }
 }
@@ -38,7 +38,7 @@ export function createCachedReadHandler<Input>(parameters: CreateCachedReadHandl
     try {
       const entry = await read(ctx, parsed.input)
       const maxAgeSeconds = (entry.expiresAt - ctx.now()) / 1000
-      return cachedJsonResponse({ request, body: entry.body, etag: entry.etag, maxAgeSeconds, methods: METHODS })
+      return cachedJsonResponse({ request, body: entry.bytes, etag: entry.etag, maxAgeSeconds, methods: METHODS })
     } catch (error) {
       if (error instanceof UpstreamError) {
         ctx.logger.warn(`${name}_upstream_failed`, { kind: error.kind, status: error.status, message: error.message })

@@ -1,4 +1,4 @@
-import type { CachedBody } from '../cache.js'
+import type { LocalCachedBody } from '../cache.js'
 import type { ReadServices } from '../readServices.js'
 import { buildControlRoom } from './controlRoom.js'
 import { searchTokens } from './search.js'
@@ -10,7 +10,7 @@ export const READ_CACHE_TTL_MS = 30_000
 const VERSION = 'v1'
 
 /** The control-room body, from the shared cache or one upstream refresh. */
-export function readControlRoom(services: ReadServices): Promise<CachedBody> {
+export function readControlRoom(services: ReadServices): Promise<LocalCachedBody> {
   return services.cache.read({
     key: `${services.keyPrefix}${VERSION}:control-room`,
     ttlMs: READ_CACHE_TTL_MS,
@@ -19,7 +19,7 @@ export function readControlRoom(services: ReadServices): Promise<CachedBody> {
 }
 
 /** The token-search body for a trimmed, valid term, from the shared cache or one upstream search. */
-export function readTokenSearch(services: ReadServices, query: string): Promise<CachedBody> {
+export function readTokenSearch(services: ReadServices, query: string): Promise<LocalCachedBody> {
   return services.cache.read({
     key: `${services.keyPrefix}${VERSION}:token-search:${encodeURIComponent(query)}`,
     ttlMs: READ_CACHE_TTL_MS,

@@ -1,0 +1,13 @@
+import { benchReadApi } from './readApi.js'
+
+/** Runs every benchmark (or those named on the command line) and prints their figures and ratios. */
+const benches: Record<string, () => Promise<Record<string, number | string>>> = {
+  'read-api': benchReadApi,
+}
+
+const wanted = process.argv.slice(2)
+for (const [name, run] of Object.entries(benches)) {
+  if (wanted.length && !wanted.includes(name)) continue
+  console.log(`\n## ${name}`)
+  for (const [label, value] of Object.entries(await run())) console.log(`${label.padEnd(48)} ${value}`)
+}
