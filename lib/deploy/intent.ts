@@ -1,0 +1,123 @@
+import { getAddress, isAddress, zeroAddress, type Address, type Hex } from 'viem'
+import { z } from 'zod'
+import { STABLECOIN_DECIMALS, type B20Variant } from '../chain/b20.js'
+import { ISO_4217_CODES } from './iso4217.js'
+
+/** One problem with a request body: the field it concerns and why. */
+export type IntentProblem = { field: string; reason: string }
+
+/** Longest token name accepted (spec 8). */
+export const DEPLOY_NAME_MAX = 64
+/** Longest token symbol accepted (spec 8). */
+export const DEPLOY_SYMBOL_MAX = 11
+
+// Control, zero-width and bidi formatting characters: refused in names, which end up on chain and in explorers.
+const UNSAFE_TEXT = /[\p{Cc}\u00AD\u061C\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2069\uFEFF]/u
+
+const addressField = z.string().refine(
+  (v) => /^0x[0-9a-fA-F]{40}$/.test(v) && (v === v.toLowerCase() || isAddress(v, { strict: true })) && v.toLowerCase() !== zeroAddress,
+  'must be a 20-byte 0x address, lower-case or with a valid checksum, and not the zero address',
+)
+
+/** The `agent_deploy` body schema; every rule of spec 4.3 and issue 3, with the reasons agents see. */
+export const agentDeploySchema = z.strictObject({
+  action: z.literal('agent_deploy'),
+  name: z
+    .string({ error: 'is required: a string of 1 to 64 characters' })
+    .refine((v) => v.trim().length > 0, 'must not be empty')
+    .refine((v) => Array.from(v).length <= DEPLOY_NAME_MAX, `must be at most ${DEPLOY_NAME_MAX} characters`)
+    .refine((v) => v === v.trim(), 'must not start or end with white space')
+    .refine((v) => !UNSAFE_TEXT.test(v), 'must not contain control, zero-width or bidi characters'),
+  symbol: z
+    .string({ error: 'is required: 1 to 11 letters or digits' })
+    .regex(/^[A-Za-z0-9]{1,11}$/, `must be 1 to ${DEPLOY_SYMBOL_MAX} letters (A-Z, a-z) or digits`),
+  variant: z.enum(['asset', 'stablecoin'], { error: 'must be "asset" or "stablecoin"' }).optional(),
+  decimals: z.number({ error: 'must be a whole number' }).int('must be a whole number').optional(),
+  admin: addressField.optional(),
+  salt: z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be 32 bytes of 0x-prefixed hex (66 characters)').optional(),
+  currency: z.string().optional(),
+  dryRun: z.boolean({ error: 'must be true or false' }).optional(),
+})
+
+/** A validated, normalised deploy intent. */
+export type DeployIntent = {
+  name: string
+  symbol: string
+  variant: B20Variant
+  decimals: number
+  /** Checksummed admin; undefined means "the signer". */
+  admin: Address | undefined
+  /** The salt asked for; undefined means "a random one". */
+  salt: Hex | undefined
+  /** ISO 4217 code, stablecoins only. */
+  currency: string | undefined
+  dryRun: boolean
+}
+
+/** Result of {@link parseDeployIntent}. */
+export type ParseDeployIntentReturnType = { ok: true; intent: DeployIntent } | { ok: false; details: IntentProblem[] }
+
+const fieldOf = (path: readonly PropertyKey[]) => (path.length ? path.map(String).join('.') : 'body')
+
+/** Validates an `agent_deploy` body and lists every problem (field and reason); unknown fields are problems too. */
+export function parseDeployIntent(body: unknown): ParseDeployIntentReturnType {
+  const details: IntentProblem[] = []
+  const parsed = agentDeploySchema.safeParse(body)
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      if (issue.code === 'unrecognized_keys') {
+        for (const key of issue.keys) details.push({ field: key, reason: 'is not a known field' })
+      } else {
+        details.push({ field: fieldOf(issue.path), reason: issue.path.length === 0 ? 'must be a JSON object' : issue.message })
+      }
+    }
+  }
+  // Rules that depend on the variant are checked even when other fields failed, so one answer lists everything.
+  const raw = (body ?? {}) as Record<string, unknown>
+  const variant: B20Variant = raw.variant === 'stablecoin' ? 'stablecoin' : 'asset'
+  if (variant === 'asset') {
+    if (typeof raw.decimals === 'number' && Number.isInteger(raw.decimals) && (raw.decimals < 6 || raw.decimals > 18)) {
+      details.push({ field: 'decimals', reason: 'must be between 6 and 18 for an asset' })
+    }
+    if (raw.currency !== undefined) details.push({ field: 'currency', reason: 'applies only to variant "stablecoin"' })
+  } else if (raw.currency !== undefined) {
+    if (typeof raw.currency !== 'string' || !/^[A-Z]{3}$/.test(raw.currency)) {
+      details.push({ field: 'currency', reason: 'must be three upper-case letters (ISO 4217), e.g. "USD"' })
+    } else if (!ISO_4217_CODES.has(raw.currency)) {
+      details.push({ field: 'currency', reason: `"${raw.currency}" is not an ISO 4217 currency code` })
+    }
+  }
+  if (details.length > 0 || !parsed.success) return { ok: false, details }
+
+  const data = parsed.data
+  return {
+    ok: true,
+    intent: {
+      name: data.name,
+      symbol: data.symbol,
+      variant,
+      decimals: variant === 'stablecoin' ? STABLECOIN_DECIMALS : (data.decimals ?? 18),
+      admin: data.admin ? getAddress(data.admin) : undefined,
+      salt: data.salt ? (data.salt.toLowerCase() as Hex) : undefined,
+      currency: variant === 'stablecoin' ? (data.currency ?? 'USD') : undefined,
+      dryRun: data.dryRun ?? false,
+    },
+  }
+}
+
+/** Validates a `receipt` body: `{ action: "receipt", tx_hash }`. */
+export function parseReceiptRequest(body: unknown): { ok: true; txHash: Hex } | { ok: false; details: IntentProblem[] } {
+  const parsed = z
+    .strictObject({
+      action: z.literal('receipt'),
+      tx_hash: z.string({ error: 'is required: the txHash of the deploy' }).regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 32-byte 0x-prefixed transaction hash'),
+    })
+    .safeParse(body)
+  if (parsed.success) return { ok: true, txHash: parsed.data.tx_hash.toLowerCase() as Hex }
+  const details: IntentProblem[] = []
+  for (const issue of parsed.error.issues) {
+    if (issue.code === 'unrecognized_keys') for (const key of issue.keys) details.push({ field: key, reason: 'is not a known field' })
+    else details.push({ field: fieldOf(issue.path), reason: issue.message })
+  }
+  return { ok: false, details }
+}
