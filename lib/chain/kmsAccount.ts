@@ -1,0 +1,119 @@
+import { GetPublicKeyCommand, SignCommand, type KMSClient } from '@aws-sdk/client-kms'
+import { hashMessage, hashTypedData, keccak256, recoverAddress, serializeSignature, serializeTransaction, toHex, type Address, type Hex, type LocalAccount } from 'viem'
+import { publicKeyToAddress, toAccount } from 'viem/accounts'
+
+/** A KMS call failed or returned something that is not a secp256k1 key or signature. Never carries key material. */
+export class KmsSignerError extends Error {
+  override name = 'KmsSignerError'
+}
+
+/** The fixed DER prefix of a secp256k1 SubjectPublicKeyInfo, before `04 || X || Y`. */
+const SPKI_PREFIX = '3056301006072a8648ce3d020106052b8104000a034200'
+/** Order of the secp256k1 group. */
+const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n
+const HALF_N = SECP256K1_N / 2n
+
+/** Reads the uncompressed public key (`0x04…`, 65 bytes) out of KMS's DER SubjectPublicKeyInfo. */
+export function publicKeyFromSpki(der: Uint8Array): Hex {
+  const hex = Buffer.from(der).toString('hex')
+  if (hex.length !== 176 || !hex.startsWith(SPKI_PREFIX) || hex.slice(46, 48) !== '04') {
+    throw new KmsSignerError('KMS public key is not an uncompressed secp256k1 key (key spec must be ECC_SECG_P256K1)')
+  }
+  return `0x${hex.slice(46)}`
+}
+
+/** Parses a DER ECDSA signature `30 L 02 Lr r 02 Ls s` into r and s. */
+export function parseDerSignature(der: Uint8Array): { r: bigint; s: bigint } {
+  const bytes = Buffer.from(der)
+  let offset = 0
+  const expect = (byte: number) => {
+    if (bytes[offset++] !== byte) throw new KmsSignerError('KMS signature is not DER')
+  }
+  const readLength = () => {
+    const first = bytes[offset++]
+    if (first === undefined || first > 0x80) throw new KmsSignerError('KMS signature is not DER')
+    return first
+  }
+  const readInteger = () => {
+    expect(0x02)
+    const length = readLength()
+    if (length === 0 || length > 33 || offset + length > bytes.length) throw new KmsSignerError('KMS signature is not DER')
+    const value = BigInt(`0x${bytes.subarray(offset, offset + length).toString('hex')}`)
+    offset += length
+    return value
+  }
+  expect(0x30)
+  const total = readLength()
+  if (total !== bytes.length - 2) throw new KmsSignerError('KMS signature is not DER')
+  const r = readInteger()
+  const s = readInteger()
+  if (offset !== bytes.length || r === 0n || s === 0n || r >= SECP256K1_N || s >= SECP256K1_N) throw new KmsSignerError('KMS signature is not DER')
+  return { r, s }
+}
+
+/** Parameters of {@link createKmsAccount}. */
+export type CreateKmsAccountParameters = {
+  kms: KMSClient
+  keyId: string
+  /** When set, the key's address must be this one, or the account is refused. */
+  expectedAddress?: Address
+}
+
+/** A signer whose private key stays in KMS: a viem account plus the raw digest signer. */
+export type KmsAccount = LocalAccount & { signDigest(hash: Hex): Promise<{ r: Hex; s: Hex; yParity: 0 | 1 }> }
+
+/**
+ * A viem account whose every signature comes from AWS KMS (`Sign` over the 32-byte digest, `MessageType: DIGEST`),
+ * normalised to low-s with the recovery id found by recovery. Calls `GetPublicKey` once.
+ */
+export async function createKmsAccount({ kms, keyId, expectedAddress }: CreateKmsAccountParameters): Promise<KmsAccount> {
+  let publicKey: Hex
+  try {
+    const out = await kms.send(new GetPublicKeyCommand({ KeyId: keyId }))
+    if (!out.PublicKey) throw new KmsSignerError('KMS returned no public key')
+    publicKey = publicKeyFromSpki(out.PublicKey)
+  } catch (error) {
+    if (error instanceof KmsSignerError) throw error
+    throw new KmsSignerError(`KMS GetPublicKey failed (${(error as Error).name})`)
+  }
+  const address = publicKeyToAddress(publicKey)
+  if (expectedAddress && expectedAddress.toLowerCase() !== address.toLowerCase()) {
+    throw new KmsSignerError(`the KMS key's address ${address} is not SIGNER_ADDRESS ${expectedAddress}`)
+  }
+
+  const signDigest = async (hash: Hex): Promise<{ r: Hex; s: Hex; yParity: 0 | 1 }> => {
+    let der: Uint8Array | undefined
+    try {
+      const out = await kms.send(new SignCommand({ KeyId: keyId, Message: Buffer.from(hash.slice(2), 'hex'), MessageType: 'DIGEST', SigningAlgorithm: 'ECDSA_SHA_256' }))
+      der = out.Signature
+    } catch (error) {
+      throw new KmsSignerError(`KMS Sign failed (${(error as Error).name})`)
+    }
+    if (!der) throw new KmsSignerError('KMS returned no signature')
+    const { r, s: rawS } = parseDerSignature(der)
+    const s = rawS > HALF_N ? SECP256K1_N - rawS : rawS
+    const rHex = toHex(r, { size: 32 })
+    const sHex = toHex(s, { size: 32 })
+    for (const yParity of [0, 1] as const) {
+      const recovered = await recoverAddress({ hash, signature: { r: rHex, s: sHex, yParity } })
+      if (recovered.toLowerCase() === address.toLowerCase()) return { r: rHex, s: sHex, yParity }
+    }
+    throw new KmsSignerError('KMS signature does not recover to the key address')
+  }
+
+  const account = toAccount({
+    address,
+    async signMessage({ message }) {
+      return serializeSignature(await signDigest(hashMessage(message)))
+    },
+    async signTypedData(typedData) {
+      return serializeSignature(await signDigest(hashTypedData(typedData)))
+    },
+    async signTransaction(transaction, options) {
+      const serializer = options?.serializer ?? serializeTransaction
+      const signature = await signDigest(keccak256(await serializer(transaction)))
+      return serializer(transaction, signature)
+    },
+  })
+  return Object.assign(account, { signDigest }) as KmsAccount
+}
