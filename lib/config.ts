@@ -9,6 +9,28 @@ export class ConfigError extends Error {
 /** The environment variables this service reads. */
 export type Environment = Record<string, string | undefined>
 
+/** Configuration of the deploy endpoint. */
+export type DeployConfig = {
+  /** SHA-256 hex digests of the agent keys that may deploy. */
+  allowlist: string[]
+  /** KMS key id or ARN; null when no signer is configured. */
+  kmsKeyId: string | null
+  awsRegion: string | null
+  /** Address the KMS key must have, when set. */
+  signerAddress: `0x${string}` | null
+  rpcUrl: string
+  chainId: 8453 | 84532
+  explorerUrl: string
+  dailyCap: number
+  capWindowSeconds: number
+  agentDailyCap: number | null
+  /** Upstash REST endpoint and token, or null for the in-process store. */
+  redis: { url: string; token: string } | null
+  storePrefix: string
+  /** True on Vercel: deploys then need the shared store, since instances cannot share a lock in memory. */
+  onVercel: boolean
+}
+
 /** Configuration of the read endpoints. */
 export type ReadConfig = {
   dexscreenerBaseUrl: string
@@ -40,31 +62,95 @@ function parseWith<T extends z.ZodType>(schema: T, env: Environment, what: strin
   throw new ConfigError(`Invalid ${what} configuration: ${problems.join('; ')}`)
 }
 
+const storeFields = {
+  UPSTASH_REDIS_REST_URL: optional(httpUrl),
+  UPSTASH_REDIS_REST_TOKEN: optional(z.string()),
+  KV_REST_API_URL: optional(httpUrl),
+  KV_REST_API_TOKEN: optional(z.string()),
+  STORE_KEY_PREFIX: optional(z.string().regex(/^[A-Za-z0-9:_-]{1,32}$/, 'must be 1-32 of A-Z a-z 0-9 : _ -')).default('bcr:'),
+}
+
+type StoreEnv = { UPSTASH_REDIS_REST_URL?: string; UPSTASH_REDIS_REST_TOKEN?: string; KV_REST_API_URL?: string; KV_REST_API_TOKEN?: string }
+
+function checkStorePairs(env: StoreEnv, ctx: z.RefinementCtx): void {
+  for (const [url, token] of [['UPSTASH_REDIS_REST_URL', 'UPSTASH_REDIS_REST_TOKEN'], ['KV_REST_API_URL', 'KV_REST_API_TOKEN']] as const) {
+    if (env[url] && !env[token]) ctx.addIssue({ code: 'custom', path: [token], message: `is required when ${url} is set` })
+    if (!env[url] && env[token]) ctx.addIssue({ code: 'custom', path: [url], message: `is required when ${token} is set` })
+  }
+}
+
+function storeConfig(env: StoreEnv): { url: string; token: string } | null {
+  const url = env.UPSTASH_REDIS_REST_URL ?? env.KV_REST_API_URL
+  const token = env.UPSTASH_REDIS_REST_URL ? env.UPSTASH_REDIS_REST_TOKEN : env.KV_REST_API_TOKEN
+  registerSecret(token)
+  return url && token ? { url, token } : null
+}
+
+const wholeNumber = (min: number) => z.coerce.number().int(`must be a whole number`).min(min, `must be at least ${min}`)
+
+const deploySchema = z
+  .object({
+    DEPLOY_ALLOWLIST: optional(z.string()).transform((v, ctx) => {
+      const entries = (v ?? '').split(',').map((e) => e.trim()).filter(Boolean)
+      entries.forEach((entry, i) => {
+        if (!/^[0-9a-f]{64}$/.test(entry)) ctx.addIssue({ code: 'custom', message: `entry ${i + 1} is not a lower-case hex SHA-256 digest (64 characters); list digests, never keys` })
+      })
+      return entries
+    }),
+    KMS_KEY_ID: optional(z.string().trim()),
+    AWS_REGION: optional(z.string().trim()),
+    AWS_DEFAULT_REGION: optional(z.string().trim()),
+    SIGNER_ADDRESS: optional(z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x address')),
+    BASE_RPC_URL: optional(httpUrl).default('https://mainnet.base.org'),
+    CHAIN_ID: optional(z.enum(['8453', '84532'], { error: 'must be 8453 (Base) or 84532 (Base Sepolia, staging)' })).default('8453'),
+    EXPLORER_URL: optional(httpUrl),
+    DEPLOY_DAILY_CAP: optional(wholeNumber(0)).default(20),
+    DEPLOY_CAP_WINDOW_SECONDS: optional(wholeNumber(1)).default(86_400),
+    DEPLOY_AGENT_DAILY_CAP: optional(wholeNumber(0)),
+    VERCEL: optional(z.string()),
+    ...storeFields,
+  })
+  .superRefine((env, ctx) => {
+    checkStorePairs(env, ctx)
+    if (env.KMS_KEY_ID && !env.AWS_REGION && !env.AWS_DEFAULT_REGION) {
+      ctx.addIssue({ code: 'custom', path: ['AWS_REGION'], message: 'is required when KMS_KEY_ID is set' })
+    }
+  })
+
+/** Parses the deploy endpoint's configuration from the environment; throws {@link ConfigError} with every problem. */
+export function loadDeployConfig(env: Environment = process.env): DeployConfig {
+  const parsed = parseWith(deploySchema, env, 'deploy')
+  const chainId = Number(parsed.CHAIN_ID) as 8453 | 84532
+  return {
+    allowlist: parsed.DEPLOY_ALLOWLIST,
+    kmsKeyId: parsed.KMS_KEY_ID ?? null,
+    awsRegion: parsed.AWS_REGION ?? parsed.AWS_DEFAULT_REGION ?? null,
+    signerAddress: (parsed.SIGNER_ADDRESS as `0x${string}` | undefined) ?? null,
+    rpcUrl: parsed.BASE_RPC_URL,
+    chainId,
+    explorerUrl: (parsed.EXPLORER_URL ?? (chainId === 84532 ? 'https://sepolia.basescan.org' : 'https://basescan.org')).replace(/\/+$/, ''),
+    dailyCap: parsed.DEPLOY_DAILY_CAP,
+    capWindowSeconds: parsed.DEPLOY_CAP_WINDOW_SECONDS,
+    agentDailyCap: parsed.DEPLOY_AGENT_DAILY_CAP ?? null,
+    redis: storeConfig(parsed),
+    storePrefix: parsed.STORE_KEY_PREFIX,
+    onVercel: Boolean(parsed.VERCEL),
+  }
+}
+
 const readSchema = z
   .object({
     DEXSCREENER_BASE_URL: optional(httpUrl).default('https://api.dexscreener.com'),
-    UPSTASH_REDIS_REST_URL: optional(httpUrl),
-    UPSTASH_REDIS_REST_TOKEN: optional(z.string()),
-    KV_REST_API_URL: optional(httpUrl),
-    KV_REST_API_TOKEN: optional(z.string()),
-    STORE_KEY_PREFIX: optional(z.string().regex(/^[A-Za-z0-9:_-]{1,32}$/, 'must be 1-32 of A-Z a-z 0-9 : _ -')).default('bcr:'),
+    ...storeFields,
   })
-  .superRefine((env, ctx) => {
-    for (const [url, token] of [['UPSTASH_REDIS_REST_URL', 'UPSTASH_REDIS_REST_TOKEN'], ['KV_REST_API_URL', 'KV_REST_API_TOKEN']] as const) {
-      if (env[url] && !env[token]) ctx.addIssue({ code: 'custom', path: [token], message: `is required when ${url} is set` })
-      if (!env[url] && env[token]) ctx.addIssue({ code: 'custom', path: [url], message: `is required when ${token} is set` })
-    }
-  })
+  .superRefine(checkStorePairs)
 
 /** Parses the read endpoints' configuration from the environment; throws {@link ConfigError} with every problem. */
 export function loadReadConfig(env: Environment = process.env): ReadConfig {
   const parsed = parseWith(readSchema, env, 'read API')
-  const url = parsed.UPSTASH_REDIS_REST_URL ?? parsed.KV_REST_API_URL
-  const token = parsed.UPSTASH_REDIS_REST_URL ? parsed.UPSTASH_REDIS_REST_TOKEN : parsed.KV_REST_API_TOKEN
-  registerSecret(token)
   return {
     dexscreenerBaseUrl: parsed.DEXSCREENER_BASE_URL,
-    redis: url && token ? { url, token } : null,
+    redis: storeConfig(parsed),
     storePrefix: parsed.STORE_KEY_PREFIX,
   }
 }

@@ -122,3 +122,42 @@ export function cachedJsonResponse({ request, body, etag, maxAgeSeconds, methods
   }
   return jsonResponse({ body, methods, headers, head: request.method === 'HEAD' })
 }
+
+/** Result of {@link readJsonBody}. */
+export type ReadJsonBodyReturnType =
+  | { ok: true; body: unknown }
+  | { ok: false; status: 400 | 413; code: 'BODY_TOO_LARGE' | 'UNSUPPORTED_CONTENT_TYPE' | 'INVALID_JSON'; message: string }
+
+/**
+ * Reads a JSON request body of at most `limitBytes`, refusing early on `Content-Length` and stopping the read as
+ * soon as the limit is passed, so an oversized body is never buffered whole.
+ */
+export async function readJsonBody(request: Request, limitBytes: number): Promise<ReadJsonBodyReturnType> {
+  const tooLarge = { ok: false, status: 413, code: 'BODY_TOO_LARGE', message: `The request body is larger than ${limitBytes} bytes.` } as const
+  const declared = Number(request.headers.get('content-length') ?? '0')
+  if (Number.isFinite(declared) && declared > limitBytes) return tooLarge
+  const contentType = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase()
+  if (contentType !== 'application/json') {
+    return { ok: false, status: 400, code: 'UNSUPPORTED_CONTENT_TYPE', message: 'Send the body as JSON with Content-Type: application/json.' }
+  }
+  const chunks: Uint8Array[] = []
+  let size = 0
+  if (request.body) {
+    const reader = request.body.getReader()
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done) break
+      size += value.byteLength
+      if (size > limitBytes) {
+        await reader.cancel().catch(() => undefined)
+        return tooLarge
+      }
+      chunks.push(value)
+    }
+  }
+  try {
+    return { ok: true, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }
+  } catch {
+    return { ok: false, status: 400, code: 'INVALID_JSON', message: 'The request body is not valid JSON.' }
+  }
+}

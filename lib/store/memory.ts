@@ -8,6 +8,7 @@ export type CreateMemoryStoreParameters = { now?: () => number }
 export function createMemoryStore(parameters: CreateMemoryStoreParameters = {}): Store {
   const { now = Date.now } = parameters
   const values = new Map<string, { value: string; expiresAt: number }>()
+  const windows = new Map<string, Map<string, number>>()
   const read = (key: string): string | null => {
     const entry = values.get(key)
     if (!entry) return null
@@ -35,6 +36,28 @@ export function createMemoryStore(parameters: CreateMemoryStoreParameters = {}):
       if (read(key) !== token) return false
       values.delete(key)
       return true
+    },
+    async setIfAbsent(key, value, ttlMs) {
+      if (read(key) !== null) return false
+      values.set(key, { value, expiresAt: now() + ttlMs })
+      return true
+    },
+    async delete(key) {
+      values.delete(key)
+    },
+    async reserveWindowSlot({ key, member, limit, windowMs, now: at }) {
+      const window = windows.get(key) ?? new Map<string, number>()
+      windows.set(key, window)
+      for (const [m, t] of window) if (t <= at - windowMs) window.delete(m)
+      if (window.size >= limit) {
+        const oldest = Math.min(...window.values(), at)
+        return { ok: false, used: window.size, freesAt: oldest + windowMs }
+      }
+      window.set(member, at)
+      return { ok: true, used: window.size }
+    },
+    async releaseWindowSlot(key, member) {
+      windows.get(key)?.delete(member)
     },
   }
 }

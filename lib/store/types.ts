@@ -10,7 +10,24 @@ export type Store = {
   acquireLock(key: string, ttlMs: number): Promise<string | null>
   /** Releases the lock when `token` still owns it; answers whether it did. */
   releaseLock(key: string, token: string): Promise<boolean>
+  /** Stores `value` only when `key` is absent; answers whether it did. */
+  setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean>
+  /** Removes `key`. */
+  delete(key: string): Promise<void>
+  /**
+   * Takes a slot in a strict rolling window, atomically: drops entries at or before `now - windowMs`, and adds
+   * `member` at `now` only while fewer than `limit` remain. When full, answers when the oldest entry leaves.
+   */
+  reserveWindowSlot(parameters: ReserveWindowSlotParameters): Promise<ReserveWindowSlotReturnType>
+  /** Gives a reserved slot back (the deploy it was for did not go out). */
+  releaseWindowSlot(key: string, member: string): Promise<void>
 }
+
+/** Parameters of {@link Store.reserveWindowSlot}. */
+export type ReserveWindowSlotParameters = { key: string; member: string; limit: number; windowMs: number; now: number }
+
+/** Result of {@link Store.reserveWindowSlot}: the slot, or when one frees up (epoch ms). */
+export type ReserveWindowSlotReturnType = { ok: true; used: number } | { ok: false; used: number; freesAt: number }
 
 /** A store call failed (unreachable, refused, timed out). The message never carries the command. */
 export class StoreError extends Error {

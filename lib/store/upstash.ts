@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { Redis } from '@upstash/redis'
-import { RELEASE_LOCK_SCRIPT } from './scripts.js'
+import { RELEASE_LOCK_SCRIPT, RESERVE_WINDOW_SLOT_SCRIPT } from './scripts.js'
 import { StoreError, type Store } from './types.js'
 
 /** Parameters of {@link createUpstashStore}. */
@@ -56,6 +56,20 @@ export function createUpstashStore(parameters: CreateUpstashStoreParameters): St
     releaseLock: (key, owner) => call('unlock', async () => {
       const deleted = await redis.eval<[string], number>(RELEASE_LOCK_SCRIPT, [key], [owner])
       return Number(deleted) === 1
+    }),
+    setIfAbsent: (key, value, ttlMs) => call('set', async () => {
+      return (await redis.set(key, value, { nx: true, px: Math.max(1, Math.round(ttlMs)) })) === 'OK'
+    }),
+    delete: (key) => call('delete', async () => {
+      await redis.del(key)
+    }),
+    reserveWindowSlot: ({ key, member, limit, windowMs, now }) => call('window', async () => {
+      const reply = await redis.eval<string[], (number | string)[]>(RESERVE_WINDOW_SLOT_SCRIPT, [key], [String(Math.round(now)), String(Math.round(windowMs)), String(limit), member])
+      const [added, used, oldest] = reply.map(Number) as [number, number, number | undefined]
+      return added === 1 ? { ok: true as const, used } : { ok: false as const, used, freesAt: (oldest ?? now) + windowMs }
+    }),
+    releaseWindowSlot: (key, member) => call('window', async () => {
+      await redis.zrem(key, member)
     }),
   }
 }

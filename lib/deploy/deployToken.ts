@@ -1,0 +1,294 @@
+import { randomUUID } from 'node:crypto'
+import { BaseError, decodeFunctionResult, getAddress, HttpRequestError, keccak256, TimeoutError, type Address, type Hex } from 'viem'
+import { b20FactoryAbi, B20_FACTORY_ADDRESS, decodeB20Revert, encodeCreateB20, predictB20Address, type B20TokenSpec, type B20Variant } from '../chain/b20.js'
+import { ChainMismatchError } from '../chain/client.js'
+import { KmsSignerError, type KmsAccount } from '../chain/kmsAccount.js'
+import type { DeployServices } from '../deployServices.js'
+import { errorName } from '../log.js'
+import type { Store } from '../store/types.js'
+import type { DeployIntent } from './intent.js'
+import { failure, type DeployFailure } from './outcome.js'
+
+/** The token part of a deploy answer. */
+export type DeployedToken = { name: string; symbol: string; variant: B20Variant; decimals: number }
+
+/** Success body of `agent_deploy` (spec 2.5), fields in spec order. */
+export type DeployBroadcast = {
+  ok: true
+  status: 'broadcast'
+  txHash: Hex
+  predictedAddress: Address
+  explorerUrl: string
+  token: DeployedToken
+  signer: Address
+  chainId: number
+}
+
+/** Body of a `dryRun: true` deploy: validated and simulated, nothing signed. */
+export type DeploySimulated = {
+  ok: true
+  status: 'simulated'
+  predictedAddress: Address
+  token: DeployedToken
+  signer: Address
+  chainId: number
+  /** Gas limit the deploy would be sent with (decimal string). */
+  gas: string
+  maxFeePerGas: string
+  maxPriorityFeePerGas: string
+  /** Most the deploy could cost in wei: gas × maxFeePerGas (decimal string). */
+  maxFeeWei: string
+}
+
+/** Every answer of {@link deployToken}. */
+export type DeployTokenReturnType = DeployBroadcast | DeploySimulated | DeployFailure
+
+/** Parameters of {@link deployToken}. */
+export type DeployTokenParameters = {
+  services: DeployServices
+  intent: DeployIntent
+  /** Allowlist digest of the calling agent (for the per-agent cap). */
+  agentDigest: string
+}
+
+/** Gas headroom over the node's estimate, in percent. */
+const GAS_HEADROOM_PERCENT = 125n
+/** Lowest priority fee offered (0.001 gwei), since Base's percentile rewards can be zero. */
+const MIN_PRIORITY_FEE = 1_000_000n
+/** How long a claimed nonce stays reserved when its transaction never shows up. */
+const NONCE_CLAIM_MS = 120_000
+
+const keys = (services: DeployServices, signer: Address) => {
+  const base = `${services.config.storePrefix}deploy:${services.config.chainId}`
+  return {
+    lock: `${base}:nonce-lock:${signer.toLowerCase()}`,
+    nonce: (n: number) => `${base}:nonce:${signer.toLowerCase()}:${n}`,
+    cap: `${base}:cap`,
+    agentCap: (digest: string) => `${base}:cap:agent:${digest}`,
+  }
+}
+
+/** Finds the revert data in a viem error chain. */
+function revertDataOf(error: unknown): Hex | undefined {
+  if (!(error instanceof BaseError)) return undefined
+  let data: Hex | undefined
+  error.walk((e) => {
+    const candidate = (e as { data?: unknown }).data
+    const hex = typeof candidate === 'string' ? candidate : (candidate as { data?: unknown } | undefined)?.data
+    if (typeof hex === 'string' && /^0x[0-9a-fA-F]*$/.test(hex)) data = hex as Hex
+    return data !== undefined
+  })
+  return data
+}
+
+/** True when a viem error means "no answer" (network, timeout), as opposed to the node refusing. */
+function isTransportFailure(error: unknown): boolean {
+  if (!(error instanceof BaseError)) return true
+  return Boolean(error.walk((e) => e instanceof HttpRequestError || e instanceof TimeoutError))
+}
+
+const shortMessage = (error: unknown) => (error instanceof BaseError ? error.shortMessage : errorName(error)).slice(0, 200)
+
+/** Waits for the nonce lock; answers its token, or null after `waitMs`. Store failures propagate (fail closed). */
+async function acquireNonceLock(store: Store, key: string, leaseMs: number, waitMs: number): Promise<string | null> {
+  const deadline = Date.now() + waitMs
+  for (let delay = 20; ; delay = Math.min(delay * 2, 250)) {
+    const token = await store.acquireLock(key, leaseMs)
+    if (token) return token
+    if (Date.now() + delay > deadline) return null
+    await new Promise((r) => setTimeout(r, delay * (0.5 + Math.random() / 2)))
+  }
+}
+
+/**
+ * Deploys a B20 token for an agent: under the nonce lock (deploys go one after another across instances) it takes a
+ * cap slot, simulates `createB20` from the signer, fixes nonce, fees and gas, signs with KMS, broadcasts, and keeps
+ * the slot only when the transaction went out. A dry run stops after the simulation and signs nothing.
+ */
+export async function deployToken({ services, intent, agentDigest }: DeployTokenParameters): Promise<DeployTokenReturnType> {
+  const { config, store, publicClient, logger } = services
+  if (!services.getSigner) return failure('SIGNER_NOT_CONFIGURED', 'The deploy signer is not configured on this server (KMS_KEY_ID is unset); no deploy can be signed.')
+  if (!store) return failure('DEPLOYS_DISABLED', 'Deploys need the shared store (Upstash Redis) on this deployment, and none is configured.')
+
+  let signer: KmsAccount
+  try {
+    signer = await services.getSigner()
+  } catch (error) {
+    if (error instanceof KmsSignerError && /SIGNER_ADDRESS/.test(error.message)) return failure('SIGNER_MISMATCH', `Refusing to deploy: ${error.message}.`)
+    logger.error('kms_unavailable', { operation: 'GetPublicKey', error: errorName(error) })
+    return failure('SIGNER_UNAVAILABLE', 'The signing service (KMS) is unavailable; nothing was signed. Try again shortly.', { retryAfterSeconds: 10 })
+  }
+  try {
+    await services.verifyChain()
+  } catch (error) {
+    if (error instanceof ChainMismatchError) return failure('CHAIN_MISMATCH', `Refusing to sign: ${error.message}.`)
+    return failure('RPC_UNAVAILABLE', 'The chain RPC is unavailable; nothing was signed. Try again shortly.', { retryAfterSeconds: 5 })
+  }
+
+  const admin = intent.admin ?? signer.address
+  const salt = intent.salt ?? services.randomSalt()
+  const spec: B20TokenSpec =
+    intent.variant === 'asset'
+      ? { variant: 'asset', name: intent.name, symbol: intent.symbol, admin, decimals: intent.decimals }
+      : { variant: 'stablecoin', name: intent.name, symbol: intent.symbol, admin, currency: intent.currency ?? 'USD' }
+  const data = encodeCreateB20(spec, salt)
+  const predictedAddress = predictB20Address(intent.variant, signer.address, salt)
+  const token: DeployedToken = { name: intent.name, symbol: intent.symbol, variant: intent.variant, decimals: intent.decimals }
+  const request = { account: signer.address, to: B20_FACTORY_ADDRESS, data, value: 0n } as const
+
+  /** eth_call of createB20 from the signer: the address it would create, or the decoded revert. */
+  const simulate = async (): Promise<{ ok: true } | DeployFailure> => {
+    try {
+      const result = await publicClient.call(request)
+      const created = result.data ? decodeFunctionResult({ abi: b20FactoryAbi, functionName: 'createB20', data: result.data }) : undefined
+      if (!created || getAddress(created) !== predictedAddress) {
+        logger.error('deploy_prediction_mismatch', { predicted: predictedAddress, simulated: created })
+        return failure('RPC_REJECTED', 'The simulated token address differs from the B20 address formula; nothing was signed.')
+      }
+      return { ok: true }
+    } catch (error) {
+      const revertData = revertDataOf(error)
+      if (revertData === undefined && isTransportFailure(error)) {
+        return failure('RPC_UNAVAILABLE', 'The chain RPC is unavailable; nothing was signed. Try again shortly.', { retryAfterSeconds: 5 })
+      }
+      const revert = decodeB20Revert(revertData)
+      return failure('SIMULATION_REVERTED', `The deploy would revert with ${revert.name}; nothing was signed and no gas was spent.`, { revert })
+    }
+  }
+
+  /** Gas (with headroom) and EIP-1559 fees, in parallel: eth_estimateGas and eth_feeHistory. */
+  const priceTransaction = async () => {
+    const [estimate, history] = await Promise.all([
+      publicClient.estimateGas(request),
+      publicClient.getFeeHistory({ blockCount: 1, rewardPercentiles: [50], blockTag: 'latest' }),
+    ])
+    const nextBaseFee = history.baseFeePerGas[history.baseFeePerGas.length - 1] ?? 0n
+    const reward = history.reward?.[0]?.[0] ?? 0n
+    const maxPriorityFeePerGas = reward > MIN_PRIORITY_FEE ? reward : MIN_PRIORITY_FEE
+    return { gas: (estimate * GAS_HEADROOM_PERCENT) / 100n, maxPriorityFeePerGas, maxFeePerGas: nextBaseFee * 2n + maxPriorityFeePerGas }
+  }
+
+  if (intent.dryRun) {
+    const simulated = await simulate()
+    if (!simulated.ok) return simulated
+    try {
+      const price = await priceTransaction()
+      return {
+        ok: true,
+        status: 'simulated',
+        predictedAddress,
+        token,
+        signer: signer.address,
+        chainId: config.chainId,
+        gas: price.gas.toString(),
+        maxFeePerGas: price.maxFeePerGas.toString(),
+        maxPriorityFeePerGas: price.maxPriorityFeePerGas.toString(),
+        maxFeeWei: (price.gas * price.maxFeePerGas).toString(),
+      }
+    } catch {
+      return failure('RPC_UNAVAILABLE', 'The chain RPC is unavailable; nothing was signed. Try again shortly.', { retryAfterSeconds: 5 })
+    }
+  }
+
+  const k = keys(services, signer.address)
+  let lockToken: string | null
+  try {
+    lockToken = await acquireNonceLock(store, k.lock, services.lockLeaseMs, services.lockWaitMs)
+  } catch (error) {
+    logger.error('store_unavailable', { operation: 'nonce-lock', error: errorName(error), effect: 'deploy refused' })
+    return failure('STORE_UNAVAILABLE', 'The deploy coordinator (Redis) is unavailable; deploys fail closed and nothing was signed. Try again shortly.', { retryAfterSeconds: 10 })
+  }
+  if (!lockToken) return failure('DEPLOY_BUSY', 'Other deploys are in progress; nothing was signed. Retry in a few seconds.', { retryAfterSeconds: 3 })
+
+  const slots: { key: string; member: string }[] = []
+  let claimedNonce: string | null = null
+  let keepReservations = false
+  try {
+    // 1. Rolling caps: the global one, and the agent's own when configured.
+    const now = services.now()
+    const member = `${now}:${randomUUID()}`
+    const windowMs = config.capWindowSeconds * 1000
+    const caps: { key: string; limit: number; code: 'DEPLOY_CAP_REACHED' | 'AGENT_CAP_REACHED'; who: string }[] = [
+      { key: k.cap, limit: config.dailyCap, code: 'DEPLOY_CAP_REACHED', who: 'this service' },
+    ]
+    if (config.agentDailyCap !== null) caps.push({ key: k.agentCap(agentDigest), limit: config.agentDailyCap, code: 'AGENT_CAP_REACHED', who: 'your agent key' })
+    for (const cap of caps) {
+      const slot = await store.reserveWindowSlot({ key: cap.key, member, limit: cap.limit, windowMs, now })
+      if (!slot.ok) {
+        const retryAt = new Date(slot.freesAt).toISOString()
+        return failure(cap.code, `The rolling deploy cap of ${cap.limit} per ${config.capWindowSeconds} s for ${cap.who} is reached; a slot frees up at ${retryAt}.`, {
+          retryAt,
+          retryAfterSeconds: Math.max(1, Math.ceil((slot.freesAt - now) / 1000)),
+        })
+      }
+      slots.push({ key: cap.key, member })
+    }
+
+    // 2. Simulation: a revert costs nothing and uses no slot.
+    const simulated = await simulate()
+    if (!simulated.ok) return simulated
+
+    // 3. Nonce, gas and fees.
+    let nonce: number
+    let price: Awaited<ReturnType<typeof priceTransaction>>
+    try {
+      ;[nonce, price] = await Promise.all([publicClient.getTransactionCount({ address: signer.address, blockTag: 'pending' }), priceTransaction()])
+    } catch {
+      return failure('RPC_UNAVAILABLE', 'The chain RPC is unavailable; nothing was signed. Try again shortly.', { retryAfterSeconds: 5 })
+    }
+
+    // 4. Fencing: a nonce is signed at most once, even if this lock's lease ran out under us.
+    if (!(await store.setIfAbsent(k.nonce(nonce), lockToken, NONCE_CLAIM_MS))) {
+      return failure('DEPLOY_BUSY', `Nonce ${nonce} is held by another deploy that has not reached the chain yet; nothing was signed. Retry shortly.`, { retryAfterSeconds: 5 })
+    }
+    claimedNonce = k.nonce(nonce)
+    if ((await store.get(k.lock)) !== lockToken) {
+      return failure('DEPLOY_BUSY', 'The deploy lock expired before signing; nothing was signed. Retry shortly.', { retryAfterSeconds: 3 })
+    }
+
+    // 5. Sign with KMS: the private key never leaves it.
+    let serialized: Hex
+    try {
+      serialized = await signer.signTransaction({
+        type: 'eip1559',
+        chainId: config.chainId,
+        to: B20_FACTORY_ADDRESS,
+        data,
+        value: 0n,
+        nonce,
+        gas: price.gas,
+        maxFeePerGas: price.maxFeePerGas,
+        maxPriorityFeePerGas: price.maxPriorityFeePerGas,
+      })
+    } catch (error) {
+      logger.error('kms_unavailable', { operation: 'Sign', error: errorName(error) })
+      return failure('SIGNER_UNAVAILABLE', 'The signing service (KMS) failed; nothing was broadcast. Try again shortly.', { retryAfterSeconds: 10 })
+    }
+
+    // 6. Broadcast. The hash is known before sending, so an unanswered send can still be tracked.
+    const txHash = keccak256(serialized)
+    const explorerUrl = `${config.explorerUrl}/tx/${txHash}`
+    try {
+      await publicClient.sendRawTransaction({ serializedTransaction: serialized })
+    } catch (error) {
+      if (isTransportFailure(error)) {
+        keepReservations = true // it may have gone out: the cap slot and the nonce stay taken
+        return failure('BROADCAST_UNCERTAIN', 'The RPC did not answer the broadcast; the transaction may or may not be on its way. Poll action "receipt" with txHash before deploying again.', { txHash, explorerUrl })
+      }
+      const message = shortMessage(error)
+      if (/insufficient funds/i.test(message)) return failure('SIGNER_UNFUNDED', 'The signer wallet lacks ETH on Base to pay gas; nothing was broadcast. The operator must fund it.')
+      return failure('RPC_REJECTED', `The node refused the transaction: ${message}`)
+    }
+    keepReservations = true
+    return { ok: true, status: 'broadcast', txHash, predictedAddress, explorerUrl, token, signer: signer.address, chainId: config.chainId }
+  } catch (error) {
+    logger.error('store_unavailable', { operation: 'deploy', error: errorName(error), effect: 'deploy refused' })
+    return failure('STORE_UNAVAILABLE', 'The deploy coordinator (Redis) failed mid-deploy; nothing was broadcast. Try again shortly.', { retryAfterSeconds: 10 })
+  } finally {
+    if (!keepReservations) {
+      for (const slot of slots) await store.releaseWindowSlot(slot.key, slot.member).catch(() => undefined)
+      if (claimedNonce) await store.delete(claimedNonce).catch(() => undefined)
+    }
+    await store.releaseLock(k.lock, lockToken).catch(() => undefined)
+  }
+}

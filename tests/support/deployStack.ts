@@ -1,0 +1,103 @@
+import { KMSClient } from '@aws-sdk/client-kms'
+import type { Address } from 'viem'
+import { createB20SkillHandler } from '../../api/b20-skill.js'
+import { digestAgentKey } from '../../lib/agents.js'
+import { createChainClient } from '../../lib/chain/client.js'
+import { createDeployServices, type DeployServices } from '../../lib/deployServices.js'
+import { createLogger } from '../../lib/log.js'
+import { createMemoryStore } from '../../lib/store/memory.js'
+import type { Store } from '../../lib/store/types.js'
+import { createUpstashStore } from '../../lib/store/upstash.js'
+import { startAnvilChain, type AnvilChain } from './anvil.js'
+import { startFakeKms, type FakeKms } from './fakeKms.js'
+import { startUpstashRestServer, type UpstashRestServer } from './upstashRestServer.js'
+
+/** Agent keys the stacks allowlist (by digest). */
+export const AGENT_KEYS = { alice: 'test-agent-key-alice-0123456789', bob: 'test-agent-key-bob-0123456789' } as const
+
+/** The deploy endpoint over real local parts: anvil + B20 emulator, the fake KMS, and Redis or the in-process store. */
+export type DeployStack = {
+  chain: AnvilChain
+  kms: FakeKms
+  upstash: UpstashRestServer | null
+  store: Store
+  signer: Address
+  /** Log lines written by the service. */
+  logs: string[]
+  clock: { now: number }
+  /** A service instance (its own KMS account cache, chain-id check and handler) over the shared parts. */
+  newInstance(env?: Record<string, string>): { services: DeployServices; handle: (request: Request) => Promise<Response> }
+  handle: (request: Request) => Promise<Response>
+  /** POSTs a JSON body as an agent. */
+  post(body: unknown, options?: { key?: string | null; idempotencyKey?: string; instance?: (request: Request) => Promise<Response> }): Promise<{ status: number; body: Record<string, any>; headers: Headers }>
+  close(): Promise<void>
+}
+
+/** Parameters of {@link startDeployStack}. */
+export type StartDeployStackParameters = { storeKind: 'memory' | 'upstash'; redisSocket?: string; env?: Record<string, string>; lockWaitMs?: number }
+
+let stackCounter = 0
+
+/** Starts a deploy stack and funds the KMS key's address. */
+export async function startDeployStack(parameters: StartDeployStackParameters): Promise<DeployStack> {
+  const chain = await startAnvilChain()
+  const kms = await startFakeKms()
+  const upstash = parameters.storeKind === 'upstash' ? await startUpstashRestServer({ redisSocket: parameters.redisSocket! }) : null
+  const store = upstash ? createUpstashStore({ url: upstash.url, token: upstash.token }) : createMemoryStore()
+  const logs: string[] = []
+  const clock = { now: Date.now() }
+  const prefix = `deploytest${process.pid}-${++stackCounter}:`
+  const baseEnv: Record<string, string> = {
+    DEPLOY_ALLOWLIST: `${digestAgentKey(AGENT_KEYS.alice)},${digestAgentKey(AGENT_KEYS.bob)}`,
+    KMS_KEY_ID: kms.keyId,
+    AWS_REGION: 'us-east-1',
+    BASE_RPC_URL: chain.rpcUrl,
+    STORE_KEY_PREFIX: prefix,
+    ...parameters.env,
+  }
+  const newInstance = (env: Record<string, string> = {}) => {
+    const merged = { ...baseEnv, ...env }
+    const services = createDeployServices({
+      env: merged,
+      store,
+      publicClient: createChainClient({ rpcUrl: merged.BASE_RPC_URL!, chainId: 8453, timeoutMs: 3000 }),
+      kms: new KMSClient({ region: 'us-east-1', endpoint: kms.url, credentials: { accessKeyId: 'test', secretAccessKey: 'test' }, maxAttempts: 1 }),
+      logger: createLogger({ write: (line) => logs.push(line) }),
+      now: () => clock.now,
+      lockWaitMs: parameters.lockWaitMs,
+    })
+    return { services, handle: createB20SkillHandler(() => services) }
+  }
+  const main = newInstance()
+  const signer = (await main.services.getSigner!()).address
+  await chain.fund(signer)
+
+  const post: DeployStack['post'] = async (body, options = {}) => {
+    const headers: Record<string, string> = { 'content-type': 'application/json' }
+    const key = options.key === undefined ? AGENT_KEYS.alice : options.key
+    if (key !== null) headers['x-service-key'] = key
+    if (options.idempotencyKey !== undefined) headers['idempotency-key'] = options.idempotencyKey
+    const response = await (options.instance ?? main.handle)(
+      new Request('https://svc.test/api/b20-skill', { method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body) }),
+    )
+    return { status: response.status, body: (await response.json()) as Record<string, any>, headers: response.headers }
+  }
+
+  return {
+    chain,
+    kms,
+    upstash,
+    store,
+    signer,
+    logs,
+    clock,
+    newInstance,
+    handle: main.handle,
+    post,
+    close: async () => {
+      await chain.stop()
+      await kms.close()
+      await upstash?.close()
+    },
+  }
+}
