@@ -54,11 +54,21 @@ const httpUrl = z
     }
   }, 'must be an http(s) URL')
 
-/** Builds a parser that reports every problem with the variable names, never the values (they may be secrets). */
-function parseWith<T extends z.ZodType>(schema: T, env: Environment, what: string): z.infer<T> {
+/** A rule between variables; answers problems as `NAME: reason`. */
+type CrossCheck = (env: Environment) => string[]
+
+/**
+ * Parses with `schema` and the cross-variable `checks` (run even when single variables failed, so one message lists
+ * everything), naming variables, never their values (they may be secrets).
+ */
+function parseWith<T extends z.ZodType>(schema: T, env: Environment, what: string, checks: CrossCheck[] = []): z.infer<T> {
   const result = schema.safeParse(env)
-  if (result.success) return result.data
-  const problems = result.error.issues.map((issue) => `${issue.path.join('.') || '(environment)'}: ${issue.message}`)
+  const present: Environment = Object.fromEntries(Object.entries(env).filter(([, v]) => typeof v === 'string' && v.trim() !== ''))
+  const problems = [
+    ...(result.success ? [] : result.error.issues.map((issue) => `${issue.path.join('.') || '(environment)'}: ${issue.message}`)),
+    ...checks.flatMap((check) => check(present)),
+  ]
+  if (problems.length === 0 && result.success) return result.data
   throw new ConfigError(`Invalid ${what} configuration: ${problems.join('; ')}`)
 }
 
@@ -72,12 +82,17 @@ const storeFields = {
 
 type StoreEnv = { UPSTASH_REDIS_REST_URL?: string; UPSTASH_REDIS_REST_TOKEN?: string; KV_REST_API_URL?: string; KV_REST_API_TOKEN?: string }
 
-function checkStorePairs(env: StoreEnv, ctx: z.RefinementCtx): void {
+const checkStorePairs: CrossCheck = (env) => {
+  const problems: string[] = []
   for (const [url, token] of [['UPSTASH_REDIS_REST_URL', 'UPSTASH_REDIS_REST_TOKEN'], ['KV_REST_API_URL', 'KV_REST_API_TOKEN']] as const) {
-    if (env[url] && !env[token]) ctx.addIssue({ code: 'custom', path: [token], message: `is required when ${url} is set` })
-    if (!env[url] && env[token]) ctx.addIssue({ code: 'custom', path: [url], message: `is required when ${token} is set` })
+    if (env[url] && !env[token]) problems.push(`${token}: is required when ${url} is set`)
+    if (!env[url] && env[token]) problems.push(`${url}: is required when ${token} is set`)
   }
+  return problems
 }
+
+const checkKmsRegion: CrossCheck = (env) =>
+  env.KMS_KEY_ID && !env.AWS_REGION && !env.AWS_DEFAULT_REGION ? ['AWS_REGION: is required when KMS_KEY_ID is set'] : []
 
 function storeConfig(env: StoreEnv): { url: string; token: string } | null {
   const url = env.UPSTASH_REDIS_REST_URL ?? env.KV_REST_API_URL
@@ -110,16 +125,10 @@ const deploySchema = z
     VERCEL: optional(z.string()),
     ...storeFields,
   })
-  .superRefine((env, ctx) => {
-    checkStorePairs(env, ctx)
-    if (env.KMS_KEY_ID && !env.AWS_REGION && !env.AWS_DEFAULT_REGION) {
-      ctx.addIssue({ code: 'custom', path: ['AWS_REGION'], message: 'is required when KMS_KEY_ID is set' })
-    }
-  })
 
 /** Parses the deploy endpoint's configuration from the environment; throws {@link ConfigError} with every problem. */
 export function loadDeployConfig(env: Environment = process.env): DeployConfig {
-  const parsed = parseWith(deploySchema, env, 'deploy')
+  const parsed = parseWith(deploySchema, env, 'deploy', [checkStorePairs, checkKmsRegion])
   const chainId = Number(parsed.CHAIN_ID) as 8453 | 84532
   return {
     allowlist: parsed.DEPLOY_ALLOWLIST,
@@ -138,16 +147,14 @@ export function loadDeployConfig(env: Environment = process.env): DeployConfig {
   }
 }
 
-const readSchema = z
-  .object({
-    DEXSCREENER_BASE_URL: optional(httpUrl).default('https://api.dexscreener.com'),
-    ...storeFields,
-  })
-  .superRefine(checkStorePairs)
+const readSchema = z.object({
+  DEXSCREENER_BASE_URL: optional(httpUrl).default('https://api.dexscreener.com'),
+  ...storeFields,
+})
 
 /** Parses the read endpoints' configuration from the environment; throws {@link ConfigError} with every problem. */
 export function loadReadConfig(env: Environment = process.env): ReadConfig {
-  const parsed = parseWith(readSchema, env, 'read API')
+  const parsed = parseWith(readSchema, env, 'read API', [checkStorePairs])
   return {
     dexscreenerBaseUrl: parsed.DEXSCREENER_BASE_URL,
     redis: storeConfig(parsed),

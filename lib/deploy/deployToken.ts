@@ -89,6 +89,20 @@ function isTransportFailure(error: unknown): boolean {
 
 const shortMessage = (error: unknown) => (error instanceof BaseError ? error.shortMessage : errorName(error)).slice(0, 200)
 
+/**
+ * Turns an RPC error met before signing into an answer: a revert (with its data, as eth_call or eth_estimateGas
+ * report it) is a simulated revert; no answer is an unavailable RPC; anything else is the node refusing.
+ */
+function chainFailure(error: unknown): DeployFailure {
+  const revertData = revertDataOf(error)
+  if (revertData === undefined && isTransportFailure(error)) {
+    return failure('RPC_UNAVAILABLE', 'The chain RPC is unavailable; nothing was signed. Try again shortly.', { retryAfterSeconds: 5 })
+  }
+  if (revertData === undefined && !/revert/i.test(shortMessage(error))) return failure('RPC_REJECTED', `The node refused the request: ${shortMessage(error)}`)
+  const revert = decodeB20Revert(revertData)
+  return failure('SIMULATION_REVERTED', `The deploy would revert with ${revert.name}; nothing was signed and no gas was spent.`, { revert })
+}
+
 /** Waits for the nonce lock; answers its token, or null after `waitMs`. Store failures propagate (fail closed). */
 async function acquireNonceLock(store: Store, key: string, leaseMs: number, waitMs: number): Promise<string | null> {
   const deadline = Date.now() + waitMs
@@ -147,12 +161,7 @@ export async function deployToken({ services, intent, agentDigest }: DeployToken
       }
       return { ok: true }
     } catch (error) {
-      const revertData = revertDataOf(error)
-      if (revertData === undefined && isTransportFailure(error)) {
-        return failure('RPC_UNAVAILABLE', 'The chain RPC is unavailable; nothing was signed. Try again shortly.', { retryAfterSeconds: 5 })
-      }
-      const revert = decodeB20Revert(revertData)
-      return failure('SIMULATION_REVERTED', `The deploy would revert with ${revert.name}; nothing was signed and no gas was spent.`, { revert })
+      return chainFailure(error)
     }
   }
 
@@ -185,8 +194,8 @@ export async function deployToken({ services, intent, agentDigest }: DeployToken
         maxPriorityFeePerGas: price.maxPriorityFeePerGas.toString(),
         maxFeeWei: (price.gas * price.maxFeePerGas).toString(),
       }
-    } catch {
-      return failure('RPC_UNAVAILABLE', 'The chain RPC is unavailable; nothing was signed. Try again shortly.', { retryAfterSeconds: 5 })
+    } catch (error) {
+      return chainFailure(error)
     }
   }
 
@@ -233,8 +242,8 @@ export async function deployToken({ services, intent, agentDigest }: DeployToken
     let price: Awaited<ReturnType<typeof priceTransaction>>
     try {
       ;[nonce, price] = await Promise.all([publicClient.getTransactionCount({ address: signer.address, blockTag: 'pending' }), priceTransaction()])
-    } catch {
-      return failure('RPC_UNAVAILABLE', 'The chain RPC is unavailable; nothing was signed. Try again shortly.', { retryAfterSeconds: 5 })
+    } catch (error) {
+      return chainFailure(error)
     }
 
     // 4. Fencing: a nonce is signed at most once, even if this lock's lease ran out under us.

@@ -1,0 +1,94 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { createMemoryStore } from '../../lib/store/memory.js'
+import type { Store } from '../../lib/store/types.js'
+import { createUpstashStore } from '../../lib/store/upstash.js'
+import { startUpstashRestServer, type UpstashRestServer } from '../support/upstashRestServer.js'
+
+/** Both adapters must keep the same semantics: the same tests run on each. */
+describe.each(['memory', 'upstash'] as const)('the %s store', (kind) => {
+  let store: Store
+  let server: UpstashRestServer | null = null
+  const prefix = `storetest-${process.pid}-${kind}-${Date.now()}:`
+  beforeAll(async () => {
+    if (kind === 'upstash') {
+      server = await startUpstashRestServer({ redisSocket: inject('redisSocket') })
+      store = createUpstashStore({ url: server.url, token: server.token })
+    } else store = createMemoryStore()
+  })
+  afterAll(() => server?.close())
+
+  it('stores strings with a TTL, byte for byte (unicode and base64-looking values too)', async () => {
+    for (const value of ['{"a":1}', 'héllo ✓ 🚀', 'T0s=', 'OK', '']) {
+      await store.set(`${prefix}v`, value, 10_000)
+      expect(await store.get(`${prefix}v`)).toBe(value)
+    }
+    await store.set(`${prefix}short`, 'x', 30)
+    await new Promise((r) => setTimeout(r, 60))
+    expect(await store.get(`${prefix}short`)).toBeNull()
+    expect(await store.get(`${prefix}never-set`)).toBeNull()
+  })
+
+  it('gives a lock to one caller at a time and releases it only for its owner', async () => {
+    const key = `${prefix}lock`
+    const results = await Promise.all(Array.from({ length: 20 }, () => store.acquireLock(key, 5_000)))
+    const owners = results.filter((t): t is string => t !== null)
+    expect(owners).toHaveLength(1)
+    expect(await store.releaseLock(key, 'not-the-owner')).toBe(false)
+    expect(await store.acquireLock(key, 5_000)).toBeNull()
+    expect(await store.releaseLock(key, owners[0]!)).toBe(true)
+    expect(await store.acquireLock(key, 5_000)).not.toBeNull()
+  })
+
+  it('lets a lock lapse after its lease, so a crashed holder never blocks for good', async () => {
+    const key = `${prefix}lease`
+    expect(await store.acquireLock(key, 50)).not.toBeNull()
+    await new Promise((r) => setTimeout(r, 100))
+    expect(await store.acquireLock(key, 50)).not.toBeNull()
+  })
+
+  it('sets only when absent, and deletes', async () => {
+    expect(await store.setIfAbsent(`${prefix}nx`, 'a', 5_000)).toBe(true)
+    expect(await store.setIfAbsent(`${prefix}nx`, 'b', 5_000)).toBe(false)
+    expect(await store.get(`${prefix}nx`)).toBe('a')
+    await store.delete(`${prefix}nx`)
+    expect(await store.get(`${prefix}nx`)).toBeNull()
+  })
+
+  it('keeps a strict rolling window: exactly the limit under concurrency, and says when a slot frees', async () => {
+    const key = `${prefix}window`
+    const t0 = 1_000_000
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => store.reserveWindowSlot({ key, member: `m${i}`, limit: 3, windowMs: 10_000, now: t0 + i })),
+    )
+    expect(results.filter((r) => r.ok)).toHaveLength(3)
+    const refused = results.find((r) => !r.ok)!
+    expect(refused).toMatchObject({ ok: false, used: 3 })
+    const freesAt = (refused as { freesAt: number }).freesAt
+    expect(freesAt).toBeGreaterThanOrEqual(t0 + 10_000)
+    expect(freesAt).toBeLessThanOrEqual(t0 + 10_007)
+    // Just before the oldest entry leaves the window: still full. At that instant: a slot.
+    expect((await store.reserveWindowSlot({ key, member: 'late', limit: 3, windowMs: 10_000, now: freesAt - 1 })).ok).toBe(false)
+    expect((await store.reserveWindowSlot({ key, member: 'later', limit: 3, windowMs: 10_000, now: freesAt })).ok).toBe(true)
+  })
+
+  it('gives a released slot back, and a limit of 0 admits nothing', async () => {
+    const key = `${prefix}window2`
+    expect((await store.reserveWindowSlot({ key, member: 'a', limit: 1, windowMs: 10_000, now: 5 })).ok).toBe(true)
+    expect((await store.reserveWindowSlot({ key, member: 'b', limit: 1, windowMs: 10_000, now: 6 })).ok).toBe(false)
+    await store.releaseWindowSlot(key, 'a')
+    expect((await store.reserveWindowSlot({ key, member: 'b', limit: 1, windowMs: 10_000, now: 7 })).ok).toBe(true)
+    expect((await store.reserveWindowSlot({ key: `${prefix}zero`, member: 'a', limit: 0, windowMs: 10_000, now: 7 })).ok).toBe(false)
+  })
+})
+
+describe('the Upstash-compatible test server', () => {
+  it('refuses a wrong token, like Upstash', async () => {
+    const server = await startUpstashRestServer({ redisSocket: inject('redisSocket') })
+    try {
+      const response = await fetch(server.url, { method: 'POST', headers: { authorization: 'Bearer wrong' }, body: '["PING"]' })
+      expect(response.status).toBe(401)
+    } finally {
+      await server.close()
+    }
+  })
+})
