@@ -1,8 +1,10 @@
+import { benchDeploy } from './deploy.js'
 import { benchReadApi } from './readApi.js'
 
 /** Runs every benchmark (or those named on the command line) and prints their figures and ratios. */
 const benches: Record<string, () => Promise<Record<string, number | string>>> = {
   'read-api': benchReadApi,
+  deploy: benchDeploy,
 }
 
 const wanted = process.argv.slice(2)
