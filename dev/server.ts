@@ -17,6 +17,8 @@ export type StartServerParameters = {
   publicDir?: string
   /** Rewrites applied before routing, as in vercel.json (`/openapi.json` -> `/api/openapi`). */
   rewrites?: Record<string, string>
+  /** Headers added to every response that does not set them itself, as vercel.json's `headers` for `/(.*)`. */
+  headers?: Record<string, string>
 }
 
 /** A running local server. */
@@ -59,7 +61,7 @@ async function serveStatic(publicDir: string, pathname: string): Promise<Respons
 
 /** Starts the local server that mounts the same handler code Vercel runs, at `/api/<name>`. */
 export async function startServer(parameters: StartServerParameters = {}): Promise<RunningServer> {
-  const { port = 3000, host = '127.0.0.1', publicDir = join(ROOT, 'public'), rewrites = {} } = parameters
+  const { port = 3000, host = '127.0.0.1', publicDir = join(ROOT, 'public'), rewrites = {}, headers: siteHeaders = {} } = parameters
   const handlers = parameters.handlers ?? (await loadApiHandlers())
   const server = createServer(async (req, res) => {
     try {
@@ -75,6 +77,7 @@ export async function startServer(parameters: StartServerParameters = {}): Promi
         status: 404,
         headers: { 'content-type': 'application/json; charset=utf-8', 'access-control-allow-origin': '*' },
       })
+      for (const [name, value] of Object.entries(siteHeaders)) if (!response.headers.has(name)) response.headers.set(name, value)
       await writeWebResponse(response, res)
     } catch {
       // A handler never throws by design; if one does, the process stays up and the client gets a plain 500.
@@ -99,13 +102,15 @@ export async function startServer(parameters: StartServerParameters = {}): Promi
   }
 }
 
-/** The rewrites of vercel.json, so `npm start` answers the same paths as a deployment. */
-async function vercelRewrites(): Promise<Record<string, string>> {
-  try {
-    const config = JSON.parse(await readFile(join(ROOT, 'vercel.json'), 'utf8')) as { rewrites?: { source: string; destination: string }[] }
-    return Object.fromEntries((config.rewrites ?? []).map((r) => [r.source, r.destination]))
-  } catch {
-    return {}
+/** The rewrites and site-wide headers of vercel.json, so `npm start` answers like a deployment. */
+export async function vercelRouting(): Promise<{ rewrites: Record<string, string>; headers: Record<string, string> }> {
+  const config = JSON.parse(await readFile(join(ROOT, 'vercel.json'), 'utf8')) as {
+    rewrites?: { source: string; destination: string }[]
+    headers?: { source: string; headers: { key: string; value: string }[] }[]
+  }
+  return {
+    rewrites: Object.fromEntries((config.rewrites ?? []).map((r) => [r.source, r.destination])),
+    headers: Object.fromEntries((config.headers ?? []).filter((h) => h.source === '/(.*)').flatMap((h) => h.headers.map((x) => [x.key.toLowerCase(), x.value]))),
   }
 }
 
@@ -119,7 +124,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     process.exit(1)
   }
   const port = Number(process.env.PORT ?? 3000)
-  const running = await startServer({ port, host: process.env.HOST ?? '127.0.0.1', rewrites: await vercelRewrites() })
+  const running = await startServer({ port, host: process.env.HOST ?? '127.0.0.1', ...(await vercelRouting()) })
   console.log(`listening on ${running.url} (${describe})`)
   const stop = () => void running.close().then(() => process.exit(0))
   process.on('SIGINT', stop)

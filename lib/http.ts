@@ -1,3 +1,5 @@
+import { z } from 'zod'
+
 /** HTTP methods as they appear on the wire. */
 export type Method = 'GET' | 'HEAD' | 'POST' | 'OPTIONS'
 
@@ -25,6 +27,15 @@ function buildCorsHeaders(methods: readonly Method[]): Record<string, string> {
 }
 
 const BASE_HEADERS = { 'x-content-type-options': 'nosniff' }
+
+/** Machine codes of the read endpoints' error bodies. */
+export const READ_ERROR_CODES = ['METHOD_NOT_ALLOWED', 'QUERY_REQUIRED', 'QUERY_TOO_LONG', 'UPSTREAM_UNAVAILABLE', 'UPSTREAM_ERROR', 'CONFIG_INVALID', 'INTERNAL', 'NOT_FOUND'] as const
+
+/** A JSON error body of the read endpoints: a human message and a stable machine code. */
+export const errorBodySchema = z.object({
+  error: z.string().describe('What went wrong, for people'),
+  code: z.enum(READ_ERROR_CODES).describe('What went wrong, for programs'),
+})
 
 /** A JSON error body: a human message and a stable machine code. */
 export type ErrorBody = { error: string; code: string }

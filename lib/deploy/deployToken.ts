@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { BaseError, decodeFunctionResult, getAddress, HttpRequestError, keccak256, TimeoutError, type Address, type Hex } from 'viem'
-import { b20FactoryAbi, B20_FACTORY_ADDRESS, decodeB20Revert, encodeCreateB20, predictB20Address, type B20TokenSpec, type B20Variant } from '../chain/b20.js'
+import { b20FactoryAbi, B20_FACTORY_ADDRESS, decodeB20Revert, encodeCreateB20, predictB20Address, type B20TokenSpec } from '../chain/b20.js'
 import { ChainMismatchError } from '../chain/client.js'
 import { KmsSignerError, type KmsAccount } from '../chain/kmsAccount.js'
 import type { DeployServices } from '../deployServices.js'
@@ -8,37 +8,9 @@ import { errorName } from '../log.js'
 import type { Store } from '../store/types.js'
 import type { DeployIntent } from './intent.js'
 import { failure, type DeployFailure } from './outcome.js'
+import type { DeployBroadcast, DeployedToken, DeploySimulated } from './responses.js'
 
-/** The token part of a deploy answer. */
-export type DeployedToken = { name: string; symbol: string; variant: B20Variant; decimals: number }
-
-/** Success body of `agent_deploy` (spec 2.5), fields in spec order. */
-export type DeployBroadcast = {
-  ok: true
-  status: 'broadcast'
-  txHash: Hex
-  predictedAddress: Address
-  explorerUrl: string
-  token: DeployedToken
-  signer: Address
-  chainId: number
-}
-
-/** Body of a `dryRun: true` deploy: validated and simulated, nothing signed. */
-export type DeploySimulated = {
-  ok: true
-  status: 'simulated'
-  predictedAddress: Address
-  token: DeployedToken
-  signer: Address
-  chainId: number
-  /** Gas limit the deploy would be sent with (decimal string). */
-  gas: string
-  maxFeePerGas: string
-  maxPriorityFeePerGas: string
-  /** Most the deploy could cost in wei: gas × maxFeePerGas (decimal string). */
-  maxFeeWei: string
-}
+export type { DeployBroadcast, DeployedToken, DeploySimulated }
 
 /** Every answer of {@link deployToken}. */
 export type DeployTokenReturnType = DeployBroadcast | DeploySimulated | DeployFailure

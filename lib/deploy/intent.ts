@@ -27,16 +27,26 @@ export const agentDeploySchema = z.strictObject({
     .refine((v) => v.trim().length > 0, 'must not be empty')
     .refine((v) => Array.from(v).length <= DEPLOY_NAME_MAX, `must be at most ${DEPLOY_NAME_MAX} characters`)
     .refine((v) => v === v.trim(), 'must not start or end with white space')
-    .refine((v) => !UNSAFE_TEXT.test(v), 'must not contain control, zero-width or bidi characters'),
+    .refine((v) => !UNSAFE_TEXT.test(v), 'must not contain control, zero-width or bidi characters')
+    .describe('Token name: 1-64 characters, no leading or trailing space, no control, zero-width or bidi characters'),
   symbol: z
     .string({ error: 'is required: 1 to 11 letters or digits' })
-    .regex(/^[A-Za-z0-9]{1,11}$/, `must be 1 to ${DEPLOY_SYMBOL_MAX} letters (A-Z, a-z) or digits`),
-  variant: z.enum(['asset', 'stablecoin'], { error: 'must be "asset" or "stablecoin"' }).optional(),
-  decimals: z.number({ error: 'must be a whole number' }).int('must be a whole number').optional(),
-  admin: addressField.optional(),
-  salt: z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be 32 bytes of 0x-prefixed hex (66 characters)').optional(),
-  currency: z.string().optional(),
-  dryRun: z.boolean({ error: 'must be true or false' }).optional(),
+    .regex(/^[A-Za-z0-9]{1,11}$/, `must be 1 to ${DEPLOY_SYMBOL_MAX} letters (A-Z, a-z) or digits`)
+    .describe('Ticker: 1-11 letters or digits'),
+  variant: z.enum(['asset', 'stablecoin'], { error: 'must be "asset" or "stablecoin"' }).optional().describe('Default "asset"'),
+  decimals: z
+    .number({ error: 'must be a whole number' })
+    .int('must be a whole number')
+    .optional()
+    .describe('6 to 18 for an asset (default 18); a stablecoin always has 6'),
+  admin: addressField.optional().describe('Admin and mint-role holder, lower-case or checksummed; default the signer'),
+  salt: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{64}$/, 'must be 32 bytes of 0x-prefixed hex (66 characters)')
+    .optional()
+    .describe('CREATE2-style salt; random when omitted; reusing one reverts TokenAlreadyExists'),
+  currency: z.string().optional().describe('Stablecoin only: an ISO 4217 code of three upper-case letters; default "USD"'),
+  dryRun: z.boolean({ error: 'must be true or false' }).optional().describe('true: validate and simulate only; nothing is signed'),
 })
 
 /** A validated, normalised deploy intent. */
@@ -105,14 +115,18 @@ export function parseDeployIntent(body: unknown): ParseDeployIntentReturnType {
   }
 }
 
+/** The `receipt` body schema. */
+export const receiptRequestSchema = z.strictObject({
+  action: z.literal('receipt'),
+  tx_hash: z
+    .string({ error: 'is required: the txHash of the deploy' })
+    .regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 32-byte 0x-prefixed transaction hash')
+    .describe('The txHash of the deploy answer'),
+})
+
 /** Validates a `receipt` body: `{ action: "receipt", tx_hash }`. */
 export function parseReceiptRequest(body: unknown): { ok: true; txHash: Hex } | { ok: false; details: IntentProblem[] } {
-  const parsed = z
-    .strictObject({
-      action: z.literal('receipt'),
-      tx_hash: z.string({ error: 'is required: the txHash of the deploy' }).regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 32-byte 0x-prefixed transaction hash'),
-    })
-    .safeParse(body)
+  const parsed = receiptRequestSchema.safeParse(body)
   if (parsed.success) return { ok: true, txHash: parsed.data.tx_hash.toLowerCase() as Hex }
   const details: IntentProblem[] = []
   for (const issue of parsed.error.issues) {

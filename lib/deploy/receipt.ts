@@ -3,22 +3,8 @@ import { b20FactoryAbi, B20_FACTORY_ADDRESS, CREATE_B20_SELECTOR, type B20Varian
 import { KmsSignerError } from '../chain/kmsAccount.js'
 import type { DeployServices } from '../deployServices.js'
 import { errorName } from '../log.js'
-import type { DeployedToken } from './deployToken.js'
+import type { ReceiptConfirmed, ReceiptPending } from './responses.js'
 import { failure, type DeployFailure } from './outcome.js'
-
-/** A deploy transaction that is known but not yet mined. */
-export type ReceiptPending = { ok: true; status: 'pending'; txHash: Hex; explorerUrl: string }
-
-/** A mined, successful deploy: where the token lives. */
-export type ReceiptConfirmed = {
-  ok: true
-  status: 'confirmed'
-  txHash: Hex
-  tokenAddress: Address
-  blockNumber: number
-  explorerUrl: string
-  token: DeployedToken
-}
 
 /** Every answer of {@link readDeployReceipt}. */
 export type ReadDeployReceiptReturnType = ReceiptPending | ReceiptConfirmed | DeployFailure

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events'
 import { TOKENS_BATCH_SIZE, type DexScreenerClient, type RequestBudget } from '../upstream/dexscreener.js'
 import type { Pair } from '../upstream/pair.js'
 import { writeCommentary } from './commentary.js'
@@ -42,6 +43,8 @@ export async function buildControlRoom(parameters: BuildControlRoomParameters): 
     maxRequests = MAX_REQUESTS_PER_REFRESH,
   } = parameters
   const signal = AbortSignal.timeout(refreshTimeoutMs)
+  // Every call of the refresh (up to the request budget) listens to this one signal.
+  setMaxListeners(maxRequests + 8, signal)
   const budget: RequestBudget = { remaining: maxRequests }
   const seeds = seedQueries.slice(0, Math.max(1, Math.floor(maxRequests / 2)))
 

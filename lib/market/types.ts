@@ -1,62 +1,76 @@
+import { z } from 'zod'
+
+const usd = (what: string) => z.number().min(0).describe(`${what} in USD (0 when unknown)`)
+const change = (window: string) => z.number().nullable().describe(`Price change in percent over ${window}; null when unknown`)
+const count = (what: string) => z.number().int().min(0).describe(what)
+
 /** One token as served by the read API (spec 2.1): exactly these 24 fields, in this order. */
-export type Token = {
-  rank: number
-  address: string
-  name: string
-  symbol: string
-  priceUsd: string | null
-  priceChange5m: number | null
-  priceChange1h: number | null
-  priceChange6h: number | null
-  priceChange24h: number | null
-  volume1h: number
-  volume6h: number
-  volume24h: number
-  liquidity: number
-  marketCap: number
-  fdv: number
-  buys1h: number
-  sells1h: number
-  buys24h: number
-  sells24h: number
-  pairAddress: string | null
-  pairCreatedAt: number | null
-  pairUrl: string
-  dexId: string
-  pairName: string
-}
+export const tokenSchema = z
+  .object({
+    rank: z.number().int().min(1).describe('Position, 1 first, by 24h volume'),
+    address: z.string().regex(/^0x[0-9a-f]{40}$/).describe('Token contract address, lower-case'),
+    name: z.string().describe('Token name from the upstream; untrusted text (sanitised, at most 64 characters)'),
+    symbol: z.string().describe('Ticker from the upstream; untrusted text (sanitised, at most 24 characters)'),
+    priceUsd: z.string().nullable().describe('Price in USD as a decimal string, exactly as the upstream sent it; null when unknown'),
+    priceChange5m: change('5 minutes'),
+    priceChange1h: change('1 hour'),
+    priceChange6h: change('6 hours'),
+    priceChange24h: change('24 hours'),
+    volume1h: usd('Trading volume over the last hour'),
+    volume6h: usd('Trading volume over the last 6 hours'),
+    volume24h: usd('Trading volume over the last 24 hours'),
+    liquidity: usd('Pool liquidity'),
+    marketCap: usd('Market cap, falling back to fdv'),
+    fdv: usd('Fully diluted valuation'),
+    buys1h: count('Buy transactions, last hour'),
+    sells1h: count('Sell transactions, last hour'),
+    buys24h: count('Buy transactions, last 24 hours'),
+    sells24h: count('Sell transactions, last 24 hours'),
+    pairAddress: z.string().nullable().describe('Address (or pool id) of the pair, lower-case; null when unknown'),
+    pairCreatedAt: z.number().int().nullable().describe('Pair creation time, Unix epoch milliseconds; null when unknown'),
+    pairUrl: z.string().describe('Page of the pair on the upstream aggregator (http or https)'),
+    dexId: z.string().describe('Identifier of the exchange'),
+    pairName: z.string().describe('BASE_SYMBOL/QUOTE_SYMBOL'),
+  })
+  .describe('A Base token, described by its Base pair in which it is the base token')
+
+/** One token as served by the read API (spec 2.1). */
+export type Token = z.infer<typeof tokenSchema>
 
 /** The field names of {@link Token} in their contract order. */
-export const TOKEN_FIELDS = [
-  'rank', 'address', 'name', 'symbol', 'priceUsd',
-  'priceChange5m', 'priceChange1h', 'priceChange6h', 'priceChange24h',
-  'volume1h', 'volume6h', 'volume24h', 'liquidity', 'marketCap', 'fdv',
-  'buys1h', 'sells1h', 'buys24h', 'sells24h',
-  'pairAddress', 'pairCreatedAt', 'pairUrl', 'dexId', 'pairName',
-] as const satisfies readonly (keyof Token)[]
+export const TOKEN_FIELDS = Object.keys(tokenSchema.shape) as (keyof Token)[]
 
 /** Market statistics of a control-room snapshot (spec 2.2). */
-export type Stats = {
-  total: number
-  safeCount: number
-  totalVol1h: number
-  ts: number
-}
+export const statsSchema = z.object({
+  total: z.number().int().min(0).max(100).describe('Number of tokens returned'),
+  safeCount: z.number().int().min(0).describe('Tokens with liquidity of at least 50,000 USD'),
+  totalVol1h: z.number().min(0).describe('Sum of 1h volume over the returned tokens, USD, rounded to the cent'),
+  ts: z.number().int().describe('When the data was fetched, Unix epoch milliseconds'),
+})
+
+/** Market statistics of a control-room snapshot (spec 2.2). */
+export type Stats = z.infer<typeof statsSchema>
 
 /** Body of `GET /api/control-room` (spec 2.3). */
-export type ControlRoom = {
-  liveActivity: Token[]
-  trending: Token[]
-  stats: Stats
-  commentary: string
-}
+export const controlRoomSchema = z.object({
+  liveActivity: z.array(tokenSchema).max(100).describe('Up to 100 Base tokens by 24h volume, rank 1 first'),
+  trending: z.array(tokenSchema).max(15).describe('The first 15 of liveActivity'),
+  stats: statsSchema,
+  commentary: z.string().describe('2-4 sentences generated from these figures alone'),
+})
+
+/** Body of `GET /api/control-room` (spec 2.3). */
+export type ControlRoom = z.infer<typeof controlRoomSchema>
 
 /** Body of `GET /api/token-search` (spec 2.4). */
-export type TokenSearchResult = {
-  tokens: Token[]
-  total: number
-  query: string
-}
+export const tokenSearchResultSchema = z.object({
+  tokens: z.array(tokenSchema).describe('Matching Base pairs by 24h volume; rank is the position'),
+  total: z.number().int().min(0).describe('Number of results'),
+  query: z.string().describe('The search term used (trimmed)'),
+})
+
+/** Body of `GET /api/token-search` (spec 2.4). */
+export type TokenSearchResult = z.infer<typeof tokenSearchResultSchema>
 
 /** Liquidity in USD from which a token counts as "safe" (spec 8). */
 export const SAFE_LIQUIDITY_USD = 50_000

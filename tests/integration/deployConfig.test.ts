@@ -6,10 +6,11 @@ import { createDeployServices } from '../../lib/deployServices.js'
 import { silentLogger } from '../../lib/log.js'
 import { startAnvilChain, type AnvilChain } from '../support/anvil.js'
 import { startFakeKms, type FakeKms } from '../support/fakeKms.js'
+import { withOpenApiCheck } from '../support/openapiCheck.js'
 
 const KEY = 'config-test-agent-key-0123456789'
 const post = (handle: (r: Request) => Promise<Response>, body: unknown) =>
-  handle(new Request('https://svc.test/api/b20-skill', { method: 'POST', headers: { 'content-type': 'application/json', 'x-service-key': KEY }, body: JSON.stringify(body) })).then(
+  withOpenApiCheck('/api/b20-skill', handle)(new Request('https://svc.test/api/b20-skill', { method: 'POST', headers: { 'content-type': 'application/json', 'x-service-key': KEY }, body: JSON.stringify(body) })).then(
     async (r) => ({ status: r.status, body: (await r.json()) as Record<string, any> }),
   )
 

@@ -10,6 +10,7 @@ import type { Store } from '../../lib/store/types.js'
 import { createUpstashStore } from '../../lib/store/upstash.js'
 import { startAnvilChain, type AnvilChain } from './anvil.js'
 import { startFakeKms, type FakeKms } from './fakeKms.js'
+import { withOpenApiCheck } from './openapiCheck.js'
 import { startUpstashRestServer, type UpstashRestServer } from './upstashRestServer.js'
 
 /** Agent keys the stacks allowlist (by digest). */
@@ -66,7 +67,7 @@ export async function startDeployStack(parameters: StartDeployStackParameters): 
       now: () => clock.now,
       lockWaitMs: parameters.lockWaitMs,
     })
-    return { services, handle: createB20SkillHandler(() => services) }
+    return { services, handle: withOpenApiCheck('/api/b20-skill', createB20SkillHandler(() => services)) }
   }
   const main = newInstance()
   const signer = (await main.services.getSigner!()).address

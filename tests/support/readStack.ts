@@ -7,6 +7,7 @@ import type { Store } from '../../lib/store/types.js'
 import { createUpstashStore } from '../../lib/store/upstash.js'
 import { createDexScreenerClient } from '../../lib/upstream/dexscreener.js'
 import { startFakeDexScreener, type FakeDexScreener } from './fakeDexScreener.js'
+import { withOpenApiCheck } from './openapiCheck.js'
 import { createSyntheticMarket } from './syntheticMarket.js'
 import { startUpstashRestServer, type UpstashRestServer } from './upstashRestServer.js'
 
@@ -58,8 +59,8 @@ export async function startReadStack(parameters: StartReadStackParameters): Prom
     return {
       services,
       logs,
-      controlRoom: createControlRoomHandler(() => services),
-      tokenSearch: createTokenSearchHandler(() => services),
+      controlRoom: withOpenApiCheck('/api/control-room', createControlRoomHandler(() => services)),
+      tokenSearch: withOpenApiCheck('/api/token-search', createTokenSearchHandler(() => services)),
     }
   }
 

@@ -1,0 +1,131 @@
+import { z } from 'zod'
+
+const txHash = z.string().regex(/^0x[0-9a-f]{64}$/).describe('Transaction hash, 0x-prefixed lower-case hex')
+const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/)
+const wei = z.string().regex(/^\d+$/)
+
+/** The token part of a deploy answer. */
+export const deployedTokenSchema = z.object({
+  name: z.string(),
+  symbol: z.string(),
+  variant: z.enum(['asset', 'stablecoin']),
+  decimals: z.number().int().min(6).max(18),
+})
+
+/** Success body of `agent_deploy` (spec 2.5), fields in spec order. */
+export const deployBroadcastSchema = z
+  .object({
+    ok: z.literal(true),
+    status: z.literal('broadcast'),
+    txHash,
+    predictedAddress: address.describe('Deterministic address of the new token (B20 formula, equal to the simulation)'),
+    explorerUrl: z.string().describe('{EXPLORER_URL}/tx/<txHash>'),
+    token: deployedTokenSchema,
+    signer: address.describe('The managed wallet that signed and paid gas'),
+    chainId: z.number().int(),
+  })
+  .describe('Signed and broadcast; poll action "receipt" for the token address once mined')
+
+/** Body of a `dryRun: true` deploy: validated and simulated, nothing signed. */
+export const deploySimulatedSchema = z
+  .object({
+    ok: z.literal(true),
+    status: z.literal('simulated'),
+    predictedAddress: address,
+    token: deployedTokenSchema,
+    signer: address,
+    chainId: z.number().int(),
+    gas: wei.describe('Gas limit the deploy would be sent with'),
+    maxFeePerGas: wei,
+    maxPriorityFeePerGas: wei,
+    maxFeeWei: wei.describe('Most the deploy could cost: gas × maxFeePerGas, in wei'),
+  })
+  .describe('dryRun: validated and simulated; nothing was signed and the cap is untouched')
+
+/** Receipt of a deploy that is known but not yet mined. */
+export const receiptPendingSchema = z.object({ ok: z.literal(true), status: z.literal('pending'), txHash, explorerUrl: z.string() })
+
+/** Receipt of a mined, successful deploy: where the token lives. */
+export const receiptConfirmedSchema = z.object({
+  ok: z.literal(true),
+  status: z.literal('confirmed'),
+  txHash,
+  tokenAddress: address.describe('The deployed token, from the B20Created log'),
+  blockNumber: z.number().int().min(0),
+  explorerUrl: z.string(),
+  token: deployedTokenSchema,
+})
+
+/** Machine codes of a deploy or receipt that did not succeed. */
+export const deployFailureCodeSchema = z.enum([
+  'INVALID_INTENT',
+  'UNKNOWN_ACTION',
+  'SIGNER_NOT_CONFIGURED',
+  'SIGNER_UNAVAILABLE',
+  'SIGNER_MISMATCH',
+  'SIGNER_UNFUNDED',
+  'CHAIN_MISMATCH',
+  'RPC_UNAVAILABLE',
+  'RPC_REJECTED',
+  'STORE_UNAVAILABLE',
+  'DEPLOYS_DISABLED',
+  'DEPLOY_BUSY',
+  'DEPLOY_CAP_REACHED',
+  'AGENT_CAP_REACHED',
+  'SIMULATION_REVERTED',
+  'BROADCAST_UNCERTAIN',
+  'IDEMPOTENCY_CONFLICT',
+  'IDEMPOTENCY_IN_PROGRESS',
+  'TX_NOT_FOUND',
+  'NOT_A_DEPLOY',
+  'REVERTED',
+])
+
+/** A body with `ok: false` (HTTP 200): `error` always; the other fields where they apply. */
+export const deployFailureSchema = z.object({
+  ok: z.literal(false),
+  error: z.string().describe('What went wrong, for people'),
+  code: deployFailureCodeSchema.describe('What went wrong, for programs'),
+  status: z.literal('reverted').optional().describe('Receipt of a deploy that was mined but reverted'),
+  details: z.array(z.object({ field: z.string(), reason: z.string() })).optional().describe('Every problem of an invalid request'),
+  revert: z
+    .object({ name: z.string(), args: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])) })
+    .optional()
+    .describe('The decoded B20 error of a simulated revert'),
+  retryAt: z.string().optional().describe('When a cap slot frees up (ISO 8601)'),
+  retryAfterSeconds: z.number().int().min(0).optional().describe('Seconds until a retry is worth it'),
+  txHash: txHash.optional(),
+  explorerUrl: z.string().optional(),
+})
+
+/** An answer of `/api/b20-skill` outside the 200 domain answers (403, 400, 413, 500): `ok: false` with a code. */
+export const skillHttpErrorSchema = z.object({
+  ok: z.literal(false),
+  error: z.string(),
+  code: z.enum(['FORBIDDEN', 'BODY_TOO_LARGE', 'INVALID_JSON', 'UNSUPPORTED_CONTENT_TYPE', 'CONFIG_INVALID', 'INTERNAL', 'METHOD_NOT_ALLOWED']),
+})
+
+/** Machine codes of a deploy or receipt that did not succeed; `error` says the same for people. */
+export type DeployFailureCode = z.infer<typeof deployFailureCodeSchema>
+/** A body with `ok: false`. */
+export type DeployFailure = z.infer<typeof deployFailureSchema>
+/** The token part of a deploy answer. */
+export type DeployedToken = z.infer<typeof deployedTokenSchema>
+/** Success body of `agent_deploy` (spec 2.5). */
+export type DeployBroadcast = Omit<z.infer<typeof deployBroadcastSchema>, 'txHash' | 'predictedAddress' | 'signer'> & {
+  txHash: `0x${string}`
+  predictedAddress: `0x${string}`
+  signer: `0x${string}`
+}
+/** Body of a `dryRun: true` deploy. */
+export type DeploySimulated = Omit<z.infer<typeof deploySimulatedSchema>, 'predictedAddress' | 'signer'> & {
+  predictedAddress: `0x${string}`
+  signer: `0x${string}`
+}
+/** Receipt of a pending deploy. */
+export type ReceiptPending = Omit<z.infer<typeof receiptPendingSchema>, 'txHash'> & { txHash: `0x${string}` }
+/** Receipt of a confirmed deploy. */
+export type ReceiptConfirmed = Omit<z.infer<typeof receiptConfirmedSchema>, 'txHash' | 'tokenAddress'> & {
+  txHash: `0x${string}`
+  tokenAddress: `0x${string}`
+}

@@ -1,0 +1,164 @@
+import { z } from 'zod'
+import { agentDeploySchema, receiptRequestSchema } from './deploy/intent.js'
+import {
+  deployBroadcastSchema,
+  deployFailureSchema,
+  deploySimulatedSchema,
+  receiptConfirmedSchema,
+  receiptPendingSchema,
+  skillHttpErrorSchema,
+} from './deploy/responses.js'
+import { errorBodySchema } from './http.js'
+import { controlRoomSchema, statsSchema, tokenSchema, tokenSearchResultSchema } from './market/types.js'
+import { QUERY_MAX_LENGTH } from './market/search.js'
+import { SERVICE_VERSION } from './version.js'
+
+type Json = Record<string, unknown>
+
+/** The zod schemas the handlers use, under their component names. */
+const COMPONENTS: Record<string, z.ZodType> = {
+  Token: tokenSchema,
+  Stats: statsSchema,
+  ControlRoom: controlRoomSchema,
+  TokenSearchResult: tokenSearchResultSchema,
+  Error: errorBodySchema,
+  AgentDeployRequest: agentDeploySchema,
+  ReceiptRequest: receiptRequestSchema,
+  DeployBroadcast: deployBroadcastSchema,
+  DeploySimulated: deploySimulatedSchema,
+  ReceiptPending: receiptPendingSchema,
+  ReceiptConfirmed: receiptConfirmedSchema,
+  DeployFailure: deployFailureSchema,
+  SkillHttpError: skillHttpErrorSchema,
+}
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })
+const json = (schema: Json, description: string) => ({ description, content: { 'application/json': { schema } } })
+const error = (description: string) => json(ref('Error'), description)
+const cors = { 'Access-Control-Allow-Origin': { description: 'Always *', schema: { type: 'string' } } }
+const cachedHeaders = {
+  ...cors,
+  ETag: { description: 'Strong validator of the body; send it back in If-None-Match', schema: { type: 'string' } },
+  'Cache-Control': { description: 'public, max-age=<seconds left of the 30 s window>, s-maxage=<same>', schema: { type: 'string' } },
+}
+const redirect = { description: 'The request reached the edge as plain HTTP: the same URL over https', headers: { Location: { schema: { type: 'string' } } } }
+const preflight = { summary: 'CORS preflight', responses: { '204': { description: 'Allowed methods and headers', headers: cors }, '308': redirect } }
+const notAllowed = error('Method not allowed; see the Allow header')
+
+function componentSchemas(): Record<string, Json> {
+  const registry = z.registry<{ id: string }>()
+  for (const [id, schema] of Object.entries(COMPONENTS)) registry.add(schema, { id })
+  const { schemas } = z.toJSONSchema(registry, { uri: (id) => `#/components/schemas/${id}`, target: 'draft-2020-12', io: 'output', unrepresentable: 'any' }) as {
+    schemas: Record<string, Json>
+  }
+  for (const schema of Object.values(schemas)) {
+    delete schema.$schema
+    delete schema.$id
+  }
+  // Requests are what a client sends: input shapes, which may omit fields that have defaults.
+  for (const name of ['AgentDeployRequest', 'ReceiptRequest']) {
+    const input = z.toJSONSchema(COMPONENTS[name]!, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as Json
+    delete input.$schema
+    schemas[name] = input
+  }
+  return schemas
+}
+
+let cached: Json | undefined
+
+/** The OpenAPI 3.1 document of the service, generated from the zod schemas the handlers use. */
+export function buildOpenApiDocument(): Json {
+  cached ??= {
+    openapi: '3.1.0',
+    info: {
+      title: 'Base control room',
+      version: SERVICE_VERSION,
+      description:
+        'Live market data for Base (chain 8453) and KMS-signed B20 token deploys for allowlisted agents. ' +
+        'Token names and symbols in market data come from the upstream and are untrusted text. Agent guide: /skill.md.',
+    },
+    servers: [{ url: '/' }],
+    // Any method a path does not list is answered 405 with an Error body and an Allow header.
+    paths: {
+      '/api/control-room': {
+        get: {
+          operationId: 'getControlRoom',
+          summary: 'Top 100 Base tokens by 24h volume, the top 15 as trending, stats and commentary (cached 30 s)',
+          parameters: [{ name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' } }],
+          responses: {
+            '308': redirect,
+            '200': { ...json(ref('ControlRoom'), 'The control room'), headers: cachedHeaders },
+            '304': { description: 'Not modified since the ETag sent', headers: cachedHeaders },
+            '405': notAllowed,
+            '500': error('The upstream is unavailable and nothing fresh is cached (UPSTREAM_UNAVAILABLE)'),
+          },
+        },
+        options: preflight,
+      },
+      '/api/token-search': {
+        get: {
+          operationId: 'searchTokens',
+          summary: 'Base pairs whose base token symbol or name contains q, by 24h volume (cached 30 s)',
+          parameters: [
+            { name: 'q', in: 'query', required: true, description: 'Symbol, name or 0x address; trimmed', schema: { type: 'string', minLength: 1, maxLength: QUERY_MAX_LENGTH } },
+            { name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' } },
+          ],
+          responses: {
+            '308': redirect,
+            '200': { ...json(ref('TokenSearchResult'), 'Matching pairs'), headers: cachedHeaders },
+            '304': { description: 'Not modified since the ETag sent', headers: cachedHeaders },
+            '400': error('q is missing, blank (QUERY_REQUIRED) or longer than 64 characters (QUERY_TOO_LONG)'),
+            '405': notAllowed,
+            '500': error('Unexpected failure'),
+            '502': error('The upstream answered with an error (UPSTREAM_ERROR)'),
+          },
+        },
+        options: preflight,
+      },
+      '/api/b20-skill': {
+        post: {
+          operationId: 'b20Skill',
+          summary: 'Deploy a B20 token (action agent_deploy) or read a deploy receipt (action receipt)',
+          security: [{ serviceKey: [] }],
+          parameters: [
+            {
+              name: 'Idempotency-Key',
+              in: 'header',
+              required: false,
+              description: 'agent_deploy only: the same agent key + idempotency key + body within 24 h returns the original answer',
+              schema: { type: 'string', minLength: 1, maxLength: 128, pattern: '^[\\x21-\\x7e]+$' },
+            },
+          ],
+          requestBody: { required: true, content: { 'application/json': { schema: { oneOf: [ref('AgentDeployRequest'), ref('ReceiptRequest')] } } } },
+          responses: {
+            '308': redirect,
+            '200': json(
+              { oneOf: [ref('DeployBroadcast'), ref('DeploySimulated'), ref('ReceiptPending'), ref('ReceiptConfirmed'), ref('DeployFailure')] },
+              'The outcome: ok true (broadcast, simulated, pending, confirmed) or ok false with error and code',
+            ),
+            '400': json(ref('SkillHttpError'), 'The body is not JSON (INVALID_JSON) or not sent as application/json (UNSUPPORTED_CONTENT_TYPE)'),
+            '403': json(ref('SkillHttpError'), 'X-Service-Key missing or not allowlisted (FORBIDDEN)'),
+            '405': json(ref('Error'), 'Method not allowed'),
+            '413': json(ref('SkillHttpError'), 'Body larger than 16 KiB (BODY_TOO_LARGE)'),
+            '500': json(ref('SkillHttpError'), 'Misconfigured or unexpected failure'),
+          },
+        },
+        options: preflight,
+      },
+      '/api/openapi': {
+        get: { operationId: 'getOpenApi', summary: 'This document (also at /openapi.json)', responses: { '200': json({ type: 'object' }, 'OpenAPI 3.1') } },
+      },
+      '/api/skill': {
+        get: { operationId: 'getSkill', summary: 'The agent skill file (also at /skill.md)', responses: { '200': { description: 'Markdown', content: { 'text/markdown': { schema: { type: 'string' } } } } } },
+      },
+      '/api/llms': {
+        get: { operationId: 'getLlmsTxt', summary: 'llms.txt index (also at /llms.txt)', responses: { '200': { description: 'Text', content: { 'text/plain': { schema: { type: 'string' } } } } } },
+      },
+    },
+    components: {
+      schemas: componentSchemas(),
+      securitySchemes: { serviceKey: { type: 'apiKey', in: 'header', name: 'X-Service-Key', description: 'Agent key; the server keeps only its SHA-256 digest' } },
+    },
+  }
+  return cached
+}
