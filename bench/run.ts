@@ -1,3 +1,4 @@
+import { benchColdStart } from './coldStart.js'
 import { benchDeploy } from './deploy.js'
 import { benchReadApi } from './readApi.js'
 
@@ -5,6 +6,7 @@ import { benchReadApi } from './readApi.js'
 const benches: Record<string, () => Promise<Record<string, number | string>>> = {
   'read-api': benchReadApi,
   deploy: benchDeploy,
+  'cold-start': benchColdStart,
 }
 
 const wanted = process.argv.slice(2)

@@ -1,0 +1,57 @@
+// `npm run sandbox`: the whole service on this machine alone. A local DexScreener-shaped upstream with a synthetic
+// Base market, anvil (chain 8453) with the B20 factory emulator, a KMS-compatible signer, the in-process store, and
+// the real api/ handlers configured only through the environment, exactly as on Vercel. Ctrl-C stops everything.
+import { generateAgentKey } from '../lib/agents.js'
+import { startAnvilChain } from '../tests/support/anvil.js'
+import { startFakeDexScreener } from '../tests/support/fakeDexScreener.js'
+import { startFakeKms } from '../tests/support/fakeKms.js'
+import { createSyntheticMarket } from '../tests/support/syntheticMarket.js'
+import { loadApiHandlers, startServer, vercelRouting } from './server.js'
+
+const upstream = await startFakeDexScreener(createSyntheticMarket({ tokens: 220 }))
+const chain = await startAnvilChain()
+const kms = await startFakeKms()
+const agent = generateAgentKey()
+
+Object.assign(process.env, {
+  DEXSCREENER_BASE_URL: upstream.url,
+  BASE_RPC_URL: chain.rpcUrl,
+  KMS_KEY_ID: kms.keyArn,
+  AWS_REGION: 'us-east-1',
+  AWS_ENDPOINT_URL_KMS: kms.url,
+  AWS_ACCESS_KEY_ID: 'sandbox',
+  AWS_SECRET_ACCESS_KEY: 'sandbox',
+  DEPLOY_ALLOWLIST: agent.digest,
+})
+for (const name of ['UPSTASH_REDIS_REST_URL', 'UPSTASH_REDIS_REST_TOKEN', 'KV_REST_API_URL', 'KV_REST_API_TOKEN', 'SIGNER_ADDRESS', 'CHAIN_ID', 'VERCEL']) delete process.env[name]
+
+const { getDeployServices } = await import('../lib/deployServices.js')
+const signer = await getDeployServices().getSigner!()
+await chain.fund(signer.address)
+
+const server = await startServer({ port: Number(process.env.PORT ?? 3000), host: process.env.HOST ?? '127.0.0.1', handlers: await loadApiHandlers(), ...(await vercelRouting()) })
+const base = server.url
+console.log(`sandbox ready at ${base}`)
+console.log(`  dashboard      ${base}/`)
+console.log(`  control room   ${base}/api/control-room`)
+console.log(`  token search   ${base}/api/token-search?q=aero`)
+console.log(`  deploy         ${base}/api/b20-skill   (POST, X-Service-Key)`)
+console.log(`  OpenAPI        ${base}/openapi.json   agent skill ${base}/skill.md`)
+console.log(`  upstream ${upstream.url}   chain ${chain.rpcUrl} (8453)   KMS ${kms.url}   store: in-process memory`)
+console.log(`  signer ${signer.address} (funded)`)
+console.log(`agent key: ${agent.key}`)
+console.log('try:')
+console.log(`  curl -s -X POST ${base}/api/b20-skill -H 'X-Service-Key: ${agent.key}' -H 'Content-Type: application/json' -d '{"action":"agent_deploy","name":"Sandbox Token","symbol":"SAND"}'`)
+console.log(`  curl -s -X POST ${base}/api/b20-skill -H 'X-Service-Key: ${agent.key}' -H 'Content-Type: application/json' -d '{"action":"receipt","tx_hash":"<txHash>"}'`)
+console.log('Ctrl-C stops everything.')
+
+let stopping = false
+const stop = async () => {
+  if (stopping) return
+  stopping = true
+  await server.close()
+  await Promise.allSettled([chain.stop(), kms.close(), upstream.close()])
+  process.exit(0)
+}
+process.on('SIGINT', () => void stop())
+process.on('SIGTERM', () => void stop())

@@ -1,0 +1,63 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { once } from 'node:events'
+import { createInterface } from 'node:readline'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+/** `npm run sandbox` as a user runs it: everything local, the real api/ modules, Ctrl-C stops it all. */
+describe('npm run sandbox', () => {
+  let child: ChildProcess
+  const lines: string[] = []
+  let base = ''
+  let key = ''
+  let chainUrl = ''
+
+  beforeAll(async () => {
+    child = spawn(process.execPath, ['--import', 'tsx', 'dev/sandbox.ts'], { env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] })
+    const reader = createInterface({ input: child.stdout! })
+    for await (const line of reader) {
+      lines.push(line)
+      if (line.startsWith('Ctrl-C')) break
+    }
+    base = /sandbox ready at (\S+)/.exec(lines.join('\n'))![1]!
+    key = /agent key: (\S+)/.exec(lines.join('\n'))![1]!
+    chainUrl = /chain (http:\/\/\S+)/.exec(lines.join('\n'))![1]!
+  }, 60_000)
+  afterAll(() => {
+    if (child.exitCode === null) child.kill('SIGKILL')
+  })
+
+  const skill = (body: unknown) =>
+    fetch(`${base}/api/b20-skill`, { method: 'POST', headers: { 'x-service-key': key, 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(
+      (r) => r.json() as Promise<Record<string, any>>,
+    )
+
+  it('prints the URLs and a ready agent key', () => {
+    expect(lines.join('\n')).toMatch(/dashboard\s+http:\/\/127\.0\.0\.1:\d+\//)
+    expect(key).toMatch(/^bcr_/)
+  })
+
+  it('serves the dashboard, market data, search and the documents', async () => {
+    expect((await fetch(`${base}/`)).headers.get('content-type')).toContain('text/html')
+    const room = (await (await fetch(`${base}/api/control-room`)).json()) as { liveActivity: unknown[] }
+    expect(room.liveActivity).toHaveLength(100)
+    expect(((await (await fetch(`${base}/api/token-search?q=aero`)).json()) as { total: number }).total).toBeGreaterThan(0)
+    expect((await fetch(`${base}/openapi.json`)).status).toBe(200)
+    expect(await (await fetch(`${base}/skill.md`)).text()).toContain('# Base control room: agent skill')
+    expect((await fetch(`${base}/llms.txt`)).status).toBe(200)
+  })
+
+  it('deploys a token with the printed key, and the receipt gives its address', async () => {
+    const deployed = await skill({ action: 'agent_deploy', name: 'Sandbox Token', symbol: 'SAND' })
+    expect(deployed).toMatchObject({ ok: true, status: 'broadcast', chainId: 8453 })
+    const receipt = await skill({ action: 'receipt', tx_hash: deployed.txHash })
+    expect(receipt).toMatchObject({ ok: true, status: 'confirmed', tokenAddress: deployed.predictedAddress })
+  })
+
+  it('stops everything on Ctrl-C (SIGINT)', async () => {
+    child.kill('SIGINT')
+    const [code] = (await once(child, 'exit')) as [number]
+    expect(code).toBe(0)
+    await expect(fetch(`${base}/api/control-room`)).rejects.toThrow()
+    await expect(fetch(chainUrl, { method: 'POST', body: '{}' })).rejects.toThrow()
+  })
+})
