@@ -35,15 +35,16 @@ const COMPONENTS: Record<string, z.ZodType> = {
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })
 const json = (schema: Json, description: string) => ({ description, content: { 'application/json': { schema } } })
 const error = (description: string) => json(ref('Error'), description)
-const cors = { 'Access-Control-Allow-Origin': { description: 'Always *', schema: { type: 'string' } } }
+const cors = { 'Access-Control-Allow-Origin': { description: 'Always *', required: true, schema: { type: 'string' } } }
 const cachedHeaders = {
   ...cors,
-  ETag: { description: 'Strong validator of the body; send it back in If-None-Match', schema: { type: 'string' } },
-  'Cache-Control': { description: 'public, max-age=<seconds left of the 30 s window>, s-maxage=<same>', schema: { type: 'string' } },
+  ETag: { description: 'Strong validator of the body; send it back in If-None-Match', required: true, schema: { type: 'string' } },
+  'Cache-Control': { description: 'public, max-age=<seconds left of the 30 s window>, s-maxage=<same>', required: true, schema: { type: 'string' } },
 }
-const redirect = { description: 'The request reached the edge as plain HTTP: the same URL over https', headers: { Location: { schema: { type: 'string' } } } }
+const retryAfter = { ...cors, 'Retry-After': { description: 'Seconds after which a retry is worth it', required: true, schema: { type: 'string' } } }
+const redirect = { description: 'The request reached the edge as plain HTTP: the same URL over https', headers: { Location: { required: true, schema: { type: 'string' } } } }
 const preflight = { summary: 'CORS preflight', responses: { '204': { description: 'Allowed methods and headers', headers: cors }, '308': redirect } }
-const notAllowed = error('Method not allowed; see the Allow header')
+const notAllowed = { ...error('Method not allowed'), headers: { ...cors, Allow: { description: 'The methods this path takes', required: true, schema: { type: 'string' } } } }
 
 function componentSchemas(): Record<string, Json> {
   const registry = z.registry<{ id: string }>()
@@ -90,7 +91,7 @@ export function buildOpenApiDocument(): Json {
             '200': { ...json(ref('ControlRoom'), 'The control room'), headers: cachedHeaders },
             '304': { description: 'Not modified since the ETag sent', headers: cachedHeaders },
             '405': notAllowed,
-            '500': error('The upstream is unavailable and nothing fresh is cached (UPSTREAM_UNAVAILABLE)'),
+            '500': { ...error('The upstream is unavailable and nothing fresh is cached (UPSTREAM_UNAVAILABLE), or the service is misconfigured (CONFIG_INVALID)'), headers: cors },
           },
         },
         options: preflight,
@@ -110,7 +111,7 @@ export function buildOpenApiDocument(): Json {
             '400': error('q is missing, blank (QUERY_REQUIRED) or longer than 64 characters (QUERY_TOO_LONG)'),
             '405': notAllowed,
             '500': error('Unexpected failure'),
-            '502': error('The upstream answered with an error (UPSTREAM_ERROR)'),
+            '502': { ...error('The upstream answered with an error (UPSTREAM_ERROR)'), headers: retryAfter },
           },
         },
         options: preflight,
@@ -132,13 +133,19 @@ export function buildOpenApiDocument(): Json {
           requestBody: { required: true, content: { 'application/json': { schema: { oneOf: [ref('AgentDeployRequest'), ref('ReceiptRequest')] } } } },
           responses: {
             '308': redirect,
-            '200': json(
-              { oneOf: [ref('DeployBroadcast'), ref('DeploySimulated'), ref('ReceiptPending'), ref('ReceiptConfirmed'), ref('DeployFailure')] },
-              'The outcome: ok true (broadcast, simulated, pending, confirmed) or ok false with error and code',
-            ),
+            '200': {
+              ...json(
+                { oneOf: [ref('DeployBroadcast'), ref('DeploySimulated'), ref('ReceiptPending'), ref('ReceiptConfirmed'), ref('DeployFailure')] },
+                'The outcome: ok true (broadcast, simulated, pending, confirmed) or ok false with error and code',
+              ),
+              headers: {
+                ...cors,
+                'Idempotent-Replayed': { description: '"true" when this is the stored answer of an earlier request with the same Idempotency-Key', required: false, schema: { type: 'string', const: 'true' } },
+              },
+            },
             '400': json(ref('SkillHttpError'), 'The body is not JSON (INVALID_JSON) or not sent as application/json (UNSUPPORTED_CONTENT_TYPE)'),
             '403': json(ref('SkillHttpError'), 'X-Service-Key missing or not allowlisted (FORBIDDEN)'),
-            '405': json(ref('Error'), 'Method not allowed'),
+            '405': notAllowed,
             '413': json(ref('SkillHttpError'), 'Body larger than 16 KiB (BODY_TOO_LARGE)'),
             '500': json(ref('SkillHttpError'), 'Misconfigured or unexpected failure'),
           },

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { createInterface } from 'node:readline'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { fetchChecked } from '../support/openapiCheck.js'
 import type { ControlRoom } from '../../lib/market/types.js'
 import { startFakeDexScreener, type FakeDexScreener } from '../support/fakeDexScreener.js'
 import { createSyntheticMarket } from '../support/syntheticMarket.js'
@@ -33,15 +34,15 @@ describe('npm start (dev/server.ts)', () => {
   })
 
   it('serves both read endpoints with the same handlers Vercel runs', async () => {
-    const room = await fetch(`${base}/api/control-room`)
+    const room = await fetchChecked(`${base}/api/control-room`)
     expect(room.status).toBe(200)
     expect(((await room.json()) as ControlRoom).liveActivity).toHaveLength(100)
-    const found = await fetch(`${base}/api/token-search?q=weth`)
+    const found = await fetchChecked(`${base}/api/token-search?q=weth`)
     expect(found.status).toBe(200)
-    const missing = await fetch(`${base}/api/token-search`)
+    const missing = await fetchChecked(`${base}/api/token-search`)
     expect(missing.status).toBe(400)
     expect(await missing.json()).toMatchObject({ code: 'QUERY_REQUIRED' })
-    expect((await fetch(`${base}/api/nothing-here`)).status).toBe(404)
+    expect((await fetchChecked(`${base}/api/nothing-here`)).status).toBe(404)
   })
 
   it('refuses to start with a clear message when the configuration is invalid', async () => {
@@ -54,5 +55,17 @@ describe('npm start (dev/server.ts)', () => {
     const [code] = (await once(bad, 'exit')) as [number]
     expect(code).toBe(1)
     expect(stderr).toContain('UPSTASH_REDIS_REST_TOKEN: is required when UPSTASH_REDIS_REST_URL is set')
+  })
+})
+
+describe('npm run keygen', () => {
+  it('prints a new agent key and the digest that goes into DEPLOY_ALLOWLIST', async () => {
+    const { execFileSync } = await import('node:child_process')
+    const { digestAgentKey } = await import('../../lib/agents.js')
+    const out = execFileSync(process.execPath, ['--import', 'tsx', 'dev/keygen.ts'], { encoding: 'utf8' })
+    const key = /agent key[^:]*: (\S+)/.exec(out)![1]!
+    const digest = /digest[^:]*: +(\S+)/.exec(out)![1]!
+    expect(key).toMatch(/^bcr_/)
+    expect(digest).toBe(digestAgentKey(key))
   })
 })

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { createInterface } from 'node:readline'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { fetchChecked } from '../support/openapiCheck.js'
 
 /** `npm run sandbox` as a user runs it: everything local, the real api/ modules, Ctrl-C stops it all. */
 describe('npm run sandbox', () => {
@@ -27,7 +28,7 @@ describe('npm run sandbox', () => {
   })
 
   const skill = (body: unknown) =>
-    fetch(`${base}/api/b20-skill`, { method: 'POST', headers: { 'x-service-key': key, 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(
+    fetchChecked(`${base}/api/b20-skill`, { method: 'POST', headers: { 'x-service-key': key, 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(
       (r) => r.json() as Promise<Record<string, any>>,
     )
 
@@ -38,12 +39,12 @@ describe('npm run sandbox', () => {
 
   it('serves the dashboard, market data, search and the documents', async () => {
     expect((await fetch(`${base}/`)).headers.get('content-type')).toContain('text/html')
-    const room = (await (await fetch(`${base}/api/control-room`)).json()) as { liveActivity: unknown[] }
+    const room = (await (await fetchChecked(`${base}/api/control-room`)).json()) as { liveActivity: unknown[] }
     expect(room.liveActivity).toHaveLength(100)
-    expect(((await (await fetch(`${base}/api/token-search?q=aero`)).json()) as { total: number }).total).toBeGreaterThan(0)
-    expect((await fetch(`${base}/openapi.json`)).status).toBe(200)
-    expect(await (await fetch(`${base}/skill.md`)).text()).toContain('# Base control room: agent skill')
-    expect((await fetch(`${base}/llms.txt`)).status).toBe(200)
+    expect(((await (await fetchChecked(`${base}/api/token-search?q=aero`)).json()) as { total: number }).total).toBeGreaterThan(0)
+    expect((await fetchChecked(`${base}/openapi.json`)).status).toBe(200)
+    expect(await (await fetchChecked(`${base}/skill.md`)).text()).toContain('# Base control room: agent skill')
+    expect((await fetchChecked(`${base}/llms.txt`)).status).toBe(200)
   })
 
   it('deploys a token with the printed key, and the receipt gives its address', async () => {

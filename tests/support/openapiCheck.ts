@@ -1,7 +1,7 @@
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import { buildOpenApiDocument } from '../../lib/openapi.js'
 
-type Operation = { responses: Record<string, { content?: Record<string, { schema: unknown }>; headers?: Record<string, unknown> }> }
+type Operation = { responses: Record<string, { content?: Record<string, { schema: unknown }>; headers?: Record<string, { required?: boolean }> }> }
 
 const document = buildOpenApiDocument() as { paths: Record<string, Record<string, Operation>> }
 const ajv = new Ajv2020({ strict: false, allErrors: true })
@@ -31,8 +31,8 @@ export async function checkAgainstOpenApi(path: string, method: string, response
   if (!documented) return [`${key}: status not documented`]
   seenResponses.add(key)
   const problems: string[] = []
-  for (const header of Object.keys(documented.headers ?? {})) {
-    if (response.status !== 204 && !response.headers.has(header)) problems.push(`${key}: header ${header} missing`)
+  for (const [header, spec] of Object.entries(documented.headers ?? {})) {
+    if (spec.required && !response.headers.has(header)) problems.push(`${key}: required header ${header} missing`)
   }
   const content = documented.content
   if (!content || method.toUpperCase() === 'HEAD' || response.status === 304) return problems
@@ -56,4 +56,19 @@ export function withOpenApiCheck(path: string, handler: (request: Request) => Pr
     if (problems.length) throw new Error(`response breaks the OpenAPI document:\n${problems.join('\n')}`)
     return response
   }
+}
+
+/** Paths the site answers that map onto a documented path (vercel.json rewrites). */
+const REWRITES: Record<string, string> = { '/openapi.json': '/api/openapi', '/skill.md': '/api/skill', '/llms.txt': '/api/llms' }
+
+/** `fetch` that checks every answer from an /api/ path (or a rewrite of one) against the OpenAPI document. */
+export async function fetchChecked(url: string, init?: RequestInit): Promise<Response> {
+  const response = await fetch(url, init)
+  const { pathname } = new URL(url)
+  const path = REWRITES[pathname] ?? pathname
+  if (path.startsWith('/api/') && document.paths[path]) {
+    const problems = await checkAgainstOpenApi(path, init?.method ?? 'GET', response)
+    if (problems.length) throw new Error(`response breaks the OpenAPI document:\n${problems.join('\n')}`)
+  }
+  return response
 }
