@@ -252,8 +252,10 @@ export async function deployToken({ services, intent, agentDigest }: DeployToken
     try {
       await publicClient.sendRawTransaction({ serializedTransaction: serialized })
     } catch (error) {
-      if (isTransportFailure(error)) {
-        keepReservations = true // it may have gone out: the cap slot and the nonce stay taken
+      // No answer, or a retry that met its own first attempt ("already known", "nonce too low"): it may have gone out,
+      // so the cap slot and the nonce stay taken and the agent is told to poll the receipt.
+      if (isTransportFailure(error) || /already known|known transaction|nonce too low|already imported/i.test(shortMessage(error))) {
+        keepReservations = true
         return failure('BROADCAST_UNCERTAIN', 'The RPC did not answer the broadcast; the transaction may or may not be on its way. Poll action "receipt" with txHash before deploying again.', { txHash, explorerUrl })
       }
       const message = shortMessage(error)

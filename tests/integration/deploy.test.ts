@@ -302,6 +302,19 @@ describe('POST /api/b20-skill on anvil (chain 8453) with the B20 emulator, the K
     expect((await stack.post(deployBody({ symbol: 'RPC2' }))).body.ok).toBe(true)
   })
 
+  it('answers BROADCAST_UNCERTAIN with the txHash when the send is not acknowledged, and the receipt finds it', async () => {
+    const key = `uncertain-${Math.random()}`
+    stack.chain.dropNextAnswer('eth_sendRawTransaction')
+    const first = await stack.post(deployBody({ symbol: 'LOST' }), { idempotencyKey: key })
+    expect(first.body).toMatchObject({ ok: false, code: 'BROADCAST_UNCERTAIN', txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/) })
+    // It did go out: the receipt knows it. A retry with the same Idempotency-Key gets the same answer, no new transaction.
+    expect((await stack.post({ action: 'receipt', tx_hash: first.body.txHash })).body).toMatchObject({ ok: true, status: 'confirmed' })
+    const before = await nonce()
+    const retry = await stack.post(deployBody({ symbol: 'LOST' }), { idempotencyKey: key })
+    expect(retry.body).toEqual(first.body)
+    expect(await nonce()).toBe(before)
+  })
+
   it('fails closed when Redis is unreachable: nothing signed, nothing sent', async () => {
     const signs = stack.kms.calls.filter((c) => c === 'Sign').length
     const sends = stack.chain.rpcMethods.filter((m) => m === 'eth_sendRawTransaction').length

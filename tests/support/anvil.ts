@@ -28,6 +28,8 @@ export type AnvilChain = {
   fund(address: Address, wei?: bigint): Promise<void>
   /** Makes the proxy refuse every request (as an RPC outage) until set back. */
   setRpcDown(down: boolean): void
+  /** Forwards the next call of `method` to the node but drops the answer (the connection dies), as a flaky RPC does. */
+  dropNextAnswer(method: string): void
   stop(): Promise<void>
 }
 
@@ -81,6 +83,7 @@ export async function startAnvilChain(parameters: { chainId?: number } = {}): Pr
     publicClient,
     fund: (address, wei = 10n ** 20n) => testClient.setBalance({ address, value: wei }),
     setRpcDown: proxy.setDown,
+    dropNextAnswer: proxy.dropNextAnswer,
     stop: async () => {
       await proxy.close()
       child.kill('SIGTERM')
@@ -94,6 +97,7 @@ async function startRpcProxy(target: string) {
   const { createServer: createHttpServer } = await import('node:http')
   const methods: string[] = []
   let down = false
+  const drop = new Set<string>()
   const server = createHttpServer(async (req, res) => {
     const chunks: Buffer[] = []
     for await (const c of req) chunks.push(c as Buffer)
@@ -102,13 +106,21 @@ async function startRpcProxy(target: string) {
       res.writeHead(503, { 'content-type': 'text/plain' })
       return void res.end('rpc down')
     }
+    let dropAnswer = false
     try {
       const parsed = JSON.parse(body) as { method: string } | { method: string }[]
-      for (const call of Array.isArray(parsed) ? parsed : [parsed]) methods.push(call.method)
+      for (const call of Array.isArray(parsed) ? parsed : [parsed]) {
+        methods.push(call.method)
+        if (drop.delete(call.method)) dropAnswer = true
+      }
     } catch {
       // forwarded as is; the node answers the parse error
     }
     const upstream = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+    if (dropAnswer) {
+      await upstream.text()
+      return void req.socket.destroy()
+    }
     res.writeHead(upstream.status, { 'content-type': 'application/json' })
     res.end(await upstream.text())
   })
@@ -120,6 +132,7 @@ async function startRpcProxy(target: string) {
     setDown: (value: boolean) => {
       down = value
     },
+    dropNextAnswer: (method: string) => void drop.add(method),
     close: () =>
       new Promise<void>((ok) => {
         server.close(() => ok())
