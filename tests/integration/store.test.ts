@@ -1,3 +1,4 @@
+import { Redis } from '@upstash/redis'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { createMemoryStore } from '../../lib/store/memory.js'
 import type { Store } from '../../lib/store/types.js'
@@ -82,6 +83,31 @@ describe.each(['memory', 'upstash'] as const)('the %s store', (kind) => {
 })
 
 describe('the Upstash-compatible test server', () => {
+  it('answers @upstash/redis unmodified: single commands, /pipeline and /multi-exec, base64-encoded', async () => {
+    const server = await startUpstashRestServer({ redisSocket: inject('redisSocket') })
+    const redis = new Redis({ url: server.url, token: server.token, automaticDeserialization: false, enableAutoPipelining: false })
+    const key = `rest-${process.pid}-${Date.now()}`
+    try {
+      expect(await redis.set(`${key}:a`, 'héllo ✓')).toBe('OK')
+      expect(await redis.get(`${key}:a`)).toBe('héllo ✓')
+      const pipeline = redis.pipeline()
+      pipeline.set(`${key}:b`, 'T0s=')
+      pipeline.incr(`${key}:n`)
+      pipeline.get(`${key}:b`)
+      expect(await pipeline.exec()).toEqual(['OK', 1, 'T0s='])
+      const tx = redis.multi()
+      tx.incr(`${key}:n`)
+      tx.zadd(`${key}:z`, { score: 1, member: 'm' })
+      tx.zrange(`${key}:z`, 0, -1)
+      expect(await tx.exec()).toEqual([2, 1, ['m']])
+      expect(server.commands).toEqual(expect.arrayContaining(['SET', 'GET', 'INCR', 'ZADD', 'ZRANGE']))
+      const withFlag = '#!lua flags=allow-key-locking\nreturn 7'
+      expect(await redis.eval(withFlag, [], [])).toBe(7)
+    } finally {
+      await server.close()
+    }
+  })
+
   it('refuses a wrong token, like Upstash', async () => {
     const server = await startUpstashRestServer({ redisSocket: inject('redisSocket') })
     try {
