@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events'
-import { TOKENS_BATCH_SIZE, type DexScreenerClient, type RequestBudget } from '../upstream/dexscreener.js'
+import { TOKENS_BATCH_SIZE, UpstreamError, type DexScreenerClient, type RequestBudget } from '../upstream/dexscreener.js'
 import type { Pair } from '../upstream/pair.js'
 import { writeCommentary } from './commentary.js'
 import { BASE_CHAIN_ID, rankTokens } from './rank.js'
@@ -49,7 +49,7 @@ export async function buildControlRoom(parameters: BuildControlRoomParameters): 
   const seeds = seedQueries.slice(0, Math.max(1, Math.floor(maxRequests / 2)))
 
   const wave1 = await settleAll(seeds.map((q) => upstream.search(q, { signal, budget })))
-  if (wave1.values.length === 0) throw wave1.errors[0]
+  if (wave1.values.length === 0) throw rootCause(wave1.errors)
   const seedPairs = wave1.values.flat()
 
   // Every address seen on Base, scored by the largest 24h volume it was seen with, on either side of a pair.
@@ -73,7 +73,7 @@ export async function buildControlRoom(parameters: BuildControlRoomParameters): 
   for (let i = 0; i < candidates.length; i += TOKENS_BATCH_SIZE) batches.push(candidates.slice(i, i + TOKENS_BATCH_SIZE))
 
   const wave2 = await settleAll(batches.map((batch) => upstream.tokens(batch, { signal, budget })))
-  if (batches.length > 0 && wave2.values.length === 0) throw wave2.errors[0]
+  if (batches.length > 0 && wave2.values.length === 0) throw rootCause(wave2.errors)
 
   const liveActivity = rankTokens({ pairs: [...seedPairs, ...wave2.values.flat()] as Pair[], limit: CONTROL_ROOM_LIMIT })
   const stats = computeStats({ tokens: liveActivity, ts: now() })
@@ -83,6 +83,11 @@ export async function buildControlRoom(parameters: BuildControlRoomParameters): 
     stats,
     commentary: writeCommentary({ tokens: liveActivity, stats }),
   }
+}
+
+/** The error that explains a failed wave: a budget refusal is only a consequence of the failures before it. */
+function rootCause(errors: unknown[]): unknown {
+  return errors.find((e) => !(e instanceof UpstreamError && e.kind === 'budget')) ?? errors[0]
 }
 
 async function settleAll<T>(promises: Promise<T>[]): Promise<{ values: T[]; errors: unknown[] }> {

@@ -120,16 +120,20 @@ describe.each<StoreKind>(['memory', 'upstash'])('GET /api/control-room on the %s
   })
 
   it.each([
-    ['an anti-bot HTML page with 200', { kind: 'html' as const }],
-    ['an anti-bot HTML page with 403', { kind: 'html' as const, status: 403 }],
-    ['429 on every call', { kind: 'status' as const, status: 429, headers: { 'retry-after': '0' } }],
-    ['a JSON body without pairs', { kind: 'json' as const, body: { message: 'moved' } }],
-    ['connection resets', { kind: 'reset' as const }],
-  ])('treats %s as the upstream being unavailable', async (_, fault) => {
+    ['an anti-bot HTML page with 200', { kind: 'html' as const }, 'body'],
+    ['an anti-bot HTML page with 403', { kind: 'html' as const, status: 403 }, 'status'],
+    ['429 on every call', { kind: 'status' as const, status: 429, headers: { 'retry-after': '0' } }, 'status'],
+    ['a JSON body without pairs', { kind: 'json' as const, body: { message: 'moved' } }, 'body'],
+    ['connection resets', { kind: 'reset' as const }, 'network'],
+  ] as const)('treats %s as the upstream being unavailable, and logs the real cause', async (_, fault, cause) => {
     stack.upstream.failAlways('/', fault)
+    const logged = stack.logs.length
     const response = await stack.controlRoom(get())
     expect(response.status).toBe(500)
     expect(((await response.json()) as { code: string }).code).toBe('UPSTREAM_UNAVAILABLE')
+    const line = stack.logs.slice(logged).map((l) => JSON.parse(l) as { event: string; kind: string }).find((l) => l.event === 'control_room_upstream_failed')
+    // Retries exhaust the request budget on the way; the log must still name what actually went wrong.
+    expect(line?.kind).toBe(cause)
   })
 
   it('serves fresh cached data while the upstream is down', async () => {
