@@ -1,20 +1,4 @@
-import { readFile } from 'node:fs/promises'
-import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { SERVICE_VERSION } from './version.js'
-
-let skill: Promise<string> | undefined
-
-/** SKILL.md from the repository root (on Vercel it is bundled with the function through `includeFiles`). */
-export function readSkillFile(): Promise<string> {
-  skill ??= readFile(join(process.cwd(), 'SKILL.md'), 'utf8')
-    .catch(() => readFile(fileURLToPath(new URL('../SKILL.md', import.meta.url)), 'utf8'))
-    .catch((error: unknown) => {
-      skill = undefined
-      throw error
-    })
-  return skill
-}
 
 /** The llms.txt index (llmstxt.org): what the service is and where an agent reads on. */
 export function buildLlmsTxt(): string {

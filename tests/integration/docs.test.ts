@@ -1,4 +1,6 @@
-import { readdirSync, readFileSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Ajv2020 } from 'ajv/dist/2020.js'
@@ -49,7 +51,7 @@ describe('GET /api/openapi', () => {
 describe('the agent skill', () => {
   const file = readFileSync(join(ROOT, 'SKILL.md'), 'utf8')
 
-  it('is served at /api/skill (and /skill.md) as markdown, byte for byte SKILL.md', async () => {
+  it('is served at /api/skill (and /skill.md) as markdown, byte for byte SKILL.md (npm run build:skill after editing it)', async () => {
     const response = await skill.fetch(get('/api/skill'))
     expect(response.status).toBe(200)
     expect(response.headers.get('content-type')).toBe('text/markdown; charset=utf-8')
@@ -81,8 +83,11 @@ describe('the agent skill', () => {
   })
 })
 
-/** Follows relative imports from a module and answers every module and package it can load. */
-function importGraph(entry: string): { files: Set<string>; packages: Set<string> } {
+/**
+ * Follows relative imports from a module and answers every module and package it can load; with `dynamic: false`,
+ * only what loading the module itself loads (a later `import()` is not followed).
+ */
+function importGraph(entry: string, { dynamic = true } = {}): { files: Set<string>; packages: Set<string> } {
   const files = new Set<string>()
   const packages = new Set<string>()
   const visit = (file: string) => {
@@ -91,7 +96,8 @@ function importGraph(entry: string): { files: Set<string>; packages: Set<string>
     const source = readFileSync(file, 'utf8')
     for (const match of source.matchAll(/(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+'([^']+)'|import\(\s*'([^']+)'\s*\)/g)) {
       const spec = (match[1] ?? match[2])!
-      if (/^import\s+type\s/.test(match[0].trim())) continue
+      if (/^(import|export)\s+type\s/.test(match[0].trim())) continue
+      if (match[2] && !dynamic) continue
       if (spec.startsWith('.')) visit(resolve(dirname(file), spec.replace(/\.js$/, '.ts')))
       else packages.add(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!)
     }
@@ -110,5 +116,55 @@ describe('cold start of the read handlers', () => {
 
   it('the graph walker does see the SDK behind the deploy handler (so the check above can fail)', () => {
     expect([...importGraph(join(ROOT, 'api', 'b20-skill.ts')).packages]).toContain('@aws-sdk/client-kms')
+  })
+})
+
+describe('cold start of the deploy handler', () => {
+  it('loads neither the AWS SDK, nor viem, nor the signer until a request passes the allowlist and validation', () => {
+    const { files, packages } = importGraph(join(ROOT, 'api', 'b20-skill.ts'), { dynamic: false })
+    expect([...packages]).not.toContain('@aws-sdk/client-kms')
+    expect([...packages]).not.toContain('viem')
+    expect([...files].map((f) => f.slice(ROOT.length))).not.toContainEqual(expect.stringMatching(/kmsAccount|deployToken|receipt|deployServices|chain\/(client|b20)\.ts/))
+  })
+
+  it.each([
+    ['403 without a key', {}, '{}', 403],
+    ['413 for an oversized body', { 'x-service-key': 'k' }, 'x'.repeat(17 * 1024), 413],
+    ['400 for malformed JSON', { 'x-service-key': 'k' }, '{', 400],
+    ['an invalid intent', { 'x-service-key': 'k' }, JSON.stringify({ action: 'agent_deploy', name: '', symbol: 'B@D' }), 200],
+  ])('answers %s in a fresh process without loading them', (_, headers, body, status) => {
+    const script = `
+      const { createB20SkillHandler } = await import('./api/b20-skill.ts')
+      const { digestAgentKey } = await import('./lib/agents.ts')
+      const { loadDeployConfig } = await import('./lib/config.ts')
+      const config = loadDeployConfig({ DEPLOY_ALLOWLIST: digestAgentKey('k') })
+      const handle = createB20SkillHandler({ config: () => config, services: async () => { throw new Error('services loaded') } })
+      const init = { method: 'POST', headers: { 'content-type': 'application/json', ...${JSON.stringify(headers)} }, body: ${JSON.stringify(body)} }
+      const response = await handle(new Request('http://x/api/b20-skill', init))
+      process.stdout.write(JSON.stringify({ status: response.status, body: await response.json() }))`
+    const record = join(mkdtempSync(join(tmpdir(), 'loads-')), 'loads.txt')
+    const out = execFileSync(process.execPath, ['--import', 'tsx', '--import', './tests/support/recordLoads.mjs', '--input-type=module', '-e', script], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      env: { ...process.env, RECORD_LOADS_FILE: record },
+    })
+    const answer = JSON.parse(out) as { status: number; body: { ok: boolean; code: string } }
+    expect(answer.status).toBe(status)
+    expect(answer.body.ok).toBe(false)
+    const loads = readFileSync(record, 'utf8')
+    expect(loads).toContain('/api/b20-skill.ts') // the recorder works
+    expect(loads).not.toMatch(/@aws-sdk|\/node_modules\/viem\/|kmsAccount|deployToken|deployServices/)
+  })
+
+  it('the load recorder does see the SDK once a valid deploy needs the services', () => {
+    const script = `
+      await import('./lib/deploy/runtime.ts')
+      process.stdout.write('ok')`
+    const record = join(mkdtempSync(join(tmpdir(), 'loads-')), 'loads.txt')
+    execFileSync(process.execPath, ['--import', 'tsx', '--import', './tests/support/recordLoads.mjs', '--input-type=module', '-e', script], {
+      cwd: ROOT,
+      env: { ...process.env, RECORD_LOADS_FILE: record },
+    })
+    expect(readFileSync(record, 'utf8')).toMatch(/@aws-sdk\/client-kms/)
   })
 })
