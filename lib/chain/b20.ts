@@ -9,6 +9,9 @@ import {
   type Address,
   type Hex,
 } from 'viem'
+import { VARIANT_ID, type B20Variant } from './b20Variants.js'
+
+export { STABLECOIN_DECIMALS, VARIANT_ID, type B20Variant } from './b20Variants.js'
 
 /** The B20 factory precompile (same address on every network where B20 is active). */
 export const B20_FACTORY_ADDRESS: Address = '0xB20f000000000000000000000000000000000000'
@@ -19,12 +22,6 @@ export const MINT_ROLE: Hex = keccak256(toHex('MINT_ROLE'))
 /** Selector of `createB20(uint8,bytes32,bytes,bytes[])`. */
 export const CREATE_B20_SELECTOR: Hex = '0x62975e6a'
 
-/** The two token variants, by the name the API uses. */
-export type B20Variant = 'asset' | 'stablecoin'
-/** Numeric value of each variant in the factory's enum. */
-export const VARIANT_ID: Record<B20Variant, 0 | 1> = { asset: 0, stablecoin: 1 }
-/** Decimals of every stablecoin. */
-export const STABLECOIN_DECIMALS = 6
 
 /** The factory surface at Beryl: four functions, the creation event and the errors. */
 export const b20FactoryAbi = [

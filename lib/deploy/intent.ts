@@ -1,6 +1,7 @@
-import { getAddress, isAddress, zeroAddress, type Address, type Hex } from 'viem'
+import type { Address, Hex } from 'viem'
 import { z } from 'zod'
-import { STABLECOIN_DECIMALS, type B20Variant } from '../chain/b20.js'
+import { checksumAddress, isValidAddress } from '../chain/address.js'
+import { STABLECOIN_DECIMALS, type B20Variant } from '../chain/b20Variants.js'
 import { ISO_4217_CODES } from './iso4217.js'
 
 /** One problem with a request body: the field it concerns and why. */
@@ -15,7 +16,7 @@ export const DEPLOY_SYMBOL_MAX = 11
 const UNSAFE_TEXT = /[\p{Cc}\u00AD\u061C\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2069\uFEFF]/u
 
 const addressField = z.string().refine(
-  (v) => /^0x[0-9a-fA-F]{40}$/.test(v) && (v === v.toLowerCase() || isAddress(v, { strict: true })) && v.toLowerCase() !== zeroAddress,
+  (v) => isValidAddress(v) && !/^0x0{40}$/i.test(v),
   'must be a 20-byte 0x address, lower-case or with a valid checksum, and not the zero address',
 )
 
@@ -107,7 +108,7 @@ export function parseDeployIntent(body: unknown): ParseDeployIntentReturnType {
       symbol: data.symbol,
       variant,
       decimals: variant === 'stablecoin' ? STABLECOIN_DECIMALS : (data.decimals ?? 18),
-      admin: data.admin ? getAddress(data.admin) : undefined,
+      admin: data.admin ? checksumAddress(data.admin) : undefined,
       salt: data.salt ? (data.salt.toLowerCase() as Hex) : undefined,
       currency: variant === 'stablecoin' ? (data.currency ?? 'USD') : undefined,
       dryRun: data.dryRun ?? false,

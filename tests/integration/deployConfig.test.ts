@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createB20SkillHandler } from '../../api/b20-skill.js'
+import { createB20SkillHandler, deployServicesFrom } from '../../api/b20-skill.js'
 import { digestAgentKey } from '../../lib/agents.js'
 import { ConfigError, loadDeployConfig } from '../../lib/config.js'
 import { createDeployServices } from '../../lib/deployServices.js'
@@ -72,7 +72,7 @@ describe('deploy services built from the environment alone', () => {
     const services = createDeployServices({ env: env(), logger: silentLogger })
     expect(services.store?.kind).toBe('memory')
     await chain.fund((await services.getSigner!()).address)
-    const { body } = await post(createB20SkillHandler(() => services), { action: 'agent_deploy', name: 'Env Token', symbol: 'ENV' })
+    const { body } = await post(createB20SkillHandler(deployServicesFrom(() => services)), { action: 'agent_deploy', name: 'Env Token', symbol: 'ENV' })
     expect(body).toMatchObject({ ok: true, status: 'broadcast' })
     expect(kms.calls).toEqual(['GetPublicKey', 'Sign'])
   })
@@ -80,12 +80,12 @@ describe('deploy services built from the environment alone', () => {
   it('refuses deploys on Vercel without the shared store, since instances cannot share a lock in memory', async () => {
     const services = createDeployServices({ env: { ...env(), VERCEL: '1' }, logger: silentLogger })
     expect(services.store).toBeNull()
-    const { body } = await post(createB20SkillHandler(() => services), { action: 'agent_deploy', name: 'No Store', symbol: 'NOS' })
+    const { body } = await post(createB20SkillHandler(deployServicesFrom(() => services)), { action: 'agent_deploy', name: 'No Store', symbol: 'NOS' })
     expect(body).toMatchObject({ ok: false, code: 'DEPLOYS_DISABLED' })
   })
 
   it('answers 500 CONFIG_INVALID, and nothing else, when the configuration is broken', async () => {
-    const handle = createB20SkillHandler(() => createDeployServices({ env: { CHAIN_ID: '1' } }))
+    const handle = createB20SkillHandler(deployServicesFrom(() => createDeployServices({ env: { CHAIN_ID: '1' } })))
     const errors: unknown[] = []
     const original = console.error
     console.error = (...args: unknown[]) => void errors.push(args)

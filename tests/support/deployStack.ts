@@ -1,6 +1,6 @@
 import { KMSClient } from '@aws-sdk/client-kms'
 import type { Address } from 'viem'
-import { createB20SkillHandler } from '../../api/b20-skill.js'
+import { createB20SkillHandler, deployServicesFrom } from '../../api/b20-skill.js'
 import { digestAgentKey } from '../../lib/agents.js'
 import { createChainClient } from '../../lib/chain/client.js'
 import { createDeployServices, type DeployServices } from '../../lib/deployServices.js'
@@ -67,7 +67,7 @@ export async function startDeployStack(parameters: StartDeployStackParameters): 
       now: () => clock.now,
       lockWaitMs: parameters.lockWaitMs,
     })
-    return { services, handle: withOpenApiCheck('/api/b20-skill', createB20SkillHandler(() => services)) }
+    return { services, handle: withOpenApiCheck('/api/b20-skill', createB20SkillHandler(deployServicesFrom(() => services))) }
   }
   const main = newInstance()
   const signer = (await main.services.getSigner!()).address
