@@ -1,11 +1,15 @@
+import { getRequestListener } from '@hono/node-server'
 import { readdir, readFile } from 'node:fs/promises'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { extname, join, normalize, resolve, sep } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { toWebRequest, writeWebResponse, type WebHandler } from './nodeBridge.js'
+import { DISCARD_LIMIT_BYTES } from '../lib/http.js'
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)))
+
+/** A Web handler as Vercel runs it: a plain Request in, a Response out. */
+export type WebHandler = (request: Request) => Response | Promise<Response>
 
 /** Parameters of {@link startServer}. */
 export type StartServerParameters = {
@@ -59,32 +63,49 @@ async function serveStatic(publicDir: string, pathname: string): Promise<Respons
   }
 }
 
-/** Starts the local server that mounts the same handler code Vercel runs, at `/api/<name>`. */
+/**
+ * Starts the local server that mounts the same handler code Vercel runs, at `/api/<name>`. Node's requests become Web
+ * `Request`s through `@hono/node-server` (a well-kept adapter with a fast path for string and byte bodies); it also
+ * reads and discards a body the handler answered without reading (a 403 or 413), so the client gets its status
+ * instead of a reset connection.
+ */
 export async function startServer(parameters: StartServerParameters = {}): Promise<RunningServer> {
   const { port = 3000, host = '127.0.0.1', publicDir = join(ROOT, 'public'), rewrites = {}, headers: siteHeaders = {} } = parameters
   const handlers = parameters.handlers ?? (await loadApiHandlers())
-  const server = createServer(async (req, res) => {
-    try {
-      const request = toWebRequest(req)
-      const url = new URL(request.url)
-      const pathname = rewrites[url.pathname] ?? url.pathname
-      const match = /^\/api\/([A-Za-z0-9_-]+)\/?$/.exec(pathname)
-      const handler = match ? handlers[match[1]!] : undefined
-      let response: Response | null = null
-      if (handler) response = await handler(pathname === url.pathname ? request : new Request(new URL(pathname + url.search, url), request))
-      else if (!match && (request.method === 'GET' || request.method === 'HEAD')) response = await serveStatic(publicDir, pathname)
-      response ??= new Response(JSON.stringify({ error: `No route for ${url.pathname}`, code: 'NOT_FOUND' }), {
+  const siteHeaderList = Object.entries(siteHeaders)
+
+  const route = async (request: Request): Promise<Response> => {
+    const url = new URL(request.url)
+    const pathname = rewrites[url.pathname] ?? url.pathname
+    const match = /^\/api\/([A-Za-z0-9_-]+)\/?$/.exec(pathname)
+    const handler = match ? handlers[match[1]!] : undefined
+    let response: Response | null = null
+    if (handler) response = await handler(pathname === url.pathname ? request : new Request(new URL(pathname + url.search, url), request))
+    else if (!match && (request.method === 'GET' || request.method === 'HEAD')) response = await serveStatic(publicDir, pathname)
+    return (
+      response ??
+      new Response(JSON.stringify({ error: `No route for ${url.pathname}`, code: 'NOT_FOUND' }), {
         status: 404,
         headers: { 'content-type': 'application/json; charset=utf-8', 'access-control-allow-origin': '*' },
       })
-      for (const [name, value] of Object.entries(siteHeaders)) if (!response.headers.has(name)) response.headers.set(name, value)
-      await writeWebResponse(response, res)
-    } catch {
+    )
+  }
+
+  const listener = getRequestListener(
+    (request, { outgoing }) => {
+      // vercel.json's site-wide headers; a header the handler sets itself wins (Node merges, writeHead's take precedence).
+      for (const [name, value] of siteHeaderList) outgoing.setHeader(name, value)
+      // A body past 1 MB that the handler does not read is not worth draining: answer, then close the connection.
+      if (Number(request.headers.get('content-length') ?? 0) > DISCARD_LIMIT_BYTES) outgoing.setHeader('connection', 'close')
+      return route(request)
+    },
+    {
       // A handler never throws by design; if one does, the process stays up and the client gets a plain 500.
-      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' })
-      res.end(JSON.stringify({ error: 'Internal error', code: 'INTERNAL' }))
-    }
-  })
+      errorHandler: () =>
+        new Response(JSON.stringify({ error: 'Internal error', code: 'INTERNAL' }), { status: 500, headers: { 'content-type': 'application/json; charset=utf-8' } }),
+    },
+  )
+  const server = createServer((req, res) => void listener(req, res))
   await new Promise<void>((ok, fail) => {
     server.once('error', fail)
     server.listen(port, host, () => ok())

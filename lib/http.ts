@@ -51,24 +51,12 @@ export type JsonResponseParameters = {
   head?: boolean
 }
 
-const rawBodies = new WeakMap<Response, Uint8Array>()
-
-/**
- * The bytes a response was built from, when {@link jsonResponse} built it from bytes; lets the local Node bridge
- * write a cached body without reading it back through a stream. Vercel's runtime reads `response.body` as usual.
- */
-export function rawBodyOf(response: Response): Uint8Array | undefined {
-  return rawBodies.get(response)
-}
-
 /** A JSON response with CORS and the security headers. */
 export function jsonResponse({ status = 200, body, methods, headers = {}, head = false }: JsonResponseParameters): Response {
-  const response = new Response(head ? null : (body as BodyInit), {
+  return new Response(head ? null : (body as BodyInit), {
     status,
     headers: { 'content-type': 'application/json; charset=utf-8', ...BASE_HEADERS, ...corsHeaders(methods), ...headers },
   })
-  if (!head && body instanceof Uint8Array) rawBodies.set(response, body)
-  return response
 }
 
 /** A JSON error response `{ error, code }` that no cache keeps. */
@@ -139,6 +127,23 @@ export type ReadJsonBodyReturnType =
   | { ok: true; body: unknown }
   | { ok: false; status: 400 | 413; code: 'BODY_TOO_LARGE' | 'UNSUPPORTED_CONTENT_TYPE' | 'INVALID_JSON'; message: string }
 
+/** Most bytes of a refused body read and thrown away so that the client gets its answer; past that the read stops. */
+export const DISCARD_LIMIT_BYTES = 1024 * 1024
+
+/**
+ * Reads and drops the rest of a refused body up to {@link DISCARD_LIMIT_BYTES} in all: a client still sending gets its
+ * answer rather than a reset connection. Past the limit the stream is cancelled, which closes the connection.
+ */
+async function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>, alreadyRead: number): Promise<void> {
+  let size = alreadyRead
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) return
+    size += value.byteLength
+    if (size > DISCARD_LIMIT_BYTES) return void (await reader.cancel().catch(() => undefined))
+  }
+}
+
 /**
  * Reads a JSON request body of at most `limitBytes`, refusing early on `Content-Length` and stopping the read as
  * soon as the limit is passed, so an oversized body is never buffered whole.
@@ -160,7 +165,7 @@ export async function readJsonBody(request: Request, limitBytes: number): Promis
       if (done) break
       size += value.byteLength
       if (size > limitBytes) {
-        await reader.cancel().catch(() => undefined)
+        await discardRest(reader, size)
         return tooLarge
       }
       chunks.push(value)
