@@ -1,31 +1,26 @@
-import { spawn, type ChildProcess } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { createInterface } from 'node:readline'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { fetchChecked } from '../support/openapiCheck.js'
 import type { ControlRoom } from '../../lib/market/types.js'
 import { startFakeDexScreener, type FakeDexScreener } from '../support/fakeDexScreener.js'
+import { startNpmStart, type NpmStart } from '../support/npmStart.js'
 import { createSyntheticMarket } from '../support/syntheticMarket.js'
 
 /** `npm start` as a user runs it: the real api/ modules, configured only through the environment. */
 describe('npm start (dev/server.ts)', () => {
   let upstream: FakeDexScreener
-  let child: ChildProcess
+  let server: NpmStart
   let firstLine: string
   let base: string
 
   beforeAll(async () => {
     upstream = await startFakeDexScreener(createSyntheticMarket())
-    child = spawn(process.execPath, ['--import', 'tsx', 'dev/server.ts'], {
-      env: { ...process.env, PORT: '0', DEXSCREENER_BASE_URL: upstream.url, UPSTASH_REDIS_REST_URL: '', UPSTASH_REDIS_REST_TOKEN: '', KV_REST_API_URL: '', KV_REST_API_TOKEN: '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    const lines = createInterface({ input: child.stdout! })
-    ;[firstLine] = (await once(lines, 'line')) as [string]
-    base = /listening on (http:\/\/\S+)/.exec(firstLine)![1]!
+    server = await startNpmStart({ DEXSCREENER_BASE_URL: upstream.url })
+    ;({ firstLine, url: base } = server)
   })
   afterAll(async () => {
-    child.kill('SIGTERM')
+    await server.stop()
     await upstream.close()
   })
 
@@ -67,5 +62,24 @@ describe('npm run keygen', () => {
     const digest = /digest[^:]*: +(\S+)/.exec(out)![1]!
     expect(key).toMatch(/^bcr_/)
     expect(digest).toBe(digestAgentKey(key))
+  })
+})
+
+describe('npm test on a machine without the Debian packages it needs', () => {
+  it('stops at once with the exact command to run when it cannot install them itself (not root)', async () => {
+    const { spawnSync } = await import('node:child_process')
+    const script = ['env', 'CHROMIUM_PATH=/nonexistent/chromium', process.execPath, 'tests/support/ensurePrerequisites.mjs']
+    // As root the script would install; as anyone else it must explain.
+    const [command, ...args] = process.getuid?.() === 0 ? ['runuser', '-u', 'nobody', '--', ...script] : script
+    const run = spawnSync(command!, args, { encoding: 'utf8' })
+    expect(run.status).toBe(1)
+    expect(run.stderr).toContain('sudo apt-get install -y chromium')
+  })
+
+  it('passes silently when everything is there', async () => {
+    const { spawnSync } = await import('node:child_process')
+    const run = spawnSync(process.execPath, ['tests/support/ensurePrerequisites.mjs'], { encoding: 'utf8' })
+    expect(run.status).toBe(0)
+    expect(run.stdout + run.stderr).toBe('')
   })
 })

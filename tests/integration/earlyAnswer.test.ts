@@ -1,9 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process'
-import { once } from 'node:events'
 import { Agent, request as httpRequest } from 'node:http'
-import { createInterface } from 'node:readline'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { generateAgentKey } from '../../lib/agents.js'
+import { startNpmStart, type NpmStart } from '../support/npmStart.js'
 
 const SIZES = { '1 KB': 1024, '70 KB': 70 * 1024, '300 KB': 300 * 1024, '1 MB': 1024 * 1024 }
 const TRIES = 6
@@ -30,19 +28,15 @@ function post(url: string, agent: Agent, headers: Record<string, string>, body: 
 
 /** `npm start` answering a POST before reading its body (403 without a key, 413 when oversized): never a reset. */
 describe('early answers on npm start', () => {
-  let child: ChildProcess
+  let server: NpmStart
   let url: string
   const agentKey = generateAgentKey()
 
   beforeAll(async () => {
-    child = spawn(process.execPath, ['--import', 'tsx', 'dev/server.ts'], {
-      env: { ...process.env, PORT: '0', DEPLOY_ALLOWLIST: agentKey.digest, DEXSCREENER_BASE_URL: 'http://127.0.0.1:9', UPSTASH_REDIS_REST_URL: '', UPSTASH_REDIS_REST_TOKEN: '', KV_REST_API_URL: '', KV_REST_API_TOKEN: '' },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    })
-    const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string]
-    url = `${/listening on (http:\/\/\S+)/.exec(line)![1]!}/api/b20-skill`
+    server = await startNpmStart({ DEPLOY_ALLOWLIST: agentKey.digest, DEXSCREENER_BASE_URL: 'http://127.0.0.1:9' })
+    url = `${server.url}/api/b20-skill`
   })
-  afterAll(() => void child.kill('SIGTERM'))
+  afterAll(() => server.stop())
 
   for (const keepAlive of [true, false]) {
     for (const [label, size] of Object.entries(SIZES)) {

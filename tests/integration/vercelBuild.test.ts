@@ -1,0 +1,124 @@
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { generateAgentKey } from '../../lib/agents.js'
+import { startFakeDexScreener, type FakeDexScreener } from '../support/fakeDexScreener.js'
+import { startNpmStart, type NpmStart } from '../support/npmStart.js'
+import { createSyntheticMarket } from '../support/syntheticMarket.js'
+import { startUpstashRestServer, type UpstashRestServer } from '../support/upstashRestServer.js'
+import { buildVercelOutput, invokeBuiltFunction, type FunctionAnswer, type FunctionCall, type VercelOutput } from '../support/vercelBuild.js'
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+const agent = generateAgentKey()
+const json = { 'content-type': 'application/json' }
+const deployHeaders = { ...json, 'x-service-key': agent.key }
+
+/** What a user sends, by function: every built function must answer it as `npm start` does. */
+const TABLE: Record<string, FunctionCall[]> = {
+  'control-room': [{ path: '/api/control-room' }, { path: '/api/control-room', method: 'POST' }, { path: '/api/control-room', method: 'OPTIONS' }],
+  'token-search': [{ path: '/api/token-search?q=aero' }, { path: '/api/token-search' }, { path: `/api/token-search?q=${'x'.repeat(65)}` }],
+  'b20-skill': [
+    { path: '/api/b20-skill', method: 'POST', headers: json, body: '{"action":"agent_deploy","name":"A","symbol":"A"}' },
+    { path: '/api/b20-skill', method: 'POST', headers: deployHeaders, body: '{' },
+    { path: '/api/b20-skill', method: 'POST', headers: deployHeaders, body: JSON.stringify({ action: 'agent_deploy', name: '', symbol: 'B@D' }) },
+    // A valid intent loads the lazily imported half (viem, the AWS SDK): it must be in the bundle.
+    { path: '/api/b20-skill', method: 'POST', headers: deployHeaders, body: JSON.stringify({ action: 'agent_deploy', name: 'Built Token', symbol: 'BLT', dryRun: true }) },
+    { path: '/api/b20-skill', method: 'POST', headers: deployHeaders, body: JSON.stringify({ action: 'receipt', tx_hash: `0x${'ab'.repeat(32)}` }) },
+    { path: '/api/b20-skill', method: 'GET' },
+  ],
+  skill: [{ path: '/api/skill' }, { path: '/api/skill', method: 'HEAD' }],
+  llms: [{ path: '/api/llms' }],
+  openapi: [{ path: '/api/openapi' }],
+}
+
+/** The parts of an answer a client relies on. */
+const essentials = (answer: FunctionAnswer) => ({
+  status: answer.status,
+  body: answer.body,
+  contentType: answer.headers['content-type'] ?? null,
+  cacheControl: answer.headers['cache-control'] ?? null,
+  etag: answer.headers.etag ?? null,
+  cors: answer.headers['access-control-allow-origin'] ?? null,
+})
+
+describe('the Vercel build output (vercel build with the official CLI, offline)', () => {
+  let output: VercelOutput
+  let upstream: FakeDexScreener
+  let upstash: UpstashRestServer
+  let local: NpmStart
+  let env: Record<string, string>
+
+  beforeAll(async () => {
+    ;[output, upstream, upstash] = await Promise.all([
+      buildVercelOutput(),
+      startFakeDexScreener(createSyntheticMarket()),
+      startUpstashRestServer({ redisSocket: inject('redisSocket') }),
+    ])
+    // Both sides share one store, as instances of one deployment do: cached bodies are then the same bytes.
+    env = {
+      DEXSCREENER_BASE_URL: upstream.url,
+      UPSTASH_REDIS_REST_URL: upstash.url,
+      UPSTASH_REDIS_REST_TOKEN: upstash.token,
+      STORE_KEY_PREFIX: `vb${process.pid}:`,
+      DEPLOY_ALLOWLIST: agent.digest,
+      BASE_RPC_URL: 'http://127.0.0.1:9',
+    }
+    local = await startNpmStart(env)
+  }, 300_000)
+  afterAll(async () => {
+    output?.remove()
+    await Promise.all([local?.stop(), upstream?.close(), upstash?.close()])
+  })
+
+  it('has one function per api/ module', () => {
+    const modules = readdirSync(join(ROOT, 'api')).filter((f) => f.endsWith('.ts')).map((f) => f.replace(/\.ts$/, ''))
+    expect(Object.keys(output.functions).sort()).toEqual(modules.sort())
+  })
+
+  it.each(Object.keys(TABLE))('api/%s answers every request of the table as npm start does', async (name) => {
+    const calls = TABLE[name]!
+    const expected: FunctionAnswer[] = []
+    for (const call of calls) {
+      const response = await fetch(`${local.url}${call.path}`, { method: call.method ?? 'GET', headers: call.headers ?? {}, body: call.body ?? null })
+      expected.push({ status: response.status, headers: Object.fromEntries(response.headers), body: await response.text() })
+    }
+    const built = await invokeBuiltFunction(output.functions[name]!, calls, env)
+    expect(built.map(essentials)).toEqual(expected.map(essentials))
+    // Not vacuous: the table reaches the real work, not only refusals.
+    expect(built.some((a) => a.status === 200)).toBe(true)
+    if (name === 'b20-skill') {
+      // The dry run went through the lazily loaded chain code to the (closed) RPC port: the bundle carries it.
+      expect(JSON.parse(built[3]!.body)).toMatchObject({ ok: false, code: 'RPC_UNAVAILABLE' })
+    }
+  })
+
+  it('serves the whole skill document from the function alone', async () => {
+    const [answer] = await invokeBuiltFunction(output.functions.skill!, [{ path: '/api/skill' }], {})
+    expect(answer!.status).toBe(200)
+    expect(answer!.body).toBe(readFileSync(join(ROOT, 'SKILL.md'), 'utf8'))
+  })
+
+  it('routes /openapi.json, /skill.md and /llms.txt to their functions, as vercel.json says', () => {
+    const vercel = JSON.parse(readFileSync(join(ROOT, 'vercel.json'), 'utf8')) as { rewrites: { source: string; destination: string }[] }
+    for (const { source, destination } of vercel.rewrites) {
+      const route = output.config.routes.find((r) => typeof r.src === 'string' && new RegExp(r.src).test(source) && r.dest === destination)
+      expect(route, `${source} -> ${destination}`).toBeDefined()
+      expect(output.functions[destination.replace('/api/', '')]).toBeDefined()
+    }
+  })
+
+  it('sets every security header of vercel.json on every path', () => {
+    const vercel = JSON.parse(readFileSync(join(ROOT, 'vercel.json'), 'utf8')) as { headers: { source: string; headers: { key: string; value: string }[] }[] }
+    const site = Object.fromEntries(vercel.headers.find((h) => h.source === '/(.*)')!.headers.map((h) => [h.key, h.value]))
+    expect(Object.keys(site)).toEqual(expect.arrayContaining(['Content-Security-Policy', 'Strict-Transport-Security', 'X-Frame-Options']))
+    const route = output.config.routes.find((r) => r.headers && typeof r.src === 'string' && new RegExp(r.src).test('/api/control-room') && new RegExp(r.src).test('/'))
+    expect(route?.headers).toEqual(site)
+  })
+
+  it('ships the dashboard as static files, byte for byte public/', () => {
+    for (const file of readdirSync(join(ROOT, 'public'))) {
+      expect(readFileSync(join(output.dir, 'static', file)).equals(readFileSync(join(ROOT, 'public', file))), file).toBe(true)
+    }
+  })
+})

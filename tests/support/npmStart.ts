@@ -1,0 +1,51 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { once } from 'node:events'
+import { createInterface } from 'node:readline'
+import { fileURLToPath } from 'node:url'
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+
+/** `npm start` (dev/server.ts) in its own process, as a user runs it. */
+export type NpmStart = {
+  /** `http://127.0.0.1:<port>` */
+  url: string
+  /** The first line it printed. */
+  firstLine: string
+  /** Every line it wrote to stdout and stderr after the first. */
+  lines: string[]
+  stop(): Promise<void>
+}
+
+/** Environment variables that would point a child at a developer's own Redis; cleared unless a test sets them. */
+const STORE_VARIABLES = { UPSTASH_REDIS_REST_URL: '', UPSTASH_REDIS_REST_TOKEN: '', KV_REST_API_URL: '', KV_REST_API_TOKEN: '' }
+
+/** Starts `npm start` on a free port with `env` over this process's environment; resolves once it listens. */
+export async function startNpmStart(env: Record<string, string>): Promise<NpmStart> {
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'dev/server.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, ...STORE_VARIABLES, PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  const lines: string[] = []
+  createInterface({ input: child.stderr! }).on('line', (line) => lines.push(line))
+  const stdout = createInterface({ input: child.stdout! })
+  const exited = once(child, 'exit')
+  const [firstLine] = (await Promise.race([once(stdout, 'line'), exited.then(() => [''])])) as [string]
+  const match = /listening on (http:\/\/\S+)/.exec(firstLine)
+  if (!match) {
+    child.kill('SIGKILL')
+    throw new Error(`npm start did not start: ${firstLine} ${lines.join('\n')}`)
+  }
+  stdout.on('line', (line) => lines.push(line))
+  return {
+    url: match[1]!,
+    firstLine,
+    lines,
+    stop: async () => {
+      if (child.exitCode === null) {
+        child.kill('SIGTERM')
+        await exited
+      }
+    },
+  }
+}

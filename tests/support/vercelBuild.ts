@@ -1,0 +1,92 @@
+import { execFile } from 'node:child_process'
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, relative } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+const run = promisify(execFile)
+
+/** What `vercel build` produced, in a throw-away copy of the project. */
+export type VercelOutput = {
+  /** `.vercel/output` of the copy. */
+  dir: string
+  /** Function name (`control-room`) -> its `.func` directory. */
+  functions: Record<string, string>
+  /** The parsed `config.json` (Build Output API v3). */
+  config: { version: number; routes: Record<string, unknown>[] }
+  /** Removes the copy. */
+  remove(): void
+}
+
+/** Project settings as `vercel pull` would write them for an "Other" project: what makes `vercel build` run offline. */
+const PROJECT_JSON = {
+  projectId: 'prj_localbuild',
+  orgId: 'team_localbuild',
+  settings: { framework: null, installCommand: null, buildCommand: null, outputDirectory: null, rootDirectory: null, devCommand: null },
+}
+
+/**
+ * Runs the official CLI's `vercel build` (the pinned devDependency) on a copy of the working tree, with no account,
+ * login or network beyond the npm registry: a hand-written `.vercel/project.json` stands in for `vercel pull`, and the
+ * copy shares this checkout's `node_modules`.
+ */
+export async function buildVercelOutput(): Promise<VercelOutput> {
+  const copy = mkdtempSync(join(tmpdir(), 'vercel-build-'))
+  const skip = new Set(['node_modules', '.git', '.vercel', '.scratch', 'coverage'])
+  for (const entry of readdirSync(ROOT)) {
+    if (!skip.has(entry)) cpSync(join(ROOT, entry), join(copy, entry), { recursive: true })
+  }
+  symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'), 'dir')
+  mkdirSync(join(copy, '.vercel'))
+  writeFileSync(join(copy, '.vercel', 'project.json'), JSON.stringify(PROJECT_JSON))
+  try {
+    await run(process.execPath, [join(ROOT, 'node_modules', 'vercel', 'dist', 'index.js'), 'build', '--yes'], {
+      cwd: copy,
+      env: { ...process.env, VERCEL_TELEMETRY_DISABLED: '1', npm_config_prefer_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false', FORCE_COLOR: '0' },
+      maxBuffer: 64 * 1024 * 1024,
+      timeout: 280_000,
+    })
+  } catch (error) {
+    const { stdout = '', stderr = '' } = error as { stdout?: string; stderr?: string }
+    rmSync(copy, { recursive: true, force: true })
+    throw new Error(`vercel build failed:\n${stdout.slice(-4000)}\n${stderr.slice(-4000)}`)
+  }
+  const dir = join(copy, '.vercel', 'output')
+  const functionsDir = join(dir, 'functions', 'api')
+  const functions = Object.fromEntries(
+    readdirSync(functionsDir)
+      .filter((name) => name.endsWith('.func'))
+      .map((name) => [name.replace(/\.func$/, ''), join(functionsDir, name)]),
+  )
+  return {
+    dir,
+    functions,
+    config: JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')) as VercelOutput['config'],
+    remove: () => rmSync(copy, { recursive: true, force: true }),
+  }
+}
+
+/** A request to hand a built function, and what it answered. */
+export type FunctionCall = { method?: string; path: string; headers?: Record<string, string>; body?: string }
+/** The answer of one {@link FunctionCall}. */
+export type FunctionAnswer = { status: number; headers: Record<string, string>; body: string }
+
+/**
+ * Calls a built function as Vercel's Node runtime does: a fresh Node process whose working directory is the `.func`
+ * directory imports the handler named in `.vc-config.json` and hands each call to its `fetch` as a Web `Request`.
+ */
+export async function invokeBuiltFunction(funcDir: string, calls: FunctionCall[], env: Record<string, string>): Promise<FunctionAnswer[]> {
+  const { stdout } = await run(process.execPath, [join(ROOT, 'tests', 'support', 'invokeBuiltFunction.mjs'), JSON.stringify(calls)], {
+    cwd: funcDir,
+    // Only what a deployment would have: no PATH-found tools, no test runner state, no TypeScript loader.
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', VERCEL: '1', ...env },
+    maxBuffer: 64 * 1024 * 1024,
+    timeout: 60_000,
+  })
+  return JSON.parse(stdout.slice(stdout.lastIndexOf('\n{"answers"') + 1)).answers as FunctionAnswer[]
+}
+
+/** Path of a file relative to the output, for messages. */
+export const inOutput = (output: VercelOutput, file: string) => relative(output.dir, file)
