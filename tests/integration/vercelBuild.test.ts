@@ -2,7 +2,11 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { randomBytes } from 'node:crypto'
+import { privateKeyToAddress } from 'viem/accounts'
 import { generateAgentKey } from '../../lib/agents.js'
+import { startAnvilChain, type AnvilChain } from '../support/anvil.js'
+import { startFakeKms, type FakeKms } from '../support/fakeKms.js'
 import { startFakeDexScreener, type FakeDexScreener } from '../support/fakeDexScreener.js'
 import { startNpmStart, type NpmStart } from '../support/npmStart.js'
 import { createSyntheticMarket } from '../support/syntheticMarket.js'
@@ -22,8 +26,8 @@ const TABLE: Record<string, FunctionCall[]> = {
     { path: '/api/b20-skill', method: 'POST', headers: json, body: '{"action":"agent_deploy","name":"A","symbol":"A"}' },
     { path: '/api/b20-skill', method: 'POST', headers: deployHeaders, body: '{' },
     { path: '/api/b20-skill', method: 'POST', headers: deployHeaders, body: JSON.stringify({ action: 'agent_deploy', name: '', symbol: 'B@D' }) },
-    // A valid intent loads the lazily imported half (viem, the AWS SDK): it must be in the bundle.
-    { path: '/api/b20-skill', method: 'POST', headers: deployHeaders, body: JSON.stringify({ action: 'agent_deploy', name: 'Built Token', symbol: 'BLT', dryRun: true }) },
+    // A valid intent loads the lazily imported half (viem, the AWS SDK, KMS, the chain): it must be in the bundle.
+    { path: '/api/b20-skill', method: 'POST', headers: deployHeaders, body: JSON.stringify({ action: 'agent_deploy', name: 'Built Token', symbol: 'BLT', salt: `0x${'42'.repeat(32)}`, dryRun: true }) },
     { path: '/api/b20-skill', method: 'POST', headers: deployHeaders, body: JSON.stringify({ action: 'receipt', tx_hash: `0x${'ab'.repeat(32)}` }) },
     { path: '/api/b20-skill', method: 'GET' },
   ],
@@ -47,14 +51,20 @@ describe('the Vercel build output (vercel build with the official CLI, offline)'
   let upstream: FakeDexScreener
   let upstash: UpstashRestServer
   let local: NpmStart
+  let chain: AnvilChain
+  let kms: FakeKms
   let env: Record<string, string>
 
   beforeAll(async () => {
-    ;[output, upstream, upstash] = await Promise.all([
+    const secretKey = randomBytes(32)
+    ;[output, upstream, upstash, chain, kms] = await Promise.all([
       buildVercelOutput(),
       startFakeDexScreener(createSyntheticMarket()),
       startUpstashRestServer({ redisSocket: inject('redisSocket') }),
+      startAnvilChain(),
+      startFakeKms({ secretKey }),
     ])
+    await chain.fund(privateKeyToAddress(`0x${secretKey.toString('hex')}`))
     // Both sides share one store, as instances of one deployment do: cached bodies are then the same bytes.
     env = {
       DEXSCREENER_BASE_URL: upstream.url,
@@ -62,13 +72,18 @@ describe('the Vercel build output (vercel build with the official CLI, offline)'
       UPSTASH_REDIS_REST_TOKEN: upstash.token,
       STORE_KEY_PREFIX: `vb${process.pid}:`,
       DEPLOY_ALLOWLIST: agent.digest,
-      BASE_RPC_URL: 'http://127.0.0.1:9',
+      BASE_RPC_URL: chain.rpcUrl,
+      KMS_KEY_ID: kms.keyArn,
+      AWS_REGION: 'us-east-1',
+      AWS_ENDPOINT_URL_KMS: kms.url,
+      AWS_ACCESS_KEY_ID: 'test',
+      AWS_SECRET_ACCESS_KEY: 'test',
     }
     local = await startNpmStart(env)
   }, 300_000)
   afterAll(async () => {
     output?.remove()
-    await Promise.all([local?.stop(), upstream?.close(), upstash?.close()])
+    await Promise.all([local?.stop(), upstream?.close(), upstash?.close(), chain?.stop(), kms?.close()])
   })
 
   it('has one function per api/ module', () => {
@@ -88,8 +103,9 @@ describe('the Vercel build output (vercel build with the official CLI, offline)'
     // Not vacuous: the table reaches the real work, not only refusals.
     expect(built.some((a) => a.status === 200)).toBe(true)
     if (name === 'b20-skill') {
-      // The dry run went through the lazily loaded chain code to the (closed) RPC port: the bundle carries it.
-      expect(JSON.parse(built[3]!.body)).toMatchObject({ ok: false, code: 'RPC_UNAVAILABLE' })
+      // The dry run went through the lazily loaded KMS and chain code to a simulation: the bundle carries it all.
+      expect(JSON.parse(built[3]!.body)).toMatchObject({ ok: true, status: 'simulated' })
+      expect(JSON.parse(built[4]!.body)).toMatchObject({ ok: false, code: 'TX_NOT_FOUND' })
     }
   })
 

@@ -13,6 +13,8 @@ export type NpmStart = {
   firstLine: string
   /** Every line it wrote to stdout and stderr after the first. */
   lines: string[]
+  /** Its process id (benchmarks read its memory). */
+  pid: number
   stop(): Promise<void>
 }
 
@@ -41,6 +43,7 @@ export async function startNpmStart(env: Record<string, string>): Promise<NpmSta
     url: match[1]!,
     firstLine,
     lines,
+    pid: child.pid!,
     stop: async () => {
       if (child.exitCode === null) {
         child.kill('SIGTERM')
