@@ -1,18 +1,67 @@
-import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { createControlRoomHandler } from '../api/control-room.js'
 import { startServer } from '../dev/server.js'
 import { silentLogger } from '../lib/log.js'
 import { createReadServices } from '../lib/readServices.js'
 import { createMemoryStore } from '../lib/store/memory.js'
 import { createDexScreenerClient } from '../lib/upstream/dexscreener.js'
-import { measureThroughput } from './load.js'
+import { startNpmStart } from '../tests/support/npmStart.js'
+import { measureWithAutocannon, median, startBareServer, type AutocannonResult } from './autocannon.js'
 import { startUpstreamThread } from './upstreamThread.js'
 
 const UPSTREAM_DELAY_MS = 100
+const ROUNDS = 3
 
-/** The read-API benchmark of issue 2: warm throughput ratio, cold latency ratio, single-flight ratio. */
-export async function benchReadApi(): Promise<Record<string, number>> {
+/**
+ * Warm `GET /api/control-room` through `npm start` (its own process) against a bare node:http server (its own process)
+ * sending the same bytes, 200s and 304s: autocannon in a third process, service and bare runs interleaved.
+ */
+async function benchWarmThroughput(upstreamUrl: string): Promise<Record<string, number | string>> {
+  const service = await startNpmStart({ DEXSCREENER_BASE_URL: upstreamUrl })
+  const url = `${service.url}/api/control-room`
+  // The bare server replays the service's own answers: same status line, headers and body bytes.
+  const first = await fetch(url)
+  const etag = first.headers.get('etag')!
+  const second = await fetch(url, { headers: { 'if-none-match': etag } })
+  const wire = (response: Response) => Object.fromEntries([...response.headers].filter(([name]) => !['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding'].includes(name)))
+  const dir = mkdtempSync(join(tmpdir(), 'bench-answers-'))
+  const answers = { etag, ok: { headers: wire(first), body: Buffer.from(await first.arrayBuffer()).toString('base64') }, notModified: { headers: wire(second) } }
+  writeFileSync(join(dir, 'answers.json'), JSON.stringify(answers))
+  const bare = await startBareServer(join(dir, 'answers.json'))
+  const runs = { service200: [] as AutocannonResult[], bare200: [] as AutocannonResult[], service304: [] as AutocannonResult[], bare304: [] as AutocannonResult[] }
+  try {
+    for (let round = 0; round < ROUNDS; round++) {
+      runs.service200.push(await measureWithAutocannon({ url, watchPid: service.pid }))
+      runs.bare200.push(await measureWithAutocannon({ url: bare.url, watchPid: bare.pid }))
+      runs.service304.push(await measureWithAutocannon({ url, headers: { 'if-none-match': etag } }))
+      runs.bare304.push(await measureWithAutocannon({ url: bare.url, headers: { 'if-none-match': etag } }))
+    }
+  } finally {
+    bare.stop()
+    await service.stop()
+  }
+  for (const list of Object.values(runs)) {
+    for (const r of list) if (r.errors > 0) throw new Error(`${r.errors} requests failed during a run`)
+  }
+  const rps = (list: AutocannonResult[]) => median(list.map((r) => r.rps))
+  const each = (list: AutocannonResult[]) => list.map((r) => Math.round(r.rps)).join(' / ')
+  return {
+    'warm 200 req/s, service runs': each(runs.service200),
+    'warm 200 req/s, bare runs': each(runs.bare200),
+    '(a) warm 200: service / bare, ratio of medians (goal >= 0.8)': round(rps(runs.service200) / rps(runs.bare200)),
+    '304 req/s, service runs': each(runs.service304),
+    '304 req/s, bare runs': each(runs.bare304),
+    '(a2) 304: service / bare, ratio of medians (goal >= 0.8)': round(rps(runs.service304) / rps(runs.bare304)),
+    'service p50 / p99 latency ms under 50 connections': `${median(runs.service200.map((r) => r.p50Ms))} / ${median(runs.service200.map((r) => r.p99Ms))}`,
+    'service peak RSS MB under load': Math.round(Math.max(...runs.service200.map((r) => r.maxRssMb ?? 0))),
+    'bare server peak RSS MB under load': Math.round(Math.max(...runs.bare200.map((r) => r.maxRssMb ?? 0))),
+  }
+}
+
+/** The read-API benchmark: warm throughput ratios (separate processes), cold latency ratio, single-flight ratio. */
+export async function benchReadApi(): Promise<Record<string, number | string>> {
   const upstream = await startUpstreamThread(UPSTREAM_DELAY_MS)
   const clock = { offset: 0 }
   const services = createReadServices({
@@ -40,18 +89,6 @@ export async function benchReadApi(): Promise<Record<string, number>> {
   for (let i = 0; i < 5; i++) runs.push(await coldOnce())
   const coldMs = runs.map((r) => r.ms).sort((a, b) => a - b)[2]!
   const oneRefresh = runs[0]!.requests
-  const bytes = runs[4]!.body
-
-  // (a) warm requests/s against a bare Node server answering the same bytes.
-  const bare = createServer((_, res) => {
-    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' })
-    res.end(bytes)
-  })
-  await new Promise<void>((ok) => bare.listen(0, '127.0.0.1', () => ok()))
-  const bareUrl = `http://127.0.0.1:${(bare.address() as AddressInfo).port}/`
-  // Keep the window open for the whole measurement.
-  const warmRps = await measureThroughput({ url })
-  const bareRps = await measureThroughput({ url: bareUrl })
 
   // (c) 200 concurrent cold requests.
   clock.offset += 60_000
@@ -60,12 +97,10 @@ export async function benchReadApi(): Promise<Record<string, number>> {
   const concurrentRequests = (await upstream.requestCount()) - before
 
   await server.close()
-  bare.close()
+  const warm = await benchWarmThroughput(upstream.url)
   await upstream.close()
   return {
-    'warm control-room req/s': Math.round(warmRps),
-    'bare node req/s (same bytes)': Math.round(bareRps),
-    '(a) warm / bare (goal >= 0.8)': round(warmRps / bareRps),
+    ...warm,
     'first cold refresh of the process ms': Math.round(first.ms),
     'cold refresh ms (median of 5)': Math.round(coldMs),
     'upstream delay ms': UPSTREAM_DELAY_MS,

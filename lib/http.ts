@@ -6,24 +6,31 @@ export type Method = 'GET' | 'HEAD' | 'POST' | 'OPTIONS'
 /** Request headers a browser may send cross-origin. */
 export const CORS_ALLOWED_HEADERS = 'Content-Type, X-Service-Key, Idempotency-Key, If-None-Match'
 
-const corsByMethods = new Map<string, Readonly<Record<string, string>>>()
-
-/** The CORS headers of every response (errors included): any origin, no credentials. */
-export function corsHeaders(methods: readonly Method[]): Readonly<Record<string, string>> {
-  const key = methods.join(',')
-  let headers = corsByMethods.get(key)
-  if (!headers) corsByMethods.set(key, (headers = buildCorsHeaders(methods)))
-  return headers
+/**
+ * The CORS headers of every actual response (errors included): any origin, no credentials, and the headers a browser
+ * script may read. The preflight-only headers go on the OPTIONS answer alone ({@link preflightHeaders}).
+ */
+export const CORS_HEADERS: Readonly<Record<string, string>> = {
+  'access-control-allow-origin': '*',
+  'access-control-expose-headers': 'ETag, Retry-After',
 }
 
-function buildCorsHeaders(methods: readonly Method[]): Record<string, string> {
-  return {
-    'access-control-allow-origin': '*',
-    'access-control-allow-methods': [...methods, 'OPTIONS'].join(', '),
-    'access-control-allow-headers': CORS_ALLOWED_HEADERS,
-    'access-control-expose-headers': 'ETag, Retry-After',
-    'access-control-max-age': '86400',
+const preflightByMethods = new Map<string, Readonly<Record<string, string>>>()
+
+/** The headers of a CORS preflight answer: which methods and request headers are allowed, cached for a day. */
+export function preflightHeaders(methods: readonly Method[]): Readonly<Record<string, string>> {
+  const key = methods.join(',')
+  let headers = preflightByMethods.get(key)
+  if (!headers) {
+    headers = {
+      ...CORS_HEADERS,
+      'access-control-allow-methods': [...methods, 'OPTIONS'].join(', '),
+      'access-control-allow-headers': CORS_ALLOWED_HEADERS,
+      'access-control-max-age': '86400',
+    }
+    preflightByMethods.set(key, headers)
   }
+  return headers
 }
 
 const BASE_HEADERS = { 'x-content-type-options': 'nosniff' }
@@ -55,7 +62,7 @@ export type JsonResponseParameters = {
 export function jsonResponse({ status = 200, body, methods, headers = {}, head = false }: JsonResponseParameters): Response {
   return new Response(head ? null : (body as BodyInit), {
     status,
-    headers: { 'content-type': 'application/json; charset=utf-8', ...BASE_HEADERS, ...corsHeaders(methods), ...headers },
+    headers: { 'content-type': 'application/json; charset=utf-8', ...BASE_HEADERS, ...CORS_HEADERS, ...headers },
   })
 }
 
@@ -81,10 +88,10 @@ export function guardRequest(request: Request, methods: readonly Method[]): Resp
     const host = request.headers.get('x-forwarded-host')?.split(',')[0]?.trim() || request.headers.get('host') || url.host
     return new Response(null, {
       status: 308,
-      headers: { location: `https://${host}${url.pathname}${url.search}`, ...corsHeaders(methods) },
+      headers: { location: `https://${host}${url.pathname}${url.search}`, ...CORS_HEADERS },
     })
   }
-  if (request.method === 'OPTIONS') return new Response(null, { status: 204, headers: { ...BASE_HEADERS, ...corsHeaders(methods) } })
+  if (request.method === 'OPTIONS') return new Response(null, { status: 204, headers: { ...BASE_HEADERS, ...preflightHeaders(methods) } })
   if (!methods.includes(request.method as Method)) {
     return errorResponse(405, 'METHOD_NOT_ALLOWED', `Method ${request.method} is not allowed here; use ${methods.join(' or ')}.`, methods, {
       allow: [...methods, 'OPTIONS'].join(', '),
@@ -117,7 +124,7 @@ export function cachedJsonResponse({ request, body, etag, maxAgeSeconds, methods
   const age = Math.max(0, Math.ceil(maxAgeSeconds))
   const headers = { etag, 'cache-control': `public, max-age=${age}, s-maxage=${age}` }
   if (matchesEtag(request.headers.get('if-none-match'), etag)) {
-    return new Response(null, { status: 304, headers: { ...BASE_HEADERS, ...corsHeaders(methods), ...headers } })
+    return new Response(null, { status: 304, headers: { ...BASE_HEADERS, ...CORS_HEADERS, ...headers } })
   }
   return jsonResponse({ body, methods, headers, head: request.method === 'HEAD' })
 }

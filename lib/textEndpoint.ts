@@ -1,4 +1,4 @@
-import { corsHeaders, errorResponse, guardRequest, type Method } from './http.js'
+import { CORS_HEADERS, errorResponse, guardRequest, type Method } from './http.js'
 
 const METHODS: readonly Method[] = ['GET', 'HEAD']
 
@@ -14,7 +14,7 @@ export function createTextHandler(contentType: string, produce: () => Promise<st
       return errorResponse(500, 'INTERNAL', 'The document is not available on this deployment.', METHODS)
     }
     return new Response(request.method === 'HEAD' ? null : text, {
-      headers: { 'content-type': contentType, 'cache-control': 'public, max-age=300', 'x-content-type-options': 'nosniff', ...corsHeaders(METHODS) },
+      headers: { 'content-type': contentType, 'cache-control': 'public, max-age=300', 'x-content-type-options': 'nosniff', ...CORS_HEADERS },
     })
   }
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { ConfigError, loadReadConfig } from '../../lib/config.js'
-import { guardRequest, matchesEtag } from '../../lib/http.js'
+import { guardRequest, jsonResponse, matchesEtag } from '../../lib/http.js'
 import { createLogger } from '../../lib/log.js'
 import { parseQuery } from '../../lib/market/search.js'
 import { parseRetryAfter } from '../../lib/upstream/dexscreener.js'
@@ -21,6 +21,14 @@ describe('guardRequest', () => {
     expect(response.headers.get('access-control-allow-methods')).toBe('GET, HEAD, OPTIONS')
     expect(response.headers.get('access-control-allow-headers')).toContain('X-Service-Key')
     expect(response.headers.get('access-control-allow-credentials')).toBeNull()
+  })
+
+  it('keeps the preflight-only CORS headers off actual answers (fewer bytes on every poll)', () => {
+    const response = jsonResponse({ body: '{}', methods: ['GET', 'HEAD'] })
+    expect(response.headers.get('access-control-allow-origin')).toBe('*')
+    expect(response.headers.get('access-control-expose-headers')).toBe('ETag, Retry-After')
+    expect(response.headers.get('access-control-allow-methods')).toBeNull()
+    expect(response.headers.get('access-control-max-age')).toBeNull()
   })
 
   it('answers other methods with 405 and Allow', async () => {
