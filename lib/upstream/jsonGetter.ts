@@ -1,0 +1,144 @@
+/** Why an upstream call failed. */
+export type UpstreamErrorKind = 'network' | 'timeout' | 'status' | 'body' | 'budget'
+
+/** A failed upstream call, after retries. Its message names the path, never a secret. */
+export class UpstreamError extends Error {
+  override name = 'UpstreamError'
+  constructor(
+    message: string,
+    readonly kind: UpstreamErrorKind,
+    readonly status?: number,
+    /** The provider's `Retry-After`, in ms, when it sent one. */
+    readonly retryAfterMs: number | null = null,
+  ) {
+    super(message)
+  }
+}
+
+/** Requests a caller may still make; shared by all calls of one refresh so retries count too. */
+export type RequestBudget = { remaining: number }
+
+/** Options of one client call. */
+export type CallOptions = { signal?: AbortSignal; budget?: RequestBudget }
+
+/** Parameters of {@link createJsonGetter}. */
+export type CreateJsonGetterParameters = {
+  baseUrl: string
+  /** Request headers of every call (e.g. the API version a provider wants in `Accept`). */
+  headers?: Record<string, string>
+  fetch?: typeof globalThis.fetch
+  /** Timeout of one HTTP attempt (default 8000 ms). */
+  requestTimeoutMs?: number
+  /** Retries after the first attempt, only on network errors, 408, 429 and 5xx (default 2). */
+  maxRetries?: number
+  /** First backoff step (default 250 ms); each retry doubles it, with full jitter. */
+  backoffBaseMs?: number
+  /** Longest `Retry-After` honoured (default 5000 ms); a longer one ends the retries. */
+  maxRetryAfterMs?: number
+  random?: () => number
+  /** The path as it may appear in messages and logs (without queries or address lists). */
+  describePath?: (path: string) => string
+}
+
+/** GETs a path and reads the JSON body with `parse` (null: the body has the wrong shape). */
+export type JsonGetter = <T>(path: string, parse: (body: unknown) => T | null, options?: CallOptions) => Promise<T>
+
+const RETRYABLE_STATUS = new Set([408, 429, 500, 502, 503, 504])
+
+/** Parses `Retry-After` (seconds or an HTTP date) into milliseconds from `now`. */
+export function parseRetryAfter(value: string | null, now: number = Date.now()): number | null {
+  if (!value) return null
+  const trimmed = value.trim()
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000)
+  const date = Date.parse(trimmed)
+  return Number.isNaN(date) ? null : Math.max(0, date - now)
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason)
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort)
+      resolve()
+    }, ms)
+    const onAbort = () => {
+      clearTimeout(timer)
+      reject(signal!.reason)
+    }
+    signal?.addEventListener('abort', onAbort, { once: true })
+  })
+}
+
+type Attempt<T> = { value?: T; error?: UpstreamError; retry: boolean; retryAfterMs: number | null }
+
+/**
+ * A GET-JSON client for one provider: a timeout per attempt, bounded jittered retries (network errors, 408, 429, 5xx)
+ * that honour `Retry-After`, a shared request budget, and a non-JSON or wrongly shaped body treated as an error.
+ */
+export function createJsonGetter(parameters: CreateJsonGetterParameters): JsonGetter {
+  const {
+    baseUrl,
+    headers = { accept: 'application/json' },
+    fetch: fetchFn = globalThis.fetch,
+    requestTimeoutMs = 8000,
+    maxRetries = 2,
+    backoffBaseMs = 250,
+    maxRetryAfterMs = 5000,
+    random = Math.random,
+    describePath = (path) => path.replace(/\?.*$/, ''),
+  } = parameters
+  const root = baseUrl.replace(/\/+$/, '')
+
+  async function attempt<T>(path: string, parse: (body: unknown) => T | null, outer?: AbortSignal): Promise<Attempt<T>> {
+    const route = describePath(path)
+    const timeout = AbortSignal.timeout(requestTimeoutMs)
+    const signal = outer ? AbortSignal.any([outer, timeout]) : timeout
+    let response: Response
+    let text: string
+    try {
+      response = await fetchFn(`${root}${path}`, { headers, signal })
+      text = await response.text()
+    } catch {
+      if (outer?.aborted) return { retry: false, retryAfterMs: null, error: new UpstreamError(`upstream refresh deadline passed during ${route}`, 'timeout') }
+      if (timeout.aborted) return { retry: true, retryAfterMs: null, error: new UpstreamError(`upstream ${route} timed out after ${requestTimeoutMs} ms`, 'timeout') }
+      return { retry: true, retryAfterMs: null, error: new UpstreamError(`upstream ${route} could not be reached`, 'network') }
+    }
+    if (!response.ok) {
+      const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'))
+      return {
+        retry: RETRYABLE_STATUS.has(response.status),
+        retryAfterMs,
+        error: new UpstreamError(`upstream ${route} answered HTTP ${response.status}`, 'status', response.status, retryAfterMs),
+      }
+    }
+    let body: unknown
+    try {
+      body = JSON.parse(text)
+    } catch {
+      return { retry: false, retryAfterMs: null, error: new UpstreamError(`upstream ${route} answered a body that is not JSON`, 'body', response.status) }
+    }
+    const value = parse(body)
+    if (value === null) return { retry: false, retryAfterMs: null, error: new UpstreamError(`upstream ${route} answered JSON of an unknown shape`, 'body', response.status) }
+    return { retry: false, retryAfterMs: null, value }
+  }
+
+  return async (path, parse, { signal: outer, budget } = {}) => {
+    for (let retry = 0; ; retry++) {
+      if (budget) {
+        if (budget.remaining <= 0) throw new UpstreamError(`upstream request budget spent before ${describePath(path)}`, 'budget')
+        budget.remaining--
+      }
+      const result = await attempt(path, parse, outer)
+      if (result.error === undefined) return result.value as NonNullable<typeof result.value>
+      const error = result.error
+      if (!result.retry || retry >= maxRetries || (budget && budget.remaining <= 0)) throw error
+      if (result.retryAfterMs !== null && result.retryAfterMs > maxRetryAfterMs) throw error
+      const backoff = Math.round(random() * backoffBaseMs * 2 ** retry)
+      try {
+        await sleep(Math.max(backoff, result.retryAfterMs ?? 0), outer)
+      } catch {
+        throw new UpstreamError(`upstream refresh deadline passed while waiting to retry ${describePath(path)}`, 'timeout')
+      }
+    }
+  }
+}
