@@ -34,6 +34,8 @@ export type DeployConfig = {
 /** Configuration of the read endpoints. */
 export type ReadConfig = {
   dexscreenerBaseUrl: string
+  /** GeckoTerminal API root (discovery and failover), or null when set to empty (off). */
+  geckoTerminalBaseUrl: string | null
   /** Upstash REST endpoint and token, or null for the in-process store. */
   redis: { url: string; token: string } | null
   /** Prefix of every key this service writes to the shared store. */
@@ -149,6 +151,8 @@ export function loadDeployConfig(env: Environment = process.env): DeployConfig {
 
 const readSchema = z.object({
   DEXSCREENER_BASE_URL: optional(httpUrl).default('https://api.dexscreener.com'),
+  // Unset: the public API; set to empty: no GeckoTerminal (discovery and failover off).
+  GECKOTERMINAL_BASE_URL: z.union([z.literal(''), httpUrl]).optional(),
   ...storeFields,
 })
 
@@ -157,6 +161,7 @@ export function loadReadConfig(env: Environment = process.env): ReadConfig {
   const parsed = parseWith(readSchema, env, 'read API', [checkStorePairs])
   return {
     dexscreenerBaseUrl: parsed.DEXSCREENER_BASE_URL,
+    geckoTerminalBaseUrl: parsed.GECKOTERMINAL_BASE_URL === undefined ? 'https://api.geckoterminal.com/api/v2' : parsed.GECKOTERMINAL_BASE_URL.trim() === '' ? null : parsed.GECKOTERMINAL_BASE_URL.trim(),
     redis: storeConfig(parsed),
     storePrefix: parsed.STORE_KEY_PREFIX,
   }

@@ -5,12 +5,15 @@ import { createMemoryStore } from './store/memory.js'
 import type { Store } from './store/types.js'
 import { createUpstashStore } from './store/upstash.js'
 import { createDexScreenerClient, type DexScreenerClient } from './upstream/dexscreener.js'
+import { createGeckoTerminalClient, type GeckoTerminalClient } from './upstream/geckoterminal.js'
 
 /** Everything the read endpoints talk to, built once per instance. */
 export type ReadServices = {
   store: Store
   cache: ReadCache
   upstream: DexScreenerClient
+  /** GeckoTerminal (discovery and failover), or null when `GECKOTERMINAL_BASE_URL` is empty. */
+  gecko: GeckoTerminalClient | null
   logger: Logger
   now: () => number
   /** Prefix of the shared-store keys. */
@@ -24,6 +27,8 @@ export type CreateReadServicesParameters = {
   env?: Environment
   store?: Store
   upstream?: DexScreenerClient
+  /** GeckoTerminal client; `null` turns it off; absent: built from the environment. */
+  gecko?: GeckoTerminalClient | null
   logger?: Logger
   now?: () => number
 }
@@ -35,15 +40,17 @@ export function createReadServices(parameters: CreateReadServicesParameters = {}
   const now = parameters.now ?? Date.now
   const store = parameters.store ?? (config.redis ? createUpstashStore(config.redis) : createMemoryStore())
   const upstream = parameters.upstream ?? createDexScreenerClient({ baseUrl: config.dexscreenerBaseUrl })
+  const gecko = parameters.gecko !== undefined ? parameters.gecko : config.geckoTerminalBaseUrl ? createGeckoTerminalClient({ baseUrl: config.geckoTerminalBaseUrl }) : null
   const storeLabel = store.kind === 'upstash' && config.redis ? `upstash ${new URL(config.redis.url).host}` : store.kind === 'upstash' ? 'upstash' : 'in-process memory'
   return {
     store,
     cache: createReadCache({ store, logger, now }),
     upstream,
+    gecko,
     logger,
     now,
     keyPrefix: config.storePrefix,
-    describe: `store: ${storeLabel}, upstream: ${config.dexscreenerBaseUrl}`,
+    describe: `store: ${storeLabel}, upstream: ${config.dexscreenerBaseUrl}, discovery: ${config.geckoTerminalBaseUrl ?? 'off'}`,
   }
 }
 

@@ -1,6 +1,6 @@
 import type { LocalCachedBody } from '../cache.js'
 import type { ReadServices } from '../readServices.js'
-import { buildControlRoom } from './controlRoom.js'
+import { refreshControlRoom } from './controlRoomRefresh.js'
 import { searchTokens } from './search.js'
 
 /** How long a read stays cached server-side (spec 8). */
@@ -14,7 +14,7 @@ export function readControlRoom(services: ReadServices): Promise<LocalCachedBody
   return services.cache.read({
     key: `${services.keyPrefix}${VERSION}:control-room`,
     ttlMs: READ_CACHE_TTL_MS,
-    refresh: async () => JSON.stringify(await buildControlRoom({ upstream: services.upstream, now: services.now })),
+    refresh: () => refreshControlRoom(services),
   })
 }
 

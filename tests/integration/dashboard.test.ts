@@ -33,6 +33,7 @@ describe('the dashboard page', () => {
       logger: silentLogger,
       now: () => Date.now() + clock.offset,
       upstream: createDexScreenerClient({ baseUrl: upstream.url, backoffBaseMs: 5 }),
+      gecko: null,
     })
     server = await startServer({
       port: 0,

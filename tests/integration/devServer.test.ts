@@ -25,7 +25,7 @@ describe('npm start (dev/server.ts)', () => {
   })
 
   it('says where it listens and which store and upstream it uses', () => {
-    expect(firstLine).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+ \(store: in-process memory, upstream: http:\/\/127\.0\.0\.1:\d+\)$/)
+    expect(firstLine).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+ \(store: in-process memory, upstream: http:\/\/127\.0\.0\.1:\d+, discovery: \S+\)$/)
   })
 
   it('serves both read endpoints with the same handlers Vercel runs', async () => {

@@ -68,6 +68,7 @@ describe('the Vercel build output (vercel build with the official CLI, offline)'
     // Both sides share one store, as instances of one deployment do: cached bodies are then the same bytes.
     env = {
       DEXSCREENER_BASE_URL: upstream.url,
+      GECKOTERMINAL_BASE_URL: '',
       UPSTASH_REDIS_REST_URL: upstash.url,
       UPSTASH_REDIS_REST_TOKEN: upstash.token,
       STORE_KEY_PREFIX: `vb${process.pid}:`,

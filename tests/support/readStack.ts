@@ -6,9 +6,11 @@ import { createMemoryStore } from '../../lib/store/memory.js'
 import type { Store } from '../../lib/store/types.js'
 import { createUpstashStore } from '../../lib/store/upstash.js'
 import { createDexScreenerClient } from '../../lib/upstream/dexscreener.js'
+import { createGeckoTerminalClient } from '../../lib/upstream/geckoterminal.js'
+import { startFakeGeckoTerminal, type FakeGeckoTerminal } from './fakeGeckoTerminal.js'
 import { startFakeDexScreener, type FakeDexScreener } from './fakeDexScreener.js'
 import { withOpenApiCheck } from './openapiCheck.js'
-import { createSyntheticMarket } from './syntheticMarket.js'
+import { createSyntheticMarket, type RawPair } from './syntheticMarket.js'
 import { startUpstashRestServer, type UpstashRestServer } from './upstashRestServer.js'
 
 /** Which shared store a stack runs on. */
@@ -25,6 +27,8 @@ export type ReadInstance = {
 /** A read API over real local parts: the fake upstream, and the in-process store or Upstash over redis-server. */
 export type ReadStack = {
   upstream: FakeDexScreener
+  /** The GeckoTerminal-shaped server, when the stack was started `withGecko`. */
+  gecko: FakeGeckoTerminal | null
   upstash: UpstashRestServer | null
   store: Store
   clock: { now: number }
@@ -34,15 +38,25 @@ export type ReadStack = {
 } & ReadInstance
 
 /** Parameters of {@link startReadStack}. */
-export type StartReadStackParameters = { storeKind: StoreKind; redisSocket?: string; requestTimeoutMs?: number }
+export type StartReadStackParameters = {
+  storeKind: StoreKind
+  redisSocket?: string
+  requestTimeoutMs?: number
+  /** The market both upstreams serve (default: the synthetic market with hub-named tokens). */
+  market?: RawPair[]
+  /** Also start a GeckoTerminal-shaped server over the same market and give it to the service. */
+  withGecko?: boolean
+}
 
 let stackCounter = 0
 
 /** Starts a read stack; every stack writes under its own key prefix, so files can share one redis-server. */
 export async function startReadStack(parameters: StartReadStackParameters): Promise<ReadStack> {
-  const upstream = await startFakeDexScreener(createSyntheticMarket())
-  const upstash = parameters.storeKind === 'upstash' ? await startUpstashRestServer({ redisSocket: parameters.redisSocket! }) : null
+  const market = parameters.market ?? createSyntheticMarket()
+  const upstream = await startFakeDexScreener(market)
   const clock = { now: Date.now() }
+  const gecko = parameters.withGecko ? await startFakeGeckoTerminal(market, { now: () => clock.now }) : null
+  const upstash = parameters.storeKind === 'upstash' ? await startUpstashRestServer({ redisSocket: parameters.redisSocket! }) : null
   const store = upstash ? createUpstashStore({ url: upstash.url, token: upstash.token }) : createMemoryStore()
   const prefix = `test${process.pid}-${++stackCounter}-${Math.random().toString(36).slice(2, 8)}:`
 
@@ -55,6 +69,7 @@ export async function startReadStack(parameters: StartReadStackParameters): Prom
       logger,
       now: () => clock.now,
       upstream: createDexScreenerClient({ baseUrl: upstream.url, backoffBaseMs: 5, requestTimeoutMs: parameters.requestTimeoutMs ?? 8000 }),
+      gecko: gecko ? createGeckoTerminalClient({ baseUrl: gecko.url, backoffBaseMs: 5, maxRetryAfterMs: 0 }) : null,
     })
     return {
       services,
@@ -67,12 +82,14 @@ export async function startReadStack(parameters: StartReadStackParameters): Prom
   return {
     ...newInstance(),
     upstream,
+    gecko,
     upstash,
     store,
     clock,
     newInstance,
     close: async () => {
       await upstream.close()
+      await gecko?.close()
       await upstash?.close()
     },
   }

@@ -125,3 +125,66 @@ export function createSyntheticMarket(parameters: CreateSyntheticMarketParameter
   }
   return pairs
 }
+
+const CONSONANTS = 'BCDFGHJKLMNPQRSTVWXZ'
+
+/** Parameters of {@link createLongTailMarket}. */
+export type CreateLongTailMarketParameters = { tokens?: number; seed?: number }
+
+/**
+ * A Base market shaped like the live chain, where names help nothing: the hubs, then `tokens` young tokens with
+ * unguessable consonant names (no seed search matches them except through their WETH or USDC side), shallow pools
+ * (liquidity a few percent of volume), one to three pairs each whose best is not always the first, and cross pairs
+ * in which one young token is the quote side of another's pair.
+ */
+export function createLongTailMarket(parameters: CreateLongTailMarketParameters = {}): RawPair[] {
+  const { tokens = 800, seed = 20261122 } = parameters
+  const random = seededRandom(seed)
+  const pairs = createSyntheticMarket({ tokens: 0, seed })
+  const name = () => Array.from({ length: 3 + Math.floor(random() * 4) }, () => CONSONANTS[Math.floor(random() * CONSONANTS.length)]).join('')
+  const made: { address: string; name: string; symbol: string }[] = []
+  for (let i = 0; i < tokens; i++) {
+    const token = { address: mixCase('0x' + hex(random, 20)), name: `${name()} ${name()}`, symbol: name() }
+    made.push(token)
+    const volume = Math.round(30_000_000 * random() ** 4 + 2_000)
+    const count = 1 + Math.floor(random() * 3)
+    const best = Math.floor(random() * count)
+    for (let j = 0; j < count; j++) {
+      pairs.push(
+        makePair({
+          base: token,
+          quote: j % 2 === 0 ? HUBS.WETH : HUBS.USDC,
+          pairAddress: '0x' + hex(random, 20),
+          volume24h: j === best ? volume : Math.round(volume * (0.1 + random() * 0.6)),
+          liquidityUsd: Math.round(volume * (0.01 + random() * 0.08)),
+          priceUsd: (random() / 100).toFixed(10),
+          priceChange24h: Math.round((random() * 300 - 60) * 100) / 100,
+          dexId: j === 1 ? 'aerodrome' : 'uniswap',
+          createdAt: 1_763_700_000_000 + i * 60_000,
+        }),
+      )
+    }
+    if (i % 9 === 4 && made.length > 1) {
+      // Another young token on the quote side: enriching it returns this pair, which says nothing true about `token`.
+      const other = made[Math.floor(random() * (made.length - 1))]!
+      pairs.push(makePair({ base: token, quote: other, pairAddress: '0x' + hex(random, 20), volume24h: Math.round(volume * 0.05), priceUsd: '9.99' }))
+    }
+  }
+  return pairs
+}
+
+/**
+ * The true top `limit` of a market, computed independently of the service: per Base token (lower-cased), its Base
+ * pair as the base token with the highest 24h volume; sorted by that volume. Answers address -> that pair.
+ */
+export function trueTopTokens(pairs: RawPair[], limit = 100): Map<string, RawPair> {
+  const best = new Map<string, RawPair>()
+  for (const pair of pairs) {
+    if (pair.chainId !== 'base') continue
+    const key = pair.baseToken.address.toLowerCase()
+    const volume = Number((pair.volume as { h24: number }).h24)
+    const current = best.get(key)
+    if (!current || volume > Number((current.volume as { h24: number }).h24)) best.set(key, pair)
+  }
+  return new Map([...best].sort((a, b) => Number((b[1].volume as { h24: number }).h24) - Number((a[1].volume as { h24: number }).h24)).slice(0, limit))
+}

@@ -77,7 +77,18 @@ describe('parseQuery', () => {
 
 describe('loadReadConfig', () => {
   it('runs on embedded defaults with no environment', () => {
-    expect(loadReadConfig({})).toEqual({ dexscreenerBaseUrl: 'https://api.dexscreener.com', redis: null, storePrefix: 'bcr:' })
+    expect(loadReadConfig({})).toEqual({
+      dexscreenerBaseUrl: 'https://api.dexscreener.com',
+      geckoTerminalBaseUrl: 'https://api.geckoterminal.com/api/v2',
+      redis: null,
+      storePrefix: 'bcr:',
+    })
+  })
+
+  it('turns GeckoTerminal off when GECKOTERMINAL_BASE_URL is set to empty, and refuses a URL that is not http(s)', () => {
+    expect(loadReadConfig({ GECKOTERMINAL_BASE_URL: '' }).geckoTerminalBaseUrl).toBeNull()
+    expect(loadReadConfig({ GECKOTERMINAL_BASE_URL: 'http://127.0.0.1:9/api/v2' }).geckoTerminalBaseUrl).toBe('http://127.0.0.1:9/api/v2')
+    expect(() => loadReadConfig({ GECKOTERMINAL_BASE_URL: 'ftp://x' })).toThrow(/GECKOTERMINAL_BASE_URL/)
   })
 
   it('takes Upstash variables, or Vercel KV ones', () => {

@@ -1,0 +1,108 @@
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import type { Fault } from './fakeDexScreener.js'
+import type { RawPair } from './syntheticMarket.js'
+
+/** A local GeckoTerminal-shaped server: Base pools by 24h volume (JSON:API), with GeckoTerminal's 30 calls a minute. */
+export type FakeGeckoTerminal = {
+  url: string
+  /** Paths (with query) of every request received, in order, and the `Accept` header each carried. */
+  requests: { path: string; accept: string | undefined; status: number }[]
+  setPairs(pairs: RawPair[]): void
+  /** Answers every request with `fault` until {@link clearFaults}. */
+  failAlways(fault: Fault): void
+  clearFaults(): void
+  close(): Promise<void>
+}
+
+/** Parameters of {@link startFakeGeckoTerminal}. */
+export type StartFakeGeckoTerminalParameters = {
+  /** Calls allowed in any rolling minute before 429 (default 30, as the real API). */
+  perMinute?: number
+  /** The clock of the rolling minute (tests move it instead of sleeping). */
+  now?: () => number
+}
+
+const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? String(v) : null)
+const volumeOf = (pair: RawPair) => Number((pair.volume as { h24?: unknown } | undefined)?.h24 ?? 0) || 0
+
+/** One raw DexScreener pair as a GeckoTerminal pool, with its tokens for `included`. */
+export function toGeckoPool(pair: RawPair): { pool: unknown; tokens: unknown[] } {
+  const address = String(pair.pairAddress)
+  const volume = (pair.volume ?? {}) as Record<string, number>
+  const change = (pair.priceChange ?? {}) as Record<string, number>
+  const txns = (pair.txns ?? {}) as Record<string, { buys: number; sells: number }>
+  const token = (t: RawPair['baseToken']) => ({ id: `base_${t.address}`, type: 'token', attributes: { address: t.address, name: t.name, symbol: t.symbol, decimals: 18 } })
+  return {
+    pool: {
+      id: `base_${address}`,
+      type: 'pool',
+      attributes: {
+        address,
+        name: `${pair.baseToken.symbol} / ${pair.quoteToken.symbol} 0.3%`,
+        pool_created_at: typeof pair.pairCreatedAt === 'number' ? new Date(pair.pairCreatedAt).toISOString() : null,
+        base_token_price_usd: typeof pair.priceUsd === 'string' ? pair.priceUsd : null,
+        quote_token_price_usd: '1.0',
+        fdv_usd: num(pair.fdv),
+        market_cap_usd: null,
+        reserve_in_usd: num((pair.liquidity as { usd?: number } | undefined)?.usd),
+        price_change_percentage: Object.fromEntries(['m5', 'h1', 'h6', 'h24'].map((k) => [k, num(change[k])])),
+        volume_usd: Object.fromEntries(['m5', 'h1', 'h6', 'h24'].map((k) => [k, num(volume[k])])),
+        transactions: Object.fromEntries(['m5', 'h1', 'h6', 'h24'].map((k) => [k, { buys: txns[k]?.buys ?? 0, sells: txns[k]?.sells ?? 0, buyers: 1, sellers: 1 }])),
+      },
+      relationships: {
+        base_token: { data: { id: `base_${pair.baseToken.address}`, type: 'token' } },
+        quote_token: { data: { id: `base_${pair.quoteToken.address}`, type: 'token' } },
+        dex: { data: { id: `${String(pair.dexId ?? 'uniswap')}-base`, type: 'dex' } },
+      },
+    },
+    tokens: [token(pair.baseToken), token(pair.quoteToken)],
+  }
+}
+
+/** Starts the fake GeckoTerminal on a free loopback port, over the same raw pairs as the fake DexScreener. */
+export async function startFakeGeckoTerminal(initialPairs: RawPair[], parameters: StartFakeGeckoTerminalParameters = {}): Promise<FakeGeckoTerminal> {
+  const { perMinute = 30, now = Date.now } = parameters
+  let pairs = initialPairs
+  let fault: Fault | null = null
+  const served: number[] = []
+  const requests: FakeGeckoTerminal['requests'] = []
+
+  const server = createServer((req, res) => {
+    const path = req.url ?? '/'
+    const reply = (status: number, body: unknown, headers: Record<string, string> = {}) => {
+      requests.push({ path, accept: req.headers.accept, status })
+      res.writeHead(status, { 'content-type': 'application/json', ...headers })
+      res.end(typeof body === 'string' ? body : JSON.stringify(body))
+    }
+    const t = now()
+    while (served.length && served[0]! <= t - 60_000) served.shift()
+    if (served.length >= perMinute) return reply(429, { status: { error_code: 429, error_message: "You've exceeded the Rate Limit." } }, { 'retry-after': String(Math.ceil((served[0]! + 60_000 - t) / 1000)) })
+    served.push(t)
+    if (fault?.kind === 'status') return reply(fault.status, fault.body ?? { errors: [{ status: String(fault.status) }] }, fault.headers)
+    if (fault?.kind === 'reset') return void req.socket.destroy()
+    if (fault?.kind === 'html') return reply(fault.status ?? 200, '<!DOCTYPE html><html><body>Just a moment...</body></html>', { 'content-type': 'text/html' })
+    const url = new URL(path, 'http://fake')
+    if (url.pathname !== '/networks/base/pools') return reply(404, { errors: [{ status: '404', title: 'Not Found' }] })
+    const page = Number(url.searchParams.get('page') ?? '1')
+    if (url.searchParams.get('sort') !== 'h24_volume_usd_desc' || !Number.isInteger(page) || page < 1 || page > 10) return reply(200, { data: [] })
+    const ranked = pairs.filter((p) => p.chainId === 'base').sort((a, b) => volumeOf(b) - volumeOf(a)).slice((page - 1) * 20, page * 20)
+    const pools = ranked.map(toGeckoPool)
+    const included = new Map<string, unknown>()
+    for (const { tokens } of pools) for (const token of tokens) included.set((token as { id: string }).id, token)
+    reply(200, { data: pools.map((p) => p.pool), included: [...included.values()] })
+  })
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', () => ok()))
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    requests,
+    setPairs: (next) => void (pairs = next),
+    failAlways: (next) => void (fault = next),
+    clearFaults: () => void (fault = null),
+    close: () =>
+      new Promise<void>((ok) => {
+        server.close(() => ok())
+        server.closeAllConnections()
+      }),
+  }
+}
