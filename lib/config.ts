@@ -36,6 +36,8 @@ export type ReadConfig = {
   dexscreenerBaseUrl: string
   /** GeckoTerminal API root (discovery and failover), or null when set to empty (off). */
   geckoTerminalBaseUrl: string | null
+  /** Up to what age the last good body is served when a refresh is due or failing. */
+  staleIfErrorSeconds: number
   /** Upstash REST endpoint and token, or null for the in-process store. */
   redis: { url: string; token: string } | null
   /** Prefix of every key this service writes to the shared store. */
@@ -153,6 +155,7 @@ const readSchema = z.object({
   DEXSCREENER_BASE_URL: optional(httpUrl).default('https://api.dexscreener.com'),
   // Unset: the public API; set to empty: no GeckoTerminal (discovery and failover off).
   GECKOTERMINAL_BASE_URL: z.union([z.literal(''), httpUrl]).optional(),
+  STALE_IF_ERROR_SECONDS: optional(wholeNumber(0)).default(600),
   ...storeFields,
 })
 
@@ -162,6 +165,7 @@ export function loadReadConfig(env: Environment = process.env): ReadConfig {
   return {
     dexscreenerBaseUrl: parsed.DEXSCREENER_BASE_URL,
     geckoTerminalBaseUrl: parsed.GECKOTERMINAL_BASE_URL === undefined ? 'https://api.geckoterminal.com/api/v2' : parsed.GECKOTERMINAL_BASE_URL.trim() === '' ? null : parsed.GECKOTERMINAL_BASE_URL.trim(),
+    staleIfErrorSeconds: parsed.STALE_IF_ERROR_SECONDS,
     redis: storeConfig(parsed),
     storePrefix: parsed.STORE_KEY_PREFIX,
   }

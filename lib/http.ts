@@ -12,7 +12,7 @@ export const CORS_ALLOWED_HEADERS = 'Content-Type, X-Service-Key, Idempotency-Ke
  */
 export const CORS_HEADERS: Readonly<Record<string, string>> = {
   'access-control-allow-origin': '*',
-  'access-control-expose-headers': 'ETag, Retry-After',
+  'access-control-expose-headers': 'ETag, Retry-After, X-Data-State, X-Data-Age, X-Data-Source',
 }
 
 const preflightByMethods = new Map<string, Readonly<Record<string, string>>>()
@@ -114,15 +114,25 @@ export type CachedJsonResponseParameters = {
   request: Request
   body: string | Uint8Array
   etag: string
-  /** Seconds the body stays fresh in shared caches. */
+  /** Seconds the body stays fresh in shared caches (0 when it is already past its window). */
   maxAgeSeconds: number
+  /** Seconds a cache may serve it stale while revalidating, and stale when the origin fails. */
+  staleWhileRevalidateSeconds: number
+  staleIfErrorSeconds: number
+  /** Further headers (how old the data is, whether it is stale, which upstream served it). */
+  headers?: Record<string, string>
   methods: readonly Method[]
 }
 
 /** A 200 (or 304 for a matching `If-None-Match`) for a cached read, with `ETag` and a fitting `Cache-Control`. */
-export function cachedJsonResponse({ request, body, etag, maxAgeSeconds, methods }: CachedJsonResponseParameters): Response {
+export function cachedJsonResponse(parameters: CachedJsonResponseParameters): Response {
+  const { request, body, etag, maxAgeSeconds, staleWhileRevalidateSeconds, staleIfErrorSeconds, methods } = parameters
   const age = Math.max(0, Math.ceil(maxAgeSeconds))
-  const headers = { etag, 'cache-control': `public, max-age=${age}, s-maxage=${age}` }
+  const headers = {
+    etag,
+    'cache-control': `public, max-age=${age}, s-maxage=${age}, stale-while-revalidate=${staleWhileRevalidateSeconds}, stale-if-error=${staleIfErrorSeconds}`,
+    ...parameters.headers,
+  }
   if (matchesEtag(request.headers.get('if-none-match'), etag)) {
     return new Response(null, { status: 304, headers: { ...BASE_HEADERS, ...CORS_HEADERS, ...headers } })
   }

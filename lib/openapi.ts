@@ -39,7 +39,18 @@ const cors = { 'Access-Control-Allow-Origin': { description: 'Always *', require
 const cachedHeaders = {
   ...cors,
   ETag: { description: 'Strong validator of the body; send it back in If-None-Match', required: true, schema: { type: 'string' } },
-  'Cache-Control': { description: 'public, max-age=<seconds left of the 30 s window>, s-maxage=<same>', required: true, schema: { type: 'string' } },
+  'Cache-Control': {
+    description: 'public, max-age=<seconds left of the 30 s window, 0 when stale>, s-maxage=<same>, stale-while-revalidate=30, stale-if-error=<STALE_IF_ERROR_SECONDS>',
+    required: true,
+    schema: { type: 'string' },
+  },
+  'X-Data-State': {
+    description: 'fresh: within the 30 s window. stale: the last good body, served at once while a refresh runs or while the upstream fails (at most STALE_IF_ERROR_SECONDS old)',
+    required: true,
+    schema: { type: 'string', enum: ['fresh', 'stale'] },
+  },
+  'X-Data-Age': { description: 'Seconds since the data was fetched from the upstream', required: true, schema: { type: 'string', pattern: '^\\d+$' } },
+  'X-Data-Source': { description: 'The upstream that served the data: dexscreener, or geckoterminal when DexScreener failed', required: false, schema: { type: 'string', enum: ['dexscreener', 'geckoterminal'] } },
 }
 const retryAfter = { ...cors, 'Retry-After': { description: 'Seconds after which a retry is worth it', required: true, schema: { type: 'string' } } }
 const redirect = { description: 'The request reached the edge as plain HTTP: the same URL over https', headers: { Location: { required: true, schema: { type: 'string' } } } }
@@ -91,7 +102,7 @@ export function buildOpenApiDocument(): Json {
             '200': { ...json(ref('ControlRoom'), 'The control room'), headers: cachedHeaders },
             '304': { description: 'Not modified since the ETag sent', headers: cachedHeaders },
             '405': notAllowed,
-            '500': { ...error('The upstream is unavailable and nothing fresh is cached (UPSTREAM_UNAVAILABLE), or the service is misconfigured (CONFIG_INVALID)'), headers: cors },
+            '500': { ...error('Both upstreams are unavailable and no body younger than STALE_IF_ERROR_SECONDS is cached (UPSTREAM_UNAVAILABLE), or the service is misconfigured (CONFIG_INVALID)'), headers: cors },
           },
         },
         options: preflight,

@@ -1,7 +1,8 @@
-import type { LocalCachedBody } from './cache.js'
+import type { CacheReadReturnType } from './cache.js'
 import { ConfigError } from './config.js'
 import { cachedJsonResponse, errorResponse, guardRequest, type Method } from './http.js'
 import { errorName } from './log.js'
+import { READ_CACHE_TTL_MS } from './market/readModels.js'
 import type { ReadServices } from './readServices.js'
 import { UpstreamError } from './upstream/dexscreener.js'
 
@@ -14,7 +15,7 @@ export type CreateCachedReadHandlerParameters<Input> = {
   services: () => ReadServices
   /** Reads the request's input, or answers the request itself (400). */
   parseInput: (request: Request) => { ok: true; input: Input } | { ok: false; response: Response }
-  read: (services: ReadServices, input: Input) => Promise<LocalCachedBody>
+  read: (services: ReadServices, input: Input) => Promise<CacheReadReturnType>
   /** The answer when the upstream failed and nothing fresh is cached. */
   upstreamFailure: { status: number; code: string; message: string }
 }
@@ -36,9 +37,22 @@ export function createCachedReadHandler<Input>(parameters: CreateCachedReadHandl
       return errorResponse(500, 'CONFIG_INVALID', 'The service is misconfigured; the operator has been told.', METHODS)
     }
     try {
-      const entry = await read(ctx, parsed.input)
-      const maxAgeSeconds = (entry.expiresAt - ctx.now()) / 1000
-      return cachedJsonResponse({ request, body: entry.bytes, etag: entry.etag, maxAgeSeconds, methods: METHODS })
+      const { entry, stale } = await read(ctx, parsed.input)
+      const now = ctx.now()
+      return cachedJsonResponse({
+        request,
+        body: entry.bytes,
+        etag: entry.etag,
+        maxAgeSeconds: stale ? 0 : (entry.expiresAt - now) / 1000,
+        staleWhileRevalidateSeconds: READ_CACHE_TTL_MS / 1000,
+        staleIfErrorSeconds: ctx.staleIfErrorSeconds,
+        headers: {
+          'x-data-state': stale ? 'stale' : 'fresh',
+          'x-data-age': String(Math.max(0, Math.floor((now - entry.fetchedAt) / 1000))),
+          ...(entry.source ? { 'x-data-source': entry.source } : {}),
+        },
+        methods: METHODS,
+      })
     } catch (error) {
       if (error instanceof UpstreamError) {
         ctx.logger.warn(`${name}_upstream_failed`, { kind: error.kind, status: error.status, message: error.message })

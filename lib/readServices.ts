@@ -1,3 +1,4 @@
+import { waitUntil } from '@vercel/functions'
 import { createReadCache, type ReadCache } from './cache.js'
 import { loadReadConfig, type Environment } from './config.js'
 import { createLogger, type Logger } from './log.js'
@@ -16,6 +17,8 @@ export type ReadServices = {
   gecko: GeckoTerminalClient | null
   logger: Logger
   now: () => number
+  /** Up to what age the last good body is served while a refresh is due or failing (`STALE_IF_ERROR_SECONDS`). */
+  staleIfErrorSeconds: number
   /** Prefix of the shared-store keys. */
   keyPrefix: string
   /** One line for start-up output: which store and upstream are in use (no secrets). */
@@ -44,11 +47,13 @@ export function createReadServices(parameters: CreateReadServicesParameters = {}
   const storeLabel = store.kind === 'upstash' && config.redis ? `upstash ${new URL(config.redis.url).host}` : store.kind === 'upstash' ? 'upstash' : 'in-process memory'
   return {
     store,
-    cache: createReadCache({ store, logger, now }),
+    // On Vercel, waitUntil keeps the function alive for a background refresh; elsewhere it is a no-op and the refresh runs on.
+    cache: createReadCache({ store, logger, now, staleForMs: config.staleIfErrorSeconds * 1000, waitUntil }),
     upstream,
     gecko,
     logger,
     now,
+    staleIfErrorSeconds: config.staleIfErrorSeconds,
     keyPrefix: config.storePrefix,
     describe: `store: ${storeLabel}, upstream: ${config.dexscreenerBaseUrl}, discovery: ${config.geckoTerminalBaseUrl ?? 'off'}`,
   }

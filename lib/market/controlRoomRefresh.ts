@@ -1,6 +1,10 @@
+import type { RefreshResult } from '../cache.js'
+import { errorName } from '../log.js'
 import type { ReadServices } from '../readServices.js'
-import { buildControlRoom } from './controlRoom.js'
-import { backOffGeckoAfter429, claimGeckoDiscovery } from './discovery.js'
+import { UpstreamError } from '../upstream/jsonGetter.js'
+import { buildControlRoom, type BuildControlRoomReturnType } from './controlRoom.js'
+import { backOffGeckoAfter429, claimGeckoDiscovery, claimGeckoFailover } from './discovery.js'
+import { buildFailoverControlRoom, FAILOVER_PAGES } from './failover.js'
 import { loadUniverse, mergeSightings, saveUniverse } from './universe.js'
 
 /** Store key of the token universe (under the service prefix). */
@@ -8,13 +12,30 @@ export const universeKey = (keyPrefix: string) => `${keyPrefix}v1:universe`
 
 /**
  * One control-room refresh as the cache runs it (single-flight across instances): loads the universe, claims the
- * GeckoTerminal discovery when it is due, builds the room, and saves what it learned. Answers the JSON body.
+ * GeckoTerminal discovery when it is due, builds the room, and saves what it learned. When DexScreener fails, the room
+ * is built from GeckoTerminal's ranked pools instead (a log line says which source served). Answers the JSON body.
  */
-export async function refreshControlRoom(services: ReadServices): Promise<string> {
+export async function refreshControlRoom(services: ReadServices): Promise<RefreshResult> {
   const { store, keyPrefix, logger, upstream, gecko, now } = services
   const universe = await loadUniverse(store, universeKey(keyPrefix), logger)
   const pages = gecko ? await claimGeckoDiscovery({ store, keyPrefix, now: now(), logger }) : 0
-  const built = await buildControlRoom({ upstream, universe, discovery: gecko && pages > 0 ? { gecko, pages } : undefined, now })
+  let built: BuildControlRoomReturnType
+  try {
+    built = await buildControlRoom({ upstream, universe, discovery: gecko && pages > 0 ? { gecko, pages } : undefined, now })
+  } catch (error) {
+    if (!gecko || !(error instanceof UpstreamError)) throw error
+    logger.warn('control_room_upstream_failed', { source: 'dexscreener', kind: error.kind, status: error.status, message: error.message })
+    const allowed = await claimGeckoFailover({ store, keyPrefix, now: now(), logger }, FAILOVER_PAGES)
+    try {
+      const room = await buildFailoverControlRoom({ gecko, pages: allowed, now })
+      logger.info('control_room_refreshed', { source: 'geckoterminal', tokens: room.liveActivity.length, geckoterminalRequests: allowed })
+      return { body: JSON.stringify(room), source: 'geckoterminal' }
+    } catch (failoverError) {
+      await backOffGeckoAfter429([failoverError], { store, keyPrefix, logger })
+      logger.warn('control_room_failover_failed', { error: errorName(failoverError), message: failoverError instanceof Error ? failoverError.message : undefined })
+      throw error
+    }
+  }
   await backOffGeckoAfter429(built.discoveryErrors, { store, keyPrefix, logger })
   const next = mergeSightings(universe, built.sightings, now())
   await saveUniverse(store, universeKey(keyPrefix), next, logger)
@@ -27,5 +48,5 @@ export async function refreshControlRoom(services: ReadServices): Promise<string
     discoveryFailed: built.discoveryErrors.length,
     universe: next.length,
   })
-  return JSON.stringify(built.room)
+  return { body: JSON.stringify(built.room), source: 'dexscreener' }
 }

@@ -1,4 +1,4 @@
-import type { LocalCachedBody } from '../cache.js'
+import type { CacheReadReturnType } from '../cache.js'
 import type { ReadServices } from '../readServices.js'
 import { refreshControlRoom } from './controlRoomRefresh.js'
 import { searchTokens } from './search.js'
@@ -7,10 +7,10 @@ import { searchTokens } from './search.js'
 export const READ_CACHE_TTL_MS = 30_000
 
 /** Cache key schema version; bump when a body's shape changes so old entries are never served. */
-const VERSION = 'v1'
+const VERSION = 'v2'
 
 /** The control-room body, from the shared cache or one upstream refresh. */
-export function readControlRoom(services: ReadServices): Promise<LocalCachedBody> {
+export function readControlRoom(services: ReadServices): Promise<CacheReadReturnType> {
   return services.cache.read({
     key: `${services.keyPrefix}${VERSION}:control-room`,
     ttlMs: READ_CACHE_TTL_MS,
@@ -19,10 +19,10 @@ export function readControlRoom(services: ReadServices): Promise<LocalCachedBody
 }
 
 /** The token-search body for a trimmed, valid term, from the shared cache or one upstream search. */
-export function readTokenSearch(services: ReadServices, query: string): Promise<LocalCachedBody> {
+export function readTokenSearch(services: ReadServices, query: string): Promise<CacheReadReturnType> {
   return services.cache.read({
     key: `${services.keyPrefix}${VERSION}:token-search:${encodeURIComponent(query)}`,
     ttlMs: READ_CACHE_TTL_MS,
-    refresh: async () => JSON.stringify(await searchTokens({ upstream: services.upstream, query })),
+    refresh: async () => ({ body: JSON.stringify(await searchTokens({ upstream: services.upstream, query })), source: 'dexscreener' }),
   })
 }

@@ -1,11 +1,17 @@
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest'
 import { MAX_REQUESTS_PER_REFRESH } from '../../lib/market/controlRoom.js'
 import { TOKEN_FIELDS, type ControlRoom } from '../../lib/market/types.js'
-import { startReadStack, type ReadStack, type StoreKind } from '../support/readStack.js'
+import { readUntilFresh, startReadStack, type ReadStack, type StoreKind } from '../support/readStack.js'
 import { createSyntheticMarket, HUBS } from '../support/syntheticMarket.js'
+
+/** Past the 600 s in which a last good body is still served: the next read is cold. */
+const PAST_GRACE_MS = 11 * 60_000
 
 const URL_CR = 'https://svc.test/api/control-room'
 const get = (headers: Record<string, string> = {}, method = 'GET') => new Request(URL_CR, { method, headers })
+
+/** Lets a background refresh finish (or fail) before the next step. */
+const settle = (_stack: ReadStack) => new Promise((r) => setTimeout(r, 50))
 
 describe.each<StoreKind>(['memory', 'upstash'])('GET /api/control-room on the %s store', (storeKind) => {
   let stack: ReadStack
@@ -16,7 +22,7 @@ describe.each<StoreKind>(['memory', 'upstash'])('GET /api/control-room on the %s
   afterEach(() => {
     stack.upstream.clearFaults()
     stack.upstream.setPairs(createSyntheticMarket())
-    stack.clock.now += 60_000 // every test starts on a cold cache
+    stack.clock.now += PAST_GRACE_MS // every test starts on a cold cache
   })
 
   it('serves 100 Base tokens with the 24 spec fields, trending = first 15, stats and commentary', async () => {
@@ -59,7 +65,7 @@ describe.each<StoreKind>(['memory', 'upstash'])('GET /api/control-room on the %s
     for (const path of batches) expect(path.split('/').pop()!.split(',').length).toBeLessThanOrEqual(30)
   })
 
-  it('returns the same body for 30 s, then a new ts after the window, without sleeping', async () => {
+  it('returns the same body for 30 s; after the window answers at once from it while one refresh runs, then the new one', async () => {
     const first = await stack.controlRoom(get())
     const firstBody = await first.text()
     const requests = stack.upstream.requests.length
@@ -67,18 +73,53 @@ describe.each<StoreKind>(['memory', 'upstash'])('GET /api/control-room on the %s
     const second = await stack.controlRoom(get())
     expect(await second.text()).toBe(firstBody)
     expect(second.headers.get('etag')).toBe(first.headers.get('etag'))
+    expect(second.headers.get('x-data-state')).toBe('fresh')
     expect(stack.upstream.requests.length).toBe(requests)
     expect(Number(second.headers.get('cache-control')!.match(/s-maxage=(\d+)/)![1])).toBeLessThanOrEqual(1)
     stack.clock.now += 2_000
-    const third = (await (await stack.controlRoom(get())).json()) as ControlRoom
-    expect(third.stats.ts).toBe(stack.clock.now)
-    expect(third.stats.ts).not.toBe((JSON.parse(firstBody) as ControlRoom).stats.ts)
+    // Past the window: the last body, at once, said to be stale, while the refresh runs in the background.
+    const third = await stack.controlRoom(get())
+    expect(await third.text()).toBe(firstBody)
+    expect(third.headers.get('x-data-state')).toBe('stale')
+    expect(third.headers.get('x-data-age')).toBe('31')
+    expect(third.headers.get('cache-control')).toMatch(/max-age=0, s-maxage=0, stale-while-revalidate=30, stale-if-error=600/)
+    const fresh = await readUntilFresh(stack)
+    expect(fresh.stats.ts).toBe(stack.clock.now)
+    expect(fresh.stats.ts).not.toBe((JSON.parse(firstBody) as ControlRoom).stats.ts)
     expect(stack.upstream.requests.length).toBeGreaterThan(requests)
+  })
+
+  it('answers a late request without waiting for the upstream: the refresh hangs, the body comes', async () => {
+    const first = await (await stack.controlRoom(get())).text()
+    stack.upstream.failAlways('/', { kind: 'hang' })
+    stack.clock.now += 45_000
+    const late = await stack.controlRoom(get())
+    expect(late.status).toBe(200)
+    expect(await late.text()).toBe(first)
+    expect(late.headers.get('x-data-state')).toBe('stale')
+  })
+
+  it('serves the last good body while the upstream is down, up to STALE_IF_ERROR_SECONDS, then 500', async () => {
+    const first = await (await stack.controlRoom(get())).text()
+    stack.upstream.failAlways('/', { kind: 'status', status: 503 })
+    for (const age of [60_000, 300_000, 590_000]) {
+      stack.clock.now += age - (stack.clock.now - (JSON.parse(first) as ControlRoom).stats.ts)
+      const response = await stack.controlRoom(get())
+      expect(response.status).toBe(200)
+      expect(await response.text()).toBe(first)
+      expect(response.headers.get('x-data-state')).toBe('stale')
+      expect(Number(response.headers.get('x-data-age'))).toBe(age / 1000)
+      await settle(stack)
+    }
+    stack.clock.now += 11_000 // 601 s old
+    const expired = await stack.controlRoom(get())
+    expect(expired.status).toBe(500)
+    expect(await expired.json()).toMatchObject({ code: 'UPSTREAM_UNAVAILABLE' })
   })
 
   it('sends Cache-Control for a 30 s shared cache and answers If-None-Match with 304', async () => {
     const first = await stack.controlRoom(get())
-    expect(first.headers.get('cache-control')).toBe('public, max-age=30, s-maxage=30')
+    expect(first.headers.get('cache-control')).toBe('public, max-age=30, s-maxage=30, stale-while-revalidate=30, stale-if-error=600')
     const etag = first.headers.get('etag')!
     expect(etag).toMatch(/^".+"$/)
     const again = await stack.controlRoom(get({ 'if-none-match': etag }))
@@ -101,7 +142,7 @@ describe.each<StoreKind>(['memory', 'upstash'])('GET /api/control-room on the %s
     const bodies = await Promise.all(responses.map((r) => r.text()))
     expect(new Set(bodies).size).toBe(1)
     const oneRefresh = stack.upstream.requests.length - before
-    stack.clock.now += 60_000
+    stack.clock.now += PAST_GRACE_MS
     const beforeSingle = stack.upstream.requests.length
     await stack.controlRoom(get())
     expect(oneRefresh).toBe(stack.upstream.requests.length - beforeSingle)
@@ -156,7 +197,7 @@ describe.each<StoreKind>(['memory', 'upstash'])('GET /api/control-room on the %s
     const body = (await response.json()) as ControlRoom
     expect(body.liveActivity[0]!.symbol).toBe('WETH')
 
-    stack.clock.now += 60_000
+    stack.clock.now += PAST_GRACE_MS
     stack.upstream.failAlways('/latest/dex/search?q=USDC', { kind: 'status', status: 502 })
     stack.upstream.failAlways('/latest/dex/search?q=cbBTC', { kind: 'status', status: 404 })
     const before2 = stack.upstream.requests.length
@@ -214,7 +255,7 @@ describe('GET /api/control-room timeouts', () => {
   })
 
   it('answers 500 when every call hangs', async () => {
-    stack.clock.now += 60_000
+    stack.clock.now += PAST_GRACE_MS
     stack.upstream.failAlways('/', { kind: 'hang' })
     const response = await stack.controlRoom(get())
     expect(response.status).toBe(500)

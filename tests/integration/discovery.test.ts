@@ -3,7 +3,7 @@ import { MAX_REQUESTS_PER_REFRESH } from '../../lib/market/controlRoom.js'
 import { universeKey } from '../../lib/market/controlRoomRefresh.js'
 import { parseUniverse } from '../../lib/market/universe.js'
 import type { ControlRoom } from '../../lib/market/types.js'
-import { startReadStack, type ReadStack } from '../support/readStack.js'
+import { readUntilFresh, startReadStack, type ReadStack } from '../support/readStack.js'
 import { openRespConnection } from '../support/resp.js'
 import { createLongTailMarket, trueTopTokens, type RawPair } from '../support/syntheticMarket.js'
 
@@ -62,7 +62,7 @@ describe('the true top 100 on a long-tail market where names help nothing (Upsta
     expect(cold!.dexscreenerRequests).toBeLessThanOrEqual(MAX_REQUESTS_PER_REFRESH)
     stack.clock.now += 31_000
     const before = stack.upstream.requests.length
-    const warm = (await (await stack.controlRoom(get())).json()) as ControlRoom
+    const warm = await readUntilFresh(stack)
     const refreshed = events(stack.logs).filter((e) => e.event === 'control_room_refreshed')
     expect(refreshed).toHaveLength(2)
     expect(refreshed[1]).toMatchObject({ waves: 1, discoveryPages: 0 })
@@ -74,7 +74,7 @@ describe('the true top 100 on a long-tail market where names help nothing (Upsta
     const calls = stack.gecko!.requests.length
     for (let i = 0; i < 4; i++) {
       stack.clock.now += 31_000
-      await Promise.all([stack.newInstance(), stack.newInstance()].map((instance) => instance.controlRoom(get())))
+      await Promise.all([stack.newInstance(), stack.newInstance()].map((instance) => readUntilFresh(instance)))
     }
     expect(stack.gecko!.requests.length).toBe(calls)
     const redis = await openRespConnection(inject('redisSocket'))
@@ -96,7 +96,7 @@ describe('the true top 100 on a long-tail market where names help nothing (Upsta
     const quoted = makePair({ base: weth, quote: newcomer, pairAddress: '0x00000000000000000000000000000000000bee03', volume24h: 90_000_000, priceUsd: '3120.55' })
     stack.upstream.setPairs([...market, own, quoted])
     stack.clock.now += 31_000
-    const room = (await (await stack.controlRoom(get())).json()) as ControlRoom
+    const room = await readUntilFresh(stack)
     const row = room.liveActivity.find((t) => t.address === newcomer.address)
     expect(row).toMatchObject({ priceUsd: '0.0042', volume24h: 25_000_000, pairAddress: '0x00000000000000000000000000000000000bee02' })
     stack.upstream.setPairs(market)
@@ -129,8 +129,44 @@ describe('GeckoTerminal answering 429', () => {
       await redis.send(['DEL', `${stack.services.keyPrefix}gecko:discovery`]) // discovery due again, but backing off
       redis.close()
       stack.clock.now += 31_000
-      await stack.newInstance().controlRoom(get())
+      await readUntilFresh(stack.newInstance())
       expect(stack.gecko!.requests.length).toBe(calls)
+    } finally {
+      await stack.close()
+    }
+  })
+})
+
+describe('failover to GeckoTerminal when DexScreener fails', () => {
+  it('builds the control room from GeckoTerminal ranked pools, says so, and stays valid against the spec', async () => {
+    const stack = await startReadStack({ storeKind: 'memory', market, withGecko: true })
+    try {
+      stack.upstream.failAlways('/', { kind: 'status', status: 503 })
+      const response = await stack.controlRoom(get()) // checked against the OpenAPI document by the stack
+      expect(response.status).toBe(200)
+      expect(response.headers.get('x-data-source')).toBe('geckoterminal')
+      const room = (await response.json()) as ControlRoom
+      expect(room.liveActivity.length).toBeGreaterThanOrEqual(90)
+      expect(room.trending).toEqual(room.liveActivity.slice(0, 15))
+      const everyBest = trueTopTokens(market, Number.MAX_SAFE_INTEGER)
+      for (const row of room.liveActivity) {
+        expect(row.pairUrl).toBe(`https://www.geckoterminal.com/base/pools/${row.pairAddress}`)
+        expect(rowMatchesBestPair(row, everyBest.get(row.address)!)).toBe(true)
+      }
+      expect(events(stack.logs)).toContainEqual(expect.objectContaining({ event: 'control_room_refreshed', source: 'geckoterminal' }))
+    } finally {
+      await stack.close()
+    }
+  })
+
+  it('answers 500 when both providers fail and nothing young enough is cached', async () => {
+    const stack = await startReadStack({ storeKind: 'memory', market, withGecko: true })
+    try {
+      stack.upstream.failAlways('/', { kind: 'status', status: 503 })
+      stack.gecko!.failAlways({ kind: 'status', status: 500 })
+      const response = await stack.controlRoom(get())
+      expect(response.status).toBe(500)
+      expect(await response.json()).toMatchObject({ code: 'UPSTREAM_UNAVAILABLE' })
     } finally {
       await stack.close()
     }

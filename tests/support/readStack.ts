@@ -1,6 +1,7 @@
 import { createControlRoomHandler } from '../../api/control-room.js'
 import { createTokenSearchHandler } from '../../api/token-search.js'
 import { createLogger, type Logger } from '../../lib/log.js'
+import type { ControlRoom } from '../../lib/market/types.js'
 import { createReadServices, type ReadServices } from '../../lib/readServices.js'
 import { createMemoryStore } from '../../lib/store/memory.js'
 import type { Store } from '../../lib/store/types.js'
@@ -93,4 +94,17 @@ export async function startReadStack(parameters: StartReadStackParameters): Prom
       await upstash?.close()
     },
   }
+}
+
+/**
+ * Reads the control room until a background refresh has landed (bounded: 2 s), and answers that fresh body. After
+ * the 30 s window the first read answers the last body at once while the refresh runs behind it.
+ */
+export async function readUntilFresh(instance: Pick<ReadInstance, 'controlRoom'>): Promise<ControlRoom> {
+  for (let i = 0; i < 200; i++) {
+    const response = await instance.controlRoom(new Request('https://svc.test/api/control-room'))
+    if (response.headers.get('x-data-state') === 'fresh') return (await response.json()) as ControlRoom
+    await new Promise((r) => setTimeout(r, 10))
+  }
+  throw new Error('the background refresh never landed')
 }

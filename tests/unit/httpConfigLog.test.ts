@@ -26,7 +26,7 @@ describe('guardRequest', () => {
   it('keeps the preflight-only CORS headers off actual answers (fewer bytes on every poll)', () => {
     const response = jsonResponse({ body: '{}', methods: ['GET', 'HEAD'] })
     expect(response.headers.get('access-control-allow-origin')).toBe('*')
-    expect(response.headers.get('access-control-expose-headers')).toBe('ETag, Retry-After')
+    expect(response.headers.get('access-control-expose-headers')).toBe('ETag, Retry-After, X-Data-State, X-Data-Age, X-Data-Source')
     expect(response.headers.get('access-control-allow-methods')).toBeNull()
     expect(response.headers.get('access-control-max-age')).toBeNull()
   })
@@ -80,6 +80,7 @@ describe('loadReadConfig', () => {
     expect(loadReadConfig({})).toEqual({
       dexscreenerBaseUrl: 'https://api.dexscreener.com',
       geckoTerminalBaseUrl: 'https://api.geckoterminal.com/api/v2',
+      staleIfErrorSeconds: 600,
       redis: null,
       storePrefix: 'bcr:',
     })
