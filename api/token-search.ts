@@ -8,6 +8,7 @@ export function createTokenSearchHandler(services: () => ReadServices) {
   return createCachedReadHandler({
     name: 'token_search',
     services,
+    throttled: true,
     parseInput: (request) => {
       const parsed = parseQuery(new URL(request.url).searchParams.get('q'))
       if (parsed.ok) return { ok: true, input: parsed.query }

@@ -105,7 +105,17 @@ export async function startServer(parameters: StartServerParameters = {}): Promi
         new Response(JSON.stringify({ error: 'Internal error', code: 'INTERNAL' }), { status: 500, headers: { 'content-type': 'application/json; charset=utf-8' } }),
     },
   )
-  const server = createServer((req, res) => void listener(req, res))
+  const server = createServer((req, res) => {
+    // As Vercel's edge does: the client's address comes from the connection, never from what the client claims.
+    const raw = req.rawHeaders
+    const kept: string[] = []
+    for (let i = 0; i < raw.length; i += 2) if (!/^x-(real-ip|forwarded-for)$/i.test(raw[i]!)) kept.push(raw[i]!, raw[i + 1]!)
+    const address = req.socket.remoteAddress ?? 'unknown'
+    req.rawHeaders = [...kept, 'x-real-ip', address]
+    delete req.headers['x-forwarded-for']
+    req.headers['x-real-ip'] = address
+    void listener(req, res)
+  })
   await new Promise<void>((ok, fail) => {
     server.once('error', fail)
     server.listen(port, host, () => ok())

@@ -38,6 +38,8 @@ export type ReadConfig = {
   geckoTerminalBaseUrl: string | null
   /** Up to what age the last good body is served when a refresh is due or failing. */
   staleIfErrorSeconds: number
+  /** `token-search` requests a client may make per minute before 429. */
+  searchRateLimitPerMinute: number
   /** Upstash REST endpoint and token, or null for the in-process store. */
   redis: { url: string; token: string } | null
   /** Prefix of every key this service writes to the shared store. */
@@ -156,6 +158,7 @@ const readSchema = z.object({
   // Unset: the public API; set to empty: no GeckoTerminal (discovery and failover off).
   GECKOTERMINAL_BASE_URL: z.union([z.literal(''), httpUrl]).optional(),
   STALE_IF_ERROR_SECONDS: optional(wholeNumber(0)).default(600),
+  SEARCH_RATE_LIMIT_PER_MINUTE: optional(wholeNumber(1)).default(30),
   ...storeFields,
 })
 
@@ -166,6 +169,7 @@ export function loadReadConfig(env: Environment = process.env): ReadConfig {
     dexscreenerBaseUrl: parsed.DEXSCREENER_BASE_URL,
     geckoTerminalBaseUrl: parsed.GECKOTERMINAL_BASE_URL === undefined ? 'https://api.geckoterminal.com/api/v2' : parsed.GECKOTERMINAL_BASE_URL.trim() === '' ? null : parsed.GECKOTERMINAL_BASE_URL.trim(),
     staleIfErrorSeconds: parsed.STALE_IF_ERROR_SECONDS,
+    searchRateLimitPerMinute: parsed.SEARCH_RATE_LIMIT_PER_MINUTE,
     redis: storeConfig(parsed),
     storePrefix: parsed.STORE_KEY_PREFIX,
   }

@@ -35,8 +35,19 @@ export function preflightHeaders(methods: readonly Method[]): Readonly<Record<st
 
 const BASE_HEADERS = { 'x-content-type-options': 'nosniff' }
 
+/**
+ * The client's address: `x-real-ip` (set by Vercel's edge, and by npm start from the socket), else the first
+ * `x-forwarded-for` hop, else "unknown" (all such clients then share one allowance).
+ */
+export function clientAddress(request: Request): string {
+  const real = request.headers.get('x-real-ip')?.trim()
+  if (real) return real.slice(0, 64)
+  const forwarded = request.headers.get('x-forwarded-for')?.split(',')[0]?.trim()
+  return forwarded ? forwarded.slice(0, 64) : 'unknown'
+}
+
 /** Machine codes of the read endpoints' error bodies. */
-export const READ_ERROR_CODES = ['METHOD_NOT_ALLOWED', 'QUERY_REQUIRED', 'QUERY_TOO_LONG', 'UPSTREAM_UNAVAILABLE', 'UPSTREAM_ERROR', 'CONFIG_INVALID', 'INTERNAL', 'NOT_FOUND'] as const
+export const READ_ERROR_CODES = ['METHOD_NOT_ALLOWED', 'QUERY_REQUIRED', 'QUERY_TOO_LONG', 'RATE_LIMITED', 'UPSTREAM_UNAVAILABLE', 'UPSTREAM_ERROR', 'CONFIG_INVALID', 'INTERNAL', 'NOT_FOUND'] as const
 
 /** A JSON error body of the read endpoints: a human message and a stable machine code. */
 export const errorBodySchema = z.object({

@@ -122,6 +122,7 @@ export function buildOpenApiDocument(): Json {
             '400': error('q is missing, blank (QUERY_REQUIRED) or longer than 64 characters (QUERY_TOO_LONG)'),
             '405': notAllowed,
             '500': error('Unexpected failure'),
+            '429': { ...error('Too many searches from this client (SEARCH_RATE_LIMIT_PER_MINUTE a minute), or the service-wide upstream budget is spent and the term is not cached (RATE_LIMITED)'), headers: retryAfter },
             '502': { ...error('The upstream answered with an error (UPSTREAM_ERROR)'), headers: retryAfter },
           },
         },

@@ -6,6 +6,7 @@ import { createMemoryStore } from './store/memory.js'
 import type { Store } from './store/types.js'
 import { createUpstashStore } from './store/upstash.js'
 import { createDexScreenerClient, type DexScreenerClient } from './upstream/dexscreener.js'
+import { createSharedRequestBudget, DEXSCREENER_REQUESTS_PER_MINUTE } from './upstream/sharedBudget.js'
 import { createGeckoTerminalClient, type GeckoTerminalClient } from './upstream/geckoterminal.js'
 
 /** Everything the read endpoints talk to, built once per instance. */
@@ -19,6 +20,8 @@ export type ReadServices = {
   now: () => number
   /** Up to what age the last good body is served while a refresh is due or failing (`STALE_IF_ERROR_SECONDS`). */
   staleIfErrorSeconds: number
+  /** `token-search` requests a client may make per minute (`SEARCH_RATE_LIMIT_PER_MINUTE`). */
+  searchRateLimitPerMinute: number
   /** Prefix of the shared-store keys. */
   keyPrefix: string
   /** One line for start-up output: which store and upstream are in use (no secrets). */
@@ -42,7 +45,9 @@ export function createReadServices(parameters: CreateReadServicesParameters = {}
   const logger = parameters.logger ?? createLogger()
   const now = parameters.now ?? Date.now
   const store = parameters.store ?? (config.redis ? createUpstashStore(config.redis) : createMemoryStore())
-  const upstream = parameters.upstream ?? createDexScreenerClient({ baseUrl: config.dexscreenerBaseUrl })
+  // Every DexScreener attempt, retries included, takes a slot of one rolling minute shared by all instances.
+  const admit = createSharedRequestBudget({ store, key: dexScreenerBudgetKey(config.storePrefix), perMinute: DEXSCREENER_REQUESTS_PER_MINUTE, logger, now })
+  const upstream = parameters.upstream ?? createDexScreenerClient({ baseUrl: config.dexscreenerBaseUrl, admit })
   const gecko = parameters.gecko !== undefined ? parameters.gecko : config.geckoTerminalBaseUrl ? createGeckoTerminalClient({ baseUrl: config.geckoTerminalBaseUrl }) : null
   const storeLabel = store.kind === 'upstash' && config.redis ? `upstash ${new URL(config.redis.url).host}` : store.kind === 'upstash' ? 'upstash' : 'in-process memory'
   return {
@@ -54,10 +59,14 @@ export function createReadServices(parameters: CreateReadServicesParameters = {}
     logger,
     now,
     staleIfErrorSeconds: config.staleIfErrorSeconds,
+    searchRateLimitPerMinute: config.searchRateLimitPerMinute,
     keyPrefix: config.storePrefix,
     describe: `store: ${storeLabel}, upstream: ${config.dexscreenerBaseUrl}, discovery: ${config.geckoTerminalBaseUrl ?? 'off'}`,
   }
 }
+
+/** Store key of the service-wide DexScreener budget (under the service prefix). */
+export const dexScreenerBudgetKey = (keyPrefix: string) => `${keyPrefix}budget:dexscreener`
 
 let instance: ReadServices | undefined
 

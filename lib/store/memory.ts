@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto'
 import type { Store } from './types.js'
 
+/** Clients tracked by the in-process throttle before idle ones are swept. */
+const THROTTLED_CLIENTS_MAX = 10_000
+
 /** Parameters of {@link createMemoryStore}. */
 export type CreateMemoryStoreParameters = { now?: () => number }
 
@@ -9,6 +12,7 @@ export function createMemoryStore(parameters: CreateMemoryStoreParameters = {}):
   const { now = Date.now } = parameters
   const values = new Map<string, { value: string; expiresAt: number }>()
   const windows = new Map<string, Map<string, number>>()
+  const throttles = new Map<string, number[]>()
   const read = (key: string): string | null => {
     const entry = values.get(key)
     if (!entry) return null
@@ -58,6 +62,27 @@ export function createMemoryStore(parameters: CreateMemoryStoreParameters = {}):
     },
     async releaseWindowSlot(key, member) {
       windows.get(key)?.delete(member)
+    },
+    async reserveWindowSlots({ key, count, limit, windowMs, now: at }) {
+      const window = windows.get(key) ?? new Map<string, number>()
+      windows.set(key, window)
+      for (const [m, t] of window) if (t <= at - windowMs) window.delete(m)
+      const take = Math.min(Math.max(limit - window.size, 0), count)
+      for (let i = 0; i < take; i++) window.set(randomUUID(), at)
+      return take
+    },
+    async throttle({ key, limit, windowMs }) {
+      // A sliding log per client; entries older than the window are dropped, and idle clients with them.
+      const at = now()
+      const log = (throttles.get(key) ?? []).filter((t) => t > at - windowMs)
+      if (log.length >= limit) {
+        throttles.set(key, log)
+        return { ok: false, retryAfterMs: log[0]! + windowMs - at }
+      }
+      log.push(at)
+      throttles.set(key, log)
+      if (throttles.size > THROTTLED_CLIENTS_MAX) for (const [k, l] of throttles) if (l.every((t) => t <= at - windowMs)) throttles.delete(k)
+      return { ok: true }
     },
   }
 }

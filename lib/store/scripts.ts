@@ -19,3 +19,18 @@ redis.call('ZADD', KEYS[1], now, ARGV[4])
 redis.call('PEXPIRE', KEYS[1], window)
 return {1, used + 1}
 `
+
+/**
+ * Takes up to ARGV[4] slots of a strict rolling window at once. KEYS[1] the window; ARGV: now ms, window ms, limit,
+ * count, a unique member prefix. Returns the number of slots taken.
+ */
+export const RESERVE_WINDOW_SLOTS_SCRIPT = `
+local now = tonumber(ARGV[1])
+local window = tonumber(ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+local free = tonumber(ARGV[3]) - redis.call('ZCARD', KEYS[1])
+local take = math.min(math.max(free, 0), tonumber(ARGV[4]))
+for i = 1, take do redis.call('ZADD', KEYS[1], now, ARGV[5] .. ':' .. i) end
+if take > 0 then redis.call('PEXPIRE', KEYS[1], window) end
+return take
+`

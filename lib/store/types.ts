@@ -21,7 +21,26 @@ export type Store = {
   reserveWindowSlot(parameters: ReserveWindowSlotParameters): Promise<ReserveWindowSlotReturnType>
   /** Gives a reserved slot back (the deploy it was for did not go out). */
   releaseWindowSlot(key: string, member: string): Promise<void>
+  /**
+   * Takes up to `count` slots of a strict rolling window at once (a shared request budget): trims, counts and adds
+   * atomically, so instances together never pass `limit`. Answers how many it took.
+   */
+  reserveWindowSlots(parameters: ReserveWindowSlotsParameters): Promise<number>
+  /**
+   * Throttles one client: `limit` requests per `windowMs`, an approximate sliding window (right for throttling, not
+   * for a spending cap). Answers whether this request may pass and, when not, in how many ms to retry.
+   */
+  throttle(parameters: ThrottleParameters): Promise<ThrottleReturnType>
 }
+
+/** Parameters of {@link Store.reserveWindowSlots}. */
+export type ReserveWindowSlotsParameters = { key: string; count: number; limit: number; windowMs: number; now: number }
+
+/** Parameters of {@link Store.throttle}. */
+export type ThrottleParameters = { key: string; limit: number; windowMs: number }
+
+/** Result of {@link Store.throttle}. */
+export type ThrottleReturnType = { ok: true } | { ok: false; retryAfterMs: number }
 
 /** Parameters of {@link Store.reserveWindowSlot}. */
 export type ReserveWindowSlotParameters = { key: string; member: string; limit: number; windowMs: number; now: number }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
+import { Ratelimit } from '@upstash/ratelimit'
 import { Redis } from '@upstash/redis'
-import { RELEASE_LOCK_SCRIPT, RESERVE_WINDOW_SLOT_SCRIPT } from './scripts.js'
+import { RELEASE_LOCK_SCRIPT, RESERVE_WINDOW_SLOT_SCRIPT, RESERVE_WINDOW_SLOTS_SCRIPT } from './scripts.js'
 import { StoreError, type Store } from './types.js'
 
 /** Parameters of {@link createUpstashStore}. */
@@ -39,6 +40,17 @@ export function createUpstashStore(parameters: CreateUpstashStoreParameters): St
       clearTimeout(timer)
     }
   }
+  // One limiter per (limit, window): @upstash/ratelimit's sliding window, the user's stack for throttling.
+  const limiters = new Map<string, Ratelimit>()
+  const limiterFor = (limit: number, windowMs: number) => {
+    const id = `${limit}/${windowMs}`
+    let limiter = limiters.get(id)
+    if (!limiter) {
+      limiter = new Ratelimit({ redis, limiter: Ratelimit.slidingWindow(limit, `${Math.round(windowMs)} ms`), prefix: '', analytics: false, ephemeralCache: false, timeout: timeoutMs })
+      limiters.set(id, limiter)
+    }
+    return limiter
+  }
   return {
     kind: 'upstash',
     get: (key) => call('get', async () => {
@@ -70,6 +82,15 @@ export function createUpstashStore(parameters: CreateUpstashStoreParameters): St
     }),
     releaseWindowSlot: (key, member) => call('window', async () => {
       await redis.zrem(key, member)
+    }),
+    reserveWindowSlots: ({ key, count, limit, windowMs, now }) => call('window', async () => {
+      const args = [String(Math.round(now)), String(Math.round(windowMs)), String(limit), String(count), randomUUID()]
+      return Number(await redis.eval<string[], number>(RESERVE_WINDOW_SLOTS_SCRIPT, [key], args))
+    }),
+    throttle: ({ key, limit, windowMs }) => call('throttle', async () => {
+      const result = await limiterFor(limit, windowMs).limit(key)
+      // Its timeout answers success with reason "timeout": a throttle may fail open, never a read.
+      return result.success ? { ok: true as const } : { ok: false as const, retryAfterMs: Math.max(0, result.reset - Date.now()) }
     }),
   }
 }

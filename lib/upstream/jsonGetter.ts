@@ -1,5 +1,6 @@
 /** Why an upstream call failed. */
-export type UpstreamErrorKind = 'network' | 'timeout' | 'status' | 'body' | 'budget'
+/** `budget`: the refresh spent its own request budget; `throttled`: the service-wide per-minute budget is spent. */
+export type UpstreamErrorKind = 'network' | 'timeout' | 'status' | 'body' | 'budget' | 'throttled'
 
 /** A failed upstream call, after retries. Its message names the path, never a secret. */
 export class UpstreamError extends Error {
@@ -38,6 +39,11 @@ export type CreateJsonGetterParameters = {
   random?: () => number
   /** The path as it may appear in messages and logs (without queries or address lists). */
   describePath?: (path: string) => string
+  /**
+   * Asked before every attempt, retries included: false means the service-wide request budget of this provider is
+   * spent, and the call fails with kind `throttled` instead of being sent.
+   */
+  admit?: () => Promise<boolean>
 }
 
 /** GETs a path and reads the JSON body with `parse` (null: the body has the wrong shape). */
@@ -86,6 +92,7 @@ export function createJsonGetter(parameters: CreateJsonGetterParameters): JsonGe
     maxRetryAfterMs = 5000,
     random = Math.random,
     describePath = (path) => path.replace(/\?.*$/, ''),
+    admit,
   } = parameters
   const root = baseUrl.replace(/\/+$/, '')
 
@@ -128,6 +135,7 @@ export function createJsonGetter(parameters: CreateJsonGetterParameters): JsonGe
         if (budget.remaining <= 0) throw new UpstreamError(`upstream request budget spent before ${describePath(path)}`, 'budget')
         budget.remaining--
       }
+      if (admit && !(await admit())) throw new UpstreamError(`upstream request budget of the service is spent for this minute (${describePath(path)})`, 'throttled')
       const result = await attempt(path, parse, outer)
       if (result.error === undefined) return result.value as NonNullable<typeof result.value>
       const error = result.error

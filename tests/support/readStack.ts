@@ -2,7 +2,8 @@ import { createControlRoomHandler } from '../../api/control-room.js'
 import { createTokenSearchHandler } from '../../api/token-search.js'
 import { createLogger, type Logger } from '../../lib/log.js'
 import type { ControlRoom } from '../../lib/market/types.js'
-import { createReadServices, type ReadServices } from '../../lib/readServices.js'
+import { createReadServices, dexScreenerBudgetKey, type ReadServices } from '../../lib/readServices.js'
+import { createSharedRequestBudget, DEXSCREENER_REQUESTS_PER_MINUTE } from '../../lib/upstream/sharedBudget.js'
 import { createMemoryStore } from '../../lib/store/memory.js'
 import type { Store } from '../../lib/store/types.js'
 import { createUpstashStore } from '../../lib/store/upstash.js'
@@ -47,6 +48,10 @@ export type StartReadStackParameters = {
   market?: RawPair[]
   /** Also start a GeckoTerminal-shaped server over the same market and give it to the service. */
   withGecko?: boolean
+  /** More environment for the service (e.g. SEARCH_RATE_LIMIT_PER_MINUTE). */
+  env?: Record<string, string>
+  /** The service-wide DexScreener budget per minute (default the service's 250). */
+  dexscreenerPerMinute?: number
 }
 
 let stackCounter = 0
@@ -65,11 +70,16 @@ export async function startReadStack(parameters: StartReadStackParameters): Prom
     const logs: string[] = []
     const logger: Logger = createLogger({ write: (line) => logs.push(line) })
     const services = createReadServices({
-      env: { STORE_KEY_PREFIX: prefix },
+      env: { ...parameters.env, STORE_KEY_PREFIX: prefix },
       store,
       logger,
       now: () => clock.now,
-      upstream: createDexScreenerClient({ baseUrl: upstream.url, backoffBaseMs: 5, requestTimeoutMs: parameters.requestTimeoutMs ?? 8000 }),
+      upstream: createDexScreenerClient({
+        baseUrl: upstream.url,
+        backoffBaseMs: 5,
+        requestTimeoutMs: parameters.requestTimeoutMs ?? 8000,
+        admit: createSharedRequestBudget({ store, key: dexScreenerBudgetKey(prefix), perMinute: parameters.dexscreenerPerMinute ?? DEXSCREENER_REQUESTS_PER_MINUTE, logger, now: () => clock.now }),
+      }),
       gecko: gecko ? createGeckoTerminalClient({ baseUrl: gecko.url, backoffBaseMs: 5, maxRetryAfterMs: 0 }) : null,
     })
     return {

@@ -81,6 +81,7 @@ describe('loadReadConfig', () => {
       dexscreenerBaseUrl: 'https://api.dexscreener.com',
       geckoTerminalBaseUrl: 'https://api.geckoterminal.com/api/v2',
       staleIfErrorSeconds: 600,
+      searchRateLimitPerMinute: 30,
       redis: null,
       storePrefix: 'bcr:',
     })

@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { startNpmStart, type NpmStart } from '../support/npmStart.js'
+import { startReadStack, type ReadStack, type StoreKind } from '../support/readStack.js'
+import { startFakeDexScreener, type FakeDexScreener } from '../support/fakeDexScreener.js'
+import { createSyntheticMarket } from '../support/syntheticMarket.js'
+
+const search = (q: string, ip: string) => new Request(`https://svc.test/api/token-search?q=${encodeURIComponent(q)}`, { headers: { 'x-real-ip': ip } })
+
+describe.each<StoreKind>(['memory', 'upstash'])('token-search throttling on the %s store', (storeKind) => {
+  let stack: ReadStack
+  beforeAll(async () => {
+    stack = await startReadStack({ storeKind, redisSocket: inject('redisSocket'), env: { SEARCH_RATE_LIMIT_PER_MINUTE: '5' }, dexscreenerPerMinute: 12 })
+  })
+  afterAll(() => stack.close())
+
+  it('lets a client make SEARCH_RATE_LIMIT_PER_MINUTE searches a minute, then 429 RATE_LIMITED with Retry-After; others are not affected', async () => {
+    const statuses: number[] = []
+    for (let i = 0; i < 6; i++) statuses.push((await stack.tokenSearch(search('weth', '203.0.113.7'))).status)
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 429])
+    const limited = await stack.tokenSearch(search('weth', '203.0.113.7'))
+    expect(limited.status).toBe(429)
+    expect(await limited.json()).toMatchObject({ code: 'RATE_LIMITED' })
+    const retryAfter = Number(limited.headers.get('retry-after'))
+    expect(retryAfter).toBeGreaterThanOrEqual(1)
+    expect(retryAfter).toBeLessThanOrEqual(60)
+    expect((await stack.tokenSearch(search('weth', '198.51.100.9'))).status).toBe(200)
+    if (storeKind === 'upstash') expect(stack.upstash!.commands).toEqual(expect.arrayContaining(['EVALSHA']))
+  })
+
+  it('never sends DexScreener more than the service-wide budget, however many clients search distinct terms; cached terms still answer', async () => {
+    const before = stack.upstream.requests.length
+    const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => stack.tokenSearch(search(`term${i}`, `192.0.2.${i}`))))
+    const made = stack.upstream.requests.length - before
+    // 12 a minute in this stack; the first test used one for "weth".
+    expect(made).toBeLessThanOrEqual(11)
+    const statuses = answers.map((a) => a.status)
+    expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(29)
+    expect(statuses.every((s) => s === 200 || s === 429)).toBe(true)
+    const refused = answers.find((a) => a.status === 429)!
+    expect(await refused.json()).toMatchObject({ code: 'RATE_LIMITED' })
+    // A term already cached is answered from the cache, budget or not.
+    expect((await stack.tokenSearch(search('weth', '192.0.2.250'))).status).toBe(200)
+  })
+})
+
+describe('npm start', () => {
+  let upstream: FakeDexScreener
+  let server: NpmStart
+  beforeAll(async () => {
+    upstream = await startFakeDexScreener(createSyntheticMarket())
+    server = await startNpmStart({ DEXSCREENER_BASE_URL: upstream.url, SEARCH_RATE_LIMIT_PER_MINUTE: '3' })
+  })
+  afterAll(async () => {
+    await server.stop()
+    await upstream.close()
+  })
+
+  it('throttles by the connection address: a client cannot claim another one with X-Real-IP or X-Forwarded-For', async () => {
+    const statuses: number[] = []
+    for (let i = 0; i < 4; i++) {
+      const response = await fetch(`${server.url}/api/token-search?q=weth`, { headers: { 'x-real-ip': `10.9.9.${i}`, 'x-forwarded-for': `10.8.8.${i}` } })
+      statuses.push(response.status)
+      await response.arrayBuffer()
+    }
+    expect(statuses).toEqual([200, 200, 200, 429])
+  })
+})
