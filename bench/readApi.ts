@@ -70,6 +70,7 @@ export async function benchReadApi(): Promise<Record<string, number | string>> {
     logger: silentLogger,
     now: () => Date.now() + clock.offset,
     upstream: createDexScreenerClient({ baseUrl: upstream.url }),
+    gecko: null,
   })
   const server = await startServer({ port: 0, handlers: { 'control-room': createControlRoomHandler(() => services) } })
   const url = `${server.url}/api/control-room`
@@ -77,7 +78,7 @@ export async function benchReadApi(): Promise<Record<string, number | string>> {
   // (b) cold refreshes against an upstream that answers after a fixed delay: the first one of the process (module
   // loading, JIT, new upstream connections) apart, then the median of five on a running instance (every 30 s in use).
   const coldOnce = async () => {
-    clock.offset += 60_000
+    clock.offset += 11 * 60_000 // past the stale grace: the caller waits for the refresh
     const before = await upstream.requestCount()
     const started = performance.now()
     const body = Buffer.from(await (await fetch(url)).arrayBuffer())
@@ -91,7 +92,7 @@ export async function benchReadApi(): Promise<Record<string, number | string>> {
   const oneRefresh = runs[0]!.requests
 
   // (c) 200 concurrent cold requests.
-  clock.offset += 60_000
+  clock.offset += 11 * 60_000
   const before = await upstream.requestCount()
   await Promise.all(Array.from({ length: 200 }, () => fetch(url).then((r) => r.arrayBuffer())))
   const concurrentRequests = (await upstream.requestCount()) - before
@@ -104,7 +105,7 @@ export async function benchReadApi(): Promise<Record<string, number | string>> {
     'first cold refresh of the process ms': Math.round(first.ms),
     'cold refresh ms (median of 5)': Math.round(coldMs),
     'upstream delay ms': UPSTREAM_DELAY_MS,
-    '(b) cold / upstream delay (goal <= 2.5)': round(coldMs / UPSTREAM_DELAY_MS),
+    '(b) refresh a caller waits for / upstream delay (goal <= 2.5; universe warm after the first)': round(coldMs / UPSTREAM_DELAY_MS),
     'upstream requests for 200 concurrent cold': concurrentRequests,
     'upstream requests of one refresh': oneRefresh,
     '(c) concurrent / one refresh (goal 1.0)': round(concurrentRequests / oneRefresh),

@@ -1,10 +1,11 @@
 import { benchColdStart } from './coldStart.js'
 import { benchDeploy } from './deploy.js'
 import { benchReadApi } from './readApi.js'
+import { benchReadFreshness } from './readFreshness.js'
 
 /** Runs every benchmark (or those named on the command line) and prints their figures and ratios. */
 const benches: Record<string, () => Promise<Record<string, number | string>>> = {
-  'read-api': benchReadApi,
+  'read-api': async () => ({ ...(await benchReadApi()), ...(await benchReadFreshness()) }),
   deploy: benchDeploy,
   'cold-start': benchColdStart,
 }

@@ -29,15 +29,35 @@ export type FakeDexScreener = {
 
 const ANTI_BOT_PAGE = '<!DOCTYPE html><html><head><title>Just a moment...</title></head><body>Checking your browser</body></html>'
 
-const matchesText = (pair: RawPair, needle: string) =>
-  [pair.baseToken.symbol, pair.baseToken.name, pair.quoteToken.symbol, pair.quoteToken.name, pair.baseToken.address, pair.quoteToken.address]
-    .some((v) => typeof v === 'string' && v.toLowerCase().includes(needle))
-
 const volumeOf = (pair: RawPair) => Number((pair.volume as { h24?: unknown } | undefined)?.h24 ?? 0) || 0
+
+/** Pairs per token in a `/tokens/v1` answer. */
+const TOKEN_PAIRS_MAX = 30
 
 /** Starts the fake upstream on a free loopback port. */
 export async function startFakeDexScreener(initialPairs: RawPair[] = []): Promise<FakeDexScreener> {
   let pairs = initialPairs
+  // Indexes, rebuilt when the market changes, so the fake answers as fast as a real one and never dominates a benchmark.
+  let index: { byVolume: RawPair[]; text: string[]; byAddress: Map<string, RawPair[]> } | null = null
+  const indexed = () => {
+    if (index) return index
+    const byVolume = [...pairs].sort((a, b) => volumeOf(b) - volumeOf(a))
+    const text = byVolume.map((p) =>
+      [p.baseToken.symbol, p.baseToken.name, p.quoteToken.symbol, p.quoteToken.name, p.baseToken.address, p.quoteToken.address]
+        .filter((v) => typeof v === 'string')
+        .join('\u0000')
+        .toLowerCase(),
+    )
+    const byAddress = new Map<string, RawPair[]>()
+    for (const p of byVolume) {
+      for (const address of new Set([p.baseToken.address, String(p.quoteToken.address)].map((a) => `${p.chainId}:${String(a).toLowerCase()}`))) {
+        const list = byAddress.get(address) ?? []
+        list.push(p)
+        byAddress.set(address, list)
+      }
+    }
+    return (index = { byVolume, text, byAddress })
+  }
   let delay = 0
   const once: { prefix: string; fault: Fault }[] = []
   const always: { prefix: string; fault: Fault }[] = []
@@ -74,16 +94,19 @@ export async function startFakeDexScreener(initialPairs: RawPair[] = []): Promis
     const url = new URL(path, 'http://fake')
     if (url.pathname === '/latest/dex/search') {
       const needle = (url.searchParams.get('q') ?? '').toLowerCase()
-      const found = pairs.filter((p) => matchesText(p, needle)).sort((a, b) => volumeOf(b) - volumeOf(a)).slice(0, 30)
+      const { byVolume, text } = indexed()
+      const found: RawPair[] = []
+      for (let i = 0; i < byVolume.length && found.length < 30; i++) if (text[i]!.includes(needle)) found.push(byVolume[i]!)
       return reply(200, { schemaVersion: '1.0.0', pairs: found.length ? found : null })
     }
     const tokens = /^\/tokens\/v1\/([^/]+)\/(.+)$/.exec(url.pathname)
     if (tokens) {
-      const wanted = new Set(decodeURIComponent(tokens[2]!).split(',').slice(0, 30).map((a) => a.toLowerCase()))
-      const found = pairs.filter(
-        (p) => p.chainId === tokens[1] && (wanted.has(p.baseToken.address.toLowerCase()) || wanted.has(String(p.quoteToken.address).toLowerCase())),
-      )
-      return reply(200, found)
+      // Per requested token its 30 highest-volume pairs on the chain (either side), as the real answer is bounded:
+      // a hub token's answer is not every pair of the chain.
+      const wanted = decodeURIComponent(tokens[2]!).split(',').slice(0, 30).map((a) => a.toLowerCase())
+      const found = new Set<RawPair>()
+      for (const address of wanted) for (const p of (indexed().byAddress.get(`${tokens[1]}:${address}`) ?? []).slice(0, TOKEN_PAIRS_MAX)) found.add(p)
+      return reply(200, [...found])
     }
     return reply(404, { error: 'not found' })
   })
@@ -94,6 +117,7 @@ export async function startFakeDexScreener(initialPairs: RawPair[] = []): Promis
     requests,
     setPairs: (next) => {
       pairs = next
+      index = null
     },
     setDelay: (ms) => {
       delay = ms
