@@ -1,5 +1,3 @@
-import { z } from 'zod'
-
 /** A DexScreener pair after tolerant parsing: every optional upstream field is present, as a value or null. */
 export type Pair = {
   chainId: string
@@ -26,49 +24,51 @@ const finite = (value: unknown): number | null => {
   return typeof n === 'number' && Number.isFinite(n) ? n : null
 }
 
-// Every tolerant field is `.optional()` before its transform: zod 4 would otherwise reject a missing key.
-const looseNumber = z.unknown().optional().transform(finite)
-const looseString = z.unknown().optional().transform((v) => (typeof v === 'string' ? v : null))
+type JsonObject = Record<string, unknown>
+const isObject = (v: unknown): v is JsonObject => v !== null && typeof v === 'object' && !Array.isArray(v)
+/** Anything that is not an object reads as `{}`, so a reshaped sub-object never fails the pair. */
+const objectOr = (v: unknown): JsonObject => (isObject(v) ? v : {})
+const looseString = (v: unknown): string | null => (typeof v === 'string' ? v : null)
 /** A decimal price as upstream sends it; numbers are turned into their shortest string. */
-const loosePrice = z.unknown().optional().transform((v) => {
+const loosePrice = (v: unknown): string | null => {
   if (typeof v === 'number') return Number.isFinite(v) && v >= 0 ? String(v) : null
   if (typeof v !== 'string') return null
   const s = v.trim()
   return /^(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?$/.test(s) && Number.isFinite(Number(s)) ? s : null
-})
-/** An object whose own fields are all tolerant: anything that is not an object reads as `{}`, so it never fails. */
-const looseObject = <T extends z.ZodRawShape>(shape: T) => {
-  const inner = z.object(shape)
-  return z
-    .unknown()
-    .optional()
-    .transform((v) => inner.parse(v !== null && typeof v === 'object' && !Array.isArray(v) ? v : {}))
 }
-const txnCount = looseObject({ buys: looseNumber, sells: looseNumber })
+const txnCount = (v: unknown): TxnCount => {
+  const o = objectOr(v)
+  return { buys: finite(o.buys), sells: finite(o.sells) }
+}
 
-const pairSchema = z.object({
-  chainId: z.string(),
-  dexId: looseString,
-  url: looseString,
-  pairAddress: looseString,
-  baseToken: z.object({ address: z.string(), name: looseString, symbol: looseString }),
-  quoteToken: looseObject({ address: looseString, name: looseString, symbol: looseString }),
-  priceUsd: loosePrice,
-  txns: looseObject({ h1: txnCount, h24: txnCount }),
-  volume: looseObject({ h1: looseNumber, h6: looseNumber, h24: looseNumber }),
-  priceChange: looseObject({ m5: looseNumber, h1: looseNumber, h6: looseNumber, h24: looseNumber }),
-  liquidity: looseObject({ usd: looseNumber }),
-  fdv: looseNumber,
-  marketCap: looseNumber,
-  pairCreatedAt: looseNumber,
-})
-
-/** Parses one upstream pair, or returns null when it lacks what identifies it (chain, base token address). */
+/**
+ * Parses one upstream pair, or returns null when it lacks what identifies it (chain, base token address). Every
+ * other field is tolerant: missing, null, mistyped or reshaped reads as null. Hand-written rather than a schema
+ * library: a refresh parses thousands of pairs, and this is the hot part of it.
+ */
 export function parsePair(raw: unknown): Pair | null {
-  const parsed = pairSchema.safeParse(raw)
-  if (!parsed.success) return null
-  const { liquidity, ...rest } = parsed.data
-  return { ...rest, liquidityUsd: liquidity.usd }
+  if (!isObject(raw) || typeof raw.chainId !== 'string' || !isObject(raw.baseToken) || typeof raw.baseToken.address !== 'string') return null
+  const base = raw.baseToken
+  const quote = objectOr(raw.quoteToken)
+  const txns = objectOr(raw.txns)
+  const volume = objectOr(raw.volume)
+  const change = objectOr(raw.priceChange)
+  return {
+    chainId: raw.chainId,
+    dexId: looseString(raw.dexId),
+    url: looseString(raw.url),
+    pairAddress: looseString(raw.pairAddress),
+    baseToken: { address: base.address as string, name: looseString(base.name), symbol: looseString(base.symbol) },
+    quoteToken: { address: looseString(quote.address), name: looseString(quote.name), symbol: looseString(quote.symbol) },
+    priceUsd: loosePrice(raw.priceUsd),
+    txns: { h1: txnCount(txns.h1), h24: txnCount(txns.h24) },
+    volume: { h1: finite(volume.h1), h6: finite(volume.h6), h24: finite(volume.h24) },
+    priceChange: { m5: finite(change.m5), h1: finite(change.h1), h6: finite(change.h6), h24: finite(change.h24) },
+    liquidityUsd: finite(objectOr(raw.liquidity).usd),
+    fdv: finite(raw.fdv),
+    marketCap: finite(raw.marketCap),
+    pairCreatedAt: finite(raw.pairCreatedAt),
+  }
 }
 
 /**

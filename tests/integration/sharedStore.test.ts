@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import type { ControlRoom } from '../../lib/market/types.js'
-import { startReadStack, type ReadStack } from '../support/readStack.js'
+import { readUntilFresh, startReadStack, type ReadStack } from '../support/readStack.js'
 import { openRespConnection } from '../support/resp.js'
 
 /** Past the 600 s in which a last good body is still served: the next read is cold. */
@@ -27,6 +27,19 @@ describe('the read cache on real Redis (Upstash REST over redis-server)', () => 
     const later = await stack.newInstance().controlRoom(get())
     expect(await later.text()).toBe([...bodies][0])
     expect(stack.upstash!.commands).toEqual(expect.arrayContaining(['SET', 'GET', 'EVAL']))
+  })
+
+  it('after the window, three instances answer the last body at once and make ONE background refresh between them', async () => {
+    const instances = [stack.newInstance(), stack.newInstance(), stack.newInstance()]
+    const warm = await Promise.all(instances.map((i) => i.controlRoom(get()).then((r) => r.text())))
+    stack.clock.now += 31_000
+    const before = stack.upstream.requests.length
+    const stale = await Promise.all(instances.flatMap((i) => Array.from({ length: 5 }, () => i.controlRoom(get()))))
+    for (const response of stale) expect(response.headers.get('x-data-state')).toBe('stale')
+    expect(new Set(await Promise.all(stale.map((r) => r.text())))).toEqual(new Set([warm[0]]))
+    for (const instance of instances) await readUntilFresh(instance)
+    const searches = stack.upstream.requests.slice(before).filter((p) => p === '/latest/dex/search?q=WETH')
+    expect(searches).toHaveLength(1)
   })
 
   it('still answers (uncached) when Redis is unreachable, and says so in a log line', async () => {

@@ -20,6 +20,22 @@ describe.each<StoreKind>(['memory', 'upstash'])('GET /api/token-search on the %s
     stack.clock.now += PAST_GRACE_MS
   })
 
+  it('serves a term\'s last good body while the upstream fails, up to STALE_IF_ERROR_SECONDS, then 502', async () => {
+    const first = await (await stack.tokenSearch(search('degen'))).text()
+    stack.upstream.failAlways('/', { kind: 'status', status: 503 })
+    stack.clock.now += 120_000
+    const stale = await stack.tokenSearch(search('degen'))
+    expect(stale.status).toBe(200)
+    expect(await stale.text()).toBe(first)
+    expect(stale.headers.get('x-data-state')).toBe('stale')
+    expect(stale.headers.get('x-data-age')).toBe('120')
+    await new Promise((r) => setTimeout(r, 50)) // the background refresh fails and changes nothing
+    stack.clock.now += 481_000
+    const gone = await stack.tokenSearch(search('degen'))
+    expect(gone.status).toBe(502)
+    expect(await gone.json()).toMatchObject({ code: 'UPSTREAM_ERROR' })
+  })
+
   it('returns Base pairs whose base token matches, by 24h volume, with rank, total and the trimmed query', async () => {
     const response = await stack.tokenSearch(search('  brett '))
     expect(response.status).toBe(200)

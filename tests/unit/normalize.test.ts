@@ -120,3 +120,44 @@ describe('parsePairsBody', () => {
     expect(parsePairsBody({ pairs: 'x' })).toBeNull()
   })
 })
+
+describe('parsePair, field by field', () => {
+  it('reads every reshaped, mistyped or missing field as null, never failing the pair', () => {
+    const pair = parsePair({
+      ...raw(),
+      dexId: 7,
+      url: null,
+      quoteToken: 'WETH',
+      priceUsd: '-1',
+      txns: { h1: 'many', h24: { buys: '12', sells: null } },
+      volume: [1, 2, 3],
+      priceChange: { m5: 'NaN', h1: Infinity, h6: '1e3', h24: '' },
+      liquidity: { usd: '250000.5' },
+      fdv: {},
+      marketCap: undefined,
+      pairCreatedAt: '1700000000000',
+    })!
+    expect(pair).toMatchObject({
+      dexId: null,
+      url: null,
+      quoteToken: { address: null, name: null, symbol: null },
+      priceUsd: null,
+      txns: { h1: { buys: null, sells: null }, h24: { buys: 12, sells: null } },
+      volume: { h1: null, h6: null, h24: null },
+      priceChange: { m5: null, h1: null, h6: 1000, h24: null },
+      liquidityUsd: 250000.5,
+      fdv: null,
+      marketCap: null,
+      pairCreatedAt: 1_700_000_000_000,
+    })
+    expect(Object.keys(pair).sort()).toEqual(
+      ['baseToken', 'chainId', 'dexId', 'fdv', 'liquidityUsd', 'marketCap', 'pairAddress', 'pairCreatedAt', 'priceChange', 'priceUsd', 'quoteToken', 'txns', 'url', 'volume'].sort(),
+    )
+  })
+
+  it('needs a chain and an object base token with an address', () => {
+    for (const bad of [null, [], 'pair', { ...raw(), chainId: 8453 }, { ...raw(), baseToken: [raw().baseToken] }, { ...raw(), baseToken: { address: 1 } }]) {
+      expect(parsePair(bad)).toBeNull()
+    }
+  })
+})
