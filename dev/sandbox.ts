@@ -1,20 +1,24 @@
-// `npm run sandbox`: the whole service on this machine alone. A local DexScreener-shaped upstream with a synthetic
+// `npm run sandbox`: the whole service on this machine alone. Local DexScreener- and GeckoTerminal-shaped upstreams with a synthetic
 // Base market, anvil (chain 8453) with the B20 factory emulator, a KMS-compatible signer, the in-process store, and
 // the real api/ handlers configured only through the environment, exactly as on Vercel. Ctrl-C stops everything.
 import { generateAgentKey } from '../lib/agents.js'
 import { startAnvilChain } from '../tests/support/anvil.js'
 import { startFakeDexScreener } from '../tests/support/fakeDexScreener.js'
+import { startFakeGeckoTerminal } from '../tests/support/fakeGeckoTerminal.js'
 import { startFakeKms } from '../tests/support/fakeKms.js'
 import { createSyntheticMarket } from '../tests/support/syntheticMarket.js'
 import { loadApiHandlers, startServer, vercelRouting } from './server.js'
 
-const upstream = await startFakeDexScreener(createSyntheticMarket({ tokens: 220 }))
+const market = createSyntheticMarket({ tokens: 220 })
+const upstream = await startFakeDexScreener(market)
+const gecko = await startFakeGeckoTerminal(market)
 const chain = await startAnvilChain()
 const kms = await startFakeKms()
 const agent = generateAgentKey()
 
 Object.assign(process.env, {
   DEXSCREENER_BASE_URL: upstream.url,
+  GECKOTERMINAL_BASE_URL: gecko.url,
   BASE_RPC_URL: chain.rpcUrl,
   KMS_KEY_ID: kms.keyArn,
   AWS_REGION: 'us-east-1',
@@ -37,7 +41,7 @@ console.log(`  control room   ${base}/api/control-room`)
 console.log(`  token search   ${base}/api/token-search?q=aero`)
 console.log(`  deploy         ${base}/api/b20-skill   (POST, X-Service-Key)`)
 console.log(`  OpenAPI        ${base}/openapi.json   agent skill ${base}/skill.md`)
-console.log(`  upstream ${upstream.url}   chain ${chain.rpcUrl} (8453)   KMS ${kms.url}   store: in-process memory`)
+console.log(`  upstream ${upstream.url}   GeckoTerminal ${gecko.url}   chain ${chain.rpcUrl} (8453)   KMS ${kms.url}   store: in-process memory`)
 console.log(`  signer ${signer.address} (funded)`)
 console.log(`agent key: ${agent.key}`)
 console.log('try:')
@@ -50,7 +54,7 @@ const stop = async () => {
   if (stopping) return
   stopping = true
   await server.close()
-  await Promise.allSettled([chain.stop(), kms.close(), upstream.close()])
+  await Promise.allSettled([chain.stop(), kms.close(), upstream.close(), gecko.close()])
   process.exit(0)
 }
 process.on('SIGINT', () => void stop())

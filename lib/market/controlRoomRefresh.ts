@@ -17,8 +17,11 @@ export const universeKey = (keyPrefix: string) => `${keyPrefix}v1:universe`
  */
 export async function refreshControlRoom(services: ReadServices): Promise<RefreshResult> {
   const { store, keyPrefix, logger, upstream, gecko, now } = services
-  const universe = await loadUniverse(store, universeKey(keyPrefix), logger)
-  const pages = gecko ? await claimGeckoDiscovery({ store, keyPrefix, now: now(), logger }) : 0
+  // Both are store round trips in front of the first wave: made together.
+  const [universe, pages] = await Promise.all([
+    loadUniverse(store, universeKey(keyPrefix), logger),
+    gecko ? claimGeckoDiscovery({ store, keyPrefix, now: now(), logger }) : 0,
+  ])
   let built: BuildControlRoomReturnType
   try {
     built = await buildControlRoom({ upstream, universe, discovery: gecko && pages > 0 ? { gecko, pages } : undefined, now })
