@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process'
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -7,6 +7,26 @@ import { promisify } from 'node:util'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const run = promisify(execFile)
+
+/** The Vercel CLI release the build test pins (newer releases do not resolve from this machine's registry). */
+export const VERCEL_CLI_VERSION = '59.25.4'
+
+/**
+ * The pinned Vercel CLI, installed once from the npm registry into `.cache/` rather than as a devDependency: its
+ * optional per-platform packages are partly absent from the registry (no Windows build of this release), and
+ * `npm ci` refuses a lock file without them. Answers the path of its entry point.
+ */
+export async function ensureVercelCli(): Promise<string> {
+  const prefix = join(ROOT, '.cache', `vercel-${VERCEL_CLI_VERSION}`)
+  const entry = join(prefix, 'node_modules', 'vercel', 'dist', 'index.js')
+  if (!existsSync(entry)) {
+    await run('npm', ['install', '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--prefix', prefix, `vercel@${VERCEL_CLI_VERSION}`], {
+      maxBuffer: 64 * 1024 * 1024,
+      timeout: 280_000,
+    })
+  }
+  return entry
+}
 
 /** What `vercel build` produced, in a throw-away copy of the project. */
 export type VercelOutput = {
@@ -28,13 +48,13 @@ const PROJECT_JSON = {
 }
 
 /**
- * Runs the official CLI's `vercel build` (the pinned devDependency) on a copy of the working tree, with no account,
+ * Runs the official CLI's `vercel build` (the pinned release, see {@link ensureVercelCli}) on a copy of the working tree, with no account,
  * login or network beyond the npm registry: a hand-written `.vercel/project.json` stands in for `vercel pull`, and the
  * copy shares this checkout's `node_modules`.
  */
 export async function buildVercelOutput(): Promise<VercelOutput> {
   const copy = mkdtempSync(join(tmpdir(), 'vercel-build-'))
-  const skip = new Set(['node_modules', '.git', '.vercel', '.scratch', 'coverage'])
+  const skip = new Set(['node_modules', '.git', '.vercel', '.scratch', '.cache', 'coverage'])
   for (const entry of readdirSync(ROOT)) {
     if (!skip.has(entry)) cpSync(join(ROOT, entry), join(copy, entry), { recursive: true })
   }
@@ -42,7 +62,7 @@ export async function buildVercelOutput(): Promise<VercelOutput> {
   mkdirSync(join(copy, '.vercel'))
   writeFileSync(join(copy, '.vercel', 'project.json'), JSON.stringify(PROJECT_JSON))
   try {
-    await run(process.execPath, [join(ROOT, 'node_modules', 'vercel', 'dist', 'index.js'), 'build', '--yes'], {
+    await run(process.execPath, [await ensureVercelCli(), 'build', '--yes'], {
       cwd: copy,
       env: { ...process.env, VERCEL_TELEMETRY_DISABLED: '1', npm_config_prefer_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false', FORCE_COLOR: '0' },
       maxBuffer: 64 * 1024 * 1024,
