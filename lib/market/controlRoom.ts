@@ -80,12 +80,11 @@ export async function buildControlRoom(parameters: BuildControlRoomParameters): 
   const leaderBatches = toBatches(universeLeaders(universe, Math.min(LEADERS_PER_REFRESH, (maxRequests - seeds.length - RETRY_RESERVE) * TOKENS_BATCH_SIZE)))
 
   const enrich = (batch: string[]) => upstream.tokens(batch, { signal, budget }).then((pairs) => ({ batch, pairs }))
-  const [searches, leaders, pools] = await Promise.all([
-    settleAll(seeds.map((q) => upstream.search(q, { signal, budget }))),
-    settleAll(leaderBatches.map(enrich)),
-    settleAll(Array.from({ length: discovery?.pages ?? 0 }, (_, i) => discovery!.gecko.rankedPools(i + 1, { signal }))),
-  ])
+  // Discovery runs beside DexScreener's wave; a DexScreener outage is reported (and failed over) without waiting for it.
+  const discovering = settleAll(Array.from({ length: discovery?.pages ?? 0 }, (_, i) => discovery!.gecko.rankedPools(i + 1, { signal })))
+  const [searches, leaders] = await Promise.all([settleAll(seeds.map((q) => upstream.search(q, { signal, budget }))), settleAll(leaderBatches.map(enrich))])
   if (searches.values.length === 0 && leaders.values.length === 0) throw rootCause([...searches.errors, ...leaders.errors])
+  const pools = await discovering
 
   const enriched = new Set<string>()
   const answers: Pair[] = []
