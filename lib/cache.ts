@@ -43,6 +43,8 @@ export type CreateReadCacheParameters = {
   lockTtlMs?: number
   /** How often a waiter looks for the lock holder's result (default 50 ms). */
   pollIntervalMs?: number
+  /** After a background refresh failed, how long (real time) before the next one is tried (default 5 s). */
+  retryFailedAfterMs?: number
 }
 
 /** Parameters of {@link ReadCache.read}. */
@@ -68,9 +70,11 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 
 /** Creates the read-through cache used by the read endpoints. */
 export function createReadCache(parameters: CreateReadCacheParameters): ReadCache {
-  const { store, logger, now = Date.now, staleForMs = 600_000, waitUntil, lockTtlMs = 12_000, pollIntervalMs = 50 } = parameters
+  const { store, logger, now = Date.now, staleForMs = 600_000, waitUntil, lockTtlMs = 12_000, pollIntervalMs = 50, retryFailedAfterMs = 5000 } = parameters
   const local = new Map<string, LocalCachedBody>()
   const inFlight = new Map<string, Promise<LocalCachedBody>>()
+  /** Real time of the last failed background refresh, per key. */
+  const failedAt = new Map<string, number>()
 
   const isFresh = (entry: CachedBody | null | undefined): boolean => !!entry && entry.expiresAt > now()
   const isServable = (entry: CachedBody | null | undefined): boolean => !!entry && now() - entry.fetchedAt < staleForMs
@@ -158,11 +162,18 @@ export function createReadCache(parameters: CreateReadCacheParameters): ReadCach
 
   /** Starts a background refresh of a stale key (at most one per key in this instance); never throws. */
   const revalidate = (parameters: ReadParameters): void => {
-    if (inFlight.has(parameters.key)) return
-    const running = flight(parameters).catch((error: unknown) => {
-      // The stale body keeps being served; the next request past the window tries again.
-      logger.warn('background_refresh_failed', { key: parameters.key.split(':').slice(-2).join(':'), error: errorName(error), message: error instanceof Error ? error.message : undefined })
-    })
+    const { key } = parameters
+    if (inFlight.has(key)) return
+    // During an outage the stale body is served; the upstream is asked again at most every few seconds, not per request.
+    if (Date.now() - (failedAt.get(key) ?? -Infinity) < retryFailedAfterMs) return
+    const running = flight(parameters).then(
+      () => void failedAt.delete(key),
+      (error: unknown) => {
+        if (failedAt.size >= LOCAL_ENTRIES_MAX) failedAt.clear()
+        failedAt.set(key, Date.now())
+        logger.warn('background_refresh_failed', { key: key.split(':').slice(-2).join(':'), error: errorName(error), message: error instanceof Error ? error.message : undefined })
+      },
+    )
     waitUntil?.(running)
   }
 

@@ -99,6 +99,22 @@ describe.each<StoreKind>(['memory', 'upstash'])('GET /api/control-room on the %s
     expect(late.headers.get('x-data-state')).toBe('stale')
   })
 
+  it('during an outage asks the upstream once per few seconds, not once per request for the stale body', async () => {
+    await stack.controlRoom(get())
+    stack.upstream.failAlways('/', { kind: 'status', status: 503 })
+    stack.clock.now += 45_000
+    const before = stack.upstream.requests.length
+    for (let i = 0; i < 20; i++) {
+      const response = await stack.controlRoom(get())
+      expect(response.headers.get('x-data-state')).toBe('stale')
+      await settle(stack)
+    }
+    // One failed background refresh (its WETH search tried at most 3 times), never 20 refreshes' worth.
+    const wethCalls = stack.upstream.requests.slice(before).filter((p) => p === '/latest/dex/search?q=WETH').length
+    expect(wethCalls).toBeGreaterThan(0)
+    expect(wethCalls).toBeLessThanOrEqual(3)
+  })
+
   it('serves the last good body while the upstream is down, up to STALE_IF_ERROR_SECONDS, then 500', async () => {
     const first = await (await stack.controlRoom(get())).text()
     stack.upstream.failAlways('/', { kind: 'status', status: 503 })
