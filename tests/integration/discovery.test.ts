@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { MAX_REQUESTS_PER_REFRESH } from '../../lib/market/controlRoom.js'
-import { universeKey } from '../../lib/market/controlRoomRefresh.js'
+import { refreshControlRoom, universeKey } from '../../lib/market/controlRoomRefresh.js'
 import { parseUniverse } from '../../lib/market/universe.js'
 import type { ControlRoom } from '../../lib/market/types.js'
 import { readUntilFresh, startReadStack, type ReadStack } from '../support/readStack.js'
@@ -167,6 +167,42 @@ describe('failover to GeckoTerminal when DexScreener fails', () => {
       const response = await stack.controlRoom(get())
       expect(response.status).toBe(500)
       expect(await response.json()).toMatchObject({ code: 'UPSTREAM_UNAVAILABLE' })
+    } finally {
+      await stack.close()
+    }
+  })
+})
+
+describe('GeckoTerminal budget across many instances (Upstash over redis-server)', () => {
+  it('never sends GeckoTerminal more than 30 calls in any rolling minute, however many instances refresh at once', async () => {
+    const stack = await startReadStack({ storeKind: 'upstash', redisSocket: inject('redisSocket'), market, withGecko: true })
+    try {
+      // The worst case: DexScreener down, so every refresh of every instance wants 10 failover pages, and discovery is
+      // due again at every step; six instances refresh together every 5 s for 3 minutes (an injected clock).
+      stack.upstream.failAlways('/', { kind: 'status', status: 503 })
+      const instances = [stack, ...Array.from({ length: 5 }, () => stack.newInstance())]
+      const discoveryKey = `${stack.services.keyPrefix}gecko:discovery`
+      const redis = await openRespConnection(inject('redisSocket'))
+      let served = 0
+      try {
+        for (let step = 0; step < 36; step++, stack.clock.now += 5000) {
+          await redis.send(['DEL', discoveryKey])
+          const results = await Promise.allSettled(instances.map((instance) => refreshControlRoom(instance.services)))
+          served += results.filter((r) => r.status === 'fulfilled' && r.value.source === 'geckoterminal').length
+        }
+      } finally {
+        redis.close()
+      }
+      const calls = stack.gecko!.requests
+      // GeckoTerminal's own limiter never had to refuse a call...
+      expect(calls.filter((c) => c.status === 429)).toEqual([])
+      // ...and no rolling minute (the fake's clock) holds more than 30 of them.
+      const times = calls.map((c) => c.at).sort((a, b) => a - b)
+      const busiest = Math.max(...times.map((t) => times.filter((u) => u > t - 60_000 && u <= t).length))
+      expect(busiest).toBeLessThanOrEqual(30)
+      // The budget was used, not just left alone: 3 minutes hold about 90 calls, and failover rooms were served.
+      expect(calls.length).toBeGreaterThanOrEqual(80)
+      expect(served).toBeGreaterThanOrEqual(3)
     } finally {
       await stack.close()
     }

@@ -6,8 +6,8 @@ import type { RawPair } from './syntheticMarket.js'
 /** A local GeckoTerminal-shaped server: Base pools by 24h volume (JSON:API), with GeckoTerminal's 30 calls a minute. */
 export type FakeGeckoTerminal = {
   url: string
-  /** Paths (with query) of every request received, in order, and the `Accept` header each carried. */
-  requests: { path: string; accept: string | undefined; status: number }[]
+  /** Paths (with query) of every request received, in order, the `Accept` header each carried and when (its clock). */
+  requests: { path: string; accept: string | undefined; status: number; at: number }[]
   setPairs(pairs: RawPair[]): void
   /** Answers every request with `fault` until {@link clearFaults}. */
   failAlways(fault: Fault): void
@@ -70,12 +70,12 @@ export async function startFakeGeckoTerminal(initialPairs: RawPair[], parameters
 
   const server = createServer((req, res) => {
     const path = req.url ?? '/'
+    const t = now()
     const reply = (status: number, body: unknown, headers: Record<string, string> = {}) => {
-      requests.push({ path, accept: req.headers.accept, status })
+      requests.push({ path, accept: req.headers.accept, status, at: t })
       res.writeHead(status, { 'content-type': 'application/json', ...headers })
       res.end(typeof body === 'string' ? body : JSON.stringify(body))
     }
-    const t = now()
     while (served.length && served[0]! <= t - 60_000) served.shift()
     if (served.length >= perMinute) return reply(429, { status: { error_code: 429, error_message: "You've exceeded the Rate Limit." } }, { 'retry-after': String(Math.ceil((served[0]! + 60_000 - t) / 1000)) })
     served.push(t)
