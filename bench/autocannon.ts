@@ -1,6 +1,8 @@
 import { execFile, spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
@@ -50,6 +52,17 @@ export async function measureWithAutocannon(parameters: MeasureWithAutocannonPar
   } finally {
     clearInterval(sampler)
   }
+}
+
+/** Records the service's 200 and 304 answers at `url` (status, headers, body bytes) for {@link startBareServer}. */
+export async function captureAnswers(url: string): Promise<{ etag: string; file: string }> {
+  const first = await fetch(url)
+  const etag = first.headers.get('etag')!
+  const second = await fetch(url, { headers: { 'if-none-match': etag } })
+  const wire = (response: Response) => Object.fromEntries([...response.headers].filter(([name]) => !['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding'].includes(name)))
+  const file = join(mkdtempSync(join(tmpdir(), 'bench-answers-')), 'answers.json')
+  writeFileSync(file, JSON.stringify({ etag, ok: { headers: wire(first), body: Buffer.from(await first.arrayBuffer()).toString('base64') }, notModified: { headers: wire(second) } }))
+  return { etag, file }
 }
 
 /** A bare node:http server in its own process replaying the answers in `answersFile` (see bareServer.mjs). */

@@ -1,6 +1,3 @@
-import { mkdtempSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { createControlRoomHandler } from '../api/control-room.js'
 import { startServer } from '../dev/server.js'
 import { silentLogger } from '../lib/log.js'
@@ -8,7 +5,7 @@ import { createReadServices } from '../lib/readServices.js'
 import { createMemoryStore } from '../lib/store/memory.js'
 import { createDexScreenerClient } from '../lib/upstream/dexscreener.js'
 import { startNpmStart } from '../tests/support/npmStart.js'
-import { measureWithAutocannon, median, startBareServer, type AutocannonResult } from './autocannon.js'
+import { captureAnswers, measureWithAutocannon, median, startBareServer, type AutocannonResult } from './autocannon.js'
 import { startUpstreamThread } from './upstreamThread.js'
 
 const UPSTREAM_DELAY_MS = 100
@@ -22,14 +19,8 @@ async function benchWarmThroughput(upstreamUrl: string): Promise<Record<string, 
   const service = await startNpmStart({ DEXSCREENER_BASE_URL: upstreamUrl })
   const url = `${service.url}/api/control-room`
   // The bare server replays the service's own answers: same status line, headers and body bytes.
-  const first = await fetch(url)
-  const etag = first.headers.get('etag')!
-  const second = await fetch(url, { headers: { 'if-none-match': etag } })
-  const wire = (response: Response) => Object.fromEntries([...response.headers].filter(([name]) => !['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding'].includes(name)))
-  const dir = mkdtempSync(join(tmpdir(), 'bench-answers-'))
-  const answers = { etag, ok: { headers: wire(first), body: Buffer.from(await first.arrayBuffer()).toString('base64') }, notModified: { headers: wire(second) } }
-  writeFileSync(join(dir, 'answers.json'), JSON.stringify(answers))
-  const bare = await startBareServer(join(dir, 'answers.json'))
+  const { etag, file } = await captureAnswers(url)
+  const bare = await startBareServer(file)
   const runs = { service200: [] as AutocannonResult[], bare200: [] as AutocannonResult[], service304: [] as AutocannonResult[], bare304: [] as AutocannonResult[] }
   try {
     for (let round = 0; round < ROUNDS; round++) {
