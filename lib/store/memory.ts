@@ -13,6 +13,7 @@ export function createMemoryStore(parameters: CreateMemoryStoreParameters = {}):
   const values = new Map<string, { value: string; expiresAt: number }>()
   const windows = new Map<string, Map<string, number>>()
   const throttles = new Map<string, number[]>()
+  const indexes = new Map<string, Map<string, number>>()
   const read = (key: string): string | null => {
     const entry = values.get(key)
     if (!entry) return null
@@ -83,6 +84,24 @@ export function createMemoryStore(parameters: CreateMemoryStoreParameters = {}):
       throttles.set(key, log)
       if (throttles.size > THROTTLED_CLIENTS_MAX) for (const [k, l] of throttles) if (l.every((t) => t <= at - windowMs)) throttles.delete(k)
       return { ok: true }
+    },
+    async putIndexed({ recordKey, value, ttlMs, member, score, indexKeys, maxEntries }) {
+      values.set(recordKey, { value, expiresAt: now() + ttlMs })
+      for (const key of indexKeys) {
+        const index = indexes.get(key) ?? new Map<string, number>()
+        indexes.set(key, index)
+        index.set(member, score)
+        for (const [m, s] of index) if (s <= score - ttlMs) index.delete(m)
+        const newestFirst = [...index].sort((a, b) => b[1] - a[1])
+        for (const [m] of newestFirst.slice(maxEntries)) index.delete(m)
+      }
+    },
+    async removeFromIndex(indexKey, member) {
+      indexes.get(indexKey)?.delete(member)
+    },
+    async listIndexed({ indexKey, recordPrefix, limit }) {
+      const newestFirst = [...(indexes.get(indexKey) ?? [])].sort((a, b) => b[1] - a[1]).slice(0, limit)
+      return newestFirst.map(([m]) => read(recordPrefix + m)).filter((v): v is string => v !== null)
     },
   }
 }

@@ -34,3 +34,20 @@ for i = 1, take do redis.call('ZADD', KEYS[1], now, ARGV[5] .. ':' .. i) end
 if take > 0 then redis.call('PEXPIRE', KEYS[1], window) end
 return take
 `
+
+/**
+ * Writes a record and files it in indexes atomically. KEYS[1] the record, KEYS[2..] the indexes (sorted sets);
+ * ARGV: value, ttl ms, member, score (epoch ms), most entries per index.
+ */
+export const PUT_INDEXED_SCRIPT = `
+local ttl = tonumber(ARGV[2])
+local score = tonumber(ARGV[4])
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ttl)
+for i = 2, #KEYS do
+  redis.call('ZADD', KEYS[i], score, ARGV[3])
+  redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', score - ttl)
+  redis.call('ZREMRANGEBYRANK', KEYS[i], 0, -(tonumber(ARGV[5]) + 1))
+  redis.call('PEXPIRE', KEYS[i], ttl)
+end
+return 1
+`

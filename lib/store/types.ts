@@ -31,7 +31,22 @@ export type Store = {
    * for a spending cap). Answers whether this request may pass and, when not, in how many ms to retry.
    */
   throttle(parameters: ThrottleParameters): Promise<ThrottleReturnType>
+  /**
+   * Writes a record at `recordKey` for `ttlMs` and files `member` (scored by `score`, epoch ms) in every index, in
+   * one atomic step. Each index keeps its newest `maxEntries` members and none older than `ttlMs`.
+   */
+  putIndexed(parameters: PutIndexedParameters): Promise<void>
+  /** Removes `member` from the index `indexKey` (the record stays). */
+  removeFromIndex(indexKey: string, member: string): Promise<void>
+  /** The records of the newest `limit` members of an index, newest first, each read at `recordPrefix + member`. */
+  listIndexed(parameters: ListIndexedParameters): Promise<string[]>
 }
+
+/** Parameters of {@link Store.putIndexed}. */
+export type PutIndexedParameters = { recordKey: string; value: string; ttlMs: number; member: string; score: number; indexKeys: readonly string[]; maxEntries: number }
+
+/** Parameters of {@link Store.listIndexed}. */
+export type ListIndexedParameters = { indexKey: string; recordPrefix: string; limit: number }
 
 /** Parameters of {@link Store.reserveWindowSlots}. */
 export type ReserveWindowSlotsParameters = { key: string; count: number; limit: number; windowMs: number; now: number }

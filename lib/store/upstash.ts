@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { Ratelimit } from '@upstash/ratelimit'
 import { Redis } from '@upstash/redis'
-import { RELEASE_LOCK_SCRIPT, RESERVE_WINDOW_SLOT_SCRIPT, RESERVE_WINDOW_SLOTS_SCRIPT } from './scripts.js'
+import { PUT_INDEXED_SCRIPT, RELEASE_LOCK_SCRIPT, RESERVE_WINDOW_SLOT_SCRIPT, RESERVE_WINDOW_SLOTS_SCRIPT } from './scripts.js'
 import { StoreError, type Store } from './types.js'
 
 /** Parameters of {@link createUpstashStore}. */
@@ -91,6 +91,19 @@ export function createUpstashStore(parameters: CreateUpstashStoreParameters): St
       const result = await limiterFor(limit, windowMs).limit(key)
       // Its timeout answers success with reason "timeout": a throttle may fail open, never a read.
       return result.success ? { ok: true as const } : { ok: false as const, retryAfterMs: Math.max(0, result.reset - Date.now()) }
+    }),
+    putIndexed: ({ recordKey, value, ttlMs, member, score, indexKeys, maxEntries }) => call('index', async () => {
+      await redis.eval(PUT_INDEXED_SCRIPT, [recordKey, ...indexKeys], [value, String(Math.max(1, Math.round(ttlMs))), member, String(Math.round(score)), String(maxEntries)])
+    }),
+    removeFromIndex: (indexKey, member) => call('index', async () => {
+      await redis.zrem(indexKey, member)
+    }),
+    listIndexed: ({ indexKey, recordPrefix, limit }) => call('index', async () => {
+      const members = await redis.zrange<string[]>(indexKey, 0, Math.max(0, limit - 1), { rev: true })
+      if (members.length === 0) return []
+      // A record that expired or was removed since is skipped.
+      const values = await redis.mget<(string | null)[]>(...members.map((m) => recordPrefix + m))
+      return values.filter((v): v is string => typeof v === 'string')
     }),
   }
 }
