@@ -24,6 +24,10 @@ export type DeployConfig = {
   dailyCap: number
   capWindowSeconds: number
   agentDailyCap: number | null
+  /** Seconds a deploy may stay unmined before the next deploy replaces it with higher fees (`DEPLOY_STUCK_SECONDS`). */
+  stuckSeconds: number
+  /** Highest `maxFeePerGas` a replacement may offer, in wei (`DEPLOY_MAX_FEE_GWEI`). */
+  maxFeePerGasWei: bigint
   /** Upstash REST endpoint and token, or null for the in-process store. */
   redis: { url: string; token: string } | null
   storePrefix: string
@@ -128,6 +132,8 @@ const deploySchema = z
     DEPLOY_DAILY_CAP: optional(wholeNumber(0)).default(20),
     DEPLOY_CAP_WINDOW_SECONDS: optional(wholeNumber(1)).default(86_400),
     DEPLOY_AGENT_DAILY_CAP: optional(wholeNumber(0)),
+    DEPLOY_STUCK_SECONDS: optional(wholeNumber(1)).default(60),
+    DEPLOY_MAX_FEE_GWEI: optional(z.coerce.number({ error: 'must be a number of gwei' }).positive('must be more than 0').max(10_000, 'must be at most 10000')).default(5),
     VERCEL: optional(z.string()),
     ...storeFields,
   })
@@ -147,6 +153,8 @@ export function loadDeployConfig(env: Environment = process.env): DeployConfig {
     dailyCap: parsed.DEPLOY_DAILY_CAP,
     capWindowSeconds: parsed.DEPLOY_CAP_WINDOW_SECONDS,
     agentDailyCap: parsed.DEPLOY_AGENT_DAILY_CAP ?? null,
+    stuckSeconds: parsed.DEPLOY_STUCK_SECONDS,
+    maxFeePerGasWei: BigInt(Math.round(parsed.DEPLOY_MAX_FEE_GWEI * 1e9)),
     redis: storeConfig(parsed),
     storePrefix: parsed.STORE_KEY_PREFIX,
     onVercel: Boolean(parsed.VERCEL),

@@ -26,6 +26,8 @@ export type DeployServices = {
   lockWaitMs: number
   /** Lease of the nonce lock: longer than the slowest sign-and-send. */
   lockLeaseMs: number
+  /** How often a waiting receipt asks the chain (one block on Base: 2 s). */
+  receiptPollMs: number
 }
 
 /** Parameters of {@link createDeployServices}; anything given replaces what the environment would build. */
@@ -38,6 +40,7 @@ export type CreateDeployServicesParameters = {
   now?: () => number
   lockWaitMs?: number
   lockLeaseMs?: number
+  receiptPollMs?: number
 }
 
 /** Builds the deploy services from the environment (or from what a test hands in). */
@@ -74,6 +77,7 @@ export function createDeployServices(parameters: CreateDeployServicesParameters 
     randomSalt: () => `0x${randomBytes(32).toString('hex')}`,
     lockWaitMs: parameters.lockWaitMs ?? 20_000,
     lockLeaseMs: parameters.lockLeaseMs ?? 60_000,
+    receiptPollMs: parameters.receiptPollMs ?? 2000,
   }
 }
 

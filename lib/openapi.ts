@@ -1,11 +1,13 @@
 import { z } from 'zod'
-import { agentDeploySchema, receiptRequestSchema } from './deploy/intent.js'
+import { agentDeploySchema, listDeploysRequestSchema, receiptRequestSchema } from './deploy/intent.js'
 import {
   deployBroadcastSchema,
   deployFailureSchema,
   deploySimulatedSchema,
+  listDeploysSchema,
   receiptConfirmedSchema,
   receiptPendingSchema,
+  receiptReplacedSchema,
   skillHttpErrorSchema,
 } from './deploy/responses.js'
 import { errorBodySchema } from './http.js'
@@ -24,10 +26,13 @@ const COMPONENTS: Record<string, z.ZodType> = {
   Error: errorBodySchema,
   AgentDeployRequest: agentDeploySchema,
   ReceiptRequest: receiptRequestSchema,
+  ListDeploysRequest: listDeploysRequestSchema,
   DeployBroadcast: deployBroadcastSchema,
   DeploySimulated: deploySimulatedSchema,
   ReceiptPending: receiptPendingSchema,
   ReceiptConfirmed: receiptConfirmedSchema,
+  ReceiptReplaced: receiptReplacedSchema,
+  ListDeploys: listDeploysSchema,
   DeployFailure: deployFailureSchema,
   SkillHttpError: skillHttpErrorSchema,
 }
@@ -68,7 +73,7 @@ function componentSchemas(): Record<string, Json> {
     delete schema.$id
   }
   // Requests are what a client sends: input shapes, which may omit fields that have defaults.
-  for (const name of ['AgentDeployRequest', 'ReceiptRequest']) {
+  for (const name of ['AgentDeployRequest', 'ReceiptRequest', 'ListDeploysRequest']) {
     const input = z.toJSONSchema(COMPONENTS[name]!, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as Json
     delete input.$schema
     schemas[name] = input
@@ -131,7 +136,7 @@ export function buildOpenApiDocument(): Json {
       '/api/b20-skill': {
         post: {
           operationId: 'b20Skill',
-          summary: 'Deploy a B20 token (action agent_deploy) or read a deploy receipt (action receipt)',
+          summary: 'Deploy a B20 token (action agent_deploy), read a deploy receipt, waiting up to 25 s (action receipt), or list your deploys (action list_deploys)',
           security: [{ serviceKey: [] }],
           parameters: [
             {
@@ -142,13 +147,13 @@ export function buildOpenApiDocument(): Json {
               schema: { type: 'string', minLength: 1, maxLength: 128, pattern: '^[\\x21-\\x7e]+$' },
             },
           ],
-          requestBody: { required: true, content: { 'application/json': { schema: { oneOf: [ref('AgentDeployRequest'), ref('ReceiptRequest')] } } } },
+          requestBody: { required: true, content: { 'application/json': { schema: { oneOf: [ref('AgentDeployRequest'), ref('ReceiptRequest'), ref('ListDeploysRequest')] } } } },
           responses: {
             '308': redirect,
             '200': {
               ...json(
-                { oneOf: [ref('DeployBroadcast'), ref('DeploySimulated'), ref('ReceiptPending'), ref('ReceiptConfirmed'), ref('DeployFailure')] },
-                'The outcome: ok true (broadcast, simulated, pending, confirmed) or ok false with error and code',
+                { oneOf: [ref('DeployBroadcast'), ref('DeploySimulated'), ref('ReceiptPending'), ref('ReceiptConfirmed'), ref('ReceiptReplaced'), ref('ListDeploys'), ref('DeployFailure')] },
+                'The outcome: ok true (broadcast, simulated, pending, confirmed, replaced, or the deploy list) or ok false with error and code',
               ),
               headers: {
                 ...cors,

@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto'
-import { BaseError, decodeFunctionResult, getAddress, HttpRequestError, keccak256, TimeoutError, type Address, type Hex } from 'viem'
-import { b20FactoryAbi, B20_FACTORY_ADDRESS, decodeB20Revert, encodeCreateB20, predictB20Address, type B20TokenSpec } from '../chain/b20.js'
+import { decodeFunctionResult, getAddress, keccak256, type Address, type Hex } from 'viem'
+import { b20FactoryAbi, B20_FACTORY_ADDRESS, encodeCreateB20, predictB20Address, type B20TokenSpec } from '../chain/b20.js'
 import { ChainMismatchError } from '../chain/client.js'
 import { KmsSignerError, type KmsAccount } from '../chain/kmsAccount.js'
 import type { DeployServices } from '../deployServices.js'
 import { errorName } from '../log.js'
-import type { Store } from '../store/types.js'
+import { chainFailure, isTransportFailure, shortMessage } from './chainErrors.js'
+import { deployHistoryKeys, forgetDeploy, recordDeploy, type DeployRecord } from './history.js'
 import type { DeployIntent } from './intent.js'
+import { acquireNonceLock, claimNonce, MIN_PRIORITY_FEE, replaceStuckDeploys } from './nonceStream.js'
 import { failure, type DeployFailure } from './outcome.js'
 import type { DeployBroadcast, DeployedToken, DeploySimulated } from './responses.js'
 
@@ -25,10 +27,6 @@ export type DeployTokenParameters = {
 
 /** Gas headroom over the node's estimate, in percent. */
 const GAS_HEADROOM_PERCENT = 125n
-/** Lowest priority fee offered (0.001 gwei), since Base's percentile rewards can be zero. */
-const MIN_PRIORITY_FEE = 1_000_000n
-/** How long a claimed nonce stays reserved when its transaction never shows up. */
-const NONCE_CLAIM_MS = 120_000
 
 const keys = (services: DeployServices, signer: Address) => {
   const base = `${services.config.storePrefix}deploy:${services.config.chainId}`
@@ -37,52 +35,6 @@ const keys = (services: DeployServices, signer: Address) => {
     nonce: (n: number) => `${base}:nonce:${signer.toLowerCase()}:${n}`,
     cap: `${base}:cap`,
     agentCap: (digest: string) => `${base}:cap:agent:${digest}`,
-  }
-}
-
-/** Finds the revert data in a viem error chain. */
-function revertDataOf(error: unknown): Hex | undefined {
-  if (!(error instanceof BaseError)) return undefined
-  let data: Hex | undefined
-  error.walk((e) => {
-    const candidate = (e as { data?: unknown }).data
-    const hex = typeof candidate === 'string' ? candidate : (candidate as { data?: unknown } | undefined)?.data
-    if (typeof hex === 'string' && /^0x[0-9a-fA-F]*$/.test(hex)) data = hex as Hex
-    return data !== undefined
-  })
-  return data
-}
-
-/** True when a viem error means "no answer" (network, timeout), as opposed to the node refusing. */
-function isTransportFailure(error: unknown): boolean {
-  if (!(error instanceof BaseError)) return true
-  return Boolean(error.walk((e) => e instanceof HttpRequestError || e instanceof TimeoutError))
-}
-
-const shortMessage = (error: unknown) => (error instanceof BaseError ? error.shortMessage : errorName(error)).slice(0, 200)
-
-/**
- * Turns an RPC error met before signing into an answer: a revert (with its data, as eth_call or eth_estimateGas
- * report it) is a simulated revert; no answer is an unavailable RPC; anything else is the node refusing.
- */
-function chainFailure(error: unknown): DeployFailure {
-  const revertData = revertDataOf(error)
-  if (revertData === undefined && isTransportFailure(error)) {
-    return failure('RPC_UNAVAILABLE', 'The chain RPC is unavailable; nothing was signed. Try again shortly.', { retryAfterSeconds: 5 })
-  }
-  if (revertData === undefined && !/revert/i.test(shortMessage(error))) return failure('RPC_REJECTED', `The node refused the request: ${shortMessage(error)}`)
-  const revert = decodeB20Revert(revertData)
-  return failure('SIMULATION_REVERTED', `The deploy would revert with ${revert.name}; nothing was signed and no gas was spent.`, { revert })
-}
-
-/** Waits for the nonce lock; answers its token, or null after `waitMs`. Store failures propagate (fail closed). */
-async function acquireNonceLock(store: Store, key: string, leaseMs: number, waitMs: number): Promise<string | null> {
-  const deadline = Date.now() + waitMs
-  for (let delay = 20; ; delay = Math.min(delay * 2, 250)) {
-    const token = await store.acquireLock(key, leaseMs)
-    if (token) return token
-    if (Date.now() + delay > deadline) return null
-    await new Promise((r) => setTimeout(r, delay * (0.5 + Math.random() / 2)))
   }
 }
 
@@ -182,9 +134,25 @@ export async function deployToken({ services, intent, agentDigest }: DeployToken
   if (!lockToken) return failure('DEPLOY_BUSY', 'Other deploys are in progress; nothing was signed. Retry in a few seconds.', { retryAfterSeconds: 3 })
 
   const slots: { key: string; member: string }[] = []
+  const history = deployHistoryKeys({ storePrefix: config.storePrefix, chainId: config.chainId })
   let claimedNonce: string | null = null
+  let recorded: DeployRecord | null = null
   let keepReservations = false
   try {
+    // 0. An earlier deploy left unmined would hold this one behind it: replace it first (same nonce, higher fees).
+    const unjammed = await replaceStuckDeploys({
+      store,
+      keys: history,
+      publicClient,
+      signer,
+      chainId: config.chainId,
+      logger,
+      now: services.now(),
+      stuckMs: config.stuckSeconds * 1000,
+      maxFeePerGas: config.maxFeePerGasWei,
+    })
+    if (!unjammed.ok) return unjammed
+
     // 1. Rolling caps: the global one, and the agent's own when configured.
     const now = services.now()
     const member = `${now}:${randomUUID()}`
@@ -219,13 +187,12 @@ export async function deployToken({ services, intent, agentDigest }: DeployToken
     }
 
     // 4. Fencing: a nonce is signed at most once, even if this lock's lease ran out under us.
-    if (!(await store.setIfAbsent(k.nonce(nonce), lockToken, NONCE_CLAIM_MS))) {
+    const fence = await claimNonce({ store, nonceKey: k.nonce(nonce), lockKey: k.lock, lockToken })
+    if (fence === 'held') {
       return failure('DEPLOY_BUSY', `Nonce ${nonce} is held by another deploy that has not reached the chain yet; nothing was signed. Retry shortly.`, { retryAfterSeconds: 5 })
     }
     claimedNonce = k.nonce(nonce)
-    if ((await store.get(k.lock)) !== lockToken) {
-      return failure('DEPLOY_BUSY', 'The deploy lock expired before signing; nothing was signed. Retry shortly.', { retryAfterSeconds: 3 })
-    }
+    if (fence === 'lock-lost') return failure('DEPLOY_BUSY', 'The deploy lock expired before signing; nothing was signed. Retry shortly.', { retryAfterSeconds: 3 })
 
     // 5. Sign with KMS: the private key never leaves it.
     let serialized: Hex
@@ -246,8 +213,30 @@ export async function deployToken({ services, intent, agentDigest }: DeployToken
       return failure('SIGNER_UNAVAILABLE', 'The signing service (KMS) failed; nothing was broadcast. Try again shortly.', { retryAfterSeconds: 10 })
     }
 
-    // 6. Broadcast. The hash is known before sending, so an unanswered send can still be tracked.
+    // 6. Kept before the broadcast, with the cap slot: the agent's history and the signer's unmined list. A deploy
+    // whose broadcast is refused outright gives both back below.
     const txHash = keccak256(serialized)
+    const sentAt = services.now()
+    recorded = {
+      txHash,
+      agent: agentDigest,
+      predictedAddress,
+      name: intent.name,
+      symbol: intent.symbol,
+      variant: intent.variant,
+      decimals: intent.decimals,
+      createdAt: sentAt,
+      sentAt,
+      status: 'broadcast',
+      nonce,
+      gas: price.gas.toString(),
+      maxFeePerGas: price.maxFeePerGas.toString(),
+      maxPriorityFeePerGas: price.maxPriorityFeePerGas.toString(),
+      data,
+    }
+    await recordDeploy({ store, keys: history, signer: signer.address, record: recorded, inAgentHistory: true })
+
+    // 7. Broadcast. The hash is known before sending, so an unanswered send can still be tracked.
     const explorerUrl = `${config.explorerUrl}/tx/${txHash}`
     try {
       await publicClient.sendRawTransaction({ serializedTransaction: serialized })
@@ -271,6 +260,7 @@ export async function deployToken({ services, intent, agentDigest }: DeployToken
     if (!keepReservations) {
       for (const slot of slots) await store.releaseWindowSlot(slot.key, slot.member).catch(() => undefined)
       if (claimedNonce) await store.delete(claimedNonce).catch(() => undefined)
+      if (recorded) await forgetDeploy(store, history, signer.address, recorded).catch(() => undefined)
     }
     await store.releaseLock(k.lock, lockToken).catch(() => undefined)
   }

@@ -123,16 +123,47 @@ export const receiptRequestSchema = z.strictObject({
     .string({ error: 'is required: the txHash of the deploy' })
     .regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 32-byte 0x-prefixed transaction hash')
     .describe('The txHash of the deploy answer'),
+  waitSeconds: z
+    .number({ error: 'must be a whole number of seconds from 0 to 25' })
+    .int('must be a whole number of seconds from 0 to 25')
+    .min(0, 'must be a whole number of seconds from 0 to 25')
+    .max(25, 'must be a whole number of seconds from 0 to 25')
+    .optional()
+    .describe('Wait up to this many seconds (0-25, default 0) for the transaction to be mined before answering "pending"'),
 })
 
-/** Validates a `receipt` body: `{ action: "receipt", tx_hash }`. */
-export function parseReceiptRequest(body: unknown): { ok: true; txHash: Hex } | { ok: false; details: IntentProblem[] } {
-  const parsed = receiptRequestSchema.safeParse(body)
-  if (parsed.success) return { ok: true, txHash: parsed.data.tx_hash.toLowerCase() as Hex }
+/** The `list_deploys` body schema. */
+export const listDeploysRequestSchema = z.strictObject({
+  action: z.literal('list_deploys'),
+  limit: z
+    .number({ error: 'must be a whole number from 1 to 100' })
+    .int('must be a whole number from 1 to 100')
+    .min(1, 'must be a whole number from 1 to 100')
+    .max(100, 'must be a whole number from 1 to 100')
+    .optional()
+    .describe('How many of the newest deploys to answer (1-100, default 20)'),
+})
+
+/** Every problem of a failed parse, by field. */
+function problemsOf(error: z.ZodError): IntentProblem[] {
   const details: IntentProblem[] = []
-  for (const issue of parsed.error.issues) {
+  for (const issue of error.issues) {
     if (issue.code === 'unrecognized_keys') for (const key of issue.keys) details.push({ field: key, reason: 'is not a known field' })
     else details.push({ field: fieldOf(issue.path), reason: issue.message })
   }
-  return { ok: false, details }
+  return details
+}
+
+/** Validates a `receipt` body: `{ action: "receipt", tx_hash, waitSeconds? }`. */
+export function parseReceiptRequest(body: unknown): { ok: true; txHash: Hex; waitSeconds: number } | { ok: false; details: IntentProblem[] } {
+  const parsed = receiptRequestSchema.safeParse(body)
+  if (parsed.success) return { ok: true, txHash: parsed.data.tx_hash.toLowerCase() as Hex, waitSeconds: parsed.data.waitSeconds ?? 0 }
+  return { ok: false, details: problemsOf(parsed.error) }
+}
+
+/** Validates a `list_deploys` body: `{ action: "list_deploys", limit? }`. */
+export function parseListDeploysRequest(body: unknown): { ok: true; limit: number } | { ok: false; details: IntentProblem[] } {
+  const parsed = listDeploysRequestSchema.safeParse(body)
+  if (parsed.success) return { ok: true, limit: parsed.data.limit ?? 20 }
+  return { ok: false, details: problemsOf(parsed.error) }
 }

@@ -3,14 +3,27 @@ import { b20FactoryAbi, B20_FACTORY_ADDRESS, CREATE_B20_SELECTOR, type B20Varian
 import { KmsSignerError } from '../chain/kmsAccount.js'
 import type { DeployServices } from '../deployServices.js'
 import { errorName } from '../log.js'
-import type { ReceiptConfirmed, ReceiptPending } from './responses.js'
+import type { Store } from '../store/types.js'
+import { deployHistoryKeys, readDeployRecord, updateDeployRecord, type DeployHistoryKeys, type DeployRecord } from './history.js'
 import { failure, type DeployFailure } from './outcome.js'
+import type { ReceiptConfirmed, ReceiptPending, ReceiptReplaced } from './responses.js'
 
 /** Every answer of {@link readDeployReceipt}. */
-export type ReadDeployReceiptReturnType = ReceiptPending | ReceiptConfirmed | DeployFailure
+export type ReadDeployReceiptReturnType = ReceiptPending | ReceiptConfirmed | ReceiptReplaced | DeployFailure
 
 /** Parameters of {@link readDeployReceipt}. */
-export type ReadDeployReceiptParameters = { services: DeployServices; txHash: Hex }
+export type ReadDeployReceiptParameters = {
+  services: DeployServices
+  txHash: Hex
+  /** Seconds to wait for the transaction to be mined before answering `pending` (0-25; default 0). */
+  waitSeconds?: number
+}
+
+/** Longest `waitSeconds` a receipt may ask for: within the function's 60 s `maxDuration` with room to spare. */
+export const RECEIPT_WAIT_SECONDS_MAX = 25
+
+/** Most replacements followed from one hash. */
+const REPLACEMENT_HOPS_MAX = 5
 
 const VARIANTS: Record<number, B20Variant> = { 0: 'asset', 1: 'stablecoin' }
 
@@ -23,13 +36,16 @@ async function signerAddress(services: DeployServices): Promise<Address | null> 
   return services.config.signerAddress
 }
 
+/** A receipt answer that may still change: the transaction (or its replacement) is not mined yet. */
+const isPending = (answer: ReadDeployReceiptReturnType) => answer.ok && (answer.status === 'pending' || (answer.status === 'replaced' && answer.replacementStatus === 'pending'))
+
 /**
- * Answers where a deploy stands: pending (known, not mined), confirmed (with the token address from the
- * `B20Created` log), or reverted. Refuses hashes that are not a `createB20` sent by this service's signer.
+ * Answers where a deploy stands: pending (known, not mined, and for how long), confirmed (with the token address from
+ * the `B20Created` log), reverted, or replaced (a higher-fee copy took its nonce; the replacement's outcome is
+ * followed). With `waitSeconds`, answers as soon as it is mined or when the time is up, checking once per block
+ * interval (`receiptPollMs`, 2 s on Base). Refuses hashes that are not a `createB20` sent by this service's signer.
  */
-export async function readDeployReceipt({ services, txHash }: ReadDeployReceiptParameters): Promise<ReadDeployReceiptReturnType> {
-  const { publicClient, config } = services
-  const explorerUrl = `${config.explorerUrl}/tx/${txHash}`
+export async function readDeployReceipt({ services, txHash, waitSeconds = 0 }: ReadDeployReceiptParameters): Promise<ReadDeployReceiptReturnType> {
   let signer: Address | null
   try {
     signer = await signerAddress(services)
@@ -40,39 +56,123 @@ export async function readDeployReceipt({ services, txHash }: ReadDeployReceiptP
   }
   if (!signer) return failure('SIGNER_NOT_CONFIGURED', 'The deploy signer is not configured on this server (KMS_KEY_ID is unset).')
 
-  try {
-    const tx = await publicClient.getTransaction({ hash: txHash })
-    const isDeploy =
-      tx.from.toLowerCase() === signer.toLowerCase() &&
-      tx.to?.toLowerCase() === B20_FACTORY_ADDRESS.toLowerCase() &&
-      tx.input.toLowerCase().startsWith(CREATE_B20_SELECTOR)
-    if (!isDeploy) return failure('NOT_A_DEPLOY', 'This transaction is not a createB20 deploy sent by this service’s signer.', { txHash })
-    if (tx.blockNumber === null) return { ok: true, status: 'pending', txHash, explorerUrl }
+  const keys = deployHistoryKeys({ storePrefix: services.config.storePrefix, chainId: services.config.chainId })
+  const deadline = Date.now() + Math.min(Math.max(waitSeconds, 0), RECEIPT_WAIT_SECONDS_MAX) * 1000
+  let answer = await lookUp(services, keys, signer, txHash)
+  while (isPending(answer) && Date.now() < deadline) {
+    // One chain request per block interval: the receipt of the transaction being waited for.
+    await new Promise((r) => setTimeout(r, Math.min(services.receiptPollMs, deadline - Date.now())))
+    const watched = answer.ok && answer.status === 'replaced' ? answer.replacedBy : txHash
+    if ((await isMined(services, watched)) || (await replacedSince(services.store, keys, watched)) || Date.now() >= deadline) {
+      answer = await lookUp(services, keys, signer, txHash)
+    }
+  }
+  return answer
+}
 
-    const receipt = await publicClient.getTransactionReceipt({ hash: txHash })
-    if (receipt.status !== 'success') {
-      return failure('REVERTED', 'The deploy transaction was mined but reverted; no token was created (gas was spent).', { status: 'reverted', txHash, explorerUrl })
+async function isMined(services: DeployServices, txHash: Hex): Promise<boolean> {
+  try {
+    await services.publicClient.getTransactionReceipt({ hash: txHash })
+    return true
+  } catch {
+    return false
+  }
+}
+
+async function replacedSince(store: Store | null, keys: DeployHistoryKeys, txHash: Hex): Promise<boolean> {
+  if (!store) return false
+  return Boolean((await readDeployRecord(store, keys, txHash).catch(() => null))?.replacedBy)
+}
+
+/** One full look at a hash: the chain first (a replaced transaction may still have been mined), then the records. */
+async function lookUp(services: DeployServices, keys: DeployHistoryKeys, signer: Address, txHash: Hex, hops = 0): Promise<ReadDeployReceiptReturnType> {
+  const { publicClient, config, store, logger } = services
+  const explorerUrl = `${config.explorerUrl}/tx/${txHash}`
+  const record = store ? await readDeployRecord(store, keys, txHash).catch(() => null) : null
+  try {
+    let tx: Awaited<ReturnType<typeof publicClient.getTransaction>> | null = null
+    try {
+      tx = await publicClient.getTransaction({ hash: txHash })
+    } catch (error) {
+      if (!notFound(error)) throw error
     }
-    for (const log of receipt.logs) {
-      if (log.address.toLowerCase() !== B20_FACTORY_ADDRESS.toLowerCase()) continue
-      try {
-        const event = decodeEventLog({ abi: b20FactoryAbi, eventName: 'B20Created', data: log.data, topics: log.topics })
-        return {
-          ok: true,
-          status: 'confirmed',
-          txHash,
-          tokenAddress: event.args.token,
-          blockNumber: Number(receipt.blockNumber),
-          explorerUrl,
-          token: { name: event.args.name, symbol: event.args.symbol, decimals: event.args.decimals, variant: VARIANTS[event.args.variant] ?? 'asset' },
-        }
-      } catch {
-        // another factory event
-      }
+    if (tx) {
+      const isDeploy =
+        tx.from.toLowerCase() === signer.toLowerCase() &&
+        tx.to?.toLowerCase() === B20_FACTORY_ADDRESS.toLowerCase() &&
+        tx.input.toLowerCase().startsWith(CREATE_B20_SELECTOR)
+      if (!isDeploy) return failure('NOT_A_DEPLOY', 'This transaction is not a createB20 deploy sent by this service’s signer.', { txHash })
+      if (tx.blockNumber !== null) return await minedAnswer(services, keys, record, txHash)
     }
-    return failure('NOT_A_DEPLOY', 'The transaction succeeded but created no B20 token.', { txHash, explorerUrl })
+    if (record?.replacedBy && hops < REPLACEMENT_HOPS_MAX) {
+      const next = await lookUp(services, keys, signer, record.replacedBy, hops + 1)
+      return replacedAnswer(txHash, explorerUrl, next)
+    }
+    if (tx) {
+      const pendingSeconds = record ? Math.max(0, Math.round((services.now() - record.sentAt) / 1000)) : undefined
+      return { ok: true, status: 'pending', txHash, explorerUrl, ...(pendingSeconds !== undefined ? { pendingSeconds } : {}) }
+    }
+    return failure('TX_NOT_FOUND', 'No such transaction is known to the chain (not mined and not pending). Check tx_hash.', { txHash })
   } catch (error) {
-    if (notFound(error)) return failure('TX_NOT_FOUND', 'No such transaction is known to the chain (not mined and not pending). Check tx_hash.', { txHash })
+    logger.warn('rpc_unavailable', { operation: 'receipt', error: errorName(error) })
     return failure('RPC_UNAVAILABLE', 'The chain RPC is unavailable. Try again shortly.', { retryAfterSeconds: 5 })
   }
+}
+
+/** The answer for the original hash of a replaced deploy, from what its replacement's look found. */
+function replacedAnswer(txHash: Hex, explorerUrl: string, next: ReadDeployReceiptReturnType): ReadDeployReceiptReturnType {
+  if (!next.ok) {
+    if (next.code === 'REVERTED' && next.txHash) return { ok: true, status: 'replaced', txHash, explorerUrl, replacedBy: next.txHash as Hex, replacementStatus: 'reverted' }
+    return next
+  }
+  // A replacement of a replacement: the last one is where the deploy stands.
+  if (next.status === 'replaced') return { ...next, txHash, explorerUrl }
+  if (next.status === 'pending') return { ok: true, status: 'replaced', txHash, explorerUrl, replacedBy: next.txHash, replacementStatus: 'pending' }
+  return {
+    ok: true,
+    status: 'replaced',
+    txHash,
+    explorerUrl,
+    replacedBy: next.txHash,
+    replacementStatus: 'confirmed',
+    tokenAddress: next.tokenAddress,
+    blockNumber: next.blockNumber,
+    token: next.token,
+  }
+}
+
+/** A mined transaction: confirmed with the token from the `B20Created` log, or reverted. The record learns it too. */
+async function minedAnswer(services: DeployServices, keys: DeployHistoryKeys, record: DeployRecord | null, txHash: Hex): Promise<ReadDeployReceiptReturnType> {
+  const { publicClient, config, store } = services
+  const explorerUrl = `${config.explorerUrl}/tx/${txHash}`
+  const receipt = await publicClient.getTransactionReceipt({ hash: txHash })
+  const remember = async (status: 'confirmed' | 'reverted') => {
+    if (!store || !record || record.status === status) return
+    // A copy mined after all (its replacement lost the race) is this deploy's outcome.
+    const { replacedBy: _replacedBy, ...rest } = record
+    await updateDeployRecord(store, keys, { ...rest, status }).catch(() => undefined)
+  }
+  if (receipt.status !== 'success') {
+    await remember('reverted')
+    return failure('REVERTED', 'The deploy transaction was mined but reverted; no token was created (gas was spent).', { status: 'reverted', txHash, explorerUrl })
+  }
+  for (const log of receipt.logs) {
+    if (log.address.toLowerCase() !== B20_FACTORY_ADDRESS.toLowerCase()) continue
+    try {
+      const event = decodeEventLog({ abi: b20FactoryAbi, eventName: 'B20Created', data: log.data, topics: log.topics })
+      await remember('confirmed')
+      return {
+        ok: true,
+        status: 'confirmed',
+        txHash,
+        tokenAddress: event.args.token,
+        blockNumber: Number(receipt.blockNumber),
+        explorerUrl,
+        token: { name: event.args.name, symbol: event.args.symbol, decimals: event.args.decimals, variant: VARIANTS[event.args.variant] ?? 'asset' },
+      }
+    } catch {
+      // another factory event
+    }
+  }
+  return failure('NOT_A_DEPLOY', 'The transaction succeeded but created no B20 token.', { txHash, explorerUrl })
 }

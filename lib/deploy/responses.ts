@@ -43,7 +43,13 @@ export const deploySimulatedSchema = z
   .describe('dryRun: validated and simulated; nothing was signed and the cap is untouched')
 
 /** Receipt of a deploy that is known but not yet mined. */
-export const receiptPendingSchema = z.object({ ok: z.literal(true), status: z.literal('pending'), txHash, explorerUrl: z.string() })
+export const receiptPendingSchema = z.object({
+  ok: z.literal(true),
+  status: z.literal('pending'),
+  txHash,
+  explorerUrl: z.string(),
+  pendingSeconds: z.number().int().min(0).optional().describe('Seconds since this transaction was sent (for deploys this service recorded)'),
+})
 
 /** Receipt of a mined, successful deploy: where the token lives. */
 export const receiptConfirmedSchema = z.object({
@@ -55,6 +61,37 @@ export const receiptConfirmedSchema = z.object({
   explorerUrl: z.string(),
   token: deployedTokenSchema,
 })
+
+/**
+ * Receipt of a deploy whose transaction was replaced (same nonce, higher fees) after it sat unmined: the replacement
+ * is followed, and once it is mined the token fields are there as for `confirmed`.
+ */
+export const receiptReplacedSchema = z.object({
+  ok: z.literal(true),
+  status: z.literal('replaced'),
+  txHash,
+  explorerUrl: z.string(),
+  replacedBy: txHash.describe('The replacement transaction; only one of the two can ever be mined'),
+  replacementStatus: z.enum(['pending', 'confirmed', 'reverted']),
+  tokenAddress: address.optional().describe('Once the replacement is confirmed: the token (the predicted address)'),
+  blockNumber: z.number().int().min(0).optional(),
+  token: deployedTokenSchema.optional(),
+})
+
+/** One deploy of the calling agent, as `list_deploys` answers it. */
+export const listedDeploySchema = z.object({
+  txHash,
+  predictedAddress: address,
+  name: z.string(),
+  symbol: z.string(),
+  variant: z.enum(['asset', 'stablecoin']),
+  createdAt: z.string().describe('When the deploy was sent (ISO 8601)'),
+  status: z.enum(['broadcast', 'confirmed', 'reverted', 'replaced']).describe('Last known status; action "receipt" checks the chain'),
+  replacedBy: txHash.optional(),
+})
+
+/** Body of `list_deploys`: the calling agent's own deploys, newest first (kept 30 days). */
+export const listDeploysSchema = z.object({ ok: z.literal(true), deploys: z.array(listedDeploySchema) })
 
 /** Machine codes of a deploy or receipt that did not succeed. */
 export const deployFailureCodeSchema = z.enum([
@@ -124,6 +161,14 @@ export type DeploySimulated = Omit<z.infer<typeof deploySimulatedSchema>, 'predi
 }
 /** Receipt of a pending deploy. */
 export type ReceiptPending = Omit<z.infer<typeof receiptPendingSchema>, 'txHash'> & { txHash: `0x${string}` }
+/** Receipt of a replaced deploy. */
+export type ReceiptReplaced = Omit<z.infer<typeof receiptReplacedSchema>, 'txHash' | 'replacedBy' | 'tokenAddress'> & {
+  txHash: `0x${string}`
+  replacedBy: `0x${string}`
+  tokenAddress?: `0x${string}`
+}
+/** Body of `list_deploys`. */
+export type ListDeploys = z.infer<typeof listDeploysSchema>
 /** Receipt of a confirmed deploy. */
 export type ReceiptConfirmed = Omit<z.infer<typeof receiptConfirmedSchema>, 'txHash' | 'tokenAddress'> & {
   txHash: `0x${string}`

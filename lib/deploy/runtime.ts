@@ -2,4 +2,5 @@
 // passed the allowlist, the body checks and intent validation: a 403 or 400 never pays for it.
 export { createDeployServices, getDeployServices } from '../deployServices.js'
 export { deployToken } from './deployToken.js'
+export { listDeploys } from './listDeploys.js'
 export { readDeployReceipt } from './receipt.js'

@@ -383,7 +383,8 @@ describe('POST /api/b20-skill on anvil (chain 8453) with the B20 emulator, the K
     try {
       const { body } = await stack.post(deployBody({ symbol: 'PEND' }))
       txHash = body.txHash
-      expect((await stack.post({ action: 'receipt', tx_hash: txHash })).body).toEqual({ ok: true, status: 'pending', txHash, explorerUrl: body.explorerUrl })
+      stack.clock.now += 7000
+      expect((await stack.post({ action: 'receipt', tx_hash: txHash })).body).toEqual({ ok: true, status: 'pending', txHash, explorerUrl: body.explorerUrl, pendingSeconds: 7 })
       await stack.chain.testClient.mine({ blocks: 1 })
     } finally {
       await stack.chain.testClient.setAutomine(true)

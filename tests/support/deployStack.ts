@@ -35,7 +35,7 @@ export type DeployStack = {
 }
 
 /** Parameters of {@link startDeployStack}. */
-export type StartDeployStackParameters = { storeKind: 'memory' | 'upstash'; redisSocket?: string; env?: Record<string, string>; lockWaitMs?: number }
+export type StartDeployStackParameters = { storeKind: 'memory' | 'upstash'; redisSocket?: string; env?: Record<string, string>; lockWaitMs?: number; receiptPollMs?: number }
 
 let stackCounter = 0
 
@@ -66,6 +66,7 @@ export async function startDeployStack(parameters: StartDeployStackParameters): 
       logger: createLogger({ write: (line) => logs.push(line) }),
       now: () => clock.now,
       lockWaitMs: parameters.lockWaitMs,
+      receiptPollMs: parameters.receiptPollMs,
     })
     return { services, handle: withOpenApiCheck('/api/b20-skill', createB20SkillHandler(deployServicesFrom(() => services))) }
   }

@@ -71,7 +71,7 @@ describe('parseDeployIntent', () => {
 describe('parseReceiptRequest', () => {
   it('takes a 32-byte hash and lower-cases it', () => {
     const hash = `0x${'AB'.repeat(32)}`
-    expect(parseReceiptRequest({ action: 'receipt', tx_hash: hash })).toEqual({ ok: true, txHash: hash.toLowerCase() })
+    expect(parseReceiptRequest({ action: 'receipt', tx_hash: hash })).toEqual({ ok: true, txHash: hash.toLowerCase(), waitSeconds: 0 })
   })
   it('refuses a missing or malformed hash and unknown fields', () => {
     expect(parseReceiptRequest({ action: 'receipt' })).toMatchObject({ ok: false, details: [{ field: 'tx_hash' }] })

@@ -1,0 +1,150 @@
+import type { Hex } from 'viem'
+import type { Store } from '../store/types.js'
+
+/** Last known state of a deploy: sent, mined (successfully or reverted), or replaced by a higher-fee copy. */
+export type DeployStatus = 'broadcast' | 'confirmed' | 'reverted' | 'replaced'
+
+/** What the service keeps about each transaction it sent: enough to list it, answer receipts and re-sign it. */
+export type DeployRecord = {
+  txHash: Hex
+  /** Allowlist digest of the agent that asked for it. */
+  agent: string
+  predictedAddress: Hex
+  name: string
+  symbol: string
+  variant: 'asset' | 'stablecoin'
+  decimals: number
+  /** When the agent's deploy was first sent (epoch ms); a replacement keeps its original's. */
+  createdAt: number
+  /** When this very transaction was sent (epoch ms). */
+  sentAt: number
+  status: DeployStatus
+  /** The transaction that replaced this one (same nonce, higher fees). */
+  replacedBy?: Hex
+  /** The transaction this one replaced. */
+  replaces?: Hex
+  /** What a replacement re-signs: the same nonce, gas and calldata. */
+  nonce: number
+  gas: string
+  maxFeePerGas: string
+  maxPriorityFeePerGas: string
+  data: Hex
+}
+
+/** One entry of `list_deploys`. */
+export type ListedDeploy = {
+  txHash: Hex
+  predictedAddress: Hex
+  name: string
+  symbol: string
+  variant: 'asset' | 'stablecoin'
+  createdAt: string
+  status: DeployStatus
+  replacedBy?: Hex
+}
+
+/** How long deploy records are kept. */
+export const DEPLOY_HISTORY_TTL_MS = 30 * 86_400_000
+/** Most deploys kept per agent (and unmined per signer). */
+export const DEPLOY_HISTORY_MAX_ENTRIES = 1000
+
+/** Store keys of the deploy records, the per-agent history and the signer's unmined transactions. */
+export type DeployHistoryKeys = {
+  recordPrefix: string
+  record: (txHash: string) => string
+  agent: (agentDigest: string) => string
+  unmined: (signer: string) => string
+}
+
+/** Parameters of {@link deployHistoryKeys}. */
+export type DeployHistoryKeysParameters = { storePrefix: string; chainId: number }
+
+/** The keys under the service prefix; the agent history does not depend on the signer, so it survives a key rotation. */
+export function deployHistoryKeys({ storePrefix, chainId }: DeployHistoryKeysParameters): DeployHistoryKeys {
+  const base = `${storePrefix}deploy:${chainId}`
+  const recordPrefix = `${base}:tx:`
+  return {
+    recordPrefix,
+    record: (txHash) => recordPrefix + txHash.toLowerCase(),
+    agent: (agentDigest) => `${base}:history:${agentDigest}`,
+    unmined: (signer) => `${base}:unmined:${signer.toLowerCase()}`,
+  }
+}
+
+/** Parameters of {@link recordDeploy}. */
+export type RecordDeployParameters = { store: Store; keys: DeployHistoryKeys; signer: string; record: DeployRecord; inAgentHistory: boolean }
+
+/**
+ * Keeps a signed transaction before it is broadcast, in one store step: its record, the signer's unmined list and
+ * (for a new deploy, not a replacement) the agent's history.
+ */
+export async function recordDeploy({ store, keys, signer, record, inAgentHistory }: RecordDeployParameters): Promise<void> {
+  await store.putIndexed({
+    recordKey: keys.record(record.txHash),
+    value: JSON.stringify(record),
+    ttlMs: DEPLOY_HISTORY_TTL_MS,
+    member: record.txHash.toLowerCase(),
+    score: record.createdAt,
+    indexKeys: inAgentHistory ? [keys.agent(record.agent), keys.unmined(signer)] : [keys.unmined(signer)],
+    maxEntries: DEPLOY_HISTORY_MAX_ENTRIES,
+  })
+}
+
+/** Forgets a transaction that was not sent after all (the node refused it): record and list entries. */
+export async function forgetDeploy(store: Store, keys: DeployHistoryKeys, signer: string, record: DeployRecord): Promise<void> {
+  await Promise.all([store.removeFromIndex(keys.agent(record.agent), record.txHash.toLowerCase()), store.removeFromIndex(keys.unmined(signer), record.txHash.toLowerCase())])
+  await store.delete(keys.record(record.txHash))
+}
+
+/** Parses a stored record; null when absent or not one. */
+export function parseDeployRecord(value: string | null): DeployRecord | null {
+  if (value === null) return null
+  try {
+    const record = JSON.parse(value) as DeployRecord
+    return typeof record.txHash === 'string' && typeof record.nonce === 'number' && typeof record.status === 'string' ? record : null
+  } catch {
+    return null
+  }
+}
+
+/** The record of a transaction this service sent, or null. */
+export async function readDeployRecord(store: Store, keys: DeployHistoryKeys, txHash: string): Promise<DeployRecord | null> {
+  return parseDeployRecord(await store.get(keys.record(txHash)))
+}
+
+/** Rewrites a record with a new status (and what goes with it). */
+export async function updateDeployRecord(store: Store, keys: DeployHistoryKeys, record: DeployRecord): Promise<void> {
+  await store.set(keys.record(record.txHash), JSON.stringify(record), DEPLOY_HISTORY_TTL_MS)
+}
+
+/** The signer's transactions not yet seen mined, oldest first. */
+export async function listUnmined(store: Store, keys: DeployHistoryKeys, signer: string): Promise<DeployRecord[]> {
+  const values = await store.listIndexed({ indexKey: keys.unmined(signer), recordPrefix: keys.recordPrefix, limit: 100 })
+  return values.map(parseDeployRecord).filter((r): r is DeployRecord => r !== null).reverse()
+}
+
+/** Parameters of {@link listAgentDeploys}. */
+export type ListAgentDeploysParameters = { store: Store; keys: DeployHistoryKeys; agentDigest: string; limit: number }
+
+/** The calling agent's own deploys, newest first, as `list_deploys` answers them. */
+export async function listAgentDeploys({ store, keys, agentDigest, limit }: ListAgentDeploysParameters): Promise<ListedDeploy[]> {
+  const values = await store.listIndexed({ indexKey: keys.agent(agentDigest), recordPrefix: keys.recordPrefix, limit })
+  return values
+    .map(parseDeployRecord)
+    .filter((r): r is DeployRecord => r !== null && r.agent === agentDigest)
+    .map(toListedDeploy)
+}
+
+/** The public view of a record: no agent digest, no signing material. */
+export function toListedDeploy(record: DeployRecord): ListedDeploy {
+  return {
+    txHash: record.txHash,
+    predictedAddress: record.predictedAddress,
+    name: record.name,
+    symbol: record.symbol,
+    variant: record.variant,
+    createdAt: new Date(record.createdAt).toISOString(),
+    status: record.status,
+    ...(record.replacedBy ? { replacedBy: record.replacedBy } : {}),
+  }
+}

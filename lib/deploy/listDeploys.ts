@@ -1,0 +1,21 @@
+import type { DeployServices } from '../deployServices.js'
+import { errorName } from '../log.js'
+import { deployHistoryKeys, listAgentDeploys } from './history.js'
+import { failure, type DeployFailure } from './outcome.js'
+import type { ListDeploys } from './responses.js'
+
+/** Parameters of {@link listDeploys}. */
+export type ListDeploysParameters = { services: DeployServices; agentDigest: string; limit: number }
+
+/** `list_deploys`: the calling agent's own deploys, newest first; never another agent's. */
+export async function listDeploys({ services, agentDigest, limit }: ListDeploysParameters): Promise<ListDeploys | DeployFailure> {
+  const { store, config, logger } = services
+  if (!store) return failure('DEPLOYS_DISABLED', 'Deploys need the shared store (Upstash Redis) on this deployment, and none is configured.')
+  try {
+    const keys = deployHistoryKeys({ storePrefix: config.storePrefix, chainId: config.chainId })
+    return { ok: true, deploys: await listAgentDeploys({ store, keys, agentDigest, limit }) }
+  } catch (error) {
+    logger.error('store_unavailable', { operation: 'list_deploys', error: errorName(error) })
+    return failure('STORE_UNAVAILABLE', 'The deploy history (Redis) is unavailable. Try again shortly.', { retryAfterSeconds: 10 })
+  }
+}
