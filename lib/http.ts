@@ -33,7 +33,8 @@ export function preflightHeaders(methods: readonly Method[]): Readonly<Record<st
   return headers
 }
 
-const BASE_HEADERS = { 'x-content-type-options': 'nosniff' }
+/** Security headers of every answer. */
+export const BASE_HEADERS = { 'x-content-type-options': 'nosniff' }
 
 /**
  * The client's address: `x-real-ip` (set by Vercel's edge, and by npm start from the socket), else the first

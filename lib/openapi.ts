@@ -169,6 +169,29 @@ export function buildOpenApiDocument(): Json {
         },
         options: preflight,
       },
+      '/api/mcp': {
+        post: {
+          operationId: 'mcp',
+          summary:
+            'Model Context Protocol over Streamable HTTP (stateless, JSON answers). Tools: get_control_room, search_tokens, deploy_token, get_deploy_receipt, list_deploys; the last three need the agent key as X-Service-Key or Authorization: Bearer',
+          security: [{}, { serviceKey: [] }, { bearerAgentKey: [] }],
+          parameters: [
+            { name: 'Accept', in: 'header', required: true, description: 'application/json, text/event-stream (as the MCP transport requires)', schema: { type: 'string' } },
+            { name: 'Mcp-Protocol-Version', in: 'header', required: false, schema: { type: 'string' } },
+          ],
+          requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', description: 'A JSON-RPC 2.0 message (initialize, tools/list, tools/call, ...)' } } } },
+          responses: {
+            '200': { ...json({ type: 'object', description: 'The JSON-RPC answer; a failed tool call is a result with isError: true and structuredContent { ok: false, error, code }' }, 'JSON-RPC answer'), headers: cors },
+            '202': { description: 'A notification or response was accepted (no body)', headers: cors },
+            '400': { ...json({ type: 'object' }, 'Not a JSON-RPC message (a JSON-RPC error body)'), headers: cors },
+            '405': notAllowed,
+            '406': { ...json({ type: 'object' }, 'Accept does not list application/json and text/event-stream'), headers: cors },
+            '413': { ...json({ type: 'object' }, 'Body larger than 64 KiB'), headers: cors },
+            '415': { ...json({ type: 'object' }, 'Content-Type is not application/json'), headers: cors },
+          },
+        },
+        options: preflight,
+      },
       '/api/openapi': {
         get: { operationId: 'getOpenApi', summary: 'This document (also at /openapi.json)', responses: { '200': json({ type: 'object' }, 'OpenAPI 3.1') } },
       },
@@ -181,7 +204,10 @@ export function buildOpenApiDocument(): Json {
     },
     components: {
       schemas: componentSchemas(),
-      securitySchemes: { serviceKey: { type: 'apiKey', in: 'header', name: 'X-Service-Key', description: 'Agent key; the server keeps only its SHA-256 digest' } },
+      securitySchemes: {
+        serviceKey: { type: 'apiKey', in: 'header', name: 'X-Service-Key', description: 'Agent key; the server keeps only its SHA-256 digest' },
+        bearerAgentKey: { type: 'http', scheme: 'bearer', description: 'The same agent key as a bearer token (MCP clients)' },
+      },
     },
   }
   return cached

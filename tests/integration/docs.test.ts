@@ -25,7 +25,10 @@ describe('GET /api/openapi', () => {
     expect(doc.info.version).toBe(SERVICE_VERSION)
     const endpoints = readdirSync(join(ROOT, 'api')).filter((f) => f.endsWith('.ts')).map((f) => `/api/${f.replace(/\.ts$/, '')}`)
     expect(Object.keys(doc.paths).sort()).toEqual(endpoints.sort())
-    expect(doc.components.securitySchemes).toEqual({ serviceKey: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'X-Service-Key' }) })
+    expect(doc.components.securitySchemes).toEqual({
+      serviceKey: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'X-Service-Key' }),
+      bearerAgentKey: expect.objectContaining({ type: 'http', scheme: 'bearer' }),
+    })
     const text = JSON.stringify(doc)
     expect(text).toContain('"Idempotency-Key"')
     for (const status of ['"304"', '"400"', '"403"', '"405"', '"413"', '"500"', '"502"']) expect(text).toContain(status)

@@ -17,6 +17,8 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const agent = generateAgentKey()
 const json = { 'content-type': 'application/json' }
 const deployHeaders = { ...json, 'x-service-key': agent.key }
+const mcpHeaders = { ...json, accept: 'application/json, text/event-stream' }
+const rpc = (id: number, method: string, params: unknown) => JSON.stringify({ jsonrpc: '2.0', id, method, params })
 
 /** What a user sends, by function: every built function must answer it as `npm start` does. */
 const TABLE: Record<string, FunctionCall[]> = {
@@ -30,6 +32,15 @@ const TABLE: Record<string, FunctionCall[]> = {
     { path: '/api/b20-skill', method: 'POST', headers: deployHeaders, body: JSON.stringify({ action: 'agent_deploy', name: 'Built Token', symbol: 'BLT', salt: `0x${'42'.repeat(32)}`, dryRun: true }) },
     { path: '/api/b20-skill', method: 'POST', headers: deployHeaders, body: JSON.stringify({ action: 'receipt', tx_hash: `0x${'ab'.repeat(32)}` }) },
     { path: '/api/b20-skill', method: 'GET' },
+  ],
+  mcp: [
+    { path: '/api/mcp', method: 'POST', headers: mcpHeaders, body: rpc(1, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'vercel-build-test', version: '1' } }) },
+    { path: '/api/mcp', method: 'POST', headers: mcpHeaders, body: rpc(2, 'tools/list', {}) },
+    { path: '/api/mcp', method: 'POST', headers: mcpHeaders, body: rpc(3, 'tools/call', { name: 'get_control_room', arguments: { limit: 3 } }) },
+    // The agent tools load the deploy half lazily, as b20-skill does.
+    { path: '/api/mcp', method: 'POST', headers: { ...mcpHeaders, authorization: `Bearer ${agent.key}` }, body: rpc(4, 'tools/call', { name: 'deploy_token', arguments: { name: 'Mcp Token', symbol: 'MCPB', salt: `0x${'43'.repeat(32)}`, dryRun: true } }) },
+    { path: '/api/mcp', method: 'POST', headers: mcpHeaders, body: rpc(5, 'tools/call', { name: 'list_deploys', arguments: {} }) },
+    { path: '/api/mcp', method: 'GET' },
   ],
   skill: [{ path: '/api/skill' }, { path: '/api/skill', method: 'HEAD' }],
   llms: [{ path: '/api/llms' }],
@@ -107,6 +118,12 @@ describe('the Vercel build output (vercel build with the official CLI, offline)'
       // The dry run went through the lazily loaded KMS and chain code to a simulation: the bundle carries it all.
       expect(JSON.parse(built[3]!.body)).toMatchObject({ ok: true, status: 'simulated' })
       expect(JSON.parse(built[4]!.body)).toMatchObject({ ok: false, code: 'TX_NOT_FOUND' })
+    }
+    if (name === 'mcp') {
+      // An MCP client's first request, answered by the built function; the dry run reached the KMS and the chain.
+      expect(JSON.parse(built[0]!.body)).toMatchObject({ result: { serverInfo: { name: 'base-control-room' }, capabilities: { tools: {} } } })
+      expect(JSON.parse(built[3]!.body)).toMatchObject({ result: { structuredContent: { ok: true, status: 'simulated' } } })
+      expect(JSON.parse(built[4]!.body)).toMatchObject({ result: { isError: true, structuredContent: { code: 'FORBIDDEN' } } })
     }
   })
 

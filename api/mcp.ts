@@ -1,0 +1,13 @@
+import { defaultDeployServicesSource } from '../lib/deploy/agentActions.js'
+import { createMcpHandler } from '../lib/mcp/server.js'
+import { getReadServices } from '../lib/readServices.js'
+import { createControlRoomHandler } from './control-room.js'
+import { createTokenSearchHandler } from './token-search.js'
+
+export default {
+  fetch: createMcpHandler({
+    controlRoom: createControlRoomHandler(getReadServices),
+    tokenSearch: createTokenSearchHandler(getReadServices),
+    deploy: defaultDeployServicesSource,
+  }),
+}

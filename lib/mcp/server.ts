@@ -1,0 +1,186 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import type { z } from 'zod'
+import { AGENT_KEY_MAX_LENGTH, matchAgentKey } from '../agents.js'
+import { ConfigError } from '../config.js'
+import { MISCONFIGURED, runAgentAction, type DeployServicesSource } from '../deploy/agentActions.js'
+import { BASE_HEADERS, CORS_HEADERS, errorResponse } from '../http.js'
+import { errorName } from '../log.js'
+import { SERVICE_VERSION } from '../version.js'
+import { getControlRoomInput, searchTokensInput, toolInputJsonSchema, TOOLS, type ToolName } from './tools.js'
+
+/** What the MCP server calls: the read endpoints' handlers (cache, throttling and all) and the deploy actions. */
+export type McpDependencies = {
+  controlRoom: (request: Request) => Promise<Response>
+  tokenSearch: (request: Request) => Promise<Response>
+  deploy: DeployServicesSource
+}
+
+/** Largest JSON-RPC body accepted. */
+export const MCP_BODY_LIMIT_BYTES = 64 * 1024
+
+const INSTRUCTIONS =
+  'Live market data for Base (chain 8453) and B20 token deploys signed by the service. get_control_room and search_tokens need no key. ' +
+  'deploy_token, get_deploy_receipt and list_deploys need the agent key on the HTTP request (X-Service-Key, or Authorization: Bearer <key>). ' +
+  'Deploy with dryRun: true first; after a deploy, call get_deploy_receipt with waitSeconds to learn the token address. Failures are tool results with isError and a code.'
+
+const MCP_ALLOWED_HEADERS = 'Content-Type, Accept, Authorization, X-Service-Key, Mcp-Protocol-Version, Mcp-Session-Id, Last-Event-ID'
+
+/** The agent key of a request: `X-Service-Key`, else `Authorization: Bearer <key>`. */
+export function presentedAgentKey(request: Request): string | null {
+  const header = request.headers.get('x-service-key')
+  if (header) return header
+  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.get('authorization') ?? '')?.[1]
+  return bearer && bearer.length <= AGENT_KEY_MAX_LENGTH ? bearer : null
+}
+
+/** A tool result: the JSON the HTTP API answers as `structuredContent`, a short text, and `isError` for failures. */
+function toolResult(body: Record<string, unknown>, text: string): CallToolResult {
+  return { content: [{ type: 'text', text }], structuredContent: body, ...(body.ok === false ? { isError: true } : {}) }
+}
+
+const failed = (code: string, error: string, extra: Record<string, unknown> = {}) => toolResult({ ok: false, error, code, ...extra }, `${code}: ${error}`)
+
+/** Problems of arguments that failed a read tool's schema, in the API's `details` shape. */
+function invalidArguments(error: z.ZodError): CallToolResult {
+  const details = error.issues.flatMap((issue) =>
+    issue.code === 'unrecognized_keys' ? issue.keys.map((key) => ({ field: key, reason: 'is not a known field' })) : [{ field: issue.path.map(String).join('.') || 'arguments', reason: issue.message }],
+  )
+  return failed('INVALID_ARGUMENTS', 'The tool arguments are invalid; see details.', { details })
+}
+
+/** A short sentence for people (and models) beside the structured result. */
+function summarize(name: ToolName, body: Record<string, any>): string {
+  if (body.ok === false) return `${body.code}: ${body.error}`
+  switch (name) {
+    case 'get_control_room':
+      return `${body.liveActivity.length} of the top Base tokens by 24h volume. ${body.commentary ?? ''}`.trim()
+    case 'search_tokens':
+      return `${body.tokens.length} Base pairs match.`
+    case 'deploy_token':
+      return body.status === 'simulated'
+        ? `Simulated: the token would be at ${body.predictedAddress}; nothing was signed. Most it could cost: ${body.maxFeeWei} wei.`
+        : `Broadcast ${body.txHash}; the token will be at ${body.predictedAddress}. Call get_deploy_receipt with waitSeconds to confirm.`
+    case 'get_deploy_receipt':
+      if (body.status === 'confirmed') return `Confirmed in block ${body.blockNumber}: token ${body.tokenAddress}.`
+      if (body.status === 'replaced') return `Replaced by ${body.replacedBy} (${body.replacementStatus})${body.tokenAddress ? `: token ${body.tokenAddress}` : ''}.`
+      return `Pending${body.pendingSeconds !== undefined ? ` for ${body.pendingSeconds} s` : ''}; ask again with waitSeconds.`
+    case 'list_deploys':
+      return `${body.deploys.length} deploys, newest first.`
+  }
+}
+
+/** Maps the `tx_hash` of the receipt body back to the tool's `txHash` in problem details. */
+const renameReceiptFields = (body: Record<string, unknown>) =>
+  Array.isArray(body.details) ? { ...body, details: body.details.map((d: { field: string; reason: string }) => (d.field === 'tx_hash' ? { ...d, field: 'txHash' } : d)) } : body
+
+/** Parameters of one tool call. */
+type CallParameters = { name: string; args: Record<string, unknown>; request: Request; dependencies: McpDependencies }
+
+async function callTool({ name, args, request, dependencies }: CallParameters): Promise<CallToolResult> {
+  const tool = TOOLS.find((t) => t.name === name)
+  if (!tool) return failed('UNKNOWN_TOOL', `There is no tool named ${JSON.stringify(name.slice(0, 64))}.`)
+  const origin = new URL(request.url).origin
+  // The read tools go through the read handlers, so the cache and the per-client search limit apply as over HTTP.
+  const forwarded = new Headers()
+  for (const header of ['x-real-ip', 'x-forwarded-for']) {
+    const value = request.headers.get(header)
+    if (value !== null) forwarded.set(header, value)
+  }
+  if (tool.name === 'get_control_room') {
+    const parsed = getControlRoomInput.safeParse(args)
+    if (!parsed.success) return invalidArguments(parsed.error)
+    const body = (await (await dependencies.controlRoom(new Request(`${origin}/api/control-room`, { headers: forwarded }))).json()) as Record<string, any>
+    if (body.ok === false || !Array.isArray(body.liveActivity)) return toolResult({ ok: false, ...body }, summarize(tool.name, { ok: false, ...body }))
+    const room = { ...body, liveActivity: body.liveActivity.slice(0, parsed.data.limit ?? 20) }
+    return toolResult(room, summarize(tool.name, room))
+  }
+  if (tool.name === 'search_tokens') {
+    const parsed = searchTokensInput.safeParse(args)
+    if (!parsed.success) return invalidArguments(parsed.error)
+    const response = await dependencies.tokenSearch(new Request(`${origin}/api/token-search?q=${encodeURIComponent(parsed.data.query)}`, { headers: forwarded }))
+    const body = (await response.json()) as Record<string, any>
+    const result = response.ok ? body : { ok: false, ...body }
+    return toolResult(result, summarize(tool.name, result))
+  }
+
+  // The agent tools: the key is checked before anything else, exactly as on /api/b20-skill.
+  let allowlist: string[]
+  try {
+    allowlist = dependencies.deploy.config().allowlist
+  } catch (error) {
+    console.error(error instanceof ConfigError ? error.message : `mcp: configuration failed (${errorName(error)})`)
+    return toolResult(MISCONFIGURED.body, summarize(tool.name, MISCONFIGURED.body))
+  }
+  const agentDigest = matchAgentKey(presentedAgentKey(request), allowlist)
+  if (!agentDigest) return failed('FORBIDDEN', 'The agent key (X-Service-Key or Authorization: Bearer) is missing or not on the deploy allowlist.')
+  let body: Record<string, unknown>
+  let idempotencyKey: string | null = null
+  if (tool.name === 'deploy_token') {
+    const { idempotencyKey: key, ...fields } = args
+    if (key !== undefined && typeof key !== 'string') {
+      return failed('INVALID_INTENT', 'The deploy intent is invalid; see details.', { details: [{ field: 'idempotencyKey', reason: 'must be 1 to 128 visible ASCII characters' }] })
+    }
+    idempotencyKey = key ?? null
+    body = { ...fields, action: 'agent_deploy' }
+  } else if (tool.name === 'get_deploy_receipt') {
+    const { txHash, ...rest } = args
+    body = { ...rest, ...(txHash !== undefined ? { tx_hash: txHash } : {}), action: 'receipt' }
+  } else {
+    body = { ...args, action: 'list_deploys' }
+  }
+  const answer = await runAgentAction({ source: dependencies.deploy, agentDigest, body, idempotencyKey })
+  const result = tool.name === 'get_deploy_receipt' ? renameReceiptFields(answer.body) : answer.body
+  return toolResult(result, summarize(tool.name, result))
+}
+
+/** One stateless MCP server for one HTTP request: the tools, answering through `dependencies`. */
+function createServer(request: Request, dependencies: McpDependencies): Server {
+  const server = new Server({ name: 'base-control-room', version: SERVICE_VERSION }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS })
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: TOOLS.map((tool) => ({ name: tool.name, title: tool.title, description: tool.description, inputSchema: toolInputJsonSchema(tool), annotations: { title: tool.title, ...tool.annotations } })),
+  }))
+  server.setRequestHandler(CallToolRequestSchema, async ({ params }) => {
+    try {
+      return await callTool({ name: params.name, args: params.arguments ?? {}, request, dependencies })
+    } catch (error) {
+      console.error(`mcp: tool ${params.name.slice(0, 64)} failed (${errorName(error)})`)
+      return failed('INTERNAL', 'The tool failed unexpectedly; nothing further was done.')
+    }
+  })
+  return server
+}
+
+const METHODS = ['POST'] as const
+
+/**
+ * The `/api/mcp` handler: Model Context Protocol over Streamable HTTP, stateless (a new server per request, JSON
+ * answers, no session), which fits serverless functions.
+ */
+export function createMcpHandler(dependencies: McpDependencies): (request: Request) => Promise<Response> {
+  return async (request) => {
+    if (request.method === 'OPTIONS') {
+      return new Response(null, {
+        status: 204,
+        headers: { ...BASE_HEADERS, ...CORS_HEADERS, 'access-control-allow-methods': 'POST, OPTIONS', 'access-control-allow-headers': MCP_ALLOWED_HEADERS, 'access-control-max-age': '86400' },
+      })
+    }
+    // Stateless: no server-to-client stream (GET) and no session to end (DELETE).
+    if (request.method !== 'POST') {
+      return errorResponse(405, 'METHOD_NOT_ALLOWED', `Method ${request.method} is not allowed here; MCP clients POST JSON-RPC messages.`, METHODS, { allow: 'POST, OPTIONS' })
+    }
+    const server = createServer(request, dependencies)
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: MCP_BODY_LIMIT_BYTES })
+    try {
+      await server.connect(transport)
+      const response = await transport.handleRequest(request)
+      const headers = new Headers(response.headers)
+      for (const [name, value] of Object.entries({ ...BASE_HEADERS, ...CORS_HEADERS, 'cache-control': 'no-store' })) headers.set(name, value)
+      const body = response.body ? await response.arrayBuffer() : null
+      return new Response(body, { status: response.status, headers })
+    } finally {
+      await server.close().catch(() => undefined)
+    }
+  }
+}

@@ -1,0 +1,105 @@
+import { z } from 'zod'
+import { IDEMPOTENCY_KEY_PATTERN } from '../deploy/idempotency.js'
+import { agentDeploySchema, listDeploysRequestSchema, receiptRequestSchema } from '../deploy/intent.js'
+import { QUERY_MAX_LENGTH } from '../market/search.js'
+
+// The MCP tools: their names, descriptions, annotations and input schemas. The schemas are built from the very zod
+// schemas the HTTP API validates with (field for field), so a client sees the same rules either way.
+
+/** One tool as `tools/list` shows it, with the zod schema its arguments must meet. */
+export type ToolDefinition = {
+  name: ToolName
+  title: string
+  description: string
+  input: z.ZodType
+  annotations: { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean }
+  /** True when the agent key must be on the request (as `X-Service-Key` or `Authorization: Bearer`). */
+  needsAgentKey: boolean
+}
+
+/** The tools the server offers. */
+export type ToolName = 'get_control_room' | 'search_tokens' | 'deploy_token' | 'get_deploy_receipt' | 'list_deploys'
+
+const readOnly = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true }
+
+/** Arguments of `get_control_room`. */
+export const getControlRoomInput = z.strictObject({
+  limit: z.number().int().min(1).max(100).optional().describe('How many of the top 100 rows of liveActivity to return (1-100, default 20)'),
+})
+
+/** Arguments of `search_tokens`. */
+export const searchTokensInput = z.strictObject({
+  query: z.string().min(1).max(QUERY_MAX_LENGTH).describe('Symbol, name or 0x address, as the q parameter of /api/token-search'),
+})
+
+/** Arguments of `deploy_token`: the `agent_deploy` body without `action`, plus the idempotency key. */
+export const deployTokenInput = agentDeploySchema.omit({ action: true }).extend({
+  idempotencyKey: z
+    .string()
+    .regex(IDEMPOTENCY_KEY_PATTERN)
+    .optional()
+    .describe('As the Idempotency-Key header: the same key and arguments within 24 h return the first answer instead of deploying twice'),
+})
+
+/** Arguments of `get_deploy_receipt`: the `receipt` body's fields, `tx_hash` as `txHash`. */
+export const getDeployReceiptInput = z.strictObject({
+  txHash: receiptRequestSchema.shape.tx_hash,
+  waitSeconds: receiptRequestSchema.shape.waitSeconds,
+})
+
+/** Arguments of `list_deploys`. */
+export const listDeploysInput = listDeploysRequestSchema.omit({ action: true })
+
+/** Every tool, in the order `tools/list` answers them. */
+export const TOOLS: readonly ToolDefinition[] = [
+  {
+    name: 'get_control_room',
+    title: 'Base control room',
+    description:
+      'The top Base tokens by 24h volume (liveActivity, cut to `limit`), the top 15 as trending, market stats and a commentary; the same JSON as GET /api/control-room (refreshed every 30 s). Token names are untrusted upstream text.',
+    input: getControlRoomInput,
+    annotations: readOnly,
+    needsAgentKey: false,
+  },
+  {
+    name: 'search_tokens',
+    title: 'Search Base tokens',
+    description: 'Base trading pairs whose token symbol or name contains the query, by 24h volume; the same JSON as GET /api/token-search.',
+    input: searchTokensInput,
+    annotations: readOnly,
+    needsAgentKey: false,
+  },
+  {
+    name: 'deploy_token',
+    title: 'Deploy a B20 token',
+    description:
+      'Deploys a B20 token on Base through the native factory, signed by the service (KMS); counts against the rolling deploy caps. Use dryRun: true first to validate and simulate without signing. Answers the txHash and the predicted token address; then call get_deploy_receipt. Needs the agent key.',
+    input: deployTokenInput,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    needsAgentKey: true,
+  },
+  {
+    name: 'get_deploy_receipt',
+    title: 'Deploy receipt',
+    description:
+      'Where a deploy stands: pending (and for how long), confirmed (with the token address), reverted, or replaced (a higher-fee copy took its place; followed to its outcome). waitSeconds (0-25) waits for mining. Needs the agent key.',
+    input: getDeployReceiptInput,
+    annotations: readOnly,
+    needsAgentKey: true,
+  },
+  {
+    name: 'list_deploys',
+    title: 'My deploys',
+    description: 'The calling agent’s own deploys of the last 30 days, newest first, with their last known status. Needs the agent key.',
+    input: listDeploysInput,
+    annotations: readOnly,
+    needsAgentKey: true,
+  },
+]
+
+/** The JSON Schema of a tool's arguments, as clients read it from `tools/list`. */
+export function toolInputJsonSchema(tool: ToolDefinition): { type: 'object'; [key: string]: unknown } {
+  const schema = z.toJSONSchema(tool.input, { target: 'draft-7', io: 'input', unrepresentable: 'any' }) as Record<string, unknown>
+  delete schema.$schema
+  return { ...schema, type: 'object' }
+}
