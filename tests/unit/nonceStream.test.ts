@@ -3,13 +3,14 @@ import { acquireNonceLock, claimNonce } from '../../lib/deploy/nonceStream.js'
 import { createMemoryStore } from '../../lib/store/memory.js'
 
 describe('the nonce lock and fence', () => {
-  it('gives the lock to one deploy at a time; a waiter gets it once released, or null after its wait', async () => {
+  it('gives the lock to one deploy at a time; a waiter gets it once released, or null within its wait', async () => {
     const store = createMemoryStore()
     const first = await acquireNonceLock(store, 'lock', 10_000, 0)
     expect(first).not.toBeNull()
     const started = Date.now()
     expect(await acquireNonceLock(store, 'lock', 10_000, 150)).toBeNull()
-    expect(Date.now() - started).toBeGreaterThanOrEqual(100)
+    // It gives up rather than sleep past its wait, having asked more than once.
+    expect(Date.now() - started).toBeLessThanOrEqual(150)
     const waiter = acquireNonceLock(store, 'lock', 10_000, 2000)
     await new Promise((r) => setTimeout(r, 50))
     await store.releaseLock('lock', first!)
