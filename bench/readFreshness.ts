@@ -90,7 +90,9 @@ export async function benchSteadyLoad(): Promise<Record<string, number | string>
       [`steady ${STEADY_SECONDS} s at ${STEADY_RATE} req/s, service p50 / p99 / p99.9 / max ms`]: runs.service.map(show).join(' ; '),
       [`steady ${STEADY_SECONDS} s at ${STEADY_RATE} req/s, bare p50 / p99 / p99.9 / max ms`]: runs.bare.map(show).join(' ; '),
       '(f) service p99 / p50 per run (goal <= 3)': runs.service.map(ratio).join(' ; '),
-      '    bare p99 / p50 per run (the floor of this machine)': runs.bare.map(ratio).join(' ; '),
+      '(f) bare server p99 / p50 per run: the floor of this machine under the same load': runs.bare.map(ratio).join(' ; '),
+      '(f) service p99 / bare p99, ratio of medians': round(median(runs.service.map((r) => r.p99)) / median(runs.bare.map((r) => r.p99))),
+      '(f) slowest answer / upstream delay (< 1: no caller waited for a refresh)': round(Math.max(...runs.service.map((r) => r.max)) / UPSTREAM_DELAY_MS),
       'steady: upstream requests during the service runs (background refreshes)': refreshRequests,
       'steady: errors + non-2xx': [...runs.service, ...runs.bare].reduce((n, r) => n + r.errors + r.non2xx, 0),
     }
