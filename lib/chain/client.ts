@@ -1,11 +1,14 @@
 import { createPublicClient, http, type PublicClient } from 'viem'
 import { base, baseSepolia } from 'viem/chains'
 
+/** Longest one RPC attempt may take; with the one retry, a hanging RPC is answered within about 8 s. */
+export const RPC_TIMEOUT_MS = 4000
+
 /** Parameters of {@link createChainClient}. */
 export type CreateChainClientParameters = { rpcUrl: string; chainId: 8453 | 84532; timeoutMs?: number }
 
 /** A viem public client for Base (8453) or Base Sepolia (84532) over the configured RPC. */
-export function createChainClient({ rpcUrl, chainId, timeoutMs = 10_000 }: CreateChainClientParameters): PublicClient {
+export function createChainClient({ rpcUrl, chainId, timeoutMs = RPC_TIMEOUT_MS }: CreateChainClientParameters): PublicClient {
   return createPublicClient({
     chain: chainId === 8453 ? base : baseSepolia,
     // viem retries failed requests; one retry is enough for a path that holds a lock while it waits.

@@ -57,7 +57,12 @@ export type CreateKmsAccountParameters = {
   keyId: string
   /** When set, the key's address must be this one, or the account is refused. */
   expectedAddress?: Address
+  /** Longest one KMS call may take, retries included, before it counts as failed (default {@link KMS_DEADLINE_MS}). */
+  deadlineMs?: number
 }
+
+/** Longest a KMS call may take: a KMS that accepts the connection and never answers must not hold the nonce lock. */
+export const KMS_DEADLINE_MS = 5000
 
 /** A signer whose private key stays in KMS: a viem account plus the raw digest signer. */
 export type KmsAccount = LocalAccount & { signDigest(hash: Hex): Promise<{ r: Hex; s: Hex; yParity: 0 | 1 }> }
@@ -66,10 +71,11 @@ export type KmsAccount = LocalAccount & { signDigest(hash: Hex): Promise<{ r: He
  * A viem account whose every signature comes from AWS KMS (`Sign` over the 32-byte digest, `MessageType: DIGEST`),
  * normalised to low-s with the recovery id found by recovery. Calls `GetPublicKey` once.
  */
-export async function createKmsAccount({ kms, keyId, expectedAddress }: CreateKmsAccountParameters): Promise<KmsAccount> {
+export async function createKmsAccount({ kms, keyId, expectedAddress, deadlineMs = KMS_DEADLINE_MS }: CreateKmsAccountParameters): Promise<KmsAccount> {
+  const within = () => ({ abortSignal: AbortSignal.timeout(deadlineMs) })
   let publicKey: Hex
   try {
-    const out = await kms.send(new GetPublicKeyCommand({ KeyId: keyId }))
+    const out = await kms.send(new GetPublicKeyCommand({ KeyId: keyId }), within())
     if (!out.PublicKey) throw new KmsSignerError('KMS returned no public key')
     publicKey = publicKeyFromSpki(out.PublicKey)
   } catch (error) {
@@ -84,7 +90,7 @@ export async function createKmsAccount({ kms, keyId, expectedAddress }: CreateKm
   const signDigest = async (hash: Hex): Promise<{ r: Hex; s: Hex; yParity: 0 | 1 }> => {
     let der: Uint8Array | undefined
     try {
-      const out = await kms.send(new SignCommand({ KeyId: keyId, Message: Buffer.from(hash.slice(2), 'hex'), MessageType: 'DIGEST', SigningAlgorithm: 'ECDSA_SHA_256' }))
+      const out = await kms.send(new SignCommand({ KeyId: keyId, Message: Buffer.from(hash.slice(2), 'hex'), MessageType: 'DIGEST', SigningAlgorithm: 'ECDSA_SHA_256' }), within())
       der = out.Signature
     } catch (error) {
       throw new KmsSignerError(`KMS Sign failed (${(error as Error).name})`)

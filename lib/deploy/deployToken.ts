@@ -8,6 +8,7 @@ import { errorName } from '../log.js'
 import { chainFailure, isTransportFailure, shortMessage } from './chainErrors.js'
 import { deployHistoryKeys, forgetDeploy, recordDeploy, type DeployRecord } from './history.js'
 import type { DeployIntent } from './intent.js'
+import { deployStoreKeys } from './storeKeys.js'
 import { acquireNonceLock, claimNonce, MIN_PRIORITY_FEE, replaceStuckDeploys } from './nonceStream.js'
 import { failure, type DeployFailure } from './outcome.js'
 import type { DeployBroadcast, DeployedToken, DeploySimulated } from './responses.js'
@@ -28,16 +29,6 @@ export type DeployTokenParameters = {
 /** Gas headroom over the node's estimate, in percent. */
 const GAS_HEADROOM_PERCENT = 125n
 
-const keys = (services: DeployServices, signer: Address) => {
-  const base = `${services.config.storePrefix}deploy:${services.config.chainId}`
-  return {
-    lock: `${base}:nonce-lock:${signer.toLowerCase()}`,
-    nonce: (n: number) => `${base}:nonce:${signer.toLowerCase()}:${n}`,
-    cap: `${base}:cap`,
-    agentCap: (digest: string) => `${base}:cap:agent:${digest}`,
-  }
-}
-
 /**
  * Deploys a B20 token for an agent: under the nonce lock (deploys go one after another across instances) it takes a
  * cap slot, simulates `createB20` from the signer, fixes nonce, fees and gas, signs with KMS, broadcasts, and keeps
@@ -52,7 +43,10 @@ export async function deployToken({ services, intent, agentDigest }: DeployToken
   try {
     signer = await services.getSigner()
   } catch (error) {
-    if (error instanceof KmsSignerError && /SIGNER_ADDRESS/.test(error.message)) return failure('SIGNER_MISMATCH', `Refusing to deploy: ${error.message}.`)
+    if (error instanceof KmsSignerError && /SIGNER_ADDRESS|secp256k1/.test(error.message)) {
+      logger.error('signer_misconfigured', { message: error.message })
+      return failure('SIGNER_MISMATCH', `Refusing to deploy: ${error.message}.`)
+    }
     logger.error('kms_unavailable', { operation: 'GetPublicKey', error: errorName(error) })
     return failure('SIGNER_UNAVAILABLE', 'The signing service (KMS) is unavailable; nothing was signed. Try again shortly.', { retryAfterSeconds: 10 })
   }
@@ -123,15 +117,15 @@ export async function deployToken({ services, intent, agentDigest }: DeployToken
     }
   }
 
-  const k = keys(services, signer.address)
-  let lockToken: string | null
+  const k = deployStoreKeys({ storePrefix: config.storePrefix, chainId: config.chainId, signer: signer.address })
+  let lock: Awaited<ReturnType<typeof acquireNonceLock>>
   try {
-    lockToken = await acquireNonceLock(store, k.lock, services.lockLeaseMs, services.lockWaitMs)
+    lock = await acquireNonceLock(store, k.lock, services.lockLeaseMs, services.lockWaitMs)
   } catch (error) {
     logger.error('store_unavailable', { operation: 'nonce-lock', error: errorName(error), effect: 'deploy refused' })
     return failure('STORE_UNAVAILABLE', 'The deploy coordinator (Redis) is unavailable; deploys fail closed and nothing was signed. Try again shortly.', { retryAfterSeconds: 10 })
   }
-  if (!lockToken) return failure('DEPLOY_BUSY', 'Other deploys are in progress; nothing was signed. Retry in a few seconds.', { retryAfterSeconds: 3 })
+  if (!lock) return failure('DEPLOY_BUSY', 'Other deploys are in progress; nothing was signed. Retry in a few seconds.', { retryAfterSeconds: 3 })
 
   const slots: { key: string; member: string }[] = []
   const history = deployHistoryKeys({ storePrefix: config.storePrefix, chainId: config.chainId })
@@ -178,16 +172,22 @@ export async function deployToken({ services, intent, agentDigest }: DeployToken
     if (!simulated.ok) return simulated
 
     // 3. Nonce, gas and fees.
+    // The chain id is asked again beside them: an RPC restarted on another chain must not get a signature.
     let nonce: number
     let price: Awaited<ReturnType<typeof priceTransaction>>
+    let chainId: number
     try {
-      ;[nonce, price] = await Promise.all([publicClient.getTransactionCount({ address: signer.address, blockTag: 'pending' }), priceTransaction()])
+      ;[nonce, price, chainId] = await Promise.all([publicClient.getTransactionCount({ address: signer.address, blockTag: 'pending' }), priceTransaction(), publicClient.getChainId()])
     } catch (error) {
       return chainFailure(error)
     }
+    if (chainId !== config.chainId) {
+      logger.error('chain_mismatch', { expected: config.chainId, actual: chainId })
+      return failure('CHAIN_MISMATCH', `Refusing to sign: the RPC now serves chain ${chainId}, not the configured ${config.chainId}.`)
+    }
 
     // 4. Fencing: a nonce is signed at most once, even if this lock's lease ran out under us.
-    const fence = await claimNonce({ store, nonceKey: k.nonce(nonce), lockKey: k.lock, lockToken })
+    const fence = await claimNonce({ store, nonceKey: k.nonce(nonce), lockKey: k.lock, lockToken: lock.token })
     if (fence === 'held') {
       return failure('DEPLOY_BUSY', `Nonce ${nonce} is held by another deploy that has not reached the chain yet; nothing was signed. Retry shortly.`, { retryAfterSeconds: 5 })
     }
@@ -262,6 +262,6 @@ export async function deployToken({ services, intent, agentDigest }: DeployToken
       if (claimedNonce) await store.delete(claimedNonce).catch(() => undefined)
       if (recorded) await forgetDeploy(store, history, signer.address, recorded).catch(() => undefined)
     }
-    await store.releaseLock(k.lock, lockToken).catch(() => undefined)
+    await lock.release()
   }
 }

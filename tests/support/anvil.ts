@@ -28,6 +28,8 @@ export type AnvilChain = {
   fund(address: Address, wei?: bigint): Promise<void>
   /** Makes the proxy refuse every request (as an RPC outage) until set back. */
   setRpcDown(down: boolean): void
+  /** Makes the proxy misbehave until set back to null: `hang` never answers, `reset` drops the connection. */
+  setRpcFault(fault: 'hang' | 'reset' | null): void
   /** Forwards the next call of `method` to the node but drops the answer (the connection dies), as a flaky RPC does. */
   dropNextAnswer(method: string): void
   stop(): Promise<void>
@@ -83,6 +85,7 @@ export async function startAnvilChain(parameters: { chainId?: number } = {}): Pr
     publicClient,
     fund: (address, wei = 10n ** 20n) => testClient.setBalance({ address, value: wei }),
     setRpcDown: proxy.setDown,
+    setRpcFault: proxy.setFault,
     dropNextAnswer: proxy.dropNextAnswer,
     stop: async () => {
       await proxy.close()
@@ -97,6 +100,7 @@ async function startRpcProxy(target: string) {
   const { createServer: createHttpServer } = await import('node:http')
   const methods: string[] = []
   let down = false
+  let fault: 'hang' | 'reset' | null = null
   const drop = new Set<string>()
   const server = createHttpServer(async (req, res) => {
     const chunks: Buffer[] = []
@@ -106,6 +110,8 @@ async function startRpcProxy(target: string) {
       res.writeHead(503, { 'content-type': 'text/plain' })
       return void res.end('rpc down')
     }
+    if (fault === 'hang') return // accepted, never answered
+    if (fault === 'reset') return void req.socket.destroy()
     let dropAnswer = false
     try {
       const parsed = JSON.parse(body) as { method: string } | { method: string }[]
@@ -133,6 +139,9 @@ async function startRpcProxy(target: string) {
       down = value
     },
     dropNextAnswer: (method: string) => void drop.add(method),
+    setFault: (value: 'hang' | 'reset' | null) => {
+      fault = value
+    },
     close: () =>
       new Promise<void>((ok) => {
         server.close(() => ok())

@@ -13,6 +13,9 @@ import { startFakeKms, type FakeKms } from './fakeKms.js'
 import { withOpenApiCheck } from './openapiCheck.js'
 import { startUpstashRestServer, type UpstashRestServer } from './upstashRestServer.js'
 
+/** The AWS secret the stacks' KMS client signs its requests with: no answer or log line may ever contain it. */
+export const AWS_TEST_SECRET = 'test-aws-secret-access-key-0b20f'
+
 /** Agent keys the stacks allowlist (by digest). */
 export const AGENT_KEYS = { alice: 'test-agent-key-alice-0123456789', bob: 'test-agent-key-bob-0123456789' } as const
 
@@ -62,7 +65,7 @@ export async function startDeployStack(parameters: StartDeployStackParameters): 
       env: merged,
       store,
       publicClient: createChainClient({ rpcUrl: merged.BASE_RPC_URL!, chainId: 8453, timeoutMs: 3000 }),
-      kms: new KMSClient({ region: 'us-east-1', endpoint: kms.url, credentials: { accessKeyId: 'test', secretAccessKey: 'test' }, maxAttempts: 1 }),
+      kms: new KMSClient({ region: 'us-east-1', endpoint: kms.url, credentials: { accessKeyId: 'AKIATESTSTACK0001', secretAccessKey: AWS_TEST_SECRET }, maxAttempts: 1 }),
       logger: createLogger({ write: (line) => logs.push(line) }),
       now: () => clock.now,
       lockWaitMs: parameters.lockWaitMs,

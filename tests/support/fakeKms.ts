@@ -19,8 +19,17 @@ export type FakeKms = {
   calls: string[]
   /** Makes every call fail with a 500 (an outage) until set back. */
   setDown(down: boolean): void
+  /** Makes calls misbehave until set back to null: see {@link KmsFault}. */
+  setFault(fault: KmsFault | null): void
   close(): Promise<void>
 }
+
+/**
+ * Ways the KMS can fail besides an outage: `hang` accepts Sign and never answers; `truncated` answers Sign with a
+ * DER signature cut short; `wrong-key` signs with another key (the signature recovers to a stranger);
+ * `wrong-curve` answers GetPublicKey with a P-256 key (a key created with the wrong spec).
+ */
+export type KmsFault = 'hang' | 'truncated' | 'wrong-key' | 'wrong-curve'
 
 /** Parameters of {@link startFakeKms}. */
 export type StartFakeKmsParameters = { secretKey?: Uint8Array; keyId?: string }
@@ -33,7 +42,14 @@ export async function startFakeKms(parameters: StartFakeKmsParameters = {}): Pro
   const publicKey = Buffer.concat([SPKI_PREFIX, Buffer.from(secp256k1.getPublicKey(secretKey, false))])
   const calls: string[] = []
   let down = false
+  let fault: KmsFault | null = null
   let signatures = 0
+  const strangerKey = secp256k1.utils.randomSecretKey()
+  // A P-256 SubjectPublicKeyInfo (its curve OID is prime256v1): what GetPublicKey answers for an ECC_NIST_P256 key.
+  const p256PublicKey = Buffer.from(
+    '3059301306072a8648ce3d020106082a8648ce3d03010703420004' + '11'.repeat(64),
+    'hex',
+  )
 
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = []
@@ -56,7 +72,7 @@ export async function startFakeKms(parameters: StartFakeKmsParameters = {}): Pro
     if (operation === 'GetPublicKey') {
       return send(200, {
         KeyId: keyArn,
-        PublicKey: publicKey.toString('base64'),
+        PublicKey: (fault === 'wrong-curve' ? p256PublicKey : publicKey).toString('base64'),
         KeySpec: 'ECC_SECG_P256K1',
         CustomerMasterKeySpec: 'ECC_SECG_P256K1',
         KeyUsage: 'SIGN_VERIFY',
@@ -68,10 +84,12 @@ export async function startFakeKms(parameters: StartFakeKmsParameters = {}): Pro
       if (input.MessageType !== 'DIGEST') return error('ValidationException', 'this test key only signs digests')
       const digest = Buffer.from(String(input.Message), 'base64')
       if (digest.length !== 32) return error('ValidationException', 'Digest must be 32 bytes')
-      let signature = secp256k1.Signature.fromBytes(secp256k1.sign(digest, secretKey, { prehash: false, lowS: true }), 'compact')
+      if (fault === 'hang') return // the connection stays open and silent
+      let signature = secp256k1.Signature.fromBytes(secp256k1.sign(digest, fault === 'wrong-key' ? strangerKey : secretKey, { prehash: false, lowS: true }), 'compact')
       // Half of the signatures come back high-s, as KMS's own do at random.
       if (signatures++ % 2 === 0) signature = new secp256k1.Signature(signature.r, N - signature.s)
-      return send(200, { KeyId: keyArn, Signature: Buffer.from(signature.toBytes('der')).toString('base64'), SigningAlgorithm: 'ECDSA_SHA_256' })
+      const der = Buffer.from(signature.toBytes('der'))
+      return send(200, { KeyId: keyArn, Signature: (fault === 'truncated' ? der.subarray(0, der.length - 5) : der).toString('base64'), SigningAlgorithm: 'ECDSA_SHA_256' })
     }
     return error('UnsupportedOperationException', `${operation} is not emulated`)
   })
@@ -83,6 +101,9 @@ export async function startFakeKms(parameters: StartFakeKmsParameters = {}): Pro
     calls,
     setDown: (value) => {
       down = value
+    },
+    setFault: (value) => {
+      fault = value
     },
     close: () =>
       new Promise<void>((ok) => {

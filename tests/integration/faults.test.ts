@@ -1,0 +1,207 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import type { Hex } from 'viem'
+import { AGENT_KEYS, AWS_TEST_SECRET, startDeployStack, type DeployStack } from '../support/deployStack.js'
+import { startReadStack, type ReadStack } from '../support/readStack.js'
+import { startRedisServer, type RedisServer } from '../support/redisServer.js'
+import { openRespConnection } from '../support/resp.js'
+
+const deployBody = (symbol: string) => ({ action: 'agent_deploy', name: 'Fault Token', symbol })
+type Logged = { event: string; [field: string]: unknown }
+const events = (logs: string[]) => logs.map((l) => JSON.parse(l) as Logged)
+
+/** Keeps every answer a stack's `post` gets (body and headers) in {@link seenAnswers}. */
+function recordAnswers(stack: DeployStack): DeployStack {
+  const post = stack.post
+  stack.post = async (...args) => {
+    const answer = await post(...args)
+    seenAnswers.push(JSON.stringify(answer.body), JSON.stringify([...answer.headers]))
+    return answer
+  }
+  return stack
+}
+
+/** Time a promise. */
+async function timed<T>(run: () => Promise<T>): Promise<{ value: T; ms: number }> {
+  const started = Date.now()
+  const value = await run()
+  return { value, ms: Date.now() - started }
+}
+
+describe('KMS and RPC faults: clear codes within seconds, nothing broadcast, the cap slot and the lock given back', () => {
+  let stack: DeployStack
+  let redis: Awaited<ReturnType<typeof openRespConnection>>
+  const capKey = () => `${stack.newInstance().services.config.storePrefix}deploy:8453:cap`
+  const lockKey = () => `${stack.newInstance().services.config.storePrefix}deploy:8453:nonce-lock:${stack.signer.toLowerCase()}`
+  const sentCount = () => stack.chain.rpcMethods.filter((m) => m === 'eth_sendRawTransaction').length
+
+  /** Runs a deploy that must fail with `code`: nothing sent, the slot back, the lock free at once. */
+  async function expectCleanFailure(code: string, symbol: string, within: number) {
+    const capBefore = (await redis.send(['ZCARD', capKey()])) as number
+    const sentBefore = sentCount()
+    const { value, ms } = await timed(() => stack.post(deployBody(symbol)))
+    expect(value.body).toMatchObject({ ok: false, code })
+    expect(ms).toBeLessThan(within)
+    expect(sentCount()).toBe(sentBefore)
+    expect((await redis.send(['ZCARD', capKey()])) as number).toBe(capBefore)
+    expect(await redis.send(['EXISTS', lockKey()])).toBe(0)
+  }
+
+  beforeAll(async () => {
+    stack = recordAnswers(await startDeployStack({ storeKind: 'upstash', redisSocket: inject('redisSocket'), env: { DEPLOY_DAILY_CAP: '1000' } }))
+    redis = await openRespConnection(inject('redisSocket'))
+    await stack.post(deployBody('WARM')) // the chain-id check and GetPublicKey are behind us
+  })
+  afterAll(async () => {
+    redis?.close()
+    await stack?.close()
+  })
+
+  it('a KMS that accepts Sign and never answers: SIGNER_UNAVAILABLE within the 5 s deadline, the lock released at once', async () => {
+    stack.kms.setFault('hang')
+    try {
+      await expectCleanFailure('SIGNER_UNAVAILABLE', 'HANG', 8000)
+    } finally {
+      stack.kms.setFault(null)
+    }
+    // The next deploy does not wait for any lease.
+    const { value, ms } = await timed(() => stack.post(deployBody('AFTER')))
+    expect(value.body).toMatchObject({ ok: true, status: 'broadcast' })
+    expect(ms).toBeLessThan(2000)
+  }, 20_000)
+
+  it.each([
+    ['truncated', 'a truncated DER signature'],
+    ['wrong-key', 'a signature by another key'],
+  ] as const)('a KMS answering %s (%s): SIGNER_UNAVAILABLE, nothing broadcast', async (fault, _what) => {
+    stack.kms.setFault(fault)
+    try {
+      await expectCleanFailure('SIGNER_UNAVAILABLE', 'GARB', 3000)
+    } finally {
+      stack.kms.setFault(null)
+    }
+    expect(events(stack.logs)).toContainEqual(expect.objectContaining({ event: 'kms_unavailable', operation: 'Sign' }))
+  })
+
+  it('a KMS key of the wrong curve: SIGNER_MISMATCH for the operator, nothing signed', async () => {
+    stack.kms.setFault('wrong-curve')
+    try {
+      const fresh = stack.newInstance() // a new instance asks GetPublicKey
+      const signs = stack.kms.calls.filter((c) => c === 'Sign').length
+      const { body } = await stack.post(deployBody('CURVE'), { instance: fresh.handle })
+      expect(body).toMatchObject({ ok: false, code: 'SIGNER_MISMATCH', error: expect.stringMatching(/secp256k1/) })
+      expect(stack.kms.calls.filter((c) => c === 'Sign').length).toBe(signs)
+    } finally {
+      stack.kms.setFault(null)
+    }
+  })
+
+  it('an RPC that accepts and never answers: RPC_UNAVAILABLE in under 10 s, nothing signed', async () => {
+    const signs = stack.kms.calls.filter((c) => c === 'Sign').length
+    stack.chain.setRpcFault('hang')
+    try {
+      await expectCleanFailure('RPC_UNAVAILABLE', 'RHANG', 10_000)
+    } finally {
+      stack.chain.setRpcFault(null)
+    }
+    expect(stack.kms.calls.filter((c) => c === 'Sign').length).toBe(signs)
+  }, 20_000)
+
+  it.each([['reset' as const], ['down' as const]])('an RPC that %s: RPC_UNAVAILABLE at once, nothing signed', async (mode) => {
+    if (mode === 'down') stack.chain.setRpcDown(true)
+    else stack.chain.setRpcFault('reset')
+    try {
+      await expectCleanFailure('RPC_UNAVAILABLE', 'RDOWN', 3000)
+    } finally {
+      stack.chain.setRpcDown(false)
+      stack.chain.setRpcFault(null)
+    }
+  })
+
+  it('a lost broadcast answer: BROADCAST_UNCERTAIN with the hash, the receipt confirms it, the next deploy takes the next nonce', async () => {
+    stack.chain.dropNextAnswer('eth_sendRawTransaction')
+    const lost = (await stack.post(deployBody('LOST'))).body
+    expect(lost).toMatchObject({ ok: false, code: 'BROADCAST_UNCERTAIN', txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/) })
+    expect((await stack.post({ action: 'receipt', tx_hash: lost.txHash, waitSeconds: 5 })).body).toMatchObject({ ok: true, status: 'confirmed' })
+    const next = (await stack.post(deployBody('NEXT'))).body
+    expect(next).toMatchObject({ ok: true, status: 'broadcast' })
+    const [a, b] = await Promise.all([lost.txHash, next.txHash].map((hash: Hex) => stack.chain.publicClient.getTransaction({ hash })))
+    expect(b!.nonce).toBe(a!.nonce + 1)
+  })
+
+  it('an RPC restarted on another chain id: CHAIN_MISMATCH, nothing signed, even with the first check passed long ago', async () => {
+    const signs = stack.kms.calls.filter((c) => c === 'Sign').length
+    await stack.chain.testClient.request({ method: 'anvil_setChainId', params: [1] } as never)
+    try {
+      await expectCleanFailure('CHAIN_MISMATCH', 'CHAIN', 3000)
+      expect(stack.kms.calls.filter((c) => c === 'Sign').length).toBe(signs)
+    } finally {
+      await stack.chain.testClient.request({ method: 'anvil_setChainId', params: [8453] } as never)
+    }
+    expect((await stack.post(deployBody('BACK'))).body).toMatchObject({ ok: true })
+  })
+
+  it('leaked no agent key, AWS secret or Redis token into any log line, answer body or header', () => {
+    expectNoSecrets(stack)
+  })
+})
+
+/** Every answer body and header the fault scenarios got, for the secrets check. */
+const seenAnswers: string[] = []
+const secretsOf = (stack: DeployStack) => [AGENT_KEYS.alice, AGENT_KEYS.bob, AWS_TEST_SECRET, stack.upstash!.token]
+
+/** Asserts that no secret appears in any log line of the stack or any answer seen. */
+function expectNoSecrets(stack: DeployStack) {
+  const leaks = [...stack.logs, ...seenAnswers].filter((text) => secretsOf(stack).some((secret) => text.includes(secret)))
+  expect(leaks).toEqual([])
+  expect(stack.logs.length).toBeGreaterThan(10) // the check saw real traffic
+}
+
+describe('Redis stops during a burst of deploys, then returns', () => {
+  let redisServer: RedisServer
+  let stack: DeployStack
+  let reads: ReadStack
+
+  beforeAll(async () => {
+    redisServer = await startRedisServer()
+    ;[stack, reads] = await Promise.all([
+      startDeployStack({ storeKind: 'upstash', redisSocket: redisServer.socket, env: { DEPLOY_DAILY_CAP: '1000' } }).then(recordAnswers),
+      startReadStack({ storeKind: 'upstash', redisSocket: redisServer.socket }),
+    ])
+    await stack.post(deployBody('WARM'))
+  })
+  afterAll(async () => {
+    await Promise.all([stack?.close(), reads?.close()])
+    await redisServer?.stop()
+  })
+
+  it('fails closed with STORE_UNAVAILABLE in under 2 s, reads keep answering, and deploys recover without a restart', async () => {
+    const sentBefore = stack.chain.rpcMethods.filter((m) => m === 'eth_sendRawTransaction').length
+    const signsBefore = stack.kms.calls.filter((c) => c === 'Sign').length
+    const burst = Array.from({ length: 12 }, (_, i) => timed(() => stack.post(deployBody(`B${i}`))))
+    await new Promise((r) => setTimeout(r, 30))
+    await redisServer.pause()
+    const answers = await Promise.all(burst)
+    const failed = answers.filter((a) => !a.value.body.ok)
+    expect(failed.length).toBeGreaterThan(0)
+    for (const a of failed) expect(a.value.body.code).toBe('STORE_UNAVAILABLE')
+
+    // While Redis is down: a deploy fails closed fast; reads answer (uncached).
+    const during = await timed(() => stack.post(deployBody('DOWN')))
+    expect(during.value.body).toMatchObject({ ok: false, code: 'STORE_UNAVAILABLE' })
+    expect(during.ms).toBeLessThan(2000)
+    const read = await reads.controlRoom(new Request('https://svc.test/api/control-room'))
+    expect(read.status).toBe(200)
+
+    // Every transaction sent was answered as sent, and nothing answered as failed went out.
+    const sent = stack.chain.rpcMethods.filter((m) => m === 'eth_sendRawTransaction').length - sentBefore
+    expect(answers.filter((a) => a.value.body.ok)).toHaveLength(sent)
+    expect(stack.kms.calls.filter((c) => c === 'Sign').length - signsBefore).toBeGreaterThanOrEqual(sent)
+
+    // Redis returns (empty, as after a restart without persistence): deploys go through, same process.
+    await redisServer.resume()
+    const after = await stack.post(deployBody('BACK'))
+    expect(after.body).toMatchObject({ ok: true, status: 'broadcast' })
+    expect(events(stack.logs)).toContainEqual(expect.objectContaining({ event: 'store_unavailable' }))
+    expectNoSecrets(stack)
+  }, 30_000)
+})
