@@ -18,14 +18,75 @@ const NONCE_CLAIM_MS = 120_000
 /** A replacement offers at least this much more (in thousandths): nodes ask for 10 %, 12.5 % leaves a margin. */
 const REPLACEMENT_BUMP_PER_MILLE = 1125n
 
-/** Waits for the nonce lock; answers its token, or null after `waitMs`. Store failures propagate (fail closed). */
-export async function acquireNonceLock(store: Store, key: string, leaseMs: number, waitMs: number): Promise<string | null> {
+/** How often a waiter asks the store for the lock: at most one round trip per 20 ms. */
+export const LOCK_POLL_MS = 20
+
+/** The nonce lock, held: its owner token (the fence checks it) and how to give it back. */
+export type NonceLock = { token: string; release(): Promise<void> }
+
+/** Deploys of this instance waiting for the signer, in arrival order (one queue per lock key). */
+const localTails = new Map<string, Promise<void>>()
+
+/** Takes a place in this instance's queue: `ready` resolves when every earlier local waiter is done. */
+function localTurn(key: string): { ready: Promise<void>; done: () => void } {
+  const ready = localTails.get(key) ?? Promise.resolve()
+  let done!: () => void
+  const mine = new Promise<void>((resolve) => (done = resolve))
+  const tail = ready.then(() => mine)
+  localTails.set(key, tail)
+  void tail.then(() => {
+    if (localTails.get(key) === tail) localTails.delete(key)
+  })
+  return { ready, done }
+}
+
+/**
+ * Waits for the nonce lock; answers it, or null after `waitMs`. Waiters of one instance queue in memory and hand the
+ * turn on at once, so only the first of them asks the store, once per {@link LOCK_POLL_MS}; instances meet at the
+ * store's lock. Store failures propagate (fail closed).
+ */
+export async function acquireNonceLock(store: Store, key: string, leaseMs: number, waitMs: number): Promise<NonceLock | null> {
   const deadline = Date.now() + waitMs
-  for (let delay = 20; ; delay = Math.min(delay * 2, 250)) {
-    const token = await store.acquireLock(key, leaseMs)
-    if (token) return token
-    if (Date.now() + delay > deadline) return null
-    await new Promise((r) => setTimeout(r, delay * (0.5 + Math.random() / 2)))
+  const turn = localTurn(key)
+  let timer: NodeJS.Timeout | undefined
+  const inTime = await Promise.race([
+    turn.ready.then(() => true),
+    new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), waitMs))),
+  ])
+  clearTimeout(timer)
+  if (!inTime) {
+    // Gave up while queued: the turn passes on as soon as it comes.
+    void turn.ready.then(turn.done)
+    return null
+  }
+  try {
+    for (;;) {
+      const token = await store.acquireLock(key, leaseMs)
+      if (token) {
+        // The local turn ends with the lease at the latest, as the store's lock does: nothing can jam the queue.
+        const lapse = setTimeout(turn.done, leaseMs)
+        lapse.unref?.()
+        return {
+          token,
+          release: () =>
+            store
+              .releaseLock(key, token)
+              .then(() => undefined, () => undefined)
+              .finally(() => {
+                clearTimeout(lapse)
+                turn.done()
+              }),
+        }
+      }
+      if (Date.now() + LOCK_POLL_MS > deadline) {
+        turn.done()
+        return null
+      }
+      await new Promise((r) => setTimeout(r, LOCK_POLL_MS))
+    }
+  } catch (error) {
+    turn.done()
+    throw error
   }
 }
 
@@ -101,7 +162,8 @@ export async function replaceStuckDeploys(parameters: ReplaceStuckDeploysParamet
   const { store, keys, publicClient, signer, chainId, logger, now, stuckMs, maxFeePerGas: cap } = parameters
   const unmined = await listUnmined(store, keys, signer.address)
   const unminedKey = keys.unmined(signer.address)
-  if (unmined.length === 0) return { ok: true, replaced: [] }
+  // Only an old entry costs a chain request; younger ones (most likely mined already) wait for a later look.
+  if (!unmined.some((record) => now - record.sentAt >= stuckMs)) return { ok: true, replaced: [] }
   let minedCount: number
   try {
     minedCount = await publicClient.getTransactionCount({ address: signer.address, blockTag: 'latest' })
