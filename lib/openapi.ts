@@ -10,6 +10,7 @@ import {
   receiptReplacedSchema,
   skillHttpErrorSchema,
 } from './deploy/responses.js'
+import { healthSchema } from './healthSchema.js'
 import { errorBodySchema } from './http.js'
 import { controlRoomSchema, statsSchema, tokenSchema, tokenSearchResultSchema } from './market/types.js'
 import { QUERY_MAX_LENGTH } from './market/search.js'
@@ -35,6 +36,7 @@ const COMPONENTS: Record<string, z.ZodType> = {
   ListDeploys: listDeploysSchema,
   DeployFailure: deployFailureSchema,
   SkillHttpError: skillHttpErrorSchema,
+  Health: healthSchema,
 }
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })
@@ -192,6 +194,21 @@ export function buildOpenApiDocument(): Json {
         },
         options: preflight,
       },
+      '/api/health': {
+        get: {
+          operationId: 'getHealth',
+          summary: 'Service health: { ok, version, dataAgeSeconds } for anyone (cached 5 s); every part (store, upstreams, RPC, signer, deploys) with Authorization: Bearer <HEALTH_TOKEN>',
+          security: [{}, { healthToken: [] }],
+          responses: {
+            '200': { ...json(ref('Health'), 'The public view, or with the health token the detailed view (never cached)'), headers: cors },
+            '308': redirect,
+            '401': { ...error('Authorization names a wrong health token (UNAUTHORIZED)'), headers: cors },
+            '405': notAllowed,
+            '500': { ...error('The service is misconfigured (CONFIG_INVALID)'), headers: cors },
+          },
+        },
+        options: preflight,
+      },
       '/api/openapi': {
         get: { operationId: 'getOpenApi', summary: 'This document (also at /openapi.json)', responses: { '200': json({ type: 'object' }, 'OpenAPI 3.1') } },
       },
@@ -207,6 +224,7 @@ export function buildOpenApiDocument(): Json {
       securitySchemes: {
         serviceKey: { type: 'apiKey', in: 'header', name: 'X-Service-Key', description: 'Agent key; the server keeps only its SHA-256 digest' },
         bearerAgentKey: { type: 'http', scheme: 'bearer', description: 'The same agent key as a bearer token (MCP clients)' },
+        healthToken: { type: 'http', scheme: 'bearer', description: 'HEALTH_TOKEN: the detailed view of /api/health' },
       },
     },
   }

@@ -255,9 +255,24 @@ function onSort(event) {
   renderTable()
 }
 
+/** The footer's service status, from the public part of /api/health. */
+async function loadHealth() {
+  const el = $('health')
+  try {
+    const response = await fetch('/api/health', { headers: { accept: 'application/json' } })
+    const body = await response.json()
+    const age = typeof body.dataAgeSeconds === 'number' ? `, data ${body.dataAgeSeconds} s old` : ''
+    el.textContent = `service ${body.ok ? 'up' : 'degraded'} (v${body.version}${age})`
+  } catch {
+    el.textContent = 'service status unavailable'
+  }
+}
+
 $('tokens').querySelector('thead')?.addEventListener('click', onSort)
 $('search-form').addEventListener('submit', search)
 $('refresh').addEventListener('click', () => void load())
-void load()
-setInterval(() => void load(), REFRESH_MS)
+// The footer's status follows each load, so it speaks of the data on screen.
+const loadAll = () => load().finally(() => void loadHealth())
+void loadAll()
+setInterval(() => void loadAll(), REFRESH_MS)
 setInterval(renderFreshness, 1000)

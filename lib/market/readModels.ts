@@ -9,10 +9,13 @@ export const READ_CACHE_TTL_MS = 30_000
 /** Cache key schema version; bump when a body's shape changes so old entries are never served. */
 const VERSION = 'v2'
 
+/** Store key of the cached control-room body (health reads its age). */
+export const controlRoomCacheKey = (keyPrefix: string) => `${keyPrefix}${VERSION}:control-room`
+
 /** The control-room body, from the shared cache or one upstream refresh. */
 export function readControlRoom(services: ReadServices): Promise<CacheReadReturnType> {
   return services.cache.read({
-    key: `${services.keyPrefix}${VERSION}:control-room`,
+    key: controlRoomCacheKey(services.keyPrefix),
     ttlMs: READ_CACHE_TTL_MS,
     refresh: () => refreshControlRoom(services),
   })

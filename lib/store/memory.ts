@@ -61,6 +61,9 @@ export function createMemoryStore(parameters: CreateMemoryStoreParameters = {}):
       window.set(member, at)
       return { ok: true, used: window.size }
     },
+    async countWindow({ key, windowMs, now: at }) {
+      return [...(windows.get(key)?.values() ?? [])].filter((t) => t > at - windowMs).length
+    },
     async releaseWindowSlot(key, member) {
       windows.get(key)?.delete(member)
     },

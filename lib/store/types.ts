@@ -19,6 +19,8 @@ export type Store = {
    * `member` at `now` only while fewer than `limit` remain. When full, answers when the oldest entry leaves.
    */
   reserveWindowSlot(parameters: ReserveWindowSlotParameters): Promise<ReserveWindowSlotReturnType>
+  /** How many slots of a rolling window are taken at `now` (entries after `now - windowMs`). */
+  countWindow(parameters: CountWindowParameters): Promise<number>
   /** Gives a reserved slot back (the deploy it was for did not go out). */
   releaseWindowSlot(key: string, member: string): Promise<void>
   /**
@@ -41,6 +43,9 @@ export type Store = {
   /** The records of the newest `limit` members of an index, newest first, each read at `recordPrefix + member`. */
   listIndexed(parameters: ListIndexedParameters): Promise<string[]>
 }
+
+/** Parameters of {@link Store.countWindow}. */
+export type CountWindowParameters = { key: string; windowMs: number; now: number }
 
 /** Parameters of {@link Store.putIndexed}. */
 export type PutIndexedParameters = { recordKey: string; value: string; ttlMs: number; member: string; score: number; indexKeys: readonly string[]; maxEntries: number }

@@ -80,6 +80,9 @@ export function createUpstashStore(parameters: CreateUpstashStoreParameters): St
       const [added, used, oldest] = reply.map(Number) as [number, number, number | undefined]
       return added === 1 ? { ok: true as const, used } : { ok: false as const, used, freesAt: (oldest ?? now) + windowMs }
     }),
+    countWindow: ({ key, windowMs, now }) => call('window', async () => {
+      return Number(await redis.zcount(key, `(${Math.round(now - windowMs)}`, '+inf'))
+    }),
     releaseWindowSlot: (key, member) => call('window', async () => {
       await redis.zrem(key, member)
     }),

@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser, Page } from 'playwright-core'
 import { createControlRoomHandler } from '../../api/control-room.js'
+import { createHealthHandler } from '../../api/health.js'
 import { createTokenSearchHandler } from '../../api/token-search.js'
+import { loadHealthConfig } from '../../lib/config.js'
+import { defaultDeployServicesSource } from '../../lib/deploy/agentActions.js'
 import { startServer, vercelRouting, type RunningServer } from '../../dev/server.js'
 import { silentLogger } from '../../lib/log.js'
 import { createReadServices } from '../../lib/readServices.js'
@@ -37,7 +40,11 @@ describe('the dashboard page', () => {
     })
     server = await startServer({
       port: 0,
-      handlers: { 'control-room': createControlRoomHandler(() => services), 'token-search': createTokenSearchHandler(() => services) },
+      handlers: {
+        'control-room': createControlRoomHandler(() => services),
+        'token-search': createTokenSearchHandler(() => services),
+        health: createHealthHandler({ read: () => services, deploy: defaultDeployServicesSource, config: () => loadHealthConfig({}) }),
+      },
       ...(await vercelRouting()),
     })
     browser = await launchChromium()
@@ -60,6 +67,8 @@ describe('the dashboard page', () => {
     expect(await page.textContent('[data-testid="stat-total"]')).toBe('100')
     expect(await page.textContent('[data-testid="updated"]')).toMatch(/^updated \d+ s ago$/)
     expect(await page.isHidden('[data-testid="error"]')).toBe(true)
+    await page.waitForSelector('[data-testid="health"]:has-text("service up")')
+    expect(await page.textContent('[data-testid="health"]')).toMatch(/^service up \(v\d+\.\d+\.\d+, data \d+ s old\)$/)
     if (process.env.UPDATE_SCREENSHOT) await page.screenshot({ path: 'docs/dashboard.png' })
   })
 

@@ -28,6 +28,7 @@ describe('GET /api/openapi', () => {
     expect(doc.components.securitySchemes).toEqual({
       serviceKey: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'X-Service-Key' }),
       bearerAgentKey: expect.objectContaining({ type: 'http', scheme: 'bearer' }),
+      healthToken: expect.objectContaining({ type: 'http', scheme: 'bearer' }),
     })
     const text = JSON.stringify(doc)
     expect(text).toContain('"Idempotency-Key"')
@@ -141,7 +142,8 @@ describe('cold start of the deploy handler', () => {
       const { digestAgentKey } = await import('./lib/agents.ts')
       const { loadDeployConfig } = await import('./lib/config.ts')
       const config = loadDeployConfig({ DEPLOY_ALLOWLIST: digestAgentKey('k') })
-      const handle = createB20SkillHandler({ config: () => config, services: async () => { throw new Error('services loaded') } })
+      const { createLogger } = await import('./lib/log.ts')
+      const handle = createB20SkillHandler({ config: () => config, services: async () => { throw new Error('services loaded') }, logger: () => createLogger({ write: () => {} }) })
       const init = { method: 'POST', headers: { 'content-type': 'application/json', ...${JSON.stringify(headers)} }, body: ${JSON.stringify(body)} }
       const response = await handle(new Request('http://x/api/b20-skill', init))
       process.stdout.write(JSON.stringify({ status: response.status, body: await response.json() }))`

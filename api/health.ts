@@ -1,0 +1,49 @@
+import { ConfigError, loadHealthConfig, type HealthConfig } from '../lib/config.js'
+import type { DeployServicesSource } from '../lib/deploy/agentActions.js'
+import { defaultDeployServicesSource } from '../lib/deploy/agentActions.js'
+import { checkDetailedHealth, checkPublicHealth, isHealthTokenValid } from '../lib/health.js'
+import { guardRequest, jsonResponse, type Method } from '../lib/http.js'
+import { errorName } from '../lib/log.js'
+import { getReadServices, type ReadServices } from '../lib/readServices.js'
+
+const METHODS: readonly Method[] = ['GET', 'HEAD']
+
+/** Parameters of {@link createHealthHandler}. */
+export type CreateHealthHandlerParameters = { read: () => ReadServices; deploy: DeployServicesSource; config: () => HealthConfig }
+
+/**
+ * The `GET /api/health` handler: the public view for anyone (cacheable for 5 s); with `Authorization: Bearer
+ * <HEALTH_TOKEN>` the detailed view of every part (never cached). A wrong token gets 401.
+ */
+export function createHealthHandler({ read, deploy, config }: CreateHealthHandlerParameters) {
+  return async (request: Request): Promise<Response> => {
+    const guarded = guardRequest(request, METHODS)
+    if (guarded) return guarded
+    const head = request.method === 'HEAD'
+    let health: HealthConfig
+    let services: ReadServices
+    try {
+      health = config()
+      services = read()
+    } catch (error) {
+      console.error(error instanceof ConfigError ? error.message : `health: configuration failed (${errorName(error)})`)
+      return jsonResponse({ status: 500, body: JSON.stringify({ error: 'The service is misconfigured; the operator has been told.', code: 'CONFIG_INVALID' }), methods: METHODS, headers: { 'cache-control': 'no-store' }, head })
+    }
+    const authorization = request.headers.get('authorization')
+    if (authorization !== null && health.healthToken !== null) {
+      if (!isHealthTokenValid(authorization, health.healthToken)) {
+        return jsonResponse({ status: 401, body: JSON.stringify({ error: 'The health token is wrong.', code: 'UNAUTHORIZED' }), methods: METHODS, headers: { 'cache-control': 'no-store', vary: 'Authorization' }, head })
+      }
+      const detailed = await checkDetailedHealth({ read: services, deploy: deploy.services, config: health })
+      return jsonResponse({ body: JSON.stringify(detailed), methods: METHODS, headers: { 'cache-control': 'no-store', vary: 'Authorization' }, head })
+    }
+    const view = await checkPublicHealth(services)
+    return jsonResponse({ body: JSON.stringify(view), methods: METHODS, headers: { 'cache-control': 'public, max-age=5, s-maxage=5', vary: 'Authorization' }, head })
+  }
+}
+
+let healthConfig: HealthConfig | undefined
+
+export default {
+  fetch: createHealthHandler({ read: getReadServices, deploy: defaultDeployServicesSource, config: () => (healthConfig ??= loadHealthConfig(process.env)) }),
+}

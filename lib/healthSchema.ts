@@ -1,0 +1,17 @@
+import { z } from 'zod'
+
+const part = z
+  .object({ ok: z.boolean(), latencyMs: z.number().int().min(0).optional(), error: z.string().optional().describe('The failing error’s name, never its message') })
+  .catchall(z.unknown())
+
+/** Body of `GET /api/health`: the public fields always; the parts only in the detailed view. */
+export const healthSchema = z.object({
+  ok: z.boolean().describe('Public view: the shared store answers. Detailed view: every part is up'),
+  version: z.string(),
+  dataAgeSeconds: z.number().int().min(0).nullable().describe('Age of the cached control room; null before the first refresh'),
+  store: part.optional(),
+  upstreams: z.object({ dexscreener: part, geckoterminal: part }).optional(),
+  rpc: part.optional().describe('chainId, expectedChainId, head'),
+  signer: part.optional().describe('address, balanceEth, minBalanceEth, lowBalance'),
+  deploys: part.optional().describe('usedInWindow, cap, windowSeconds, oldestUnmined { txHash, nonce, pendingSeconds }'),
+})
