@@ -1,4 +1,4 @@
-import { matchAgentKey } from '../lib/agents.js'
+import { createRefusalLog, matchAgentKey } from '../lib/agents.js'
 import { ConfigError, type DeployConfig } from '../lib/config.js'
 import { defaultDeployServicesSource, MISCONFIGURED, runAgentAction, type DeployServicesSource } from '../lib/deploy/agentActions.js'
 import { guardRequest, jsonResponse, readJsonBody, type Method } from '../lib/http.js'
@@ -16,6 +16,7 @@ export { defaultDeployServicesSource, deployServicesFrom, type DeployServicesSou
 
 /** The `POST /api/b20-skill` handler over the given source of configuration and services. */
 export function createB20SkillHandler(source: DeployServicesSource) {
+  let logRefusal: ReturnType<typeof createRefusalLog> | undefined
   return async (request: Request): Promise<Response> => {
     const guarded = guardRequest(request, METHODS)
     if (guarded) return guarded
@@ -28,8 +29,12 @@ export function createB20SkillHandler(source: DeployServicesSource) {
     }
 
     // The allowlist comes before anything else: an unknown caller reaches no body parser, store, chain or KMS.
-    const agentDigest = matchAgentKey(request.headers.get('x-service-key'), config.allowlist)
-    if (!agentDigest) return reply(403, { ok: false, error: 'X-Service-Key is missing or not on the deploy allowlist.', code: 'FORBIDDEN' })
+    const presented = request.headers.get('x-service-key')
+    const agentDigest = matchAgentKey(presented, config.allowlist)
+    if (!agentDigest) {
+      ;(logRefusal ??= createRefusalLog({ logger: source.logger() }))({ door: 'b20-skill', presented })
+      return reply(403, { ok: false, error: 'X-Service-Key is missing or not on the deploy allowlist.', code: 'FORBIDDEN' })
+    }
 
     const read = await readJsonBody(request, SKILL_BODY_LIMIT_BYTES)
     if (!read.ok) return reply(read.status, { ok: false, error: read.message, code: read.code })

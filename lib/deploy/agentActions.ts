@@ -1,6 +1,6 @@
 import { ConfigError, loadDeployConfig, type DeployConfig } from '../config.js'
 import type { DeployServices } from '../deployServices.js'
-import { errorName } from '../log.js'
+import { createLogger, errorName, type Logger } from '../log.js'
 import type { DeployTokenReturnType } from './deployToken.js'
 import { IDEMPOTENCY_KEY_PATTERN, runIdempotently } from './idempotency.js'
 import { parseDeployIntent, parseListDeploysRequest, parseReceiptRequest, type DeployIntent } from './intent.js'
@@ -17,12 +17,16 @@ import { failure } from './outcome.js'
 export type DeployServicesSource = {
   config: () => DeployConfig
   services: () => Promise<DeployServices>
+  /** Where refusals are logged (before any service is loaded). */
+  logger: () => Logger
 }
 
 /** A source over services already built (tests, the sandbox). */
 export function deployServicesFrom(build: () => DeployServices): DeployServicesSource {
-  return { config: () => build().config, services: async () => build() }
+  return { config: () => build().config, services: async () => build(), logger: () => build().logger }
 }
+
+let defaultLogger: Logger | undefined
 
 let defaultConfig: DeployConfig | undefined
 
@@ -30,6 +34,7 @@ let defaultConfig: DeployConfig | undefined
 export const defaultDeployServicesSource: DeployServicesSource = {
   config: () => (defaultConfig ??= loadDeployConfig(process.env)),
   services: async () => (await import('./runtime.js')).getDeployServices(),
+  logger: () => (defaultLogger ??= createLogger()),
 }
 
 const loadRuntime = () => import('./runtime.js')

@@ -2,10 +2,10 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import type { z } from 'zod'
-import { AGENT_KEY_MAX_LENGTH, matchAgentKey } from '../agents.js'
+import { AGENT_KEY_MAX_LENGTH, createRefusalLog, matchAgentKey } from '../agents.js'
 import { ConfigError } from '../config.js'
 import { MISCONFIGURED, runAgentAction, type DeployServicesSource } from '../deploy/agentActions.js'
-import { BASE_HEADERS, CORS_HEADERS, errorResponse } from '../http.js'
+import { BASE_HEADERS, CORS_HEADERS, guardRequest } from '../http.js'
 import { errorName } from '../log.js'
 import { SERVICE_VERSION } from '../version.js'
 import { getControlRoomInput, searchTokensInput, toolInputJsonSchema, TOOLS, type ToolName } from './tools.js'
@@ -76,9 +76,9 @@ const renameReceiptFields = (body: Record<string, unknown>) =>
   Array.isArray(body.details) ? { ...body, details: body.details.map((d: { field: string; reason: string }) => (d.field === 'tx_hash' ? { ...d, field: 'txHash' } : d)) } : body
 
 /** Parameters of one tool call. */
-type CallParameters = { name: string; args: Record<string, unknown>; request: Request; dependencies: McpDependencies }
+type CallParameters = { name: string; args: Record<string, unknown>; request: Request; dependencies: McpDependencies; logRefusal: ReturnType<typeof createRefusalLog> }
 
-async function callTool({ name, args, request, dependencies }: CallParameters): Promise<CallToolResult> {
+async function callTool({ name, args, request, dependencies, logRefusal }: CallParameters): Promise<CallToolResult> {
   const tool = TOOLS.find((t) => t.name === name)
   if (!tool) return failed('UNKNOWN_TOOL', `There is no tool named ${JSON.stringify(name.slice(0, 64))}.`)
   const origin = new URL(request.url).origin
@@ -113,7 +113,9 @@ async function callTool({ name, args, request, dependencies }: CallParameters): 
     console.error(error instanceof ConfigError ? error.message : `mcp: configuration failed (${errorName(error)})`)
     return toolResult(MISCONFIGURED.body, summarize(tool.name, MISCONFIGURED.body))
   }
-  const agentDigest = matchAgentKey(presentedAgentKey(request), allowlist)
+  const presented = presentedAgentKey(request)
+  const agentDigest = matchAgentKey(presented, allowlist)
+  if (!agentDigest) logRefusal({ door: 'mcp', presented })
   if (!agentDigest) return failed('FORBIDDEN', 'The agent key (X-Service-Key or Authorization: Bearer) is missing or not on the deploy allowlist.')
   let body: Record<string, unknown>
   let idempotencyKey: string | null = null
@@ -136,14 +138,14 @@ async function callTool({ name, args, request, dependencies }: CallParameters): 
 }
 
 /** One stateless MCP server for one HTTP request: the tools, answering through `dependencies`. */
-function createServer(request: Request, dependencies: McpDependencies): Server {
+function createServer(request: Request, dependencies: McpDependencies, logRefusal: ReturnType<typeof createRefusalLog>): Server {
   const server = new Server({ name: 'base-control-room', version: SERVICE_VERSION }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS })
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: TOOLS.map((tool) => ({ name: tool.name, title: tool.title, description: tool.description, inputSchema: toolInputJsonSchema(tool), annotations: { title: tool.title, ...tool.annotations } })),
   }))
   server.setRequestHandler(CallToolRequestSchema, async ({ params }) => {
     try {
-      return await callTool({ name: params.name, args: params.arguments ?? {}, request, dependencies })
+      return await callTool({ name: params.name, args: params.arguments ?? {}, request, dependencies, logRefusal })
     } catch (error) {
       console.error(`mcp: tool ${params.name.slice(0, 64)} failed (${errorName(error)})`)
       return failed('INTERNAL', 'The tool failed unexpectedly; nothing further was done.')
@@ -159,6 +161,7 @@ const METHODS = ['POST'] as const
  * answers, no session), which fits serverless functions.
  */
 export function createMcpHandler(dependencies: McpDependencies): (request: Request) => Promise<Response> {
+  let logRefusal: ReturnType<typeof createRefusalLog> | undefined
   return async (request) => {
     if (request.method === 'OPTIONS') {
       return new Response(null, {
@@ -166,11 +169,11 @@ export function createMcpHandler(dependencies: McpDependencies): (request: Reque
         headers: { ...BASE_HEADERS, ...CORS_HEADERS, 'access-control-allow-methods': 'POST, OPTIONS', 'access-control-allow-headers': MCP_ALLOWED_HEADERS, 'access-control-max-age': '86400' },
       })
     }
-    // Stateless: no server-to-client stream (GET) and no session to end (DELETE).
-    if (request.method !== 'POST') {
-      return errorResponse(405, 'METHOD_NOT_ALLOWED', `Method ${request.method} is not allowed here; MCP clients POST JSON-RPC messages.`, METHODS, { allow: 'POST, OPTIONS' })
-    }
-    const server = createServer(request, dependencies)
+    // Plain-HTTP redirect as on every endpoint; stateless: no server-to-client stream (GET), no session to end (DELETE).
+    const guarded = guardRequest(request, METHODS)
+    if (guarded) return guarded
+    logRefusal ??= createRefusalLog({ logger: dependencies.deploy.logger() })
+    const server = createServer(request, dependencies, logRefusal)
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: MCP_BODY_LIMIT_BYTES })
     try {
       await server.connect(transport)

@@ -377,6 +377,30 @@ describe('POST /api/b20-skill on anvil (chain 8453) with the B20 emulator, the K
     }
   })
 
+  it('logs each refused key as deploy_refused with its digest prefix, never the key, and a flood as a few lines', async () => {
+    const { digestAgentKey } = await import('../../lib/agents.js')
+    await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000))) // start on a fresh second
+    const before = stack.logs.length
+    const stranger = 'stranger-key-9f8e7d6c5b4a'
+    await stack.post(deployBody(), { key: stranger })
+    await stack.post(deployBody(), { key: null })
+    const refused = () => stack.logs.slice(before).map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.event === 'deploy_refused')
+    expect(refused()).toEqual([
+      expect.objectContaining({ door: 'b20-skill', reason: 'key not on the allowlist', keyDigest: digestAgentKey(stranger).slice(0, 8) }),
+      expect.objectContaining({ door: 'b20-skill', reason: 'no key', keyDigest: null }),
+    ])
+    // 200 refusals at once: at most 5 lines a second, and a later line counts what was left out.
+    await Promise.all(Array.from({ length: 200 }, (_, i) => stack.post(deployBody(), { key: `flood-${i}-xxxxxxxx` })))
+    const flood = refused().length - 2
+    expect(flood).toBeGreaterThanOrEqual(3)
+    expect(flood).toBeLessThanOrEqual(10)
+    await new Promise((r) => setTimeout(r, 1000))
+    await stack.post(deployBody(), { key: stranger })
+    const reportedLeftOut = refused().reduce((sum, line) => sum + Number(line.suppressedBefore), 0)
+    expect(reportedLeftOut).toBe(200 - flood)
+    for (const line of stack.logs.slice(before)) expect(line).not.toMatch(/stranger-key|flood-\d/)
+  })
+
   it('answers pending before mining, confirmed after, and refuses hashes that are not its deploys', async () => {
     await stack.chain.testClient.setAutomine(false)
     let txHash: Hex
