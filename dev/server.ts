@@ -1,6 +1,6 @@
 import { getRequestListener } from '@hono/node-server'
 import { readdir, readFile } from 'node:fs/promises'
-import { createServer, type Server } from 'node:http'
+import { createServer, type IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { extname, join, normalize, resolve, sep } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
@@ -63,6 +63,24 @@ async function serveStatic(publicDir: string, pathname: string): Promise<Respons
   }
 }
 
+/** Longest a client may take to finish sending a body the handler did not read. */
+const DRAIN_DEADLINE_MS = 10_000
+
+/** Reads and drops the rest of a request body, up to 1 MB and 10 s; past either the connection is closed. */
+function drainBody(req: IncomingMessage): void {
+  let size = 0
+  const close = () => req.socket.destroy()
+  const timer = setTimeout(close, DRAIN_DEADLINE_MS)
+  timer.unref()
+  req.on('data', (chunk: Buffer) => {
+    size += chunk.length
+    if (size > DISCARD_LIMIT_BYTES) close()
+  })
+  req.once('end', () => clearTimeout(timer))
+  req.once('error', () => clearTimeout(timer))
+  req.resume()
+}
+
 /**
  * Starts the local server that mounts the same handler code Vercel runs, at `/api/<name>`. Node's requests become Web
  * `Request`s through `@hono/node-server` (a well-kept adapter with a fast path for string and byte bodies); it also
@@ -100,6 +118,8 @@ export async function startServer(parameters: StartServerParameters = {}): Promi
       return route(request)
     },
     {
+      // Unread bodies are drained below, with a deadline that fits slow clients (the adapter's own gives 500 ms).
+      autoCleanupIncoming: false,
       // A handler never throws by design; if one does, the process stays up and the client gets a plain 500.
       errorHandler: () =>
         new Response(JSON.stringify({ error: 'Internal error', code: 'INTERNAL' }), { status: 500, headers: { 'content-type': 'application/json; charset=utf-8' } }),
@@ -114,7 +134,21 @@ export async function startServer(parameters: StartServerParameters = {}): Promi
     req.rawHeaders = [...kept, 'x-real-ip', address]
     delete req.headers['x-forwarded-for']
     req.headers['x-real-ip'] = address
+    // A body the handler answered without reading (a 405, a preflight, a refusal) is read and dropped, up to 1 MB, so
+    // the client gets its answer on a live connection instead of a reset.
+    res.once('finish', () => {
+      if (!req.readableEnded) drainBody(req)
+    })
     void listener(req, res)
+  })
+  // A request Node cannot parse (an unknown method, a malformed header) still gets a JSON answer, then the connection
+  // closes after the client's bytes are read, not reset under them.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable || error.code === 'ECONNRESET') return void socket.destroy()
+    const body = JSON.stringify({ error: 'The request is not valid HTTP and was not processed.', code: 'MALFORMED_REQUEST' })
+    socket.end(`HTTP/1.1 400 Bad Request\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`)
+    socket.resume()
+    setTimeout(() => socket.destroy(), DRAIN_DEADLINE_MS).unref()
   })
   await new Promise<void>((ok, fail) => {
     server.once('error', fail)
