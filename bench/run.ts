@@ -2,6 +2,7 @@ import { benchColdStart } from './coldStart.js'
 import { benchDeploy } from './deploy.js'
 import { benchReadApi } from './readApi.js'
 import { benchReadFreshness, benchRefresh, benchSteadyLoad } from './readFreshness.js'
+import { regenerateReadme, saveRun, type BenchRun } from './report.js'
 
 /** Runs every benchmark (or those named on the command line) and prints their figures and ratios. */
 const benches: Record<string, () => Promise<Record<string, number | string>>> = {
