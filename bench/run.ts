@@ -14,8 +14,20 @@ const benches: Record<string, () => Promise<Record<string, number | string>>> = 
 }
 
 const wanted = process.argv.slice(2)
+if (wanted.includes('readme')) {
+  // Rewrites the README's tables from the two kept full runs, without running anything.
+  console.log(regenerateReadme() ? 'README.md: benchmark tables regenerated' : 'README.md: two full runs are needed first (npm run bench, twice)')
+  process.exit(0)
+}
+const figures: BenchRun['figures'] = {}
 for (const [name, run] of Object.entries(benches)) {
   if (wanted.length ? !wanted.includes(name) : name === 'refresh' || name === 'steady') continue // read-api includes both
   console.log(`\n## ${name}`)
-  for (const [label, value] of Object.entries(await run())) console.log(`${label.padEnd(48)} ${value}`)
+  figures[name] = await run()
+  for (const [label, value] of Object.entries(figures[name]!)) console.log(`${label.padEnd(48)} ${value}`)
+}
+if (wanted.length === 0) {
+  // A full run is kept; with the one before it, it regenerates the README's tables (two runs, never retyped).
+  saveRun({ finishedAt: `${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`, node: process.version, figures })
+  console.log(regenerateReadme() ? '\nREADME.md: benchmark tables regenerated from this run and the one before' : '\nkept in bench/results/latest.json; run again to regenerate the README tables')
 }

@@ -3,6 +3,7 @@ import { keccak256, toHex, type Hex } from 'viem'
 import { B20_FACTORY_ADDRESS, b20FactoryAbi, encodeCreateB20, MINT_ROLE, predictB20Address } from '../../lib/chain/b20.js'
 import { activationStubAbi } from '../support/anvil.js'
 import { AGENT_KEYS, startDeployStack, type DeployStack } from '../support/deployStack.js'
+import { deployStackSecrets, findLeaks, recordAnswers } from '../support/secrets.js'
 
 const deployBody = (over: Record<string, unknown> = {}) => ({ action: 'agent_deploy', name: 'Test Token', symbol: 'TEST', ...over })
 const emulatorRoleAbi = [
@@ -12,9 +13,10 @@ const emulatorRoleAbi = [
 describe('POST /api/b20-skill on anvil (chain 8453) with the B20 emulator, the KMS server and real Redis', () => {
   let stack: DeployStack
   beforeAll(async () => {
-    stack = await startDeployStack({ storeKind: 'upstash', redisSocket: inject('redisSocket'), env: { DEPLOY_DAILY_CAP: '1000' } })
+    stack = recordAnswers(await startDeployStack({ storeKind: 'upstash', redisSocket: inject('redisSocket'), env: { DEPLOY_DAILY_CAP: '1000' } }), answers)
   })
   afterAll(() => stack.close())
+  const answers: string[] = []
 
   it('deploys: simulated, KMS-signed, broadcast, mined, and the receipt gives the token address', async () => {
     const salt = toHex(1234n, { size: 32 })
@@ -453,5 +455,10 @@ describe('POST /api/b20-skill on anvil (chain 8453) with the B20 emulator, the K
     const txHash = await stack.chain.publicClient.sendRawTransaction({ serializedTransaction })
     await stack.chain.publicClient.waitForTransactionReceipt({ hash: txHash })
     expect((await stack.post({ action: 'receipt', tx_hash: txHash })).body).toMatchObject({ ok: false, status: 'reverted', code: 'REVERTED', txHash })
+  })
+
+  it('leaked no agent key, AWS secret or Redis token into any log line, answer body or header in all of the above', () => {
+    expect(findLeaks([...stack.logs, ...answers], deployStackSecrets(stack))).toEqual([])
+    expect(answers.length).toBeGreaterThan(50)
   })
 })

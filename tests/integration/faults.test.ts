@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import type { Hex } from 'viem'
-import { AGENT_KEYS, AWS_TEST_SECRET, startDeployStack, type DeployStack } from '../support/deployStack.js'
+import { startDeployStack, type DeployStack } from '../support/deployStack.js'
+import { deployStackSecrets, findLeaks, recordAnswers } from '../support/secrets.js'
 import { startReadStack, type ReadStack } from '../support/readStack.js'
 import { startRedisServer, type RedisServer } from '../support/redisServer.js'
 import { openRespConnection } from '../support/resp.js'
@@ -8,17 +9,6 @@ import { openRespConnection } from '../support/resp.js'
 const deployBody = (symbol: string) => ({ action: 'agent_deploy', name: 'Fault Token', symbol })
 type Logged = { event: string; [field: string]: unknown }
 const events = (logs: string[]) => logs.map((l) => JSON.parse(l) as Logged)
-
-/** Keeps every answer a stack's `post` gets (body and headers) in {@link seenAnswers}. */
-function recordAnswers(stack: DeployStack): DeployStack {
-  const post = stack.post
-  stack.post = async (...args) => {
-    const answer = await post(...args)
-    seenAnswers.push(JSON.stringify(answer.body), JSON.stringify([...answer.headers]))
-    return answer
-  }
-  return stack
-}
 
 /** Time a promise. */
 async function timed<T>(run: () => Promise<T>): Promise<{ value: T; ms: number }> {
@@ -47,7 +37,7 @@ describe('KMS and RPC faults: clear codes within seconds, nothing broadcast, the
   }
 
   beforeAll(async () => {
-    stack = recordAnswers(await startDeployStack({ storeKind: 'upstash', redisSocket: inject('redisSocket'), env: { DEPLOY_DAILY_CAP: '1000' } }))
+    stack = recordAnswers(await startDeployStack({ storeKind: 'upstash', redisSocket: inject('redisSocket'), env: { DEPLOY_DAILY_CAP: '1000' } }), seenAnswers)
     redis = await openRespConnection(inject('redisSocket'))
     await stack.post(deployBody('WARM')) // the chain-id check and GetPublicKey are behind us
   })
@@ -147,12 +137,10 @@ describe('KMS and RPC faults: clear codes within seconds, nothing broadcast, the
 
 /** Every answer body and header the fault scenarios got, for the secrets check. */
 const seenAnswers: string[] = []
-const secretsOf = (stack: DeployStack) => [AGENT_KEYS.alice, AGENT_KEYS.bob, AWS_TEST_SECRET, stack.upstash!.token]
 
 /** Asserts that no secret appears in any log line of the stack or any answer seen. */
 function expectNoSecrets(stack: DeployStack) {
-  const leaks = [...stack.logs, ...seenAnswers].filter((text) => secretsOf(stack).some((secret) => text.includes(secret)))
-  expect(leaks).toEqual([])
+  expect(findLeaks([...stack.logs, ...seenAnswers], deployStackSecrets(stack))).toEqual([])
   expect(stack.logs.length).toBeGreaterThan(10) // the check saw real traffic
 }
 
@@ -164,7 +152,7 @@ describe('Redis stops during a burst of deploys, then returns', () => {
   beforeAll(async () => {
     redisServer = await startRedisServer()
     ;[stack, reads] = await Promise.all([
-      startDeployStack({ storeKind: 'upstash', redisSocket: redisServer.socket, env: { DEPLOY_DAILY_CAP: '1000' } }).then(recordAnswers),
+      startDeployStack({ storeKind: 'upstash', redisSocket: redisServer.socket, env: { DEPLOY_DAILY_CAP: '1000' } }).then((s) => recordAnswers(s, seenAnswers)),
       startReadStack({ storeKind: 'upstash', redisSocket: redisServer.socket }),
     ])
     await stack.post(deployBody('WARM'))
@@ -183,7 +171,10 @@ describe('Redis stops during a burst of deploys, then returns', () => {
     const answers = await Promise.all(burst)
     const failed = answers.filter((a) => !a.value.body.ok)
     expect(failed.length).toBeGreaterThan(0)
-    for (const a of failed) expect(a.value.body.code).toBe('STORE_UNAVAILABLE')
+    for (const a of failed) {
+      expect(a.value.body.code).toBe('STORE_UNAVAILABLE')
+      expect(a.ms).toBeLessThan(2000)
+    }
 
     // While Redis is down: a deploy fails closed fast; reads answer (uncached).
     const during = await timed(() => stack.post(deployBody('DOWN')))

@@ -113,4 +113,24 @@ describe('GET /api/health', () => {
 
     expect((await detailed()).ok).toBe(true)
   })
+
+  it('shows GeckoTerminal up, and down while every instance backs off after its 429', async () => {
+    const withGecko = await startReadStack({ storeKind: 'upstash', redisSocket: inject('redisSocket'), withGecko: true })
+    try {
+      const handle = withOpenApiCheck(
+        '/api/health',
+        createHealthHandler({ read: () => withGecko.services, deploy: deployServicesFrom(() => deploy.newInstance().services), config: () => loadHealthConfig({ HEALTH_TOKEN: TOKEN }) }),
+      )
+      const calls = withGecko.gecko!.requests.length
+      let view = (await (await handle(get(bearer))).json()) as Record<string, any>
+      expect(view.upstreams.geckoterminal).toEqual({ ok: true, backingOff: false })
+      await withGecko.store.set(`${withGecko.services.keyPrefix}gecko:backoff`, '1', 60_000)
+      view = (await (await handle(get(bearer))).json()) as Record<string, any>
+      expect(view).toMatchObject({ ok: false, upstreams: { geckoterminal: { ok: false, backingOff: true } } })
+      // Never probed: its 30 calls a minute are for data.
+      expect(withGecko.gecko!.requests.length).toBe(calls)
+    } finally {
+      await withGecko.close()
+    }
+  })
 })
