@@ -48,7 +48,7 @@ export function clientAddress(request: Request): string {
 }
 
 /** Machine codes of the read endpoints' error bodies. */
-export const READ_ERROR_CODES = ['METHOD_NOT_ALLOWED', 'QUERY_REQUIRED', 'QUERY_TOO_LONG', 'RATE_LIMITED', 'UPSTREAM_UNAVAILABLE', 'UPSTREAM_ERROR', 'CONFIG_INVALID', 'INTERNAL', 'NOT_FOUND', 'UNAUTHORIZED', 'MALFORMED_REQUEST'] as const
+export const READ_ERROR_CODES = ['METHOD_NOT_ALLOWED', 'QUERY_REQUIRED', 'QUERY_TOO_LONG', 'RATE_LIMITED', 'UPSTREAM_UNAVAILABLE', 'UPSTREAM_ERROR', 'CONFIG_INVALID', 'INTERNAL', 'NOT_FOUND', 'UNAUTHORIZED', 'MALFORMED_REQUEST', 'INVALID_ADDRESS', 'UNKNOWN_TOKEN'] as const
 
 /** A JSON error body of the read endpoints: a human message and a stable machine code. */
 export const errorBodySchema = z.object({

@@ -12,7 +12,7 @@ import {
 } from './deploy/responses.js'
 import { healthSchema } from './healthSchema.js'
 import { errorBodySchema } from './http.js'
-import { controlRoomSchema, statsSchema, tokenSchema, tokenSearchResultSchema } from './market/types.js'
+import { controlRoomSchema, statsSchema, tokenHistorySchema, tokenSchema, tokenSearchResultSchema } from './market/types.js'
 import { QUERY_MAX_LENGTH } from './market/search.js'
 import { SERVICE_VERSION } from './version.js'
 
@@ -24,6 +24,7 @@ const COMPONENTS: Record<string, z.ZodType> = {
   Stats: statsSchema,
   ControlRoom: controlRoomSchema,
   TokenSearchResult: tokenSearchResultSchema,
+  TokenHistory: tokenHistorySchema,
   Error: errorBodySchema,
   AgentDeployRequest: agentDeploySchema,
   ReceiptRequest: receiptRequestSchema,
@@ -131,6 +132,26 @@ export function buildOpenApiDocument(): Json {
             '500': error('Unexpected failure'),
             '429': { ...error('Too many searches from this client (SEARCH_RATE_LIMIT_PER_MINUTE a minute), or the service-wide upstream budget is spent and the term is not cached (RATE_LIMITED)'), headers: retryAfter },
             '502': { ...error('The upstream answered with an error (UPSTREAM_ERROR)'), headers: retryAfter },
+          },
+        },
+        options: preflight,
+      },
+      '/api/token-history': {
+        get: {
+          operationId: 'getTokenHistory',
+          summary: 'A token’s last 24 h in the top 100 (price, 24h volume, liquidity, rank) at 5-minute resolution, oldest first, from the service’s own snapshots (cached 30 s)',
+          parameters: [
+            { name: 'address', in: 'query', required: true, description: 'The token, 0x + 40 hex (any case)', schema: { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$' } },
+            { name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' } },
+          ],
+          responses: {
+            '308': redirect,
+            '200': { ...json(ref('TokenHistory'), 'The series'), headers: cachedHeaders },
+            '304': { description: 'Not modified since the ETag sent', headers: cachedHeaders },
+            '400': error('address is missing or not a 20-byte hex address (INVALID_ADDRESS)'),
+            '404': error('No snapshot of the last 24 h holds this token (UNKNOWN_TOKEN)'),
+            '405': notAllowed,
+            '500': error('Unexpected failure (INTERNAL, CONFIG_INVALID)'),
           },
         },
         options: preflight,

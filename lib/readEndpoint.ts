@@ -3,6 +3,7 @@ import { ConfigError } from './config.js'
 import { cachedJsonResponse, clientAddress, errorResponse, guardRequest, type Method } from './http.js'
 import { errorName } from './log.js'
 import { READ_CACHE_TTL_MS } from './market/readModels.js'
+import { ReadNotFoundError } from './readErrors.js'
 import type { ReadServices } from './readServices.js'
 import { UpstreamError } from './upstream/dexscreener.js'
 
@@ -60,6 +61,7 @@ export function createCachedReadHandler<Input>(parameters: CreateCachedReadHandl
         methods: METHODS,
       })
     } catch (error) {
+      if (error instanceof ReadNotFoundError) return errorResponse(404, error.code, error.message, METHODS)
       if (error instanceof UpstreamError && error.kind === 'throttled' && throttled) {
         ctx.logger.warn(`${name}_upstream_budget_spent`, { message: error.message })
         return errorResponse(429, 'RATE_LIMITED', 'The service is at its upstream request budget for this minute and has no cached answer for this; try again shortly.', METHODS, { 'retry-after': '10' })

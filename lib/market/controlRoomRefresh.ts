@@ -5,6 +5,9 @@ import { UpstreamError } from '../upstream/jsonGetter.js'
 import { buildControlRoom, type BuildControlRoomReturnType } from './controlRoom.js'
 import { backOffGeckoAfter429, claimGeckoDiscovery, claimGeckoFailover } from './discovery.js'
 import { buildFailoverControlRoom, FAILOVER_PAGES } from './failover.js'
+import { describeHourChanges, hourChanges, takeSnapshot } from './history.js'
+import { loadSnapshotHourAgo, recordSnapshot } from './historyStore.js'
+import type { ControlRoom } from './types.js'
 import { loadUniverse, mergeSightings, saveUniverse } from './universe.js'
 
 /** Store key of the token universe (under the service prefix). */
@@ -17,11 +20,19 @@ export const universeKey = (keyPrefix: string) => `${keyPrefix}v1:universe`
  */
 export async function refreshControlRoom(services: ReadServices): Promise<RefreshResult> {
   const { store, keyPrefix, logger, upstream, gecko, now } = services
-  // Both are store round trips in front of the first wave: made together.
-  const [universe, pages] = await Promise.all([
+  // The store round trips in front of the first wave are made together.
+  const [universe, pages, hourAgo] = await Promise.all([
     loadUniverse(store, universeKey(keyPrefix), logger),
     gecko ? claimGeckoDiscovery({ store, keyPrefix, now: now(), logger }) : 0,
+    loadSnapshotHourAgo(store, keyPrefix, now(), logger),
   ])
+  /** The room as served: the last hour's changes added to the commentary when history shows them; its snapshot kept. */
+  const finish = async (room: ControlRoom): Promise<string> => {
+    const changes = hourAgo ? describeHourChanges(hourChanges(room.liveActivity, hourAgo)) : null
+    const served = changes ? { ...room, commentary: `${room.commentary} ${changes}` } : room
+    await recordSnapshot({ store, keyPrefix, snapshot: takeSnapshot(room.liveActivity, now()), logger })
+    return JSON.stringify(served)
+  }
   let built: BuildControlRoomReturnType
   try {
     built = await buildControlRoom({ upstream, universe, discovery: gecko && pages > 0 ? { gecko, pages } : undefined, now })
@@ -32,7 +43,7 @@ export async function refreshControlRoom(services: ReadServices): Promise<Refres
     try {
       const room = await buildFailoverControlRoom({ gecko, pages: allowed, now })
       logger.info('control_room_refreshed', { source: 'geckoterminal', tokens: room.liveActivity.length, geckoterminalRequests: allowed })
-      return { body: JSON.stringify(room), source: 'geckoterminal' }
+      return { body: await finish(room), source: 'geckoterminal' }
     } catch (failoverError) {
       await backOffGeckoAfter429([failoverError], { store, keyPrefix, logger })
       logger.warn('control_room_failover_failed', { error: errorName(failoverError), message: failoverError instanceof Error ? failoverError.message : undefined })
@@ -51,5 +62,5 @@ export async function refreshControlRoom(services: ReadServices): Promise<Refres
     discoveryFailed: built.discoveryErrors.length,
     universe: next.length,
   })
-  return { body: JSON.stringify(built.room), source: 'dexscreener' }
+  return { body: await finish(built.room), source: 'dexscreener' }
 }

@@ -1,7 +1,11 @@
 import type { CacheReadReturnType } from '../cache.js'
 import type { ReadServices } from '../readServices.js'
 import { refreshControlRoom } from './controlRoomRefresh.js'
+import { ReadNotFoundError } from '../readErrors.js'
+import { SNAPSHOT_INTERVAL_MS, tokenSeries } from './history.js'
+import { loadSnapshots } from './historyStore.js'
 import { searchTokens } from './search.js'
+import type { TokenHistory } from './types.js'
 
 /** How long a read stays cached server-side (spec 8). */
 export const READ_CACHE_TTL_MS = 30_000
@@ -18,6 +22,20 @@ export function readControlRoom(services: ReadServices): Promise<CacheReadReturn
     key: controlRoomCacheKey(services.keyPrefix),
     ttlMs: READ_CACHE_TTL_MS,
     refresh: () => refreshControlRoom(services),
+  })
+}
+
+/** The token-history body of a lower-case address, from the shared cache or the stored snapshots. */
+export function readTokenHistory(services: ReadServices, address: string): Promise<CacheReadReturnType> {
+  return services.cache.read({
+    key: `${services.keyPrefix}${VERSION}:token-history:${address}`,
+    ttlMs: READ_CACHE_TTL_MS,
+    refresh: async () => {
+      const points = tokenSeries(await loadSnapshots(services.store, services.keyPrefix, services.now()), address)
+      if (!points) throw new ReadNotFoundError('UNKNOWN_TOKEN', `No snapshot of the last 24 hours holds ${address}: it has not been in the top 100 since (or is not a Base token).`)
+      const body: TokenHistory = { address, intervalSeconds: SNAPSHOT_INTERVAL_MS / 1000, points }
+      return { body: JSON.stringify(body) }
+    },
   })
 }
 

@@ -80,3 +80,23 @@ export const CONTROL_ROOM_LIMIT = 100
 
 /** Length of the trending list (spec 8). */
 export const TRENDING_LENGTH = 15
+
+/** Body of `GET /api/token-history`: a token's last 24 hours in the top 100, at 5-minute resolution, oldest first. */
+export const tokenHistorySchema = z.object({
+  address: z.string().regex(/^0x[0-9a-f]{40}$/).describe('The token, lower-case'),
+  intervalSeconds: z.number().int().describe('Snapshot resolution: 300'),
+  points: z
+    .array(
+      z.object({
+        t: z.string().describe('The 5-minute mark of the snapshot (ISO 8601)'),
+        priceUsd: z.number().nullable(),
+        volume24h: z.number(),
+        liquidityUsd: z.number(),
+        rank: z.number().int().min(1),
+      }),
+    )
+    .describe('Only the marks at which the token was in the top 100'),
+})
+
+/** Body of `GET /api/token-history`. */
+export type TokenHistory = z.infer<typeof tokenHistorySchema>

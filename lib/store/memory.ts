@@ -28,6 +28,9 @@ export function createMemoryStore(parameters: CreateMemoryStoreParameters = {}):
     async get(key) {
       return read(key)
     },
+    async getMany(keys) {
+      return keys.map(read)
+    },
     async set(key, value, ttlMs) {
       values.set(key, { value, expiresAt: now() + ttlMs })
     },

@@ -4,6 +4,8 @@ export type Store = {
   readonly kind: 'upstash' | 'memory'
   /** The string at `key`, or null when absent or expired. */
   get(key: string): Promise<string | null>
+  /** The strings at `keys`, in order (null where absent); one round trip. */
+  getMany(keys: readonly string[]): Promise<(string | null)[]>
   /** Stores `value` at `key` for `ttlMs` milliseconds. */
   set(key: string, value: string, ttlMs: number): Promise<void>
   /** Takes the lock `key` for `ttlMs` when free; answers the owner token, or null when someone else holds it. */

@@ -57,6 +57,11 @@ export function createUpstashStore(parameters: CreateUpstashStoreParameters): St
       const value = await redis.get<string>(key)
       return typeof value === 'string' ? value : null
     }),
+    getMany: (keys) => call('get', async () => {
+      if (keys.length === 0) return []
+      const values = await redis.mget<(string | null)[]>(...keys)
+      return values.map((v) => (typeof v === 'string' ? v : null))
+    }),
     set: (key, value, ttlMs) => call('set', async () => {
       await redis.set(key, value, { px: Math.max(1, Math.round(ttlMs)) })
     }),

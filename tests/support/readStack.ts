@@ -1,4 +1,5 @@
 import { createControlRoomHandler } from '../../api/control-room.js'
+import { createTokenHistoryHandler } from '../../api/token-history.js'
 import { createTokenSearchHandler } from '../../api/token-search.js'
 import { createLogger, type Logger } from '../../lib/log.js'
 import type { ControlRoom } from '../../lib/market/types.js'
@@ -23,6 +24,7 @@ export type ReadInstance = {
   services: ReadServices
   controlRoom: (request: Request) => Promise<Response>
   tokenSearch: (request: Request) => Promise<Response>
+  tokenHistory: (request: Request) => Promise<Response>
   logs: string[]
 }
 
@@ -87,6 +89,7 @@ export async function startReadStack(parameters: StartReadStackParameters): Prom
       logs,
       controlRoom: withOpenApiCheck('/api/control-room', createControlRoomHandler(() => services)),
       tokenSearch: withOpenApiCheck('/api/token-search', createTokenSearchHandler(() => services)),
+      tokenHistory: withOpenApiCheck('/api/token-history', createTokenHistoryHandler(() => services)),
     }
   }
 
