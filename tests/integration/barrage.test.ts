@@ -1,14 +1,8 @@
-import { randomBytes } from 'node:crypto'
-import { privateKeyToAddress } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { generateAgentKey } from '../../lib/agents.js'
-import { startAnvilChain, type AnvilChain } from '../support/anvil.js'
 import { generateBarrage, sendBarrage, type BarrageAnswer } from '../support/barrage.js'
-import { startFakeDexScreener, type FakeDexScreener } from '../support/fakeDexScreener.js'
-import { startFakeKms, type FakeKms } from '../support/fakeKms.js'
 import { startNpmStart, type NpmStart } from '../support/npmStart.js'
-import { createSyntheticMarket } from '../support/syntheticMarket.js'
-import { startUpstashRestServer, type UpstashRestServer } from '../support/upstashRestServer.js'
+import { startServiceParts, type ServiceParts } from '../support/serviceParts.js'
 
 /** Replay a failure with BARRAGE_SEED=<seed printed in the failure>. */
 const SEED = Number(process.env.BARRAGE_SEED ?? 20261123)
@@ -37,42 +31,26 @@ const BAD_REQUEST_CODES: Record<string, string[]> = {
 const WITHOUT_BODY = new Set([202, 204, 304, 308])
 
 describe(`a barrage of ${COUNT} hostile requests against npm start (seed ${SEED})`, () => {
-  let upstream: FakeDexScreener
-  let upstash: UpstashRestServer
-  let chain: AnvilChain
-  let kms: FakeKms
+  let parts: ServiceParts
   let service: NpmStart
   let answers: BarrageAnswer[]
   const agent = generateAgentKey()
 
   beforeAll(async () => {
-    const secretKey = randomBytes(32)
-    ;[upstream, upstash, chain, kms] = await Promise.all([
-      startFakeDexScreener(createSyntheticMarket()),
-      startUpstashRestServer({ redisSocket: inject('redisSocket') }),
-      startAnvilChain(),
-      startFakeKms({ secretKey }),
-    ])
-    await chain.fund(privateKeyToAddress(`0x${secretKey.toString('hex')}`))
-    service = await startNpmStart({
-      DEXSCREENER_BASE_URL: upstream.url,
-      UPSTASH_REDIS_REST_URL: upstash.url,
-      UPSTASH_REDIS_REST_TOKEN: upstash.token,
-      STORE_KEY_PREFIX: `barrage${process.pid}:`,
-      DEPLOY_ALLOWLIST: agent.digest,
-      BASE_RPC_URL: chain.rpcUrl,
-      KMS_KEY_ID: kms.keyArn,
-      AWS_REGION: 'us-east-1',
-      AWS_ENDPOINT_URL_KMS: kms.url,
-      AWS_ACCESS_KEY_ID: 'AKIABARRAGETEST0001',
-      AWS_SECRET_ACCESS_KEY: AWS_SECRET,
-      HEALTH_TOKEN: 'barrage-health-token-0123456789',
+    parts = await startServiceParts({
+      redisSocket: inject('redisSocket'),
+      allowlist: [agent.digest],
+      storePrefix: `barrage${process.pid}:`,
+      awsSecret: AWS_SECRET,
+      env: { HEALTH_TOKEN: 'barrage-health-token-0123456789' },
     })
+    service = await startNpmStart(parts.env)
     const requests = generateBarrage({ seed: SEED, count: COUNT, paths: Object.keys(DOCUMENTED), validKey: agent.key })
     answers = await sendBarrage(service.url, requests)
   }, 300_000)
   afterAll(async () => {
-    await Promise.all([service?.stop(), upstream?.close(), upstash?.close(), chain?.stop(), kms?.close()])
+    await service?.stop()
+    await parts?.close()
   })
 
   const describeRequest = (a: BarrageAnswer) => `${a.request.method} ${a.request.path.slice(0, 80)} ${JSON.stringify(a.request.headers).slice(0, 200)} body ${a.request.body?.length ?? 0} B`
@@ -121,7 +99,7 @@ describe(`a barrage of ${COUNT} hostile requests against npm start (seed ${SEED}
   })
 
   it('signs nothing: the KMS server saw no Sign for anything unauthorised or invalid', () => {
-    expect(kms.calls.filter((c) => c === 'Sign')).toEqual([])
+    expect(parts.kms.calls.filter((c) => c === 'Sign')).toEqual([])
   })
 
   it('reached the real work: every path answered 2xx to some requests, and refusals of every kind', () => {
@@ -131,7 +109,7 @@ describe(`a barrage of ${COUNT} hostile requests against npm start (seed ${SEED}
   })
 
   it('leaks no secret: no agent key, AWS secret, Redis token or health token in any log line, body or header', () => {
-    const secrets = [agent.key, AWS_SECRET, upstash.token, 'barrage-health-token-0123456789']
+    const secrets = [agent.key, AWS_SECRET, parts.upstash.token, 'barrage-health-token-0123456789']
     const leaks: string[] = []
     for (const line of service.lines) for (const secret of secrets) if (line.includes(secret)) leaks.push(`log: ${line.slice(0, 200)}`)
     for (const a of answers) {

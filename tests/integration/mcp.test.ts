@@ -1,25 +1,16 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { randomBytes } from 'node:crypto'
-import { privateKeyToAddress } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { generateAgentKey } from '../../lib/agents.js'
-import { startAnvilChain, type AnvilChain } from '../support/anvil.js'
-import { startFakeDexScreener, type FakeDexScreener } from '../support/fakeDexScreener.js'
-import { startFakeKms, type FakeKms } from '../support/fakeKms.js'
 import { startNpmStart, type NpmStart } from '../support/npmStart.js'
-import { createSyntheticMarket } from '../support/syntheticMarket.js'
-import { startUpstashRestServer, type UpstashRestServer } from '../support/upstashRestServer.js'
+import { startServiceParts, type ServiceParts } from '../support/serviceParts.js'
 
 const agent = generateAgentKey()
 const other = generateAgentKey()
 type Result = { isError?: boolean; structuredContent?: Record<string, any>; content: { type: string; text?: string }[] }
 
 describe('the MCP server at /api/mcp, with the SDK’s own client, against npm start on the local chain', () => {
-  let upstream: FakeDexScreener
-  let upstash: UpstashRestServer
-  let chain: AnvilChain
-  let kms: FakeKms
+  let parts: ServiceParts
   let service: NpmStart
   const clients: Client[] = []
 
@@ -31,35 +22,16 @@ describe('the MCP server at /api/mcp, with the SDK’s own client, against npm s
     return client
   }
   const call = async (client: Client, name: string, args: Record<string, unknown> = {}) => (await client.callTool({ name, arguments: args })) as Result
-  const signs = () => kms.calls.filter((c) => c === 'Sign').length
+  const signs = () => parts.kms.calls.filter((c) => c === 'Sign').length
 
   beforeAll(async () => {
-    const secretKey = randomBytes(32)
-    ;[upstream, upstash, chain, kms] = await Promise.all([
-      startFakeDexScreener(createSyntheticMarket()),
-      startUpstashRestServer({ redisSocket: inject('redisSocket') }),
-      startAnvilChain(),
-      startFakeKms({ secretKey }),
-    ])
-    await chain.fund(privateKeyToAddress(`0x${secretKey.toString('hex')}`))
-    service = await startNpmStart({
-      DEXSCREENER_BASE_URL: upstream.url,
-      UPSTASH_REDIS_REST_URL: upstash.url,
-      UPSTASH_REDIS_REST_TOKEN: upstash.token,
-      STORE_KEY_PREFIX: `mcp${process.pid}:`,
-      DEPLOY_ALLOWLIST: `${agent.digest},${other.digest}`,
-      DEPLOY_DAILY_CAP: '2',
-      BASE_RPC_URL: chain.rpcUrl,
-      KMS_KEY_ID: kms.keyArn,
-      AWS_REGION: 'us-east-1',
-      AWS_ENDPOINT_URL_KMS: kms.url,
-      AWS_ACCESS_KEY_ID: 'test',
-      AWS_SECRET_ACCESS_KEY: 'test',
-    })
+    parts = await startServiceParts({ redisSocket: inject('redisSocket'), allowlist: [agent.digest, other.digest], storePrefix: `mcp${process.pid}:`, env: { DEPLOY_DAILY_CAP: '2' } })
+    service = await startNpmStart(parts.env)
   }, 120_000)
   afterAll(async () => {
     await Promise.all(clients.map((c) => c.close().catch(() => undefined)))
-    await Promise.all([service?.stop(), upstream?.close(), upstash?.close(), chain?.stop(), kms?.close()])
+    await service?.stop()
+    await parts?.close()
   })
 
   it('lists the five tools with annotations and input schemas built from the HTTP API’s zod schemas', async () => {

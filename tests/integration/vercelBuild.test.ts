@@ -2,15 +2,9 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { randomBytes } from 'node:crypto'
-import { privateKeyToAddress } from 'viem/accounts'
 import { generateAgentKey } from '../../lib/agents.js'
-import { startAnvilChain, type AnvilChain } from '../support/anvil.js'
-import { startFakeKms, type FakeKms } from '../support/fakeKms.js'
-import { startFakeDexScreener, type FakeDexScreener } from '../support/fakeDexScreener.js'
 import { startNpmStart, type NpmStart } from '../support/npmStart.js'
-import { createSyntheticMarket } from '../support/syntheticMarket.js'
-import { startUpstashRestServer, type UpstashRestServer } from '../support/upstashRestServer.js'
+import { startServiceParts, type ServiceParts } from '../support/serviceParts.js'
 import { buildVercelOutput, invokeBuiltFunction, type FunctionAnswer, type FunctionCall, type VercelOutput } from '../support/vercelBuild.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
@@ -59,43 +53,20 @@ const essentials = (answer: FunctionAnswer) => ({
 
 describe('the Vercel build output (vercel build with the official CLI, offline)', () => {
   let output: VercelOutput
-  let upstream: FakeDexScreener
-  let upstash: UpstashRestServer
+  let parts: ServiceParts
   let local: NpmStart
-  let chain: AnvilChain
-  let kms: FakeKms
   let env: Record<string, string>
 
   beforeAll(async () => {
-    const secretKey = randomBytes(32)
-    ;[output, upstream, upstash, chain, kms] = await Promise.all([
-      buildVercelOutput(),
-      startFakeDexScreener(createSyntheticMarket()),
-      startUpstashRestServer({ redisSocket: inject('redisSocket') }),
-      startAnvilChain(),
-      startFakeKms({ secretKey }),
-    ])
-    await chain.fund(privateKeyToAddress(`0x${secretKey.toString('hex')}`))
     // Both sides share one store, as instances of one deployment do: cached bodies are then the same bytes.
-    env = {
-      DEXSCREENER_BASE_URL: upstream.url,
-      GECKOTERMINAL_BASE_URL: '',
-      UPSTASH_REDIS_REST_URL: upstash.url,
-      UPSTASH_REDIS_REST_TOKEN: upstash.token,
-      STORE_KEY_PREFIX: `vb${process.pid}:`,
-      DEPLOY_ALLOWLIST: agent.digest,
-      BASE_RPC_URL: chain.rpcUrl,
-      KMS_KEY_ID: kms.keyArn,
-      AWS_REGION: 'us-east-1',
-      AWS_ENDPOINT_URL_KMS: kms.url,
-      AWS_ACCESS_KEY_ID: 'test',
-      AWS_SECRET_ACCESS_KEY: 'test',
-    }
+    ;[output, parts] = await Promise.all([buildVercelOutput(), startServiceParts({ redisSocket: inject('redisSocket'), allowlist: [agent.digest], storePrefix: `vb${process.pid}:` })])
+    env = parts.env
     local = await startNpmStart(env)
   }, 300_000)
   afterAll(async () => {
     output?.remove()
-    await Promise.all([local?.stop(), upstream?.close(), upstash?.close(), chain?.stop(), kms?.close()])
+    await local?.stop()
+    await parts?.close()
   })
 
   it('has one function per api/ module', () => {
