@@ -9,7 +9,7 @@ import { chainFailure, isTransportFailure, shortMessage } from './chainErrors.js
 import { deployHistoryKeys, forgetDeploy, recordDeploy, type DeployRecord } from './history.js'
 import type { DeployIntent } from './intent.js'
 import { deployStoreKeys } from './storeKeys.js'
-import { acquireNonceLock, claimNonce, MIN_PRIORITY_FEE, replaceStuckDeploys } from './nonceStream.js'
+import { acquireNonceLock, claimNonce, currentFees, MIN_PRIORITY_FEE, replaceStuckDeploys } from './nonceStream.js'
 import { failure, type DeployFailure } from './outcome.js'
 import type { DeployBroadcast, DeployedToken, DeploySimulated } from './responses.js'
 
@@ -85,13 +85,8 @@ export async function deployToken({ services, intent, agentDigest }: DeployToken
 
   /** Gas (with headroom) and EIP-1559 fees, in parallel: eth_estimateGas and eth_feeHistory. */
   const priceTransaction = async () => {
-    const [estimate, history] = await Promise.all([
-      publicClient.estimateGas(request),
-      publicClient.getFeeHistory({ blockCount: 1, rewardPercentiles: [50], blockTag: 'latest' }),
-    ])
-    const nextBaseFee = history.baseFeePerGas[history.baseFeePerGas.length - 1] ?? 0n
-    const reward = history.reward?.[0]?.[0] ?? 0n
-    const maxPriorityFeePerGas = reward > MIN_PRIORITY_FEE ? reward : MIN_PRIORITY_FEE
+    const [estimate, { nextBaseFee, suggestedPriorityFee }] = await Promise.all([publicClient.estimateGas(request), currentFees(publicClient)])
+    const maxPriorityFeePerGas = suggestedPriorityFee > MIN_PRIORITY_FEE ? suggestedPriorityFee : MIN_PRIORITY_FEE
     return { gas: (estimate * GAS_HEADROOM_PERCENT) / 100n, maxPriorityFeePerGas, maxFeePerGas: nextBaseFee * 2n + maxPriorityFeePerGas }
   }
 

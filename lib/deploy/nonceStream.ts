@@ -203,7 +203,8 @@ export async function replaceStuckDeploys(parameters: ReplaceStuckDeploysParamet
   return { ok: true, replaced }
 }
 
-async function currentFees(publicClient: PublicClient): Promise<{ nextBaseFee: bigint; suggestedPriorityFee: bigint }> {
+/** The next block's base fee and the median priority fee of the latest block (one `eth_feeHistory`). */
+export async function currentFees(publicClient: PublicClient): Promise<{ nextBaseFee: bigint; suggestedPriorityFee: bigint }> {
   const history = await publicClient.getFeeHistory({ blockCount: 1, rewardPercentiles: [50], blockTag: 'latest' })
   return { nextBaseFee: history.baseFeePerGas[history.baseFeePerGas.length - 1] ?? 0n, suggestedPriorityFee: history.reward?.[0]?.[0] ?? 0n }
 }

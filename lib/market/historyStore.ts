@@ -20,12 +20,31 @@ export async function recordSnapshot({ store, keyPrefix, snapshot, logger }: Rec
   }
 }
 
-/** Every snapshot of the last 24 hours, oldest first (one store round trip). */
+/**
+ * Snapshots already read, per store and prefix, by mark: a written snapshot never changes and a past mark never gets
+ * one later, so only the current mark (and marks never read) go to the store. Bounded by the 24 h window.
+ */
+const known = new WeakMap<Store, Map<string, Map<number, Snapshot | null>>>()
+
+/** Every snapshot of the last 24 hours, oldest first: at most one store round trip, for the marks not yet known. */
 export async function loadSnapshots(store: Store, keyPrefix: string, now: number): Promise<Snapshot[]> {
   const latest = snapshotTime(now)
-  const keys = Array.from({ length: SNAPSHOTS_IN_WINDOW }, (_, i) => snapshotKey(keyPrefix, latest - (SNAPSHOTS_IN_WINDOW - 1 - i) * SNAPSHOT_INTERVAL_MS))
-  const values = await store.getMany(keys)
-  return values.map(parseSnapshot).filter((s): s is Snapshot => s !== null)
+  const marks = Array.from({ length: SNAPSHOTS_IN_WINDOW }, (_, i) => latest - (SNAPSHOTS_IN_WINDOW - 1 - i) * SNAPSHOT_INTERVAL_MS)
+  let byPrefix = known.get(store)
+  if (!byPrefix) known.set(store, (byPrefix = new Map()))
+  let byMark = byPrefix.get(keyPrefix)
+  if (!byMark) byPrefix.set(keyPrefix, (byMark = new Map()))
+  for (const t of byMark.keys()) if (t < marks[0]!) byMark.delete(t)
+  const missing = marks.filter((t) => !byMark.has(t))
+  if (missing.length > 0) {
+    const values = await store.getMany(missing.map((t) => snapshotKey(keyPrefix, t)))
+    missing.forEach((t, i) => {
+      const snapshot = parseSnapshot(values[i] ?? null)
+      // The current mark may still be written: its absence is not remembered.
+      if (snapshot !== null || t !== latest) byMark.set(t, snapshot)
+    })
+  }
+  return marks.map((t) => byMark.get(t)).filter((snapshot): snapshot is Snapshot => snapshot !== null && snapshot !== undefined)
 }
 
 /** The snapshot of about an hour before `now` (the 5-minute mark 60 minutes back), or null. */

@@ -137,12 +137,16 @@ async function callTool({ name, args, request, dependencies, logRefusal }: CallP
   return toolResult(result, summarize(tool.name, result))
 }
 
+let toolList: ReturnType<typeof buildToolList> | undefined
+const buildToolList = () =>
+  TOOLS.map((tool) => ({ name: tool.name, title: tool.title, description: tool.description, inputSchema: toolInputJsonSchema(tool), annotations: { title: tool.title, ...tool.annotations } }))
+/** The tools as `tools/list` answers them: their JSON Schemas are generated once per instance, not per request. */
+const listedTools = () => (toolList ??= buildToolList())
+
 /** One stateless MCP server for one HTTP request: the tools, answering through `dependencies`. */
 function createServer(request: Request, dependencies: McpDependencies, logRefusal: ReturnType<typeof createRefusalLog>): Server {
   const server = new Server({ name: 'base-control-room', version: SERVICE_VERSION }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS })
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: TOOLS.map((tool) => ({ name: tool.name, title: tool.title, description: tool.description, inputSchema: toolInputJsonSchema(tool), annotations: { title: tool.title, ...tool.annotations } })),
-  }))
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listedTools() }))
   server.setRequestHandler(CallToolRequestSchema, async ({ params }) => {
     try {
       return await callTool({ name: params.name, args: params.arguments ?? {}, request, dependencies, logRefusal })

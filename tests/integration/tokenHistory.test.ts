@@ -48,6 +48,15 @@ describe('history kept by the service: snapshots every 5 minutes, token-history,
     expect(body.points[0]).toEqual({ t: expect.any(String), priceUsd: Number(leader.priceUsd), volume24h: leader.volume24h, liquidityUsd: leader.liquidity, rank: 1 })
   })
 
+  it('reads the stored snapshots once per instance: another token’s history asks the store for nothing more', async () => {
+    const mgets = () => stack.upstash!.commands.filter((c) => c === 'MGET').length
+    const before = mgets()
+    const response = await stack.tokenHistory(history(first.liveActivity[1]!.address))
+    expect(response.status).toBe(200)
+    expect(((await response.json()) as { points: unknown[] }).points).toHaveLength(14)
+    expect(mgets()).toBe(before)
+  })
+
   it('follows a climber: its rank series shows the climb', async () => {
     const body = (await (await stack.tokenHistory(history(climber.address))).json()) as { points: { rank: number }[] }
     expect(body.points[0]!.rank).toBe(climber.rankBefore)
