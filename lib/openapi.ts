@@ -12,7 +12,7 @@ import {
 } from './deploy/responses.js'
 import { healthSchema } from './healthSchema.js'
 import { errorBodySchema } from './http.js'
-import { controlRoomSchema, statsSchema, tokenHistorySchema, tokenSchema, tokenSearchResultSchema } from './market/types.js'
+import { controlRoomSchema, marketHistorySchema, statsSchema, tokenHistorySchema, tokenSchema, tokenSearchResultSchema } from './market/types.js'
 import { QUERY_MAX_LENGTH } from './market/search.js'
 import { SERVICE_VERSION } from './version.js'
 
@@ -25,6 +25,7 @@ const COMPONENTS: Record<string, z.ZodType> = {
   ControlRoom: controlRoomSchema,
   TokenSearchResult: tokenSearchResultSchema,
   TokenHistory: tokenHistorySchema,
+  MarketHistory: marketHistorySchema,
   Error: errorBodySchema,
   AgentDeployRequest: agentDeploySchema,
   ReceiptRequest: receiptRequestSchema,
@@ -150,6 +151,21 @@ export function buildOpenApiDocument(): Json {
             '304': { description: 'Not modified since the ETag sent', headers: cachedHeaders },
             '400': error('address is missing or not a 20-byte hex address (INVALID_ADDRESS)'),
             '404': error('No snapshot of the last 24 h holds this token (UNKNOWN_TOKEN)'),
+            '405': notAllowed,
+            '500': error('Unexpected failure (INTERNAL, CONFIG_INVALID)'),
+          },
+        },
+        options: preflight,
+      },
+      '/api/market-history': {
+        get: {
+          operationId: 'getMarketHistory',
+          summary: 'The top 100’s last 24 h in one answer: total 24h volume every 5 minutes, and a price line of 48 half-hour slots per current top-100 token (cached 30 s); empty before the first snapshot',
+          parameters: [{ name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' } }],
+          responses: {
+            '308': redirect,
+            '200': { ...json(ref('MarketHistory'), 'The series'), headers: cachedHeaders },
+            '304': { description: 'Not modified since the ETag sent', headers: cachedHeaders },
             '405': notAllowed,
             '500': error('Unexpected failure (INTERNAL, CONFIG_INVALID)'),
           },

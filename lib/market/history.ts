@@ -87,3 +87,53 @@ export function describeHourChanges({ newEntrants, climbers }: HourChanges): str
   const sentence = `In the last hour: ${parts.join('; ')}.`
   return sentence.charAt(0).toUpperCase() + sentence.slice(1)
 }
+
+/** Resolution of the page's sparklines: one price per 30 minutes, 48 a day (the chart is 100 rows of ~100 px). */
+export const SPARKLINE_INTERVAL_MS = 30 * 60_000
+
+/** The top 100's last 24 hours in one answer, as `market-history` serves it to the dashboard. */
+export type MarketHistory = {
+  /** Total 24h volume of the top 100 at each 5-minute mark held, oldest first. */
+  volume: { intervalSeconds: number; points: { t: string; totalVolume24h: number; tokens: number }[] }
+  /** Last price of each current top-100 token in each 30-minute slot (null: not listed or no price then). */
+  sparklines: { intervalSeconds: number; times: string[]; prices: Record<string, (number | null)[]> }
+}
+
+/** Rounds a price to 4 significant digits: a sparkline needs the shape, and the answer stays small. */
+const sparklinePrice = (price: number | null) => (price === null ? null : Number(price.toPrecision(4)))
+
+/**
+ * The total volume series and one sparkline per token of the latest snapshot (the current top 100): 48 slots of 30
+ * minutes ending with the latest snapshot's slot, each holding the last price a snapshot in it recorded.
+ */
+export function marketHistory(snapshots: readonly Snapshot[]): MarketHistory {
+  const ordered = [...snapshots].sort((a, b) => a.t - b.t)
+  const volume = ordered.map((s) => ({
+    t: new Date(s.t).toISOString(),
+    totalVolume24h: Math.round(s.rows.reduce((sum, r) => sum + r[2], 0)),
+    tokens: s.rows.length,
+  }))
+  const latest = ordered.at(-1)
+  if (!latest) return { volume: { intervalSeconds: SNAPSHOT_INTERVAL_MS / 1000, points: [] }, sparklines: { intervalSeconds: SPARKLINE_INTERVAL_MS / 1000, times: [], prices: {} } }
+  const slots = HISTORY_WINDOW_MS / SPARKLINE_INTERVAL_MS
+  const lastSlot = Math.floor(latest.t / SPARKLINE_INTERVAL_MS) * SPARKLINE_INTERVAL_MS
+  const firstSlot = lastSlot - (slots - 1) * SPARKLINE_INTERVAL_MS
+  const prices: Record<string, (number | null)[]> = {}
+  for (const row of latest.rows) prices[row[0]] = new Array<number | null>(slots).fill(null)
+  for (const snapshot of ordered) {
+    const slot = Math.floor((snapshot.t - firstSlot) / SPARKLINE_INTERVAL_MS)
+    if (slot < 0) continue
+    for (const row of snapshot.rows) {
+      const series = prices[row[0]]
+      if (series && row[1] !== null) series[slot] = sparklinePrice(row[1]) // later snapshots of a slot overwrite earlier ones
+    }
+  }
+  return {
+    volume: { intervalSeconds: SNAPSHOT_INTERVAL_MS / 1000, points: volume },
+    sparklines: {
+      intervalSeconds: SPARKLINE_INTERVAL_MS / 1000,
+      times: Array.from({ length: slots }, (_, i) => new Date(firstSlot + i * SPARKLINE_INTERVAL_MS).toISOString()),
+      prices,
+    },
+  }
+}

@@ -2,10 +2,10 @@ import type { CacheReadReturnType } from '../cache.js'
 import type { ReadServices } from '../readServices.js'
 import { refreshControlRoom } from './controlRoomRefresh.js'
 import { ReadNotFoundError } from '../readErrors.js'
-import { SNAPSHOT_INTERVAL_MS, tokenSeries } from './history.js'
+import { marketHistory, SNAPSHOT_INTERVAL_MS, tokenSeries } from './history.js'
 import { loadSnapshots } from './historyStore.js'
 import { searchTokens } from './search.js'
-import type { TokenHistory } from './types.js'
+import type { MarketHistoryBody, TokenHistory } from './types.js'
 
 /** How long a read stays cached server-side (spec 8). */
 export const READ_CACHE_TTL_MS = 30_000
@@ -34,6 +34,18 @@ export function readTokenHistory(services: ReadServices, address: string): Promi
       const points = tokenSeries(await loadSnapshots(services.store, services.keyPrefix, services.now()), address)
       if (!points) throw new ReadNotFoundError('UNKNOWN_TOKEN', `No snapshot of the last 24 hours holds ${address}: it has not been in the top 100 since (or is not a Base token).`)
       const body: TokenHistory = { address, intervalSeconds: SNAPSHOT_INTERVAL_MS / 1000, points }
+      return { body: JSON.stringify(body) }
+    },
+  })
+}
+
+/** The market-history body (total volume and every current top-100 token's sparkline), from the shared cache or the snapshots. */
+export function readMarketHistory(services: ReadServices): Promise<CacheReadReturnType> {
+  return services.cache.read({
+    key: `${services.keyPrefix}${VERSION}:market-history`,
+    ttlMs: READ_CACHE_TTL_MS,
+    refresh: async () => {
+      const body: MarketHistoryBody = marketHistory(await loadSnapshots(services.store, services.keyPrefix, services.now()))
       return { body: JSON.stringify(body) }
     },
   })

@@ -100,3 +100,33 @@ export const tokenHistorySchema = z.object({
 
 /** Body of `GET /api/token-history`. */
 export type TokenHistory = z.infer<typeof tokenHistorySchema>
+
+/** Body of `GET /api/market-history`: the top 100's last 24 hours in one answer (the dashboard's charts). */
+export const marketHistorySchema = z.object({
+  volume: z
+    .object({
+      intervalSeconds: z.number().int().describe('Resolution: 300'),
+      points: z
+        .array(
+          z.object({
+            t: z.string().describe('The 5-minute mark (ISO 8601)'),
+            totalVolume24h: z.number().min(0).describe('Sum of the 24h volume of the top 100 at that mark, USD'),
+            tokens: z.number().int().min(0).describe('Tokens in that snapshot'),
+          }),
+        )
+        .describe('Every 5-minute mark held in the last 24 h, oldest first'),
+    })
+    .describe('Total 24h volume of the top 100 over time'),
+  sparklines: z
+    .object({
+      intervalSeconds: z.number().int().describe('Slot length: 1800'),
+      times: z.array(z.string()).describe('Start of each of the 48 slots (ISO 8601), oldest first; empty before the first snapshot'),
+      prices: z
+        .record(z.string(), z.array(z.number().nullable()))
+        .describe('For each token of the latest snapshot (lower-case address): its last price in each slot, 4 significant digits; null where it was not listed'),
+    })
+    .describe('A 24 h price line per current top-100 token'),
+})
+
+/** Body of `GET /api/market-history`. */
+export type MarketHistoryBody = z.infer<typeof marketHistorySchema>

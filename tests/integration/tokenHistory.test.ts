@@ -87,6 +87,34 @@ describe('history kept by the service: snapshots every 5 minutes, token-history,
     }
   })
 
+  it('answers the whole top 100’s charts in one request: total volume every 5 minutes and a sparkline per current token', async () => {
+    const response = await stack.marketHistory(new Request('https://svc.test/api/market-history'))
+    expect(response.status).toBe(200)
+    expect(response.headers.get('etag')).toBeTruthy()
+    expect(response.headers.get('x-data-state')).toBe('fresh')
+    const body = (await response.json()) as {
+      volume: { intervalSeconds: number; points: { t: string; totalVolume24h: number; tokens: number }[] }
+      sparklines: { intervalSeconds: number; times: string[]; prices: Record<string, (number | null)[]> }
+    }
+    expect(body.volume.intervalSeconds).toBe(300)
+    expect(body.volume.points).toHaveLength(14)
+    // The first point is the first control room's own total.
+    expect(body.volume.points[0]!.totalVolume24h).toBe(Math.round(first.liveActivity.reduce((sum, t) => sum + t.volume24h, 0)))
+    expect(body.volume.points[0]!.tokens).toBe(100)
+    expect(body.sparklines.intervalSeconds).toBe(1800)
+    expect(body.sparklines.times).toHaveLength(48)
+    // One line per token of the latest room, and only those: the newcomer has one, a token that fell out has none.
+    expect(Object.keys(body.sparklines.prices).sort()).toEqual(last.liveActivity.map((t) => t.address).sort())
+    const newcomer = body.sparklines.prices[NEWCOMER.address]!
+    expect(newcomer).toHaveLength(48)
+    const leader = body.sparklines.prices[last.liveActivity[0]!.address]!
+    expect(leader.at(-1)).toBe(Number(Number(last.liveActivity[0]!.priceUsd).toPrecision(4)))
+    // The newcomer arrived half-way through the hour: it has fewer priced slots than the leader, which was there throughout.
+    expect(newcomer.filter((p) => p !== null).length).toBeLessThan(leader.filter((p) => p !== null).length)
+    // Small enough for a phone: 100 lines of 48 points.
+    expect(JSON.stringify(body).length).toBeLessThan(60_000)
+  })
+
   it('keeps one snapshot per 5-minute mark across instances, for 24 hours', async () => {
     const other = stack.newInstance()
     stack.clock.now += 300_000

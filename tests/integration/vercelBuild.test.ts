@@ -19,6 +19,7 @@ const TABLE: Record<string, FunctionCall[]> = {
   'control-room': [{ path: '/api/control-room' }, { path: '/api/control-room', method: 'POST' }, { path: '/api/control-room', method: 'OPTIONS' }],
   // After the control-room rows above, the shared store holds a snapshot: WETH (the synthetic market's leader) has a history.
   'token-history': [{ path: '/api/token-history?address=0x4200000000000000000000000000000000000006' }, { path: '/api/token-history?address=0x12' }, { path: `/api/token-history?address=0x${'ab'.repeat(20)}` }],
+  'market-history': [{ path: '/api/market-history' }, { path: '/api/market-history', method: 'DELETE' }],
   'token-search': [{ path: '/api/token-search?q=aero' }, { path: '/api/token-search' }, { path: `/api/token-search?q=${'x'.repeat(65)}` }],
   'b20-skill': [
     { path: '/api/b20-skill', method: 'POST', headers: json, body: '{"action":"agent_deploy","name":"A","symbol":"A"}' },

@@ -1,4 +1,5 @@
 import { createControlRoomHandler } from '../../api/control-room.js'
+import { createMarketHistoryHandler } from '../../api/market-history.js'
 import { createTokenHistoryHandler } from '../../api/token-history.js'
 import { createTokenSearchHandler } from '../../api/token-search.js'
 import { createLogger, type Logger } from '../../lib/log.js'
@@ -25,6 +26,7 @@ export type ReadInstance = {
   controlRoom: (request: Request) => Promise<Response>
   tokenSearch: (request: Request) => Promise<Response>
   tokenHistory: (request: Request) => Promise<Response>
+  marketHistory: (request: Request) => Promise<Response>
   logs: string[]
 }
 
@@ -90,6 +92,7 @@ export async function startReadStack(parameters: StartReadStackParameters): Prom
       controlRoom: withOpenApiCheck('/api/control-room', createControlRoomHandler(() => services)),
       tokenSearch: withOpenApiCheck('/api/token-search', createTokenSearchHandler(() => services)),
       tokenHistory: withOpenApiCheck('/api/token-history', createTokenHistoryHandler(() => services)),
+      marketHistory: withOpenApiCheck('/api/market-history', createMarketHistoryHandler(() => services)),
     }
   }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { describeHourChanges, hourChanges, parseSnapshot, SNAPSHOT_INTERVAL_MS, snapshotTime, takeSnapshot, tokenSeries, type Snapshot } from '../../lib/market/history.js'
+import { describeHourChanges, hourChanges, marketHistory, parseSnapshot, SNAPSHOT_INTERVAL_MS, snapshotTime, takeSnapshot, tokenSeries, type Snapshot } from '../../lib/market/history.js'
 import type { Token } from '../../lib/market/types.js'
 
 const token = (rank: number, symbol: string, over: Partial<Token> = {}): Token =>
@@ -50,5 +50,38 @@ describe('history snapshots', () => {
     expect(describeHourChanges(changes)).toBe('In the last hour: 2 new entrants to the top 100 (NEW1, NEW2); the biggest climb is CLIMB, from #30 to #3.')
     expect(describeHourChanges({ newEntrants: ['A', 'B', 'C', 'D'], climbers: [] })).toBe('In the last hour: 4 new entrants to the top 100 (A, B, C, …).')
     expect(describeHourChanges(hourChanges([token(1, 'AAA')], takeSnapshot([token(1, 'AAA')], T0)))).toBeNull()
+  })
+})
+
+describe('market history (the dashboard’s charts)', () => {
+  it('is empty before the first snapshot', () => {
+    expect(marketHistory([])).toEqual({ volume: { intervalSeconds: 300, points: [] }, sparklines: { intervalSeconds: 1800, times: [], prices: {} } })
+  })
+
+  it('sums each snapshot’s volume and keeps the last price of each half-hour slot for the latest snapshot’s tokens', () => {
+    const a = token(1, 'AAA')
+    const b = token(2, 'BBB')
+    const gone = token(3, 'GONE')
+    const latestT = T0 + 23 * 60 * 60_000 + 40 * 60_000 // 23:40 after T0: the slot of 23:30
+    const snapshots: Snapshot[] = [
+      takeSnapshot([{ ...a, priceUsd: '1.23456' }, gone], T0 + 23 * 60 * 60_000), // 23:00
+      takeSnapshot([{ ...a, priceUsd: '2' }, gone], T0 + 23 * 60 * 60_000 + 30 * 60_000), // 23:30
+      takeSnapshot([{ ...a, priceUsd: '3' }, { ...b, priceUsd: null }], T0 + 23 * 60 * 60_000 + 35 * 60_000),
+      takeSnapshot([{ ...a, priceUsd: '4' }, b], latestT),
+      takeSnapshot([{ ...a, priceUsd: '99' }], T0 - 60 * 60_000), // older than the 48 slots: only in the volume series
+    ]
+    const history = marketHistory(snapshots)
+    expect(history.volume.points.map((p) => p.t)).toEqual(
+      [T0 - 60 * 60_000, T0 + 23 * 60 * 60_000, T0 + 23 * 60 * 60_000 + 30 * 60_000, T0 + 23 * 60 * 60_000 + 35 * 60_000, latestT].map((t) => new Date(t).toISOString()),
+    )
+    expect(history.volume.points[1]).toEqual({ t: new Date(T0 + 23 * 60 * 60_000).toISOString(), totalVolume24h: 199_000 + 197_000, tokens: 2 })
+    const { times, prices } = history.sparklines
+    expect(times).toHaveLength(48)
+    expect(times.at(-1)).toBe(new Date(T0 + 23 * 60 * 60_000 + 30 * 60_000).toISOString())
+    expect(times[0]).toBe(new Date(T0 + 23 * 60 * 60_000 + 30 * 60_000 - 47 * 30 * 60_000).toISOString())
+    expect(Object.keys(prices).sort()).toEqual([a.address, b.address].sort())
+    expect(prices[a.address]!.slice(-2)).toEqual([1.235, 4]) // 4 significant digits; the slot's last price wins
+    expect(prices[a.address]!.slice(0, 46).every((p) => p === null)).toBe(true)
+    expect(prices[b.address]!.slice(-2)).toEqual([null, 1.5]) // no price in its first snapshot: not a zero
   })
 })

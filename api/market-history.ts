@@ -1,0 +1,16 @@
+import { readMarketHistory } from '../lib/market/readModels.js'
+import { createCachedReadHandler } from '../lib/readEndpoint.js'
+import { getReadServices, type ReadServices } from '../lib/readServices.js'
+
+/** The `GET /api/market-history` handler over the given services: the dashboard's charts in one request. */
+export function createMarketHistoryHandler(services: () => ReadServices) {
+  return createCachedReadHandler({
+    name: 'market_history',
+    services,
+    parseInput: () => ({ ok: true, input: undefined }),
+    read: (ctx) => readMarketHistory(ctx),
+    upstreamFailure: { status: 500, code: 'INTERNAL', message: 'The history could not be read; try again shortly.' },
+  })
+}
+
+export default { fetch: createMarketHistoryHandler(getReadServices) }
