@@ -6,6 +6,7 @@ import { startAnvilChain } from '../tests/support/anvil.js'
 import { startFakeDexScreener } from '../tests/support/fakeDexScreener.js'
 import { startFakeGeckoTerminal } from '../tests/support/fakeGeckoTerminal.js'
 import { startFakeKms } from '../tests/support/fakeKms.js'
+import { seedHistory, syntheticHistory } from '../tests/support/syntheticHistory.js'
 import { createSyntheticMarket } from '../tests/support/syntheticMarket.js'
 import { loadApiHandlers, startServer, vercelRouting } from './server.js'
 
@@ -35,6 +36,11 @@ await chain.fund(signer.address)
 
 const server = await startServer({ port: Number(process.env.PORT ?? 3000), host: process.env.HOST ?? '127.0.0.1', handlers: await loadApiHandlers(), ...(await vercelRouting()) })
 const base = server.url
+// The history charts need a day of snapshots; a fresh sandbox backfills 24 h of synthetic ones behind the first real one.
+const { getReadServices } = await import('../lib/readServices.js')
+const room = (await (await fetch(`${base}/api/control-room`)).json()) as { liveActivity: import('../lib/market/types.js').Token[] }
+const reads = getReadServices()
+await seedHistory(reads.store, reads.keyPrefix, syntheticHistory({ tokens: room.liveActivity, now: reads.now() }))
 console.log(`sandbox ready at ${base}`)
 console.log(`  dashboard      ${base}/`)
 console.log(`  control room   ${base}/api/control-room`)
@@ -43,7 +49,7 @@ console.log(`  deploy         ${base}/api/b20-skill   (POST, X-Service-Key)`)
 console.log(`  MCP            ${base}/api/mcp   (Streamable HTTP; Authorization: Bearer <agent key> for the deploy tools)`)
 console.log(`  OpenAPI        ${base}/openapi.json   agent skill ${base}/skill.md`)
 console.log(`  upstream ${upstream.url}   GeckoTerminal ${gecko.url}   chain ${chain.rpcUrl} (8453)   KMS ${kms.url}   store: in-process memory`)
-console.log(`  signer ${signer.address} (funded)`)
+console.log(`  signer ${signer.address} (funded)   history: 24 h of synthetic snapshots backfilled`)
 console.log(`agent key: ${agent.key}`)
 console.log('try:')
 console.log(`  curl -s -X POST ${base}/api/b20-skill -H 'X-Service-Key: ${agent.key}' -H 'Content-Type: application/json' -d '{"action":"agent_deploy","name":"Sandbox Token","symbol":"SAND"}'`)
