@@ -1,4 +1,5 @@
 import { benchColdStart } from './coldStart.js'
+import { benchDashboard } from './dashboard.js'
 import { benchDeploy } from './deploy.js'
 import { benchReadApi } from './readApi.js'
 import { benchReadFreshness, benchRefresh, benchSteadyLoad } from './readFreshness.js'
@@ -11,6 +12,7 @@ const benches: Record<string, () => Promise<Record<string, number | string>>> = 
   steady: benchSteadyLoad,
   deploy: benchDeploy,
   'cold-start': benchColdStart,
+  dashboard: benchDashboard,
 }
 
 const wanted = process.argv.slice(2)

@@ -34,7 +34,7 @@ function price(value) {
   if (value === null || value === undefined) return '–'
   const n = Number(value)
   if (!Number.isFinite(n)) return '–'
-  if (n >= 1) return `$${n.toLocaleString('en-US', { maximumFractionDigits: 2 })}`
+  if (n >= 1) return `$${PRICE.format(n)}`
   if (n === 0) return '$0'
   return `$${n.toPrecision(4)}`
 }
@@ -42,7 +42,9 @@ function price(value) {
 /** A signed percent, or a dash when unknown. */
 const percent = (value) => (typeof value === 'number' && Number.isFinite(value) ? `${value > 0 ? '+' : ''}${value.toFixed(1)}%` : '–')
 const direction = (value) => (typeof value !== 'number' || value === 0 ? 'flat' : value > 0 ? 'up' : 'down')
-const count = (n) => (typeof n === 'number' ? n.toLocaleString('en-US') : '–')
+const INTEGER = new Intl.NumberFormat('en-US')
+const PRICE = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 })
+const count = (n) => (typeof n === 'number' ? INTEGER.format(n) : '–')
 
 // ---------------------------------------------------------------------------------------------------------------
 // Charts
@@ -200,8 +202,23 @@ function sortedTokens(tokens) {
   })
 }
 
+/**
+ * Whether the top-100 table is near the screen. Until it is (below the fold on a phone), its 1,300 cells are not
+ * built: the skeleton rows hold its place, and the first scroll towards it builds it.
+ */
+let tableInView = false
+new IntersectionObserver(
+  (entries, observer) => {
+    if (!entries.some((entry) => entry.isIntersecting)) return
+    observer.disconnect()
+    tableInView = true
+    renderTable()
+  },
+  { rootMargin: '800px 0px' },
+).observe($('tokens'))
+
 function renderTable() {
-  if (!state.data) return
+  if (!state.data || !tableInView) return
   const tbody = /** @type {HTMLTableSectionElement} */ ($('tokens').querySelector('tbody'))
   const rows = sortedTokens(state.data.liveActivity).map((t) => {
     const tr = document.createElement('tr')
@@ -253,7 +270,10 @@ function renderTrending() {
     const change = document.createElement('span')
     change.className = `chg ${direction(t.priceChange24h)}`
     change.textContent = percent(t.priceChange24h)
-    button.append(rank, symbol, sparkline(t, 72), change)
+    const spark = document.createElement('span')
+    spark.className = 'spark-slot'
+    spark.append(sparkline(t, 72))
+    button.append(rank, symbol, spark, change)
     li.append(button)
     return li
   })
@@ -313,9 +333,14 @@ async function describeFailure(response) {
 // no-cache: revalidate with the ETag every time (a 304 reuses the body the browser holds).
 const getJson = (path) => fetch(path, { cache: 'no-cache', headers: { accept: 'application/json' } })
 
+let firstLoad = true
+
 async function loadRoom() {
   try {
-    const response = await getJson('/api/control-room')
+    // The first request is the one index.html preloads (it starts with the CSS and this script): it must be asked
+    // for exactly as preloaded (default cache mode, no extra headers) to be reused, else it is fetched twice.
+    const response = firstLoad ? await fetch('/api/control-room') : await getJson('/api/control-room')
+    firstLoad = false
     if (!response.ok) return showError(await describeFailure(response))
     state.data = await response.json()
     const age = Number(response.headers.get('x-data-age'))
@@ -356,8 +381,17 @@ async function loadHistory() {
     return // the charts keep what they showed; the table does not depend on them
   }
   renderVolumeChart()
-  renderTrending()
-  renderTable()
+  renderSparklines()
+}
+
+/** Puts the price lines into the rows and trending entries on screen, without rebuilding them. */
+function renderSparklines() {
+  const byAddress = new Map((state.data?.liveActivity ?? []).map((t) => [t.address, t]))
+  for (const holder of document.querySelectorAll('#tokens td.spark-col, #trending .spark-slot')) {
+    const address = /** @type {HTMLElement} */ (holder.closest('[data-address]'))?.dataset.address
+    const token = address ? byAddress.get(address) : undefined
+    if (token) holder.replaceChildren(sparkline(token, holder.tagName === 'TD' ? 96 : 72))
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -36,6 +36,8 @@ describe('the dashboard page', () => {
   /** Tokens the seeded history leaves out: their rows must say so instead of drawing a line. */
   let withoutHistory: string[]
   const clock = { offset: 0 }
+  /** Control-room requests the server received. */
+  let roomRequests = 0
   const pages = new Map<number, Page>()
   const pageErrors: string[] = []
 
@@ -46,6 +48,9 @@ describe('the dashboard page', () => {
     page.on('pageerror', (error) => pageErrors.push(`${width}px: ${error.message}`))
     page.on('console', (m) => m.type() === 'error' && pageErrors.push(`${width}px: ${m.text()}`))
     await page.goto(server.url)
+    await page.waitForSelector('[data-testid="trending"] svg.spark')
+    // On a phone the table is below the fold: its rows are built as it comes near the screen.
+    await page.getByTestId('table-wrap').scrollIntoViewIfNeeded()
     await page.waitForSelector(`${rows}:nth-child(100)`)
     await page.waitForSelector('[data-testid="tokens"] svg.spark')
     return page
@@ -67,10 +72,14 @@ describe('the dashboard page', () => {
       upstream: createDexScreenerClient({ baseUrl: upstream.url, backoffBaseMs: 5 }),
       gecko: createGeckoTerminalClient({ baseUrl: gecko.url, backoffBaseMs: 5, maxRetryAfterMs: 0 }),
     })
+    const controlRoom = createControlRoomHandler(() => services)
     server = await startServer({
       port: 0,
       handlers: {
-        'control-room': createControlRoomHandler(() => services),
+        'control-room': (request: Request) => {
+          roomRequests++
+          return controlRoom(request)
+        },
         'token-search': createTokenSearchHandler(() => services),
         'token-history': createTokenHistoryHandler(() => services),
         'market-history': createMarketHistoryHandler(() => services),
@@ -177,10 +186,29 @@ describe('the dashboard page', () => {
       const layout = () => page.evaluate(() => [...document.querySelectorAll('header, main > section, #tokens tbody tr:last-child')].map((e) => `${e.matches('tr') ? 'last row' : e.className} ${Math.round(e.getBoundingClientRect().top)}`))
       const before = await layout()
       release()
-      await page.waitForSelector('[data-testid="tokens"] svg.spark')
+      await page.waitForSelector('[data-testid="trending"] svg.spark')
       expect((await layout()).join(', '), `${width} px`).toBe(before.join(', '))
+      // On a phone the table is still skeleton rows (below the fold); on a desktop it is filled. Either way, filling it moves nothing.
+      expect(await page.locator('[data-testid="tokens"] tbody tr.skeleton').count()).toBe(width === 360 ? 100 : 0)
+      await page.getByTestId('table-wrap').scrollIntoViewIfNeeded()
+      await page.waitForSelector('[data-testid="tokens"] svg.spark')
+      await page.evaluate(() => window.scrollTo(0, 0))
+      expect((await layout()).join(', '), `${width} px, table filled`).toBe(before.join(', '))
       await page.close()
     }
+  })
+
+  it('loads everything in three requests: the room (its preload reused, asked once), every chart in one, and the status', async () => {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } })
+    const asked: string[] = []
+    page.on('request', (r) => r.url().includes('/api/') && asked.push(new URL(r.url()).pathname))
+    const before = roomRequests
+    await page.goto(server.url)
+    await page.waitForSelector('[data-testid="tokens"] svg.spark')
+    await page.waitForSelector('[data-testid="health"]:has-text("service")')
+    expect(asked.sort()).toEqual(['/api/control-room', '/api/health', '/api/market-history'])
+    expect(roomRequests - before).toBe(1) // the preload was reused, not fetched twice
+    await page.close()
   })
 
   it('opens a token’s detail panel by keyboard: 24 fields, history charts, links; Escape closes it and focus returns', async () => {
