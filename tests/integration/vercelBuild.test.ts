@@ -44,12 +44,15 @@ const TABLE: Record<string, FunctionCall[]> = {
   openapi: [{ path: '/api/openapi' }],
 }
 
-/** The parts of an answer a client relies on. */
+/** Seconds left of a cached body's window, as `max-age` says (it counts down between the two calls). */
+const maxAge = (answer: FunctionAnswer) => Number(/max-age=(\d+)/.exec(answer.headers['cache-control'] ?? '')?.[1] ?? NaN)
+
+/** The parts of an answer a client relies on (the windows' seconds are compared apart, within the time between the calls). */
 const essentials = (answer: FunctionAnswer) => ({
   status: answer.status,
   body: answer.body,
   contentType: answer.headers['content-type'] ?? null,
-  cacheControl: answer.headers['cache-control'] ?? null,
+  cacheControl: answer.headers['cache-control']?.replace(/max-age=\d+/g, 'max-age=N') ?? null,
   etag: answer.headers.etag ?? null,
   cors: answer.headers['access-control-allow-origin'] ?? null,
 })
@@ -84,8 +87,16 @@ describe('the Vercel build output (vercel build with the official CLI, offline)'
       const response = await fetch(`${local.url}${call.path}`, { method: call.method ?? 'GET', headers: call.headers ?? {}, body: call.body ?? null })
       expected.push({ status: response.status, headers: Object.fromEntries(response.headers), body: await response.text() })
     }
+    const startedAt = Date.now()
     const built = await invokeBuiltFunction(output.functions[name]!, calls, env)
     expect(built.map(essentials)).toEqual(expected.map(essentials))
+    // The same body, so the same window: the built function's max-age is npm start's less the seconds in between.
+    const between = Math.ceil((Date.now() - startedAt) / 1000) + 1
+    built.forEach((answer, i) => {
+      if (Number.isNaN(maxAge(answer))) return
+      expect(maxAge(answer)).toBeLessThanOrEqual(maxAge(expected[i]!))
+      expect(maxAge(answer)).toBeGreaterThanOrEqual(maxAge(expected[i]!) - between)
+    })
     // Not vacuous: the table reaches the real work, not only refusals.
     expect(built.some((a) => a.status === 200)).toBe(true)
     if (name === 'b20-skill') {
