@@ -486,11 +486,19 @@ async function loadDetailCharts(token) {
       note.textContent = NO_HISTORY
       return
     }
+    // On a 5-minute grid from the first point to the last: marks where the token was out of the top 100 break the line.
+    const start = Date.parse(points[0].t)
+    const slots = Math.round((Date.parse(points[points.length - 1].t) - start) / 300_000) + 1
+    const grid = (pick) => {
+      const values = new Array(slots).fill(null)
+      for (const point of points) values[Math.round((Date.parse(point.t) - start) / 300_000)] = pick(point)
+      return values
+    }
     holder.replaceChildren(
-      detailChart('Price', points.map((p) => p.priceUsd), { kind: 'volume', format: price }),
-      detailChart('Volume 24h', points.map((p) => p.volume24h), { kind: 'volume', format: usd }),
-      detailChart('Liquidity', points.map((p) => p.liquidityUsd), { kind: 'volume', format: usd }),
-      detailChart('Rank', points.map((p) => p.rank), { kind: 'volume', invert: true, format: (v) => `#${v}` }),
+      detailChart('Price', grid((p) => p.priceUsd), { kind: 'volume', format: price }),
+      detailChart('Volume 24h', grid((p) => p.volume24h), { kind: 'volume', format: usd }),
+      detailChart('Liquidity', grid((p) => p.liquidityUsd), { kind: 'volume', format: usd }),
+      detailChart('Rank', grid((p) => p.rank), { kind: 'volume', invert: true, format: (v) => `#${v}` }),
     )
   } catch {
     if (request === detailRequest) note.textContent = 'History unavailable: the service could not be reached.'

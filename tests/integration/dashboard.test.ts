@@ -105,7 +105,11 @@ describe('the dashboard page', () => {
     room = (await (await fetch(`${server.url}/api/control-room`)).json()) as ControlRoom
     // A day of snapshots behind the real one, except for EVIL and one more token (it is in the latest snapshot only).
     withoutHistory = [EVIL.address, room.liveActivity[40]!.address]
-    await seedHistory(services.store, services.keyPrefix, syntheticHistory({ tokens: room.liveActivity, now: services.now(), without: withoutHistory }))
+    const snapshots = syntheticHistory({ tokens: room.liveActivity, now: services.now(), without: withoutHistory })
+    // One token left the top 100 for an hour, 10 hours ago: its detail charts must show the hole, not join across it.
+    const gapped = room.liveActivity[5]!.address
+    for (const snapshot of snapshots.slice(108, 120)) snapshot.rows = snapshot.rows.filter((row) => row[0] !== gapped)
+    await seedHistory(services.store, services.keyPrefix, snapshots)
     browser = await launchChromium()
     for (const width of WIDTHS) pages.set(width, await openPage(width))
   }, 60_000)
@@ -257,6 +261,23 @@ describe('the dashboard page', () => {
     await page.keyboard.press('Escape')
     await dialog.waitFor({ state: 'hidden' })
     expect(await page.evaluate(() => document.activeElement?.closest('tr')?.getAttribute('data-address'))).toBe(token.address)
+  })
+
+  it('breaks the detail charts where the token was out of the top 100', async () => {
+    const page = pageAt(1400)
+    const token = room.liveActivity[5]!
+    await page.locator(`tr[data-address="${token.address}"] .token`).click()
+    await page.waitForSelector('[data-testid="detail-charts"] figure[data-drawn="true"]')
+    const price = await page.locator('[data-testid="detail-charts"] figure').first().locator('path').getAttribute('d')
+    expect(price!.match(/M/g)).toHaveLength(2) // two runs of points: before the hour out, and after
+    const other = room.liveActivity[6]!
+    await page.keyboard.press('Escape')
+    await page.locator(`tr[data-address="${other.address}"] .token`).click()
+    await page.waitForSelector(`#detail-title:has-text("${other.symbol}")`)
+    await page.waitForSelector('[data-testid="detail-charts"] figure[data-drawn="true"]')
+    expect((await page.locator('[data-testid="detail-charts"] figure').first().locator('path').getAttribute('d'))!.match(/M/g)).toHaveLength(1)
+    await page.keyboard.press('Escape')
+    await page.getByTestId('detail').waitFor({ state: 'hidden' })
   })
 
   it('says so in the detail panel when the service holds no history for a token', async () => {
