@@ -334,6 +334,23 @@ async function describeFailure(response) {
 const getJson = (path) => fetch(path, { cache: 'no-cache', headers: { accept: 'application/json' } })
 
 let firstLoad = true
+/** ETags of the bodies on screen. */
+const lastEtags = { room: /** @type {string | null} */ (null), history: /** @type {string | null} */ (null) }
+
+/**
+ * Redraws, then puts the keyboard focus back on the same token's control if it was on a row or a trending entry
+ * (a redraw replaces those elements; a keyboard user must not be sent back to the top every 30 s).
+ */
+function keepingFocus(redraw) {
+  const active = document.activeElement
+  const holder = active instanceof HTMLElement ? active.closest('#tokens [data-address], #trending [data-address]') : null
+  const address = holder instanceof HTMLElement ? holder.dataset.address : undefined
+  const inTrending = !!holder?.closest('#trending')
+  redraw()
+  if (!address || active?.isConnected) return
+  const again = document.querySelector(inTrending ? `#trending button[data-address="${address}"]` : `#tokens tr[data-address="${address}"] .token`)
+  if (again instanceof HTMLElement) again.focus({ preventScroll: true })
+}
 
 async function loadRoom() {
   try {
@@ -342,7 +359,11 @@ async function loadRoom() {
     const response = firstLoad ? await fetch('/api/control-room') : await getJson('/api/control-room')
     firstLoad = false
     if (!response.ok) return showError(await describeFailure(response))
-    state.data = await response.json()
+    // The same ETag is the same body: keep the rows (and the keyboard focus on them), update only the freshness.
+    const etag = response.headers.get('etag')
+    const changed = !etag || etag !== lastEtags.room || !state.data
+    if (changed) state.data = await response.json()
+    lastEtags.room = etag
     const age = Number(response.headers.get('x-data-age'))
     state.served = {
       state: response.headers.get('x-data-state'),
@@ -354,9 +375,11 @@ async function loadRoom() {
     // A slightly stale answer means a refresh has just started on the server: ask again shortly rather than in 30 s.
     // (Older stale data means an outage: the usual 30 s polling goes on, no faster.)
     if (state.served.state === 'stale' && (state.served.ageSeconds ?? 0) <= STALE_AFTER_SECONDS) scheduleCatchUp()
-    renderSummary()
-    renderTrending()
-    renderTable()
+    if (changed) keepingFocus(() => {
+      renderSummary()
+      renderTrending()
+      renderTable()
+    })
     renderFreshness()
   } catch {
     showError('Market data unavailable: the service could not be reached.')
@@ -376,7 +399,10 @@ async function loadHistory() {
   try {
     const response = await getJson('/api/market-history')
     if (!response.ok) return
+    const etag = response.headers.get('etag')
+    if (etag && etag === lastEtags.history && state.history) return
     state.history = await response.json()
+    lastEtags.history = etag
   } catch {
     return // the charts keep what they showed; the table does not depend on them
   }

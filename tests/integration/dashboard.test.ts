@@ -342,6 +342,27 @@ describe('the dashboard page', () => {
     expect(await page.getAttribute('th[data-key="rank"]', 'aria-sort')).toBe('ascending')
   })
 
+  it('keeps the keyboard focus on a row across refreshes, and redraws nothing while the data is unchanged', async () => {
+    const page = pageAt(1400)
+    const token = room.liveActivity[3]!
+    const button = page.locator(`tr[data-address="${token.address}"] .token`)
+    await button.focus()
+    await button.evaluate((el) => ((el as HTMLElement & { marked?: boolean }).marked = true))
+    const marked = () => page.evaluate(() => !!(document.activeElement as HTMLElement & { marked?: boolean }).marked)
+    // What the 30 s timer does; a programmatic click leaves the focus where it is, as the timer does.
+    const refresh = async () => {
+      const done = page.waitForResponse((r) => r.url().endsWith('/api/health'))
+      await page.evaluate(() => document.getElementById('refresh')!.click())
+      await done
+    }
+    await refresh()
+    expect(await marked()).toBe(true) // same ETag: the same row elements
+    clock.offset += 31_000 // the window is over: the next refreshes bring a new body
+    for (let i = 0; i < 20 && (await marked()); i++) await refresh()
+    expect(await marked()).toBe(false) // the rows were redrawn…
+    expect(await page.evaluate(() => document.activeElement?.closest('tr')?.getAttribute('data-address'))).toBe(token.address) // …and the focus is on the same token
+  })
+
   it('finds a known token with the search box', async () => {
     const page = pageAt(360)
     await page.fill('#search-input', 'AERO')
