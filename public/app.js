@@ -337,19 +337,27 @@ let firstLoad = true
 /** ETags of the bodies on screen. */
 const lastEtags = { room: /** @type {string | null} */ (null), history: /** @type {string | null} */ (null) }
 
+/** Which token control an element is (a row's token button or a trending entry), or null. */
+function tokenControlOf(element) {
+  const holder = element instanceof HTMLElement ? element.closest('#tokens [data-address], #trending [data-address]') : null
+  return holder instanceof HTMLElement ? { address: holder.dataset.address, inTrending: !!holder.closest('#trending') } : null
+}
+
+/** Focuses the control of the same token in the same place, after a redraw replaced the element that had the focus. */
+function focusTokenControl(control) {
+  const again = control && document.querySelector(control.inTrending ? `#trending button[data-address="${control.address}"]` : `#tokens tr[data-address="${control.address}"] .token`)
+  if (again instanceof HTMLElement) again.focus({ preventScroll: true })
+}
+
 /**
  * Redraws, then puts the keyboard focus back on the same token's control if it was on a row or a trending entry
  * (a redraw replaces those elements; a keyboard user must not be sent back to the top every 30 s).
  */
 function keepingFocus(redraw) {
   const active = document.activeElement
-  const holder = active instanceof HTMLElement ? active.closest('#tokens [data-address], #trending [data-address]') : null
-  const address = holder instanceof HTMLElement ? holder.dataset.address : undefined
-  const inTrending = !!holder?.closest('#trending')
+  const control = tokenControlOf(active)
   redraw()
-  if (!address || active?.isConnected) return
-  const again = document.querySelector(inTrending ? `#trending button[data-address="${address}"]` : `#tokens tr[data-address="${address}"] .token`)
-  if (again instanceof HTMLElement) again.focus({ preventScroll: true })
+  if (control && !active?.isConnected) focusTokenControl(control)
 }
 
 async function loadRoom() {
@@ -559,13 +567,9 @@ function openDetail(address, from) {
 
 function onDetailClosed() {
   detailRequest++
+  // The table or the trending list may have been redrawn while the panel was open: then focus the same token's new control.
   if (opener?.isConnected) opener.focus()
-  else {
-    // The table was redrawn while the panel was open: focus the same token's new button.
-    const address = opener?.closest('[data-address]')?.getAttribute('data-address') ?? opener?.dataset.address
-    const again = address ? document.querySelector(`#tokens tr[data-address="${address}"] .token`) : null
-    if (again instanceof HTMLElement) again.focus()
-  }
+  else focusTokenControl(tokenControlOf(opener))
   opener = null
 }
 
