@@ -1,8 +1,8 @@
-import { createRefusalLog, matchAgentKey } from '../lib/agents.js'
-import { ConfigError, type DeployConfig } from '../lib/config.js'
+import { createRefusalLog, matchAgentKey } from '../lib/deploy/agentKeys.js'
+import { ConfigError, type DeployConfig } from '../lib/platform/config.js'
 import { defaultDeployServicesSource, MISCONFIGURED, runAgentAction, type DeployServicesSource } from '../lib/deploy/agentActions.js'
-import { guardRequest, jsonResponse, readJsonBody, type Method } from '../lib/http.js'
-import { errorName } from '../lib/log.js'
+import { guardRequest, jsonResponse, readJsonBody, type Method } from '../lib/platform/http.js'
+import { errorName } from '../lib/platform/log.js'
 
 const METHODS: readonly Method[] = ['POST']
 

@@ -1,6 +1,6 @@
-import { readControlRoom } from '../lib/market/readModels.js'
-import { createCachedReadHandler } from '../lib/readEndpoint.js'
-import { getReadServices, type ReadServices } from '../lib/readServices.js'
+import { readControlRoom } from '../lib/read/models.js'
+import { createCachedReadHandler } from '../lib/read/cachedReadHandler.js'
+import { getReadServices, type ReadServices } from '../lib/read/services.js'
 
 /** The `GET /api/control-room` handler over the given services. */
 export function createControlRoomHandler(services: () => ReadServices) {

@@ -1,10 +1,10 @@
-import { ConfigError, loadHealthConfig, type HealthConfig } from '../lib/config.js'
+import { ConfigError, loadHealthConfig, type HealthConfig } from '../lib/platform/config.js'
 import type { DeployServicesSource } from '../lib/deploy/agentActions.js'
 import { defaultDeployServicesSource } from '../lib/deploy/agentActions.js'
-import { checkDetailedHealth, checkPublicHealth, isHealthTokenValid } from '../lib/health.js'
-import { guardRequest, jsonResponse, type Method } from '../lib/http.js'
-import { errorName } from '../lib/log.js'
-import { getReadServices, type ReadServices } from '../lib/readServices.js'
+import { checkDetailedHealth, checkPublicHealth, isHealthTokenValid } from '../lib/health/checks.js'
+import { guardRequest, jsonResponse, type Method } from '../lib/platform/http.js'
+import { errorName } from '../lib/platform/log.js'
+import { getReadServices, type ReadServices } from '../lib/read/services.js'
 
 const METHODS: readonly Method[] = ['GET', 'HEAD']
 

@@ -1,5 +1,5 @@
-import { buildLlmsTxt } from '../lib/docs.js'
-import { createTextHandler } from '../lib/textEndpoint.js'
+import { buildLlmsTxt } from '../lib/docs/llmsTxt.js'
+import { createTextHandler } from '../lib/docs/textHandler.js'
 
 /** `GET /api/llms` (and `/llms.txt`): the llms.txt index. */
 export default { fetch: createTextHandler('text/plain; charset=utf-8', buildLlmsTxt) }

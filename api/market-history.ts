@@ -1,6 +1,6 @@
-import { readMarketHistory } from '../lib/market/readModels.js'
-import { createCachedReadHandler } from '../lib/readEndpoint.js'
-import { getReadServices, type ReadServices } from '../lib/readServices.js'
+import { readMarketHistory } from '../lib/read/models.js'
+import { createCachedReadHandler } from '../lib/read/cachedReadHandler.js'
+import { getReadServices, type ReadServices } from '../lib/read/services.js'
 
 /** The `GET /api/market-history` handler over the given services: the dashboard's charts in one request. */
 export function createMarketHistoryHandler(services: () => ReadServices) {

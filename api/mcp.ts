@@ -1,6 +1,6 @@
 import { defaultDeployServicesSource } from '../lib/deploy/agentActions.js'
 import { createMcpHandler } from '../lib/mcp/server.js'
-import { getReadServices } from '../lib/readServices.js'
+import { getReadServices } from '../lib/read/services.js'
 import { createControlRoomHandler } from './control-room.js'
 import { createTokenSearchHandler } from './token-search.js'
 

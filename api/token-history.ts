@@ -1,6 +1,6 @@
-import { readTokenHistory } from '../lib/market/readModels.js'
-import { badReadRequest, createCachedReadHandler } from '../lib/readEndpoint.js'
-import { getReadServices, type ReadServices } from '../lib/readServices.js'
+import { readTokenHistory } from '../lib/read/models.js'
+import { badReadRequest, createCachedReadHandler } from '../lib/read/cachedReadHandler.js'
+import { getReadServices, type ReadServices } from '../lib/read/services.js'
 
 /** The `GET /api/token-history?address=0x…` handler over the given services. */
 export function createTokenHistoryHandler(services: () => ReadServices) {

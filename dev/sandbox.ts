@@ -1,7 +1,7 @@
 // `npm run sandbox`: the whole service on this machine alone. Local DexScreener- and GeckoTerminal-shaped upstreams with a synthetic
 // Base market, anvil (chain 8453) with the B20 factory emulator, a KMS-compatible signer, the in-process store, and
 // the real api/ handlers configured only through the environment, exactly as on Vercel. Ctrl-C stops everything.
-import { generateAgentKey } from '../lib/agents.js'
+import { generateAgentKey } from '../lib/deploy/agentKeys.js'
 import { startAnvilChain } from '../tests/support/anvil.js'
 import { startFakeDexScreener } from '../tests/support/fakeDexScreener.js'
 import { startFakeGeckoTerminal } from '../tests/support/fakeGeckoTerminal.js'
@@ -30,14 +30,14 @@ Object.assign(process.env, {
 })
 for (const name of ['UPSTASH_REDIS_REST_URL', 'UPSTASH_REDIS_REST_TOKEN', 'KV_REST_API_URL', 'KV_REST_API_TOKEN', 'SIGNER_ADDRESS', 'CHAIN_ID', 'VERCEL']) delete process.env[name]
 
-const { getDeployServices } = await import('../lib/deployServices.js')
+const { getDeployServices } = await import('../lib/deploy/services.js')
 const signer = await getDeployServices().getSigner!()
 await chain.fund(signer.address)
 
 const server = await startServer({ port: Number(process.env.PORT ?? 3000), host: process.env.HOST ?? '127.0.0.1', handlers: await loadApiHandlers(), ...(await vercelRouting()) })
 const base = server.url
 // The history charts need a day of snapshots; a fresh sandbox backfills 24 h of synthetic ones behind the first real one.
-const { getReadServices } = await import('../lib/readServices.js')
+const { getReadServices } = await import('../lib/read/services.js')
 const room = (await (await fetch(`${base}/api/control-room`)).json()) as { liveActivity: import('../lib/market/types.js').Token[] }
 const reads = getReadServices()
 await seedHistory(reads.store, reads.keyPrefix, syntheticHistory({ tokens: room.liveActivity, now: reads.now() }))

@@ -4,7 +4,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { extname, join, normalize, resolve, sep } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { DISCARD_LIMIT_BYTES } from '../lib/http.js'
+import { DISCARD_LIMIT_BYTES } from '../lib/platform/http.js'
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)))
 
@@ -180,7 +180,7 @@ export async function vercelRouting(): Promise<{ rewrites: Record<string, string
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const { getReadServices } = await import('../lib/readServices.js')
+  const { getReadServices } = await import('../lib/read/services.js')
   let describe: string
   try {
     describe = getReadServices().describe

@@ -1,6 +1,6 @@
 import { BaseError, HttpRequestError, TimeoutError, type Hex } from 'viem'
 import { decodeB20Revert } from '../chain/b20.js'
-import { errorName } from '../log.js'
+import { errorName } from '../platform/log.js'
 import { failure, type DeployFailure } from './outcome.js'
 
 // How an RPC error reads: a revert, no answer at all, or the node refusing.

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { errorName, type Logger } from '../log.js'
+import { errorName, type Logger } from '../platform/log.js'
 import type { Store } from '../store/types.js'
 import { failure, type DeployFailure } from './outcome.js'
 

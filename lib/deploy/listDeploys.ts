@@ -1,5 +1,5 @@
-import type { DeployServices } from '../deployServices.js'
-import { errorName } from '../log.js'
+import type { DeployServices } from './services.js'
+import { errorName } from '../platform/log.js'
 import { deployHistoryKeys, listAgentDeploys } from './history.js'
 import { failure, type DeployFailure } from './outcome.js'
 import type { ListDeploys } from './responses.js'

@@ -1,7 +1,7 @@
 import { keccak256, type Address, type Hex, type PublicClient } from 'viem'
 import { B20_FACTORY_ADDRESS } from '../chain/b20.js'
 import type { KmsAccount } from '../chain/kmsAccount.js'
-import { errorName, type Logger } from '../log.js'
+import { errorName, type Logger } from '../platform/log.js'
 import type { Store } from '../store/types.js'
 import { isTransportFailure, shortMessage } from './chainErrors.js'
 import { listUnmined, recordDeploy, updateDeployRecord, type DeployHistoryKeys, type DeployRecord } from './history.js'

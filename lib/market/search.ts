@@ -1,4 +1,4 @@
-import type { DexScreenerClient } from '../upstream/dexscreener.js'
+import type { Pair } from '../upstream/pair.js'
 import { isHexAddress, pairToToken } from './normalize.js'
 import { assignRanks, basePairs, compareByVolume } from './rank.js'
 import type { TokenSearchResult } from './types.js'
@@ -17,15 +17,11 @@ export function parseQuery(raw: string | null): { ok: true; query: string } | { 
   return { ok: true, query }
 }
 
-/** Parameters of {@link searchTokens}. */
-export type SearchTokensParameters = { upstream: DexScreenerClient; query: string; timeoutMs?: number }
-
 /**
  * Base pairs whose base token's symbol or name contains the term (case-insensitive; a full 0x address matches
- * the base token address), sorted by 24h volume, ranked by position.
+ * the base token address), one per pair, sorted by 24h volume, ranked by position.
  */
-export async function searchTokens({ upstream, query, timeoutMs = 10_000 }: SearchTokensParameters): Promise<TokenSearchResult> {
-  const pairs = await upstream.search(query, { signal: AbortSignal.timeout(timeoutMs) })
+export function matchSearchPairs(pairs: readonly Pair[], query: string): TokenSearchResult {
   const needle = query.toLowerCase()
   const byAddress = isHexAddress(query)
   const seen = new Set<string>()

@@ -1,6 +1,3 @@
-import { errorName, type Logger } from '../log.js'
-import type { Store } from '../store/types.js'
-
 /** A Base token the service has seen: its last known 24h volume (USD) and when it was last seen (epoch ms). */
 export type UniverseEntry = { address: string; volume24h: number; lastSeen: number }
 
@@ -55,26 +52,4 @@ export function parseUniverse(text: string | null): UniverseEntry[] {
 /** The compact stored form: `[[address, volume24h, lastSeen], ...]` (about 70 bytes an entry). */
 export function serializeUniverse(universe: readonly UniverseEntry[]): string {
   return JSON.stringify(universe.map((e) => [e.address, e.volume24h, e.lastSeen]))
-}
-
-/** How long the stored universe outlives its last write. */
-const UNIVERSE_TTL_MS = 2 * UNIVERSE_MAX_AGE_MS
-
-/** Loads the universe from the shared store; a store outage reads as an empty universe (and is logged). */
-export async function loadUniverse(store: Store, key: string, logger: Logger): Promise<UniverseEntry[]> {
-  try {
-    return parseUniverse(await store.get(key))
-  } catch (error) {
-    logger.warn('store_unavailable', { operation: 'universe_get', error: errorName(error), effect: 'refreshing without the universe' })
-    return []
-  }
-}
-
-/** Saves the universe to the shared store; a store outage only costs the next refresh its head start. */
-export async function saveUniverse(store: Store, key: string, universe: readonly UniverseEntry[], logger: Logger): Promise<void> {
-  try {
-    await store.set(key, serializeUniverse(universe), UNIVERSE_TTL_MS)
-  } catch (error) {
-    logger.warn('store_unavailable', { operation: 'universe_set', error: errorName(error), effect: 'universe not saved' })
-  }
 }

@@ -1,4 +1,4 @@
-import { errorName, type Logger } from '../log.js'
+import { errorName, type Logger } from '../platform/log.js'
 import type { Store } from '../store/types.js'
 
 /** DexScreener requests the whole service may send in any rolling minute (its limit is 300). */

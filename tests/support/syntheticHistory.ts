@@ -1,6 +1,6 @@
 import { SNAPSHOT_INTERVAL_MS, snapshotTime, type Snapshot, type SnapshotRow } from '../../lib/market/history.js'
-import { recordSnapshot } from '../../lib/market/historyStore.js'
-import { silentLogger } from '../../lib/log.js'
+import { recordSnapshot } from '../../lib/read/historyStore.js'
+import { silentLogger } from '../../lib/platform/log.js'
 import type { Token } from '../../lib/market/types.js'
 import type { Store } from '../../lib/store/types.js'
 import { seededRandom } from './syntheticMarket.js'

@@ -1,0 +1,90 @@
+import { KMSClient } from '@aws-sdk/client-kms'
+import { randomBytes } from 'node:crypto'
+import type { Hex, PublicClient } from 'viem'
+import { createChainClient, createChainIdCheck } from '../chain/client.js'
+import { createKmsAccount, type KmsAccount } from '../chain/kmsAccount.js'
+import { loadDeployConfig, type DeployConfig, type Environment } from '../platform/config.js'
+import { createLogger, type Logger } from '../platform/log.js'
+import { createMemoryStore } from '../store/memory.js'
+import type { Store } from '../store/types.js'
+import { createUpstashStore } from '../store/upstash.js'
+
+/** Everything the deploy endpoint talks to, built once per instance. */
+export type DeployServices = {
+  config: DeployConfig
+  /** The shared store, or null when deploys must not run (on Vercel without Redis). */
+  store: Store | null
+  publicClient: PublicClient
+  /** Checks the RPC's chain id once. */
+  verifyChain: () => Promise<void>
+  /** The KMS-backed account (one `GetPublicKey` per process), or null when `KMS_KEY_ID` is unset. */
+  getSigner: (() => Promise<KmsAccount>) | null
+  logger: Logger
+  now: () => number
+  randomSalt: () => Hex
+  /** How long a deploy waits for the nonce lock before answering "busy". */
+  lockWaitMs: number
+  /** Lease of the nonce lock: longer than the slowest sign-and-send. */
+  lockLeaseMs: number
+  /** How often a waiting receipt asks the chain (one block on Base: 2 s). */
+  receiptPollMs: number
+}
+
+/** Parameters of {@link createDeployServices}; anything given replaces what the environment would build. */
+export type CreateDeployServicesParameters = {
+  env?: Environment
+  store?: Store | null
+  publicClient?: PublicClient
+  kms?: KMSClient
+  logger?: Logger
+  now?: () => number
+  lockWaitMs?: number
+  lockLeaseMs?: number
+  receiptPollMs?: number
+}
+
+/** Builds the deploy services from the environment (or from what a test hands in). */
+export function createDeployServices(parameters: CreateDeployServicesParameters = {}): DeployServices {
+  const config = loadDeployConfig(parameters.env ?? process.env)
+  const publicClient = parameters.publicClient ?? createChainClient({ rpcUrl: config.rpcUrl, chainId: config.chainId })
+  let store: Store | null
+  if (parameters.store !== undefined) store = parameters.store
+  else if (config.redis) store = createUpstashStore(config.redis)
+  // Instances on Vercel share no memory: an in-process lock and cap would not serialise deploys, so none run.
+  else store = config.onVercel ? null : createMemoryStore()
+
+  let signer: Promise<KmsAccount> | undefined
+  const { kmsKeyId } = config
+  const getSigner = kmsKeyId
+    ? () => {
+        // The AWS SDK reads credentials from its default chain and honours AWS_ENDPOINT_URL_KMS.
+        signer ??= createKmsAccount({ kms: parameters.kms ?? new KMSClient({ region: config.awsRegion ?? undefined }), keyId: kmsKeyId, expectedAddress: config.signerAddress ?? undefined }).catch((error: unknown) => {
+          signer = undefined // a KMS outage is retried on the next request; a key mismatch fails again, clearly
+          throw error
+        })
+        return signer
+      }
+    : null
+
+  return {
+    config,
+    store,
+    publicClient,
+    verifyChain: createChainIdCheck(publicClient, config.chainId),
+    getSigner,
+    logger: parameters.logger ?? createLogger(),
+    now: parameters.now ?? Date.now,
+    randomSalt: () => `0x${randomBytes(32).toString('hex')}`,
+    lockWaitMs: parameters.lockWaitMs ?? 20_000,
+    lockLeaseMs: parameters.lockLeaseMs ?? 60_000,
+    receiptPollMs: parameters.receiptPollMs ?? 2000,
+  }
+}
+
+let instance: DeployServices | undefined
+
+/** The instance's deploy services, built from `process.env` on first use. */
+export function getDeployServices(): DeployServices {
+  instance ??= createDeployServices()
+  return instance
+}

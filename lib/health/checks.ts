@@ -1,0 +1,141 @@
+import { timingSafeEqual, createHash } from 'node:crypto'
+import type { HealthConfig } from '../platform/config.js'
+import type { DeployServices } from '../deploy/services.js'
+import { deployHistoryKeys, listUnmined } from '../deploy/history.js'
+import { deployStoreKeys } from '../deploy/storeKeys.js'
+import { errorName } from '../platform/log.js'
+import { controlRoomCacheKey } from '../read/models.js'
+import type { ReadServices } from '../read/services.js'
+import { SERVICE_VERSION } from '../platform/version.js'
+
+/** What anyone may see: whether the service can answer, its version, and how old the market data is. */
+export type PublicHealth = { ok: boolean; version: string; dataAgeSeconds: number | null }
+
+/** One part of the detailed view: up or down, and what was seen. */
+export type HealthPart = { ok: boolean; latencyMs?: number; error?: string; [detail: string]: unknown }
+
+/** The detailed view (with `Authorization: Bearer <HEALTH_TOKEN>`): every part the service depends on. */
+export type DetailedHealth = PublicHealth & {
+  store: HealthPart
+  upstreams: { dexscreener: HealthPart; geckoterminal: HealthPart }
+  rpc: HealthPart
+  signer: HealthPart
+  deploys: HealthPart
+}
+
+/** Longest one part may take to answer before it counts as down. */
+export const HEALTH_PART_TIMEOUT_MS = 3000
+
+/** Runs one probe under a deadline; a failure or timeout is the part being down (with the error's name only). */
+async function probe(run: () => Promise<Record<string, unknown>>): Promise<HealthPart> {
+  const started = Date.now()
+  let timer: NodeJS.Timeout | undefined
+  try {
+    const details = await Promise.race([
+      run(),
+      new Promise<never>((_, reject) => (timer = setTimeout(() => reject(Object.assign(new Error('timed out'), { name: 'TimeoutError' })), HEALTH_PART_TIMEOUT_MS))),
+    ])
+    return { ok: true, latencyMs: Date.now() - started, ...details }
+  } catch (error) {
+    return { ok: false, latencyMs: Date.now() - started, error: errorName(error) }
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/** The public view: reads the control room's cache entry (one store round trip). */
+export async function checkPublicHealth(read: ReadServices): Promise<PublicHealth> {
+  try {
+    const raw = await read.store.get(controlRoomCacheKey(read.keyPrefix))
+    const fetchedAt = raw ? (JSON.parse(raw) as { fetchedAt?: unknown }).fetchedAt : undefined
+    const dataAgeSeconds = typeof fetchedAt === 'number' ? Math.max(0, Math.floor((read.now() - fetchedAt) / 1000)) : null
+    return { ok: true, version: SERVICE_VERSION, dataAgeSeconds }
+  } catch {
+    // Reads still answer without the store (uncached), but the service is degraded: monitors should hear of it.
+    return { ok: false, version: SERVICE_VERSION, dataAgeSeconds: null }
+  }
+}
+
+/** True when `presented` is `Bearer <token>` (compared in constant time). */
+export function isHealthTokenValid(presented: string | null, token: string): boolean {
+  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(presented ?? '')?.[1]
+  if (!bearer) return false
+  const digest = (v: string) => createHash('sha256').update(v).digest()
+  return timingSafeEqual(digest(bearer), digest(token))
+}
+
+/** Parameters of {@link checkDetailedHealth}. */
+export type CheckDetailedHealthParameters = {
+  read: ReadServices
+  /** The deploy services, loaded on demand (viem, the AWS SDK); a failure to load is reported, not thrown. */
+  deploy: () => Promise<DeployServices>
+  config: HealthConfig
+}
+
+const ETH = 10n ** 18n
+const formatEth = (wei: bigint) => `${wei / ETH}.${(wei % ETH).toString().padStart(18, '0').replace(/0+$/, '') || '0'}`
+
+/** The detailed view: every part probed at once, each under {@link HEALTH_PART_TIMEOUT_MS}. Never throws. */
+export async function checkDetailedHealth({ read, deploy, config }: CheckDetailedHealthParameters): Promise<DetailedHealth> {
+  const services = deploy().catch((error: unknown) => {
+    throw Object.assign(new Error('deploy services failed to start'), { name: errorName(error) })
+  })
+  services.catch(() => undefined)
+  const signerAddress = async () => {
+    const ctx = await services
+    if (!ctx.getSigner) throw Object.assign(new Error('no signer'), { name: 'SignerNotConfigured' })
+    return { ctx, address: (await ctx.getSigner()).address }
+  }
+
+  const [publicView, store, dexscreener, rpc, signer, deploys] = await Promise.all([
+    checkPublicHealth(read),
+    probe(async () => {
+      await read.store.get(`${read.keyPrefix}health:probe`)
+      return { kind: read.store.kind }
+    }),
+    // One search through the shared budget: the only part that spends upstream calls, and only for the operator.
+    probe(async () => ({ pairs: (await read.upstream.search('WETH')).length })),
+    probe(async () => {
+      const ctx = await services
+      const [chainId, head] = await Promise.all([ctx.publicClient.getChainId(), ctx.publicClient.getBlockNumber()])
+      if (chainId !== ctx.config.chainId) throw Object.assign(new Error('chain mismatch'), { name: 'ChainMismatch' })
+      return { chainId, expectedChainId: ctx.config.chainId, head: Number(head) }
+    }),
+    probe(async () => {
+      const { ctx, address } = await signerAddress()
+      const balance = await ctx.publicClient.getBalance({ address })
+      return { address, balanceEth: formatEth(balance), minBalanceEth: formatEth(config.signerMinBalanceWei), lowBalance: balance < config.signerMinBalanceWei }
+    }),
+    probe(async () => {
+      const { ctx, address } = await signerAddress()
+      if (!ctx.store) throw Object.assign(new Error('no shared store'), { name: 'DeploysDisabled' })
+      const keys = deployStoreKeys({ storePrefix: ctx.config.storePrefix, chainId: ctx.config.chainId, signer: address })
+      const now = ctx.now()
+      const [used, unmined, minedCount] = await Promise.all([
+        ctx.store.countWindow({ key: keys.cap, windowMs: ctx.config.capWindowSeconds * 1000, now }),
+        listUnmined(ctx.store, deployHistoryKeys({ storePrefix: ctx.config.storePrefix, chainId: ctx.config.chainId }), address),
+        ctx.publicClient.getTransactionCount({ address, blockTag: 'latest' }),
+      ])
+      // The list is pruned lazily: what the chain has mined since is not pending.
+      const oldest = unmined.find((record) => record.nonce >= minedCount)
+      return {
+        usedInWindow: used,
+        cap: ctx.config.dailyCap,
+        windowSeconds: ctx.config.capWindowSeconds,
+        oldestUnmined: oldest ? { txHash: oldest.txHash, nonce: oldest.nonce, pendingSeconds: Math.max(0, Math.round((now - oldest.sentAt) / 1000)) } : null,
+      }
+    }),
+  ])
+  const backingOff = read.gecko ? await read.store.get(`${read.keyPrefix}gecko:backoff`).then((v) => v !== null, () => null) : null
+  const geckoterminal: HealthPart = read.gecko ? { ok: backingOff === false, backingOff } : { ok: true, configured: false }
+  const parts = [store, dexscreener, geckoterminal, rpc, signer, deploys]
+  return {
+    ...publicView,
+    ok: publicView.ok && parts.every((p) => p.ok),
+    store,
+    upstreams: { dexscreener, geckoterminal },
+    rpc,
+    signer,
+    deploys,
+  }
+}

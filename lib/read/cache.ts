@@ -1,0 +1,199 @@
+import { createHash } from 'node:crypto'
+import { errorName, type Logger } from '../platform/log.js'
+import type { Store } from '../store/types.js'
+
+/** A cached response body with its validator, when it was made, until when it is fresh, and where it came from. */
+export type CachedBody = {
+  /** The JSON text served to clients, byte for byte the same across instances within the window. */
+  body: string
+  /** Strong ETag of `body`, quoted. */
+  etag: string
+  /** Epoch ms at which the body was made (on the cache's clock). */
+  fetchedAt: number
+  /** Epoch ms after which the entry is stale (on the cache's clock). */
+  expiresAt: number
+  /** The upstream that served it (`dexscreener`, `geckoterminal`), when the producer says. */
+  source?: string
+}
+
+/** A cache entry as held in the instance: the body is also kept UTF-8 encoded, so a warm hit copies nothing. */
+export type LocalCachedBody = CachedBody & { bytes: Uint8Array }
+
+/** What a read answers: the entry, and whether it is past its window (served while a refresh runs, or the upstream fails). */
+export type CacheReadReturnType = { entry: LocalCachedBody; stale: boolean }
+
+/** What a refresh produces: the body, and optionally which upstream served it. */
+export type RefreshResult = { body: string; source?: string }
+
+/** Computes the strong ETag of a body. */
+export function etagOf(body: string): string {
+  return `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`
+}
+
+/** Parameters of {@link createReadCache}. */
+export type CreateReadCacheParameters = {
+  store: Store
+  logger: Logger
+  now?: () => number
+  /** Up to what age a body may still be served past its window (stale-while-revalidate and stale-if-error; default 600 s). */
+  staleForMs?: number
+  /** Keeps the instance alive for a background refresh (Vercel's `waitUntil`); the refresh runs either way. */
+  waitUntil?: (promise: Promise<unknown>) => void
+  /** Lease of the cross-instance refresh lock; longer than a whole refresh may take (default 12 s). */
+  lockTtlMs?: number
+  /** How often a waiter looks for the lock holder's result (default 50 ms). */
+  pollIntervalMs?: number
+  /** After a background refresh failed, how long (real time) before the next one is tried (default 5 s). */
+  retryFailedAfterMs?: number
+}
+
+/** Parameters of {@link ReadCache.read}. */
+export type ReadParameters = {
+  key: string
+  ttlMs: number
+  /** Produces the fresh body; its failure reaches the caller only when no body young enough exists. */
+  refresh: () => Promise<RefreshResult>
+}
+
+/**
+ * A read-through cache. Fresh bodies are served from the instance or the shared store. Once a body is past its window
+ * it is still served at once while younger than `staleForMs`, while one refresh runs in the background (single-flight in the
+ * instance, a lock across instances); if that refresh fails, the body keeps being served until it is too old. With
+ * no body young enough, the caller waits for the refresh, and its failure is the caller's.
+ */
+export type ReadCache = { read(parameters: ReadParameters): Promise<CacheReadReturnType> }
+
+/** Most entries kept in the instance's own copy of the shared cache. */
+export const LOCAL_ENTRIES_MAX = 1000
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
+
+/** Creates the read-through cache used by the read endpoints. */
+export function createReadCache(parameters: CreateReadCacheParameters): ReadCache {
+  const { store, logger, now = Date.now, staleForMs = 600_000, waitUntil, lockTtlMs = 12_000, pollIntervalMs = 50, retryFailedAfterMs = 5000 } = parameters
+  const local = new Map<string, LocalCachedBody>()
+  const inFlight = new Map<string, Promise<LocalCachedBody>>()
+  /** Real time of the last failed background refresh, per key. */
+  const failedAt = new Map<string, number>()
+
+  const isFresh = (entry: CachedBody | null | undefined): boolean => !!entry && entry.expiresAt > now()
+  const isServable = (entry: CachedBody | null | undefined): boolean => !!entry && now() - entry.fetchedAt < staleForMs
+
+  /** Runs a store call; a failing store degrades to "no cache" with one log line instead of failing the read. */
+  const tryStore = async <T>(operation: string, run: () => Promise<T>): Promise<{ ok: true; value: T } | { ok: false }> => {
+    try {
+      return { ok: true, value: await run() }
+    } catch (error) {
+      logger.warn('store_unavailable', { operation, store: store.kind, error: errorName(error), effect: 'serving uncached' })
+      return { ok: false }
+    }
+  }
+
+  const readShared = async (key: string): Promise<CachedBody | null | 'down'> => {
+    const result = await tryStore('get', () => store.get(key))
+    if (!result.ok) return 'down'
+    if (result.value === null) return null
+    try {
+      const entry = JSON.parse(result.value) as CachedBody
+      return typeof entry.body === 'string' && typeof entry.etag === 'string' && typeof entry.expiresAt === 'number' && typeof entry.fetchedAt === 'number' ? entry : null
+    } catch {
+      return null
+    }
+  }
+
+  const keepLocal = (key: string, shared: CachedBody): LocalCachedBody => {
+    const current = local.get(key)
+    if (current && current.etag === shared.etag && current.expiresAt === shared.expiresAt) return current
+    const entry = { ...shared, bytes: Buffer.from(shared.body, 'utf8') }
+    // Bounded: search terms are open-ended, so the oldest entry makes room.
+    if (!local.has(key) && local.size >= LOCAL_ENTRIES_MAX) local.delete(local.keys().next().value!)
+    local.set(key, entry)
+    return entry
+  }
+
+  const produce = async ({ key, ttlMs, refresh }: ReadParameters, save: boolean): Promise<CachedBody> => {
+    const { body, source } = await refresh()
+    const fetchedAt = now()
+    const entry: CachedBody = { body, etag: etagOf(body), fetchedAt, expiresAt: fetchedAt + ttlMs, ...(source ? { source } : {}) }
+    // Kept past its window, for as long as it may be served stale.
+    if (save) await tryStore('set', () => store.set(key, JSON.stringify(entry), Math.max(ttlMs, staleForMs)))
+    return entry
+  }
+
+  /** A refresh that the caller waits for: single-flight across instances through a short lock. */
+  const refreshShared = async (parameters: ReadParameters): Promise<CachedBody> => {
+    const { key } = parameters
+    const lockKey = `${key}:refresh-lock`
+    const deadline = Date.now() + lockTtlMs
+    for (;;) {
+      const shared = await readShared(key)
+      if (shared === 'down') return produce(parameters, false)
+      if (shared && isFresh(shared)) return shared
+      const lock = await tryStore('lock', () => store.acquireLock(lockKey, lockTtlMs))
+      if (!lock.ok) return produce(parameters, false)
+      if (lock.value !== null) {
+        try {
+          // Another instance may have finished between our read and our lock.
+          const again = await readShared(key)
+          if (again !== 'down' && again && isFresh(again)) return again
+          return await produce(parameters, true)
+        } finally {
+          const owner = lock.value
+          await tryStore('unlock', () => store.releaseLock(lockKey, owner))
+        }
+      }
+      // Someone else is refreshing: wait for their result, but never past the lock's lease.
+      if (Date.now() >= deadline) return produce(parameters, true)
+      await sleep(pollIntervalMs)
+    }
+  }
+
+  /** One refresh per key in this instance at a time; the result becomes the instance's entry. */
+  const flight = (parameters: ReadParameters): Promise<LocalCachedBody> => {
+    let running = inFlight.get(parameters.key)
+    if (!running) {
+      running = refreshShared(parameters)
+        .then((shared) => keepLocal(parameters.key, shared))
+        .finally(() => inFlight.delete(parameters.key))
+      inFlight.set(parameters.key, running)
+    }
+    return running
+  }
+
+  /** Starts a background refresh of a stale key (at most one per key in this instance); never throws. */
+  const revalidate = (parameters: ReadParameters): void => {
+    const { key } = parameters
+    if (inFlight.has(key)) return
+    // During an outage the stale body is served; the upstream is asked again at most every few seconds, not per request.
+    if (Date.now() - (failedAt.get(key) ?? -Infinity) < retryFailedAfterMs) return
+    const running = flight(parameters).then(
+      () => void failedAt.delete(key),
+      (error: unknown) => {
+        if (failedAt.size >= LOCAL_ENTRIES_MAX) failedAt.clear()
+        failedAt.set(key, Date.now())
+        logger.warn('background_refresh_failed', { key: key.split(':').slice(-2).join(':'), error: errorName(error), message: error instanceof Error ? error.message : undefined })
+      },
+    )
+    waitUntil?.(running)
+  }
+
+  return {
+    async read(parameters) {
+      const { key } = parameters
+      const cached = local.get(key)
+      if (cached && isFresh(cached)) return { entry: cached, stale: false }
+      // Past the instance's window: another instance may have refreshed already.
+      let best: LocalCachedBody | undefined = cached
+      if (!inFlight.has(key)) {
+        const shared = await readShared(key)
+        if (shared !== 'down' && shared && (!best || shared.fetchedAt > best.fetchedAt)) best = keepLocal(key, shared)
+        if (best && isFresh(best)) return { entry: best, stale: false }
+      }
+      if (best && isServable(best)) {
+        revalidate(parameters)
+        return { entry: best, stale: true }
+      }
+      return { entry: await flight(parameters), stale: false }
+    },
+  }
+}

@@ -1,0 +1,175 @@
+import { setMaxListeners } from 'node:events'
+import { TOKENS_BATCH_SIZE, UpstreamError, type DexScreenerClient, type RequestBudget } from '../upstream/dexscreener.js'
+import type { GeckoTerminalClient } from '../upstream/geckoterminal.js'
+import type { Pair } from '../upstream/pair.js'
+import { writeCommentary } from '../market/commentary.js'
+import { BASE_CHAIN_ID, rankTokens } from '../market/rank.js'
+import { computeStats } from '../market/stats.js'
+import { CONTROL_ROOM_LIMIT, TRENDING_LENGTH, type ControlRoom } from '../market/types.js'
+import { isHexAddress } from '../market/normalize.js'
+import { universeLeaders, type Sighting, type UniverseEntry } from '../market/universe.js'
+
+/** Searches that seed the candidate set: Base hub assets and names that reach most of Base's active pairs. */
+export const DEFAULT_SEED_QUERIES = [
+  'WETH', 'USDC', 'cbBTC', 'AERO', 'VIRTUAL', 'DEGEN', 'BRETT', 'TOSHI', 'ZORA', 'clanker', 'base', 'cbETH',
+] as const
+
+/** Most upstream requests one refresh may make, retries included. */
+export const MAX_REQUESTS_PER_REFRESH = 30
+
+/** Requests of the budget left for retries when the enrichment wave is planned. */
+const RETRY_RESERVE = 3
+
+/** Universe leaders enriched in every refresh, in the same wave as the seed searches (5 calls of 30). */
+export const LEADERS_PER_REFRESH = 150
+
+/** Tokens past the top 100 that a refresh also makes sure to have enriched, in case enrichment lowers some. */
+const TOP_MARGIN = 20
+
+/** Parameters of {@link buildControlRoom}. */
+export type BuildControlRoomParameters = {
+  upstream: DexScreenerClient
+  /** The known token universe (from earlier refreshes); its leaders are enriched in the first wave. */
+  universe?: readonly UniverseEntry[]
+  /** GeckoTerminal's volume-ranked pools to fetch in the first wave (pages 1..n), with the client; none when absent. */
+  discovery?: { gecko: GeckoTerminalClient; pages: number }
+  now?: () => number
+  seedQueries?: readonly string[]
+  /** Deadline of the whole refresh (default 10 s). */
+  refreshTimeoutMs?: number
+  /** DexScreener request budget of the refresh, retries included (default 30). */
+  maxRequests?: number
+}
+
+/** What a refresh built, and what it learned for the universe. */
+export type BuildControlRoomReturnType = {
+  room: ControlRoom
+  /** Every Base token seen, with its volume; authoritative when it came from an answer about the token itself. */
+  sightings: Map<string, Sighting>
+  /** Errors of a discovery that failed (a 429 among them tells the caller to back off). */
+  discoveryErrors: unknown[]
+  /** DexScreener requests made (retries included). */
+  requests: number
+  /** Sequential upstream round trips: 1 when the universe already held the top 100, 2 when some had to be enriched. */
+  waves: 1 | 2
+}
+
+/**
+ * Assembles the control room. Wave 1, in parallel: the seed searches, the enrichment (`/tokens/v1`) of the universe's
+ * leaders and, when due, GeckoTerminal's ranked pools. Every token that would then rank in the top 100 but was not
+ * enriched is enriched in wave 2 (with a warm universe there is none: one round trip). Each listed token is described
+ * by its own highest-volume Base pair as the base token, from an answer about that token itself; a token seen only
+ * in other answers is never shown from that partial view. At most `maxRequests` DexScreener calls, retries included.
+ * Throws {@link UpstreamError} when every DexScreener call of wave 1 fails.
+ */
+export async function buildControlRoom(parameters: BuildControlRoomParameters): Promise<BuildControlRoomReturnType> {
+  const {
+    upstream,
+    universe = [],
+    discovery,
+    now = Date.now,
+    seedQueries = DEFAULT_SEED_QUERIES,
+    refreshTimeoutMs = 10_000,
+    maxRequests = MAX_REQUESTS_PER_REFRESH,
+  } = parameters
+  const signal = AbortSignal.timeout(refreshTimeoutMs)
+  // Every call of the refresh (up to the request budget, plus discovery) listens to this one signal.
+  setMaxListeners(maxRequests + 24, signal)
+  const budget: RequestBudget = { remaining: maxRequests }
+  const seeds = seedQueries.slice(0, Math.max(1, Math.floor(maxRequests / 2)))
+  const leaderBatches = toBatches(universeLeaders(universe, Math.min(LEADERS_PER_REFRESH, (maxRequests - seeds.length - RETRY_RESERVE) * TOKENS_BATCH_SIZE)))
+
+  const enrich = (batch: string[]) => upstream.tokens(batch, { signal, budget }).then((pairs) => ({ batch, pairs }))
+  // Discovery runs beside DexScreener's wave; a DexScreener outage is reported (and failed over) without waiting for it.
+  const discovering = settleAll(Array.from({ length: discovery?.pages ?? 0 }, (_, i) => discovery!.gecko.rankedPools(i + 1, { signal })))
+  const [searches, leaders] = await Promise.all([settleAll(seeds.map((q) => upstream.search(q, { signal, budget }))), settleAll(leaderBatches.map(enrich))])
+  if (searches.values.length === 0 && leaders.values.length === 0) throw rootCause([...searches.errors, ...leaders.errors])
+  const pools = await discovering
+
+  const enriched = new Set<string>()
+  const answers: Pair[] = []
+  const absorb = (results: { batch: string[]; pairs: Pair[] }[]) => {
+    for (const { batch, pairs } of results) {
+      for (const address of batch) enriched.add(address)
+      answers.push(...pairs)
+    }
+  }
+  absorb(leaders.values)
+
+  // Hints: volumes of tokens seen in answers about other tokens (either side of a pair), to choose whom to enrich.
+  const hints = new Map<string, number>()
+  const hint = (address: string | null, volume: number) => {
+    if (!address || !isHexAddress(address)) return
+    const key = address.toLowerCase()
+    hints.set(key, Math.max(hints.get(key) ?? 0, volume))
+  }
+  for (const pair of [...searches.values.flat(), ...pools.values.flat(), ...answers]) {
+    if (pair.chainId !== BASE_CHAIN_ID) continue
+    hint(pair.baseToken.address, pair.volume.h24 ?? 0)
+    hint(pair.quoteToken.address, pair.volume.h24 ?? 0)
+  }
+  // What the universe remembers counts for choosing, not as a sighting (it would never age out).
+  const remembered = new Map(universe.map((e) => [e.address, e.volume24h]))
+
+  // Wave 2: whoever would rank in the top 100 (plus a margin) without an answer about itself.
+  const own = ownBestVolumes(answers, enriched)
+  const scoreOf = (address: string) => (enriched.has(address) ? (own.get(address) ?? 0) : Math.max(hints.get(address) ?? 0, remembered.get(address) ?? 0))
+  const contenders = [...new Set([...hints.keys(), ...remembered.keys(), ...enriched])]
+    .sort((a, b) => scoreOf(b) - scoreOf(a) || (a < b ? -1 : 1))
+    .slice(0, CONTROL_ROOM_LIMIT + TOP_MARGIN)
+  const missing = contenders.filter((address) => !enriched.has(address))
+  const batchesAllowed = Math.max(0, budget.remaining - RETRY_RESERVE) || Math.min(budget.remaining, 1)
+  const followUp = await settleAll(toBatches(missing).slice(0, batchesAllowed).map(enrich))
+  if (leaders.values.length === 0 && missing.length > 0 && followUp.values.length === 0) throw rootCause([...leaders.errors, ...followUp.errors])
+  absorb(followUp.values)
+
+  const ownPairs = answers.filter((pair) => enriched.has(pair.baseToken.address.toLowerCase()))
+  const liveActivity = rankTokens({ pairs: ownPairs, limit: CONTROL_ROOM_LIMIT })
+  const stats = computeStats({ tokens: liveActivity, ts: now() })
+
+  const sightings = new Map<string, Sighting>()
+  for (const [address, volume24h] of hints) if (!enriched.has(address)) sightings.set(address, { volume24h, authoritative: false })
+  for (const [address, volume24h] of ownBestVolumes(answers, enriched)) sightings.set(address, { volume24h, authoritative: true })
+  for (const address of enriched) if (!sightings.has(address) || !sightings.get(address)!.authoritative) sightings.set(address, { volume24h: 0, authoritative: true })
+
+  return {
+    room: { liveActivity, trending: liveActivity.slice(0, TRENDING_LENGTH), stats, commentary: writeCommentary({ tokens: liveActivity, stats }) },
+    sightings,
+    discoveryErrors: pools.errors,
+    requests: maxRequests - budget.remaining,
+    waves: missing.length > 0 && batchesAllowed > 0 ? 2 : 1,
+  }
+}
+
+/** Per enriched token, the 24h volume of its best Base pair as the base token, from the answers about it. */
+function ownBestVolumes(answers: readonly Pair[], enriched: ReadonlySet<string>): Map<string, number> {
+  const best = new Map<string, number>()
+  for (const pair of answers) {
+    if (pair.chainId !== BASE_CHAIN_ID) continue
+    const address = pair.baseToken.address.toLowerCase()
+    if (!enriched.has(address)) continue
+    best.set(address, Math.max(best.get(address) ?? 0, pair.volume.h24 ?? 0))
+  }
+  return best
+}
+
+/** Splits addresses into `/tokens/v1` calls of at most 30. */
+function toBatches(addresses: readonly string[]): string[][] {
+  const batches: string[][] = []
+  for (let i = 0; i < addresses.length; i += TOKENS_BATCH_SIZE) batches.push(addresses.slice(i, i + TOKENS_BATCH_SIZE))
+  return batches
+}
+
+/** The error that explains a failed wave: a budget refusal is only a consequence of the failures before it. */
+function rootCause(errors: unknown[]): unknown {
+  return errors.find((e) => !(e instanceof UpstreamError && e.kind === 'budget')) ?? errors[0]
+}
+
+async function settleAll<T>(promises: Promise<T>[]): Promise<{ values: T[]; errors: unknown[] }> {
+  const results = await Promise.allSettled(promises)
+  const values: T[] = []
+  const errors: unknown[] = []
+  for (const r of results) (r.status === 'fulfilled' ? values.push(r.value) : errors.push(r.reason))
+  return { values, errors }
+}
+

@@ -1,0 +1,67 @@
+import type { RefreshResult } from './cache.js'
+import { errorName } from '../platform/log.js'
+import type { ReadServices } from './services.js'
+import { UpstreamError } from '../upstream/jsonGetter.js'
+import { buildControlRoom, type BuildControlRoomReturnType } from './controlRoom.js'
+import { backOffGeckoAfter429, claimGeckoDiscovery, claimGeckoFailover } from './discovery.js'
+import { buildFailoverControlRoom, FAILOVER_PAGES } from './failover.js'
+import { describeHourChanges, hourChanges, takeSnapshot } from '../market/history.js'
+import { loadSnapshotHourAgo, recordSnapshot } from './historyStore.js'
+import type { ControlRoom } from '../market/types.js'
+import { mergeSightings } from '../market/universe.js'
+import { loadUniverse, saveUniverse } from './universeStore.js'
+
+/** Store key of the token universe (under the service prefix). */
+export const universeKey = (keyPrefix: string) => `${keyPrefix}v1:universe`
+
+/**
+ * One control-room refresh as the cache runs it (single-flight across instances): loads the universe, claims the
+ * GeckoTerminal discovery when it is due, builds the room, and saves what it learned. When DexScreener fails, the room
+ * is built from GeckoTerminal's ranked pools instead (a log line says which source served). Answers the JSON body.
+ */
+export async function refreshControlRoom(services: ReadServices): Promise<RefreshResult> {
+  const { store, keyPrefix, logger, upstream, gecko, now } = services
+  // The store round trips in front of the first wave are made together.
+  const [universe, pages, hourAgo] = await Promise.all([
+    loadUniverse(store, universeKey(keyPrefix), logger),
+    gecko ? claimGeckoDiscovery({ store, keyPrefix, now: now(), logger }) : 0,
+    loadSnapshotHourAgo(store, keyPrefix, now(), logger),
+  ])
+  /** The room as served: the last hour's changes added to the commentary when history shows them; its snapshot kept. */
+  const finish = async (room: ControlRoom): Promise<string> => {
+    const changes = hourAgo ? describeHourChanges(hourChanges(room.liveActivity, hourAgo)) : null
+    const served = changes ? { ...room, commentary: `${room.commentary} ${changes}` } : room
+    await recordSnapshot({ store, keyPrefix, snapshot: takeSnapshot(room.liveActivity, now()), logger })
+    return JSON.stringify(served)
+  }
+  let built: BuildControlRoomReturnType
+  try {
+    built = await buildControlRoom({ upstream, universe, discovery: gecko && pages > 0 ? { gecko, pages } : undefined, now })
+  } catch (error) {
+    if (!gecko || !(error instanceof UpstreamError)) throw error
+    logger.warn('control_room_upstream_failed', { source: 'dexscreener', kind: error.kind, status: error.status, message: error.message })
+    const allowed = await claimGeckoFailover({ store, keyPrefix, now: now(), logger }, FAILOVER_PAGES)
+    try {
+      const room = await buildFailoverControlRoom({ gecko, pages: allowed, now })
+      logger.info('control_room_refreshed', { source: 'geckoterminal', tokens: room.liveActivity.length, geckoterminalRequests: allowed })
+      return { body: await finish(room), source: 'geckoterminal' }
+    } catch (failoverError) {
+      await backOffGeckoAfter429([failoverError], { store, keyPrefix, logger })
+      logger.warn('control_room_failover_failed', { error: errorName(failoverError), message: failoverError instanceof Error ? failoverError.message : undefined })
+      throw error
+    }
+  }
+  await backOffGeckoAfter429(built.discoveryErrors, { store, keyPrefix, logger })
+  const next = mergeSightings(universe, built.sightings, now())
+  await saveUniverse(store, universeKey(keyPrefix), next, logger)
+  logger.info('control_room_refreshed', {
+    source: 'dexscreener',
+    tokens: built.room.liveActivity.length,
+    dexscreenerRequests: built.requests,
+    waves: built.waves,
+    discoveryPages: pages,
+    discoveryFailed: built.discoveryErrors.length,
+    universe: next.length,
+  })
+  return { body: await finish(built.room), source: 'dexscreener' }
+}

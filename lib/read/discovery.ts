@@ -1,0 +1,68 @@
+import { errorName, type Logger } from '../platform/log.js'
+import type { Store } from '../store/types.js'
+import { GECKO_MAX_PAGES } from '../upstream/geckoterminal.js'
+import { UpstreamError } from '../upstream/jsonGetter.js'
+
+/** How often the universe is fed from GeckoTerminal, across all instances. */
+export const DISCOVERY_INTERVAL_MS = 5 * 60_000
+/** GeckoTerminal calls allowed in any rolling minute, across all instances (its public limit). */
+export const GECKO_CALLS_PER_MINUTE = 30
+/** How long to leave GeckoTerminal alone after a 429 that named no `Retry-After`. */
+const DEFAULT_BACKOFF_MS = 60_000
+
+/** Parameters of {@link claimGeckoDiscovery}. */
+export type ClaimGeckoDiscoveryParameters = { store: Store; keyPrefix: string; now: number; logger: Logger }
+
+/**
+ * Claims this period's GeckoTerminal discovery for the calling refresh: none while backing off after a 429 or when
+ * another instance already ran it in the last 5 minutes; otherwise as many pages (up to 10) as the shared budget of
+ * 30 calls a minute still allows. Answers the number of pages to fetch (0: skip).
+ */
+export async function claimGeckoDiscovery({ store, keyPrefix, now, logger }: ClaimGeckoDiscoveryParameters): Promise<number> {
+  try {
+    if ((await store.get(`${keyPrefix}gecko:backoff`)) !== null) return 0
+    if (!(await store.setIfAbsent(`${keyPrefix}gecko:discovery`, String(now), DISCOVERY_INTERVAL_MS))) return 0
+    return await reserveCalls(store, keyPrefix, GECKO_MAX_PAGES, now)
+  } catch (error) {
+    // Without the store, instances cannot share GeckoTerminal's small budget: leave it alone this time.
+    logger.warn('store_unavailable', { operation: 'discovery_claim', error: errorName(error), effect: 'no discovery this refresh' })
+    return 0
+  }
+}
+
+/** Takes up to `count` calls of GeckoTerminal's shared rolling-minute budget; answers how many it got. */
+async function reserveCalls(store: Store, keyPrefix: string, count: number, now: number): Promise<number> {
+  const slots = await Promise.all(
+    Array.from({ length: count }, (_, i) =>
+      store.reserveWindowSlot({ key: `${keyPrefix}gecko:calls`, member: `${now}:${i}:${Math.random()}`, limit: GECKO_CALLS_PER_MINUTE, windowMs: 60_000, now }),
+    ),
+  )
+  return slots.filter((slot) => slot.ok).length
+}
+
+/**
+ * Claims GeckoTerminal calls for a failover (DexScreener is down): up to `pages`, none while backing off after a 429.
+ * With the store down too, the failover may still make its calls: it is the last resort, and rare.
+ */
+export async function claimGeckoFailover({ store, keyPrefix, now, logger }: ClaimGeckoDiscoveryParameters, pages: number): Promise<number> {
+  try {
+    if ((await store.get(`${keyPrefix}gecko:backoff`)) !== null) return 0
+    return await reserveCalls(store, keyPrefix, pages, now)
+  } catch (error) {
+    logger.warn('store_unavailable', { operation: 'failover_claim', error: errorName(error), effect: 'failover without the shared budget' })
+    return pages
+  }
+}
+
+/** After a discovery whose calls met a 429, stops every instance from calling GeckoTerminal for its `Retry-After`. */
+export async function backOffGeckoAfter429(errors: readonly unknown[], { store, keyPrefix, logger }: Omit<ClaimGeckoDiscoveryParameters, 'now'>): Promise<void> {
+  const limited = errors.find((e): e is UpstreamError => e instanceof UpstreamError && e.status === 429)
+  if (!limited) return
+  const ms = Math.max(1000, limited.retryAfterMs ?? DEFAULT_BACKOFF_MS)
+  logger.warn('geckoterminal_rate_limited', { backoffMs: ms })
+  try {
+    await store.set(`${keyPrefix}gecko:backoff`, '1', ms)
+  } catch (error) {
+    logger.warn('store_unavailable', { operation: 'discovery_backoff', error: errorName(error) })
+  }
+}

@@ -1,0 +1,58 @@
+import { errorName, type Logger } from '../platform/log.js'
+import type { Store } from '../store/types.js'
+import { HISTORY_WINDOW_MS, parseSnapshot, SNAPSHOT_INTERVAL_MS, SNAPSHOTS_IN_WINDOW, snapshotTime, type Snapshot } from '../market/history.js'
+
+/** Store key of the snapshot taken at `t` (under the service prefix). */
+export const snapshotKey = (keyPrefix: string, t: number) => `${keyPrefix}history:v1:${t}`
+
+/** Parameters of {@link recordSnapshot}. */
+export type RecordSnapshotParameters = { store: Store; keyPrefix: string; snapshot: Snapshot; logger: Logger }
+
+/**
+ * Keeps a snapshot for its 5-minute mark, once across instances (the first refresh of the interval writes it), for
+ * 24 hours: at most 288 snapshots of the top 100 are ever stored. A store failure costs the point, never the refresh.
+ */
+export async function recordSnapshot({ store, keyPrefix, snapshot, logger }: RecordSnapshotParameters): Promise<void> {
+  try {
+    await store.setIfAbsent(snapshotKey(keyPrefix, snapshot.t), JSON.stringify(snapshot), HISTORY_WINDOW_MS + SNAPSHOT_INTERVAL_MS)
+  } catch (error) {
+    logger.warn('store_unavailable', { operation: 'history_snapshot', error: errorName(error), effect: 'one history point missing' })
+  }
+}
+
+/**
+ * Snapshots already read, per store and prefix, by mark: a written snapshot never changes and a past mark never gets
+ * one later, so only the current mark (and marks never read) go to the store. Bounded by the 24 h window.
+ */
+const known = new WeakMap<Store, Map<string, Map<number, Snapshot | null>>>()
+
+/** Every snapshot of the last 24 hours, oldest first: at most one store round trip, for the marks not yet known. */
+export async function loadSnapshots(store: Store, keyPrefix: string, now: number): Promise<Snapshot[]> {
+  const latest = snapshotTime(now)
+  const marks = Array.from({ length: SNAPSHOTS_IN_WINDOW }, (_, i) => latest - (SNAPSHOTS_IN_WINDOW - 1 - i) * SNAPSHOT_INTERVAL_MS)
+  let byPrefix = known.get(store)
+  if (!byPrefix) known.set(store, (byPrefix = new Map()))
+  let byMark = byPrefix.get(keyPrefix)
+  if (!byMark) byPrefix.set(keyPrefix, (byMark = new Map()))
+  for (const t of byMark.keys()) if (t < marks[0]!) byMark.delete(t)
+  const missing = marks.filter((t) => !byMark.has(t))
+  if (missing.length > 0) {
+    const values = await store.getMany(missing.map((t) => snapshotKey(keyPrefix, t)))
+    missing.forEach((t, i) => {
+      const snapshot = parseSnapshot(values[i] ?? null)
+      // The current mark may still be written: its absence is not remembered.
+      if (snapshot !== null || t !== latest) byMark.set(t, snapshot)
+    })
+  }
+  return marks.map((t) => byMark.get(t)).filter((snapshot): snapshot is Snapshot => snapshot !== null && snapshot !== undefined)
+}
+
+/** The snapshot of about an hour before `now` (the 5-minute mark 60 minutes back), or null. */
+export async function loadSnapshotHourAgo(store: Store, keyPrefix: string, now: number, logger: Logger): Promise<Snapshot | null> {
+  try {
+    return parseSnapshot(await store.get(snapshotKey(keyPrefix, snapshotTime(now) - 60 * 60_000)))
+  } catch (error) {
+    logger.warn('store_unavailable', { operation: 'history_read', error: errorName(error), effect: 'no hourly changes in the commentary' })
+    return null
+  }
+}

@@ -1,0 +1,61 @@
+import type { CacheReadReturnType } from './cache.js'
+import type { ReadServices } from './services.js'
+import { refreshControlRoom } from './controlRoomRefresh.js'
+import { ReadNotFoundError } from './errors.js'
+import { marketHistory, SNAPSHOT_INTERVAL_MS, tokenSeries } from '../market/history.js'
+import { loadSnapshots } from './historyStore.js'
+import { searchTokens } from './tokenSearch.js'
+import type { MarketHistoryBody, TokenHistory } from '../market/types.js'
+
+/** How long a read stays cached server-side (spec 8). */
+export const READ_CACHE_TTL_MS = 30_000
+
+/** Cache key schema version; bump when a body's shape changes so old entries are never served. */
+const VERSION = 'v2'
+
+/** Store key of the cached control-room body (health reads its age). */
+export const controlRoomCacheKey = (keyPrefix: string) => `${keyPrefix}${VERSION}:control-room`
+
+/** The control-room body, from the shared cache or one upstream refresh. */
+export function readControlRoom(services: ReadServices): Promise<CacheReadReturnType> {
+  return services.cache.read({
+    key: controlRoomCacheKey(services.keyPrefix),
+    ttlMs: READ_CACHE_TTL_MS,
+    refresh: () => refreshControlRoom(services),
+  })
+}
+
+/** The token-history body of a lower-case address, from the shared cache or the stored snapshots. */
+export function readTokenHistory(services: ReadServices, address: string): Promise<CacheReadReturnType> {
+  return services.cache.read({
+    key: `${services.keyPrefix}${VERSION}:token-history:${address}`,
+    ttlMs: READ_CACHE_TTL_MS,
+    refresh: async () => {
+      const points = tokenSeries(await loadSnapshots(services.store, services.keyPrefix, services.now()), address)
+      if (!points) throw new ReadNotFoundError('UNKNOWN_TOKEN', `No snapshot of the last 24 hours holds ${address}: it has not been in the top 100 since (or is not a Base token).`)
+      const body: TokenHistory = { address, intervalSeconds: SNAPSHOT_INTERVAL_MS / 1000, points }
+      return { body: JSON.stringify(body) }
+    },
+  })
+}
+
+/** The market-history body (total volume and every current top-100 token's sparkline), from the shared cache or the snapshots. */
+export function readMarketHistory(services: ReadServices): Promise<CacheReadReturnType> {
+  return services.cache.read({
+    key: `${services.keyPrefix}${VERSION}:market-history`,
+    ttlMs: READ_CACHE_TTL_MS,
+    refresh: async () => {
+      const body: MarketHistoryBody = marketHistory(await loadSnapshots(services.store, services.keyPrefix, services.now()))
+      return { body: JSON.stringify(body) }
+    },
+  })
+}
+
+/** The token-search body for a trimmed, valid term, from the shared cache or one upstream search. */
+export function readTokenSearch(services: ReadServices, query: string): Promise<CacheReadReturnType> {
+  return services.cache.read({
+    key: `${services.keyPrefix}${VERSION}:token-search:${encodeURIComponent(query)}`,
+    ttlMs: READ_CACHE_TTL_MS,
+    refresh: async () => ({ body: JSON.stringify(await searchTokens({ upstream: services.upstream, query })), source: 'dexscreener' }),
+  })
+}

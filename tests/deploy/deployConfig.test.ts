@@ -1,0 +1,101 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createB20SkillHandler, deployServicesFrom } from '../../api/b20-skill.js'
+import { digestAgentKey } from '../../lib/deploy/agentKeys.js'
+import { ConfigError, loadDeployConfig } from '../../lib/platform/config.js'
+import { createDeployServices } from '../../lib/deploy/services.js'
+import { silentLogger } from '../../lib/platform/log.js'
+import { startAnvilChain, type AnvilChain } from '../support/anvil.js'
+import { startFakeKms, type FakeKms } from '../support/fakeKms.js'
+import { withOpenApiCheck } from '../support/openapiCheck.js'
+
+const KEY = 'config-test-agent-key-0123456789'
+const post = (handle: (r: Request) => Promise<Response>, body: unknown) =>
+  withOpenApiCheck('/api/b20-skill', handle)(new Request('https://svc.test/api/b20-skill', { method: 'POST', headers: { 'content-type': 'application/json', 'x-service-key': KEY }, body: JSON.stringify(body) })).then(
+    async (r) => ({ status: r.status, body: (await r.json()) as Record<string, any> }),
+  )
+
+describe('loadDeployConfig', () => {
+  it('has safe defaults: Base mainnet, basescan, cap 20 per 24 h, no signer, nobody allowed', () => {
+    expect(loadDeployConfig({})).toMatchObject({
+      allowlist: [],
+      kmsKeyId: null,
+      rpcUrl: 'https://mainnet.base.org',
+      chainId: 8453,
+      explorerUrl: 'https://basescan.org',
+      dailyCap: 20,
+      capWindowSeconds: 86_400,
+      agentDailyCap: null,
+      redis: null,
+    })
+    expect(loadDeployConfig({ CHAIN_ID: '84532' }).explorerUrl).toBe('https://sepolia.basescan.org')
+  })
+
+  it('names every bad variable, and never echoes a value', () => {
+    let message = ''
+    try {
+      loadDeployConfig({ DEPLOY_ALLOWLIST: 'my-secret-agent-key', KMS_KEY_ID: 'k', CHAIN_ID: '1', DEPLOY_DAILY_CAP: '-3', SIGNER_ADDRESS: 'me' })
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError)
+      message = (error as Error).message
+    }
+    expect(message).toContain('DEPLOY_ALLOWLIST: entry 1 is not a lower-case hex SHA-256 digest')
+    expect(message).toContain('AWS_REGION: is required when KMS_KEY_ID is set')
+    expect(message).toContain('CHAIN_ID: must be 8453 (Base) or 84532')
+    expect(message).toContain('DEPLOY_DAILY_CAP: must be at least 0')
+    expect(message).toContain('SIGNER_ADDRESS: must be a 0x address')
+    expect(message).not.toContain('my-secret-agent-key')
+  })
+})
+
+describe('deploy services built from the environment alone', () => {
+  let chain: AnvilChain
+  let kms: FakeKms
+  const saved = { ...process.env }
+  beforeAll(async () => {
+    chain = await startAnvilChain()
+    kms = await startFakeKms()
+    // What an operator sets: the SDK finds the KMS endpoint and credentials in the environment by itself.
+    Object.assign(process.env, { AWS_ENDPOINT_URL_KMS: kms.url, AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test' })
+  })
+  afterAll(async () => {
+    for (const key of ['AWS_ENDPOINT_URL_KMS', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY']) {
+      if (saved[key] === undefined) delete process.env[key]
+      else process.env[key] = saved[key]
+    }
+    await chain.stop()
+    await kms.close()
+  })
+
+  const env = () => ({ DEPLOY_ALLOWLIST: digestAgentKey(KEY), KMS_KEY_ID: kms.keyArn, AWS_REGION: 'us-east-1', BASE_RPC_URL: chain.rpcUrl })
+
+  it('deploys on the in-process store with the SDK pointed at AWS_ENDPOINT_URL_KMS', async () => {
+    const services = createDeployServices({ env: env(), logger: silentLogger })
+    expect(services.store?.kind).toBe('memory')
+    await chain.fund((await services.getSigner!()).address)
+    const { body } = await post(createB20SkillHandler(deployServicesFrom(() => services)), { action: 'agent_deploy', name: 'Env Token', symbol: 'ENV' })
+    expect(body).toMatchObject({ ok: true, status: 'broadcast' })
+    expect(kms.calls).toEqual(['GetPublicKey', 'Sign'])
+  })
+
+  it('refuses deploys on Vercel without the shared store, since instances cannot share a lock in memory', async () => {
+    const services = createDeployServices({ env: { ...env(), VERCEL: '1' }, logger: silentLogger })
+    expect(services.store).toBeNull()
+    const { body } = await post(createB20SkillHandler(deployServicesFrom(() => services)), { action: 'agent_deploy', name: 'No Store', symbol: 'NOS' })
+    expect(body).toMatchObject({ ok: false, code: 'DEPLOYS_DISABLED' })
+  })
+
+  it('answers 500 CONFIG_INVALID, and nothing else, when the configuration is broken', async () => {
+    const handle = createB20SkillHandler(deployServicesFrom(() => createDeployServices({ env: { CHAIN_ID: '1' } })))
+    const errors: unknown[] = []
+    const original = console.error
+    console.error = (...args: unknown[]) => void errors.push(args)
+    try {
+      const { status, body } = await post(handle, { action: 'receipt', tx_hash: `0x${'0'.repeat(64)}` })
+      expect(status).toBe(500)
+      expect(body).toEqual({ ok: false, error: expect.any(String), code: 'CONFIG_INVALID' })
+      expect(String(errors[0])).toContain('CHAIN_ID')
+    } finally {
+      console.error = original
+    }
+  })
+})

@@ -1,0 +1,85 @@
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { fetchChecked } from '../support/openapiCheck.js'
+import type { ControlRoom } from '../../lib/market/types.js'
+import { startFakeDexScreener, type FakeDexScreener } from '../support/fakeDexScreener.js'
+import { startNpmStart, type NpmStart } from '../support/npmStart.js'
+import { createSyntheticMarket } from '../support/syntheticMarket.js'
+
+/** `npm start` as a user runs it: the real api/ modules, configured only through the environment. */
+describe('npm start (dev/server.ts)', () => {
+  let upstream: FakeDexScreener
+  let server: NpmStart
+  let firstLine: string
+  let base: string
+
+  beforeAll(async () => {
+    upstream = await startFakeDexScreener(createSyntheticMarket())
+    server = await startNpmStart({ DEXSCREENER_BASE_URL: upstream.url })
+    ;({ firstLine, url: base } = server)
+  })
+  afterAll(async () => {
+    await server.stop()
+    await upstream.close()
+  })
+
+  it('says where it listens and which store and upstream it uses', () => {
+    expect(firstLine).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+ \(store: in-process memory, upstream: http:\/\/127\.0\.0\.1:\d+, discovery: \S+\)$/)
+  })
+
+  it('serves both read endpoints with the same handlers Vercel runs', async () => {
+    const room = await fetchChecked(`${base}/api/control-room`)
+    expect(room.status).toBe(200)
+    expect(((await room.json()) as ControlRoom).liveActivity).toHaveLength(100)
+    const found = await fetchChecked(`${base}/api/token-search?q=weth`)
+    expect(found.status).toBe(200)
+    const missing = await fetchChecked(`${base}/api/token-search`)
+    expect(missing.status).toBe(400)
+    expect(await missing.json()).toMatchObject({ code: 'QUERY_REQUIRED' })
+    expect((await fetchChecked(`${base}/api/nothing-here`)).status).toBe(404)
+  })
+
+  it('refuses to start with a clear message when the configuration is invalid', async () => {
+    const bad = spawn(process.execPath, ['--import', 'tsx', 'dev/server.ts'], {
+      env: { ...process.env, PORT: '0', UPSTASH_REDIS_REST_URL: 'https://x.upstash.io', UPSTASH_REDIS_REST_TOKEN: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let stderr = ''
+    bad.stderr!.on('data', (d) => (stderr += d))
+    const [code] = (await once(bad, 'exit')) as [number]
+    expect(code).toBe(1)
+    expect(stderr).toContain('UPSTASH_REDIS_REST_TOKEN: is required when UPSTASH_REDIS_REST_URL is set')
+  })
+})
+
+describe('npm run keygen', () => {
+  it('prints a new agent key and the digest that goes into DEPLOY_ALLOWLIST', async () => {
+    const { execFileSync } = await import('node:child_process')
+    const { digestAgentKey } = await import('../../lib/deploy/agentKeys.js')
+    const out = execFileSync(process.execPath, ['--import', 'tsx', 'dev/keygen.ts'], { encoding: 'utf8' })
+    const key = /agent key[^:]*: (\S+)/.exec(out)![1]!
+    const digest = /digest[^:]*: +(\S+)/.exec(out)![1]!
+    expect(key).toMatch(/^bcr_/)
+    expect(digest).toBe(digestAgentKey(key))
+  })
+})
+
+describe('npm test on a machine without the Debian packages it needs', () => {
+  it('stops at once with the exact command to run when it cannot install them itself (not root)', async () => {
+    const { spawnSync } = await import('node:child_process')
+    const script = ['env', 'CHROMIUM_PATH=/nonexistent/chromium', process.execPath, 'tests/support/ensurePrerequisites.mjs']
+    // As root the script would install; as anyone else it must explain.
+    const [command, ...args] = process.getuid?.() === 0 ? ['runuser', '-u', 'nobody', '--', ...script] : script
+    const run = spawnSync(command!, args, { encoding: 'utf8' })
+    expect(run.status).toBe(1)
+    expect(run.stderr).toContain('sudo apt-get install -y chromium')
+  })
+
+  it('passes silently when everything is there', async () => {
+    const { spawnSync } = await import('node:child_process')
+    const run = spawnSync(process.execPath, ['tests/support/ensurePrerequisites.mjs'], { encoding: 'utf8' })
+    expect(run.status).toBe(0)
+    expect(run.stdout + run.stderr).toBe('')
+  })
+})

@@ -1,0 +1,175 @@
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { Ajv2020 } from 'ajv/dist/2020.js'
+import { describe, expect, it } from 'vitest'
+import llms from '../../api/llms.js'
+import openapi from '../../api/openapi.js'
+import skill from '../../api/skill.js'
+import { deployFailureCodeSchema, skillHttpErrorSchema } from '../../lib/deploy/responses.js'
+import { SERVICE_VERSION } from '../../lib/platform/version.js'
+import { withOpenApiCheck } from '../support/openapiCheck.js'
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
+const get = (path: string) => new Request(`https://svc.test${path}`)
+
+describe('GET /api/openapi', () => {
+  it('serves an OpenAPI 3.1 document with every endpoint in api/, the security scheme and the headers', async () => {
+    const response = await withOpenApiCheck('/api/openapi', openapi.fetch)(get('/api/openapi'))
+    expect(response.status).toBe(200)
+    expect(response.headers.get('access-control-allow-origin')).toBe('*')
+    const doc = (await response.json()) as { openapi: string; info: { version: string }; paths: Record<string, unknown>; components: { schemas: Record<string, unknown>; securitySchemes: unknown } }
+    expect(doc.openapi).toBe('3.1.0')
+    expect(doc.info.version).toBe(SERVICE_VERSION)
+    const endpoints = readdirSync(join(ROOT, 'api')).filter((f) => f.endsWith('.ts')).map((f) => `/api/${f.replace(/\.ts$/, '')}`)
+    expect(Object.keys(doc.paths).sort()).toEqual(endpoints.sort())
+    expect(doc.components.securitySchemes).toEqual({
+      serviceKey: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'X-Service-Key' }),
+      bearerAgentKey: expect.objectContaining({ type: 'http', scheme: 'bearer' }),
+      healthToken: expect.objectContaining({ type: 'http', scheme: 'bearer' }),
+    })
+    const text = JSON.stringify(doc)
+    expect(text).toContain('"Idempotency-Key"')
+    for (const status of ['"304"', '"400"', '"403"', '"405"', '"413"', '"500"', '"502"']) expect(text).toContain(status)
+  })
+
+  it('has component schemas that are valid JSON Schema 2020-12 and reject extra fields in responses', async () => {
+    const { components } = (await (await openapi.fetch(get('/api/openapi'))).json()) as { components: { schemas: Record<string, Record<string, unknown>> } }
+    {
+      const ajv = new Ajv2020({ strict: true, strictTypes: false, allowUnionTypes: true })
+      ajv.addSchema({ $id: 'c', $defs: {} })
+      for (const [name, schema] of Object.entries(components.schemas)) {
+        const standalone = JSON.parse(JSON.stringify(schema).replaceAll('#/components/schemas/', 'components#/$defs/')) as object
+        ajv.addSchema({ $id: `${name}.json`, ...standalone })
+      }
+      ajv.addSchema({ $id: 'components', $defs: Object.fromEntries(Object.keys(components.schemas).map((n) => [n, { $ref: `${n}.json` }])) })
+      for (const name of Object.keys(components.schemas)) expect(() => ajv.getSchema(`${name}.json`)).not.toThrow()
+      expect(components.schemas.Token!.additionalProperties).toBe(false)
+      expect(Object.keys(components.schemas.Token!.properties as object)).toHaveLength(24)
+    }
+  })
+})
+
+describe('the agent skill', () => {
+  const file = readFileSync(join(ROOT, 'SKILL.md'), 'utf8')
+
+  it('is served at /api/skill (and /skill.md) as markdown, byte for byte SKILL.md (npm run build:skill after editing it)', async () => {
+    const response = await skill.fetch(get('/api/skill'))
+    expect(response.status).toBe(200)
+    expect(response.headers.get('content-type')).toBe('text/markdown; charset=utf-8')
+    expect(await response.text()).toBe(file)
+  })
+
+  it('is versioned with the service', () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }
+    expect(SERVICE_VERSION).toBe(pkg.version)
+    expect(file).toContain(`version: ${SERVICE_VERSION}`)
+    expect(file).toContain(`(v${SERVICE_VERSION})`)
+  })
+
+  it('names every error code an agent can get', () => {
+    for (const code of [...deployFailureCodeSchema.options, ...skillHttpErrorSchema.shape.code.options]) expect(file).toContain(`\`${code}\``)
+  })
+
+  it('says that market names and symbols are untrusted text', () => {
+    expect(file).toMatch(/untrusted text/)
+  })
+
+  it('serves /api/llms (and /llms.txt) pointing at the skill and the OpenAPI document', async () => {
+    const response = await llms.fetch(get('/api/llms'))
+    expect(response.headers.get('content-type')).toBe('text/plain; charset=utf-8')
+    const text = await response.text()
+    expect(text.startsWith('# Base control room\n\n> ')).toBe(true)
+    expect(text).toContain('(/skill.md)')
+    expect(text).toContain('(/openapi.json)')
+  })
+})
+
+/**
+ * Follows relative imports from a module and answers every module and package it can load; with `dynamic: false`,
+ * only what loading the module itself loads (a later `import()` is not followed).
+ */
+function importGraph(entry: string, { dynamic = true } = {}): { files: Set<string>; packages: Set<string> } {
+  const files = new Set<string>()
+  const packages = new Set<string>()
+  const visit = (file: string) => {
+    if (files.has(file)) return
+    files.add(file)
+    const source = readFileSync(file, 'utf8')
+    for (const match of source.matchAll(/(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+'([^']+)'|import\(\s*'([^']+)'\s*\)/g)) {
+      const spec = (match[1] ?? match[2])!
+      if (/^(import|export)\s+type\s/.test(match[0].trim())) continue
+      if (match[2] && !dynamic) continue
+      if (spec.startsWith('.')) visit(resolve(dirname(file), spec.replace(/\.js$/, '.ts')))
+      else packages.add(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!)
+    }
+  }
+  visit(entry)
+  return { files, packages }
+}
+
+describe('cold start of the read handlers', () => {
+  it.each(['control-room', 'token-search'])('api/%s loads neither the AWS SDK nor any signing code', (name) => {
+    const { files, packages } = importGraph(join(ROOT, 'api', `${name}.ts`))
+    expect([...packages]).not.toContain('@aws-sdk/client-kms')
+    expect([...packages]).not.toContain('viem')
+    expect([...files].map((f) => f.slice(ROOT.length))).not.toContainEqual(expect.stringMatching(/kmsAccount|deploy|chain\//))
+  })
+
+  it('the graph walker does see the SDK behind the deploy handler (so the check above can fail)', () => {
+    expect([...importGraph(join(ROOT, 'api', 'b20-skill.ts')).packages]).toContain('@aws-sdk/client-kms')
+  })
+})
+
+describe('cold start of the deploy handler', () => {
+  it('loads neither the AWS SDK, nor viem, nor the signer until a request passes the allowlist and validation', () => {
+    const { files, packages } = importGraph(join(ROOT, 'api', 'b20-skill.ts'), { dynamic: false })
+    expect([...packages]).not.toContain('@aws-sdk/client-kms')
+    expect([...packages]).not.toContain('viem')
+    expect([...files].map((f) => f.slice(ROOT.length))).not.toContainEqual(expect.stringMatching(/kmsAccount|deployToken|receipt|deploy\/services|chain\/(client|b20)\.ts/))
+  })
+
+  it.each([
+    ['403 without a key', {}, '{}', 403],
+    ['413 for an oversized body', { 'x-service-key': 'k' }, 'x'.repeat(17 * 1024), 413],
+    ['400 for malformed JSON', { 'x-service-key': 'k' }, '{', 400],
+    ['an invalid intent', { 'x-service-key': 'k' }, JSON.stringify({ action: 'agent_deploy', name: '', symbol: 'B@D' }), 200],
+  ])('answers %s in a fresh process without loading them', (_, headers, body, status) => {
+    const script = `
+      const { createB20SkillHandler } = await import('./api/b20-skill.ts')
+      const { digestAgentKey } = await import('./lib/deploy/agentKeys.ts')
+      const { loadDeployConfig } = await import('./lib/platform/config.ts')
+      const config = loadDeployConfig({ DEPLOY_ALLOWLIST: digestAgentKey('k') })
+      const { createLogger } = await import('./lib/platform/log.ts')
+      const handle = createB20SkillHandler({ config: () => config, services: async () => { throw new Error('services loaded') }, logger: () => createLogger({ write: () => {} }) })
+      const init = { method: 'POST', headers: { 'content-type': 'application/json', ...${JSON.stringify(headers)} }, body: ${JSON.stringify(body)} }
+      const response = await handle(new Request('http://x/api/b20-skill', init))
+      process.stdout.write(JSON.stringify({ status: response.status, body: await response.json() }))`
+    const record = join(mkdtempSync(join(tmpdir(), 'loads-')), 'loads.txt')
+    const out = execFileSync(process.execPath, ['--import', 'tsx', '--import', './tests/support/recordLoads.mjs', '--input-type=module', '-e', script], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      env: { ...process.env, RECORD_LOADS_FILE: record },
+    })
+    const answer = JSON.parse(out) as { status: number; body: { ok: boolean; code: string } }
+    expect(answer.status).toBe(status)
+    expect(answer.body.ok).toBe(false)
+    const loads = readFileSync(record, 'utf8')
+    expect(loads).toContain('/api/b20-skill.ts') // the recorder works
+    expect(loads).not.toMatch(/@aws-sdk|\/node_modules\/viem\/|kmsAccount|deployToken|deploy\/services/)
+  })
+
+  it('the load recorder does see the SDK once a valid deploy needs the services', () => {
+    const script = `
+      await import('./lib/deploy/runtime.ts')
+      process.stdout.write('ok')`
+    const record = join(mkdtempSync(join(tmpdir(), 'loads-')), 'loads.txt')
+    execFileSync(process.execPath, ['--import', 'tsx', '--import', './tests/support/recordLoads.mjs', '--input-type=module', '-e', script], {
+      cwd: ROOT,
+      env: { ...process.env, RECORD_LOADS_FILE: record },
+    })
+    expect(readFileSync(record, 'utf8')).toMatch(/@aws-sdk\/client-kms/)
+  })
+})

@@ -1,0 +1,67 @@
+import { readdirSync, readFileSync } from 'node:fs'
+import { join, relative } from 'node:path'
+import { describe, expect, it } from 'vitest'
+
+const ROOT = join(import.meta.dirname, '..')
+
+/**
+ * lib/'s rooms from the floor up: a room may import its own floor and the floors below it, never one above.
+ * docs/architecture.md draws the same map.
+ */
+const FLOORS: readonly (readonly string[])[] = [
+  ['platform'],
+  ['store'],
+  ['upstream', 'chain'],
+  ['market'],
+  ['read', 'deploy'],
+  ['health', 'mcp'],
+  ['docs'],
+]
+/** Rooms on one floor that must not import each other (two use cases stay apart). */
+const APART: readonly (readonly [string, string])[] = [
+  ['read', 'deploy'],
+  ['upstream', 'chain'],
+]
+
+const floorOf = (room: string) => FLOORS.findIndex((rooms) => rooms.includes(room))
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? sourceFiles(join(dir, entry.name)) : entry.name.endsWith('.ts') ? [join(dir, entry.name)] : [],
+  )
+}
+
+/** Every `lib/<room>/… -> lib/<room>/…` import edge between two rooms. */
+function roomEdges(): { file: string; from: string; to: string }[] {
+  const lib = join(ROOT, 'lib')
+  return sourceFiles(lib).flatMap((file) => {
+    const from = relative(lib, file).split('/')[0]!
+    const specifiers = [...readFileSync(file, 'utf8').matchAll(/(?:from|import)\s*\(?\s*'(\.\.\/[^']+)'/g)].map((m) => m[1]!)
+    return specifiers.map((specifier) => ({ file: relative(ROOT, file), from, to: relative(lib, join(file, '..', specifier)).split('/')[0]! }))
+  })
+}
+
+describe('lib/ layout', () => {
+  it('has every room on a floor and no file at its root', () => {
+    const entries = readdirSync(join(ROOT, 'lib'), { withFileTypes: true })
+    expect(entries.filter((e) => !e.isDirectory()).map((e) => e.name)).toEqual([])
+    for (const room of entries.map((e) => e.name)) expect(floorOf(room), `lib/${room} is on no floor`).toBeGreaterThanOrEqual(0)
+  })
+
+  it('imports only down or across the same floor, never up, and keeps the use cases apart', () => {
+    const edges = roomEdges()
+    expect(edges.length).toBeGreaterThan(20) // the scanner sees the imports
+    const upward = edges.filter((e) => floorOf(e.to) > floorOf(e.from)).map((e) => `${e.file} -> ${e.to}`)
+    expect(upward).toEqual([])
+    const across = edges.filter((e) => APART.some(([a, b]) => (e.from === a && e.to === b) || (e.from === b && e.to === a)))
+    expect(across.map((e) => `${e.file} -> ${e.to}`)).toEqual([])
+  })
+
+  it('keeps lib/market pure: no store, no log, no network, no clock of its own', () => {
+    const market = sourceFiles(join(ROOT, 'lib', 'market'))
+    for (const file of market) {
+      const text = readFileSync(file, 'utf8')
+      expect(text, relative(ROOT, file)).not.toMatch(/from '\.\.\/(store|platform|read|deploy)\/|\bfetch\(|node:/)
+    }
+  })
+})

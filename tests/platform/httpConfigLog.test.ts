@@ -1,0 +1,126 @@
+import { describe, expect, it } from 'vitest'
+import { ConfigError, loadReadConfig } from '../../lib/platform/config.js'
+import { guardRequest, jsonResponse, matchesEtag } from '../../lib/platform/http.js'
+import { createLogger } from '../../lib/platform/log.js'
+import { parseQuery } from '../../lib/market/search.js'
+import { parseRetryAfter } from '../../lib/upstream/dexscreener.js'
+
+describe('guardRequest', () => {
+  const get = (init: RequestInit & { url?: string } = {}) => new Request(init.url ?? 'https://svc.example/api/control-room?x=1', init)
+
+  it('redirects plain HTTP (as the edge reports it) to the same https URL with 308', () => {
+    const response = guardRequest(get({ url: 'http://svc.example/api/token-search?q=eth', headers: { 'x-forwarded-proto': 'http' } }), ['GET'])!
+    expect(response.status).toBe(308)
+    expect(response.headers.get('location')).toBe('https://svc.example/api/token-search?q=eth')
+    expect(response.headers.get('access-control-allow-origin')).toBe('*')
+  })
+
+  it('answers a preflight with 204 and the CORS headers', () => {
+    const response = guardRequest(get({ method: 'OPTIONS' }), ['GET', 'HEAD'])!
+    expect(response.status).toBe(204)
+    expect(response.headers.get('access-control-allow-methods')).toBe('GET, HEAD, OPTIONS')
+    expect(response.headers.get('access-control-allow-headers')).toContain('X-Service-Key')
+    expect(response.headers.get('access-control-allow-credentials')).toBeNull()
+  })
+
+  it('keeps the preflight-only CORS headers off actual answers (fewer bytes on every poll)', () => {
+    const response = jsonResponse({ body: '{}', methods: ['GET', 'HEAD'] })
+    expect(response.headers.get('access-control-allow-origin')).toBe('*')
+    expect(response.headers.get('access-control-expose-headers')).toBe('ETag, Retry-After, X-Data-State, X-Data-Age, X-Data-Source')
+    expect(response.headers.get('access-control-allow-methods')).toBeNull()
+    expect(response.headers.get('access-control-max-age')).toBeNull()
+  })
+
+  it('answers other methods with 405 and Allow', async () => {
+    const response = guardRequest(get({ method: 'DELETE' }), ['GET', 'HEAD'])!
+    expect(response.status).toBe(405)
+    expect(response.headers.get('allow')).toBe('GET, HEAD, OPTIONS')
+    expect(await response.json()).toEqual({ error: expect.stringContaining('DELETE'), code: 'METHOD_NOT_ALLOWED' })
+  })
+
+  it('lets an allowed method through', () => {
+    expect(guardRequest(get(), ['GET'])).toBeNull()
+    expect(guardRequest(get({ headers: { 'x-forwarded-proto': 'https' } }), ['GET'])).toBeNull()
+  })
+})
+
+describe('matchesEtag', () => {
+  it('matches exact, weak, listed and * validators only', () => {
+    expect(matchesEtag('"abc"', '"abc"')).toBe(true)
+    expect(matchesEtag('W/"abc"', '"abc"')).toBe(true)
+    expect(matchesEtag('"x", "abc"', '"abc"')).toBe(true)
+    expect(matchesEtag('*', '"abc"')).toBe(true)
+    expect(matchesEtag('"abd"', '"abc"')).toBe(false)
+    expect(matchesEtag(null, '"abc"')).toBe(false)
+  })
+})
+
+describe('parseRetryAfter', () => {
+  it('reads seconds and HTTP dates', () => {
+    expect(parseRetryAfter('2')).toBe(2000)
+    expect(parseRetryAfter('0.5')).toBe(500)
+    expect(parseRetryAfter(new Date(10_000).toUTCString(), 7_000)).toBe(3000)
+    expect(parseRetryAfter('soon')).toBeNull()
+    expect(parseRetryAfter(null)).toBeNull()
+  })
+})
+
+describe('parseQuery', () => {
+  it('trims, requires a term and caps it at 64 characters', () => {
+    expect(parseQuery('  weth ')).toEqual({ ok: true, query: 'weth' })
+    expect(parseQuery(null)).toEqual({ ok: false, problem: 'missing' })
+    expect(parseQuery('   ')).toEqual({ ok: false, problem: 'missing' })
+    expect(parseQuery('x'.repeat(64))).toEqual({ ok: true, query: 'x'.repeat(64) })
+    expect(parseQuery('x'.repeat(65))).toEqual({ ok: false, problem: 'too_long' })
+  })
+})
+
+describe('loadReadConfig', () => {
+  it('runs on embedded defaults with no environment', () => {
+    expect(loadReadConfig({})).toEqual({
+      dexscreenerBaseUrl: 'https://api.dexscreener.com',
+      geckoTerminalBaseUrl: 'https://api.geckoterminal.com/api/v2',
+      staleIfErrorSeconds: 600,
+      searchRateLimitPerMinute: 30,
+      redis: null,
+      storePrefix: 'bcr:',
+    })
+  })
+
+  it('turns GeckoTerminal off when GECKOTERMINAL_BASE_URL is set to empty, and refuses a URL that is not http(s)', () => {
+    expect(loadReadConfig({ GECKOTERMINAL_BASE_URL: '' }).geckoTerminalBaseUrl).toBeNull()
+    expect(loadReadConfig({ GECKOTERMINAL_BASE_URL: 'http://127.0.0.1:9/api/v2' }).geckoTerminalBaseUrl).toBe('http://127.0.0.1:9/api/v2')
+    expect(() => loadReadConfig({ GECKOTERMINAL_BASE_URL: 'ftp://x' })).toThrow(/GECKOTERMINAL_BASE_URL/)
+  })
+
+  it('takes Upstash variables, or Vercel KV ones', () => {
+    expect(loadReadConfig({ UPSTASH_REDIS_REST_URL: 'https://a.upstash.io', UPSTASH_REDIS_REST_TOKEN: 'tok-123456789' }).redis).toEqual({ url: 'https://a.upstash.io', token: 'tok-123456789' })
+    expect(loadReadConfig({ KV_REST_API_URL: 'https://b.upstash.io', KV_REST_API_TOKEN: 'kv-123456789' }).redis).toEqual({ url: 'https://b.upstash.io', token: 'kv-123456789' })
+  })
+
+  it('names every bad variable without printing any value', () => {
+    let error: unknown
+    try {
+      loadReadConfig({ DEXSCREENER_BASE_URL: 'ftp://x', UPSTASH_REDIS_REST_URL: 'https://a.upstash.io', KV_REST_API_TOKEN: 'secret-token-value' })
+    } catch (e) {
+      error = e
+    }
+    expect(error).toBeInstanceOf(ConfigError)
+    const message = (error as Error).message
+    expect(message).toContain('DEXSCREENER_BASE_URL: must be an http(s) URL')
+    expect(message).toContain('UPSTASH_REDIS_REST_TOKEN: is required when UPSTASH_REDIS_REST_URL is set')
+    expect(message).toContain('KV_REST_API_URL: is required when KV_REST_API_TOKEN is set')
+    expect(message).not.toContain('secret-token-value')
+    expect(message).not.toContain('ftp://x')
+  })
+})
+
+describe('createLogger', () => {
+  it('writes one JSON line per event and scrubs registered secrets', () => {
+    const lines: string[] = []
+    const logger = createLogger({ write: (line) => lines.push(line), secrets: () => ['super-secret-token'], now: () => 0 })
+    logger.warn('store_unavailable', { detail: 'failed with super-secret-token inside' })
+    expect(lines).toHaveLength(1)
+    expect(JSON.parse(lines[0]!)).toEqual({ ts: '1970-01-01T00:00:00.000Z', level: 'warn', event: 'store_unavailable', detail: 'failed with [redacted] inside' })
+  })
+})

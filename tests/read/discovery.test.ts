@@ -1,0 +1,210 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { MAX_REQUESTS_PER_REFRESH } from '../../lib/read/controlRoom.js'
+import { refreshControlRoom, universeKey } from '../../lib/read/controlRoomRefresh.js'
+import { parseUniverse } from '../../lib/market/universe.js'
+import type { ControlRoom } from '../../lib/market/types.js'
+import { readUntilFresh, startReadStack, type ReadStack } from '../support/readStack.js'
+import { openRespConnection } from '../support/resp.js'
+import { createLongTailMarket, trueTopTokens, type RawPair } from '../support/syntheticMarket.js'
+
+const get = () => new Request('https://svc.test/api/control-room')
+const market = createLongTailMarket()
+const truth = trueTopTokens(market)
+
+type Logged = { event: string; waves?: number; dexscreenerRequests?: number; discoveryPages?: number; universe?: number }
+const events = (logs: string[]) => logs.map((l) => JSON.parse(l) as Logged)
+
+/** What a listed row says against what the token's own best pair says. */
+function rowMatchesBestPair(row: ControlRoom['liveActivity'][number], best: RawPair) {
+  return row.pairAddress === String(best.pairAddress).toLowerCase() && row.volume24h === (best.volume as { h24: number }).h24 && row.priceUsd === best.priceUsd
+}
+
+describe('the true top 100 on a long-tail market where names help nothing (Upstash over redis-server)', () => {
+  let stack: ReadStack
+  let first: ControlRoom
+  beforeAll(async () => {
+    stack = await startReadStack({ storeKind: 'upstash', redisSocket: inject('redisSocket'), market, withGecko: true })
+    first = (await (await stack.controlRoom(get())).json()) as ControlRoom
+  })
+  afterAll(() => stack.close())
+
+  it('lists at least 95 of the true top 100 after the first refresh', () => {
+    const listed = new Set(first.liveActivity.map((t) => t.address))
+    const found = [...truth.keys()].filter((address) => listed.has(address)).length
+    expect(found).toBeGreaterThanOrEqual(95)
+    expect(first.liveActivity).toHaveLength(100)
+  })
+
+  it('describes every row by its own best Base pair (price, volume, pair), never by a pair where it is quoted', () => {
+    const everyBest = trueTopTokens(market, Number.MAX_SAFE_INTEGER)
+    const wrong = first.liveActivity.filter((row) => !rowMatchesBestPair(row, everyBest.get(row.address)!))
+    expect(wrong.map((r) => r.symbol)).toEqual([])
+  })
+
+  it('fed the universe from GeckoTerminal with the pinned API version, and kept it in the store', async () => {
+    const pools = stack.gecko!.requests.filter((r) => r.path.startsWith('/networks/base/pools?sort=h24_volume_usd_desc'))
+    expect(pools).toHaveLength(10)
+    for (const r of pools) expect(r.accept).toBe('application/json;version=20230302')
+    const redis = await openRespConnection(inject('redisSocket'))
+    try {
+      const universe = parseUniverse((await redis.send(['GET', universeKey(stack.services.keyPrefix)])) as string)
+      expect(universe.length).toBeGreaterThan(150)
+      expect(universe.length).toBeLessThanOrEqual(1000)
+      for (const address of truth.keys()) expect(universe.map((e) => e.address)).toContain(address)
+    } finally {
+      redis.close()
+    }
+  })
+
+  it('needs two waves cold, then one: a warm refresh enriches the universe leaders with the seed searches', async () => {
+    const [cold] = events(stack.logs).filter((e) => e.event === 'control_room_refreshed')
+    expect(cold).toMatchObject({ waves: 2, discoveryPages: 10 })
+    expect(cold!.dexscreenerRequests).toBeLessThanOrEqual(MAX_REQUESTS_PER_REFRESH)
+    stack.clock.now += 31_000
+    const before = stack.upstream.requests.length
+    const warm = await readUntilFresh(stack)
+    const refreshed = events(stack.logs).filter((e) => e.event === 'control_room_refreshed')
+    expect(refreshed).toHaveLength(2)
+    expect(refreshed[1]).toMatchObject({ waves: 1, discoveryPages: 0 })
+    expect(stack.upstream.requests.length - before).toBeLessThanOrEqual(MAX_REQUESTS_PER_REFRESH)
+    expect(warm.liveActivity.map((t) => t.address)).toEqual(first.liveActivity.map((t) => t.address))
+  })
+
+  it('runs GeckoTerminal discovery at most once in 5 minutes across instances', async () => {
+    const calls = stack.gecko!.requests.length
+    for (let i = 0; i < 4; i++) {
+      stack.clock.now += 31_000
+      await Promise.all([stack.newInstance(), stack.newInstance()].map((instance) => readUntilFresh(instance)))
+    }
+    expect(stack.gecko!.requests.length).toBe(calls)
+    const redis = await openRespConnection(inject('redisSocket'))
+    try {
+      const ttl = (await redis.send(['PTTL', `${stack.services.keyPrefix}gecko:discovery`])) as number
+      expect(ttl).toBeGreaterThan(0)
+      expect(ttl).toBeLessThanOrEqual(300_000)
+    } finally {
+      redis.close()
+    }
+  })
+
+  it('a token that climbs into the top 100 between discoveries is enriched before it is shown', async () => {
+    // A newcomer that only DexScreener's WETH search sees (as the quote side): it must be enriched, then shown from its own pair.
+    const newcomer = { address: '0x00000000000000000000000000000000000bee01', name: 'QZX WRK', symbol: 'QZXW' }
+    const weth = { address: '0x4200000000000000000000000000000000000006', name: 'Wrapped Ether', symbol: 'WETH' }
+    const { makePair } = await import('../support/syntheticMarket.js')
+    const own = makePair({ base: newcomer, quote: weth, pairAddress: '0x00000000000000000000000000000000000bee02', volume24h: 25_000_000, priceUsd: '0.0042' })
+    const quoted = makePair({ base: weth, quote: newcomer, pairAddress: '0x00000000000000000000000000000000000bee03', volume24h: 90_000_000, priceUsd: '3120.55' })
+    stack.upstream.setPairs([...market, own, quoted])
+    stack.clock.now += 31_000
+    const room = await readUntilFresh(stack)
+    const row = room.liveActivity.find((t) => t.address === newcomer.address)
+    expect(row).toMatchObject({ priceUsd: '0.0042', volume24h: 25_000_000, pairAddress: '0x00000000000000000000000000000000000bee02' })
+    stack.upstream.setPairs(market)
+  })
+})
+
+describe('without discovery (GECKOTERMINAL_BASE_URL empty), the same market', () => {
+  it('is mostly invisible to name searches: the coverage test above is not a given', async () => {
+    const stack = await startReadStack({ storeKind: 'memory', market })
+    try {
+      const room = (await (await stack.controlRoom(get())).json()) as ControlRoom
+      const listed = new Set(room.liveActivity.map((t) => t.address))
+      expect([...truth.keys()].filter((address) => listed.has(address)).length).toBeLessThan(80)
+    } finally {
+      await stack.close()
+    }
+  })
+})
+
+describe('GeckoTerminal answering 429', () => {
+  it('keeps the refresh going, and every instance leaves GeckoTerminal alone for its Retry-After', async () => {
+    const stack = await startReadStack({ storeKind: 'upstash', redisSocket: inject('redisSocket'), market, withGecko: true })
+    try {
+      stack.gecko!.failAlways({ kind: 'status', status: 429, headers: { 'retry-after': '45' } })
+      const response = await stack.controlRoom(get())
+      expect(response.status).toBe(200)
+      expect(events(stack.logs)).toContainEqual(expect.objectContaining({ event: 'geckoterminal_rate_limited', backoffMs: 45_000 }))
+      const calls = stack.gecko!.requests.length
+      const redis = await openRespConnection(inject('redisSocket'))
+      await redis.send(['DEL', `${stack.services.keyPrefix}gecko:discovery`]) // discovery due again, but backing off
+      redis.close()
+      stack.clock.now += 31_000
+      await readUntilFresh(stack.newInstance())
+      expect(stack.gecko!.requests.length).toBe(calls)
+    } finally {
+      await stack.close()
+    }
+  })
+})
+
+describe('failover to GeckoTerminal when DexScreener fails', () => {
+  it('builds the control room from GeckoTerminal ranked pools, says so, and stays valid against the spec', async () => {
+    const stack = await startReadStack({ storeKind: 'memory', market, withGecko: true })
+    try {
+      stack.upstream.failAlways('/', { kind: 'status', status: 503 })
+      const response = await stack.controlRoom(get()) // checked against the OpenAPI document by the stack
+      expect(response.status).toBe(200)
+      expect(response.headers.get('x-data-source')).toBe('geckoterminal')
+      const room = (await response.json()) as ControlRoom
+      expect(room.liveActivity.length).toBeGreaterThanOrEqual(90)
+      expect(room.trending).toEqual(room.liveActivity.slice(0, 15))
+      const everyBest = trueTopTokens(market, Number.MAX_SAFE_INTEGER)
+      for (const row of room.liveActivity) {
+        expect(row.pairUrl).toBe(`https://www.geckoterminal.com/base/pools/${row.pairAddress}`)
+        expect(rowMatchesBestPair(row, everyBest.get(row.address)!)).toBe(true)
+      }
+      expect(events(stack.logs)).toContainEqual(expect.objectContaining({ event: 'control_room_refreshed', source: 'geckoterminal' }))
+    } finally {
+      await stack.close()
+    }
+  })
+
+  it('answers 500 when both providers fail and nothing young enough is cached', async () => {
+    const stack = await startReadStack({ storeKind: 'memory', market, withGecko: true })
+    try {
+      stack.upstream.failAlways('/', { kind: 'status', status: 503 })
+      stack.gecko!.failAlways({ kind: 'status', status: 500 })
+      const response = await stack.controlRoom(get())
+      expect(response.status).toBe(500)
+      expect(await response.json()).toMatchObject({ code: 'UPSTREAM_UNAVAILABLE' })
+    } finally {
+      await stack.close()
+    }
+  })
+})
+
+describe('GeckoTerminal budget across many instances (Upstash over redis-server)', () => {
+  it('never sends GeckoTerminal more than 30 calls in any rolling minute, however many instances refresh at once', async () => {
+    const stack = await startReadStack({ storeKind: 'upstash', redisSocket: inject('redisSocket'), market, withGecko: true })
+    try {
+      // The worst case: DexScreener down, so every refresh of every instance wants 10 failover pages, and discovery is
+      // due again at every step; six instances refresh together every 5 s for 3 minutes (an injected clock).
+      stack.upstream.failAlways('/', { kind: 'status', status: 503 })
+      const instances = [stack, ...Array.from({ length: 5 }, () => stack.newInstance())]
+      const discoveryKey = `${stack.services.keyPrefix}gecko:discovery`
+      const redis = await openRespConnection(inject('redisSocket'))
+      let served = 0
+      try {
+        for (let step = 0; step < 36; step++, stack.clock.now += 5000) {
+          await redis.send(['DEL', discoveryKey])
+          const results = await Promise.allSettled(instances.map((instance) => refreshControlRoom(instance.services)))
+          served += results.filter((r) => r.status === 'fulfilled' && r.value.source === 'geckoterminal').length
+        }
+      } finally {
+        redis.close()
+      }
+      const calls = stack.gecko!.requests
+      // GeckoTerminal's own limiter never had to refuse a call...
+      expect(calls.filter((c) => c.status === 429)).toEqual([])
+      // ...and no rolling minute (the fake's clock) holds more than 30 of them.
+      const times = calls.map((c) => c.at).sort((a, b) => a - b)
+      const busiest = Math.max(...times.map((t) => times.filter((u) => u > t - 60_000 && u <= t).length))
+      expect(busiest).toBeLessThanOrEqual(30)
+      // The budget was used, not just left alone: 3 minutes hold about 90 calls, and failover rooms were served.
+      expect(calls.length).toBeGreaterThanOrEqual(80)
+      expect(served).toBeGreaterThanOrEqual(3)
+    } finally {
+      await stack.close()
+    }
+  })
+})
