@@ -1,7 +1,7 @@
+import { type DeployServicesSource, defaultDeployServicesSource, MISCONFIGURED, runAgentAction } from '../lib/deploy/agentActions.js'
 import { createRefusalLog, matchAgentKey } from '../lib/deploy/agentKeys.js'
 import { ConfigError, type DeployConfig } from '../lib/platform/config.js'
-import { defaultDeployServicesSource, MISCONFIGURED, runAgentAction, type DeployServicesSource } from '../lib/deploy/agentActions.js'
-import { guardRequest, jsonResponse, readJsonBody, type Method } from '../lib/platform/http.js'
+import { guardRequest, jsonResponse, type Method, readJsonBody } from '../lib/platform/http.js'
 import { errorName } from '../lib/platform/log.js'
 
 const METHODS: readonly Method[] = ['POST']
@@ -12,7 +12,7 @@ export const SKILL_BODY_LIMIT_BYTES = 16 * 1024
 const reply = (status: number, body: unknown, headers: Record<string, string> = {}) =>
   jsonResponse({ status, body: JSON.stringify(body), methods: METHODS, headers: { 'cache-control': 'no-store', ...headers } })
 
-export { defaultDeployServicesSource, deployServicesFrom, type DeployServicesSource } from '../lib/deploy/agentActions.js'
+export { type DeployServicesSource, defaultDeployServicesSource, deployServicesFrom } from '../lib/deploy/agentActions.js'
 
 /** The `POST /api/b20-skill` handler over the given source of configuration and services. */
 export function createB20SkillHandler(source: DeployServicesSource) {

@@ -1,5 +1,5 @@
-import { readControlRoom } from '../lib/read/models.js'
 import { createCachedReadHandler } from '../lib/read/cachedReadHandler.js'
+import { readControlRoom } from '../lib/read/models.js'
 import { getReadServices, type ReadServices } from '../lib/read/services.js'
 
 /** The `GET /api/control-room` handler over the given services. */

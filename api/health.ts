@@ -1,7 +1,7 @@
-import { ConfigError, loadHealthConfig, type HealthConfig } from '../lib/platform/config.js'
 import type { DeployServicesSource } from '../lib/deploy/agentActions.js'
 import { defaultDeployServicesSource } from '../lib/deploy/agentActions.js'
 import { checkDetailedHealth, checkPublicHealth, isHealthTokenValid } from '../lib/health/checks.js'
+import { ConfigError, type HealthConfig, loadHealthConfig } from '../lib/platform/config.js'
 import { guardRequest, jsonResponse, type Method } from '../lib/platform/http.js'
 import { errorName } from '../lib/platform/log.js'
 import { getReadServices, type ReadServices } from '../lib/read/services.js'
@@ -27,23 +27,49 @@ export function createHealthHandler({ read, deploy, config }: CreateHealthHandle
       services = read()
     } catch (error) {
       console.error(error instanceof ConfigError ? error.message : `health: configuration failed (${errorName(error)})`)
-      return jsonResponse({ status: 500, body: JSON.stringify({ error: 'The service is misconfigured; the operator has been told.', code: 'CONFIG_INVALID' }), methods: METHODS, headers: { 'cache-control': 'no-store' }, head })
+      return jsonResponse({
+        status: 500,
+        body: JSON.stringify({ error: 'The service is misconfigured; the operator has been told.', code: 'CONFIG_INVALID' }),
+        methods: METHODS,
+        headers: { 'cache-control': 'no-store' },
+        head,
+      })
     }
     const authorization = request.headers.get('authorization')
     if (authorization !== null && health.healthToken !== null) {
       if (!isHealthTokenValid(authorization, health.healthToken)) {
-        return jsonResponse({ status: 401, body: JSON.stringify({ error: 'The health token is wrong.', code: 'UNAUTHORIZED' }), methods: METHODS, headers: { 'cache-control': 'no-store', vary: 'Authorization' }, head })
+        return jsonResponse({
+          status: 401,
+          body: JSON.stringify({ error: 'The health token is wrong.', code: 'UNAUTHORIZED' }),
+          methods: METHODS,
+          headers: { 'cache-control': 'no-store', vary: 'Authorization' },
+          head,
+        })
       }
       const detailed = await checkDetailedHealth({ read: services, deploy: deploy.services, config: health })
-      return jsonResponse({ body: JSON.stringify(detailed), methods: METHODS, headers: { 'cache-control': 'no-store', vary: 'Authorization' }, head })
+      return jsonResponse({
+        body: JSON.stringify(detailed),
+        methods: METHODS,
+        headers: { 'cache-control': 'no-store', vary: 'Authorization' },
+        head,
+      })
     }
     const view = await checkPublicHealth(services)
-    return jsonResponse({ body: JSON.stringify(view), methods: METHODS, headers: { 'cache-control': 'public, max-age=5, s-maxage=5', vary: 'Authorization' }, head })
+    return jsonResponse({
+      body: JSON.stringify(view),
+      methods: METHODS,
+      headers: { 'cache-control': 'public, max-age=5, s-maxage=5', vary: 'Authorization' },
+      head,
+    })
   }
 }
 
 let healthConfig: HealthConfig | undefined
 
 export default {
-  fetch: createHealthHandler({ read: getReadServices, deploy: defaultDeployServicesSource, config: () => (healthConfig ??= loadHealthConfig(process.env)) }),
+  fetch: createHealthHandler({
+    read: getReadServices,
+    deploy: defaultDeployServicesSource,
+    config: () => (healthConfig ??= loadHealthConfig(process.env)),
+  }),
 }

@@ -1,5 +1,5 @@
-import { readMarketHistory } from '../lib/read/models.js'
 import { createCachedReadHandler } from '../lib/read/cachedReadHandler.js'
+import { readMarketHistory } from '../lib/read/models.js'
 import { getReadServices, type ReadServices } from '../lib/read/services.js'
 
 /** The `GET /api/market-history` handler over the given services: the dashboard's charts in one request. */

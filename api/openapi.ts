@@ -1,5 +1,5 @@
-import { guardRequest, jsonResponse, type Method } from '../lib/platform/http.js'
 import { buildOpenApiDocument } from '../lib/docs/openapi.js'
+import { guardRequest, jsonResponse, type Method } from '../lib/platform/http.js'
 
 const METHODS: readonly Method[] = ['GET', 'HEAD']
 let body: string | undefined

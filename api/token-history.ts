@@ -1,5 +1,5 @@
-import { readTokenHistory } from '../lib/read/models.js'
 import { badReadRequest, createCachedReadHandler } from '../lib/read/cachedReadHandler.js'
+import { readTokenHistory } from '../lib/read/models.js'
 import { getReadServices, type ReadServices } from '../lib/read/services.js'
 
 /** The `GET /api/token-history?address=0x…` handler over the given services. */
@@ -9,7 +9,8 @@ export function createTokenHistoryHandler(services: () => ReadServices) {
     services,
     parseInput: (request) => {
       const address = new URL(request.url).searchParams.get('address')?.trim() ?? ''
-      if (!/^0x[0-9a-fA-F]{40}$/.test(address)) return badReadRequest('INVALID_ADDRESS', 'Query parameter address must be a 0x-prefixed 20-byte hex address.')
+      if (!/^0x[0-9a-fA-F]{40}$/.test(address))
+        return badReadRequest('INVALID_ADDRESS', 'Query parameter address must be a 0x-prefixed 20-byte hex address.')
       return { ok: true, input: address.toLowerCase() }
     },
     read: (ctx, address) => readTokenHistory(ctx, address),

@@ -1,6 +1,6 @@
-import { readTokenSearch } from '../lib/read/models.js'
 import { parseQuery, QUERY_MAX_LENGTH } from '../lib/market/search.js'
 import { badReadRequest, createCachedReadHandler } from '../lib/read/cachedReadHandler.js'
+import { readTokenSearch } from '../lib/read/models.js'
 import { getReadServices, type ReadServices } from '../lib/read/services.js'
 
 /** The `GET /api/token-search?q=` handler over the given services. */

@@ -47,8 +47,20 @@ export async function measureWithAutocannon(parameters: MeasureWithAutocannonPar
     : undefined
   try {
     const { stdout } = await run(process.execPath, [...args, url], { maxBuffer: 16 * 1024 * 1024 })
-    const summary = JSON.parse(stdout) as { requests: { average: number }; latency: { p50: number; p99: number }; errors: number; non2xx: number }
-    return { rps: summary.requests.average, p50Ms: summary.latency.p50, p99Ms: summary.latency.p99, errors: summary.errors, non2xx: summary.non2xx, maxRssMb: maxRss }
+    const summary = JSON.parse(stdout) as {
+      requests: { average: number }
+      latency: { p50: number; p99: number }
+      errors: number
+      non2xx: number
+    }
+    return {
+      rps: summary.requests.average,
+      p50Ms: summary.latency.p50,
+      p99Ms: summary.latency.p99,
+      errors: summary.errors,
+      non2xx: summary.non2xx,
+      maxRssMb: maxRss,
+    }
   } finally {
     clearInterval(sampler)
   }
@@ -59,9 +71,19 @@ export async function captureAnswers(url: string): Promise<{ etag: string; file:
   const first = await fetch(url)
   const etag = first.headers.get('etag')!
   const second = await fetch(url, { headers: { 'if-none-match': etag } })
-  const wire = (response: Response) => Object.fromEntries([...response.headers].filter(([name]) => !['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding'].includes(name)))
+  const wire = (response: Response) =>
+    Object.fromEntries(
+      [...response.headers].filter(([name]) => !['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding'].includes(name)),
+    )
   const file = join(mkdtempSync(join(tmpdir(), 'bench-answers-')), 'answers.json')
-  writeFileSync(file, JSON.stringify({ etag, ok: { headers: wire(first), body: Buffer.from(await first.arrayBuffer()).toString('base64') }, notModified: { headers: wire(second) } }))
+  writeFileSync(
+    file,
+    JSON.stringify({
+      etag,
+      ok: { headers: wire(first), body: Buffer.from(await first.arrayBuffer()).toString('base64') },
+      notModified: { headers: wire(second) },
+    }),
+  )
   return { etag, file }
 }
 

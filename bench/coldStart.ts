@@ -8,7 +8,11 @@ const RUNS = 5
 /** Import time of one handler module in a fresh Node process (TypeScript already compiled by a warm-up run). */
 function importMs(file: string): number {
   const script = `const t = performance.now(); await import(${JSON.stringify(`./api/${file}`)}); process.stdout.write(String(performance.now() - t))`
-  const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
+  const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'ignore'],
+  })
   return Number(out)
 }
 
@@ -16,7 +20,9 @@ function importMs(file: string): number {
 export async function benchColdStart(): Promise<Record<string, number | string>> {
   const results: Record<string, number | string> = {}
   const medians: Record<string, number> = {}
-  for (const file of readdirSync(`${ROOT}/api`).filter((f) => f.endsWith('.ts')).sort()) {
+  for (const file of readdirSync(`${ROOT}/api`)
+    .filter((f) => f.endsWith('.ts'))
+    .sort()) {
     importMs(file) // warm tsx's compile cache
     const runs = Array.from({ length: RUNS }, () => importMs(file)).sort((a, b) => a - b)
     medians[file] = runs[Math.floor(RUNS / 2)]!

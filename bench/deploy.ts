@@ -54,7 +54,8 @@ export async function benchDeploy(): Promise<Record<string, number | string>> {
       'deploy latency p50 ms (local stack)': Math.round(latencies[Math.floor(DEPLOYS / 2)]!),
       'deploy latency p90 ms (local stack)': Math.round(latencies[Math.floor(DEPLOYS * 0.9)]!),
       'sequential deploys per second': Math.round((DEPLOYS / sequentialSeconds) * 10) / 10,
-      [`${AGENTS} concurrent agents x ${EACH} deploys through the lock, per second (goal >= 25)`]: Math.round(((AGENTS * EACH) / concurrentSeconds) * 10) / 10,
+      [`${AGENTS} concurrent agents x ${EACH} deploys through the lock, per second (goal >= 25)`]:
+        Math.round(((AGENTS * EACH) / concurrentSeconds) * 10) / 10,
       'store lock requests by waiters per second (bound: 1 per 20 ms per waiter = 450/s)': Math.round(lockAsks / concurrentSeconds),
     }
   } finally {

@@ -5,7 +5,7 @@ import { createReadServices } from '../lib/read/services.js'
 import { createMemoryStore } from '../lib/store/memory.js'
 import { createDexScreenerClient } from '../lib/upstream/dexscreener.js'
 import { startNpmStart } from '../tests/support/npmStart.js'
-import { captureAnswers, measureWithAutocannon, median, startBareServer, type AutocannonResult } from './autocannon.js'
+import { type AutocannonResult, captureAnswers, measureWithAutocannon, median, startBareServer } from './autocannon.js'
 import { startUpstreamThread } from './upstreamThread.js'
 
 const UPSTREAM_DELAY_MS = 100
@@ -21,7 +21,12 @@ async function benchWarmThroughput(upstreamUrl: string): Promise<Record<string, 
   // The bare server replays the service's own answers: same status line, headers and body bytes.
   const { etag, file } = await captureAnswers(url)
   const bare = await startBareServer(file)
-  const runs = { service200: [] as AutocannonResult[], bare200: [] as AutocannonResult[], service304: [] as AutocannonResult[], bare304: [] as AutocannonResult[] }
+  const runs = {
+    service200: [] as AutocannonResult[],
+    bare200: [] as AutocannonResult[],
+    service304: [] as AutocannonResult[],
+    bare304: [] as AutocannonResult[],
+  }
   try {
     for (let round = 0; round < ROUNDS; round++) {
       runs.service200.push(await measureWithAutocannon({ url, watchPid: service.pid }))

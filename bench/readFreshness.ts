@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
+import type { ControlRoom } from '../lib/market/types.js'
 import { silentLogger } from '../lib/platform/log.js'
 import { refreshControlRoom } from '../lib/read/controlRoomRefresh.js'
-import type { ControlRoom } from '../lib/market/types.js'
 import { createReadServices } from '../lib/read/services.js'
 import { createMemoryStore } from '../lib/store/memory.js'
 import { createDexScreenerClient } from '../lib/upstream/dexscreener.js'
@@ -58,7 +58,11 @@ type SteadyRun = { count: number; errors: number; non2xx: number; p50: number; p
 
 /** One steady-load run from its own process (bench/steadyLoad.mjs). */
 async function runSteadyLoad(url: string): Promise<SteadyRun> {
-  const child = spawn(process.execPath, [new URL('./steadyLoad.mjs', import.meta.url).pathname, url, String(STEADY_RATE), String(STEADY_SECONDS), '20'], { stdio: ['ignore', 'pipe', 'inherit'] })
+  const child = spawn(
+    process.execPath,
+    [new URL('./steadyLoad.mjs', import.meta.url).pathname, url, String(STEADY_RATE), String(STEADY_SECONDS), '20'],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  )
   let out = ''
   child.stdout!.on('data', (d) => (out += d))
   await once(child, 'exit')
@@ -92,7 +96,9 @@ export async function benchSteadyLoad(): Promise<Record<string, number | string>
       '(f) service p99 / p50 per run (goal <= 3)': runs.service.map(ratio).join(' ; '),
       '(f) bare server p99 / p50 per run: the floor of this machine under the same load': runs.bare.map(ratio).join(' ; '),
       '(f) service p99 / bare p99, ratio of medians': round(median(runs.service.map((r) => r.p99)) / median(runs.bare.map((r) => r.p99))),
-      '(f) slowest answer / upstream delay (< 1: no caller waited for a refresh)': round(Math.max(...runs.service.map((r) => r.max)) / UPSTREAM_DELAY_MS),
+      '(f) slowest answer / upstream delay (< 1: no caller waited for a refresh)': round(
+        Math.max(...runs.service.map((r) => r.max)) / UPSTREAM_DELAY_MS,
+      ),
       'steady: upstream requests during the service runs (background refreshes)': refreshRequests,
       'steady: errors + non-2xx': [...runs.service, ...runs.bare].reduce((n, r) => n + r.errors + r.non2xx, 0),
     }
@@ -110,7 +116,9 @@ async function benchSearchFlood(): Promise<Record<string, number | string>> {
   const service = await startNpmStart({ DEXSCREENER_BASE_URL: upstream.url, SEARCH_RATE_LIMIT_PER_MINUTE: '1000000' })
   try {
     const counts: number[] = [await upstream.requestCount()]
-    const child = spawn(process.execPath, [new URL('./searchFlood.mjs', import.meta.url).pathname, service.url, '200', '90000'], { stdio: ['ignore', 'pipe', 'inherit'] })
+    const child = spawn(process.execPath, [new URL('./searchFlood.mjs', import.meta.url).pathname, service.url, '200', '90000'], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
     let out = ''
     child.stdout!.on('data', (d) => (out += d))
     const sampler = setInterval(() => void upstream.requestCount().then((n) => counts.push(n)), 1000)

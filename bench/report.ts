@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, renameSync, writeFileSync, mkdirSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 
 /** One full `npm run bench`: when, on which Node, and every figure by benchmark. */

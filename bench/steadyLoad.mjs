@@ -47,9 +47,20 @@ const finished = new Promise((resolve) => {
 
 await finished
 agent.destroy()
-const answered = Array.from(latencies).filter((ms) => !Number.isNaN(ms)).sort((a, b) => a - b)
+const answered = Array.from(latencies)
+  .filter((ms) => !Number.isNaN(ms))
+  .sort((a, b) => a - b)
 const at = (q) => answered[Math.min(answered.length - 1, Math.floor(q * answered.length))] ?? Number.NaN
 const round = (ms) => Math.round(ms * 100) / 100
 process.stdout.write(
-  JSON.stringify({ count: total, errors, non2xx, p50: round(at(0.5)), p90: round(at(0.9)), p99: round(at(0.99)), p999: round(at(0.999)), max: round(answered.at(-1) ?? Number.NaN) }),
+  JSON.stringify({
+    count: total,
+    errors,
+    non2xx,
+    p50: round(at(0.5)),
+    p90: round(at(0.9)),
+    p99: round(at(0.99)),
+    p999: round(at(0.999)),
+    max: round(answered.at(-1) ?? Number.NaN),
+  }),
 )

@@ -28,13 +28,27 @@ Object.assign(process.env, {
   AWS_SECRET_ACCESS_KEY: 'sandbox',
   DEPLOY_ALLOWLIST: agent.digest,
 })
-for (const name of ['UPSTASH_REDIS_REST_URL', 'UPSTASH_REDIS_REST_TOKEN', 'KV_REST_API_URL', 'KV_REST_API_TOKEN', 'SIGNER_ADDRESS', 'CHAIN_ID', 'VERCEL']) delete process.env[name]
+for (const name of [
+  'UPSTASH_REDIS_REST_URL',
+  'UPSTASH_REDIS_REST_TOKEN',
+  'KV_REST_API_URL',
+  'KV_REST_API_TOKEN',
+  'SIGNER_ADDRESS',
+  'CHAIN_ID',
+  'VERCEL',
+])
+  delete process.env[name]
 
 const { getDeployServices } = await import('../lib/deploy/services.js')
 const signer = await getDeployServices().getSigner!()
 await chain.fund(signer.address)
 
-const server = await startServer({ port: Number(process.env.PORT ?? 3000), host: process.env.HOST ?? '127.0.0.1', handlers: await loadApiHandlers(), ...(await vercelRouting()) })
+const server = await startServer({
+  port: Number(process.env.PORT ?? 3000),
+  host: process.env.HOST ?? '127.0.0.1',
+  handlers: await loadApiHandlers(),
+  ...(await vercelRouting()),
+})
 const base = server.url
 // The history charts need a day of snapshots; a fresh sandbox backfills 24 h of synthetic ones behind the first real one.
 const { getReadServices } = await import('../lib/read/services.js')
@@ -48,12 +62,18 @@ console.log(`  token search   ${base}/api/token-search?q=aero`)
 console.log(`  deploy         ${base}/api/b20-skill   (POST, X-Service-Key)`)
 console.log(`  MCP            ${base}/api/mcp   (Streamable HTTP; Authorization: Bearer <agent key> for the deploy tools)`)
 console.log(`  OpenAPI        ${base}/openapi.json   agent skill ${base}/skill.md`)
-console.log(`  upstream ${upstream.url}   GeckoTerminal ${gecko.url}   chain ${chain.rpcUrl} (8453)   KMS ${kms.url}   store: in-process memory`)
+console.log(
+  `  upstream ${upstream.url}   GeckoTerminal ${gecko.url}   chain ${chain.rpcUrl} (8453)   KMS ${kms.url}   store: in-process memory`,
+)
 console.log(`  signer ${signer.address} (funded)   history: 24 h of synthetic snapshots backfilled`)
 console.log(`agent key: ${agent.key}`)
 console.log('try:')
-console.log(`  curl -s -X POST ${base}/api/b20-skill -H 'X-Service-Key: ${agent.key}' -H 'Content-Type: application/json' -d '{"action":"agent_deploy","name":"Sandbox Token","symbol":"SAND"}'`)
-console.log(`  curl -s -X POST ${base}/api/b20-skill -H 'X-Service-Key: ${agent.key}' -H 'Content-Type: application/json' -d '{"action":"receipt","tx_hash":"<txHash>"}'`)
+console.log(
+  `  curl -s -X POST ${base}/api/b20-skill -H 'X-Service-Key: ${agent.key}' -H 'Content-Type: application/json' -d '{"action":"agent_deploy","name":"Sandbox Token","symbol":"SAND"}'`,
+)
+console.log(
+  `  curl -s -X POST ${base}/api/b20-skill -H 'X-Service-Key: ${agent.key}' -H 'Content-Type: application/json' -d '{"action":"receipt","tx_hash":"<txHash>"}'`,
+)
 console.log('Ctrl-C stops everything.')
 
 let stopping = false

@@ -1,9 +1,9 @@
-import { getRequestListener } from '@hono/node-server'
 import { readdir, readFile } from 'node:fs/promises'
 import { createServer, type IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { extname, join, normalize, resolve, sep } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
+import { getRequestListener } from '@hono/node-server'
 import { DISCARD_LIMIT_BYTES } from '../lib/platform/http.js'
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)))
@@ -122,7 +122,10 @@ export async function startServer(parameters: StartServerParameters = {}): Promi
       autoCleanupIncoming: false,
       // A handler never throws by design; if one does, the process stays up and the client gets a plain 500.
       errorHandler: () =>
-        new Response(JSON.stringify({ error: 'Internal error', code: 'INTERNAL' }), { status: 500, headers: { 'content-type': 'application/json; charset=utf-8' } }),
+        new Response(JSON.stringify({ error: 'Internal error', code: 'INTERNAL' }), {
+          status: 500,
+          headers: { 'content-type': 'application/json; charset=utf-8' },
+        }),
     },
   )
   const server = createServer((req, res) => {
@@ -146,7 +149,9 @@ export async function startServer(parameters: StartServerParameters = {}): Promi
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     if (!socket.writable || error.code === 'ECONNRESET') return void socket.destroy()
     const body = JSON.stringify({ error: 'The request is not valid HTTP and was not processed.', code: 'MALFORMED_REQUEST' })
-    socket.end(`HTTP/1.1 400 Bad Request\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`)
+    socket.end(
+      `HTTP/1.1 400 Bad Request\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    )
     socket.resume()
     setTimeout(() => socket.destroy(), DRAIN_DEADLINE_MS).unref()
   })
@@ -175,7 +180,9 @@ export async function vercelRouting(): Promise<{ rewrites: Record<string, string
   }
   return {
     rewrites: Object.fromEntries((config.rewrites ?? []).map((r) => [r.source, r.destination])),
-    headers: Object.fromEntries((config.headers ?? []).filter((h) => h.source === '/(.*)').flatMap((h) => h.headers.map((x) => [x.key.toLowerCase(), x.value]))),
+    headers: Object.fromEntries(
+      (config.headers ?? []).filter((h) => h.source === '/(.*)').flatMap((h) => h.headers.map((x) => [x.key.toLowerCase(), x.value])),
+    ),
   }
 }
 

@@ -12,7 +12,13 @@ const EXPLORER = 'https://basescan.org'
  * @type {{ data: any | null, history: any | null, sortKey: string, sortDir: 1 | -1,
  *   served: { state: string | null, source: string | null, ageSeconds: number | null, receivedAt: number } }}
  */
-const state = { data: null, history: null, sortKey: 'rank', sortDir: 1, served: { state: null, source: null, ageSeconds: null, receivedAt: 0 } }
+const state = {
+  data: null,
+  history: null,
+  sortKey: 'rank',
+  sortDir: 1,
+  served: { state: null, source: null, ageSeconds: null, receivedAt: 0 },
+}
 
 const $ = (id) => /** @type {HTMLElement} */ (document.getElementById(id))
 
@@ -23,7 +29,12 @@ const $ = (id) => /** @type {HTMLElement} */ (document.getElementById(id))
 function usd(n) {
   if (typeof n !== 'number' || !Number.isFinite(n)) return '–'
   const abs = Math.abs(n)
-  for (const [size, suffix] of [[1e12, 'T'], [1e9, 'B'], [1e6, 'M'], [1e3, 'K']]) {
+  for (const [size, suffix] of [
+    [1e12, 'T'],
+    [1e9, 'B'],
+    [1e6, 'M'],
+    [1e3, 'K'],
+  ]) {
     if (abs >= size) return `$${(n / size).toFixed(abs / size >= 100 ? 0 : abs / size >= 10 ? 1 : 2)}${suffix}`
   }
   return `$${n.toFixed(abs >= 100 ? 0 : 2)}`
@@ -99,7 +110,13 @@ function sparkline(token, width = 96) {
   }
   const { first, last } = /** @type {{ first: number, last: number }} */ (ends(prices))
   const change = first === 0 ? 0 : ((last - first) / first) * 100
-  const svg = svgElement('svg', { class: `spark ${direction(change)}`, viewBox: `0 0 ${width} 28`, preserveAspectRatio: 'none', role: 'img', 'aria-label': `${token.symbol}, price over 24 h: ${percent(change)}` })
+  const svg = svgElement('svg', {
+    class: `spark ${direction(change)}`,
+    viewBox: `0 0 ${width} 28`,
+    preserveAspectRatio: 'none',
+    role: 'img',
+    'aria-label': `${token.symbol}, price over 24 h: ${percent(change)}`,
+  })
   svg.append(svgElement('path', { class: 'line', d: path }))
   return svg
 }
@@ -155,7 +172,7 @@ function tokenCell(token, interactive = true) {
   const holder = document.createElement(interactive ? 'button' : 'span')
   holder.className = 'token'
   if (interactive) {
-    /** @type {HTMLButtonElement} */ (holder).type = 'button'
+    /** @type {HTMLButtonElement} */ ;(holder).type = 'button'
     holder.setAttribute('aria-haspopup', 'dialog')
   }
   const symbol = document.createElement('strong')
@@ -293,9 +310,10 @@ function renderSummary() {
 function renderFreshness() {
   if (!state.data) return
   const { served } = state
-  const seconds = served.ageSeconds === null
-    ? Math.max(0, Math.round((Date.now() - state.data.stats.ts) / 1000))
-    : served.ageSeconds + Math.round((Date.now() - served.receivedAt) / 1000)
+  const seconds =
+    served.ageSeconds === null
+      ? Math.max(0, Math.round((Date.now() - state.data.stats.ts) / 1000))
+      : served.ageSeconds + Math.round((Date.now() - served.receivedAt) / 1000)
   const el = $('updated')
   el.textContent = `updated ${seconds} s ago`
   el.title = new Date(state.data.stats.ts).toLocaleString()
@@ -345,7 +363,11 @@ function tokenControlOf(element) {
 
 /** Focuses the control of the same token in the same place, after a redraw replaced the element that had the focus. */
 function focusTokenControl(control) {
-  const again = control && document.querySelector(control.inTrending ? `#trending button[data-address="${control.address}"]` : `#tokens tr[data-address="${control.address}"] .token`)
+  const again =
+    control &&
+    document.querySelector(
+      control.inTrending ? `#trending button[data-address="${control.address}"]` : `#tokens tr[data-address="${control.address}"] .token`,
+    )
   if (again instanceof HTMLElement) again.focus({ preventScroll: true })
 }
 
@@ -383,11 +405,12 @@ async function loadRoom() {
     // A slightly stale answer means a refresh has just started on the server: ask again shortly rather than in 30 s.
     // (Older stale data means an outage: the usual 30 s polling goes on, no faster.)
     if (state.served.state === 'stale' && (state.served.ageSeconds ?? 0) <= STALE_AFTER_SECONDS) scheduleCatchUp()
-    if (changed) keepingFocus(() => {
-      renderSummary()
-      renderTrending()
-      renderTable()
-    })
+    if (changed)
+      keepingFocus(() => {
+        renderSummary()
+        renderTrending()
+        renderTable()
+      })
     renderFreshness()
   } catch {
     showError('Market data unavailable: the service could not be reached.')
@@ -453,7 +476,11 @@ const FIELDS = [
   ['buys24h', 'Buys 24h', count],
   ['sells24h', 'Sells 24h', count],
   ['pairAddress', 'Pair address', (v) => v ?? '–'],
-  ['pairCreatedAt', 'Pair created', (v) => (typeof v === 'number' ? new Date(v).toISOString().replace('T', ' ').slice(0, 16) + ' UTC' : '–')],
+  [
+    'pairCreatedAt',
+    'Pair created',
+    (v) => (typeof v === 'number' ? new Date(v).toISOString().replace('T', ' ').slice(0, 16) + ' UTC' : '–'),
+  ],
   ['pairUrl', 'Pair page', String],
   ['dexId', 'DEX', String],
   ['pairName', 'Pair', String],
@@ -529,10 +556,26 @@ async function loadDetailCharts(token) {
       return values
     }
     holder.replaceChildren(
-      detailChart('Price', grid((p) => p.priceUsd), { kind: 'volume', format: price }),
-      detailChart('Volume 24h', grid((p) => p.volume24h), { kind: 'volume', format: usd }),
-      detailChart('Liquidity', grid((p) => p.liquidityUsd), { kind: 'volume', format: usd }),
-      detailChart('Rank', grid((p) => p.rank), { kind: 'volume', invert: true, format: (v) => `#${v}` }),
+      detailChart(
+        'Price',
+        grid((p) => p.priceUsd),
+        { kind: 'volume', format: price },
+      ),
+      detailChart(
+        'Volume 24h',
+        grid((p) => p.volume24h),
+        { kind: 'volume', format: usd },
+      ),
+      detailChart(
+        'Liquidity',
+        grid((p) => p.liquidityUsd),
+        { kind: 'volume', format: usd },
+      ),
+      detailChart(
+        'Rank',
+        grid((p) => p.rank),
+        { kind: 'volume', invert: true, format: (v) => `#${v}` },
+      ),
     )
   } catch {
     if (request === detailRequest) note.textContent = 'History unavailable: the service could not be reached.'
@@ -596,10 +639,21 @@ async function search(event) {
       table.hidden = true
       return
     }
-    status.textContent = body.total === 0 ? `No Base pairs match “${body.query}”.` : `${body.total} Base pair${body.total === 1 ? '' : 's'} match “${body.query}”.`
+    status.textContent =
+      body.total === 0
+        ? `No Base pairs match “${body.query}”.`
+        : `${body.total} Base pair${body.total === 1 ? '' : 's'} match “${body.query}”.`
     const rows = body.tokens.map((t) => {
       const tr = document.createElement('tr')
-      tr.append(cell(String(t.rank), 'num'), tokenCell(t, false), cell(t.pairName), cell(price(t.priceUsd), 'num'), changeCell(t.priceChange24h), cell(usd(t.volume24h), 'num'), liquidityCell(t))
+      tr.append(
+        cell(String(t.rank), 'num'),
+        tokenCell(t, false),
+        cell(t.pairName),
+        cell(price(t.priceUsd), 'num'),
+        changeCell(t.priceChange24h),
+        cell(usd(t.volume24h), 'num'),
+        liquidityCell(t),
+      )
       return tr
     })
     const tbody = /** @type {HTMLTableSectionElement} */ (table.querySelector('tbody'))
@@ -662,7 +716,10 @@ $('detail').addEventListener('click', (event) => {
 })
 
 // The room first (it writes the snapshot the charts read), then the charts; the footer's status follows each load.
-const loadAll = () => loadRoom().then(loadHistory).finally(() => void loadHealth())
+const loadAll = () =>
+  loadRoom()
+    .then(loadHistory)
+    .finally(() => void loadHealth())
 void loadAll()
 // A tab in the background does not poll; it catches up as soon as it is shown again.
 setInterval(() => document.visibilityState === 'visible' && void loadAll(), REFRESH_MS)

@@ -37,7 +37,11 @@ function roomEdges(): { file: string; from: string; to: string }[] {
   return sourceFiles(lib).flatMap((file) => {
     const from = relative(lib, file).split('/')[0]!
     const specifiers = [...readFileSync(file, 'utf8').matchAll(/(?:from|import)\s*\(?\s*'(\.\.\/[^']+)'/g)].map((m) => m[1]!)
-    return specifiers.map((specifier) => ({ file: relative(ROOT, file), from, to: relative(lib, join(file, '..', specifier)).split('/')[0]! }))
+    return specifiers.map((specifier) => ({
+      file: relative(ROOT, file),
+      from,
+      to: relative(lib, join(file, '..', specifier)).split('/')[0]!,
+    }))
   })
 }
 

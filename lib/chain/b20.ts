@@ -1,17 +1,17 @@
 import {
+  type Address,
   decodeErrorResult,
   encodeAbiParameters,
   encodeFunctionData,
   getAddress,
+  type Hex,
   keccak256,
   parseAbiParameters,
   toHex,
-  type Address,
-  type Hex,
 } from 'viem'
-import { VARIANT_ID, type B20Variant } from './b20Variants.js'
+import { type B20Variant, VARIANT_ID } from './b20Variants.js'
 
-export { STABLECOIN_DECIMALS, VARIANT_ID, type B20Variant } from './b20Variants.js'
+export { type B20Variant, STABLECOIN_DECIMALS, VARIANT_ID } from './b20Variants.js'
 
 /** The B20 factory precompile (same address on every network where B20 is active). */
 export const B20_FACTORY_ADDRESS: Address = '0xB20f000000000000000000000000000000000000'
@@ -21,7 +21,6 @@ export const ACTIVATION_REGISTRY_ADDRESS: Address = '0x8453000000000000000000000
 export const MINT_ROLE: Hex = keccak256(toHex('MINT_ROLE'))
 /** Selector of `createB20(uint8,bytes32,bytes,bytes[])`. */
 export const CREATE_B20_SELECTOR: Hex = '0x62975e6a'
-
 
 /** The factory surface at Beryl: four functions, the creation event and the errors. */
 export const b20FactoryAbi = [
@@ -49,7 +48,13 @@ export const b20FactoryAbi = [
     outputs: [{ type: 'address' }],
   },
   { type: 'function', name: 'isB20', stateMutability: 'view', inputs: [{ name: 'token', type: 'address' }], outputs: [{ type: 'bool' }] },
-  { type: 'function', name: 'isB20Initialized', stateMutability: 'view', inputs: [{ name: 'token', type: 'address' }], outputs: [{ type: 'bool' }] },
+  {
+    type: 'function',
+    name: 'isB20Initialized',
+    stateMutability: 'view',
+    inputs: [{ name: 'token', type: 'address' }],
+    outputs: [{ type: 'bool' }],
+  },
   {
     type: 'event',
     name: 'B20Created',
@@ -65,7 +70,14 @@ export const b20FactoryAbi = [
   { type: 'error', name: 'NonPayable', inputs: [] },
   { type: 'error', name: 'TokenAlreadyExists', inputs: [{ name: 'token', type: 'address' }] },
   { type: 'error', name: 'InvalidVariant', inputs: [] },
-  { type: 'error', name: 'UnsupportedVersion', inputs: [{ name: 'version', type: 'uint8' }, { name: 'variant', type: 'uint8' }] },
+  {
+    type: 'error',
+    name: 'UnsupportedVersion',
+    inputs: [
+      { name: 'version', type: 'uint8' },
+      { name: 'variant', type: 'uint8' },
+    ],
+  },
   { type: 'error', name: 'MissingRequiredField', inputs: [{ name: 'field', type: 'string' }] },
   { type: 'error', name: 'InvalidCurrency', inputs: [{ name: 'code', type: 'string' }] },
   { type: 'error', name: 'InvalidDecimals', inputs: [{ name: 'decimals', type: 'uint8' }] },
@@ -75,13 +87,36 @@ export const b20FactoryAbi = [
 
 /** Token errors that can bubble up from an initCall, decoded by name as well. */
 export const b20TokenErrorsAbi = [
-  { type: 'error', name: 'AccessControlUnauthorizedAccount', inputs: [{ name: 'account', type: 'address' }, { name: 'neededRole', type: 'bytes32' }] },
+  {
+    type: 'error',
+    name: 'AccessControlUnauthorizedAccount',
+    inputs: [
+      { name: 'account', type: 'address' },
+      { name: 'neededRole', type: 'bytes32' },
+    ],
+  },
   { type: 'error', name: 'InvalidReceiver', inputs: [{ name: 'receiver', type: 'address' }] },
-  { type: 'error', name: 'SupplyCapExceeded', inputs: [{ name: 'increasedSupply', type: 'uint256' }, { name: 'cap', type: 'uint256' }] },
+  {
+    type: 'error',
+    name: 'SupplyCapExceeded',
+    inputs: [
+      { name: 'increasedSupply', type: 'uint256' },
+      { name: 'cap', type: 'uint256' },
+    ],
+  },
 ] as const
 
 const grantRoleAbi = [
-  { type: 'function', name: 'grantRole', stateMutability: 'nonpayable', inputs: [{ name: 'role', type: 'bytes32' }, { name: 'account', type: 'address' }], outputs: [] },
+  {
+    type: 'function',
+    name: 'grantRole',
+    stateMutability: 'nonpayable',
+    inputs: [
+      { name: 'role', type: 'bytes32' },
+      { name: 'account', type: 'address' },
+    ],
+    outputs: [],
+  },
 ] as const
 
 const ASSET_PARAMS = parseAbiParameters('(uint8 version, string name, string symbol, address initialAdmin, uint8 decimals)')
@@ -95,9 +130,13 @@ export type B20TokenSpec =
 /** ABI-encodes the version-1 `params` tuple of a variant, as ONE tuple parameter (starts with the offset word). */
 export function encodeB20Params(spec: B20TokenSpec): Hex {
   if (spec.variant === 'asset') {
-    return encodeAbiParameters(ASSET_PARAMS, [{ version: 1, name: spec.name, symbol: spec.symbol, initialAdmin: spec.admin, decimals: spec.decimals }])
+    return encodeAbiParameters(ASSET_PARAMS, [
+      { version: 1, name: spec.name, symbol: spec.symbol, initialAdmin: spec.admin, decimals: spec.decimals },
+    ])
   }
-  return encodeAbiParameters(STABLECOIN_PARAMS, [{ version: 1, name: spec.name, symbol: spec.symbol, initialAdmin: spec.admin, currency: spec.currency }])
+  return encodeAbiParameters(STABLECOIN_PARAMS, [
+    { version: 1, name: spec.name, symbol: spec.symbol, initialAdmin: spec.admin, currency: spec.currency },
+  ])
 }
 
 /** The initCalls that make the admin the mint-role holder too: `[grantRole(MINT_ROLE, admin)]`. */
@@ -133,11 +172,18 @@ export function decodeB20Revert(data: Hex | undefined): B20Revert {
   for (const abi of [b20FactoryAbi, b20TokenErrorsAbi] as const) {
     try {
       const decoded = decodeErrorResult({ abi, data })
-      const item = abi.find((i) => i.type === 'error' && i.name === decoded.errorName) as { inputs: readonly { name: string }[] } | undefined
+      const item = abi.find((i) => i.type === 'error' && i.name === decoded.errorName) as
+        | { inputs: readonly { name: string }[] }
+        | undefined
       const args: Record<string, string | number | boolean> = {}
       item?.inputs.forEach((input, i) => {
         const value = (decoded.args as readonly unknown[] | undefined)?.[i]
-        args[input.name] = typeof value === 'bigint' ? (value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value.toString()) : (value as string | number | boolean)
+        args[input.name] =
+          typeof value === 'bigint'
+            ? value <= BigInt(Number.MAX_SAFE_INTEGER)
+              ? Number(value)
+              : value.toString()
+            : (value as string | number | boolean)
       })
       return { name: decoded.errorName, args }
     } catch {

@@ -1,5 +1,16 @@
-import { GetPublicKeyCommand, SignCommand, type KMSClient } from '@aws-sdk/client-kms'
-import { hashMessage, hashTypedData, keccak256, recoverAddress, serializeSignature, serializeTransaction, toHex, type Address, type Hex, type LocalAccount } from 'viem'
+import { GetPublicKeyCommand, type KMSClient, SignCommand } from '@aws-sdk/client-kms'
+import {
+  type Address,
+  type Hex,
+  hashMessage,
+  hashTypedData,
+  keccak256,
+  type LocalAccount,
+  recoverAddress,
+  serializeSignature,
+  serializeTransaction,
+  toHex,
+} from 'viem'
 import { publicKeyToAddress, toAccount } from 'viem/accounts'
 
 /** A KMS call failed or returned something that is not a secp256k1 key or signature. Never carries key material. */
@@ -47,7 +58,8 @@ export function parseDerSignature(der: Uint8Array): { r: bigint; s: bigint } {
   if (total !== bytes.length - 2) throw new KmsSignerError('KMS signature is not DER')
   const r = readInteger()
   const s = readInteger()
-  if (offset !== bytes.length || r === 0n || s === 0n || r >= SECP256K1_N || s >= SECP256K1_N) throw new KmsSignerError('KMS signature is not DER')
+  if (offset !== bytes.length || r === 0n || s === 0n || r >= SECP256K1_N || s >= SECP256K1_N)
+    throw new KmsSignerError('KMS signature is not DER')
   return { r, s }
 }
 
@@ -71,7 +83,12 @@ export type KmsAccount = LocalAccount & { signDigest(hash: Hex): Promise<{ r: He
  * A viem account whose every signature comes from AWS KMS (`Sign` over the 32-byte digest, `MessageType: DIGEST`),
  * normalised to low-s with the recovery id found by recovery. Calls `GetPublicKey` once.
  */
-export async function createKmsAccount({ kms, keyId, expectedAddress, deadlineMs = KMS_DEADLINE_MS }: CreateKmsAccountParameters): Promise<KmsAccount> {
+export async function createKmsAccount({
+  kms,
+  keyId,
+  expectedAddress,
+  deadlineMs = KMS_DEADLINE_MS,
+}: CreateKmsAccountParameters): Promise<KmsAccount> {
   const within = () => ({ abortSignal: AbortSignal.timeout(deadlineMs) })
   let publicKey: Hex
   try {
@@ -90,7 +107,15 @@ export async function createKmsAccount({ kms, keyId, expectedAddress, deadlineMs
   const signDigest = async (hash: Hex): Promise<{ r: Hex; s: Hex; yParity: 0 | 1 }> => {
     let der: Uint8Array | undefined
     try {
-      const out = await kms.send(new SignCommand({ KeyId: keyId, Message: Buffer.from(hash.slice(2), 'hex'), MessageType: 'DIGEST', SigningAlgorithm: 'ECDSA_SHA_256' }), within())
+      const out = await kms.send(
+        new SignCommand({
+          KeyId: keyId,
+          Message: Buffer.from(hash.slice(2), 'hex'),
+          MessageType: 'DIGEST',
+          SigningAlgorithm: 'ECDSA_SHA_256',
+        }),
+        within(),
+      )
       der = out.Signature
     } catch (error) {
       throw new KmsSignerError(`KMS Sign failed (${(error as Error).name})`)

@@ -1,10 +1,10 @@
-import { ConfigError, loadDeployConfig, type DeployConfig } from '../platform/config.js'
-import type { DeployServices } from './services.js'
+import { ConfigError, type DeployConfig, loadDeployConfig } from '../platform/config.js'
 import { createLogger, errorName, type Logger } from '../platform/log.js'
 import type { DeployTokenReturnType } from './deployToken.js'
 import { IDEMPOTENCY_KEY_PATTERN, runIdempotently } from './idempotency.js'
-import { parseDeployIntent, parseListDeploysRequest, parseReceiptRequest, type DeployIntent } from './intent.js'
+import { type DeployIntent, parseDeployIntent, parseListDeploysRequest, parseReceiptRequest } from './intent.js'
 import { failure } from './outcome.js'
+import type { DeployServices } from './services.js'
 
 // The agent actions (agent_deploy, receipt, list_deploys) behind both doors: POST /api/b20-skill and the MCP tools.
 // The caller has already matched the agent key; every refusal that needs only the body comes before the chain and
@@ -54,9 +54,16 @@ export type RunAgentActionParameters = {
 }
 
 /** Answer of a misconfigured service: the operator's log says what is wrong, the caller only that something is. */
-export const MISCONFIGURED: AgentActionAnswer = { status: 500, body: { ok: false, error: 'The service is misconfigured; the operator has been told.', code: 'CONFIG_INVALID' } }
+export const MISCONFIGURED: AgentActionAnswer = {
+  status: 500,
+  body: { ok: false, error: 'The service is misconfigured; the operator has been told.', code: 'CONFIG_INVALID' },
+}
 
-const answer = (body: object, headers?: Record<string, string>): AgentActionAnswer => ({ status: 200, body: body as Record<string, unknown>, ...(headers ? { headers } : {}) })
+const answer = (body: object, headers?: Record<string, string>): AgentActionAnswer => ({
+  status: 200,
+  body: body as Record<string, unknown>,
+  ...(headers ? { headers } : {}),
+})
 
 /** Runs one agent action for an allowlisted agent and answers it; never throws. */
 export async function runAgentAction({ source, agentDigest, body, idempotencyKey }: RunAgentActionParameters): Promise<AgentActionAnswer> {
@@ -69,13 +76,19 @@ export async function runAgentAction({ source, agentDigest, body, idempotencyKey
   } else if (action === 'receipt') {
     const parsed = parseReceiptRequest(body)
     if (!parsed.ok) return answer(failure('INVALID_INTENT', 'The receipt request is invalid; see details.', { details: parsed.details }))
-    run = async (ctx) => answer(await (await loadRuntime()).readDeployReceipt({ services: ctx, txHash: parsed.txHash, waitSeconds: parsed.waitSeconds }))
+    run = async (ctx) =>
+      answer(await (await loadRuntime()).readDeployReceipt({ services: ctx, txHash: parsed.txHash, waitSeconds: parsed.waitSeconds }))
   } else if (action === 'list_deploys') {
     const parsed = parseListDeploysRequest(body)
-    if (!parsed.ok) return answer(failure('INVALID_INTENT', 'The list_deploys request is invalid; see details.', { details: parsed.details }))
+    if (!parsed.ok)
+      return answer(failure('INVALID_INTENT', 'The list_deploys request is invalid; see details.', { details: parsed.details }))
     run = async (ctx) => answer(await (await loadRuntime()).listDeploys({ services: ctx, agentDigest, limit: parsed.limit }))
   } else {
-    return answer(failure('UNKNOWN_ACTION', 'Unknown or missing action.', { details: [{ field: 'action', reason: 'must be "agent_deploy", "receipt" or "list_deploys"' }] }))
+    return answer(
+      failure('UNKNOWN_ACTION', 'Unknown or missing action.', {
+        details: [{ field: 'action', reason: 'must be "agent_deploy", "receipt" or "list_deploys"' }],
+      }),
+    )
   }
 
   let ctx: DeployServices
@@ -102,11 +115,18 @@ function checkDeployRequest(body: unknown, idempotencyKey: string | null): Check
   if (idempotencyKey !== null && !IDEMPOTENCY_KEY_PATTERN.test(idempotencyKey)) {
     details.push({ field: 'Idempotency-Key', reason: 'must be 1 to 128 visible ASCII characters' })
   }
-  if (!parsed.ok || details.length > 0) return { ok: false, failure: failure('INVALID_INTENT', 'The deploy intent is invalid; see details.', { details }) }
+  if (!parsed.ok || details.length > 0)
+    return { ok: false, failure: failure('INVALID_INTENT', 'The deploy intent is invalid; see details.', { details }) }
   return { ok: true, intent: parsed.intent }
 }
 
-async function handleDeploy(ctx: DeployServices, agentDigest: string, body: unknown, intent: DeployIntent, idempotencyKey: string | null): Promise<AgentActionAnswer> {
+async function handleDeploy(
+  ctx: DeployServices,
+  agentDigest: string,
+  body: unknown,
+  intent: DeployIntent,
+  idempotencyKey: string | null,
+): Promise<AgentActionAnswer> {
   const { deployToken } = await loadRuntime()
   const run = () => deployToken({ services: ctx, intent, agentDigest })
   let response: DeployTokenReturnType

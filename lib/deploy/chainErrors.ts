@@ -1,7 +1,7 @@
-import { BaseError, HttpRequestError, TimeoutError, type Hex } from 'viem'
+import { BaseError, type Hex, HttpRequestError, TimeoutError } from 'viem'
 import { decodeB20Revert } from '../chain/b20.js'
 import { errorName } from '../platform/log.js'
-import { failure, type DeployFailure } from './outcome.js'
+import { type DeployFailure, failure } from './outcome.js'
 
 // How an RPC error reads: a revert, no answer at all, or the node refusing.
 
@@ -36,7 +36,8 @@ export function chainFailure(error: unknown): DeployFailure {
   if (revertData === undefined && isTransportFailure(error)) {
     return failure('RPC_UNAVAILABLE', 'The chain RPC is unavailable; nothing was signed. Try again shortly.', { retryAfterSeconds: 5 })
   }
-  if (revertData === undefined && !/revert/i.test(shortMessage(error))) return failure('RPC_REJECTED', `The node refused the request: ${shortMessage(error)}`)
+  if (revertData === undefined && !/revert/i.test(shortMessage(error)))
+    return failure('RPC_REJECTED', `The node refused the request: ${shortMessage(error)}`)
   const revert = decodeB20Revert(revertData)
   return failure('SIMULATION_REVERTED', `The deploy would revert with ${revert.name}; nothing was signed and no gas was spent.`, { revert })
 }

@@ -1,17 +1,17 @@
 import { randomUUID } from 'node:crypto'
-import { decodeFunctionResult, getAddress, keccak256, type Address, type Hex } from 'viem'
-import { b20FactoryAbi, B20_FACTORY_ADDRESS, encodeCreateB20, predictB20Address, type B20TokenSpec } from '../chain/b20.js'
+import { type Address, decodeFunctionResult, getAddress, type Hex, keccak256 } from 'viem'
+import { B20_FACTORY_ADDRESS, type B20TokenSpec, b20FactoryAbi, encodeCreateB20, predictB20Address } from '../chain/b20.js'
 import { ChainMismatchError } from '../chain/client.js'
-import { KmsSignerError, type KmsAccount } from '../chain/kmsAccount.js'
-import type { DeployServices } from './services.js'
+import { type KmsAccount, KmsSignerError } from '../chain/kmsAccount.js'
 import { errorName } from '../platform/log.js'
 import { chainFailure, isTransportFailure, shortMessage } from './chainErrors.js'
-import { deployHistoryKeys, forgetDeploy, recordDeploy, type DeployRecord } from './history.js'
+import { type DeployRecord, deployHistoryKeys, forgetDeploy, recordDeploy } from './history.js'
 import type { DeployIntent } from './intent.js'
-import { deployStoreKeys } from './storeKeys.js'
 import { acquireNonceLock, claimNonce, currentFees, MIN_PRIORITY_FEE, replaceStuckDeploys } from './nonceStream.js'
-import { failure, type DeployFailure } from './outcome.js'
+import { type DeployFailure, failure } from './outcome.js'
 import type { DeployBroadcast, DeployedToken, DeploySimulated } from './responses.js'
+import type { DeployServices } from './services.js'
+import { deployStoreKeys } from './storeKeys.js'
 
 export type { DeployBroadcast, DeployedToken, DeploySimulated }
 
@@ -36,8 +36,13 @@ const GAS_HEADROOM_PERCENT = 125n
  */
 export async function deployToken({ services, intent, agentDigest }: DeployTokenParameters): Promise<DeployTokenReturnType> {
   const { config, store, publicClient, logger } = services
-  if (!services.getSigner) return failure('SIGNER_NOT_CONFIGURED', 'The deploy signer is not configured on this server (KMS_KEY_ID is unset); no deploy can be signed.')
-  if (!store) return failure('DEPLOYS_DISABLED', 'Deploys need the shared store (Upstash Redis) on this deployment, and none is configured.')
+  if (!services.getSigner)
+    return failure(
+      'SIGNER_NOT_CONFIGURED',
+      'The deploy signer is not configured on this server (KMS_KEY_ID is unset); no deploy can be signed.',
+    )
+  if (!store)
+    return failure('DEPLOYS_DISABLED', 'Deploys need the shared store (Upstash Redis) on this deployment, and none is configured.')
 
   let signer: KmsAccount
   try {
@@ -48,7 +53,9 @@ export async function deployToken({ services, intent, agentDigest }: DeployToken
       return failure('SIGNER_MISMATCH', `Refusing to deploy: ${error.message}.`)
     }
     logger.error('kms_unavailable', { operation: 'GetPublicKey', error: errorName(error) })
-    return failure('SIGNER_UNAVAILABLE', 'The signing service (KMS) is unavailable; nothing was signed. Try again shortly.', { retryAfterSeconds: 10 })
+    return failure('SIGNER_UNAVAILABLE', 'The signing service (KMS) is unavailable; nothing was signed. Try again shortly.', {
+      retryAfterSeconds: 10,
+    })
   }
   try {
     await services.verifyChain()
@@ -85,7 +92,10 @@ export async function deployToken({ services, intent, agentDigest }: DeployToken
 
   /** Gas (with headroom) and EIP-1559 fees, in parallel: eth_estimateGas and eth_feeHistory. */
   const priceTransaction = async () => {
-    const [estimate, { nextBaseFee, suggestedPriorityFee }] = await Promise.all([publicClient.estimateGas(request), currentFees(publicClient)])
+    const [estimate, { nextBaseFee, suggestedPriorityFee }] = await Promise.all([
+      publicClient.estimateGas(request),
+      currentFees(publicClient),
+    ])
     const maxPriorityFeePerGas = suggestedPriorityFee > MIN_PRIORITY_FEE ? suggestedPriorityFee : MIN_PRIORITY_FEE
     return { gas: (estimate * GAS_HEADROOM_PERCENT) / 100n, maxPriorityFeePerGas, maxFeePerGas: nextBaseFee * 2n + maxPriorityFeePerGas }
   }
@@ -118,9 +128,14 @@ export async function deployToken({ services, intent, agentDigest }: DeployToken
     lock = await acquireNonceLock(store, k.lock, services.lockLeaseMs, services.lockWaitMs)
   } catch (error) {
     logger.error('store_unavailable', { operation: 'nonce-lock', error: errorName(error), effect: 'deploy refused' })
-    return failure('STORE_UNAVAILABLE', 'The deploy coordinator (Redis) is unavailable; deploys fail closed and nothing was signed. Try again shortly.', { retryAfterSeconds: 10 })
+    return failure(
+      'STORE_UNAVAILABLE',
+      'The deploy coordinator (Redis) is unavailable; deploys fail closed and nothing was signed. Try again shortly.',
+      { retryAfterSeconds: 10 },
+    )
   }
-  if (!lock) return failure('DEPLOY_BUSY', 'Other deploys are in progress; nothing was signed. Retry in a few seconds.', { retryAfterSeconds: 3 })
+  if (!lock)
+    return failure('DEPLOY_BUSY', 'Other deploys are in progress; nothing was signed. Retry in a few seconds.', { retryAfterSeconds: 3 })
 
   const slots: { key: string; member: string }[] = []
   const history = deployHistoryKeys({ storePrefix: config.storePrefix, chainId: config.chainId })
@@ -149,15 +164,20 @@ export async function deployToken({ services, intent, agentDigest }: DeployToken
     const caps: { key: string; limit: number; code: 'DEPLOY_CAP_REACHED' | 'AGENT_CAP_REACHED'; who: string }[] = [
       { key: k.cap, limit: config.dailyCap, code: 'DEPLOY_CAP_REACHED', who: 'this service' },
     ]
-    if (config.agentDailyCap !== null) caps.push({ key: k.agentCap(agentDigest), limit: config.agentDailyCap, code: 'AGENT_CAP_REACHED', who: 'your agent key' })
+    if (config.agentDailyCap !== null)
+      caps.push({ key: k.agentCap(agentDigest), limit: config.agentDailyCap, code: 'AGENT_CAP_REACHED', who: 'your agent key' })
     for (const cap of caps) {
       const slot = await store.reserveWindowSlot({ key: cap.key, member, limit: cap.limit, windowMs, now })
       if (!slot.ok) {
         const retryAt = new Date(slot.freesAt).toISOString()
-        return failure(cap.code, `The rolling deploy cap of ${cap.limit} per ${config.capWindowSeconds} s for ${cap.who} is reached; a slot frees up at ${retryAt}.`, {
-          retryAt,
-          retryAfterSeconds: Math.max(1, Math.ceil((slot.freesAt - now) / 1000)),
-        })
+        return failure(
+          cap.code,
+          `The rolling deploy cap of ${cap.limit} per ${config.capWindowSeconds} s for ${cap.who} is reached; a slot frees up at ${retryAt}.`,
+          {
+            retryAt,
+            retryAfterSeconds: Math.max(1, Math.ceil((slot.freesAt - now) / 1000)),
+          },
+        )
       }
       slots.push({ key: cap.key, member })
     }
@@ -172,7 +192,11 @@ export async function deployToken({ services, intent, agentDigest }: DeployToken
     let price: Awaited<ReturnType<typeof priceTransaction>>
     let chainId: number
     try {
-      ;[nonce, price, chainId] = await Promise.all([publicClient.getTransactionCount({ address: signer.address, blockTag: 'pending' }), priceTransaction(), publicClient.getChainId()])
+      ;[nonce, price, chainId] = await Promise.all([
+        publicClient.getTransactionCount({ address: signer.address, blockTag: 'pending' }),
+        priceTransaction(),
+        publicClient.getChainId(),
+      ])
     } catch (error) {
       return chainFailure(error)
     }
@@ -184,10 +208,15 @@ export async function deployToken({ services, intent, agentDigest }: DeployToken
     // 4. Fencing: a nonce is signed at most once, even if this lock's lease ran out under us.
     const fence = await claimNonce({ store, nonceKey: k.nonce(nonce), lockKey: k.lock, lockToken: lock.token })
     if (fence === 'held') {
-      return failure('DEPLOY_BUSY', `Nonce ${nonce} is held by another deploy that has not reached the chain yet; nothing was signed. Retry shortly.`, { retryAfterSeconds: 5 })
+      return failure(
+        'DEPLOY_BUSY',
+        `Nonce ${nonce} is held by another deploy that has not reached the chain yet; nothing was signed. Retry shortly.`,
+        { retryAfterSeconds: 5 },
+      )
     }
     claimedNonce = k.nonce(nonce)
-    if (fence === 'lock-lost') return failure('DEPLOY_BUSY', 'The deploy lock expired before signing; nothing was signed. Retry shortly.', { retryAfterSeconds: 3 })
+    if (fence === 'lock-lost')
+      return failure('DEPLOY_BUSY', 'The deploy lock expired before signing; nothing was signed. Retry shortly.', { retryAfterSeconds: 3 })
 
     // 5. Sign with KMS: the private key never leaves it.
     let serialized: Hex
@@ -205,7 +234,9 @@ export async function deployToken({ services, intent, agentDigest }: DeployToken
       })
     } catch (error) {
       logger.error('kms_unavailable', { operation: 'Sign', error: errorName(error) })
-      return failure('SIGNER_UNAVAILABLE', 'The signing service (KMS) failed; nothing was broadcast. Try again shortly.', { retryAfterSeconds: 10 })
+      return failure('SIGNER_UNAVAILABLE', 'The signing service (KMS) failed; nothing was broadcast. Try again shortly.', {
+        retryAfterSeconds: 10,
+      })
     }
 
     // 6. Kept before the broadcast, with the cap slot: the agent's history and the signer's unmined list. A deploy
@@ -240,17 +271,27 @@ export async function deployToken({ services, intent, agentDigest }: DeployToken
       // so the cap slot and the nonce stay taken and the agent is told to poll the receipt.
       if (isTransportFailure(error) || /already known|known transaction|nonce too low|already imported/i.test(shortMessage(error))) {
         keepReservations = true
-        return failure('BROADCAST_UNCERTAIN', 'The RPC did not answer the broadcast; the transaction may or may not be on its way. Poll action "receipt" with txHash before deploying again.', { txHash, explorerUrl })
+        return failure(
+          'BROADCAST_UNCERTAIN',
+          'The RPC did not answer the broadcast; the transaction may or may not be on its way. Poll action "receipt" with txHash before deploying again.',
+          { txHash, explorerUrl },
+        )
       }
       const message = shortMessage(error)
-      if (/insufficient funds/i.test(message)) return failure('SIGNER_UNFUNDED', 'The signer wallet lacks ETH on Base to pay gas; nothing was broadcast. The operator must fund it.')
+      if (/insufficient funds/i.test(message))
+        return failure(
+          'SIGNER_UNFUNDED',
+          'The signer wallet lacks ETH on Base to pay gas; nothing was broadcast. The operator must fund it.',
+        )
       return failure('RPC_REJECTED', `The node refused the transaction: ${message}`)
     }
     keepReservations = true
     return { ok: true, status: 'broadcast', txHash, predictedAddress, explorerUrl, token, signer: signer.address, chainId: config.chainId }
   } catch (error) {
     logger.error('store_unavailable', { operation: 'deploy', error: errorName(error), effect: 'deploy refused' })
-    return failure('STORE_UNAVAILABLE', 'The deploy coordinator (Redis) failed mid-deploy; nothing was broadcast. Try again shortly.', { retryAfterSeconds: 10 })
+    return failure('STORE_UNAVAILABLE', 'The deploy coordinator (Redis) failed mid-deploy; nothing was broadcast. Try again shortly.', {
+      retryAfterSeconds: 10,
+    })
   } finally {
     if (!keepReservations) {
       for (const slot of slots) await store.releaseWindowSlot(slot.key, slot.member).catch(() => undefined)

@@ -72,7 +72,13 @@ export function deployHistoryKeys({ storePrefix, chainId }: DeployHistoryKeysPar
 }
 
 /** Parameters of {@link recordDeploy}. */
-export type RecordDeployParameters = { store: Store; keys: DeployHistoryKeys; signer: string; record: DeployRecord; inAgentHistory: boolean }
+export type RecordDeployParameters = {
+  store: Store
+  keys: DeployHistoryKeys
+  signer: string
+  record: DeployRecord
+  inAgentHistory: boolean
+}
 
 /**
  * Keeps a signed transaction before it is broadcast, in one store step: its record, the signer's unmined list and
@@ -92,7 +98,10 @@ export async function recordDeploy({ store, keys, signer, record, inAgentHistory
 
 /** Forgets a transaction that was not sent after all (the node refused it): record and list entries. */
 export async function forgetDeploy(store: Store, keys: DeployHistoryKeys, signer: string, record: DeployRecord): Promise<void> {
-  await Promise.all([store.removeFromIndex(keys.agent(record.agent), record.txHash.toLowerCase()), store.removeFromIndex(keys.unmined(signer), record.txHash.toLowerCase())])
+  await Promise.all([
+    store.removeFromIndex(keys.agent(record.agent), record.txHash.toLowerCase()),
+    store.removeFromIndex(keys.unmined(signer), record.txHash.toLowerCase()),
+  ])
   await store.delete(keys.record(record.txHash))
 }
 
@@ -120,7 +129,10 @@ export async function updateDeployRecord(store: Store, keys: DeployHistoryKeys, 
 /** The signer's transactions not yet seen mined, oldest first. */
 export async function listUnmined(store: Store, keys: DeployHistoryKeys, signer: string): Promise<DeployRecord[]> {
   const values = await store.listIndexed({ indexKey: keys.unmined(signer), recordPrefix: keys.recordPrefix, limit: 100 })
-  return values.map(parseDeployRecord).filter((r): r is DeployRecord => r !== null).reverse()
+  return values
+    .map(parseDeployRecord)
+    .filter((r): r is DeployRecord => r !== null)
+    .reverse()
 }
 
 /** Parameters of {@link listAgentDeploys}. */

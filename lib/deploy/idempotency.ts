@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { errorName, type Logger } from '../platform/log.js'
 import type { Store } from '../store/types.js'
-import { failure, type DeployFailure } from './outcome.js'
+import { type DeployFailure, failure } from './outcome.js'
 
 /** How long an answer is replayed for the same agent, key and body. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000
@@ -49,17 +49,32 @@ export async function runIdempotently<T extends { ok: boolean }>(
   const key = `${keyPrefix}deploy:idempotency:${agentDigest}:${sha256(idempotencyKey)}`
   const bodyHash = sha256(canonicalJson(body))
   const unavailable = () =>
-    failure('STORE_UNAVAILABLE', 'The idempotency store (Redis) is unavailable; nothing was done. Try again shortly.', { retryAfterSeconds: 10 })
+    failure('STORE_UNAVAILABLE', 'The idempotency store (Redis) is unavailable; nothing was done. Try again shortly.', {
+      retryAfterSeconds: 10,
+    })
 
   const existing = async (): Promise<{ response: T | DeployFailure; replayed: boolean } | null> => {
     const raw = await store.get(key)
     if (raw === null) return null
     const record = JSON.parse(raw) as StoredRecord
     if (record.bodyHash !== bodyHash) {
-      return { response: failure('IDEMPOTENCY_CONFLICT', 'This Idempotency-Key was already used with a different request body; use a new key for a new deploy.'), replayed: false }
+      return {
+        response: failure(
+          'IDEMPOTENCY_CONFLICT',
+          'This Idempotency-Key was already used with a different request body; use a new key for a new deploy.',
+        ),
+        replayed: false,
+      }
     }
     if (record.state === 'pending') {
-      return { response: failure('IDEMPOTENCY_IN_PROGRESS', 'A request with this Idempotency-Key is still running; retry shortly to get its answer.', { retryAfterSeconds: 2 }), replayed: false }
+      return {
+        response: failure(
+          'IDEMPOTENCY_IN_PROGRESS',
+          'A request with this Idempotency-Key is still running; retry shortly to get its answer.',
+          { retryAfterSeconds: 2 },
+        ),
+        replayed: false,
+      }
     }
     return { response: record.response as T, replayed: true }
   }
@@ -84,7 +99,8 @@ export async function runIdempotently<T extends { ok: boolean }>(
     throw error
   }
   try {
-    if (isFinal(response)) await store.set(key, JSON.stringify({ state: 'done', bodyHash, response } satisfies StoredRecord), IDEMPOTENCY_TTL_MS)
+    if (isFinal(response))
+      await store.set(key, JSON.stringify({ state: 'done', bodyHash, response } satisfies StoredRecord), IDEMPOTENCY_TTL_MS)
     else await store.delete(key)
   } catch (error) {
     // The deploy already happened: answer it, and say in the log that a replay may not find it.

@@ -1,7 +1,7 @@
 import type { Address, Hex } from 'viem'
 import { z } from 'zod'
 import { checksumAddress, isValidAddress } from '../chain/address.js'
-import { STABLECOIN_DECIMALS, type B20Variant } from '../chain/b20Variants.js'
+import { type B20Variant, STABLECOIN_DECIMALS } from '../chain/b20Variants.js'
 import { ISO_4217_CODES } from './iso4217.js'
 
 /** One problem with a request body: the field it concerns and why. */
@@ -15,10 +15,12 @@ export const DEPLOY_SYMBOL_MAX = 11
 // Control, zero-width and bidi formatting characters: refused in names, which end up on chain and in explorers.
 const UNSAFE_TEXT = /[\p{Cc}\u00AD\u061C\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2069\uFEFF]/u
 
-const addressField = z.string().refine(
-  (v) => isValidAddress(v) && !/^0x0{40}$/i.test(v),
-  'must be a 20-byte 0x address, lower-case or with a valid checksum, and not the zero address',
-)
+const addressField = z
+  .string()
+  .refine(
+    (v) => isValidAddress(v) && !/^0x0{40}$/i.test(v),
+    'must be a 20-byte 0x address, lower-case or with a valid checksum, and not the zero address',
+  )
 
 /** The `agent_deploy` body schema; every rule of spec 4.3 and issue 3, with the reasons agents see. */
 export const agentDeploySchema = z.strictObject({
@@ -155,7 +157,9 @@ function problemsOf(error: z.ZodError): IntentProblem[] {
 }
 
 /** Validates a `receipt` body: `{ action: "receipt", tx_hash, waitSeconds? }`. */
-export function parseReceiptRequest(body: unknown): { ok: true; txHash: Hex; waitSeconds: number } | { ok: false; details: IntentProblem[] } {
+export function parseReceiptRequest(
+  body: unknown,
+): { ok: true; txHash: Hex; waitSeconds: number } | { ok: false; details: IntentProblem[] } {
   const parsed = receiptRequestSchema.safeParse(body)
   if (parsed.success) return { ok: true, txHash: parsed.data.tx_hash.toLowerCase() as Hex, waitSeconds: parsed.data.waitSeconds ?? 0 }
   return { ok: false, details: problemsOf(parsed.error) }

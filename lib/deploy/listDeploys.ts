@@ -1,8 +1,8 @@
-import type { DeployServices } from './services.js'
 import { errorName } from '../platform/log.js'
 import { deployHistoryKeys, listAgentDeploys } from './history.js'
-import { failure, type DeployFailure } from './outcome.js'
+import { type DeployFailure, failure } from './outcome.js'
 import type { ListDeploys } from './responses.js'
+import type { DeployServices } from './services.js'
 
 /** Parameters of {@link listDeploys}. */
 export type ListDeploysParameters = { services: DeployServices; agentDigest: string; limit: number }
@@ -10,7 +10,8 @@ export type ListDeploysParameters = { services: DeployServices; agentDigest: str
 /** `list_deploys`: the calling agent's own deploys, newest first; never another agent's. */
 export async function listDeploys({ services, agentDigest, limit }: ListDeploysParameters): Promise<ListDeploys | DeployFailure> {
   const { store, config, logger } = services
-  if (!store) return failure('DEPLOYS_DISABLED', 'Deploys need the shared store (Upstash Redis) on this deployment, and none is configured.')
+  if (!store)
+    return failure('DEPLOYS_DISABLED', 'Deploys need the shared store (Upstash Redis) on this deployment, and none is configured.')
   try {
     const keys = deployHistoryKeys({ storePrefix: config.storePrefix, chainId: config.chainId })
     return { ok: true, deploys: await listAgentDeploys({ store, keys, agentDigest, limit }) }

@@ -1,11 +1,11 @@
-import { keccak256, type Address, type Hex, type PublicClient } from 'viem'
+import { type Address, type Hex, keccak256, type PublicClient } from 'viem'
 import { B20_FACTORY_ADDRESS } from '../chain/b20.js'
 import type { KmsAccount } from '../chain/kmsAccount.js'
 import { errorName, type Logger } from '../platform/log.js'
 import type { Store } from '../store/types.js'
 import { isTransportFailure, shortMessage } from './chainErrors.js'
-import { listUnmined, recordDeploy, updateDeployRecord, type DeployHistoryKeys, type DeployRecord } from './history.js'
-import { failure, type DeployFailure } from './outcome.js'
+import { type DeployHistoryKeys, type DeployRecord, listUnmined, recordDeploy, updateDeployRecord } from './history.js'
+import { type DeployFailure, failure } from './outcome.js'
 
 // The signer's one nonce stream, shared by every instance: the lock that serialises deploys, the fence that signs a
 // nonce at most once, and the replacement of transactions left unmined (underpriced after a base-fee jump), which
@@ -71,7 +71,10 @@ export async function acquireNonceLock(store: Store, key: string, leaseMs: numbe
           release: () =>
             store
               .releaseLock(key, token)
-              .then(() => undefined, () => undefined)
+              .then(
+                () => undefined,
+                () => undefined,
+              )
               .finally(() => {
                 clearTimeout(lapse)
                 turn.done()
@@ -126,7 +129,12 @@ const bump = (wei: bigint) => (wei * REPLACEMENT_BUMP_PER_MILLE + 999n) / 1000n
  * the network asks now, and `maxFeePerGas` enough for the next base fee (twice it when the cap leaves room), never
  * above the cap.
  */
-export function replacementFees({ previous, nextBaseFee, suggestedPriorityFee, cap }: ReplacementFeesParameters): ReplacementFeesReturnType {
+export function replacementFees({
+  previous,
+  nextBaseFee,
+  suggestedPriorityFee,
+  cap,
+}: ReplacementFeesParameters): ReplacementFeesReturnType {
   const priority = [bump(previous.maxPriorityFeePerGas), suggestedPriorityFee, MIN_PRIORITY_FEE].reduce((a, b) => (a > b ? a : b))
   const needed = [bump(previous.maxFeePerGas), nextBaseFee + priority].reduce((a, b) => (a > b ? a : b))
   if (needed > cap) return { ok: false, neededMaxFeePerGas: needed }
@@ -183,9 +191,18 @@ export async function replaceStuckDeploys(parameters: ReplaceStuckDeploysParamet
     } catch {
       return failure('RPC_UNAVAILABLE', 'The chain RPC is unavailable; nothing was signed. Try again shortly.', { retryAfterSeconds: 5 })
     }
-    const next = replacementFees({ previous: { maxFeePerGas: BigInt(record.maxFeePerGas), maxPriorityFeePerGas: BigInt(record.maxPriorityFeePerGas) }, ...fees, cap })
+    const next = replacementFees({
+      previous: { maxFeePerGas: BigInt(record.maxFeePerGas), maxPriorityFeePerGas: BigInt(record.maxPriorityFeePerGas) },
+      ...fees,
+      cap,
+    })
     if (!next.ok) {
-      logger.error('deploy_replacement_over_cap', { txHash: record.txHash, nonce: record.nonce, neededMaxFeePerGas: next.neededMaxFeePerGas.toString(), capMaxFeePerGas: cap.toString() })
+      logger.error('deploy_replacement_over_cap', {
+        txHash: record.txHash,
+        nonce: record.nonce,
+        neededMaxFeePerGas: next.neededMaxFeePerGas.toString(),
+        capMaxFeePerGas: cap.toString(),
+      })
       return failure(
         'DEPLOY_BUSY',
         `An earlier deploy (${record.txHash}, nonce ${record.nonce}) is stuck and replacing it would need a max fee of ${next.neededMaxFeePerGas} wei per gas, above this service's cap of ${cap}; nothing was signed. The operator has been told.`,
@@ -206,13 +223,18 @@ export async function replaceStuckDeploys(parameters: ReplaceStuckDeploysParamet
 /** The next block's base fee and the median priority fee of the latest block (one `eth_feeHistory`). */
 export async function currentFees(publicClient: PublicClient): Promise<{ nextBaseFee: bigint; suggestedPriorityFee: bigint }> {
   const history = await publicClient.getFeeHistory({ blockCount: 1, rewardPercentiles: [50], blockTag: 'latest' })
-  return { nextBaseFee: history.baseFeePerGas[history.baseFeePerGas.length - 1] ?? 0n, suggestedPriorityFee: history.reward?.[0]?.[0] ?? 0n }
+  return {
+    nextBaseFee: history.baseFeePerGas[history.baseFeePerGas.length - 1] ?? 0n,
+    suggestedPriorityFee: history.reward?.[0]?.[0] ?? 0n,
+  }
 }
 
 type SendReplacementOutcome = { kind: 'sent'; txHash: Hex } | { kind: 'mined' } | { kind: 'failed'; failure: DeployFailure }
 
 /** Signs and sends one replacement, recording it before the broadcast so that a lost answer is still tracked. */
-async function sendReplacement(parameters: ReplaceStuckDeploysParameters & { record: DeployRecord; fees: Fees }): Promise<SendReplacementOutcome> {
+async function sendReplacement(
+  parameters: ReplaceStuckDeploysParameters & { record: DeployRecord; fees: Fees },
+): Promise<SendReplacementOutcome> {
   const { store, keys, publicClient, signer, chainId, logger, now, record, fees } = parameters
   let serialized: Hex
   try {
@@ -228,7 +250,12 @@ async function sendReplacement(parameters: ReplaceStuckDeploysParameters & { rec
     })
   } catch (error) {
     logger.error('kms_unavailable', { operation: 'Sign', error: errorName(error) })
-    return { kind: 'failed', failure: failure('SIGNER_UNAVAILABLE', 'The signing service (KMS) failed; nothing was broadcast. Try again shortly.', { retryAfterSeconds: 10 }) }
+    return {
+      kind: 'failed',
+      failure: failure('SIGNER_UNAVAILABLE', 'The signing service (KMS) failed; nothing was broadcast. Try again shortly.', {
+        retryAfterSeconds: 10,
+      }),
+    }
   }
   const txHash = keccak256(serialized)
   const replacement: DeployRecord = {
@@ -256,11 +283,27 @@ async function sendReplacement(parameters: ReplaceStuckDeploysParameters & { rec
       await store.removeFromIndex(keys.unmined(signer.address), txHash)
       await store.delete(keys.record(txHash))
       logger.error('deploy_replacement_refused', { txHash: record.txHash, nonce: record.nonce, message })
-      return { kind: 'failed', failure: failure('DEPLOY_BUSY', `An earlier deploy (${record.txHash}) is stuck and the node refused its replacement (${message}); nothing new was signed. Retry shortly.`, { retryAfterSeconds: 10, txHash: record.txHash }) }
+      return {
+        kind: 'failed',
+        failure: failure(
+          'DEPLOY_BUSY',
+          `An earlier deploy (${record.txHash}) is stuck and the node refused its replacement (${message}); nothing new was signed. Retry shortly.`,
+          { retryAfterSeconds: 10, txHash: record.txHash },
+        ),
+      }
     }
     // No answer: the replacement may be on its way; it stays recorded and is followed like a sent one.
   }
-  await Promise.all([store.removeFromIndex(keys.unmined(signer.address), record.txHash), updateDeployRecord(store, keys, { ...record, status: 'replaced', replacedBy: txHash })])
-  logger.warn('deploy_replaced', { txHash: record.txHash, replacedBy: txHash, nonce: record.nonce, maxFeePerGas: fees.maxFeePerGas.toString(), maxPriorityFeePerGas: fees.maxPriorityFeePerGas.toString() })
+  await Promise.all([
+    store.removeFromIndex(keys.unmined(signer.address), record.txHash),
+    updateDeployRecord(store, keys, { ...record, status: 'replaced', replacedBy: txHash }),
+  ])
+  logger.warn('deploy_replaced', {
+    txHash: record.txHash,
+    replacedBy: txHash,
+    nonce: record.nonce,
+    maxFeePerGas: fees.maxFeePerGas.toString(),
+    maxPriorityFeePerGas: fees.maxPriorityFeePerGas.toString(),
+  })
   return { kind: 'sent', txHash }
 }

@@ -1,12 +1,12 @@
-import { BaseError, decodeEventLog, TransactionNotFoundError, TransactionReceiptNotFoundError, type Address, type Hex } from 'viem'
-import { b20FactoryAbi, B20_FACTORY_ADDRESS, CREATE_B20_SELECTOR, type B20Variant } from '../chain/b20.js'
+import { type Address, BaseError, decodeEventLog, type Hex, TransactionNotFoundError, TransactionReceiptNotFoundError } from 'viem'
+import { B20_FACTORY_ADDRESS, type B20Variant, b20FactoryAbi, CREATE_B20_SELECTOR } from '../chain/b20.js'
 import { KmsSignerError } from '../chain/kmsAccount.js'
-import type { DeployServices } from './services.js'
 import { errorName } from '../platform/log.js'
 import type { Store } from '../store/types.js'
-import { deployHistoryKeys, readDeployRecord, updateDeployRecord, type DeployHistoryKeys, type DeployRecord } from './history.js'
-import { failure, type DeployFailure } from './outcome.js'
+import { type DeployHistoryKeys, type DeployRecord, deployHistoryKeys, readDeployRecord, updateDeployRecord } from './history.js'
+import { type DeployFailure, failure } from './outcome.js'
 import type { ReceiptConfirmed, ReceiptPending, ReceiptReplaced } from './responses.js'
+import type { DeployServices } from './services.js'
 
 /** Every answer of {@link readDeployReceipt}. */
 export type ReadDeployReceiptReturnType = ReceiptPending | ReceiptConfirmed | ReceiptReplaced | DeployFailure
@@ -28,7 +28,8 @@ const REPLACEMENT_HOPS_MAX = 5
 const VARIANTS: Record<number, B20Variant> = { 0: 'asset', 1: 'stablecoin' }
 
 const notFound = (error: unknown) =>
-  error instanceof BaseError && Boolean(error.walk((e) => e instanceof TransactionNotFoundError || e instanceof TransactionReceiptNotFoundError))
+  error instanceof BaseError &&
+  Boolean(error.walk((e) => e instanceof TransactionNotFoundError || e instanceof TransactionReceiptNotFoundError))
 
 /** The signer's address without signing: from KMS (cached), else `SIGNER_ADDRESS`. */
 async function signerAddress(services: DeployServices): Promise<Address | null> {
@@ -37,7 +38,8 @@ async function signerAddress(services: DeployServices): Promise<Address | null> 
 }
 
 /** A receipt answer that may still change: the transaction (or its replacement) is not mined yet. */
-const isPending = (answer: ReadDeployReceiptReturnType) => answer.ok && (answer.status === 'pending' || (answer.status === 'replaced' && answer.replacementStatus === 'pending'))
+const isPending = (answer: ReadDeployReceiptReturnType) =>
+  answer.ok && (answer.status === 'pending' || (answer.status === 'replaced' && answer.replacementStatus === 'pending'))
 
 /**
  * Answers where a deploy stands: pending (known, not mined, and for how long), confirmed (with the token address from
@@ -45,14 +47,21 @@ const isPending = (answer: ReadDeployReceiptReturnType) => answer.ok && (answer.
  * followed). With `waitSeconds`, answers as soon as it is mined or when the time is up, checking once per block
  * interval (`receiptPollMs`, 2 s on Base). Refuses hashes that are not a `createB20` sent by this service's signer.
  */
-export async function readDeployReceipt({ services, txHash, waitSeconds = 0 }: ReadDeployReceiptParameters): Promise<ReadDeployReceiptReturnType> {
+export async function readDeployReceipt({
+  services,
+  txHash,
+  waitSeconds = 0,
+}: ReadDeployReceiptParameters): Promise<ReadDeployReceiptReturnType> {
   let signer: Address | null
   try {
     signer = await signerAddress(services)
   } catch (error) {
-    if (error instanceof KmsSignerError && /SIGNER_ADDRESS/.test(error.message)) return failure('SIGNER_MISMATCH', `Refusing to answer: ${error.message}.`)
+    if (error instanceof KmsSignerError && /SIGNER_ADDRESS/.test(error.message))
+      return failure('SIGNER_MISMATCH', `Refusing to answer: ${error.message}.`)
     services.logger.error('kms_unavailable', { operation: 'GetPublicKey', error: errorName(error) })
-    return failure('SIGNER_UNAVAILABLE', 'The signing service (KMS) is unavailable, so the signer cannot be checked. Try again shortly.', { retryAfterSeconds: 10 })
+    return failure('SIGNER_UNAVAILABLE', 'The signing service (KMS) is unavailable, so the signer cannot be checked. Try again shortly.', {
+      retryAfterSeconds: 10,
+    })
   }
   if (!signer) return failure('SIGNER_NOT_CONFIGURED', 'The deploy signer is not configured on this server (KMS_KEY_ID is unset).')
 
@@ -85,7 +94,13 @@ async function replacedSince(store: Store | null, keys: DeployHistoryKeys, txHas
 }
 
 /** One full look at a hash: the chain first (a replaced transaction may still have been mined), then the records. */
-async function lookUp(services: DeployServices, keys: DeployHistoryKeys, signer: Address, txHash: Hex, hops = 0): Promise<ReadDeployReceiptReturnType> {
+async function lookUp(
+  services: DeployServices,
+  keys: DeployHistoryKeys,
+  signer: Address,
+  txHash: Hex,
+  hops = 0,
+): Promise<ReadDeployReceiptReturnType> {
   const { publicClient, config, store, logger } = services
   const explorerUrl = `${config.explorerUrl}/tx/${txHash}`
   const record = store ? await readDeployRecord(store, keys, txHash).catch(() => null) : null
@@ -122,12 +137,14 @@ async function lookUp(services: DeployServices, keys: DeployHistoryKeys, signer:
 /** The answer for the original hash of a replaced deploy, from what its replacement's look found. */
 function replacedAnswer(txHash: Hex, explorerUrl: string, next: ReadDeployReceiptReturnType): ReadDeployReceiptReturnType {
   if (!next.ok) {
-    if (next.code === 'REVERTED' && next.txHash) return { ok: true, status: 'replaced', txHash, explorerUrl, replacedBy: next.txHash as Hex, replacementStatus: 'reverted' }
+    if (next.code === 'REVERTED' && next.txHash)
+      return { ok: true, status: 'replaced', txHash, explorerUrl, replacedBy: next.txHash as Hex, replacementStatus: 'reverted' }
     return next
   }
   // A replacement of a replacement: the last one is where the deploy stands.
   if (next.status === 'replaced') return { ...next, txHash, explorerUrl }
-  if (next.status === 'pending') return { ok: true, status: 'replaced', txHash, explorerUrl, replacedBy: next.txHash, replacementStatus: 'pending' }
+  if (next.status === 'pending')
+    return { ok: true, status: 'replaced', txHash, explorerUrl, replacedBy: next.txHash, replacementStatus: 'pending' }
   return {
     ok: true,
     status: 'replaced',
@@ -142,7 +159,12 @@ function replacedAnswer(txHash: Hex, explorerUrl: string, next: ReadDeployReceip
 }
 
 /** A mined transaction: confirmed with the token from the `B20Created` log, or reverted. The record learns it too. */
-async function minedAnswer(services: DeployServices, keys: DeployHistoryKeys, record: DeployRecord | null, txHash: Hex): Promise<ReadDeployReceiptReturnType> {
+async function minedAnswer(
+  services: DeployServices,
+  keys: DeployHistoryKeys,
+  record: DeployRecord | null,
+  txHash: Hex,
+): Promise<ReadDeployReceiptReturnType> {
   const { publicClient, config, store } = services
   const explorerUrl = `${config.explorerUrl}/tx/${txHash}`
   const receipt = await publicClient.getTransactionReceipt({ hash: txHash })
@@ -154,7 +176,11 @@ async function minedAnswer(services: DeployServices, keys: DeployHistoryKeys, re
   }
   if (receipt.status !== 'success') {
     await remember('reverted')
-    return failure('REVERTED', 'The deploy transaction was mined but reverted; no token was created (gas was spent).', { status: 'reverted', txHash, explorerUrl })
+    return failure('REVERTED', 'The deploy transaction was mined but reverted; no token was created (gas was spent).', {
+      status: 'reverted',
+      txHash,
+      explorerUrl,
+    })
   }
   for (const log of receipt.logs) {
     if (log.address.toLowerCase() !== B20_FACTORY_ADDRESS.toLowerCase()) continue
@@ -168,7 +194,12 @@ async function minedAnswer(services: DeployServices, keys: DeployHistoryKeys, re
         tokenAddress: event.args.token,
         blockNumber: Number(receipt.blockNumber),
         explorerUrl,
-        token: { name: event.args.name, symbol: event.args.symbol, decimals: event.args.decimals, variant: VARIANTS[event.args.variant] ?? 'asset' },
+        token: {
+          name: event.args.name,
+          symbol: event.args.symbol,
+          decimals: event.args.decimals,
+          variant: VARIANTS[event.args.variant] ?? 'asset',
+        },
       }
     } catch {
       // another factory event

@@ -1,6 +1,9 @@
 import { z } from 'zod'
 
-const txHash = z.string().regex(/^0x[0-9a-f]{64}$/).describe('Transaction hash, 0x-prefixed lower-case hex')
+const txHash = z
+  .string()
+  .regex(/^0x[0-9a-f]{64}$/)
+  .describe('Transaction hash, 0x-prefixed lower-case hex')
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/)
 const wei = z.string().regex(/^\d+$/)
 
@@ -48,7 +51,12 @@ export const receiptPendingSchema = z.object({
   status: z.literal('pending'),
   txHash,
   explorerUrl: z.string(),
-  pendingSeconds: z.number().int().min(0).optional().describe('Seconds since this transaction was sent (for deploys this service recorded)'),
+  pendingSeconds: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe('Seconds since this transaction was sent (for deploys this service recorded)'),
 })
 
 /** Receipt of a mined, successful deploy: where the token lives. */
@@ -124,7 +132,10 @@ export const deployFailureSchema = z.object({
   error: z.string().describe('What went wrong, for people'),
   code: deployFailureCodeSchema.describe('What went wrong, for programs'),
   status: z.literal('reverted').optional().describe('Receipt of a deploy that was mined but reverted'),
-  details: z.array(z.object({ field: z.string(), reason: z.string() })).optional().describe('Every problem of an invalid request'),
+  details: z
+    .array(z.object({ field: z.string(), reason: z.string() }))
+    .optional()
+    .describe('Every problem of an invalid request'),
   revert: z
     .object({ name: z.string(), args: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])) })
     .optional()
@@ -139,7 +150,15 @@ export const deployFailureSchema = z.object({
 export const skillHttpErrorSchema = z.object({
   ok: z.literal(false),
   error: z.string(),
-  code: z.enum(['FORBIDDEN', 'BODY_TOO_LARGE', 'INVALID_JSON', 'UNSUPPORTED_CONTENT_TYPE', 'CONFIG_INVALID', 'INTERNAL', 'METHOD_NOT_ALLOWED']),
+  code: z.enum([
+    'FORBIDDEN',
+    'BODY_TOO_LARGE',
+    'INVALID_JSON',
+    'UNSUPPORTED_CONTENT_TYPE',
+    'CONFIG_INVALID',
+    'INTERNAL',
+    'METHOD_NOT_ALLOWED',
+  ]),
 })
 
 /** Machine codes of a deploy or receipt that did not succeed; `error` says the same for people. */

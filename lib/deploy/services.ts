@@ -1,9 +1,9 @@
-import { KMSClient } from '@aws-sdk/client-kms'
 import { randomBytes } from 'node:crypto'
+import { KMSClient } from '@aws-sdk/client-kms'
 import type { Hex, PublicClient } from 'viem'
 import { createChainClient, createChainIdCheck } from '../chain/client.js'
 import { createKmsAccount, type KmsAccount } from '../chain/kmsAccount.js'
-import { loadDeployConfig, type DeployConfig, type Environment } from '../platform/config.js'
+import { type DeployConfig, type Environment, loadDeployConfig } from '../platform/config.js'
 import { createLogger, type Logger } from '../platform/log.js'
 import { createMemoryStore } from '../store/memory.js'
 import type { Store } from '../store/types.js'
@@ -58,7 +58,11 @@ export function createDeployServices(parameters: CreateDeployServicesParameters 
   const getSigner = kmsKeyId
     ? () => {
         // The AWS SDK reads credentials from its default chain and honours AWS_ENDPOINT_URL_KMS.
-        signer ??= createKmsAccount({ kms: parameters.kms ?? new KMSClient({ region: config.awsRegion ?? undefined }), keyId: kmsKeyId, expectedAddress: config.signerAddress ?? undefined }).catch((error: unknown) => {
+        signer ??= createKmsAccount({
+          kms: parameters.kms ?? new KMSClient({ region: config.awsRegion ?? undefined }),
+          keyId: kmsKeyId,
+          expectedAddress: config.signerAddress ?? undefined,
+        }).catch((error: unknown) => {
           signer = undefined // a KMS outage is retried on the next request; a key mismatch fails again, clearly
           throw error
         })

@@ -14,7 +14,12 @@ export function createTextHandler(contentType: string, produce: () => Promise<st
       return errorResponse(500, 'INTERNAL', 'The document is not available on this deployment.', METHODS)
     }
     return new Response(request.method === 'HEAD' ? null : text, {
-      headers: { 'content-type': contentType, 'cache-control': 'public, max-age=300', 'x-content-type-options': 'nosniff', ...CORS_HEADERS },
+      headers: {
+        'content-type': contentType,
+        'cache-control': 'public, max-age=300',
+        'x-content-type-options': 'nosniff',
+        ...CORS_HEADERS,
+      },
     })
   }
 }

@@ -1,12 +1,12 @@
-import { timingSafeEqual, createHash } from 'node:crypto'
-import type { HealthConfig } from '../platform/config.js'
-import type { DeployServices } from '../deploy/services.js'
+import { createHash, timingSafeEqual } from 'node:crypto'
 import { deployHistoryKeys, listUnmined } from '../deploy/history.js'
+import type { DeployServices } from '../deploy/services.js'
 import { deployStoreKeys } from '../deploy/storeKeys.js'
+import type { HealthConfig } from '../platform/config.js'
 import { errorName } from '../platform/log.js'
+import { SERVICE_VERSION } from '../platform/version.js'
 import { controlRoomCacheKey } from '../read/models.js'
 import type { ReadServices } from '../read/services.js'
-import { SERVICE_VERSION } from '../platform/version.js'
 
 /** What anyone may see: whether the service can answer, its version, and how old the market data is. */
 export type PublicHealth = { ok: boolean; version: string; dataAgeSeconds: number | null }
@@ -33,7 +33,10 @@ async function probe(run: () => Promise<Record<string, unknown>>): Promise<Healt
   try {
     const details = await Promise.race([
       run(),
-      new Promise<never>((_, reject) => (timer = setTimeout(() => reject(Object.assign(new Error('timed out'), { name: 'TimeoutError' })), HEALTH_PART_TIMEOUT_MS))),
+      new Promise<never>(
+        (_, reject) =>
+          (timer = setTimeout(() => reject(Object.assign(new Error('timed out'), { name: 'TimeoutError' })), HEALTH_PART_TIMEOUT_MS)),
+      ),
     ])
     return { ok: true, latencyMs: Date.now() - started, ...details }
   } catch (error) {
@@ -104,7 +107,12 @@ export async function checkDetailedHealth({ read, deploy, config }: CheckDetaile
     probe(async () => {
       const { ctx, address } = await signerAddress()
       const balance = await ctx.publicClient.getBalance({ address })
-      return { address, balanceEth: formatEth(balance), minBalanceEth: formatEth(config.signerMinBalanceWei), lowBalance: balance < config.signerMinBalanceWei }
+      return {
+        address,
+        balanceEth: formatEth(balance),
+        minBalanceEth: formatEth(config.signerMinBalanceWei),
+        lowBalance: balance < config.signerMinBalanceWei,
+      }
     }),
     probe(async () => {
       const { ctx, address } = await signerAddress()
@@ -122,11 +130,18 @@ export async function checkDetailedHealth({ read, deploy, config }: CheckDetaile
         usedInWindow: used,
         cap: ctx.config.dailyCap,
         windowSeconds: ctx.config.capWindowSeconds,
-        oldestUnmined: oldest ? { txHash: oldest.txHash, nonce: oldest.nonce, pendingSeconds: Math.max(0, Math.round((now - oldest.sentAt) / 1000)) } : null,
+        oldestUnmined: oldest
+          ? { txHash: oldest.txHash, nonce: oldest.nonce, pendingSeconds: Math.max(0, Math.round((now - oldest.sentAt) / 1000)) }
+          : null,
       }
     }),
   ])
-  const backingOff = read.gecko ? await read.store.get(`${read.keyPrefix}gecko:backoff`).then((v) => v !== null, () => null) : null
+  const backingOff = read.gecko
+    ? await read.store.get(`${read.keyPrefix}gecko:backoff`).then(
+        (v) => v !== null,
+        () => null,
+      )
+    : null
   const geckoterminal: HealthPart = read.gecko ? { ok: backingOff === false, backingOff } : { ok: true, configured: false }
   const parts = [store, dexscreener, geckoterminal, rpc, signer, deploys]
   return {

@@ -1,7 +1,11 @@
 import { z } from 'zod'
 
 const part = z
-  .object({ ok: z.boolean(), latencyMs: z.number().int().min(0).optional(), error: z.string().optional().describe('The failing error’s name, never its message') })
+  .object({
+    ok: z.boolean(),
+    latencyMs: z.number().int().min(0).optional(),
+    error: z.string().optional().describe('The failing error’s name, never its message'),
+  })
   .catchall(z.unknown())
 
 /** Body of `GET /api/health`: the public fields always; the parts only in the detailed view. */

@@ -3,7 +3,12 @@ import { SAFE_LIQUIDITY_USD, type Stats, type Token } from './types.js'
 /** Formats USD the way a person reads it: $1.23B, $4.5M, $12.3K, $950. */
 export function formatUsd(n: number): string {
   const abs = Math.abs(n)
-  const units: [number, string][] = [[1e12, 'T'], [1e9, 'B'], [1e6, 'M'], [1e3, 'K']]
+  const units: [number, string][] = [
+    [1e12, 'T'],
+    [1e9, 'B'],
+    [1e6, 'M'],
+    [1e3, 'K'],
+  ]
   for (const [size, suffix] of units) {
     if (abs >= size) return `$${trimZeros((n / size).toFixed(abs / size >= 100 ? 0 : abs / size >= 10 ? 1 : 2))}${suffix}`
   }
@@ -51,9 +56,7 @@ export function writeCommentary({ tokens, stats }: WriteCommentaryParameters): s
   const rose = tokens.filter((t) => t.priceChange24h !== null && t.priceChange24h > 0).length
   const fell = tokens.filter((t) => t.priceChange24h !== null && t.priceChange24h < 0).length
   const flat = tokens.length - rose - fell
-  sentences.push(
-    `Over 24h, ${rose} rose and ${fell} fell` + (flat > 0 ? `, with ${flat} flat or without a price change.` : '.'),
-  )
+  sentences.push(`Over 24h, ${rose} rose and ${fell} fell` + (flat > 0 ? `, with ${flat} flat or without a price change.` : '.'))
 
   const share = Math.round((stats.safeCount / tokens.length) * 100)
   sentences.push(

@@ -39,7 +39,12 @@ export function parseSnapshot(value: string | null): Snapshot | null {
     if (typeof parsed?.t !== 'number' || !Array.isArray(parsed.rows)) return null
     const rows = parsed.rows.filter(
       (r): r is SnapshotRow =>
-        Array.isArray(r) && typeof r[0] === 'string' && (r[1] === null || typeof r[1] === 'number') && typeof r[2] === 'number' && typeof r[3] === 'number' && typeof r[4] === 'number',
+        Array.isArray(r) &&
+        typeof r[0] === 'string' &&
+        (r[1] === null || typeof r[1] === 'number') &&
+        typeof r[2] === 'number' &&
+        typeof r[3] === 'number' &&
+        typeof r[4] === 'number',
     )
     return { t: parsed.t, rows }
   } catch {
@@ -80,7 +85,9 @@ export function describeHourChanges({ newEntrants, climbers }: HourChanges): str
   const parts: string[] = []
   if (newEntrants.length > 0) {
     const named = newEntrants.slice(0, 3).join(', ')
-    parts.push(`${newEntrants.length} new ${newEntrants.length === 1 ? 'entrant' : 'entrants'} to the top 100 (${named}${newEntrants.length > 3 ? ', …' : ''})`)
+    parts.push(
+      `${newEntrants.length} new ${newEntrants.length === 1 ? 'entrant' : 'entrants'} to the top 100 (${named}${newEntrants.length > 3 ? ', …' : ''})`,
+    )
   }
   if (climbers.length > 0) parts.push(`the biggest climb is ${climbers[0]!.symbol}, from #${climbers[0]!.from} to #${climbers[0]!.to}`)
   if (parts.length === 0) return null
@@ -114,7 +121,11 @@ export function marketHistory(snapshots: readonly Snapshot[]): MarketHistory {
     tokens: s.rows.length,
   }))
   const latest = ordered.at(-1)
-  if (!latest) return { volume: { intervalSeconds: SNAPSHOT_INTERVAL_MS / 1000, points: [] }, sparklines: { intervalSeconds: SPARKLINE_INTERVAL_MS / 1000, times: [], prices: {} } }
+  if (!latest)
+    return {
+      volume: { intervalSeconds: SNAPSHOT_INTERVAL_MS / 1000, points: [] },
+      sparklines: { intervalSeconds: SPARKLINE_INTERVAL_MS / 1000, times: [], prices: {} },
+    }
   const slots = HISTORY_WINDOW_MS / SPARKLINE_INTERVAL_MS
   const lastSlot = Math.floor(latest.t / SPARKLINE_INTERVAL_MS) * SPARKLINE_INTERVAL_MS
   const firstSlot = lastSlot - (slots - 1) * SPARKLINE_INTERVAL_MS

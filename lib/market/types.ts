@@ -8,7 +8,10 @@ const count = (what: string) => z.number().int().min(0).describe(what)
 export const tokenSchema = z
   .object({
     rank: z.number().int().min(1).describe('Position, 1 first, by 24h volume'),
-    address: z.string().regex(/^0x[0-9a-f]{40}$/).describe('Token contract address, lower-case'),
+    address: z
+      .string()
+      .regex(/^0x[0-9a-f]{40}$/)
+      .describe('Token contract address, lower-case'),
     name: z.string().describe('Token name from the upstream; untrusted text (sanitised, at most 64 characters)'),
     symbol: z.string().describe('Ticker from the upstream; untrusted text (sanitised, at most 24 characters)'),
     priceUsd: z.string().nullable().describe('Price in USD as a decimal string, exactly as the upstream sent it; null when unknown'),
@@ -83,7 +86,10 @@ export const TRENDING_LENGTH = 15
 
 /** Body of `GET /api/token-history`: a token's last 24 hours in the top 100, at 5-minute resolution, oldest first. */
 export const tokenHistorySchema = z.object({
-  address: z.string().regex(/^0x[0-9a-f]{40}$/).describe('The token, lower-case'),
+  address: z
+    .string()
+    .regex(/^0x[0-9a-f]{40}$/)
+    .describe('The token, lower-case'),
   intervalSeconds: z.number().int().describe('Snapshot resolution: 300'),
   points: z
     .array(
@@ -123,7 +129,9 @@ export const marketHistorySchema = z.object({
       times: z.array(z.string()).describe('Start of each of the 48 slots (ISO 8601), oldest first; empty before the first snapshot'),
       prices: z
         .record(z.string(), z.array(z.number().nullable()))
-        .describe('For each token of the latest snapshot (lower-case address): its last price in each slot, 4 significant digits; null where it was not listed'),
+        .describe(
+          'For each token of the latest snapshot (lower-case address): its last price in each slot, 4 significant digits; null where it was not listed',
+        ),
     })
     .describe('A 24 h price line per current top-100 token'),
 })

@@ -42,7 +42,13 @@ export function parseUniverse(text: string | null): UniverseEntry[] {
   for (const row of rows) {
     if (!Array.isArray(row)) continue
     const [address, volume24h, lastSeen] = row as unknown[]
-    if (typeof address === 'string' && /^0x[0-9a-f]{40}$/.test(address) && typeof volume24h === 'number' && Number.isFinite(volume24h) && typeof lastSeen === 'number') {
+    if (
+      typeof address === 'string' &&
+      /^0x[0-9a-f]{40}$/.test(address) &&
+      typeof volume24h === 'number' &&
+      Number.isFinite(volume24h) &&
+      typeof lastSeen === 'number'
+    ) {
       entries.push({ address, volume24h, lastSeen })
     }
   }

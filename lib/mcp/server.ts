@@ -1,14 +1,14 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import type { z } from 'zod'
+import { type DeployServicesSource, MISCONFIGURED, runAgentAction } from '../deploy/agentActions.js'
 import { AGENT_KEY_MAX_LENGTH, createRefusalLog, matchAgentKey } from '../deploy/agentKeys.js'
 import { ConfigError } from '../platform/config.js'
-import { MISCONFIGURED, runAgentAction, type DeployServicesSource } from '../deploy/agentActions.js'
 import { BASE_HEADERS, CORS_HEADERS, guardRequest } from '../platform/http.js'
 import { errorName } from '../platform/log.js'
 import { SERVICE_VERSION } from '../platform/version.js'
-import { getControlRoomInput, searchTokensInput, toolInputJsonSchema, TOOLS, type ToolName } from './tools.js'
+import { getControlRoomInput, searchTokensInput, TOOLS, type ToolName, toolInputJsonSchema } from './tools.js'
 
 /** What the MCP server calls: the read endpoints' handlers (cache, throttling and all) and the deploy actions. */
 export type McpDependencies = {
@@ -40,12 +40,15 @@ function toolResult(body: Record<string, unknown>, text: string): CallToolResult
   return { content: [{ type: 'text', text }], structuredContent: body, ...(body.ok === false ? { isError: true } : {}) }
 }
 
-const failed = (code: string, error: string, extra: Record<string, unknown> = {}) => toolResult({ ok: false, error, code, ...extra }, `${code}: ${error}`)
+const failed = (code: string, error: string, extra: Record<string, unknown> = {}) =>
+  toolResult({ ok: false, error, code, ...extra }, `${code}: ${error}`)
 
 /** Problems of arguments that failed a read tool's schema, in the API's `details` shape. */
 function invalidArguments(error: z.ZodError): CallToolResult {
   const details = error.issues.flatMap((issue) =>
-    issue.code === 'unrecognized_keys' ? issue.keys.map((key) => ({ field: key, reason: 'is not a known field' })) : [{ field: issue.path.map(String).join('.') || 'arguments', reason: issue.message }],
+    issue.code === 'unrecognized_keys'
+      ? issue.keys.map((key) => ({ field: key, reason: 'is not a known field' }))
+      : [{ field: issue.path.map(String).join('.') || 'arguments', reason: issue.message }],
   )
   return failed('INVALID_ARGUMENTS', 'The tool arguments are invalid; see details.', { details })
 }
@@ -64,7 +67,8 @@ function summarize(name: ToolName, body: Record<string, any>): string {
         : `Broadcast ${body.txHash}; the token will be at ${body.predictedAddress}. Call get_deploy_receipt with waitSeconds to confirm.`
     case 'get_deploy_receipt':
       if (body.status === 'confirmed') return `Confirmed in block ${body.blockNumber}: token ${body.tokenAddress}.`
-      if (body.status === 'replaced') return `Replaced by ${body.replacedBy} (${body.replacementStatus})${body.tokenAddress ? `: token ${body.tokenAddress}` : ''}.`
+      if (body.status === 'replaced')
+        return `Replaced by ${body.replacedBy} (${body.replacementStatus})${body.tokenAddress ? `: token ${body.tokenAddress}` : ''}.`
       return `Pending${body.pendingSeconds !== undefined ? ` for ${body.pendingSeconds} s` : ''}; ask again with waitSeconds.`
     case 'list_deploys':
       return `${body.deploys.length} deploys, newest first.`
@@ -73,10 +77,21 @@ function summarize(name: ToolName, body: Record<string, any>): string {
 
 /** Maps the `tx_hash` of the receipt body back to the tool's `txHash` in problem details. */
 const renameReceiptFields = (body: Record<string, unknown>) =>
-  Array.isArray(body.details) ? { ...body, details: body.details.map((d: { field: string; reason: string }) => (d.field === 'tx_hash' ? { ...d, field: 'txHash' } : d)) } : body
+  Array.isArray(body.details)
+    ? {
+        ...body,
+        details: body.details.map((d: { field: string; reason: string }) => (d.field === 'tx_hash' ? { ...d, field: 'txHash' } : d)),
+      }
+    : body
 
 /** Parameters of one tool call. */
-type CallParameters = { name: string; args: Record<string, unknown>; request: Request; dependencies: McpDependencies; logRefusal: ReturnType<typeof createRefusalLog> }
+type CallParameters = {
+  name: string
+  args: Record<string, unknown>
+  request: Request
+  dependencies: McpDependencies
+  logRefusal: ReturnType<typeof createRefusalLog>
+}
 
 async function callTool({ name, args, request, dependencies, logRefusal }: CallParameters): Promise<CallToolResult> {
   const tool = TOOLS.find((t) => t.name === name)
@@ -91,15 +106,20 @@ async function callTool({ name, args, request, dependencies, logRefusal }: CallP
   if (tool.name === 'get_control_room') {
     const parsed = getControlRoomInput.safeParse(args)
     if (!parsed.success) return invalidArguments(parsed.error)
-    const body = (await (await dependencies.controlRoom(new Request(`${origin}/api/control-room`, { headers: forwarded }))).json()) as Record<string, any>
-    if (body.ok === false || !Array.isArray(body.liveActivity)) return toolResult({ ok: false, ...body }, summarize(tool.name, { ok: false, ...body }))
+    const body = (await (
+      await dependencies.controlRoom(new Request(`${origin}/api/control-room`, { headers: forwarded }))
+    ).json()) as Record<string, any>
+    if (body.ok === false || !Array.isArray(body.liveActivity))
+      return toolResult({ ok: false, ...body }, summarize(tool.name, { ok: false, ...body }))
     const room = { ...body, liveActivity: body.liveActivity.slice(0, parsed.data.limit ?? 20) }
     return toolResult(room, summarize(tool.name, room))
   }
   if (tool.name === 'search_tokens') {
     const parsed = searchTokensInput.safeParse(args)
     if (!parsed.success) return invalidArguments(parsed.error)
-    const response = await dependencies.tokenSearch(new Request(`${origin}/api/token-search?q=${encodeURIComponent(parsed.data.query)}`, { headers: forwarded }))
+    const response = await dependencies.tokenSearch(
+      new Request(`${origin}/api/token-search?q=${encodeURIComponent(parsed.data.query)}`, { headers: forwarded }),
+    )
     const body = (await response.json()) as Record<string, any>
     const result = response.ok ? body : { ok: false, ...body }
     return toolResult(result, summarize(tool.name, result))
@@ -116,13 +136,16 @@ async function callTool({ name, args, request, dependencies, logRefusal }: CallP
   const presented = presentedAgentKey(request)
   const agentDigest = matchAgentKey(presented, allowlist)
   if (!agentDigest) logRefusal({ door: 'mcp', presented })
-  if (!agentDigest) return failed('FORBIDDEN', 'The agent key (X-Service-Key or Authorization: Bearer) is missing or not on the deploy allowlist.')
+  if (!agentDigest)
+    return failed('FORBIDDEN', 'The agent key (X-Service-Key or Authorization: Bearer) is missing or not on the deploy allowlist.')
   let body: Record<string, unknown>
   let idempotencyKey: string | null = null
   if (tool.name === 'deploy_token') {
     const { idempotencyKey: key, ...fields } = args
     if (key !== undefined && typeof key !== 'string') {
-      return failed('INVALID_INTENT', 'The deploy intent is invalid; see details.', { details: [{ field: 'idempotencyKey', reason: 'must be 1 to 128 visible ASCII characters' }] })
+      return failed('INVALID_INTENT', 'The deploy intent is invalid; see details.', {
+        details: [{ field: 'idempotencyKey', reason: 'must be 1 to 128 visible ASCII characters' }],
+      })
     }
     idempotencyKey = key ?? null
     body = { ...fields, action: 'agent_deploy' }
@@ -139,13 +162,22 @@ async function callTool({ name, args, request, dependencies, logRefusal }: CallP
 
 let toolList: ReturnType<typeof buildToolList> | undefined
 const buildToolList = () =>
-  TOOLS.map((tool) => ({ name: tool.name, title: tool.title, description: tool.description, inputSchema: toolInputJsonSchema(tool), annotations: { title: tool.title, ...tool.annotations } }))
+  TOOLS.map((tool) => ({
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: toolInputJsonSchema(tool),
+    annotations: { title: tool.title, ...tool.annotations },
+  }))
 /** The tools as `tools/list` answers them: their JSON Schemas are generated once per instance, not per request. */
 const listedTools = () => (toolList ??= buildToolList())
 
 /** One stateless MCP server for one HTTP request: the tools, answering through `dependencies`. */
 function createServer(request: Request, dependencies: McpDependencies, logRefusal: ReturnType<typeof createRefusalLog>): Server {
-  const server = new Server({ name: 'base-control-room', version: SERVICE_VERSION }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS })
+  const server = new Server(
+    { name: 'base-control-room', version: SERVICE_VERSION },
+    { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
+  )
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listedTools() }))
   server.setRequestHandler(CallToolRequestSchema, async ({ params }) => {
     try {
@@ -170,7 +202,13 @@ export function createMcpHandler(dependencies: McpDependencies): (request: Reque
     if (request.method === 'OPTIONS') {
       return new Response(null, {
         status: 204,
-        headers: { ...BASE_HEADERS, ...CORS_HEADERS, 'access-control-allow-methods': 'POST, OPTIONS', 'access-control-allow-headers': MCP_ALLOWED_HEADERS, 'access-control-max-age': '86400' },
+        headers: {
+          ...BASE_HEADERS,
+          ...CORS_HEADERS,
+          'access-control-allow-methods': 'POST, OPTIONS',
+          'access-control-allow-headers': MCP_ALLOWED_HEADERS,
+          'access-control-max-age': '86400',
+        },
       })
     }
     // Plain-HTTP redirect as on every endpoint; stateless: no server-to-client stream (GET), no session to end (DELETE).
@@ -178,12 +216,17 @@ export function createMcpHandler(dependencies: McpDependencies): (request: Reque
     if (guarded) return guarded
     logRefusal ??= createRefusalLog({ logger: dependencies.deploy.logger() })
     const server = createServer(request, dependencies, logRefusal)
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: MCP_BODY_LIMIT_BYTES })
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+      maxRequestBodySize: MCP_BODY_LIMIT_BYTES,
+    })
     try {
       await server.connect(transport)
       const response = await transport.handleRequest(request)
       const headers = new Headers(response.headers)
-      for (const [name, value] of Object.entries({ ...BASE_HEADERS, ...CORS_HEADERS, 'cache-control': 'no-store' })) headers.set(name, value)
+      for (const [name, value] of Object.entries({ ...BASE_HEADERS, ...CORS_HEADERS, 'cache-control': 'no-store' }))
+        headers.set(name, value)
       const body = response.body ? await response.arrayBuffer() : null
       return new Response(body, { status: response.status, headers })
     } finally {

@@ -94,7 +94,10 @@ type StoreEnv = { UPSTASH_REDIS_REST_URL?: string; UPSTASH_REDIS_REST_TOKEN?: st
 
 const checkStorePairs: CrossCheck = (env) => {
   const problems: string[] = []
-  for (const [url, token] of [['UPSTASH_REDIS_REST_URL', 'UPSTASH_REDIS_REST_TOKEN'], ['KV_REST_API_URL', 'KV_REST_API_TOKEN']] as const) {
+  for (const [url, token] of [
+    ['UPSTASH_REDIS_REST_URL', 'UPSTASH_REDIS_REST_TOKEN'],
+    ['KV_REST_API_URL', 'KV_REST_API_TOKEN'],
+  ] as const) {
     if (env[url] && !env[token]) problems.push(`${token}: is required when ${url} is set`)
     if (!env[url] && env[token]) problems.push(`${url}: is required when ${token} is set`)
   }
@@ -113,30 +116,38 @@ function storeConfig(env: StoreEnv): { url: string; token: string } | null {
 
 const wholeNumber = (min: number) => z.coerce.number().int(`must be a whole number`).min(min, `must be at least ${min}`)
 
-const deploySchema = z
-  .object({
-    DEPLOY_ALLOWLIST: optional(z.string()).transform((v, ctx) => {
-      const entries = (v ?? '').split(',').map((e) => e.trim()).filter(Boolean)
-      entries.forEach((entry, i) => {
-        if (!/^[0-9a-f]{64}$/.test(entry)) ctx.addIssue({ code: 'custom', message: `entry ${i + 1} is not a lower-case hex SHA-256 digest (64 characters); list digests, never keys` })
-      })
-      return entries
-    }),
-    KMS_KEY_ID: optional(z.string().trim()),
-    AWS_REGION: optional(z.string().trim()),
-    AWS_DEFAULT_REGION: optional(z.string().trim()),
-    SIGNER_ADDRESS: optional(z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x address')),
-    BASE_RPC_URL: optional(httpUrl).default('https://mainnet.base.org'),
-    CHAIN_ID: optional(z.enum(['8453', '84532'], { error: 'must be 8453 (Base) or 84532 (Base Sepolia, staging)' })).default('8453'),
-    EXPLORER_URL: optional(httpUrl),
-    DEPLOY_DAILY_CAP: optional(wholeNumber(0)).default(20),
-    DEPLOY_CAP_WINDOW_SECONDS: optional(wholeNumber(1)).default(86_400),
-    DEPLOY_AGENT_DAILY_CAP: optional(wholeNumber(0)),
-    DEPLOY_STUCK_SECONDS: optional(wholeNumber(1)).default(60),
-    DEPLOY_MAX_FEE_GWEI: optional(z.coerce.number({ error: 'must be a number of gwei' }).positive('must be more than 0').max(10_000, 'must be at most 10000')).default(5),
-    VERCEL: optional(z.string()),
-    ...storeFields,
-  })
+const deploySchema = z.object({
+  DEPLOY_ALLOWLIST: optional(z.string()).transform((v, ctx) => {
+    const entries = (v ?? '')
+      .split(',')
+      .map((e) => e.trim())
+      .filter(Boolean)
+    entries.forEach((entry, i) => {
+      if (!/^[0-9a-f]{64}$/.test(entry))
+        ctx.addIssue({
+          code: 'custom',
+          message: `entry ${i + 1} is not a lower-case hex SHA-256 digest (64 characters); list digests, never keys`,
+        })
+    })
+    return entries
+  }),
+  KMS_KEY_ID: optional(z.string().trim()),
+  AWS_REGION: optional(z.string().trim()),
+  AWS_DEFAULT_REGION: optional(z.string().trim()),
+  SIGNER_ADDRESS: optional(z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x address')),
+  BASE_RPC_URL: optional(httpUrl).default('https://mainnet.base.org'),
+  CHAIN_ID: optional(z.enum(['8453', '84532'], { error: 'must be 8453 (Base) or 84532 (Base Sepolia, staging)' })).default('8453'),
+  EXPLORER_URL: optional(httpUrl),
+  DEPLOY_DAILY_CAP: optional(wholeNumber(0)).default(20),
+  DEPLOY_CAP_WINDOW_SECONDS: optional(wholeNumber(1)).default(86_400),
+  DEPLOY_AGENT_DAILY_CAP: optional(wholeNumber(0)),
+  DEPLOY_STUCK_SECONDS: optional(wholeNumber(1)).default(60),
+  DEPLOY_MAX_FEE_GWEI: optional(
+    z.coerce.number({ error: 'must be a number of gwei' }).positive('must be more than 0').max(10_000, 'must be at most 10000'),
+  ).default(5),
+  VERCEL: optional(z.string()),
+  ...storeFields,
+})
 
 /** Parses the deploy endpoint's configuration from the environment; throws {@link ConfigError} with every problem. */
 export function loadDeployConfig(env: Environment = process.env): DeployConfig {
@@ -175,7 +186,12 @@ export function loadReadConfig(env: Environment = process.env): ReadConfig {
   const parsed = parseWith(readSchema, env, 'read API', [checkStorePairs])
   return {
     dexscreenerBaseUrl: parsed.DEXSCREENER_BASE_URL,
-    geckoTerminalBaseUrl: parsed.GECKOTERMINAL_BASE_URL === undefined ? 'https://api.geckoterminal.com/api/v2' : parsed.GECKOTERMINAL_BASE_URL.trim() === '' ? null : parsed.GECKOTERMINAL_BASE_URL.trim(),
+    geckoTerminalBaseUrl:
+      parsed.GECKOTERMINAL_BASE_URL === undefined
+        ? 'https://api.geckoterminal.com/api/v2'
+        : parsed.GECKOTERMINAL_BASE_URL.trim() === ''
+          ? null
+          : parsed.GECKOTERMINAL_BASE_URL.trim(),
     staleIfErrorSeconds: parsed.STALE_IF_ERROR_SECONDS,
     searchRateLimitPerMinute: parsed.SEARCH_RATE_LIMIT_PER_MINUTE,
     redis: storeConfig(parsed),
@@ -192,7 +208,9 @@ export type HealthConfig = {
 }
 
 const healthSchema = z.object({
-  HEALTH_TOKEN: optional(z.string().trim().min(16, 'must be at least 16 characters (use a random token)').max(256, 'must be at most 256 characters')),
+  HEALTH_TOKEN: optional(
+    z.string().trim().min(16, 'must be at least 16 characters (use a random token)').max(256, 'must be at most 256 characters'),
+  ),
   SIGNER_MIN_BALANCE_ETH: optional(z.coerce.number({ error: 'must be a number of ETH' }).min(0, 'must be at least 0')).default(0.01),
 })
 
@@ -200,5 +218,8 @@ const healthSchema = z.object({
 export function loadHealthConfig(env: Environment = process.env): HealthConfig {
   const parsed = parseWith(healthSchema, env, 'health')
   registerSecret(parsed.HEALTH_TOKEN)
-  return { healthToken: parsed.HEALTH_TOKEN ?? null, signerMinBalanceWei: BigInt(Math.round(parsed.SIGNER_MIN_BALANCE_ETH * 1e9)) * 10n ** 9n }
+  return {
+    healthToken: parsed.HEALTH_TOKEN ?? null,
+    signerMinBalanceWei: BigInt(Math.round(parsed.SIGNER_MIN_BALANCE_ETH * 1e9)) * 10n ** 9n,
+  }
 }

@@ -48,7 +48,21 @@ export function clientAddress(request: Request): string {
 }
 
 /** Machine codes of the read endpoints' error bodies. */
-export const READ_ERROR_CODES = ['METHOD_NOT_ALLOWED', 'QUERY_REQUIRED', 'QUERY_TOO_LONG', 'RATE_LIMITED', 'UPSTREAM_UNAVAILABLE', 'UPSTREAM_ERROR', 'CONFIG_INVALID', 'INTERNAL', 'NOT_FOUND', 'UNAUTHORIZED', 'MALFORMED_REQUEST', 'INVALID_ADDRESS', 'UNKNOWN_TOKEN'] as const
+export const READ_ERROR_CODES = [
+  'METHOD_NOT_ALLOWED',
+  'QUERY_REQUIRED',
+  'QUERY_TOO_LONG',
+  'RATE_LIMITED',
+  'UPSTREAM_UNAVAILABLE',
+  'UPSTREAM_ERROR',
+  'CONFIG_INVALID',
+  'INTERNAL',
+  'NOT_FOUND',
+  'UNAUTHORIZED',
+  'MALFORMED_REQUEST',
+  'INVALID_ADDRESS',
+  'UNKNOWN_TOKEN',
+] as const
 
 /** A JSON error body of the read endpoints: a human message and a stable machine code. */
 export const errorBodySchema = z.object({
@@ -178,12 +192,22 @@ async function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>, alre
  * soon as the limit is passed, so an oversized body is never buffered whole.
  */
 export async function readJsonBody(request: Request, limitBytes: number): Promise<ReadJsonBodyReturnType> {
-  const tooLarge = { ok: false, status: 413, code: 'BODY_TOO_LARGE', message: `The request body is larger than ${limitBytes} bytes.` } as const
+  const tooLarge = {
+    ok: false,
+    status: 413,
+    code: 'BODY_TOO_LARGE',
+    message: `The request body is larger than ${limitBytes} bytes.`,
+  } as const
   const declared = Number(request.headers.get('content-length') ?? '0')
   if (Number.isFinite(declared) && declared > limitBytes) return tooLarge
   const contentType = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase()
   if (contentType !== 'application/json') {
-    return { ok: false, status: 400, code: 'UNSUPPORTED_CONTENT_TYPE', message: 'Send the body as JSON with Content-Type: application/json.' }
+    return {
+      ok: false,
+      status: 400,
+      code: 'UNSUPPORTED_CONTENT_TYPE',
+      message: 'Send the body as JSON with Content-Type: application/json.',
+    }
   }
   const chunks: Uint8Array[] = []
   let size = 0

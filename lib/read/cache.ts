@@ -70,7 +70,16 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 
 /** Creates the read-through cache used by the read endpoints. */
 export function createReadCache(parameters: CreateReadCacheParameters): ReadCache {
-  const { store, logger, now = Date.now, staleForMs = 600_000, waitUntil, lockTtlMs = 12_000, pollIntervalMs = 50, retryFailedAfterMs = 5000 } = parameters
+  const {
+    store,
+    logger,
+    now = Date.now,
+    staleForMs = 600_000,
+    waitUntil,
+    lockTtlMs = 12_000,
+    pollIntervalMs = 50,
+    retryFailedAfterMs = 5000,
+  } = parameters
   const local = new Map<string, LocalCachedBody>()
   const inFlight = new Map<string, Promise<LocalCachedBody>>()
   /** Real time of the last failed background refresh, per key. */
@@ -95,7 +104,12 @@ export function createReadCache(parameters: CreateReadCacheParameters): ReadCach
     if (result.value === null) return null
     try {
       const entry = JSON.parse(result.value) as CachedBody
-      return typeof entry.body === 'string' && typeof entry.etag === 'string' && typeof entry.expiresAt === 'number' && typeof entry.fetchedAt === 'number' ? entry : null
+      return typeof entry.body === 'string' &&
+        typeof entry.etag === 'string' &&
+        typeof entry.expiresAt === 'number' &&
+        typeof entry.fetchedAt === 'number'
+        ? entry
+        : null
     } catch {
       return null
     }
@@ -171,7 +185,11 @@ export function createReadCache(parameters: CreateReadCacheParameters): ReadCach
       (error: unknown) => {
         if (failedAt.size >= LOCAL_ENTRIES_MAX) failedAt.clear()
         failedAt.set(key, Date.now())
-        logger.warn('background_refresh_failed', { key: key.split(':').slice(-2).join(':'), error: errorName(error), message: error instanceof Error ? error.message : undefined })
+        logger.warn('background_refresh_failed', {
+          key: key.split(':').slice(-2).join(':'),
+          error: errorName(error),
+          message: error instanceof Error ? error.message : undefined,
+        })
       },
     )
     waitUntil?.(running)

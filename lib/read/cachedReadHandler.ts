@@ -1,11 +1,11 @@
-import type { CacheReadReturnType } from './cache.js'
 import { ConfigError } from '../platform/config.js'
 import { cachedJsonResponse, clientAddress, errorResponse, guardRequest, type Method } from '../platform/http.js'
 import { errorName } from '../platform/log.js'
-import { READ_CACHE_TTL_MS } from './models.js'
-import { ReadNotFoundError } from './errors.js'
-import type { ReadServices } from './services.js'
 import { UpstreamError } from '../upstream/dexscreener.js'
+import type { CacheReadReturnType } from './cache.js'
+import { ReadNotFoundError } from './errors.js'
+import { READ_CACHE_TTL_MS } from './models.js'
+import type { ReadServices } from './services.js'
 
 const METHODS: readonly Method[] = ['GET', 'HEAD']
 
@@ -64,7 +64,13 @@ export function createCachedReadHandler<Input>(parameters: CreateCachedReadHandl
       if (error instanceof ReadNotFoundError) return errorResponse(404, error.code, error.message, METHODS)
       if (error instanceof UpstreamError && error.kind === 'throttled' && throttled) {
         ctx.logger.warn(`${name}_upstream_budget_spent`, { message: error.message })
-        return errorResponse(429, 'RATE_LIMITED', 'The service is at its upstream request budget for this minute and has no cached answer for this; try again shortly.', METHODS, { 'retry-after': '10' })
+        return errorResponse(
+          429,
+          'RATE_LIMITED',
+          'The service is at its upstream request budget for this minute and has no cached answer for this; try again shortly.',
+          METHODS,
+          { 'retry-after': '10' },
+        )
       }
       if (error instanceof UpstreamError) {
         ctx.logger.warn(`${name}_upstream_failed`, { kind: error.kind, status: error.status, message: error.message })
@@ -86,10 +92,20 @@ export function badReadRequest(code: string, message: string): { ok: false; resp
 async function throttleClient(ctx: ReadServices, name: string, request: Request): Promise<Response | null> {
   const client = clientAddress(request)
   try {
-    const verdict = await ctx.store.throttle({ key: `${ctx.keyPrefix}throttle:${name}:${client}`, limit: ctx.searchRateLimitPerMinute, windowMs: 60_000 })
+    const verdict = await ctx.store.throttle({
+      key: `${ctx.keyPrefix}throttle:${name}:${client}`,
+      limit: ctx.searchRateLimitPerMinute,
+      windowMs: 60_000,
+    })
     if (verdict.ok) return null
     const seconds = Math.max(1, Math.ceil(verdict.retryAfterMs / 1000))
-    return errorResponse(429, 'RATE_LIMITED', `Too many requests: at most ${ctx.searchRateLimitPerMinute} a minute per client; retry in ${seconds} s.`, METHODS, { 'retry-after': String(seconds) })
+    return errorResponse(
+      429,
+      'RATE_LIMITED',
+      `Too many requests: at most ${ctx.searchRateLimitPerMinute} a minute per client; retry in ${seconds} s.`,
+      METHODS,
+      { 'retry-after': String(seconds) },
+    )
   } catch (error) {
     ctx.logger.warn('store_unavailable', { operation: 'throttle', error: errorName(error), effect: 'not throttled' })
     return null

@@ -1,17 +1,28 @@
 import { setMaxListeners } from 'node:events'
-import { TOKENS_BATCH_SIZE, UpstreamError, type DexScreenerClient, type RequestBudget } from '../upstream/dexscreener.js'
-import type { GeckoTerminalClient } from '../upstream/geckoterminal.js'
-import type { Pair } from '../upstream/pair.js'
 import { writeCommentary } from '../market/commentary.js'
+import { isHexAddress } from '../market/normalize.js'
 import { BASE_CHAIN_ID, rankTokens } from '../market/rank.js'
 import { computeStats } from '../market/stats.js'
-import { CONTROL_ROOM_LIMIT, TRENDING_LENGTH, type ControlRoom } from '../market/types.js'
-import { isHexAddress } from '../market/normalize.js'
-import { universeLeaders, type Sighting, type UniverseEntry } from '../market/universe.js'
+import { CONTROL_ROOM_LIMIT, type ControlRoom, TRENDING_LENGTH } from '../market/types.js'
+import { type Sighting, type UniverseEntry, universeLeaders } from '../market/universe.js'
+import { type DexScreenerClient, type RequestBudget, TOKENS_BATCH_SIZE, UpstreamError } from '../upstream/dexscreener.js'
+import type { GeckoTerminalClient } from '../upstream/geckoterminal.js'
+import type { Pair } from '../upstream/pair.js'
 
 /** Searches that seed the candidate set: Base hub assets and names that reach most of Base's active pairs. */
 export const DEFAULT_SEED_QUERIES = [
-  'WETH', 'USDC', 'cbBTC', 'AERO', 'VIRTUAL', 'DEGEN', 'BRETT', 'TOSHI', 'ZORA', 'clanker', 'base', 'cbETH',
+  'WETH',
+  'USDC',
+  'cbBTC',
+  'AERO',
+  'VIRTUAL',
+  'DEGEN',
+  'BRETT',
+  'TOSHI',
+  'ZORA',
+  'clanker',
+  'base',
+  'cbETH',
 ] as const
 
 /** Most upstream requests one refresh may make, retries included. */
@@ -77,12 +88,17 @@ export async function buildControlRoom(parameters: BuildControlRoomParameters): 
   setMaxListeners(maxRequests + 24, signal)
   const budget: RequestBudget = { remaining: maxRequests }
   const seeds = seedQueries.slice(0, Math.max(1, Math.floor(maxRequests / 2)))
-  const leaderBatches = toBatches(universeLeaders(universe, Math.min(LEADERS_PER_REFRESH, (maxRequests - seeds.length - RETRY_RESERVE) * TOKENS_BATCH_SIZE)))
+  const leaderBatches = toBatches(
+    universeLeaders(universe, Math.min(LEADERS_PER_REFRESH, (maxRequests - seeds.length - RETRY_RESERVE) * TOKENS_BATCH_SIZE)),
+  )
 
   const enrich = (batch: string[]) => upstream.tokens(batch, { signal, budget }).then((pairs) => ({ batch, pairs }))
   // Discovery runs beside DexScreener's wave; a DexScreener outage is reported (and failed over) without waiting for it.
   const discovering = settleAll(Array.from({ length: discovery?.pages ?? 0 }, (_, i) => discovery!.gecko.rankedPools(i + 1, { signal })))
-  const [searches, leaders] = await Promise.all([settleAll(seeds.map((q) => upstream.search(q, { signal, budget }))), settleAll(leaderBatches.map(enrich))])
+  const [searches, leaders] = await Promise.all([
+    settleAll(seeds.map((q) => upstream.search(q, { signal, budget }))),
+    settleAll(leaderBatches.map(enrich)),
+  ])
   if (searches.values.length === 0 && leaders.values.length === 0) throw rootCause([...searches.errors, ...leaders.errors])
   const pools = await discovering
 
@@ -113,14 +129,16 @@ export async function buildControlRoom(parameters: BuildControlRoomParameters): 
 
   // Wave 2: whoever would rank in the top 100 (plus a margin) without an answer about itself.
   const own = ownBestVolumes(answers, enriched)
-  const scoreOf = (address: string) => (enriched.has(address) ? (own.get(address) ?? 0) : Math.max(hints.get(address) ?? 0, remembered.get(address) ?? 0))
+  const scoreOf = (address: string) =>
+    enriched.has(address) ? (own.get(address) ?? 0) : Math.max(hints.get(address) ?? 0, remembered.get(address) ?? 0)
   const contenders = [...new Set([...hints.keys(), ...remembered.keys(), ...enriched])]
     .sort((a, b) => scoreOf(b) - scoreOf(a) || (a < b ? -1 : 1))
     .slice(0, CONTROL_ROOM_LIMIT + TOP_MARGIN)
   const missing = contenders.filter((address) => !enriched.has(address))
   const batchesAllowed = Math.max(0, budget.remaining - RETRY_RESERVE) || Math.min(budget.remaining, 1)
   const followUp = await settleAll(toBatches(missing).slice(0, batchesAllowed).map(enrich))
-  if (leaders.values.length === 0 && missing.length > 0 && followUp.values.length === 0) throw rootCause([...leaders.errors, ...followUp.errors])
+  if (leaders.values.length === 0 && missing.length > 0 && followUp.values.length === 0)
+    throw rootCause([...leaders.errors, ...followUp.errors])
   absorb(followUp.values)
 
   const ownPairs = answers.filter((pair) => enriched.has(pair.baseToken.address.toLowerCase()))
@@ -130,10 +148,16 @@ export async function buildControlRoom(parameters: BuildControlRoomParameters): 
   const sightings = new Map<string, Sighting>()
   for (const [address, volume24h] of hints) if (!enriched.has(address)) sightings.set(address, { volume24h, authoritative: false })
   for (const [address, volume24h] of ownBestVolumes(answers, enriched)) sightings.set(address, { volume24h, authoritative: true })
-  for (const address of enriched) if (!sightings.has(address) || !sightings.get(address)!.authoritative) sightings.set(address, { volume24h: 0, authoritative: true })
+  for (const address of enriched)
+    if (!sightings.has(address) || !sightings.get(address)!.authoritative) sightings.set(address, { volume24h: 0, authoritative: true })
 
   return {
-    room: { liveActivity, trending: liveActivity.slice(0, TRENDING_LENGTH), stats, commentary: writeCommentary({ tokens: liveActivity, stats }) },
+    room: {
+      liveActivity,
+      trending: liveActivity.slice(0, TRENDING_LENGTH),
+      stats,
+      commentary: writeCommentary({ tokens: liveActivity, stats }),
+    },
     sightings,
     discoveryErrors: pools.errors,
     requests: maxRequests - budget.remaining,
@@ -169,7 +193,6 @@ async function settleAll<T>(promises: Promise<T>[]): Promise<{ values: T[]; erro
   const results = await Promise.allSettled(promises)
   const values: T[] = []
   const errors: unknown[] = []
-  for (const r of results) (r.status === 'fulfilled' ? values.push(r.value) : errors.push(r.reason))
+  for (const r of results) r.status === 'fulfilled' ? values.push(r.value) : errors.push(r.reason)
   return { values, errors }
 }
-

@@ -1,14 +1,14 @@
-import type { RefreshResult } from './cache.js'
-import { errorName } from '../platform/log.js'
-import type { ReadServices } from './services.js'
-import { UpstreamError } from '../upstream/jsonGetter.js'
-import { buildControlRoom, type BuildControlRoomReturnType } from './controlRoom.js'
-import { backOffGeckoAfter429, claimGeckoDiscovery, claimGeckoFailover } from './discovery.js'
-import { buildFailoverControlRoom, FAILOVER_PAGES } from './failover.js'
 import { describeHourChanges, hourChanges, takeSnapshot } from '../market/history.js'
-import { loadSnapshotHourAgo, recordSnapshot } from './historyStore.js'
 import type { ControlRoom } from '../market/types.js'
 import { mergeSightings } from '../market/universe.js'
+import { errorName } from '../platform/log.js'
+import { UpstreamError } from '../upstream/jsonGetter.js'
+import type { RefreshResult } from './cache.js'
+import { type BuildControlRoomReturnType, buildControlRoom } from './controlRoom.js'
+import { backOffGeckoAfter429, claimGeckoDiscovery, claimGeckoFailover } from './discovery.js'
+import { buildFailoverControlRoom, FAILOVER_PAGES } from './failover.js'
+import { loadSnapshotHourAgo, recordSnapshot } from './historyStore.js'
+import type { ReadServices } from './services.js'
 import { loadUniverse, saveUniverse } from './universeStore.js'
 
 /** Store key of the token universe (under the service prefix). */
@@ -47,7 +47,10 @@ export async function refreshControlRoom(services: ReadServices): Promise<Refres
       return { body: await finish(room), source: 'geckoterminal' }
     } catch (failoverError) {
       await backOffGeckoAfter429([failoverError], { store, keyPrefix, logger })
-      logger.warn('control_room_failover_failed', { error: errorName(failoverError), message: failoverError instanceof Error ? failoverError.message : undefined })
+      logger.warn('control_room_failover_failed', {
+        error: errorName(failoverError),
+        message: failoverError instanceof Error ? failoverError.message : undefined,
+      })
       throw error
     }
   }

@@ -34,7 +34,13 @@ export async function claimGeckoDiscovery({ store, keyPrefix, now, logger }: Cla
 async function reserveCalls(store: Store, keyPrefix: string, count: number, now: number): Promise<number> {
   const slots = await Promise.all(
     Array.from({ length: count }, (_, i) =>
-      store.reserveWindowSlot({ key: `${keyPrefix}gecko:calls`, member: `${now}:${i}:${Math.random()}`, limit: GECKO_CALLS_PER_MINUTE, windowMs: 60_000, now }),
+      store.reserveWindowSlot({
+        key: `${keyPrefix}gecko:calls`,
+        member: `${now}:${i}:${Math.random()}`,
+        limit: GECKO_CALLS_PER_MINUTE,
+        windowMs: 60_000,
+        now,
+      }),
     ),
   )
   return slots.filter((slot) => slot.ok).length
@@ -55,7 +61,10 @@ export async function claimGeckoFailover({ store, keyPrefix, now, logger }: Clai
 }
 
 /** After a discovery whose calls met a 429, stops every instance from calling GeckoTerminal for its `Retry-After`. */
-export async function backOffGeckoAfter429(errors: readonly unknown[], { store, keyPrefix, logger }: Omit<ClaimGeckoDiscoveryParameters, 'now'>): Promise<void> {
+export async function backOffGeckoAfter429(
+  errors: readonly unknown[],
+  { store, keyPrefix, logger }: Omit<ClaimGeckoDiscoveryParameters, 'now'>,
+): Promise<void> {
   const limited = errors.find((e): e is UpstreamError => e instanceof UpstreamError && e.status === 429)
   if (!limited) return
   const ms = Math.max(1000, limited.retryAfterMs ?? DEFAULT_BACKOFF_MS)

@@ -1,6 +1,13 @@
+import {
+  HISTORY_WINDOW_MS,
+  parseSnapshot,
+  SNAPSHOT_INTERVAL_MS,
+  SNAPSHOTS_IN_WINDOW,
+  type Snapshot,
+  snapshotTime,
+} from '../market/history.js'
 import { errorName, type Logger } from '../platform/log.js'
 import type { Store } from '../store/types.js'
-import { HISTORY_WINDOW_MS, parseSnapshot, SNAPSHOT_INTERVAL_MS, SNAPSHOTS_IN_WINDOW, snapshotTime, type Snapshot } from '../market/history.js'
 
 /** Store key of the snapshot taken at `t` (under the service prefix). */
 export const snapshotKey = (keyPrefix: string, t: number) => `${keyPrefix}history:v1:${t}`

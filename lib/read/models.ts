@@ -1,11 +1,11 @@
+import { marketHistory, SNAPSHOT_INTERVAL_MS, tokenSeries } from '../market/history.js'
+import type { MarketHistoryBody, TokenHistory } from '../market/types.js'
 import type { CacheReadReturnType } from './cache.js'
-import type { ReadServices } from './services.js'
 import { refreshControlRoom } from './controlRoomRefresh.js'
 import { ReadNotFoundError } from './errors.js'
-import { marketHistory, SNAPSHOT_INTERVAL_MS, tokenSeries } from '../market/history.js'
 import { loadSnapshots } from './historyStore.js'
+import type { ReadServices } from './services.js'
 import { searchTokens } from './tokenSearch.js'
-import type { MarketHistoryBody, TokenHistory } from '../market/types.js'
 
 /** How long a read stays cached server-side (spec 8). */
 export const READ_CACHE_TTL_MS = 30_000
@@ -32,7 +32,11 @@ export function readTokenHistory(services: ReadServices, address: string): Promi
     ttlMs: READ_CACHE_TTL_MS,
     refresh: async () => {
       const points = tokenSeries(await loadSnapshots(services.store, services.keyPrefix, services.now()), address)
-      if (!points) throw new ReadNotFoundError('UNKNOWN_TOKEN', `No snapshot of the last 24 hours holds ${address}: it has not been in the top 100 since (or is not a Base token).`)
+      if (!points)
+        throw new ReadNotFoundError(
+          'UNKNOWN_TOKEN',
+          `No snapshot of the last 24 hours holds ${address}: it has not been in the top 100 since (or is not a Base token).`,
+        )
       const body: TokenHistory = { address, intervalSeconds: SNAPSHOT_INTERVAL_MS / 1000, points }
       return { body: JSON.stringify(body) }
     },

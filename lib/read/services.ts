@@ -1,13 +1,13 @@
 import { waitUntil } from '@vercel/functions'
-import { createReadCache, type ReadCache } from './cache.js'
-import { loadReadConfig, type Environment } from '../platform/config.js'
+import { type Environment, loadReadConfig } from '../platform/config.js'
 import { createLogger, type Logger } from '../platform/log.js'
 import { createMemoryStore } from '../store/memory.js'
 import type { Store } from '../store/types.js'
 import { createUpstashStore } from '../store/upstash.js'
 import { createDexScreenerClient, type DexScreenerClient } from '../upstream/dexscreener.js'
-import { createSharedRequestBudget, DEXSCREENER_REQUESTS_PER_MINUTE } from '../upstream/sharedBudget.js'
 import { createGeckoTerminalClient, type GeckoTerminalClient } from '../upstream/geckoterminal.js'
+import { createSharedRequestBudget, DEXSCREENER_REQUESTS_PER_MINUTE } from '../upstream/sharedBudget.js'
+import { createReadCache, type ReadCache } from './cache.js'
 
 /** Everything the read endpoints talk to, built once per instance. */
 export type ReadServices = {
@@ -46,10 +46,26 @@ export function createReadServices(parameters: CreateReadServicesParameters = {}
   const now = parameters.now ?? Date.now
   const store = parameters.store ?? (config.redis ? createUpstashStore(config.redis) : createMemoryStore())
   // Every DexScreener attempt, retries included, takes a slot of one rolling minute shared by all instances.
-  const admit = createSharedRequestBudget({ store, key: dexScreenerBudgetKey(config.storePrefix), perMinute: DEXSCREENER_REQUESTS_PER_MINUTE, logger, now })
+  const admit = createSharedRequestBudget({
+    store,
+    key: dexScreenerBudgetKey(config.storePrefix),
+    perMinute: DEXSCREENER_REQUESTS_PER_MINUTE,
+    logger,
+    now,
+  })
   const upstream = parameters.upstream ?? createDexScreenerClient({ baseUrl: config.dexscreenerBaseUrl, admit })
-  const gecko = parameters.gecko !== undefined ? parameters.gecko : config.geckoTerminalBaseUrl ? createGeckoTerminalClient({ baseUrl: config.geckoTerminalBaseUrl }) : null
-  const storeLabel = store.kind === 'upstash' && config.redis ? `upstash ${new URL(config.redis.url).host}` : store.kind === 'upstash' ? 'upstash' : 'in-process memory'
+  const gecko =
+    parameters.gecko !== undefined
+      ? parameters.gecko
+      : config.geckoTerminalBaseUrl
+        ? createGeckoTerminalClient({ baseUrl: config.geckoTerminalBaseUrl })
+        : null
+  const storeLabel =
+    store.kind === 'upstash' && config.redis
+      ? `upstash ${new URL(config.redis.url).host}`
+      : store.kind === 'upstash'
+        ? 'upstash'
+        : 'in-process memory'
   return {
     store,
     // On Vercel, waitUntil keeps the function alive for a background refresh; elsewhere it is a no-op and the refresh runs on.

@@ -88,7 +88,8 @@ export function createMemoryStore(parameters: CreateMemoryStoreParameters = {}):
       }
       log.push(at)
       throttles.set(key, log)
-      if (throttles.size > THROTTLED_CLIENTS_MAX) for (const [k, l] of throttles) if (l.every((t) => t <= at - windowMs)) throttles.delete(k)
+      if (throttles.size > THROTTLED_CLIENTS_MAX)
+        for (const [k, l] of throttles) if (l.every((t) => t <= at - windowMs)) throttles.delete(k)
       return { ok: true }
     },
     async putIndexed({ recordKey, value, ttlMs, member, score, indexKeys, maxEntries }) {

@@ -50,7 +50,15 @@ export type Store = {
 export type CountWindowParameters = { key: string; windowMs: number; now: number }
 
 /** Parameters of {@link Store.putIndexed}. */
-export type PutIndexedParameters = { recordKey: string; value: string; ttlMs: number; member: string; score: number; indexKeys: readonly string[]; maxEntries: number }
+export type PutIndexedParameters = {
+  recordKey: string
+  value: string
+  ttlMs: number
+  member: string
+  score: number
+  indexKeys: readonly string[]
+  maxEntries: number
+}
 
 /** Parameters of {@link Store.listIndexed}. */
 export type ListIndexedParameters = { indexKey: string; recordPrefix: string; limit: number }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { Ratelimit } from '@upstash/ratelimit'
 import { Redis } from '@upstash/redis'
 import { PUT_INDEXED_SCRIPT, RELEASE_LOCK_SCRIPT, RESERVE_WINDOW_SLOT_SCRIPT, RESERVE_WINDOW_SLOTS_SCRIPT } from './scripts.js'
-import { StoreError, type Store } from './types.js'
+import { type Store, StoreError } from './types.js'
 
 /** Parameters of {@link createUpstashStore}. */
 export type CreateUpstashStoreParameters = {
@@ -46,72 +46,102 @@ export function createUpstashStore(parameters: CreateUpstashStoreParameters): St
     const id = `${limit}/${windowMs}`
     let limiter = limiters.get(id)
     if (!limiter) {
-      limiter = new Ratelimit({ redis, limiter: Ratelimit.slidingWindow(limit, `${Math.round(windowMs)} ms`), prefix: '', analytics: false, ephemeralCache: false, timeout: timeoutMs })
+      limiter = new Ratelimit({
+        redis,
+        limiter: Ratelimit.slidingWindow(limit, `${Math.round(windowMs)} ms`),
+        prefix: '',
+        analytics: false,
+        ephemeralCache: false,
+        timeout: timeoutMs,
+      })
       limiters.set(id, limiter)
     }
     return limiter
   }
   return {
     kind: 'upstash',
-    get: (key) => call('get', async () => {
-      const value = await redis.get<string>(key)
-      return typeof value === 'string' ? value : null
-    }),
-    getMany: (keys) => call('get', async () => {
-      if (keys.length === 0) return []
-      const values = await redis.mget<(string | null)[]>(...keys)
-      return values.map((v) => (typeof v === 'string' ? v : null))
-    }),
-    set: (key, value, ttlMs) => call('set', async () => {
-      await redis.set(key, value, { px: Math.max(1, Math.round(ttlMs)) })
-    }),
-    acquireLock: (key, ttlMs) => call('lock', async () => {
-      const owner = randomUUID()
-      const result = await redis.set(key, owner, { nx: true, px: Math.max(1, Math.round(ttlMs)) })
-      return result === 'OK' ? owner : null
-    }),
-    releaseLock: (key, owner) => call('unlock', async () => {
-      const deleted = await redis.eval<[string], number>(RELEASE_LOCK_SCRIPT, [key], [owner])
-      return Number(deleted) === 1
-    }),
-    setIfAbsent: (key, value, ttlMs) => call('set', async () => {
-      return (await redis.set(key, value, { nx: true, px: Math.max(1, Math.round(ttlMs)) })) === 'OK'
-    }),
-    delete: (key) => call('delete', async () => {
-      await redis.del(key)
-    }),
-    reserveWindowSlot: ({ key, member, limit, windowMs, now }) => call('window', async () => {
-      const reply = await redis.eval<string[], (number | string)[]>(RESERVE_WINDOW_SLOT_SCRIPT, [key], [String(Math.round(now)), String(Math.round(windowMs)), String(limit), member])
-      const [added, used, oldest] = reply.map(Number) as [number, number, number | undefined]
-      return added === 1 ? { ok: true as const, used } : { ok: false as const, used, freesAt: (oldest ?? now) + windowMs }
-    }),
-    countWindow: ({ key, windowMs, now }) => call('window', async () => {
-      return Number(await redis.zcount(key, `(${Math.round(now - windowMs)}`, '+inf'))
-    }),
-    releaseWindowSlot: (key, member) => call('window', async () => {
-      await redis.zrem(key, member)
-    }),
-    reserveWindowSlots: ({ key, count, limit, windowMs, now }) => call('window', async () => {
-      const args = [String(Math.round(now)), String(Math.round(windowMs)), String(limit), String(count), randomUUID()]
-      return Number(await redis.eval<string[], number>(RESERVE_WINDOW_SLOTS_SCRIPT, [key], args))
-    }),
-    throttle: ({ key, limit, windowMs }) => call('throttle', async () => {
-      const result = await limiterFor(limit, windowMs).limit(key)
-      // Its timeout answers success with reason "timeout": a throttle may fail open, never a read.
-      return result.success ? { ok: true as const } : { ok: false as const, retryAfterMs: Math.max(0, result.reset - Date.now()) }
-    }),
-    putIndexed: ({ recordKey, value, ttlMs, member, score, indexKeys, maxEntries }) => call('index', async () => {
-      await redis.eval(PUT_INDEXED_SCRIPT, [recordKey, ...indexKeys], [value, String(Math.max(1, Math.round(ttlMs))), member, String(Math.round(score)), String(maxEntries)])
-    }),
-    removeFromIndex: (indexKey, member) => call('index', async () => {
-      await redis.zrem(indexKey, member)
-    }),
-    listIndexed: ({ indexKey, recordPrefix, limit }) => call('index', async () => {
-      const members = await redis.zrange<string[]>(indexKey, 0, Math.max(0, limit - 1), { rev: true })
-      if (members.length === 0) return []
-      // A record that expired or was removed since is skipped.
-      const values = await redis.mget<(string | null)[]>(...members.map((m) => recordPrefix + m))
-      return values.filter((v): v is string => typeof v === 'string')
-    }),
+    get: (key) =>
+      call('get', async () => {
+        const value = await redis.get<string>(key)
+        return typeof value === 'string' ? value : null
+      }),
+    getMany: (keys) =>
+      call('get', async () => {
+        if (keys.length === 0) return []
+        const values = await redis.mget<(string | null)[]>(...keys)
+        return values.map((v) => (typeof v === 'string' ? v : null))
+      }),
+    set: (key, value, ttlMs) =>
+      call('set', async () => {
+        await redis.set(key, value, { px: Math.max(1, Math.round(ttlMs)) })
+      }),
+    acquireLock: (key, ttlMs) =>
+      call('lock', async () => {
+        const owner = randomUUID()
+        const result = await redis.set(key, owner, { nx: true, px: Math.max(1, Math.round(ttlMs)) })
+        return result === 'OK' ? owner : null
+      }),
+    releaseLock: (key, owner) =>
+      call('unlock', async () => {
+        const deleted = await redis.eval<[string], number>(RELEASE_LOCK_SCRIPT, [key], [owner])
+        return Number(deleted) === 1
+      }),
+    setIfAbsent: (key, value, ttlMs) =>
+      call('set', async () => {
+        return (await redis.set(key, value, { nx: true, px: Math.max(1, Math.round(ttlMs)) })) === 'OK'
+      }),
+    delete: (key) =>
+      call('delete', async () => {
+        await redis.del(key)
+      }),
+    reserveWindowSlot: ({ key, member, limit, windowMs, now }) =>
+      call('window', async () => {
+        const reply = await redis.eval<string[], (number | string)[]>(
+          RESERVE_WINDOW_SLOT_SCRIPT,
+          [key],
+          [String(Math.round(now)), String(Math.round(windowMs)), String(limit), member],
+        )
+        const [added, used, oldest] = reply.map(Number) as [number, number, number | undefined]
+        return added === 1 ? { ok: true as const, used } : { ok: false as const, used, freesAt: (oldest ?? now) + windowMs }
+      }),
+    countWindow: ({ key, windowMs, now }) =>
+      call('window', async () => {
+        return Number(await redis.zcount(key, `(${Math.round(now - windowMs)}`, '+inf'))
+      }),
+    releaseWindowSlot: (key, member) =>
+      call('window', async () => {
+        await redis.zrem(key, member)
+      }),
+    reserveWindowSlots: ({ key, count, limit, windowMs, now }) =>
+      call('window', async () => {
+        const args = [String(Math.round(now)), String(Math.round(windowMs)), String(limit), String(count), randomUUID()]
+        return Number(await redis.eval<string[], number>(RESERVE_WINDOW_SLOTS_SCRIPT, [key], args))
+      }),
+    throttle: ({ key, limit, windowMs }) =>
+      call('throttle', async () => {
+        const result = await limiterFor(limit, windowMs).limit(key)
+        // Its timeout answers success with reason "timeout": a throttle may fail open, never a read.
+        return result.success ? { ok: true as const } : { ok: false as const, retryAfterMs: Math.max(0, result.reset - Date.now()) }
+      }),
+    putIndexed: ({ recordKey, value, ttlMs, member, score, indexKeys, maxEntries }) =>
+      call('index', async () => {
+        await redis.eval(
+          PUT_INDEXED_SCRIPT,
+          [recordKey, ...indexKeys],
+          [value, String(Math.max(1, Math.round(ttlMs))), member, String(Math.round(score)), String(maxEntries)],
+        )
+      }),
+    removeFromIndex: (indexKey, member) =>
+      call('index', async () => {
+        await redis.zrem(indexKey, member)
+      }),
+    listIndexed: ({ indexKey, recordPrefix, limit }) =>
+      call('index', async () => {
+        const members = await redis.zrange<string[]>(indexKey, 0, Math.max(0, limit - 1), { rev: true })
+        if (members.length === 0) return []
+        // A record that expired or was removed since is skipped.
+        const values = await redis.mget<(string | null)[]>(...members.map((m) => recordPrefix + m))
+        return values.filter((v): v is string => typeof v === 'string')
+      }),
   }
 }

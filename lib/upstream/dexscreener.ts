@@ -1,7 +1,7 @@
-import { createJsonGetter, type CallOptions, type CreateJsonGetterParameters } from './jsonGetter.js'
+import { type CallOptions, type CreateJsonGetterParameters, createJsonGetter } from './jsonGetter.js'
 import { type Pair, parsePairsBody } from './pair.js'
 
-export { parseRetryAfter, UpstreamError, type CallOptions, type RequestBudget, type UpstreamErrorKind } from './jsonGetter.js'
+export { type CallOptions, parseRetryAfter, type RequestBudget, UpstreamError, type UpstreamErrorKind } from './jsonGetter.js'
 
 /** Client for the DexScreener endpoints the read API uses. */
 export type DexScreenerClient = {

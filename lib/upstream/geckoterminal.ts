@@ -1,5 +1,5 @@
-import { createJsonGetter, type CallOptions, type CreateJsonGetterParameters } from './jsonGetter.js'
-import { parsePair, type Pair } from './pair.js'
+import { type CallOptions, type CreateJsonGetterParameters, createJsonGetter } from './jsonGetter.js'
+import { type Pair, parsePair } from './pair.js'
 
 /** Pools per page of `/networks/base/pools`. */
 export const GECKO_POOLS_PER_PAGE = 20
@@ -23,7 +23,11 @@ export function createGeckoTerminalClient(parameters: CreateGeckoTerminalClientP
   return {
     rankedPools: (page, options) => {
       if (!Number.isInteger(page) || page < 1 || page > GECKO_MAX_PAGES) throw new RangeError(`page must be 1-${GECKO_MAX_PAGES}`)
-      return get(`/networks/base/pools?sort=h24_volume_usd_desc&page=${page}&include=base_token,quote_token,dex`, parseGeckoPoolsBody, options)
+      return get(
+        `/networks/base/pools?sort=h24_volume_usd_desc&page=${page}&include=base_token,quote_token,dex`,
+        parseGeckoPoolsBody,
+        options,
+      )
     },
   }
 }
@@ -51,7 +55,9 @@ export function parseGeckoPoolsBody(body: unknown): Pair[] | null {
   if (!Array.isArray(data)) return null
   const tokens = new Map<string, unknown>()
   const included = field(body, 'included')
-  if (Array.isArray(included)) for (const item of included) if (typeof field(item, 'id') === 'string') tokens.set(field(item, 'id') as string, field(item, 'attributes'))
+  if (Array.isArray(included))
+    for (const item of included)
+      if (typeof field(item, 'id') === 'string') tokens.set(field(item, 'id') as string, field(item, 'attributes'))
 
   const pairs: Pair[] = []
   for (const pool of data) {
@@ -68,7 +74,8 @@ export function parseGeckoPoolsBody(body: unknown): Pair[] | null {
     const pair = parsePair({
       chainId: 'base',
       dexId: relationId(pool, 'dex'),
-      url: typeof address === 'string' && /^0x[0-9a-fA-F]{40}$/.test(address) ? `https://www.geckoterminal.com/base/pools/${address}` : null,
+      url:
+        typeof address === 'string' && /^0x[0-9a-fA-F]{40}$/.test(address) ? `https://www.geckoterminal.com/base/pools/${address}` : null,
       pairAddress: address,
       baseToken: { address: baseAddress, name: field(base, 'name'), symbol: field(base, 'symbol') },
       quoteToken: { address: field(quote, 'address') ?? addressOfId(quoteId), name: field(quote, 'name'), symbol: field(quote, 'symbol') },

@@ -106,8 +106,14 @@ export function createJsonGetter(parameters: CreateJsonGetterParameters): JsonGe
       response = await fetchFn(`${root}${path}`, { headers, signal })
       text = await response.text()
     } catch {
-      if (outer?.aborted) return { retry: false, retryAfterMs: null, error: new UpstreamError(`upstream refresh deadline passed during ${route}`, 'timeout') }
-      if (timeout.aborted) return { retry: true, retryAfterMs: null, error: new UpstreamError(`upstream ${route} timed out after ${requestTimeoutMs} ms`, 'timeout') }
+      if (outer?.aborted)
+        return { retry: false, retryAfterMs: null, error: new UpstreamError(`upstream refresh deadline passed during ${route}`, 'timeout') }
+      if (timeout.aborted)
+        return {
+          retry: true,
+          retryAfterMs: null,
+          error: new UpstreamError(`upstream ${route} timed out after ${requestTimeoutMs} ms`, 'timeout'),
+        }
       return { retry: true, retryAfterMs: null, error: new UpstreamError(`upstream ${route} could not be reached`, 'network') }
     }
     if (!response.ok) {
@@ -122,10 +128,19 @@ export function createJsonGetter(parameters: CreateJsonGetterParameters): JsonGe
     try {
       body = JSON.parse(text)
     } catch {
-      return { retry: false, retryAfterMs: null, error: new UpstreamError(`upstream ${route} answered a body that is not JSON`, 'body', response.status) }
+      return {
+        retry: false,
+        retryAfterMs: null,
+        error: new UpstreamError(`upstream ${route} answered a body that is not JSON`, 'body', response.status),
+      }
     }
     const value = parse(body)
-    if (value === null) return { retry: false, retryAfterMs: null, error: new UpstreamError(`upstream ${route} answered JSON of an unknown shape`, 'body', response.status) }
+    if (value === null)
+      return {
+        retry: false,
+        retryAfterMs: null,
+        error: new UpstreamError(`upstream ${route} answered JSON of an unknown shape`, 'body', response.status),
+      }
     return { retry: false, retryAfterMs: null, value }
   }
 
@@ -135,7 +150,8 @@ export function createJsonGetter(parameters: CreateJsonGetterParameters): JsonGe
         if (budget.remaining <= 0) throw new UpstreamError(`upstream request budget spent before ${describePath(path)}`, 'budget')
         budget.remaining--
       }
-      if (admit && !(await admit())) throw new UpstreamError(`upstream request budget of the service is spent for this minute (${describePath(path)})`, 'throttled')
+      if (admit && !(await admit()))
+        throw new UpstreamError(`upstream request budget of the service is spent for this minute (${describePath(path)})`, 'throttled')
       const result = await attempt(path, parse, outer)
       if (result.error === undefined) return result.value as NonNullable<typeof result.value>
       const error = result.error

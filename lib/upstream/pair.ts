@@ -47,7 +47,8 @@ const txnCount = (v: unknown): TxnCount => {
  * library: a refresh parses thousands of pairs, and this is the hot part of it.
  */
 export function parsePair(raw: unknown): Pair | null {
-  if (!isObject(raw) || typeof raw.chainId !== 'string' || !isObject(raw.baseToken) || typeof raw.baseToken.address !== 'string') return null
+  if (!isObject(raw) || typeof raw.chainId !== 'string' || !isObject(raw.baseToken) || typeof raw.baseToken.address !== 'string')
+    return null
   const base = raw.baseToken
   const quote = objectOr(raw.quoteToken)
   const txns = objectOr(raw.txns)

@@ -19,7 +19,13 @@ export type CreateSharedRequestBudgetParameters = {
  * instances through the store. With the store unreachable it admits (and says so once a minute): reads must keep
  * answering without Redis, and one instance alone stays far under the provider's limit.
  */
-export function createSharedRequestBudget({ store, key, perMinute, logger, now = Date.now }: CreateSharedRequestBudgetParameters): () => Promise<boolean> {
+export function createSharedRequestBudget({
+  store,
+  key,
+  perMinute,
+  logger,
+  now = Date.now,
+}: CreateSharedRequestBudgetParameters): () => Promise<boolean> {
   let lastWarning = 0
   return async () => {
     try {
@@ -27,7 +33,11 @@ export function createSharedRequestBudget({ store, key, perMinute, logger, now =
     } catch (error) {
       if (Date.now() - lastWarning > 60_000) {
         lastWarning = Date.now()
-        logger.warn('store_unavailable', { operation: 'upstream_budget', error: errorName(error), effect: 'upstream calls not counted across instances' })
+        logger.warn('store_unavailable', {
+          operation: 'upstream_budget',
+          error: errorName(error),
+          effect: 'upstream calls not counted across instances',
+        })
       }
       return true
     }

@@ -1,5 +1,14 @@
+import {
+  decodeAbiParameters,
+  decodeFunctionData,
+  encodeErrorResult,
+  getAddress,
+  type Hex,
+  keccak256,
+  parseAbiParameters,
+  toHex,
+} from 'viem'
 import { describe, expect, it } from 'vitest'
-import { decodeAbiParameters, getAddress, decodeFunctionData, encodeErrorResult, keccak256, parseAbiParameters, toHex, type Hex } from 'viem'
 import {
   b20FactoryAbi,
   b20TokenErrorsAbi,
@@ -31,12 +40,18 @@ describe('encodeB20Params', () => {
   it('encodes the version-1 asset tuple as ONE tuple parameter (offset word first)', () => {
     const params = encodeB20Params({ variant: 'asset', name: 'N', symbol: 'S', admin: ADMIN, decimals: 18 })
     expect(params.slice(0, 66)).toBe(`0x${'0'.repeat(62)}20`)
-    const [decoded] = decodeAbiParameters(parseAbiParameters('(uint8 version, string name, string symbol, address initialAdmin, uint8 decimals)'), params)
+    const [decoded] = decodeAbiParameters(
+      parseAbiParameters('(uint8 version, string name, string symbol, address initialAdmin, uint8 decimals)'),
+      params,
+    )
     expect(decoded).toEqual({ version: 1, name: 'N', symbol: 'S', initialAdmin: ADMIN, decimals: 18 })
   })
   it('encodes the stablecoin tuple with its currency and no decimals', () => {
     const params = encodeB20Params({ variant: 'stablecoin', name: 'Dollar', symbol: 'USDX', admin: ADMIN, currency: 'USD' })
-    const [decoded] = decodeAbiParameters(parseAbiParameters('(uint8 version, string name, string symbol, address initialAdmin, string currency)'), params)
+    const [decoded] = decodeAbiParameters(
+      parseAbiParameters('(uint8 version, string name, string symbol, address initialAdmin, string currency)'),
+      params,
+    )
     expect(decoded).toEqual({ version: 1, name: 'Dollar', symbol: 'USDX', initialAdmin: ADMIN, currency: 'USD' })
   })
 })

@@ -1,27 +1,31 @@
 import AxeBuilder from '@axe-core/playwright'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser, Page } from 'playwright-core'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { createControlRoomHandler } from '../../api/control-room.js'
 import { createHealthHandler } from '../../api/health.js'
 import { createMarketHistoryHandler } from '../../api/market-history.js'
 import { createTokenHistoryHandler } from '../../api/token-history.js'
 import { createTokenSearchHandler } from '../../api/token-search.js'
-import { loadHealthConfig } from '../../lib/platform/config.js'
+import { type RunningServer, startServer, vercelRouting } from '../../dev/server.js'
 import { defaultDeployServicesSource } from '../../lib/deploy/agentActions.js'
-import { startServer, vercelRouting, type RunningServer } from '../../dev/server.js'
-import { silentLogger } from '../../lib/platform/log.js'
 import type { ControlRoom } from '../../lib/market/types.js'
+import { loadHealthConfig } from '../../lib/platform/config.js'
+import { silentLogger } from '../../lib/platform/log.js'
 import { createReadServices, type ReadServices } from '../../lib/read/services.js'
 import { createMemoryStore } from '../../lib/store/memory.js'
 import { createDexScreenerClient } from '../../lib/upstream/dexscreener.js'
 import { createGeckoTerminalClient } from '../../lib/upstream/geckoterminal.js'
 import { launchChromium } from '../support/browser.js'
-import { startFakeDexScreener, type FakeDexScreener } from '../support/fakeDexScreener.js'
-import { startFakeGeckoTerminal, type FakeGeckoTerminal } from '../support/fakeGeckoTerminal.js'
+import { type FakeDexScreener, startFakeDexScreener } from '../support/fakeDexScreener.js'
+import { type FakeGeckoTerminal, startFakeGeckoTerminal } from '../support/fakeGeckoTerminal.js'
 import { seedHistory, syntheticHistory } from '../support/syntheticHistory.js'
-import { createSyntheticMarket, makePair, HUBS } from '../support/syntheticMarket.js'
+import { createSyntheticMarket, HUBS, makePair } from '../support/syntheticMarket.js'
 
-const EVIL = { address: '0x00000000000000000000000000000000000e7e11', name: '<img src=x onerror="window.pwned=1">Evil', symbol: '<b>EVIL</b>' }
+const EVIL = {
+  address: '0x00000000000000000000000000000000000e7e11',
+  name: '<img src=x onerror="window.pwned=1">Evil',
+  symbol: '<b>EVIL</b>',
+}
 const WIDTHS = [360, 768, 1400] as const
 const rows = '[data-testid="tokens"] tbody tr[data-address]'
 
@@ -75,7 +79,13 @@ describe('the dashboard page', () => {
   beforeAll(async () => {
     const market = [
       ...createSyntheticMarket(),
-      makePair({ base: EVIL, quote: HUBS.WETH, pairAddress: '0x00000000000000000000000000000000000e7e12', volume24h: 15_000_000, liquidityUsd: 1_000 }),
+      makePair({
+        base: EVIL,
+        quote: HUBS.WETH,
+        pairAddress: '0x00000000000000000000000000000000000e7e12',
+        volume24h: 15_000_000,
+        liquidityUsd: 1_000,
+      }),
     ]
     upstream = await startFakeDexScreener(market)
     gecko = await startFakeGeckoTerminal(market)
@@ -118,7 +128,10 @@ describe('the dashboard page', () => {
   }, 60_000)
   // A failed step must not leave a modal panel open over the page for the next one.
   afterEach(async () => {
-    for (const page of pages.values()) await page.evaluate(() => document.querySelector('dialog[open]') && (document.querySelector('dialog[open]') as HTMLDialogElement).close())
+    for (const page of pages.values())
+      await page.evaluate(
+        () => document.querySelector('dialog[open]') && (document.querySelector('dialog[open]') as HTMLDialogElement).close(),
+      )
   })
   afterAll(async () => {
     await browser?.close()
@@ -143,7 +156,10 @@ describe('the dashboard page', () => {
   for (const width of WIDTHS) {
     it(`at ${width} px: nothing overflows the page, the table scrolls inside its card with the token column in view`, async () => {
       const page = pageAt(width)
-      const doc = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }))
+      const doc = await page.evaluate(() => ({
+        scroll: document.documentElement.scrollWidth,
+        client: document.documentElement.clientWidth,
+      }))
       expect(doc.scroll).toBeLessThanOrEqual(doc.client)
       const wrap = page.getByTestId('table-wrap')
       const sizes = await wrap.evaluate((el) => ({ scroll: el.scrollWidth, client: el.clientWidth }))
@@ -165,14 +181,18 @@ describe('the dashboard page', () => {
         [...document.querySelectorAll('button, a[href], input')]
           .map((el) => ({ el, box: el.getBoundingClientRect() }))
           .filter(({ el, box }) => box.width > 0 && !el.closest('dialog') && (box.height < 44 || box.width < 44))
-          .map(({ el, box }) => `${el.tagName} “${el.textContent?.trim().slice(0, 20)}” ${Math.round(box.width)}×${Math.round(box.height)}`),
+          .map(
+            ({ el, box }) => `${el.tagName} “${el.textContent?.trim().slice(0, 20)}” ${Math.round(box.width)}×${Math.round(box.height)}`,
+          ),
       )
       expect(small).toEqual([])
     })
 
     it(`at ${width} px: a 24 h price line beside each row with history and each trending token, and the volume chart`, async () => {
       const page = pageAt(width)
-      const drawn = await page.$$eval(rows, (trs) => trs.filter((tr) => tr.querySelector('svg.spark path.line')?.getAttribute('d')).map((tr) => tr.getAttribute('data-address')))
+      const drawn = await page.$$eval(rows, (trs) =>
+        trs.filter((tr) => tr.querySelector('svg.spark path.line')?.getAttribute('d')).map((tr) => tr.getAttribute('data-address')),
+      )
       expect(drawn).toHaveLength(100 - withoutHistory.length)
       for (const address of withoutHistory) {
         expect(drawn).not.toContain(address)
@@ -181,7 +201,9 @@ describe('the dashboard page', () => {
       const trendingWithHistory = room.trending.filter((t) => !withoutHistory.includes(t.address)).length
       expect(await page.locator('[data-testid="trending"] svg.spark path.line').count()).toBe(trendingWithHistory)
       expect(await page.locator('#volume-chart path.line').getAttribute('d')).toMatch(/^M[\d.]+ [\d.]+(L[\d.]+ [\d.]+){200,}$/)
-      expect(await page.textContent('#volume-caption')).toMatch(/^Now \$[\d.]+[KMB], [+-][\d.]+% since .+ \(288 points, every 5 minutes\)\.$/)
+      expect(await page.textContent('#volume-caption')).toMatch(
+        /^Now \$[\d.]+[KMB], [+-][\d.]+% since .+ \(288 points, every 5 minutes\)\.$/,
+      )
       if (process.env.UPDATE_SCREENSHOT && width !== 768) {
         await page.evaluate(() => window.scrollTo(0, 0))
         await page.screenshot({ path: width === 360 ? 'docs/dashboard-phone.png' : 'docs/dashboard.png' })
@@ -191,12 +213,28 @@ describe('the dashboard page', () => {
     it(`at ${width} px: no accessibility violations (axe), with and without the detail panel`, async () => {
       const page = pageAt(width)
       const closed = await new AxeBuilder({ page }).analyze()
-      expect(closed.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`)).toEqual([])
+      expect(
+        closed.violations.map(
+          (v) =>
+            `${v.id}: ${v.nodes
+              .map((n) => n.target.join(' '))
+              .slice(0, 3)
+              .join(', ')}`,
+        ),
+      ).toEqual([])
       await page.locator(`${rows} .token`).nth(1).click()
       await page.waitForSelector('[data-testid="detail-charts"] figure[data-drawn="true"]')
       const open = await new AxeBuilder({ page }).analyze()
       await page.keyboard.press('Escape')
-      expect(open.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`)).toEqual([])
+      expect(
+        open.violations.map(
+          (v) =>
+            `${v.id}: ${v.nodes
+              .map((n) => n.target.join(' '))
+              .slice(0, 3)
+              .join(', ')}`,
+        ),
+      ).toEqual([])
     })
   }
 
@@ -212,7 +250,12 @@ describe('the dashboard page', () => {
       await page.goto(server.url)
       expect(await page.locator('[data-testid="tokens"] tbody tr.skeleton').count()).toBe(100)
       expect(await page.locator('[data-testid="trending"] li.skeleton').count()).toBe(15)
-      const layout = () => page.evaluate(() => [...document.querySelectorAll('header, main > section, #tokens tbody tr:last-child')].map((e) => `${e.matches('tr') ? 'last row' : e.className} ${Math.round(e.getBoundingClientRect().top)}`))
+      const layout = () =>
+        page.evaluate(() =>
+          [...document.querySelectorAll('header, main > section, #tokens tbody tr:last-child')].map(
+            (e) => `${e.matches('tr') ? 'last row' : e.className} ${Math.round(e.getBoundingClientRect().top)}`,
+          ),
+        )
       const before = await layout()
       release()
       await page.waitForSelector('[data-testid="trending"] svg.spark')
@@ -252,7 +295,10 @@ describe('the dashboard page', () => {
     expect(await page.locator('[data-testid="detail-fields"] dd[data-field]').count()).toBe(24)
     expect(await page.textContent('dd[data-field="address"]')).toBe(token.address)
     expect(await page.textContent('dd[data-field="priceUsd"]')).toBe(`$${token.priceUsd}`)
-    expect(await page.locator('#detail-links a').evaluateAll((as) => as.map((a) => (a as HTMLAnchorElement).href))).toEqual([token.pairUrl, `https://basescan.org/token/${token.address}`])
+    expect(await page.locator('#detail-links a').evaluateAll((as) => as.map((a) => (a as HTMLAnchorElement).href))).toEqual([
+      token.pairUrl,
+      `https://basescan.org/token/${token.address}`,
+    ])
     await page.waitForSelector('[data-testid="detail-charts"] figure[data-drawn="true"]')
     expect(await page.locator('[data-testid="detail-charts"] figure[data-drawn="true"]').count()).toBe(4)
     if (process.env.UPDATE_SCREENSHOT) await page.screenshot({ path: 'docs/dashboard-detail-phone.png' })
@@ -282,7 +328,9 @@ describe('the dashboard page', () => {
     await page.locator(`tr[data-address="${other.address}"] .token`).click()
     await page.waitForSelector(`#detail-title:has-text("${other.symbol}")`)
     await page.waitForSelector('[data-testid="detail-charts"] figure[data-drawn="true"]')
-    expect((await page.locator('[data-testid="detail-charts"] figure').first().locator('path').getAttribute('d'))!.match(/M/g)).toHaveLength(1)
+    expect(
+      (await page.locator('[data-testid="detail-charts"] figure').first().locator('path').getAttribute('d'))!.match(/M/g),
+    ).toHaveLength(1)
     await page.keyboard.press('Escape')
     await page.getByTestId('detail').waitFor({ state: 'hidden' })
   })
@@ -348,7 +396,8 @@ describe('the dashboard page', () => {
     const button = page.locator(`tr[data-address="${token.address}"] .token`)
     const marked = () => page.evaluate(() => !!(document.activeElement as HTMLElement & { marked?: boolean }).marked)
     const roomEtags: (string | null)[] = []
-    const onResponse = (r: { url(): string; headers(): Record<string, string> }) => r.url().endsWith('/api/control-room') && roomEtags.push(r.headers().etag ?? null)
+    const onResponse = (r: { url(): string; headers(): Record<string, string> }) =>
+      r.url().endsWith('/api/control-room') && roomEtags.push(r.headers().etag ?? null)
     page.on('response', onResponse)
     // What the 30 s timer does; a programmatic click leaves the focus where it is, as the timer does.
     const refresh = async () => {
@@ -421,7 +470,8 @@ describe('the dashboard page', () => {
       expect(message).toContain('Market data unavailable')
       expect(message).toContain('UPSTREAM_UNAVAILABLE')
       expect(await page.locator(rows).count()).toBe(shown)
-      if (process.env.UPDATE_SCREENSHOT) await page.screenshot({ path: 'docs/dashboard-error.png', clip: { x: 0, y: 0, width: 1400, height: 420 } })
+      if (process.env.UPDATE_SCREENSHOT)
+        await page.screenshot({ path: 'docs/dashboard-error.png', clip: { x: 0, y: 0, width: 1400, height: 420 } })
     } finally {
       upstream.clearFaults()
       gecko.clearFaults()

@@ -1,6 +1,6 @@
+import { type Hex, parseGwei } from 'viem'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { parseGwei, type Hex } from 'viem'
-import { AGENT_KEYS, startDeployStack, type DeployStack } from '../support/deployStack.js'
+import { AGENT_KEYS, type DeployStack, startDeployStack } from '../support/deployStack.js'
 
 const deployBody = (over: Record<string, unknown> = {}) => ({ action: 'agent_deploy', name: 'History Token', symbol: 'HIST', ...over })
 type Logged = { event: string; [field: string]: unknown }
@@ -27,14 +27,32 @@ describe('list_deploys: each agent sees its own deploys (anvil, KMS server, real
     expect(listed.body).toEqual({
       ok: true,
       deploys: [
-        { txHash: second.txHash, predictedAddress: second.predictedAddress, name: 'History Token', symbol: 'TWO', variant: 'stablecoin', createdAt: expect.any(String), status: 'broadcast' },
-        { txHash: first.txHash, predictedAddress: first.predictedAddress, name: 'History Token', symbol: 'ONE', variant: 'asset', createdAt: expect.any(String), status: 'broadcast' },
+        {
+          txHash: second.txHash,
+          predictedAddress: second.predictedAddress,
+          name: 'History Token',
+          symbol: 'TWO',
+          variant: 'stablecoin',
+          createdAt: expect.any(String),
+          status: 'broadcast',
+        },
+        {
+          txHash: first.txHash,
+          predictedAddress: first.predictedAddress,
+          name: 'History Token',
+          symbol: 'ONE',
+          variant: 'asset',
+          createdAt: expect.any(String),
+          status: 'broadcast',
+        },
       ],
     })
     expect(Date.parse(listed.body.deploys[0].createdAt) - Date.parse(listed.body.deploys[1].createdAt)).toBe(1000)
 
     // Bob sees only Bob's; the limit cuts from the newest.
-    expect((await stack.post({ action: 'list_deploys' }, { key: AGENT_KEYS.bob })).body.deploys.map((d: { txHash: Hex }) => d.txHash)).toEqual([bobs.txHash])
+    expect(
+      (await stack.post({ action: 'list_deploys' }, { key: AGENT_KEYS.bob })).body.deploys.map((d: { txHash: Hex }) => d.txHash),
+    ).toEqual([bobs.txHash])
     expect((await stack.post({ action: 'list_deploys', limit: 1 })).body.deploys.map((d: { symbol: string }) => d.symbol)).toEqual(['TWO'])
   })
 
@@ -47,9 +65,17 @@ describe('list_deploys: each agent sees its own deploys (anvil, KMS server, real
 
   it('refuses a bad limit, unknown fields and callers without a key, listing nothing', async () => {
     for (const limit of [0, 101, 2.5, '5']) {
-      expect((await stack.post({ action: 'list_deploys', limit })).body).toMatchObject({ ok: false, code: 'INVALID_INTENT', details: [{ field: 'limit' }] })
+      expect((await stack.post({ action: 'list_deploys', limit })).body).toMatchObject({
+        ok: false,
+        code: 'INVALID_INTENT',
+        details: [{ field: 'limit' }],
+      })
     }
-    expect((await stack.post({ action: 'list_deploys', agent: 'bob' })).body).toMatchObject({ ok: false, code: 'INVALID_INTENT', details: [{ field: 'agent', reason: 'is not a known field' }] })
+    expect((await stack.post({ action: 'list_deploys', agent: 'bob' })).body).toMatchObject({
+      ok: false,
+      code: 'INVALID_INTENT',
+      details: [{ field: 'agent', reason: 'is not a known field' }],
+    })
     const anonymous = await stack.post({ action: 'list_deploys' }, { key: null })
     expect(anonymous.status).toBe(403)
     expect(anonymous.body).toMatchObject({ code: 'FORBIDDEN' })
@@ -73,7 +99,12 @@ describe('list_deploys: each agent sees its own deploys (anvil, KMS server, real
 describe('receipt with waitSeconds', () => {
   let stack: DeployStack
   beforeAll(async () => {
-    stack = await startDeployStack({ storeKind: 'upstash', redisSocket: inject('redisSocket'), env: { DEPLOY_DAILY_CAP: '1000' }, receiptPollMs: 300 })
+    stack = await startDeployStack({
+      storeKind: 'upstash',
+      redisSocket: inject('redisSocket'),
+      env: { DEPLOY_DAILY_CAP: '1000' },
+      receiptPollMs: 300,
+    })
   })
   afterAll(() => stack.close())
 
@@ -115,7 +146,11 @@ describe('receipt with waitSeconds', () => {
   it('refuses waitSeconds outside 0-25', async () => {
     const txHash = `0x${'ab'.repeat(32)}`
     for (const waitSeconds of [-1, 26, 1.5, '3']) {
-      expect((await stack.post({ action: 'receipt', tx_hash: txHash, waitSeconds })).body).toMatchObject({ ok: false, code: 'INVALID_INTENT', details: [{ field: 'waitSeconds' }] })
+      expect((await stack.post({ action: 'receipt', tx_hash: txHash, waitSeconds })).body).toMatchObject({
+        ok: false,
+        code: 'INVALID_INTENT',
+        details: [{ field: 'waitSeconds' }],
+      })
     }
   })
 })
@@ -123,7 +158,12 @@ describe('receipt with waitSeconds', () => {
 describe('a deploy stuck in the pool is replaced, never left to jam the nonce stream', () => {
   let stack: DeployStack
   beforeAll(async () => {
-    stack = await startDeployStack({ storeKind: 'upstash', redisSocket: inject('redisSocket'), env: { DEPLOY_DAILY_CAP: '1000', DEPLOY_STUCK_SECONDS: '60' }, receiptPollMs: 200 })
+    stack = await startDeployStack({
+      storeKind: 'upstash',
+      redisSocket: inject('redisSocket'),
+      env: { DEPLOY_DAILY_CAP: '1000', DEPLOY_STUCK_SECONDS: '60' },
+      receiptPollMs: 200,
+    })
   })
   afterAll(() => stack.close())
 
@@ -170,9 +210,18 @@ describe('a deploy stuck in the pool is replaced, never left to jam the nonce st
 
       // The receipt of the original follows the replacement to the token, at the address predicted at first.
       const receipt = (await stack.post({ action: 'receipt', tx_hash: stuck.txHash })).body
-      expect(receipt).toMatchObject({ ok: true, status: 'replaced', txHash: stuck.txHash, replacedBy: replacement.hash, replacementStatus: 'confirmed', tokenAddress: stuck.predictedAddress })
+      expect(receipt).toMatchObject({
+        ok: true,
+        status: 'replaced',
+        txHash: stuck.txHash,
+        replacedBy: replacement.hash,
+        replacementStatus: 'confirmed',
+        tokenAddress: stuck.predictedAddress,
+      })
       await expect(stack.chain.publicClient.getTransactionReceipt({ hash: stuck.txHash })).rejects.toThrow()
-      expect((await stack.post({ action: 'receipt', tx_hash: next.body.txHash, waitSeconds: 5 })).body).toMatchObject({ status: 'confirmed' })
+      expect((await stack.post({ action: 'receipt', tx_hash: next.body.txHash, waitSeconds: 5 })).body).toMatchObject({
+        status: 'confirmed',
+      })
 
       // The cap counts each deploy once, the replacement not at all; the history says what happened.
       expect(((await redis.send(['ZCARD', capKey])) as number) - capBefore).toBe(2)
@@ -201,6 +250,9 @@ describe('a deploy stuck in the pool is replaced, never left to jam the nonce st
     expect((await stack.post(deployBody({ symbol: 'WAITS' }))).body).toMatchObject({ ok: true, status: 'broadcast' })
     await stack.chain.testClient.mine({ blocks: 1 })
     await stack.chain.testClient.setAutomine(true)
-    expect((await stack.post({ action: 'receipt', tx_hash: stuck.txHash, waitSeconds: 5 })).body).toMatchObject({ status: 'replaced', replacementStatus: 'confirmed' })
+    expect((await stack.post({ action: 'receipt', tx_hash: stuck.txHash, waitSeconds: 5 })).body).toMatchObject({
+      status: 'replaced',
+      replacementStatus: 'confirmed',
+    })
   })
 })

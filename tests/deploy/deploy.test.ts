@@ -1,19 +1,28 @@
+import { type Hex, keccak256, toHex } from 'viem'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { keccak256, toHex, type Hex } from 'viem'
 import { B20_FACTORY_ADDRESS, b20FactoryAbi, encodeCreateB20, MINT_ROLE, predictB20Address } from '../../lib/chain/b20.js'
 import { activationStubAbi } from '../support/anvil.js'
-import { AGENT_KEYS, startDeployStack, type DeployStack } from '../support/deployStack.js'
+import { AGENT_KEYS, type DeployStack, startDeployStack } from '../support/deployStack.js'
 import { deployStackSecrets, findLeaks, recordAnswers } from '../support/secrets.js'
 
 const deployBody = (over: Record<string, unknown> = {}) => ({ action: 'agent_deploy', name: 'Test Token', symbol: 'TEST', ...over })
 const emulatorRoleAbi = [
-  { type: 'function', name: 'hasRole', stateMutability: 'view', inputs: [{ type: 'address' }, { type: 'bytes32' }, { type: 'address' }], outputs: [{ type: 'bool' }] },
+  {
+    type: 'function',
+    name: 'hasRole',
+    stateMutability: 'view',
+    inputs: [{ type: 'address' }, { type: 'bytes32' }, { type: 'address' }],
+    outputs: [{ type: 'bool' }],
+  },
 ] as const
 
 describe('POST /api/b20-skill on anvil (chain 8453) with the B20 emulator, the KMS server and real Redis', () => {
   let stack: DeployStack
   beforeAll(async () => {
-    stack = recordAnswers(await startDeployStack({ storeKind: 'upstash', redisSocket: inject('redisSocket'), env: { DEPLOY_DAILY_CAP: '1000' } }), answers)
+    stack = recordAnswers(
+      await startDeployStack({ storeKind: 'upstash', redisSocket: inject('redisSocket'), env: { DEPLOY_DAILY_CAP: '1000' } }),
+      answers,
+    )
   })
   afterAll(() => stack.close())
   const answers: string[] = []
@@ -53,9 +62,19 @@ describe('POST /api/b20-skill on anvil (chain 8453) with the B20 emulator, the K
       token: { name: 'Test Token', symbol: 'TEST', decimals: 18, variant: 'asset' },
     })
     // The admin (the signer by default) holds the mint role, through the grantRole initCall.
-    const canMint = await stack.chain.publicClient.readContract({ address: B20_FACTORY_ADDRESS, abi: emulatorRoleAbi, functionName: 'hasRole', args: [body.predictedAddress, MINT_ROLE, stack.signer] })
+    const canMint = await stack.chain.publicClient.readContract({
+      address: B20_FACTORY_ADDRESS,
+      abi: emulatorRoleAbi,
+      functionName: 'hasRole',
+      args: [body.predictedAddress, MINT_ROLE, stack.signer],
+    })
     expect(canMint).toBe(true)
-    const factoryAgrees = await stack.chain.publicClient.readContract({ address: B20_FACTORY_ADDRESS, abi: b20FactoryAbi, functionName: 'getB20Address', args: [0, stack.signer, salt] })
+    const factoryAgrees = await stack.chain.publicClient.readContract({
+      address: B20_FACTORY_ADDRESS,
+      abi: b20FactoryAbi,
+      functionName: 'getB20Address',
+      args: [0, stack.signer, salt],
+    })
     expect(factoryAgrees).toBe(body.predictedAddress)
   })
 
@@ -68,14 +87,24 @@ describe('POST /api/b20-skill on anvil (chain 8453) with the B20 emulator, the K
     expect(body).toMatchObject({ ok: true, token: { variant: 'stablecoin', decimals: 6 } })
     expect(body.predictedAddress.toLowerCase().startsWith('0xb200000000000000000001')).toBe(true)
     const receipt = await stack.post({ action: 'receipt', tx_hash: body.txHash })
-    expect(receipt.body).toMatchObject({ status: 'confirmed', tokenAddress: body.predictedAddress, token: { variant: 'stablecoin', decimals: 6, symbol: 'TUSD' } })
+    expect(receipt.body).toMatchObject({
+      status: 'confirmed',
+      tokenAddress: body.predictedAddress,
+      token: { variant: 'stablecoin', decimals: 6, symbol: 'TUSD' },
+    })
   })
 
   it('makes the named admin the admin and the mint-role holder', async () => {
     const admin = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed'
     const { body } = await stack.post(deployBody({ admin }))
     expect(body.ok).toBe(true)
-    const read = (role: Hex) => stack.chain.publicClient.readContract({ address: B20_FACTORY_ADDRESS, abi: emulatorRoleAbi, functionName: 'hasRole', args: [body.predictedAddress, role, admin] })
+    const read = (role: Hex) =>
+      stack.chain.publicClient.readContract({
+        address: B20_FACTORY_ADDRESS,
+        abi: emulatorRoleAbi,
+        functionName: 'hasRole',
+        args: [body.predictedAddress, role, admin],
+      })
     expect(await read(MINT_ROLE)).toBe(true)
     expect(await read(`0x${'0'.repeat(64)}`)).toBe(true)
   })
@@ -110,7 +139,13 @@ describe('POST /api/b20-skill on anvil (chain 8453) with the B20 emulator, the K
     const bad = await stack.post('{"action":')
     expect(bad.status).toBe(400)
     expect(bad.body).toMatchObject({ ok: false, code: 'INVALID_JSON', error: expect.any(String) })
-    const form = await stack.handle(new Request('https://svc.test/api/b20-skill', { method: 'POST', headers: { 'x-service-key': AGENT_KEYS.alice, 'content-type': 'text/plain' }, body: '{}' }))
+    const form = await stack.handle(
+      new Request('https://svc.test/api/b20-skill', {
+        method: 'POST',
+        headers: { 'x-service-key': AGENT_KEYS.alice, 'content-type': 'text/plain' },
+        body: '{}',
+      }),
+    )
     expect(form.status).toBe(400)
     expect(await form.json()).toMatchObject({ ok: false, code: 'UNSUPPORTED_CONTENT_TYPE' })
   })
@@ -118,7 +153,12 @@ describe('POST /api/b20-skill on anvil (chain 8453) with the B20 emulator, the K
   it('answers an unknown action with ok: false and details', async () => {
     const { status, body } = await stack.post({ action: 'mint' })
     expect(status).toBe(200)
-    expect(body).toEqual({ ok: false, error: expect.any(String), code: 'UNKNOWN_ACTION', details: [{ field: 'action', reason: expect.any(String) }] })
+    expect(body).toEqual({
+      ok: false,
+      error: expect.any(String),
+      code: 'UNKNOWN_ACTION',
+      details: [{ field: 'action', reason: expect.any(String) }],
+    })
   })
 
   it('lists every problem of an invalid intent and sends nothing', async () => {
@@ -175,15 +215,27 @@ describe('POST /api/b20-skill on anvil (chain 8453) with the B20 emulator, the K
 
   it('names FeatureNotActivated when the variant is not active on the chain', async () => {
     const feature = keccak256(toHex('base.b20_stablecoin'))
-    const [funder] = await stack.chain.testClient.request({ method: 'eth_accounts' } as never) as Hex[]
+    const [funder] = (await stack.chain.testClient.request({ method: 'eth_accounts' } as never)) as Hex[]
     const { createWalletClient, http } = await import('viem')
     const wallet = createWalletClient({ account: funder!, transport: http(stack.chain.rpcUrl) })
-    await wallet.writeContract({ chain: null, address: '0x8453000000000000000000000000000000000001', abi: activationStubAbi, functionName: 'setActivated', args: [feature, false] })
+    await wallet.writeContract({
+      chain: null,
+      address: '0x8453000000000000000000000000000000000001',
+      abi: activationStubAbi,
+      functionName: 'setActivated',
+      args: [feature, false],
+    })
     try {
       const { body } = await stack.post(deployBody({ variant: 'stablecoin' }))
       expect(body).toMatchObject({ ok: false, code: 'SIMULATION_REVERTED', revert: { name: 'FeatureNotActivated', args: { feature } } })
     } finally {
-      await wallet.writeContract({ chain: null, address: '0x8453000000000000000000000000000000000001', abi: activationStubAbi, functionName: 'setActivated', args: [feature, true] })
+      await wallet.writeContract({
+        chain: null,
+        address: '0x8453000000000000000000000000000000000001',
+        abi: activationStubAbi,
+        functionName: 'setActivated',
+        args: [feature, true],
+      })
     }
   })
 
@@ -194,7 +246,9 @@ describe('POST /api/b20-skill on anvil (chain 8453) with the B20 emulator, the K
       Array.from({ length: 10 }, (_, i) => stack.post(deployBody({ symbol: `C${i}` }), { instance: instances[i % 2]!.handle })),
     )
     expect(results.every((r) => r.body.ok === true)).toBe(true)
-    const nonces = await Promise.all(results.map(async (r) => (await stack.chain.publicClient.getTransaction({ hash: r.body.txHash })).nonce))
+    const nonces = await Promise.all(
+      results.map(async (r) => (await stack.chain.publicClient.getTransaction({ hash: r.body.txHash })).nonce),
+    )
     expect([...nonces].sort((a, b) => a - b)).toEqual(Array.from({ length: 10 }, (_, i) => start + i))
     for (const r of results) {
       const receipt = await stack.chain.publicClient.waitForTransactionReceipt({ hash: r.body.txHash })
@@ -205,7 +259,9 @@ describe('POST /api/b20-skill on anvil (chain 8453) with the B20 emulator, the K
   it('broadcasts exactly N of N+5 concurrent deploys under a cap of N, across instances, and says when a slot frees', async () => {
     const env = { ...freshPrefix(), DEPLOY_DAILY_CAP: '3' }
     const instances = [stack.newInstance(env), stack.newInstance(env)]
-    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => stack.post(deployBody({ symbol: `CAP${i}` }), { instance: instances[i % 2]!.handle })))
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => stack.post(deployBody({ symbol: `CAP${i}` }), { instance: instances[i % 2]!.handle })),
+    )
     expect(results.filter((r) => r.body.ok)).toHaveLength(3)
     const refused = results.filter((r) => !r.body.ok)
     expect(refused).toHaveLength(5)
@@ -225,7 +281,10 @@ describe('POST /api/b20-skill on anvil (chain 8453) with the B20 emulator, the K
   it('applies a per-agent cap beside the global one', async () => {
     const { handle } = stack.newInstance({ ...freshPrefix(), DEPLOY_AGENT_DAILY_CAP: '1' })
     expect((await stack.post(deployBody({ symbol: 'A1' }), { instance: handle })).body.ok).toBe(true)
-    expect((await stack.post(deployBody({ symbol: 'A2' }), { instance: handle })).body).toMatchObject({ ok: false, code: 'AGENT_CAP_REACHED' })
+    expect((await stack.post(deployBody({ symbol: 'A2' }), { instance: handle })).body).toMatchObject({
+      ok: false,
+      code: 'AGENT_CAP_REACHED',
+    })
     expect((await stack.post(deployBody({ symbol: 'B1' }), { instance: handle, key: AGENT_KEYS.bob })).body.ok).toBe(true)
   })
 
@@ -236,7 +295,13 @@ describe('POST /api/b20-skill on anvil (chain 8453) with the B20 emulator, the K
     const signs = stack.kms.calls.filter((c) => c === 'Sign').length
     const salt = toHex(4242n, { size: 32 })
     const { body } = await stack.post(deployBody({ salt, dryRun: true }), { instance: handle })
-    expect(body).toMatchObject({ ok: true, status: 'simulated', predictedAddress: predictB20Address('asset', stack.signer, salt), signer: stack.signer, chainId: 8453 })
+    expect(body).toMatchObject({
+      ok: true,
+      status: 'simulated',
+      predictedAddress: predictB20Address('asset', stack.signer, salt),
+      signer: stack.signer,
+      chainId: 8453,
+    })
     expect(BigInt(body.gas)).toBeGreaterThan(21_000n)
     expect(BigInt(body.maxFeeWei)).toBe(BigInt(body.gas) * BigInt(body.maxFeePerGas))
     expect(await nonce()).toBe(before)
@@ -269,7 +334,9 @@ describe('POST /api/b20-skill on anvil (chain 8453) with the B20 emulator, the K
     const conflict = await stack.post(deployBody({ symbol: 'OTHER' }), { idempotencyKey: key })
     expect(conflict.body).toMatchObject({ ok: false, code: 'IDEMPOTENCY_CONFLICT' })
     // Another agent with the same idempotency key is another request.
-    expect((await stack.post(deployBody({ symbol: 'IDEM' }), { idempotencyKey: key, key: AGENT_KEYS.bob })).body.txHash).not.toBe(first.body.txHash)
+    expect((await stack.post(deployBody({ symbol: 'IDEM' }), { idempotencyKey: key, key: AGENT_KEYS.bob })).body.txHash).not.toBe(
+      first.body.txHash,
+    )
     const invalid = await stack.post(deployBody(), { idempotencyKey: 'x'.repeat(129) })
     expect(invalid.body).toMatchObject({ ok: false, code: 'INVALID_INTENT', details: [{ field: 'Idempotency-Key' }] })
   })
@@ -281,7 +348,10 @@ describe('POST /api/b20-skill on anvil (chain 8453) with the B20 emulator, the K
       const signing = await stack.post(deployBody({ symbol: 'KMS1' }))
       expect(signing.body).toMatchObject({ ok: false, code: 'SIGNER_UNAVAILABLE' })
       const cold = stack.newInstance()
-      expect((await stack.post(deployBody({ symbol: 'KMS2' }), { instance: cold.handle })).body).toMatchObject({ ok: false, code: 'SIGNER_UNAVAILABLE' })
+      expect((await stack.post(deployBody({ symbol: 'KMS2' }), { instance: cold.handle })).body).toMatchObject({
+        ok: false,
+        code: 'SIGNER_UNAVAILABLE',
+      })
     } finally {
       stack.kms.setDown(false)
     }
@@ -347,7 +417,11 @@ describe('POST /api/b20-skill on anvil (chain 8453) with the B20 emulator, the K
     const holder = await stack.store.acquireLock(lockKey(), 5_000)
     const signs = stack.kms.calls.filter((c) => c === 'Sign').length
     try {
-      expect((await stack.post(deployBody({ symbol: 'BUSY' }), { instance: handle })).body).toMatchObject({ ok: false, code: 'DEPLOY_BUSY', retryAfterSeconds: expect.any(Number) })
+      expect((await stack.post(deployBody({ symbol: 'BUSY' }), { instance: handle })).body).toMatchObject({
+        ok: false,
+        code: 'DEPLOY_BUSY',
+        retryAfterSeconds: expect.any(Number),
+      })
     } finally {
       await stack.store.releaseLock(lockKey(), holder!)
     }
@@ -372,7 +446,15 @@ describe('POST /api/b20-skill on anvil (chain 8453) with the B20 emulator, the K
     const before = stack.logs.length
     const { body } = await stack.post(deployBody({ symbol: 'LOGGED' }))
     const lines = stack.logs.slice(before).map((l) => JSON.parse(l) as Record<string, unknown>)
-    expect(lines).toContainEqual(expect.objectContaining({ event: 'deploy_attempt', symbol: 'LOGGED', outcome: 'broadcast', txHash: body.txHash, agent: expect.stringMatching(/^[0-9a-f]{8}$/) }))
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        event: 'deploy_attempt',
+        symbol: 'LOGGED',
+        outcome: 'broadcast',
+        txHash: body.txHash,
+        agent: expect.stringMatching(/^[0-9a-f]{8}$/),
+      }),
+    )
     for (const line of stack.logs) {
       expect(line).not.toContain(AGENT_KEYS.alice)
       expect(line).not.toContain(AGENT_KEYS.bob)
@@ -386,7 +468,11 @@ describe('POST /api/b20-skill on anvil (chain 8453) with the B20 emulator, the K
     const stranger = 'stranger-key-9f8e7d6c5b4a'
     await stack.post(deployBody(), { key: stranger })
     await stack.post(deployBody(), { key: null })
-    const refused = () => stack.logs.slice(before).map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.event === 'deploy_refused')
+    const refused = () =>
+      stack.logs
+        .slice(before)
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .filter((l) => l.event === 'deploy_refused')
     expect(refused()).toEqual([
       expect.objectContaining({ door: 'b20-skill', reason: 'key not on the allowlist', keyDigest: digestAgentKey(stranger).slice(0, 8) }),
       expect.objectContaining({ door: 'b20-skill', reason: 'no key', keyDigest: null }),
@@ -410,7 +496,13 @@ describe('POST /api/b20-skill on anvil (chain 8453) with the B20 emulator, the K
       const { body } = await stack.post(deployBody({ symbol: 'PEND' }))
       txHash = body.txHash
       stack.clock.now += 7000
-      expect((await stack.post({ action: 'receipt', tx_hash: txHash })).body).toEqual({ ok: true, status: 'pending', txHash, explorerUrl: body.explorerUrl, pendingSeconds: 7 })
+      expect((await stack.post({ action: 'receipt', tx_hash: txHash })).body).toEqual({
+        ok: true,
+        status: 'pending',
+        txHash,
+        explorerUrl: body.explorerUrl,
+        pendingSeconds: 7,
+      })
       await stack.chain.testClient.mine({ blocks: 1 })
     } finally {
       await stack.chain.testClient.setAutomine(true)
@@ -418,10 +510,21 @@ describe('POST /api/b20-skill on anvil (chain 8453) with the B20 emulator, the K
     expect((await stack.post({ action: 'receipt', tx_hash: txHash })).body).toMatchObject({ ok: true, status: 'confirmed' })
 
     const [funder] = (await stack.chain.testClient.request({ method: 'eth_accounts' } as never)) as Hex[]
-    const transfer = await stack.chain.testClient.request({ method: 'eth_sendTransaction', params: [{ from: funder, to: stack.signer, value: '0x1' }] } as never) as Hex
-    expect((await stack.post({ action: 'receipt', tx_hash: transfer })).body).toMatchObject({ ok: false, code: 'NOT_A_DEPLOY', error: expect.any(String) })
+    const transfer = (await stack.chain.testClient.request({
+      method: 'eth_sendTransaction',
+      params: [{ from: funder, to: stack.signer, value: '0x1' }],
+    } as never)) as Hex
+    expect((await stack.post({ action: 'receipt', tx_hash: transfer })).body).toMatchObject({
+      ok: false,
+      code: 'NOT_A_DEPLOY',
+      error: expect.any(String),
+    })
     expect((await stack.post({ action: 'receipt', tx_hash: keccak256('0x01') })).body).toMatchObject({ ok: false, code: 'TX_NOT_FOUND' })
-    expect((await stack.post({ action: 'receipt', tx_hash: '0x1234' })).body).toMatchObject({ ok: false, code: 'INVALID_INTENT', details: [{ field: 'tx_hash' }] })
+    expect((await stack.post({ action: 'receipt', tx_hash: '0x1234' })).body).toMatchObject({
+      ok: false,
+      code: 'INVALID_INTENT',
+      details: [{ field: 'tx_hash' }],
+    })
   })
 
   it('rejects a deploy that only the pending state shows would revert (gas estimation), signing nothing', async () => {
@@ -454,7 +557,12 @@ describe('POST /api/b20-skill on anvil (chain 8453) with the B20 emulator, the K
     })
     const txHash = await stack.chain.publicClient.sendRawTransaction({ serializedTransaction })
     await stack.chain.publicClient.waitForTransactionReceipt({ hash: txHash })
-    expect((await stack.post({ action: 'receipt', tx_hash: txHash })).body).toMatchObject({ ok: false, status: 'reverted', code: 'REVERTED', txHash })
+    expect((await stack.post({ action: 'receipt', tx_hash: txHash })).body).toMatchObject({
+      ok: false,
+      status: 'reverted',
+      code: 'REVERTED',
+      txHash,
+    })
   })
 
   it('leaked no agent key, AWS secret or Redis token into any log line, answer body or header in all of the above', () => {

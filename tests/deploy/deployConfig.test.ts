@@ -1,18 +1,25 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createB20SkillHandler, deployServicesFrom } from '../../api/b20-skill.js'
 import { digestAgentKey } from '../../lib/deploy/agentKeys.js'
-import { ConfigError, loadDeployConfig } from '../../lib/platform/config.js'
 import { createDeployServices } from '../../lib/deploy/services.js'
+import { ConfigError, loadDeployConfig } from '../../lib/platform/config.js'
 import { silentLogger } from '../../lib/platform/log.js'
-import { startAnvilChain, type AnvilChain } from '../support/anvil.js'
-import { startFakeKms, type FakeKms } from '../support/fakeKms.js'
+import { type AnvilChain, startAnvilChain } from '../support/anvil.js'
+import { type FakeKms, startFakeKms } from '../support/fakeKms.js'
 import { withOpenApiCheck } from '../support/openapiCheck.js'
 
 const KEY = 'config-test-agent-key-0123456789'
 const post = (handle: (r: Request) => Promise<Response>, body: unknown) =>
-  withOpenApiCheck('/api/b20-skill', handle)(new Request('https://svc.test/api/b20-skill', { method: 'POST', headers: { 'content-type': 'application/json', 'x-service-key': KEY }, body: JSON.stringify(body) })).then(
-    async (r) => ({ status: r.status, body: (await r.json()) as Record<string, any> }),
-  )
+  withOpenApiCheck(
+    '/api/b20-skill',
+    handle,
+  )(
+    new Request('https://svc.test/api/b20-skill', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-service-key': KEY },
+      body: JSON.stringify(body),
+    }),
+  ).then(async (r) => ({ status: r.status, body: (await r.json()) as Record<string, any> }))
 
 describe('loadDeployConfig', () => {
   it('has safe defaults: Base mainnet, basescan, cap 20 per 24 h, no signer, nobody allowed', () => {
@@ -33,7 +40,13 @@ describe('loadDeployConfig', () => {
   it('names every bad variable, and never echoes a value', () => {
     let message = ''
     try {
-      loadDeployConfig({ DEPLOY_ALLOWLIST: 'my-secret-agent-key', KMS_KEY_ID: 'k', CHAIN_ID: '1', DEPLOY_DAILY_CAP: '-3', SIGNER_ADDRESS: 'me' })
+      loadDeployConfig({
+        DEPLOY_ALLOWLIST: 'my-secret-agent-key',
+        KMS_KEY_ID: 'k',
+        CHAIN_ID: '1',
+        DEPLOY_DAILY_CAP: '-3',
+        SIGNER_ADDRESS: 'me',
+      })
     } catch (error) {
       expect(error).toBeInstanceOf(ConfigError)
       message = (error as Error).message
@@ -72,7 +85,11 @@ describe('deploy services built from the environment alone', () => {
     const services = createDeployServices({ env: env(), logger: silentLogger })
     expect(services.store?.kind).toBe('memory')
     await chain.fund((await services.getSigner!()).address)
-    const { body } = await post(createB20SkillHandler(deployServicesFrom(() => services)), { action: 'agent_deploy', name: 'Env Token', symbol: 'ENV' })
+    const { body } = await post(createB20SkillHandler(deployServicesFrom(() => services)), {
+      action: 'agent_deploy',
+      name: 'Env Token',
+      symbol: 'ENV',
+    })
     expect(body).toMatchObject({ ok: true, status: 'broadcast' })
     expect(kms.calls).toEqual(['GetPublicKey', 'Sign'])
   })
@@ -80,7 +97,11 @@ describe('deploy services built from the environment alone', () => {
   it('refuses deploys on Vercel without the shared store, since instances cannot share a lock in memory', async () => {
     const services = createDeployServices({ env: { ...env(), VERCEL: '1' }, logger: silentLogger })
     expect(services.store).toBeNull()
-    const { body } = await post(createB20SkillHandler(deployServicesFrom(() => services)), { action: 'agent_deploy', name: 'No Store', symbol: 'NOS' })
+    const { body } = await post(createB20SkillHandler(deployServicesFrom(() => services)), {
+      action: 'agent_deploy',
+      name: 'No Store',
+      symbol: 'NOS',
+    })
     expect(body).toMatchObject({ ok: false, code: 'DEPLOYS_DISABLED' })
   })
 

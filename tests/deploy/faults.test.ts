@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import type { Hex } from 'viem'
-import { startDeployStack, type DeployStack } from '../support/deployStack.js'
-import { deployStackSecrets, findLeaks, recordAnswers } from '../support/secrets.js'
-import { startReadStack, type ReadStack } from '../support/readStack.js'
-import { startRedisServer, type RedisServer } from '../support/redisServer.js'
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { type DeployStack, startDeployStack } from '../support/deployStack.js'
+import { type ReadStack, startReadStack } from '../support/readStack.js'
+import { type RedisServer, startRedisServer } from '../support/redisServer.js'
 import { openRespConnection } from '../support/resp.js'
+import { deployStackSecrets, findLeaks, recordAnswers } from '../support/secrets.js'
 
 const deployBody = (symbol: string) => ({ action: 'agent_deploy', name: 'Fault Token', symbol })
 type Logged = { event: string; [field: string]: unknown }
@@ -37,7 +37,10 @@ describe('KMS and RPC faults: clear codes within seconds, nothing broadcast, the
   }
 
   beforeAll(async () => {
-    stack = recordAnswers(await startDeployStack({ storeKind: 'upstash', redisSocket: inject('redisSocket'), env: { DEPLOY_DAILY_CAP: '1000' } }), seenAnswers)
+    stack = recordAnswers(
+      await startDeployStack({ storeKind: 'upstash', redisSocket: inject('redisSocket'), env: { DEPLOY_DAILY_CAP: '1000' } }),
+      seenAnswers,
+    )
     redis = await openRespConnection(inject('redisSocket'))
     await stack.post(deployBody('WARM')) // the chain-id check and GetPublicKey are behind us
   })
@@ -111,7 +114,10 @@ describe('KMS and RPC faults: clear codes within seconds, nothing broadcast, the
     stack.chain.dropNextAnswer('eth_sendRawTransaction')
     const lost = (await stack.post(deployBody('LOST'))).body
     expect(lost).toMatchObject({ ok: false, code: 'BROADCAST_UNCERTAIN', txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/) })
-    expect((await stack.post({ action: 'receipt', tx_hash: lost.txHash, waitSeconds: 5 })).body).toMatchObject({ ok: true, status: 'confirmed' })
+    expect((await stack.post({ action: 'receipt', tx_hash: lost.txHash, waitSeconds: 5 })).body).toMatchObject({
+      ok: true,
+      status: 'confirmed',
+    })
     const next = (await stack.post(deployBody('NEXT'))).body
     expect(next).toMatchObject({ ok: true, status: 'broadcast' })
     const [a, b] = await Promise.all([lost.txHash, next.txHash].map((hash: Hex) => stack.chain.publicClient.getTransaction({ hash })))
@@ -152,7 +158,9 @@ describe('Redis stops during a burst of deploys, then returns', () => {
   beforeAll(async () => {
     redisServer = await startRedisServer()
     ;[stack, reads] = await Promise.all([
-      startDeployStack({ storeKind: 'upstash', redisSocket: redisServer.socket, env: { DEPLOY_DAILY_CAP: '1000' } }).then((s) => recordAnswers(s, seenAnswers)),
+      startDeployStack({ storeKind: 'upstash', redisSocket: redisServer.socket, env: { DEPLOY_DAILY_CAP: '1000' } }).then((s) =>
+        recordAnswers(s, seenAnswers),
+      ),
       startReadStack({ storeKind: 'upstash', redisSocket: redisServer.socket }),
     ])
     await stack.post(deployBody('WARM'))

@@ -1,8 +1,8 @@
 import type { Hex } from 'viem'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { generateAgentKey } from '../../lib/deploy/agentKeys.js'
-import { startNpmStart, type NpmStart } from '../support/npmStart.js'
-import { startServiceParts, type ServiceParts } from '../support/serviceParts.js'
+import { type NpmStart, startNpmStart } from '../support/npmStart.js'
+import { type ServiceParts, startServiceParts } from '../support/serviceParts.js'
 
 const agent = generateAgentKey()
 const CAP = 20

@@ -1,7 +1,7 @@
 import { secp256k1 } from '@noble/curves/secp256k1.js'
 import { describe, expect, it } from 'vitest'
+import { KmsSignerError, parseDerSignature, publicKeyFromSpki } from '../../lib/chain/kmsAccount.js'
 import { digestAgentKey, generateAgentKey, matchAgentKey } from '../../lib/deploy/agentKeys.js'
-import { parseDerSignature, publicKeyFromSpki, KmsSignerError } from '../../lib/chain/kmsAccount.js'
 import { canonicalJson } from '../../lib/deploy/idempotency.js'
 import { parseDeployIntent, parseReceiptRequest } from '../../lib/deploy/intent.js'
 
@@ -15,7 +15,16 @@ describe('parseDeployIntent', () => {
   it('applies the defaults: asset, 18 decimals, signer as admin, random salt', () => {
     expect(parseDeployIntent(base)).toEqual({
       ok: true,
-      intent: { name: 'My Token', symbol: 'MYT', variant: 'asset', decimals: 18, admin: undefined, salt: undefined, currency: undefined, dryRun: false },
+      intent: {
+        name: 'My Token',
+        symbol: 'MYT',
+        variant: 'asset',
+        decimals: 18,
+        admin: undefined,
+        salt: undefined,
+        currency: undefined,
+        dryRun: false,
+      },
     })
   })
   it('forces 6 decimals and defaults the currency to USD for a stablecoin', () => {
@@ -25,7 +34,10 @@ describe('parseDeployIntent', () => {
   })
   it('accepts lower-case and correctly checksummed admins, returns them checksummed', () => {
     const lower = '0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed'
-    expect(parseDeployIntent({ ...base, admin: lower })).toMatchObject({ ok: true, intent: { admin: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed' } })
+    expect(parseDeployIntent({ ...base, admin: lower })).toMatchObject({
+      ok: true,
+      intent: { admin: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed' },
+    })
     expect(parseDeployIntent({ ...base, admin: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed' }).ok).toBe(true)
   })
   it.each([
@@ -76,7 +88,10 @@ describe('parseReceiptRequest', () => {
   it('refuses a missing or malformed hash and unknown fields', () => {
     expect(parseReceiptRequest({ action: 'receipt' })).toMatchObject({ ok: false, details: [{ field: 'tx_hash' }] })
     expect(parseReceiptRequest({ action: 'receipt', tx_hash: '0x12' })).toMatchObject({ ok: false, details: [{ field: 'tx_hash' }] })
-    expect(parseReceiptRequest({ action: 'receipt', tx_hash: `0x${'0'.repeat(64)}`, x: 1 })).toMatchObject({ ok: false, details: [{ field: 'x' }] })
+    expect(parseReceiptRequest({ action: 'receipt', tx_hash: `0x${'0'.repeat(64)}`, x: 1 })).toMatchObject({
+      ok: false,
+      details: [{ field: 'x' }],
+    })
   })
 })
 
@@ -117,7 +132,9 @@ describe('KMS DER parsing', () => {
 
 describe('canonicalJson', () => {
   it('is the same for the same body whatever the key order', () => {
-    expect(canonicalJson({ b: 1, a: { d: [1, { y: 2, x: 1 }], c: null } })).toBe(canonicalJson({ a: { c: null, d: [1, { x: 1, y: 2 }] }, b: 1 }))
+    expect(canonicalJson({ b: 1, a: { d: [1, { y: 2, x: 1 }], c: null } })).toBe(
+      canonicalJson({ a: { c: null, d: [1, { x: 1, y: 2 }] }, b: 1 }),
+    )
     expect(canonicalJson({ a: 1 })).not.toBe(canonicalJson({ a: 2 }))
   })
 })

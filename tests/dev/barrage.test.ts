@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { generateAgentKey } from '../../lib/deploy/agentKeys.js'
-import { generateBarrage, sendBarrage, type BarrageAnswer } from '../support/barrage.js'
-import { startNpmStart, type NpmStart } from '../support/npmStart.js'
-import { startServiceParts, type ServiceParts } from '../support/serviceParts.js'
+import { type BarrageAnswer, generateBarrage, sendBarrage } from '../support/barrage.js'
+import { type NpmStart, startNpmStart } from '../support/npmStart.js'
+import { type ServiceParts, startServiceParts } from '../support/serviceParts.js'
 
 /** Replay a failure with BARRAGE_SEED=<seed printed in the failure>. */
 const SEED = Number(process.env.BARRAGE_SEED ?? 20261123)
@@ -53,7 +53,8 @@ describe(`a barrage of ${COUNT} hostile requests against npm start (seed ${SEED}
     await parts?.close()
   })
 
-  const describeRequest = (a: BarrageAnswer) => `${a.request.method} ${a.request.path.slice(0, 80)} ${JSON.stringify(a.request.headers).slice(0, 200)} body ${a.request.body?.length ?? 0} B`
+  const describeRequest = (a: BarrageAnswer) =>
+    `${a.request.method} ${a.request.path.slice(0, 80)} ${JSON.stringify(a.request.headers).slice(0, 200)} body ${a.request.body?.length ?? 0} B`
 
   it('answers every request: no reset, no timeout', () => {
     const failed = answers.filter((a) => 'error' in a)
@@ -90,7 +91,9 @@ describe(`a barrage of ${COUNT} hostile requests against npm start (seed ${SEED}
         return true
       }
     })
-    expect(notJson.map((a) => `${'status' in a ? a.status : ''} ${'contentType' in a ? a.contentType : ''} for ${describeRequest(a)}`)).toEqual([])
+    expect(
+      notJson.map((a) => `${'status' in a ? a.status : ''} ${'contentType' in a ? a.contentType : ''} for ${describeRequest(a)}`),
+    ).toEqual([])
   })
 
   it('answers every request within 2 s', () => {
@@ -103,8 +106,13 @@ describe(`a barrage of ${COUNT} hostile requests against npm start (seed ${SEED}
   })
 
   it('reached the real work: every path answered 2xx to some requests, and refusals of every kind', () => {
-    const statuses = (path: string) => new Set(answers.filter((a) => 'status' in a && a.request.path.startsWith(path)).map((a) => ('status' in a ? a.status : 0)))
-    for (const path of Object.keys(DOCUMENTED)) expect([...statuses(path)].some((s) => s >= 200 && s < 300), path).toBe(true)
+    const statuses = (path: string) =>
+      new Set(answers.filter((a) => 'status' in a && a.request.path.startsWith(path)).map((a) => ('status' in a ? a.status : 0)))
+    for (const path of Object.keys(DOCUMENTED))
+      expect(
+        [...statuses(path)].some((s) => s >= 200 && s < 300),
+        path,
+      ).toBe(true)
     expect([...statuses('/api/b20-skill')]).toEqual(expect.arrayContaining([200, 400, 403, 405, 413]))
   })
 

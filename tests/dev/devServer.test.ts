@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { fetchChecked } from '../support/openapiCheck.js'
 import type { ControlRoom } from '../../lib/market/types.js'
-import { startFakeDexScreener, type FakeDexScreener } from '../support/fakeDexScreener.js'
-import { startNpmStart, type NpmStart } from '../support/npmStart.js'
+import { type FakeDexScreener, startFakeDexScreener } from '../support/fakeDexScreener.js'
+import { type NpmStart, startNpmStart } from '../support/npmStart.js'
+import { fetchChecked } from '../support/openapiCheck.js'
 import { createSyntheticMarket } from '../support/syntheticMarket.js'
 
 /** `npm start` as a user runs it: the real api/ modules, configured only through the environment. */
@@ -25,7 +25,9 @@ describe('npm start (dev/server.ts)', () => {
   })
 
   it('says where it listens and which store and upstream it uses', () => {
-    expect(firstLine).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+ \(store: in-process memory, upstream: http:\/\/127\.0\.0\.1:\d+, discovery: \S+\)$/)
+    expect(firstLine).toMatch(
+      /^listening on http:\/\/127\.0\.0\.1:\d+ \(store: in-process memory, upstream: http:\/\/127\.0\.0\.1:\d+, discovery: \S+\)$/,
+    )
   })
 
   it('serves both read endpoints with the same handlers Vercel runs', async () => {

@@ -1,7 +1,7 @@
 import { Agent, request as httpRequest } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { generateAgentKey } from '../../lib/deploy/agentKeys.js'
-import { startNpmStart, type NpmStart } from '../support/npmStart.js'
+import { type NpmStart, startNpmStart } from '../support/npmStart.js'
 
 const SIZES = { '1 KB': 1024, '70 KB': 70 * 1024, '300 KB': 300 * 1024, '1 MB': 1024 * 1024 }
 const TRIES = 6
@@ -12,13 +12,17 @@ type Answer = { status: number; code: string } | { error: string }
 function post(url: string, agent: Agent, headers: Record<string, string>, body: Buffer, chunked = false): Promise<Answer> {
   return new Promise((resolve) => {
     const length: Record<string, string> = chunked ? {} : { 'content-length': String(body.length) }
-    const req = httpRequest(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', ...length, ...headers } }, (res) => {
-      let text = ''
-      res.setEncoding('utf8')
-      res.on('data', (chunk: string) => (text += chunk))
-      res.on('end', () => resolve({ status: res.statusCode!, code: (JSON.parse(text) as { code: string }).code }))
-      res.on('error', (error: NodeJS.ErrnoException) => resolve({ error: error.code ?? error.message }))
-    })
+    const req = httpRequest(
+      url,
+      { method: 'POST', agent, headers: { 'content-type': 'application/json', ...length, ...headers } },
+      (res) => {
+        let text = ''
+        res.setEncoding('utf8')
+        res.on('data', (chunk: string) => (text += chunk))
+        res.on('end', () => resolve({ status: res.statusCode!, code: (JSON.parse(text) as { code: string }).code }))
+        res.on('error', (error: NodeJS.ErrnoException) => resolve({ error: error.code ?? error.message }))
+      },
+    )
     req.on('error', (error: NodeJS.ErrnoException) => resolve({ error: error.code ?? error.message }))
     req.setTimeout(5000, () => req.destroy(Object.assign(new Error('no answer'), { code: 'TIMEOUT' })))
     if (chunked) for (let at = 0; at < body.length; at += 16 * 1024) req.write(body.subarray(at, at + 16 * 1024))
@@ -59,7 +63,11 @@ describe('early answers on npm start', () => {
   it('answers the same through fetch on one keep-alive pool', async () => {
     for (const size of Object.values(SIZES)) {
       for (let i = 0; i < 3; i++) {
-        const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: Buffer.alloc(size, 0x20) })
+        const response = await fetch(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: Buffer.alloc(size, 0x20),
+        })
         expect(response.status).toBe(403)
         await response.arrayBuffer()
       }

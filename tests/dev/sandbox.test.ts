@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process'
+import { type ChildProcess, spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { createInterface } from 'node:readline'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -13,7 +13,10 @@ describe('npm run sandbox', () => {
   let chainUrl = ''
 
   beforeAll(async () => {
-    child = spawn(process.execPath, ['--import', 'tsx', 'dev/sandbox.ts'], { env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] })
+    child = spawn(process.execPath, ['--import', 'tsx', 'dev/sandbox.ts'], {
+      env: { ...process.env, PORT: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     const reader = createInterface({ input: child.stdout! })
     for await (const line of reader) {
       lines.push(line)
@@ -28,9 +31,11 @@ describe('npm run sandbox', () => {
   })
 
   const skill = (body: unknown) =>
-    fetchChecked(`${base}/api/b20-skill`, { method: 'POST', headers: { 'x-service-key': key, 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(
-      (r) => r.json() as Promise<Record<string, any>>,
-    )
+    fetchChecked(`${base}/api/b20-skill`, {
+      method: 'POST',
+      headers: { 'x-service-key': key, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    }).then((r) => r.json() as Promise<Record<string, any>>)
 
   it('prints the URLs and a ready agent key', () => {
     expect(lines.join('\n')).toMatch(/dashboard\s+http:\/\/127\.0\.0\.1:\d+\//)

@@ -20,10 +20,17 @@ describe('GET /api/openapi', () => {
     const response = await withOpenApiCheck('/api/openapi', openapi.fetch)(get('/api/openapi'))
     expect(response.status).toBe(200)
     expect(response.headers.get('access-control-allow-origin')).toBe('*')
-    const doc = (await response.json()) as { openapi: string; info: { version: string }; paths: Record<string, unknown>; components: { schemas: Record<string, unknown>; securitySchemes: unknown } }
+    const doc = (await response.json()) as {
+      openapi: string
+      info: { version: string }
+      paths: Record<string, unknown>
+      components: { schemas: Record<string, unknown>; securitySchemes: unknown }
+    }
     expect(doc.openapi).toBe('3.1.0')
     expect(doc.info.version).toBe(SERVICE_VERSION)
-    const endpoints = readdirSync(join(ROOT, 'api')).filter((f) => f.endsWith('.ts')).map((f) => `/api/${f.replace(/\.ts$/, '')}`)
+    const endpoints = readdirSync(join(ROOT, 'api'))
+      .filter((f) => f.endsWith('.ts'))
+      .map((f) => `/api/${f.replace(/\.ts$/, '')}`)
     expect(Object.keys(doc.paths).sort()).toEqual(endpoints.sort())
     expect(doc.components.securitySchemes).toEqual({
       serviceKey: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'X-Service-Key' }),
@@ -36,7 +43,9 @@ describe('GET /api/openapi', () => {
   })
 
   it('has component schemas that are valid JSON Schema 2020-12 and reject extra fields in responses', async () => {
-    const { components } = (await (await openapi.fetch(get('/api/openapi'))).json()) as { components: { schemas: Record<string, Record<string, unknown>> } }
+    const { components } = (await (await openapi.fetch(get('/api/openapi'))).json()) as {
+      components: { schemas: Record<string, Record<string, unknown>> }
+    }
     {
       const ajv = new Ajv2020({ strict: true, strictTypes: false, allowUnionTypes: true })
       ajv.addSchema({ $id: 'c', $defs: {} })
@@ -44,7 +53,10 @@ describe('GET /api/openapi', () => {
         const standalone = JSON.parse(JSON.stringify(schema).replaceAll('#/components/schemas/', 'components#/$defs/')) as object
         ajv.addSchema({ $id: `${name}.json`, ...standalone })
       }
-      ajv.addSchema({ $id: 'components', $defs: Object.fromEntries(Object.keys(components.schemas).map((n) => [n, { $ref: `${n}.json` }])) })
+      ajv.addSchema({
+        $id: 'components',
+        $defs: Object.fromEntries(Object.keys(components.schemas).map((n) => [n, { $ref: `${n}.json` }])),
+      })
       for (const name of Object.keys(components.schemas)) expect(() => ajv.getSchema(`${name}.json`)).not.toThrow()
       expect(components.schemas.Token!.additionalProperties).toBe(false)
       expect(Object.keys(components.schemas.Token!.properties as object)).toHaveLength(24)
@@ -70,7 +82,8 @@ describe('the agent skill', () => {
   })
 
   it('names every error code an agent can get', () => {
-    for (const code of [...deployFailureCodeSchema.options, ...skillHttpErrorSchema.shape.code.options]) expect(file).toContain(`\`${code}\``)
+    for (const code of [...deployFailureCodeSchema.options, ...skillHttpErrorSchema.shape.code.options])
+      expect(file).toContain(`\`${code}\``)
   })
 
   it('says that market names and symbols are untrusted text', () => {
@@ -128,7 +141,9 @@ describe('cold start of the deploy handler', () => {
     const { files, packages } = importGraph(join(ROOT, 'api', 'b20-skill.ts'), { dynamic: false })
     expect([...packages]).not.toContain('@aws-sdk/client-kms')
     expect([...packages]).not.toContain('viem')
-    expect([...files].map((f) => f.slice(ROOT.length))).not.toContainEqual(expect.stringMatching(/kmsAccount|deployToken|receipt|deploy\/services|chain\/(client|b20)\.ts/))
+    expect([...files].map((f) => f.slice(ROOT.length))).not.toContainEqual(
+      expect.stringMatching(/kmsAccount|deployToken|receipt|deploy\/services|chain\/(client|b20)\.ts/),
+    )
   })
 
   it.each([
@@ -148,11 +163,15 @@ describe('cold start of the deploy handler', () => {
       const response = await handle(new Request('http://x/api/b20-skill', init))
       process.stdout.write(JSON.stringify({ status: response.status, body: await response.json() }))`
     const record = join(mkdtempSync(join(tmpdir(), 'loads-')), 'loads.txt')
-    const out = execFileSync(process.execPath, ['--import', 'tsx', '--import', './tests/support/recordLoads.mjs', '--input-type=module', '-e', script], {
-      cwd: ROOT,
-      encoding: 'utf8',
-      env: { ...process.env, RECORD_LOADS_FILE: record },
-    })
+    const out = execFileSync(
+      process.execPath,
+      ['--import', 'tsx', '--import', './tests/support/recordLoads.mjs', '--input-type=module', '-e', script],
+      {
+        cwd: ROOT,
+        encoding: 'utf8',
+        env: { ...process.env, RECORD_LOADS_FILE: record },
+      },
+    )
     const answer = JSON.parse(out) as { status: number; body: { ok: boolean; code: string } }
     expect(answer.status).toBe(status)
     expect(answer.body.ok).toBe(false)
@@ -166,10 +185,14 @@ describe('cold start of the deploy handler', () => {
       await import('./lib/deploy/runtime.ts')
       process.stdout.write('ok')`
     const record = join(mkdtempSync(join(tmpdir(), 'loads-')), 'loads.txt')
-    execFileSync(process.execPath, ['--import', 'tsx', '--import', './tests/support/recordLoads.mjs', '--input-type=module', '-e', script], {
-      cwd: ROOT,
-      env: { ...process.env, RECORD_LOADS_FILE: record },
-    })
+    execFileSync(
+      process.execPath,
+      ['--import', 'tsx', '--import', './tests/support/recordLoads.mjs', '--input-type=module', '-e', script],
+      {
+        cwd: ROOT,
+        env: { ...process.env, RECORD_LOADS_FILE: record },
+      },
+    )
     expect(readFileSync(record, 'utf8')).toMatch(/@aws-sdk\/client-kms/)
   })
 })

@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { createHealthHandler } from '../../api/health.js'
 import { deployServicesFrom } from '../../lib/deploy/agentActions.js'
 import { loadHealthConfig } from '../../lib/platform/config.js'
-import { startDeployStack, type DeployStack } from '../support/deployStack.js'
+import { type DeployStack, startDeployStack } from '../support/deployStack.js'
 import { withOpenApiCheck } from '../support/openapiCheck.js'
-import { startReadStack, type ReadStack } from '../support/readStack.js'
+import { type ReadStack, startReadStack } from '../support/readStack.js'
 
 const TOKEN = 'health-token-0123456789abcdef'
 const get = (headers: Record<string, string> = {}) => new Request('https://svc.test/api/health', { headers })
@@ -14,7 +14,14 @@ describe('GET /api/health', () => {
   let read: ReadStack
   let deploy: DeployStack
   const handlerFor = (env: Record<string, string> = { HEALTH_TOKEN: TOKEN }, instance = deploy.newInstance()) =>
-    withOpenApiCheck('/api/health', createHealthHandler({ read: () => read.services, deploy: deployServicesFrom(() => instance.services), config: () => loadHealthConfig(env) }))
+    withOpenApiCheck(
+      '/api/health',
+      createHealthHandler({
+        read: () => read.services,
+        deploy: deployServicesFrom(() => instance.services),
+        config: () => loadHealthConfig(env),
+      }),
+    )
   const detailed = async (handle = handlerFor()) => {
     const response = await handle(get(bearer))
     expect(response.status).toBe(200)
@@ -96,7 +103,13 @@ describe('GET /api/health', () => {
 
     deploy.chain.setRpcDown(true)
     view = await detailed()
-    expect(view).toMatchObject({ ok: false, rpc: { ok: false }, signer: { ok: false }, store: { ok: true }, upstreams: { dexscreener: { ok: true } } })
+    expect(view).toMatchObject({
+      ok: false,
+      rpc: { ok: false },
+      signer: { ok: false },
+      store: { ok: true },
+      upstreams: { dexscreener: { ok: true } },
+    })
     deploy.chain.setRpcDown(false)
 
     deploy.kms.setDown(true)
@@ -119,7 +132,11 @@ describe('GET /api/health', () => {
     try {
       const handle = withOpenApiCheck(
         '/api/health',
-        createHealthHandler({ read: () => withGecko.services, deploy: deployServicesFrom(() => deploy.newInstance().services), config: () => loadHealthConfig({ HEALTH_TOKEN: TOKEN }) }),
+        createHealthHandler({
+          read: () => withGecko.services,
+          deploy: deployServicesFrom(() => deploy.newInstance().services),
+          config: () => loadHealthConfig({ HEALTH_TOKEN: TOKEN }),
+        }),
       )
       const calls = withGecko.gecko!.requests.length
       let view = (await (await handle(get(bearer))).json()) as Record<string, any>

@@ -1,12 +1,28 @@
 import { describe, expect, it } from 'vitest'
 import { pairToToken } from '../../lib/market/normalize.js'
-import { mergeSightings, parseUniverse, serializeUniverse, UNIVERSE_MAX, UNIVERSE_MAX_AGE_MS, universeLeaders, type UniverseEntry } from '../../lib/market/universe.js'
+import {
+  mergeSightings,
+  parseUniverse,
+  serializeUniverse,
+  UNIVERSE_MAX,
+  UNIVERSE_MAX_AGE_MS,
+  type UniverseEntry,
+  universeLeaders,
+} from '../../lib/market/universe.js'
 import { parseGeckoPoolsBody } from '../../lib/upstream/geckoterminal.js'
 import { toGeckoPool } from '../support/fakeGeckoTerminal.js'
 import { HUBS, makePair } from '../support/syntheticMarket.js'
 
 const token = { address: '0xAbCdef0000000000000000000000000000000001', name: 'Qrx Zt', symbol: 'QRX' }
-const pair = makePair({ base: token, quote: HUBS.WETH, pairAddress: '0x1111111111111111111111111111111111111111', volume24h: 1_234_567, liquidityUsd: 40_000, priceUsd: '0.00012', createdAt: 1_763_700_000_000 })
+const pair = makePair({
+  base: token,
+  quote: HUBS.WETH,
+  pairAddress: '0x1111111111111111111111111111111111111111',
+  volume24h: 1_234_567,
+  liquidityUsd: 40_000,
+  priceUsd: '0.00012',
+  createdAt: 1_763_700_000_000,
+})
 
 describe('parseGeckoPoolsBody (GeckoTerminal pools -> the 24-field Token)', () => {
   const { pool, tokens } = toGeckoPool(pair)
@@ -55,13 +71,19 @@ describe('parseGeckoPoolsBody (GeckoTerminal pools -> the 24-field Token)', () =
 
 describe('the token universe', () => {
   const now = 1_800_000_000_000
-  const entry = (n: number, volume24h: number, lastSeen = now): UniverseEntry => ({ address: `0x${n.toString(16).padStart(40, '0')}`, volume24h, lastSeen })
+  const entry = (n: number, volume24h: number, lastSeen = now): UniverseEntry => ({
+    address: `0x${n.toString(16).padStart(40, '0')}`,
+    volume24h,
+    lastSeen,
+  })
 
   it('replaces a sighted token volume, keeps the unseen, drops what was unseen for a day, keeps the 1,000 highest', () => {
     const universe = [entry(1, 10), entry(2, 20, now - UNIVERSE_MAX_AGE_MS), entry(3, 30, now - 1000)]
     const merged = mergeSightings(universe, new Map([[entry(1, 0).address, { volume24h: 99, authoritative: true }]]), now)
     expect(merged).toEqual([entry(1, 99), entry(3, 30, now - 1000)])
-    const many = new Map(Array.from({ length: 1500 }, (_, i) => [entry(i + 10, 0).address, { volume24h: i, authoritative: false }] as const))
+    const many = new Map(
+      Array.from({ length: 1500 }, (_, i) => [entry(i + 10, 0).address, { volume24h: i, authoritative: false }] as const),
+    )
     const bounded = mergeSightings([], many, now)
     expect(bounded).toHaveLength(UNIVERSE_MAX)
     expect(bounded[0]!.volume24h).toBe(1499)

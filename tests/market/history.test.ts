@@ -1,14 +1,36 @@
 import { describe, expect, it } from 'vitest'
-import { describeHourChanges, hourChanges, marketHistory, parseSnapshot, SNAPSHOT_INTERVAL_MS, snapshotTime, takeSnapshot, tokenSeries, type Snapshot } from '../../lib/market/history.js'
+import {
+  describeHourChanges,
+  hourChanges,
+  marketHistory,
+  parseSnapshot,
+  SNAPSHOT_INTERVAL_MS,
+  type Snapshot,
+  snapshotTime,
+  takeSnapshot,
+  tokenSeries,
+} from '../../lib/market/history.js'
 import type { Token } from '../../lib/market/types.js'
 
 const token = (rank: number, symbol: string, over: Partial<Token> = {}): Token =>
-  ({ rank, address: `0x${rank.toString(16).padStart(40, '0')}`, symbol, name: symbol, priceUsd: '1.5', volume24h: 1000 * (200 - rank), liquidity: 50_000, ...over }) as Token
+  ({
+    rank,
+    address: `0x${rank.toString(16).padStart(40, '0')}`,
+    symbol,
+    name: symbol,
+    priceUsd: '1.5',
+    volume24h: 1000 * (200 - rank),
+    liquidity: 50_000,
+    ...over,
+  }) as Token
 const T0 = Date.UTC(2026, 10, 23, 10, 0, 0)
 
 describe('history snapshots', () => {
   it('takes a compact snapshot at the 5-minute mark: address, price, volume, liquidity, rank', () => {
-    const snapshot = takeSnapshot([token(1, 'AAA'), token(2, 'BBB', { priceUsd: null }), token(3, 'CCC', { priceUsd: 'garbage' })], T0 + 4 * 60_000 + 59_000)
+    const snapshot = takeSnapshot(
+      [token(1, 'AAA'), token(2, 'BBB', { priceUsd: null }), token(3, 'CCC', { priceUsd: 'garbage' })],
+      T0 + 4 * 60_000 + 59_000,
+    )
     expect(snapshot.t).toBe(T0)
     expect(snapshot.rows).toEqual([
       [token(1, 'A').address, 1.5, 199_000, 50_000, 1],
@@ -17,7 +39,14 @@ describe('history snapshots', () => {
     ])
     expect(snapshotTime(T0 + SNAPSHOT_INTERVAL_MS)).toBe(T0 + SNAPSHOT_INTERVAL_MS)
     // 100 tokens stay small: 288 of them a day is a bounded store.
-    expect(JSON.stringify(takeSnapshot(Array.from({ length: 100 }, (_, i) => token(i + 1, `T${i}`)), T0)).length).toBeLessThan(10_000)
+    expect(
+      JSON.stringify(
+        takeSnapshot(
+          Array.from({ length: 100 }, (_, i) => token(i + 1, `T${i}`)),
+          T0,
+        ),
+      ).length,
+    ).toBeLessThan(10_000)
   })
 
   it('parses what it wrote and refuses what it did not', () => {
@@ -43,19 +72,35 @@ describe('history snapshots', () => {
   })
 
   it('names new entrants and the biggest climber of the last hour, and nothing else', () => {
-    const hourAgo = takeSnapshot([token(1, 'AAA'), token(2, 'BBB'), { ...token(9, 'CLIMB'), rank: 30 }, { ...token(10, 'SMALL'), rank: 12 }], T0)
-    const now = [token(1, 'AAA'), { ...token(9, 'CLIMB'), rank: 3 }, { ...token(10, 'SMALL'), rank: 9 }, token(50, 'NEW1'), token(51, 'NEW2')]
+    const hourAgo = takeSnapshot(
+      [token(1, 'AAA'), token(2, 'BBB'), { ...token(9, 'CLIMB'), rank: 30 }, { ...token(10, 'SMALL'), rank: 12 }],
+      T0,
+    )
+    const now = [
+      token(1, 'AAA'),
+      { ...token(9, 'CLIMB'), rank: 3 },
+      { ...token(10, 'SMALL'), rank: 9 },
+      token(50, 'NEW1'),
+      token(51, 'NEW2'),
+    ]
     const changes = hourChanges(now, hourAgo)
     expect(changes).toEqual({ newEntrants: ['NEW1', 'NEW2'], climbers: [{ symbol: 'CLIMB', from: 30, to: 3 }] })
-    expect(describeHourChanges(changes)).toBe('In the last hour: 2 new entrants to the top 100 (NEW1, NEW2); the biggest climb is CLIMB, from #30 to #3.')
-    expect(describeHourChanges({ newEntrants: ['A', 'B', 'C', 'D'], climbers: [] })).toBe('In the last hour: 4 new entrants to the top 100 (A, B, C, …).')
+    expect(describeHourChanges(changes)).toBe(
+      'In the last hour: 2 new entrants to the top 100 (NEW1, NEW2); the biggest climb is CLIMB, from #30 to #3.',
+    )
+    expect(describeHourChanges({ newEntrants: ['A', 'B', 'C', 'D'], climbers: [] })).toBe(
+      'In the last hour: 4 new entrants to the top 100 (A, B, C, …).',
+    )
     expect(describeHourChanges(hourChanges([token(1, 'AAA')], takeSnapshot([token(1, 'AAA')], T0)))).toBeNull()
   })
 })
 
 describe('market history (the dashboard’s charts)', () => {
   it('is empty before the first snapshot', () => {
-    expect(marketHistory([])).toEqual({ volume: { intervalSeconds: 300, points: [] }, sparklines: { intervalSeconds: 1800, times: [], prices: {} } })
+    expect(marketHistory([])).toEqual({
+      volume: { intervalSeconds: 300, points: [] },
+      sparklines: { intervalSeconds: 1800, times: [], prices: {} },
+    })
   })
 
   it('sums each snapshot’s volume and keeps the last price of each half-hour slot for the latest snapshot’s tokens', () => {
@@ -66,15 +111,27 @@ describe('market history (the dashboard’s charts)', () => {
     const snapshots: Snapshot[] = [
       takeSnapshot([{ ...a, priceUsd: '1.23456' }, gone], T0 + 23 * 60 * 60_000), // 23:00
       takeSnapshot([{ ...a, priceUsd: '2' }, gone], T0 + 23 * 60 * 60_000 + 30 * 60_000), // 23:30
-      takeSnapshot([{ ...a, priceUsd: '3' }, { ...b, priceUsd: null }], T0 + 23 * 60 * 60_000 + 35 * 60_000),
+      takeSnapshot(
+        [
+          { ...a, priceUsd: '3' },
+          { ...b, priceUsd: null },
+        ],
+        T0 + 23 * 60 * 60_000 + 35 * 60_000,
+      ),
       takeSnapshot([{ ...a, priceUsd: '4' }, b], latestT),
       takeSnapshot([{ ...a, priceUsd: '99' }], T0 - 60 * 60_000), // older than the 48 slots: only in the volume series
     ]
     const history = marketHistory(snapshots)
     expect(history.volume.points.map((p) => p.t)).toEqual(
-      [T0 - 60 * 60_000, T0 + 23 * 60 * 60_000, T0 + 23 * 60 * 60_000 + 30 * 60_000, T0 + 23 * 60 * 60_000 + 35 * 60_000, latestT].map((t) => new Date(t).toISOString()),
+      [T0 - 60 * 60_000, T0 + 23 * 60 * 60_000, T0 + 23 * 60 * 60_000 + 30 * 60_000, T0 + 23 * 60 * 60_000 + 35 * 60_000, latestT].map(
+        (t) => new Date(t).toISOString(),
+      ),
     )
-    expect(history.volume.points[1]).toEqual({ t: new Date(T0 + 23 * 60 * 60_000).toISOString(), totalVolume24h: 199_000 + 197_000, tokens: 2 })
+    expect(history.volume.points[1]).toEqual({
+      t: new Date(T0 + 23 * 60 * 60_000).toISOString(),
+      totalVolume24h: 199_000 + 197_000,
+      tokens: 2,
+    })
     const { times, prices } = history.sparklines
     expect(times).toHaveLength(48)
     expect(times.at(-1)).toBe(new Date(T0 + 23 * 60 * 60_000 + 30 * 60_000).toISOString())

@@ -7,7 +7,12 @@ import { HUBS, makePair } from '../support/syntheticMarket.js'
 
 const TOKEN = { address: '0xAbCdEf0000000000000000000000000000000001', name: 'Test Token', symbol: 'TEST' }
 const raw = (overrides: Record<string, unknown> = {}) => ({
-  ...makePair({ base: TOKEN, quote: HUBS.WETH, pairAddress: '0xPAIR000000000000000000000000000000000001'.replace('PAIR', 'aBcD'), volume24h: 120_000 }),
+  ...makePair({
+    base: TOKEN,
+    quote: HUBS.WETH,
+    pairAddress: '0xPAIR000000000000000000000000000000000001'.replace('PAIR', 'aBcD'),
+    volume24h: 120_000,
+  }),
   ...overrides,
 })
 const toToken = (overrides: Record<string, unknown> = {}) => pairToToken(parsePair(raw(overrides))!, 7)
@@ -49,7 +54,17 @@ describe('pairToToken', () => {
   })
 
   it('falls back when optional upstream fields are missing', () => {
-    const token = toToken({ liquidity: undefined, marketCap: undefined, priceChange: undefined, info: undefined, labels: null, pairCreatedAt: null, fdv: null, txns: undefined, volume: { h24: '5000' } })
+    const token = toToken({
+      liquidity: undefined,
+      marketCap: undefined,
+      priceChange: undefined,
+      info: undefined,
+      labels: null,
+      pairCreatedAt: null,
+      fdv: null,
+      txns: undefined,
+      volume: { h24: '5000' },
+    })
     expect(token.liquidity).toBe(0)
     expect(token.marketCap).toBe(0)
     expect(token.fdv).toBe(0)
@@ -151,12 +166,34 @@ describe('parsePair, field by field', () => {
       pairCreatedAt: 1_700_000_000_000,
     })
     expect(Object.keys(pair).sort()).toEqual(
-      ['baseToken', 'chainId', 'dexId', 'fdv', 'liquidityUsd', 'marketCap', 'pairAddress', 'pairCreatedAt', 'priceChange', 'priceUsd', 'quoteToken', 'txns', 'url', 'volume'].sort(),
+      [
+        'baseToken',
+        'chainId',
+        'dexId',
+        'fdv',
+        'liquidityUsd',
+        'marketCap',
+        'pairAddress',
+        'pairCreatedAt',
+        'priceChange',
+        'priceUsd',
+        'quoteToken',
+        'txns',
+        'url',
+        'volume',
+      ].sort(),
     )
   })
 
   it('needs a chain and an object base token with an address', () => {
-    for (const bad of [null, [], 'pair', { ...raw(), chainId: 8453 }, { ...raw(), baseToken: [raw().baseToken] }, { ...raw(), baseToken: { address: 1 } }]) {
+    for (const bad of [
+      null,
+      [],
+      'pair',
+      { ...raw(), chainId: 8453 },
+      { ...raw(), baseToken: [raw().baseToken] },
+      { ...raw(), baseToken: { address: 1 } },
+    ]) {
       expect(parsePair(bad)).toBeNull()
     }
   })

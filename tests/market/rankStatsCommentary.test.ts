@@ -4,8 +4,8 @@ import { pairToToken } from '../../lib/market/normalize.js'
 import { rankTokens } from '../../lib/market/rank.js'
 import { computeStats } from '../../lib/market/stats.js'
 import type { Token } from '../../lib/market/types.js'
-import { parsePair, type Pair } from '../../lib/upstream/pair.js'
-import { HUBS, makePair, mixCase, type MakePairParameters } from '../support/syntheticMarket.js'
+import { type Pair, parsePair } from '../../lib/upstream/pair.js'
+import { HUBS, type MakePairParameters, makePair, mixCase } from '../support/syntheticMarket.js'
 
 const addr = (n: number) => `0x${n.toString(16).padStart(40, '0')}`
 const tokenInfo = (n: number) => ({ address: mixCase(addr(n)), name: `Token ${n}`, symbol: `T${n}` })
@@ -27,14 +27,20 @@ describe('rankTokens', () => {
   })
 
   it('treats checksummed and lower-case addresses as the same token', () => {
-    const lower = parsePair(makePair({ base: { ...tokenInfo(2), address: addr(2) }, quote: HUBS.USDC, pairAddress: addr(21), volume24h: 10 }))!
+    const lower = parsePair(
+      makePair({ base: { ...tokenInfo(2), address: addr(2) }, quote: HUBS.USDC, pairAddress: addr(21), volume24h: 10 }),
+    )!
     const tokens = rankTokens({ pairs: [pair({ n: 2, volume24h: 50 }), lower], limit: 100 })
     expect(tokens.map((t) => t.address)).toEqual([addr(2)])
   })
 
   it('never describes a token by a pair where it is the quote side, nor by another chain', () => {
-    const quoteSide = parsePair(makePair({ base: HUBS.WETH, quote: tokenInfo(3), pairAddress: addr(31), volume24h: 9_999_999, priceUsd: '3000' }))!
-    const otherChain = parsePair(makePair({ chainId: 'ethereum', base: tokenInfo(3), quote: HUBS.USDC, pairAddress: addr(32), volume24h: 8_888_888 }))!
+    const quoteSide = parsePair(
+      makePair({ base: HUBS.WETH, quote: tokenInfo(3), pairAddress: addr(31), volume24h: 9_999_999, priceUsd: '3000' }),
+    )!
+    const otherChain = parsePair(
+      makePair({ chainId: 'ethereum', base: tokenInfo(3), quote: HUBS.USDC, pairAddress: addr(32), volume24h: 8_888_888 }),
+    )!
     const tokens = rankTokens({ pairs: [quoteSide, otherChain, pair({ n: 3, volume24h: 10, priceUsd: '0.01' })], limit: 100 })
     const t3 = tokens.find((t) => t.address === addr(3))!
     expect(t3).toMatchObject({ volume24h: 10, priceUsd: '0.01' })
@@ -42,7 +48,7 @@ describe('rankTokens', () => {
   })
 
   it('sorts by 24h volume descending, ranks 1..n and cuts at the limit', () => {
-    const pairs = Array.from({ length: 130 }, (_, i) => pair({ n: i + 1, volume24h: (i * 37) % 131 + 1 }))
+    const pairs = Array.from({ length: 130 }, (_, i) => pair({ n: i + 1, volume24h: ((i * 37) % 131) + 1 }))
     const tokens = rankTokens({ pairs, limit: 100 })
     expect(tokens).toHaveLength(100)
     expect(tokens.map((t) => t.rank)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1))
@@ -50,7 +56,11 @@ describe('rankTokens', () => {
   })
 
   it('gives the same order for the same data whatever order the pairs came in', () => {
-    const pairs = [pair({ n: 5, volume24h: 10, liquidityUsd: 1 }), pair({ n: 6, volume24h: 10, liquidityUsd: 1 }), pair({ n: 7, volume24h: 10, liquidityUsd: 2 })]
+    const pairs = [
+      pair({ n: 5, volume24h: 10, liquidityUsd: 1 }),
+      pair({ n: 6, volume24h: 10, liquidityUsd: 1 }),
+      pair({ n: 7, volume24h: 10, liquidityUsd: 2 }),
+    ]
     const a = rankTokens({ pairs, limit: 10 }).map((t) => t.address)
     const b = rankTokens({ pairs: [...pairs].reverse(), limit: 10 }).map((t) => t.address)
     expect(a).toEqual(b)
@@ -62,7 +72,11 @@ const token = (over: Partial<Token>): Token => ({ ...pairToToken(pair({ n: 9, vo
 
 describe('computeStats', () => {
   it('counts tokens, safe liquidity (>= 50,000 USD exactly) and sums 1h volume to the cent', () => {
-    const tokens = [token({ liquidity: 50_000, volume1h: 0.1 }), token({ liquidity: 49_999.99, volume1h: 0.2 }), token({ liquidity: 1e9, volume1h: 0 })]
+    const tokens = [
+      token({ liquidity: 50_000, volume1h: 0.1 }),
+      token({ liquidity: 49_999.99, volume1h: 0.2 }),
+      token({ liquidity: 1e9, volume1h: 0 }),
+    ]
     expect(computeStats({ tokens, ts: 42 })).toEqual({ total: 3, safeCount: 2, totalVol1h: 0.3, ts: 42 })
     expect(computeStats({ tokens: [], ts: 1 })).toEqual({ total: 0, safeCount: 0, totalVol1h: 0, ts: 1 })
   })
@@ -70,8 +84,15 @@ describe('computeStats', () => {
 
 describe('formatters', () => {
   it('formats USD and percentages the way people read them', () => {
-    expect([formatUsd(1_234_567_890), formatUsd(45_600_000), formatUsd(12_345), formatUsd(950), formatUsd(0.5), formatUsd(50_000)]).toEqual(['$1.23B', '$45.6M', '$12.3K', '$950', '$0.5', '$50K'])
-    expect([formatPercent(12.345), formatPercent(-4.56), formatPercent(0), formatPercent(-0.01)]).toEqual(['+12.3%', '-4.6%', '0.0%', '0.0%'])
+    expect([formatUsd(1_234_567_890), formatUsd(45_600_000), formatUsd(12_345), formatUsd(950), formatUsd(0.5), formatUsd(50_000)]).toEqual(
+      ['$1.23B', '$45.6M', '$12.3K', '$950', '$0.5', '$50K'],
+    )
+    expect([formatPercent(12.345), formatPercent(-4.56), formatPercent(0), formatPercent(-0.01)]).toEqual([
+      '+12.3%',
+      '-4.6%',
+      '0.0%',
+      '0.0%',
+    ])
   })
 })
 

@@ -2,8 +2,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { generateAgentKey } from '../../lib/deploy/agentKeys.js'
-import { startNpmStart, type NpmStart } from '../support/npmStart.js'
-import { startServiceParts, type ServiceParts } from '../support/serviceParts.js'
+import { type NpmStart, startNpmStart } from '../support/npmStart.js'
+import { type ServiceParts, startServiceParts } from '../support/serviceParts.js'
 
 const agent = generateAgentKey()
 const other = generateAgentKey()
@@ -21,11 +21,17 @@ describe('the MCP server at /api/mcp, with the SDK’s own client, against npm s
     clients.push(client)
     return client
   }
-  const call = async (client: Client, name: string, args: Record<string, unknown> = {}) => (await client.callTool({ name, arguments: args })) as Result
+  const call = async (client: Client, name: string, args: Record<string, unknown> = {}) =>
+    (await client.callTool({ name, arguments: args })) as Result
   const signs = () => parts.kms.calls.filter((c) => c === 'Sign').length
 
   beforeAll(async () => {
-    parts = await startServiceParts({ redisSocket: inject('redisSocket'), allowlist: [agent.digest, other.digest], storePrefix: `mcp${process.pid}:`, env: { DEPLOY_DAILY_CAP: '2' } })
+    parts = await startServiceParts({
+      redisSocket: inject('redisSocket'),
+      allowlist: [agent.digest, other.digest],
+      storePrefix: `mcp${process.pid}:`,
+      env: { DEPLOY_DAILY_CAP: '2' },
+    })
     service = await startNpmStart(parts.env)
   }, 120_000)
   afterAll(async () => {
@@ -42,13 +48,33 @@ describe('the MCP server at /api/mcp, with the SDK’s own client, against npm s
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]))
     expect(byName.get_control_room!.annotations).toMatchObject({ readOnlyHint: true, idempotentHint: true })
     expect(byName.deploy_token!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: false })
-    const deploy = byName.deploy_token!.inputSchema as unknown as { properties: Record<string, any>; required: string[]; additionalProperties: boolean }
-    expect(Object.keys(deploy.properties).sort()).toEqual(['admin', 'currency', 'decimals', 'dryRun', 'idempotencyKey', 'name', 'salt', 'symbol', 'variant'])
+    const deploy = byName.deploy_token!.inputSchema as unknown as {
+      properties: Record<string, any>
+      required: string[]
+      additionalProperties: boolean
+    }
+    expect(Object.keys(deploy.properties).sort()).toEqual([
+      'admin',
+      'currency',
+      'decimals',
+      'dryRun',
+      'idempotencyKey',
+      'name',
+      'salt',
+      'symbol',
+      'variant',
+    ])
     expect(deploy.required.sort()).toEqual(['name', 'symbol'])
     expect(deploy.properties.symbol.pattern).toBe('^[A-Za-z0-9]{1,11}$')
     expect(deploy.additionalProperties).toBe(false)
-    expect((byName.get_deploy_receipt!.inputSchema as { properties: Record<string, any> }).properties.waitSeconds).toMatchObject({ minimum: 0, maximum: 25 })
-    expect((byName.list_deploys!.inputSchema as { properties: Record<string, any> }).properties.limit).toMatchObject({ minimum: 1, maximum: 100 })
+    expect((byName.get_deploy_receipt!.inputSchema as { properties: Record<string, any> }).properties.waitSeconds).toMatchObject({
+      minimum: 0,
+      maximum: 25,
+    })
+    expect((byName.list_deploys!.inputSchema as { properties: Record<string, any> }).properties.limit).toMatchObject({
+      minimum: 1,
+      maximum: 100,
+    })
   })
 
   it('reads the control room and searches without a key: the same JSON as the HTTP API, and a short text', async () => {
@@ -69,14 +95,25 @@ describe('the MCP server at /api/mcp, with the SDK’s own client, against npm s
 
   it('refuses bad read arguments as tool results with the API’s codes, never protocol errors', async () => {
     const client = await connect()
-    expect(await call(client, 'get_control_room', { limit: 0 })).toMatchObject({ isError: true, structuredContent: { ok: false, code: 'INVALID_ARGUMENTS', details: [{ field: 'limit' }] } })
-    expect(await call(client, 'search_tokens', { query: 'x'.repeat(65) })).toMatchObject({ isError: true, structuredContent: { code: 'INVALID_ARGUMENTS', details: [{ field: 'query' }] } })
+    expect(await call(client, 'get_control_room', { limit: 0 })).toMatchObject({
+      isError: true,
+      structuredContent: { ok: false, code: 'INVALID_ARGUMENTS', details: [{ field: 'limit' }] },
+    })
+    expect(await call(client, 'search_tokens', { query: 'x'.repeat(65) })).toMatchObject({
+      isError: true,
+      structuredContent: { code: 'INVALID_ARGUMENTS', details: [{ field: 'query' }] },
+    })
     expect(await call(client, 'no_such_tool')).toMatchObject({ isError: true, structuredContent: { code: 'UNKNOWN_TOOL' } })
   })
 
   it('refuses every agent tool without a key or with a bad one, before the signer', async () => {
     const before = signs()
-    const attempts: Record<string, string>[] = [{}, { authorization: 'Bearer not-a-key' }, { 'x-service-key': 'not-a-key' }, { authorization: `Basic ${agent.key}` }]
+    const attempts: Record<string, string>[] = [
+      {},
+      { authorization: 'Bearer not-a-key' },
+      { 'x-service-key': 'not-a-key' },
+      { authorization: `Basic ${agent.key}` },
+    ]
     for (const headers of attempts) {
       const client = await connect(headers)
       for (const [name, args] of [
@@ -100,13 +137,23 @@ describe('the MCP server at /api/mcp, with the SDK’s own client, against npm s
     expect(sent.structuredContent).toMatchObject({ ok: true, status: 'broadcast', token: { name: 'Mcp Token', symbol: 'MCP' } })
     expect(sent.content[0]!.text).toContain(sent.structuredContent!.txHash)
     // The idempotency key works as the header does: the same call answers the same deploy.
-    expect((await call(client, 'deploy_token', { name: 'Mcp Token', symbol: 'MCP', idempotencyKey: 'mcp-first-deploy' })).structuredContent!.txHash).toBe(sent.structuredContent!.txHash)
+    expect(
+      (await call(client, 'deploy_token', { name: 'Mcp Token', symbol: 'MCP', idempotencyKey: 'mcp-first-deploy' })).structuredContent!
+        .txHash,
+    ).toBe(sent.structuredContent!.txHash)
 
     const receipt = await call(client, 'get_deploy_receipt', { txHash: sent.structuredContent!.txHash, waitSeconds: 10 })
-    expect(receipt.structuredContent).toMatchObject({ ok: true, status: 'confirmed', tokenAddress: sent.structuredContent!.predictedAddress })
+    expect(receipt.structuredContent).toMatchObject({
+      ok: true,
+      status: 'confirmed',
+      tokenAddress: sent.structuredContent!.predictedAddress,
+    })
 
     const listed = await call(client, 'list_deploys', { limit: 5 })
-    expect(listed.structuredContent).toEqual({ ok: true, deploys: [expect.objectContaining({ txHash: sent.structuredContent!.txHash, symbol: 'MCP', status: 'confirmed' })] })
+    expect(listed.structuredContent).toEqual({
+      ok: true,
+      deploys: [expect.objectContaining({ txHash: sent.structuredContent!.txHash, symbol: 'MCP', status: 'confirmed' })],
+    })
     // Another agent sees none of it (key as X-Service-Key this time).
     const others = await connect({ 'x-service-key': other.key })
     expect((await call(others, 'list_deploys')).structuredContent).toEqual({ ok: true, deploys: [] })
@@ -117,7 +164,12 @@ describe('the MCP server at /api/mcp, with the SDK’s own client, against npm s
     const before = signs()
     const invalid = await call(client, 'deploy_token', { name: ' padded', symbol: 'B@D', decimals: 40, colour: 'red' })
     expect(invalid).toMatchObject({ isError: true, structuredContent: { ok: false, code: 'INVALID_INTENT' } })
-    expect(invalid.structuredContent!.details.map((d: { field: string }) => d.field).sort()).toEqual(['colour', 'decimals', 'name', 'symbol'])
+    expect(invalid.structuredContent!.details.map((d: { field: string }) => d.field).sort()).toEqual([
+      'colour',
+      'decimals',
+      'name',
+      'symbol',
+    ])
     expect(await call(client, 'get_deploy_receipt', { txHash: '0x12', waitSeconds: 99 })).toMatchObject({
       isError: true,
       structuredContent: { code: 'INVALID_INTENT', details: [{ field: 'txHash' }, { field: 'waitSeconds' }] },
@@ -125,9 +177,15 @@ describe('the MCP server at /api/mcp, with the SDK’s own client, against npm s
     expect(signs()).toBe(before)
 
     // DEPLOY_DAILY_CAP is 2: one deploy went out above, this one takes the last slot, the next is refused.
-    expect((await call(client, 'deploy_token', { name: 'Second', symbol: 'TWO' })).structuredContent).toMatchObject({ ok: true, status: 'broadcast' })
+    expect((await call(client, 'deploy_token', { name: 'Second', symbol: 'TWO' })).structuredContent).toMatchObject({
+      ok: true,
+      status: 'broadcast',
+    })
     const capped = await call(client, 'deploy_token', { name: 'Third', symbol: 'THREE' })
-    expect(capped).toMatchObject({ isError: true, structuredContent: { ok: false, code: 'DEPLOY_CAP_REACHED', retryAfterSeconds: expect.any(Number) } })
+    expect(capped).toMatchObject({
+      isError: true,
+      structuredContent: { ok: false, code: 'DEPLOY_CAP_REACHED', retryAfterSeconds: expect.any(Number) },
+    })
     expect(signs()).toBe(before + 1)
   })
 

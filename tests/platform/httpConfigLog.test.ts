@@ -1,15 +1,17 @@
 import { describe, expect, it } from 'vitest'
+import { parseQuery } from '../../lib/market/search.js'
 import { ConfigError, loadReadConfig } from '../../lib/platform/config.js'
 import { guardRequest, jsonResponse, matchesEtag } from '../../lib/platform/http.js'
 import { createLogger } from '../../lib/platform/log.js'
-import { parseQuery } from '../../lib/market/search.js'
 import { parseRetryAfter } from '../../lib/upstream/dexscreener.js'
 
 describe('guardRequest', () => {
   const get = (init: RequestInit & { url?: string } = {}) => new Request(init.url ?? 'https://svc.example/api/control-room?x=1', init)
 
   it('redirects plain HTTP (as the edge reports it) to the same https URL with 308', () => {
-    const response = guardRequest(get({ url: 'http://svc.example/api/token-search?q=eth', headers: { 'x-forwarded-proto': 'http' } }), ['GET'])!
+    const response = guardRequest(get({ url: 'http://svc.example/api/token-search?q=eth', headers: { 'x-forwarded-proto': 'http' } }), [
+      'GET',
+    ])!
     expect(response.status).toBe(308)
     expect(response.headers.get('location')).toBe('https://svc.example/api/token-search?q=eth')
     expect(response.headers.get('access-control-allow-origin')).toBe('*')
@@ -94,14 +96,24 @@ describe('loadReadConfig', () => {
   })
 
   it('takes Upstash variables, or Vercel KV ones', () => {
-    expect(loadReadConfig({ UPSTASH_REDIS_REST_URL: 'https://a.upstash.io', UPSTASH_REDIS_REST_TOKEN: 'tok-123456789' }).redis).toEqual({ url: 'https://a.upstash.io', token: 'tok-123456789' })
-    expect(loadReadConfig({ KV_REST_API_URL: 'https://b.upstash.io', KV_REST_API_TOKEN: 'kv-123456789' }).redis).toEqual({ url: 'https://b.upstash.io', token: 'kv-123456789' })
+    expect(loadReadConfig({ UPSTASH_REDIS_REST_URL: 'https://a.upstash.io', UPSTASH_REDIS_REST_TOKEN: 'tok-123456789' }).redis).toEqual({
+      url: 'https://a.upstash.io',
+      token: 'tok-123456789',
+    })
+    expect(loadReadConfig({ KV_REST_API_URL: 'https://b.upstash.io', KV_REST_API_TOKEN: 'kv-123456789' }).redis).toEqual({
+      url: 'https://b.upstash.io',
+      token: 'kv-123456789',
+    })
   })
 
   it('names every bad variable without printing any value', () => {
     let error: unknown
     try {
-      loadReadConfig({ DEXSCREENER_BASE_URL: 'ftp://x', UPSTASH_REDIS_REST_URL: 'https://a.upstash.io', KV_REST_API_TOKEN: 'secret-token-value' })
+      loadReadConfig({
+        DEXSCREENER_BASE_URL: 'ftp://x',
+        UPSTASH_REDIS_REST_URL: 'https://a.upstash.io',
+        KV_REST_API_TOKEN: 'secret-token-value',
+      })
     } catch (e) {
       error = e
     }
@@ -121,6 +133,11 @@ describe('createLogger', () => {
     const logger = createLogger({ write: (line) => lines.push(line), secrets: () => ['super-secret-token'], now: () => 0 })
     logger.warn('store_unavailable', { detail: 'failed with super-secret-token inside' })
     expect(lines).toHaveLength(1)
-    expect(JSON.parse(lines[0]!)).toEqual({ ts: '1970-01-01T00:00:00.000Z', level: 'warn', event: 'store_unavailable', detail: 'failed with [redacted] inside' })
+    expect(JSON.parse(lines[0]!)).toEqual({
+      ts: '1970-01-01T00:00:00.000Z',
+      level: 'warn',
+      event: 'store_unavailable',
+      detail: 'failed with [redacted] inside',
+    })
   })
 })

@@ -3,9 +3,15 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { generateAgentKey } from '../../lib/deploy/agentKeys.js'
-import { startNpmStart, type NpmStart } from '../support/npmStart.js'
-import { startServiceParts, type ServiceParts } from '../support/serviceParts.js'
-import { buildVercelOutput, invokeBuiltFunction, type FunctionAnswer, type FunctionCall, type VercelOutput } from '../support/vercelBuild.js'
+import { type NpmStart, startNpmStart } from '../support/npmStart.js'
+import { type ServiceParts, startServiceParts } from '../support/serviceParts.js'
+import {
+  buildVercelOutput,
+  type FunctionAnswer,
+  type FunctionCall,
+  invokeBuiltFunction,
+  type VercelOutput,
+} from '../support/vercelBuild.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const agent = generateAgentKey()
@@ -16,26 +22,71 @@ const rpc = (id: number, method: string, params: unknown) => JSON.stringify({ js
 
 /** What a user sends, by function: every built function must answer it as `npm start` does. */
 const TABLE: Record<string, FunctionCall[]> = {
-  'control-room': [{ path: '/api/control-room' }, { path: '/api/control-room', method: 'POST' }, { path: '/api/control-room', method: 'OPTIONS' }],
+  'control-room': [
+    { path: '/api/control-room' },
+    { path: '/api/control-room', method: 'POST' },
+    { path: '/api/control-room', method: 'OPTIONS' },
+  ],
   // After the control-room rows above, the shared store holds a snapshot: WETH (the synthetic market's leader) has a history.
-  'token-history': [{ path: '/api/token-history?address=0x4200000000000000000000000000000000000006' }, { path: '/api/token-history?address=0x12' }, { path: `/api/token-history?address=0x${'ab'.repeat(20)}` }],
+  'token-history': [
+    { path: '/api/token-history?address=0x4200000000000000000000000000000000000006' },
+    { path: '/api/token-history?address=0x12' },
+    { path: `/api/token-history?address=0x${'ab'.repeat(20)}` },
+  ],
   'market-history': [{ path: '/api/market-history' }, { path: '/api/market-history', method: 'DELETE' }],
   'token-search': [{ path: '/api/token-search?q=aero' }, { path: '/api/token-search' }, { path: `/api/token-search?q=${'x'.repeat(65)}` }],
   'b20-skill': [
     { path: '/api/b20-skill', method: 'POST', headers: json, body: '{"action":"agent_deploy","name":"A","symbol":"A"}' },
     { path: '/api/b20-skill', method: 'POST', headers: deployHeaders, body: '{' },
-    { path: '/api/b20-skill', method: 'POST', headers: deployHeaders, body: JSON.stringify({ action: 'agent_deploy', name: '', symbol: 'B@D' }) },
+    {
+      path: '/api/b20-skill',
+      method: 'POST',
+      headers: deployHeaders,
+      body: JSON.stringify({ action: 'agent_deploy', name: '', symbol: 'B@D' }),
+    },
     // A valid intent loads the lazily imported half (viem, the AWS SDK, KMS, the chain): it must be in the bundle.
-    { path: '/api/b20-skill', method: 'POST', headers: deployHeaders, body: JSON.stringify({ action: 'agent_deploy', name: 'Built Token', symbol: 'BLT', salt: `0x${'42'.repeat(32)}`, dryRun: true }) },
-    { path: '/api/b20-skill', method: 'POST', headers: deployHeaders, body: JSON.stringify({ action: 'receipt', tx_hash: `0x${'ab'.repeat(32)}` }) },
+    {
+      path: '/api/b20-skill',
+      method: 'POST',
+      headers: deployHeaders,
+      body: JSON.stringify({ action: 'agent_deploy', name: 'Built Token', symbol: 'BLT', salt: `0x${'42'.repeat(32)}`, dryRun: true }),
+    },
+    {
+      path: '/api/b20-skill',
+      method: 'POST',
+      headers: deployHeaders,
+      body: JSON.stringify({ action: 'receipt', tx_hash: `0x${'ab'.repeat(32)}` }),
+    },
     { path: '/api/b20-skill', method: 'GET' },
   ],
   mcp: [
-    { path: '/api/mcp', method: 'POST', headers: mcpHeaders, body: rpc(1, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'vercel-build-test', version: '1' } }) },
+    {
+      path: '/api/mcp',
+      method: 'POST',
+      headers: mcpHeaders,
+      body: rpc(1, 'initialize', {
+        protocolVersion: '2025-06-18',
+        capabilities: {},
+        clientInfo: { name: 'vercel-build-test', version: '1' },
+      }),
+    },
     { path: '/api/mcp', method: 'POST', headers: mcpHeaders, body: rpc(2, 'tools/list', {}) },
-    { path: '/api/mcp', method: 'POST', headers: mcpHeaders, body: rpc(3, 'tools/call', { name: 'get_control_room', arguments: { limit: 3 } }) },
+    {
+      path: '/api/mcp',
+      method: 'POST',
+      headers: mcpHeaders,
+      body: rpc(3, 'tools/call', { name: 'get_control_room', arguments: { limit: 3 } }),
+    },
     // The agent tools load the deploy half lazily, as b20-skill does.
-    { path: '/api/mcp', method: 'POST', headers: { ...mcpHeaders, authorization: `Bearer ${agent.key}` }, body: rpc(4, 'tools/call', { name: 'deploy_token', arguments: { name: 'Mcp Token', symbol: 'MCPB', salt: `0x${'43'.repeat(32)}`, dryRun: true } }) },
+    {
+      path: '/api/mcp',
+      method: 'POST',
+      headers: { ...mcpHeaders, authorization: `Bearer ${agent.key}` },
+      body: rpc(4, 'tools/call', {
+        name: 'deploy_token',
+        arguments: { name: 'Mcp Token', symbol: 'MCPB', salt: `0x${'43'.repeat(32)}`, dryRun: true },
+      }),
+    },
     { path: '/api/mcp', method: 'POST', headers: mcpHeaders, body: rpc(5, 'tools/call', { name: 'list_deploys', arguments: {} }) },
     { path: '/api/mcp', method: 'GET' },
   ],
@@ -65,7 +116,10 @@ describe('the Vercel build output (vercel build with the official CLI, offline)'
 
   beforeAll(async () => {
     // Both sides share one store, as instances of one deployment do: cached bodies are then the same bytes.
-    ;[output, parts] = await Promise.all([buildVercelOutput(), startServiceParts({ redisSocket: inject('redisSocket'), allowlist: [agent.digest], storePrefix: `vb${process.pid}:` })])
+    ;[output, parts] = await Promise.all([
+      buildVercelOutput(),
+      startServiceParts({ redisSocket: inject('redisSocket'), allowlist: [agent.digest], storePrefix: `vb${process.pid}:` }),
+    ])
     env = parts.env
     local = await startNpmStart(env)
   }, 300_000)
@@ -76,7 +130,9 @@ describe('the Vercel build output (vercel build with the official CLI, offline)'
   })
 
   it('has one function per api/ module', () => {
-    const modules = readdirSync(join(ROOT, 'api')).filter((f) => f.endsWith('.ts')).map((f) => f.replace(/\.ts$/, ''))
+    const modules = readdirSync(join(ROOT, 'api'))
+      .filter((f) => f.endsWith('.ts'))
+      .map((f) => f.replace(/\.ts$/, ''))
     expect(Object.keys(output.functions).sort()).toEqual(modules.sort())
   })
 
@@ -84,7 +140,11 @@ describe('the Vercel build output (vercel build with the official CLI, offline)'
     const calls = TABLE[name]!
     const expected: FunctionAnswer[] = []
     for (const call of calls) {
-      const response = await fetch(`${local.url}${call.path}`, { method: call.method ?? 'GET', headers: call.headers ?? {}, body: call.body ?? null })
+      const response = await fetch(`${local.url}${call.path}`, {
+        method: call.method ?? 'GET',
+        headers: call.headers ?? {},
+        body: call.body ?? null,
+      })
       expected.push({ status: response.status, headers: Object.fromEntries(response.headers), body: await response.text() })
     }
     const startedAt = Date.now()
@@ -106,7 +166,9 @@ describe('the Vercel build output (vercel build with the official CLI, offline)'
     }
     if (name === 'mcp') {
       // An MCP client's first request, answered by the built function; the dry run reached the KMS and the chain.
-      expect(JSON.parse(built[0]!.body)).toMatchObject({ result: { serverInfo: { name: 'base-control-room' }, capabilities: { tools: {} } } })
+      expect(JSON.parse(built[0]!.body)).toMatchObject({
+        result: { serverInfo: { name: 'base-control-room' }, capabilities: { tools: {} } },
+      })
       expect(JSON.parse(built[3]!.body)).toMatchObject({ result: { structuredContent: { ok: true, status: 'simulated' } } })
       expect(JSON.parse(built[4]!.body)).toMatchObject({ result: { isError: true, structuredContent: { code: 'FORBIDDEN' } } })
     }
@@ -128,10 +190,14 @@ describe('the Vercel build output (vercel build with the official CLI, offline)'
   })
 
   it('sets every security header of vercel.json on every path', () => {
-    const vercel = JSON.parse(readFileSync(join(ROOT, 'vercel.json'), 'utf8')) as { headers: { source: string; headers: { key: string; value: string }[] }[] }
+    const vercel = JSON.parse(readFileSync(join(ROOT, 'vercel.json'), 'utf8')) as {
+      headers: { source: string; headers: { key: string; value: string }[] }[]
+    }
     const site = Object.fromEntries(vercel.headers.find((h) => h.source === '/(.*)')!.headers.map((h) => [h.key, h.value]))
     expect(Object.keys(site)).toEqual(expect.arrayContaining(['Content-Security-Policy', 'Strict-Transport-Security', 'X-Frame-Options']))
-    const route = output.config.routes.find((r) => r.headers && typeof r.src === 'string' && new RegExp(r.src).test('/api/control-room') && new RegExp(r.src).test('/'))
+    const route = output.config.routes.find(
+      (r) => r.headers && typeof r.src === 'string' && new RegExp(r.src).test('/api/control-room') && new RegExp(r.src).test('/'),
+    )
     expect(route?.headers).toEqual(site)
   })
 

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest'
+import { type ControlRoom, TOKEN_FIELDS } from '../../lib/market/types.js'
 import { MAX_REQUESTS_PER_REFRESH } from '../../lib/read/controlRoom.js'
-import { TOKEN_FIELDS, type ControlRoom } from '../../lib/market/types.js'
-import { readUntilFresh, startReadStack, type ReadStack, type StoreKind } from '../support/readStack.js'
+import { type ReadStack, readUntilFresh, type StoreKind, startReadStack } from '../support/readStack.js'
 import { createSyntheticMarket, HUBS } from '../support/syntheticMarket.js'
 
 /** Past the 600 s in which a last good body is still served: the next read is cold. */
@@ -188,7 +188,10 @@ describe.each<StoreKind>(['memory', 'upstash'])('GET /api/control-room on the %s
     const response = await stack.controlRoom(get())
     expect(response.status).toBe(500)
     expect(((await response.json()) as { code: string }).code).toBe('UPSTREAM_UNAVAILABLE')
-    const line = stack.logs.slice(logged).map((l) => JSON.parse(l) as { event: string; kind: string }).find((l) => l.event === 'control_room_upstream_failed')
+    const line = stack.logs
+      .slice(logged)
+      .map((l) => JSON.parse(l) as { event: string; kind: string })
+      .find((l) => l.event === 'control_room_upstream_failed')
     // Retries exhaust the request budget on the way; the log must still name what actually went wrong.
     expect(line?.kind).toBe(cause)
   })

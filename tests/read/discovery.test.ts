@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import type { ControlRoom } from '../../lib/market/types.js'
+import { parseUniverse } from '../../lib/market/universe.js'
 import { MAX_REQUESTS_PER_REFRESH } from '../../lib/read/controlRoom.js'
 import { refreshControlRoom, universeKey } from '../../lib/read/controlRoomRefresh.js'
-import { parseUniverse } from '../../lib/market/universe.js'
-import type { ControlRoom } from '../../lib/market/types.js'
-import { readUntilFresh, startReadStack, type ReadStack } from '../support/readStack.js'
+import { type ReadStack, readUntilFresh, startReadStack } from '../support/readStack.js'
 import { openRespConnection } from '../support/resp.js'
-import { createLongTailMarket, trueTopTokens, type RawPair } from '../support/syntheticMarket.js'
+import { createLongTailMarket, type RawPair, trueTopTokens } from '../support/syntheticMarket.js'
 
 const get = () => new Request('https://svc.test/api/control-room')
 const market = createLongTailMarket()
@@ -16,7 +16,11 @@ const events = (logs: string[]) => logs.map((l) => JSON.parse(l) as Logged)
 
 /** What a listed row says against what the token's own best pair says. */
 function rowMatchesBestPair(row: ControlRoom['liveActivity'][number], best: RawPair) {
-  return row.pairAddress === String(best.pairAddress).toLowerCase() && row.volume24h === (best.volume as { h24: number }).h24 && row.priceUsd === best.priceUsd
+  return (
+    row.pairAddress === String(best.pairAddress).toLowerCase() &&
+    row.volume24h === (best.volume as { h24: number }).h24 &&
+    row.priceUsd === best.priceUsd
+  )
 }
 
 describe('the true top 100 on a long-tail market where names help nothing (Upstash over redis-server)', () => {
@@ -92,8 +96,20 @@ describe('the true top 100 on a long-tail market where names help nothing (Upsta
     const newcomer = { address: '0x00000000000000000000000000000000000bee01', name: 'QZX WRK', symbol: 'QZXW' }
     const weth = { address: '0x4200000000000000000000000000000000000006', name: 'Wrapped Ether', symbol: 'WETH' }
     const { makePair } = await import('../support/syntheticMarket.js')
-    const own = makePair({ base: newcomer, quote: weth, pairAddress: '0x00000000000000000000000000000000000bee02', volume24h: 25_000_000, priceUsd: '0.0042' })
-    const quoted = makePair({ base: weth, quote: newcomer, pairAddress: '0x00000000000000000000000000000000000bee03', volume24h: 90_000_000, priceUsd: '3120.55' })
+    const own = makePair({
+      base: newcomer,
+      quote: weth,
+      pairAddress: '0x00000000000000000000000000000000000bee02',
+      volume24h: 25_000_000,
+      priceUsd: '0.0042',
+    })
+    const quoted = makePair({
+      base: weth,
+      quote: newcomer,
+      pairAddress: '0x00000000000000000000000000000000000bee03',
+      volume24h: 90_000_000,
+      priceUsd: '3120.55',
+    })
     stack.upstream.setPairs([...market, own, quoted])
     stack.clock.now += 31_000
     const room = await readUntilFresh(stack)

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import type { ControlRoom } from '../../lib/market/types.js'
-import { readUntilFresh, startReadStack, type ReadStack } from '../support/readStack.js'
+import { type ReadStack, readUntilFresh, startReadStack } from '../support/readStack.js'
 import { openRespConnection } from '../support/resp.js'
 
 /** Past the 600 s in which a last good body is still served: the next read is cold. */

@@ -1,15 +1,21 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { startNpmStart, type NpmStart } from '../support/npmStart.js'
-import { startReadStack, type ReadStack, type StoreKind } from '../support/readStack.js'
-import { startFakeDexScreener, type FakeDexScreener } from '../support/fakeDexScreener.js'
+import { type FakeDexScreener, startFakeDexScreener } from '../support/fakeDexScreener.js'
+import { type NpmStart, startNpmStart } from '../support/npmStart.js'
+import { type ReadStack, type StoreKind, startReadStack } from '../support/readStack.js'
 import { createSyntheticMarket } from '../support/syntheticMarket.js'
 
-const search = (q: string, ip: string) => new Request(`https://svc.test/api/token-search?q=${encodeURIComponent(q)}`, { headers: { 'x-real-ip': ip } })
+const search = (q: string, ip: string) =>
+  new Request(`https://svc.test/api/token-search?q=${encodeURIComponent(q)}`, { headers: { 'x-real-ip': ip } })
 
 describe.each<StoreKind>(['memory', 'upstash'])('token-search throttling on the %s store', (storeKind) => {
   let stack: ReadStack
   beforeAll(async () => {
-    stack = await startReadStack({ storeKind, redisSocket: inject('redisSocket'), env: { SEARCH_RATE_LIMIT_PER_MINUTE: '5' }, dexscreenerPerMinute: 12 })
+    stack = await startReadStack({
+      storeKind,
+      redisSocket: inject('redisSocket'),
+      env: { SEARCH_RATE_LIMIT_PER_MINUTE: '5' },
+      dexscreenerPerMinute: 12,
+    })
   })
   afterAll(() => stack.close())
 
@@ -58,7 +64,9 @@ describe('npm start', () => {
   it('throttles by the connection address: a client cannot claim another one with X-Real-IP or X-Forwarded-For', async () => {
     const statuses: number[] = []
     for (let i = 0; i < 4; i++) {
-      const response = await fetch(`${server.url}/api/token-search?q=weth`, { headers: { 'x-real-ip': `10.9.9.${i}`, 'x-forwarded-for': `10.8.8.${i}` } })
+      const response = await fetch(`${server.url}/api/token-search?q=weth`, {
+        headers: { 'x-real-ip': `10.9.9.${i}`, 'x-forwarded-for': `10.8.8.${i}` },
+      })
       statuses.push(response.status)
       await response.arrayBuffer()
     }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import type { ControlRoom } from '../../lib/market/types.js'
-import { readUntilFresh, startReadStack, type ReadStack } from '../support/readStack.js'
+import { type ReadStack, readUntilFresh, startReadStack } from '../support/readStack.js'
 import { openRespConnection } from '../support/resp.js'
 import { createSyntheticMarket, HUBS, makePair, type RawPair } from '../support/syntheticMarket.js'
 
@@ -25,9 +25,20 @@ describe('history kept by the service: snapshots every 5 minutes, token-history,
       stack.clock.now += 300_000
       if (step === 6) {
         const boosted = market.map((p) =>
-          String((p.baseToken as { address: string }).address).toLowerCase() === climber.address ? { ...p, volume: { ...(p.volume as object), h24: 150_000_000 } } : p,
+          String((p.baseToken as { address: string }).address).toLowerCase() === climber.address
+            ? { ...p, volume: { ...(p.volume as object), h24: 150_000_000 } }
+            : p,
         )
-        stack.upstream.setPairs([...boosted, makePair({ base: NEWCOMER, quote: HUBS.WETH, pairAddress: '0x00000000000000000000000000000000000c0fff', volume24h: 120_000_000, liquidityUsd: 900_000 })])
+        stack.upstream.setPairs([
+          ...boosted,
+          makePair({
+            base: NEWCOMER,
+            quote: HUBS.WETH,
+            pairAddress: '0x00000000000000000000000000000000000c0fff',
+            volume24h: 120_000_000,
+            liquidityUsd: 900_000,
+          }),
+        ])
       }
       last = await readUntilFresh(stack)
     }
@@ -39,13 +50,23 @@ describe('history kept by the service: snapshots every 5 minutes, token-history,
     const response = await stack.tokenHistory(history(leader.address.toUpperCase().replace('0X', '0x')))
     expect(response.status).toBe(200)
     expect(response.headers.get('etag')).toBeTruthy()
-    const body = (await response.json()) as { address: string; intervalSeconds: number; points: { t: string; priceUsd: number; volume24h: number; liquidityUsd: number; rank: number }[] }
+    const body = (await response.json()) as {
+      address: string
+      intervalSeconds: number
+      points: { t: string; priceUsd: number; volume24h: number; liquidityUsd: number; rank: number }[]
+    }
     expect(body.address).toBe(leader.address)
     expect(body.intervalSeconds).toBe(300)
     expect(body.points).toHaveLength(14)
     const times = body.points.map((p) => Date.parse(p.t))
     for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBe(300_000)
-    expect(body.points[0]).toEqual({ t: expect.any(String), priceUsd: Number(leader.priceUsd), volume24h: leader.volume24h, liquidityUsd: leader.liquidity, rank: 1 })
+    expect(body.points[0]).toEqual({
+      t: expect.any(String),
+      priceUsd: Number(leader.priceUsd),
+      volume24h: leader.volume24h,
+      liquidityUsd: leader.liquidity,
+      rank: 1,
+    })
   })
 
   it('reads the stored snapshots once per instance: another token’s history asks the store for nothing more', async () => {

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest'
 import { TOKEN_FIELDS, type TokenSearchResult } from '../../lib/market/types.js'
-import { startReadStack, type ReadStack, type StoreKind } from '../support/readStack.js'
+import { type ReadStack, type StoreKind, startReadStack } from '../support/readStack.js'
 import { HUBS, makePair } from '../support/syntheticMarket.js'
 
 /** Past the 600 s in which a last good body is still served: the next read is cold. */
@@ -20,7 +20,7 @@ describe.each<StoreKind>(['memory', 'upstash'])('GET /api/token-search on the %s
     stack.clock.now += PAST_GRACE_MS
   })
 
-  it('serves a term\'s last good body while the upstream fails, up to STALE_IF_ERROR_SECONDS, then 502', async () => {
+  it("serves a term's last good body while the upstream fails, up to STALE_IF_ERROR_SECONDS, then 502", async () => {
     const first = await (await stack.tokenSearch(search('degen'))).text()
     stack.upstream.failAlways('/', { kind: 'status', status: 503 })
     stack.clock.now += 120_000
@@ -69,7 +69,15 @@ describe.each<StoreKind>(['memory', 'upstash'])('GET /api/token-search on the %s
     const response = await stack.tokenSearch(search('nothing-like-this'))
     expect(response.status).toBe(200)
     expect(await response.json()).toEqual({ tokens: [], total: 0, query: 'nothing-like-this' })
-    const solanaOnly = [makePair({ chainId: 'solana', base: { address: 'So11111111111111111111111111111111111111112', name: 'Wrapped SOL', symbol: 'SOL' }, quote: HUBS.USDC, pairAddress: 'abc', volume24h: 5 })]
+    const solanaOnly = [
+      makePair({
+        chainId: 'solana',
+        base: { address: 'So11111111111111111111111111111111111111112', name: 'Wrapped SOL', symbol: 'SOL' },
+        quote: HUBS.USDC,
+        pairAddress: 'abc',
+        volume24h: 5,
+      }),
+    ]
     stack.upstream.failOnce('/latest/dex/search', { kind: 'json', body: { pairs: solanaOnly } })
     expect(await (await stack.tokenSearch(search('SOL'))).json()).toEqual({ tokens: [], total: 0, query: 'SOL' })
   })

@@ -82,18 +82,41 @@ describe.each(['memory', 'upstash'] as const)('the %s store', (kind) => {
   })
   it('files records in indexes atomically, lists the newest first, bounds each index, and forgets on request', async () => {
     const put = (member: string, score: number, indexKeys = [`${prefix}idx:a`, `${prefix}idx:b`]) =>
-      store.putIndexed({ recordKey: `${prefix}rec:${member}`, value: `record ${member}`, ttlMs: 60_000, member, score, indexKeys, maxEntries: 3 })
+      store.putIndexed({
+        recordKey: `${prefix}rec:${member}`,
+        value: `record ${member}`,
+        ttlMs: 60_000,
+        member,
+        score,
+        indexKeys,
+        maxEntries: 3,
+      })
     const t = Date.now()
     await put('m1', t)
     await put('m3', t + 2)
     await put('m2', t + 1)
-    expect(await store.listIndexed({ indexKey: `${prefix}idx:a`, recordPrefix: `${prefix}rec:`, limit: 10 })).toEqual(['record m3', 'record m2', 'record m1'])
-    expect(await store.listIndexed({ indexKey: `${prefix}idx:b`, recordPrefix: `${prefix}rec:`, limit: 2 })).toEqual(['record m3', 'record m2'])
+    expect(await store.listIndexed({ indexKey: `${prefix}idx:a`, recordPrefix: `${prefix}rec:`, limit: 10 })).toEqual([
+      'record m3',
+      'record m2',
+      'record m1',
+    ])
+    expect(await store.listIndexed({ indexKey: `${prefix}idx:b`, recordPrefix: `${prefix}rec:`, limit: 2 })).toEqual([
+      'record m3',
+      'record m2',
+    ])
     // Bounded: a fourth entry pushes out the oldest; one older than the TTL before the newest is dropped too.
     await put('m4', t + 3, [`${prefix}idx:a`])
-    expect(await store.listIndexed({ indexKey: `${prefix}idx:a`, recordPrefix: `${prefix}rec:`, limit: 10 })).toEqual(['record m4', 'record m3', 'record m2'])
+    expect(await store.listIndexed({ indexKey: `${prefix}idx:a`, recordPrefix: `${prefix}rec:`, limit: 10 })).toEqual([
+      'record m4',
+      'record m3',
+      'record m2',
+    ])
     await put('old', t - 120_000, [`${prefix}idx:b`])
-    expect(await store.listIndexed({ indexKey: `${prefix}idx:b`, recordPrefix: `${prefix}rec:`, limit: 10 })).toEqual(['record m3', 'record m2', 'record m1'])
+    expect(await store.listIndexed({ indexKey: `${prefix}idx:b`, recordPrefix: `${prefix}rec:`, limit: 10 })).toEqual([
+      'record m3',
+      'record m2',
+      'record m1',
+    ])
     // Removing from one index leaves the record and the other index alone; a deleted record is skipped.
     await store.removeFromIndex(`${prefix}idx:a`, 'm3')
     expect(await store.get(`${prefix}rec:m3`)).toBe('record m3')
@@ -101,7 +124,6 @@ describe.each(['memory', 'upstash'] as const)('the %s store', (kind) => {
     expect(await store.listIndexed({ indexKey: `${prefix}idx:a`, recordPrefix: `${prefix}rec:`, limit: 10 })).toEqual(['record m4'])
     expect(await store.listIndexed({ indexKey: `${prefix}idx:none`, recordPrefix: `${prefix}rec:`, limit: 10 })).toEqual([])
   })
-
 })
 
 describe('the Upstash-compatible test server', () => {

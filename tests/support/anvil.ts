@@ -1,10 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process'
+import { type ChildProcess, spawn } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { createServer } from 'node:net'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { createPublicClient, createTestClient, http, type Address, type Hex } from 'viem'
+import { type Address, createPublicClient, createTestClient, type Hex, http } from 'viem'
 import { ACTIVATION_REGISTRY_ADDRESS, B20_FACTORY_ADDRESS } from '../../lib/chain/b20.js'
 
 const emulator = JSON.parse(readFileSync(fileURLToPath(new URL('./contracts/emulator.json', import.meta.url)), 'utf8')) as {
@@ -14,7 +14,16 @@ const emulator = JSON.parse(readFileSync(fileURLToPath(new URL('./contracts/emul
 
 /** ABI of the ActivationRegistry stub's test-only switch. */
 export const activationStubAbi = [
-  { type: 'function', name: 'setActivated', stateMutability: 'nonpayable', inputs: [{ name: 'feature', type: 'bytes32' }, { name: 'active', type: 'bool' }], outputs: [] },
+  {
+    type: 'function',
+    name: 'setActivated',
+    stateMutability: 'nonpayable',
+    inputs: [
+      { name: 'feature', type: 'bytes32' },
+      { name: 'active', type: 'bool' },
+    ],
+    outputs: [],
+  },
 ] as const
 
 /** A running anvil node at chain id 8453 with the B20 factory emulator and the ActivationRegistry stub in place. */
@@ -59,13 +68,21 @@ const freePort = () =>
 /** Starts anvil (`--chain-id 8453`) with a JSON-RPC counting proxy in front, and installs the emulator. */
 export async function startAnvilChain(parameters: { chainId?: number } = {}): Promise<AnvilChain> {
   const port = await freePort()
-  const child: ChildProcess = spawn(anvilBinary(), ['--chain-id', String(parameters.chainId ?? 8453), '--port', String(port), '--host', '127.0.0.1', '--silent'], { stdio: 'ignore' })
+  const child: ChildProcess = spawn(
+    anvilBinary(),
+    ['--chain-id', String(parameters.chainId ?? 8453), '--port', String(port), '--host', '127.0.0.1', '--silent'],
+    { stdio: 'ignore' },
+  )
   const exited = new Promise<void>((ok) => child.once('exit', () => ok()))
   const nodeUrl = `http://127.0.0.1:${port}`
   const deadline = Date.now() + 20_000
   for (;;) {
     try {
-      const r = await fetch(nodeUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}' })
+      const r = await fetch(nodeUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}',
+      })
       if (r.ok) break
     } catch {
       // not up yet

@@ -1,4 +1,4 @@
-import { request as httpRequest, Agent, type OutgoingHttpHeaders } from 'node:http'
+import { Agent, request as httpRequest, type OutgoingHttpHeaders } from 'node:http'
 
 // A generated barrage of hostile HTTP requests: random JSON of every type and depth, huge strings, unicode with lone
 // surrogates and invalid UTF-8, prototype keys, wrong content types, missing and duplicated headers, bodies from
@@ -41,7 +41,24 @@ const NASTY_STRINGS = [
   '%ZZ%00',
   'a'.repeat(70_000),
 ]
-const KEYS = ['action', 'name', 'symbol', 'variant', 'decimals', 'admin', 'salt', 'currency', 'dryRun', 'tx_hash', 'waitSeconds', 'limit', '__proto__', 'constructor', 'prototype', '']
+const KEYS = [
+  'action',
+  'name',
+  'symbol',
+  'variant',
+  'decimals',
+  'admin',
+  'salt',
+  'currency',
+  'dryRun',
+  'tx_hash',
+  'waitSeconds',
+  'limit',
+  '__proto__',
+  'constructor',
+  'prototype',
+  '',
+]
 const ACTIONS = ['agent_deploy', 'receipt', 'list_deploys', 'AGENT_DEPLOY', '', 'deploy', null, 1]
 
 /** A random JSON value of bounded depth (never a valid deploy: a deploy-shaped object always carries an unknown field). */
@@ -74,23 +91,60 @@ export function randomJson(random: Random, depth = 0): unknown {
 
 /** A deploy-looking body that is invalid on purpose (a name with a control character), so nothing may be signed. */
 function nearlyValidDeploy(random: Random): unknown {
-  return { action: 'agent_deploy', name: `Bad\u0007${random.int(1000)}`, symbol: 'BAD', ...(random.next() < 0.5 ? { dryRun: random.next() < 0.5 } : {}) }
+  return {
+    action: 'agent_deploy',
+    name: `Bad\u0007${random.int(1000)}`,
+    symbol: 'BAD',
+    ...(random.next() < 0.5 ? { dryRun: random.next() < 0.5 } : {}),
+  }
 }
 
 /** Percent-encodes the UTF-8 bytes of `text` (lone surrogates become U+FFFD, as a browser sends them). */
-const percentEncode = (text: string) => [...Buffer.from(text, 'utf8')].map((b) => (/[A-Za-z0-9]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).padStart(2, '0')}`)).join('')
+const percentEncode = (text: string) =>
+  [...Buffer.from(text, 'utf8')]
+    .map((b) => (/[A-Za-z0-9]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).padStart(2, '0')}`))
+    .join('')
 
 /** One request of the barrage. */
-export type BarrageRequest = { method: string; path: string; headers: OutgoingHttpHeaders; body: Buffer | null; chunked: boolean; fresh: boolean }
+export type BarrageRequest = {
+  method: string
+  path: string
+  headers: OutgoingHttpHeaders
+  body: Buffer | null
+  chunked: boolean
+  fresh: boolean
+}
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE', 'PROPFIND', 'BREW']
-const CONTENT_TYPES = ['application/json', 'application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/json; charset=latin1', '', 'APPLICATION/JSON']
+const CONTENT_TYPES = [
+  'application/json',
+  'application/json; charset=utf-8',
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data; boundary=x',
+  'application/json; charset=latin1',
+  '',
+  'APPLICATION/JSON',
+]
 
 /** A random body: JSON of every shape, raw garbage, invalid UTF-8, or a big one (up to 1 MB). */
 function randomBody(random: Random): Buffer {
   const roll = random.next()
   if (roll < 0.45) return Buffer.from(JSON.stringify(random.next() < 0.3 ? nearlyValidDeploy(random) : randomJson(random)) ?? 'null')
-  if (roll < 0.6) return Buffer.from(random.pick(['{', '}', '[1,', '{"action":', 'null', '""', '\ufeff{}', '{"a":1}{"b":2}', '{"action":"agent_deploy","name":"x","symbol":"X",}']))
+  if (roll < 0.6)
+    return Buffer.from(
+      random.pick([
+        '{',
+        '}',
+        '[1,',
+        '{"action":',
+        'null',
+        '""',
+        '\ufeff{}',
+        '{"a":1}{"b":2}',
+        '{"action":"agent_deploy","name":"x","symbol":"X",}',
+      ]),
+    )
   if (roll < 0.7) return Buffer.from([0xff, 0xfe, 0x7b, 0xc3, 0x28, 0x7d, 0xed, 0xa0, 0x80])
   if (roll < 0.75) return Buffer.alloc(0)
   if (roll < 0.8) return Buffer.alloc([17 * 1024, 300 * 1024, 1024 * 1024][random.int(3)]!, 0x61)
@@ -124,16 +178,28 @@ export function generateBarrage({ seed, count, paths, validKey }: GenerateBarrag
     let finalPath = path
     if (path.includes('token-search')) {
       const q = random.pick([...NASTY_STRINGS.slice(0, 17), 'aero', 'x'.repeat(65), '%ZZ', '%', '%F0%9F', '+', '&q=1'])
-      finalPath = random.next() < 0.1 ? path : `${path}?q=${random.next() < 0.5 ? percentEncode(q) : q.replace(/[^\x21-\x7e]/g, '_')}${random.next() < 0.1 ? '&q=again' : ''}`
+      finalPath =
+        random.next() < 0.1
+          ? path
+          : `${path}?q=${random.next() < 0.5 ? percentEncode(q) : q.replace(/[^\x21-\x7e]/g, '_')}${random.next() < 0.1 ? '&q=again' : ''}`
     } else if (random.next() < 0.1) {
       finalPath = `${path}?${random.pick(['x=1', 'q=%ZZ', '__proto__=1', 'a'.repeat(2000)])}`
     }
-    return { method, path: finalPath, headers, body: withBody ? randomBody(random) : null, chunked: withBody && random.next() < 0.3, fresh: random.next() < 0.3 }
+    return {
+      method,
+      path: finalPath,
+      headers,
+      body: withBody ? randomBody(random) : null,
+      chunked: withBody && random.next() < 0.3,
+      fresh: random.next() < 0.3,
+    }
   })
 }
 
 /** What one barrage request got. */
-export type BarrageAnswer = { request: BarrageRequest; status: number; contentType: string | undefined; headers: string; body: string; ms: number } | { request: BarrageRequest; error: string; ms: number }
+export type BarrageAnswer =
+  | { request: BarrageRequest; status: number; contentType: string | undefined; headers: string; body: string; ms: number }
+  | { request: BarrageRequest; error: string; ms: number }
 
 /** Sends the barrage against `base` with `concurrency` requests in flight, keep-alive or fresh connections as each asks. */
 export async function sendBarrage(base: string, requests: BarrageRequest[], concurrency = 16): Promise<BarrageAnswer[]> {
@@ -150,12 +216,27 @@ export async function sendBarrage(base: string, requests: BarrageRequest[], conc
         const headers = { ...request.headers }
         if (request.body && !request.chunked) headers['content-length'] = request.body.length
         const outgoing = httpRequest(
-          { host: url.hostname, port: url.port, method: request.method, path: request.path, headers, agent: request.fresh ? false : agent, timeout: 10_000 },
+          {
+            host: url.hostname,
+            port: url.port,
+            method: request.method,
+            path: request.path,
+            headers,
+            agent: request.fresh ? false : agent,
+            timeout: 10_000,
+          },
           (response) => {
             const chunks: Buffer[] = []
             response.on('data', (c: Buffer) => chunks.push(c))
             response.on('end', () =>
-              resolve({ request, status: response.statusCode ?? 0, contentType: response.headers['content-type'], headers: JSON.stringify(response.headers), body: Buffer.concat(chunks).toString('utf8'), ms: Date.now() - started }),
+              resolve({
+                request,
+                status: response.statusCode ?? 0,
+                contentType: response.headers['content-type'],
+                headers: JSON.stringify(response.headers),
+                body: Buffer.concat(chunks).toString('utf8'),
+                ms: Date.now() - started,
+              }),
             )
             response.on('error', (e) => resolve({ request, error: e.message, ms: Date.now() - started }))
           },

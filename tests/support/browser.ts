@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs'
-import { chromium, type Browser } from 'playwright-core'
+import { type Browser, chromium } from 'playwright-core'
 
 /** Where Debian's chromium package puts the browser (`.ci/run` installs it when missing). */
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
@@ -10,6 +10,14 @@ export async function launchChromium(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM_PATH,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+      '--disable-quic',
+    ],
   })
 }

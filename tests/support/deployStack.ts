@@ -1,15 +1,15 @@
 import { KMSClient } from '@aws-sdk/client-kms'
 import type { Address } from 'viem'
 import { createB20SkillHandler, deployServicesFrom } from '../../api/b20-skill.js'
-import { digestAgentKey } from '../../lib/deploy/agentKeys.js'
 import { createChainClient } from '../../lib/chain/client.js'
+import { digestAgentKey } from '../../lib/deploy/agentKeys.js'
 import { createDeployServices, type DeployServices } from '../../lib/deploy/services.js'
 import { createLogger } from '../../lib/platform/log.js'
 import { createMemoryStore } from '../../lib/store/memory.js'
 import type { Store } from '../../lib/store/types.js'
 import { createUpstashStore } from '../../lib/store/upstash.js'
-import { startAnvilChain, type AnvilChain } from './anvil.js'
-import { startFakeKms, type FakeKms } from './fakeKms.js'
+import { type AnvilChain, startAnvilChain } from './anvil.js'
+import { type FakeKms, startFakeKms } from './fakeKms.js'
 import { withOpenApiCheck } from './openapiCheck.js'
 import { startUpstashRestServer, type UpstashRestServer } from './upstashRestServer.js'
 
@@ -33,12 +33,21 @@ export type DeployStack = {
   newInstance(env?: Record<string, string>): { services: DeployServices; handle: (request: Request) => Promise<Response> }
   handle: (request: Request) => Promise<Response>
   /** POSTs a JSON body as an agent. */
-  post(body: unknown, options?: { key?: string | null; idempotencyKey?: string; instance?: (request: Request) => Promise<Response> }): Promise<{ status: number; body: Record<string, any>; headers: Headers }>
+  post(
+    body: unknown,
+    options?: { key?: string | null; idempotencyKey?: string; instance?: (request: Request) => Promise<Response> },
+  ): Promise<{ status: number; body: Record<string, any>; headers: Headers }>
   close(): Promise<void>
 }
 
 /** Parameters of {@link startDeployStack}. */
-export type StartDeployStackParameters = { storeKind: 'memory' | 'upstash'; redisSocket?: string; env?: Record<string, string>; lockWaitMs?: number; receiptPollMs?: number }
+export type StartDeployStackParameters = {
+  storeKind: 'memory' | 'upstash'
+  redisSocket?: string
+  env?: Record<string, string>
+  lockWaitMs?: number
+  receiptPollMs?: number
+}
 
 let stackCounter = 0
 
@@ -65,7 +74,12 @@ export async function startDeployStack(parameters: StartDeployStackParameters): 
       env: merged,
       store,
       publicClient: createChainClient({ rpcUrl: merged.BASE_RPC_URL!, chainId: 8453, timeoutMs: 3000 }),
-      kms: new KMSClient({ region: 'us-east-1', endpoint: kms.url, credentials: { accessKeyId: 'AKIATESTSTACK0001', secretAccessKey: AWS_TEST_SECRET }, maxAttempts: 1 }),
+      kms: new KMSClient({
+        region: 'us-east-1',
+        endpoint: kms.url,
+        credentials: { accessKeyId: 'AKIATESTSTACK0001', secretAccessKey: AWS_TEST_SECRET },
+        maxAttempts: 1,
+      }),
       logger: createLogger({ write: (line) => logs.push(line) }),
       now: () => clock.now,
       lockWaitMs: parameters.lockWaitMs,
@@ -83,7 +97,11 @@ export async function startDeployStack(parameters: StartDeployStackParameters): 
     if (key !== null) headers['x-service-key'] = key
     if (options.idempotencyKey !== undefined) headers['idempotency-key'] = options.idempotencyKey
     const response = await (options.instance ?? main.handle)(
-      new Request('https://svc.test/api/b20-skill', { method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body) }),
+      new Request('https://svc.test/api/b20-skill', {
+        method: 'POST',
+        headers,
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+      }),
     )
     return { status: response.status, body: (await response.json()) as Record<string, any>, headers: response.headers }
   }

@@ -27,6 +27,8 @@ if (process.getuid?.() === 0 && onPath('apt-get')) {
 console.error(
   `npm test needs the Debian package${missing.length > 1 ? 's' : ''} ${missing.join(' and ')}, not installed here.\n` +
     `Install with:\n\n  sudo ${command}\n\n` +
-    (missing.includes('chromium') ? 'or point CHROMIUM_PATH at a Chromium binary; then run npm test again.\n' : 'then run npm test again.\n'),
+    (missing.includes('chromium')
+      ? 'or point CHROMIUM_PATH at a Chromium binary; then run npm test again.\n'
+      : 'then run npm test again.\n'),
 )
 process.exit(1)

@@ -50,7 +50,9 @@ export async function startFakeDexScreener(initialPairs: RawPair[] = []): Promis
     )
     const byAddress = new Map<string, RawPair[]>()
     for (const p of byVolume) {
-      for (const address of new Set([p.baseToken.address, String(p.quoteToken.address)].map((a) => `${p.chainId}:${String(a).toLowerCase()}`))) {
+      for (const address of new Set(
+        [p.baseToken.address, String(p.quoteToken.address)].map((a) => `${p.chainId}:${String(a).toLowerCase()}`),
+      )) {
         const list = byAddress.get(address) ?? []
         list.push(p)
         byAddress.set(address, list)
@@ -103,9 +105,13 @@ export async function startFakeDexScreener(initialPairs: RawPair[] = []): Promis
     if (tokens) {
       // Per requested token its 30 highest-volume pairs on the chain (either side), as the real answer is bounded:
       // a hub token's answer is not every pair of the chain.
-      const wanted = decodeURIComponent(tokens[2]!).split(',').slice(0, 30).map((a) => a.toLowerCase())
+      const wanted = decodeURIComponent(tokens[2]!)
+        .split(',')
+        .slice(0, 30)
+        .map((a) => a.toLowerCase())
       const found = new Set<RawPair>()
-      for (const address of wanted) for (const p of (indexed().byAddress.get(`${tokens[1]}:${address}`) ?? []).slice(0, TOKEN_PAIRS_MAX)) found.add(p)
+      for (const address of wanted)
+        for (const p of (indexed().byAddress.get(`${tokens[1]}:${address}`) ?? []).slice(0, TOKEN_PAIRS_MAX)) found.add(p)
       return reply(200, [...found])
     }
     return reply(404, { error: 'not found' })

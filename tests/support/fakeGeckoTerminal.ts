@@ -32,7 +32,11 @@ export function toGeckoPool(pair: RawPair): { pool: unknown; tokens: unknown[] }
   const volume = (pair.volume ?? {}) as Record<string, number>
   const change = (pair.priceChange ?? {}) as Record<string, number>
   const txns = (pair.txns ?? {}) as Record<string, { buys: number; sells: number }>
-  const token = (t: RawPair['baseToken']) => ({ id: `base_${t.address}`, type: 'token', attributes: { address: t.address, name: t.name, symbol: t.symbol, decimals: 18 } })
+  const token = (t: RawPair['baseToken']) => ({
+    id: `base_${t.address}`,
+    type: 'token',
+    attributes: { address: t.address, name: t.name, symbol: t.symbol, decimals: 18 },
+  })
   return {
     pool: {
       id: `base_${address}`,
@@ -48,7 +52,9 @@ export function toGeckoPool(pair: RawPair): { pool: unknown; tokens: unknown[] }
         reserve_in_usd: num((pair.liquidity as { usd?: number } | undefined)?.usd),
         price_change_percentage: Object.fromEntries(['m5', 'h1', 'h6', 'h24'].map((k) => [k, num(change[k])])),
         volume_usd: Object.fromEntries(['m5', 'h1', 'h6', 'h24'].map((k) => [k, num(volume[k])])),
-        transactions: Object.fromEntries(['m5', 'h1', 'h6', 'h24'].map((k) => [k, { buys: txns[k]?.buys ?? 0, sells: txns[k]?.sells ?? 0, buyers: 1, sellers: 1 }])),
+        transactions: Object.fromEntries(
+          ['m5', 'h1', 'h6', 'h24'].map((k) => [k, { buys: txns[k]?.buys ?? 0, sells: txns[k]?.sells ?? 0, buyers: 1, sellers: 1 }]),
+        ),
       },
       relationships: {
         base_token: { data: { id: `base_${pair.baseToken.address}`, type: 'token' } },
@@ -61,7 +67,10 @@ export function toGeckoPool(pair: RawPair): { pool: unknown; tokens: unknown[] }
 }
 
 /** Starts the fake GeckoTerminal on a free loopback port, over the same raw pairs as the fake DexScreener. */
-export async function startFakeGeckoTerminal(initialPairs: RawPair[], parameters: StartFakeGeckoTerminalParameters = {}): Promise<FakeGeckoTerminal> {
+export async function startFakeGeckoTerminal(
+  initialPairs: RawPair[],
+  parameters: StartFakeGeckoTerminalParameters = {},
+): Promise<FakeGeckoTerminal> {
   const { perMinute = 30, now = Date.now } = parameters
   let pairs = initialPairs
   let fault: Fault | null = null
@@ -77,16 +86,26 @@ export async function startFakeGeckoTerminal(initialPairs: RawPair[], parameters
       res.end(typeof body === 'string' ? body : JSON.stringify(body))
     }
     while (served.length && served[0]! <= t - 60_000) served.shift()
-    if (served.length >= perMinute) return reply(429, { status: { error_code: 429, error_message: "You've exceeded the Rate Limit." } }, { 'retry-after': String(Math.ceil((served[0]! + 60_000 - t) / 1000)) })
+    if (served.length >= perMinute)
+      return reply(
+        429,
+        { status: { error_code: 429, error_message: "You've exceeded the Rate Limit." } },
+        { 'retry-after': String(Math.ceil((served[0]! + 60_000 - t) / 1000)) },
+      )
     served.push(t)
     if (fault?.kind === 'status') return reply(fault.status, fault.body ?? { errors: [{ status: String(fault.status) }] }, fault.headers)
     if (fault?.kind === 'reset') return void req.socket.destroy()
-    if (fault?.kind === 'html') return reply(fault.status ?? 200, '<!DOCTYPE html><html><body>Just a moment...</body></html>', { 'content-type': 'text/html' })
+    if (fault?.kind === 'html')
+      return reply(fault.status ?? 200, '<!DOCTYPE html><html><body>Just a moment...</body></html>', { 'content-type': 'text/html' })
     const url = new URL(path, 'http://fake')
     if (url.pathname !== '/networks/base/pools') return reply(404, { errors: [{ status: '404', title: 'Not Found' }] })
     const page = Number(url.searchParams.get('page') ?? '1')
-    if (url.searchParams.get('sort') !== 'h24_volume_usd_desc' || !Number.isInteger(page) || page < 1 || page > 10) return reply(200, { data: [] })
-    const ranked = pairs.filter((p) => p.chainId === 'base').sort((a, b) => volumeOf(b) - volumeOf(a)).slice((page - 1) * 20, page * 20)
+    if (url.searchParams.get('sort') !== 'h24_volume_usd_desc' || !Number.isInteger(page) || page < 1 || page > 10)
+      return reply(200, { data: [] })
+    const ranked = pairs
+      .filter((p) => p.chainId === 'base')
+      .sort((a, b) => volumeOf(b) - volumeOf(a))
+      .slice((page - 1) * 20, page * 20)
     const pools = ranked.map(toGeckoPool)
     const included = new Map<string, unknown>()
     for (const { tokens } of pools) for (const token of tokens) included.set((token as { id: string }).id, token)

@@ -1,6 +1,6 @@
-import { secp256k1 } from '@noble/curves/secp256k1.js'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { secp256k1 } from '@noble/curves/secp256k1.js'
 
 /** The fixed DER prefix of a secp256k1 SubjectPublicKeyInfo. */
 const SPKI_PREFIX = Buffer.from('3056301006072a8648ce3d020106052b8104000a034200', 'hex')
@@ -46,10 +46,7 @@ export async function startFakeKms(parameters: StartFakeKmsParameters = {}): Pro
   let signatures = 0
   const strangerKey = secp256k1.utils.randomSecretKey()
   // A P-256 SubjectPublicKeyInfo (its curve OID is prime256v1): what GetPublicKey answers for an ECC_NIST_P256 key.
-  const p256PublicKey = Buffer.from(
-    '3059301306072a8648ce3d020106082a8648ce3d03010703420004' + '11'.repeat(64),
-    'hex',
-  )
+  const p256PublicKey = Buffer.from('3059301306072a8648ce3d020106082a8648ce3d03010703420004' + '11'.repeat(64), 'hex')
 
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = []
@@ -85,11 +82,18 @@ export async function startFakeKms(parameters: StartFakeKmsParameters = {}): Pro
       const digest = Buffer.from(String(input.Message), 'base64')
       if (digest.length !== 32) return error('ValidationException', 'Digest must be 32 bytes')
       if (fault === 'hang') return // the connection stays open and silent
-      let signature = secp256k1.Signature.fromBytes(secp256k1.sign(digest, fault === 'wrong-key' ? strangerKey : secretKey, { prehash: false, lowS: true }), 'compact')
+      let signature = secp256k1.Signature.fromBytes(
+        secp256k1.sign(digest, fault === 'wrong-key' ? strangerKey : secretKey, { prehash: false, lowS: true }),
+        'compact',
+      )
       // Half of the signatures come back high-s, as KMS's own do at random.
       if (signatures++ % 2 === 0) signature = new secp256k1.Signature(signature.r, N - signature.s)
       const der = Buffer.from(signature.toBytes('der'))
-      return send(200, { KeyId: keyArn, Signature: (fault === 'truncated' ? der.subarray(0, der.length - 5) : der).toString('base64'), SigningAlgorithm: 'ECDSA_SHA_256' })
+      return send(200, {
+        KeyId: keyArn,
+        Signature: (fault === 'truncated' ? der.subarray(0, der.length - 5) : der).toString('base64'),
+        SigningAlgorithm: 'ECDSA_SHA_256',
+      })
     }
     return error('UnsupportedOperationException', `${operation} is not emulated`)
   })

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process'
+import { type ChildProcess, spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
@@ -19,7 +19,13 @@ export type NpmStart = {
 }
 
 /** Environment variables that would point a child at a developer's own Redis or the live GeckoTerminal; cleared unless a test sets them. */
-const STORE_VARIABLES = { UPSTASH_REDIS_REST_URL: '', UPSTASH_REDIS_REST_TOKEN: '', KV_REST_API_URL: '', KV_REST_API_TOKEN: '', GECKOTERMINAL_BASE_URL: '' }
+const STORE_VARIABLES = {
+  UPSTASH_REDIS_REST_URL: '',
+  UPSTASH_REDIS_REST_TOKEN: '',
+  KV_REST_API_URL: '',
+  KV_REST_API_TOKEN: '',
+  GECKOTERMINAL_BASE_URL: '',
+}
 
 /** Starts `npm start` on a free port with `env` over this process's environment; resolves once it listens. */
 export async function startNpmStart(env: Record<string, string>): Promise<NpmStart> {

@@ -1,7 +1,9 @@
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import { buildOpenApiDocument } from '../../lib/docs/openapi.js'
 
-type Operation = { responses: Record<string, { content?: Record<string, { schema: unknown }>; headers?: Record<string, { required?: boolean }> }> }
+type Operation = {
+  responses: Record<string, { content?: Record<string, { schema: unknown }>; headers?: Record<string, { required?: boolean }> }>
+}
 
 const document = buildOpenApiDocument() as { paths: Record<string, Record<string, Operation>> }
 const ajv = new Ajv2020({ strict: false, allErrors: true })
@@ -41,7 +43,10 @@ export async function checkAgainstOpenApi(path: string, method: string, response
   if (!media) return [...problems, `${key}: content type ${type} not documented`]
   if (type !== 'application/json') return problems
   const body = JSON.parse(await response.clone().text()) as unknown
-  const pointer = Object.keys(document.paths).indexOf(path) >= 0 ? `openapi.json#/paths/${path.replaceAll('~', '~0').replaceAll('/', '~1')}/${m}/responses/${response.status}/content/${type.replace('/', '~1')}/schema` : ''
+  const pointer =
+    Object.keys(document.paths).indexOf(path) >= 0
+      ? `openapi.json#/paths/${path.replaceAll('~', '~0').replaceAll('/', '~1')}/${m}/responses/${response.status}/content/${type.replace('/', '~1')}/schema`
+      : ''
   const validate = ajv.getSchema(pointer)
   if (!validate) return [...problems, `${key}: schema not found`]
   if (!validate(body)) problems.push(`${key}: body does not match the document: ${ajv.errorsText(validate.errors)}`)

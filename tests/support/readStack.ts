@@ -2,17 +2,17 @@ import { createControlRoomHandler } from '../../api/control-room.js'
 import { createMarketHistoryHandler } from '../../api/market-history.js'
 import { createTokenHistoryHandler } from '../../api/token-history.js'
 import { createTokenSearchHandler } from '../../api/token-search.js'
-import { createLogger, type Logger } from '../../lib/platform/log.js'
 import type { ControlRoom } from '../../lib/market/types.js'
+import { createLogger, type Logger } from '../../lib/platform/log.js'
 import { createReadServices, dexScreenerBudgetKey, type ReadServices } from '../../lib/read/services.js'
-import { createSharedRequestBudget, DEXSCREENER_REQUESTS_PER_MINUTE } from '../../lib/upstream/sharedBudget.js'
 import { createMemoryStore } from '../../lib/store/memory.js'
 import type { Store } from '../../lib/store/types.js'
 import { createUpstashStore } from '../../lib/store/upstash.js'
 import { createDexScreenerClient } from '../../lib/upstream/dexscreener.js'
 import { createGeckoTerminalClient } from '../../lib/upstream/geckoterminal.js'
-import { startFakeGeckoTerminal, type FakeGeckoTerminal } from './fakeGeckoTerminal.js'
-import { startFakeDexScreener, type FakeDexScreener } from './fakeDexScreener.js'
+import { createSharedRequestBudget, DEXSCREENER_REQUESTS_PER_MINUTE } from '../../lib/upstream/sharedBudget.js'
+import { type FakeDexScreener, startFakeDexScreener } from './fakeDexScreener.js'
+import { type FakeGeckoTerminal, startFakeGeckoTerminal } from './fakeGeckoTerminal.js'
 import { withOpenApiCheck } from './openapiCheck.js'
 import { createSyntheticMarket, type RawPair } from './syntheticMarket.js'
 import { startUpstashRestServer, type UpstashRestServer } from './upstashRestServer.js'
@@ -82,17 +82,35 @@ export async function startReadStack(parameters: StartReadStackParameters): Prom
         baseUrl: upstream.url,
         backoffBaseMs: 5,
         requestTimeoutMs: parameters.requestTimeoutMs ?? 8000,
-        admit: createSharedRequestBudget({ store, key: dexScreenerBudgetKey(prefix), perMinute: parameters.dexscreenerPerMinute ?? DEXSCREENER_REQUESTS_PER_MINUTE, logger, now: () => clock.now }),
+        admit: createSharedRequestBudget({
+          store,
+          key: dexScreenerBudgetKey(prefix),
+          perMinute: parameters.dexscreenerPerMinute ?? DEXSCREENER_REQUESTS_PER_MINUTE,
+          logger,
+          now: () => clock.now,
+        }),
       }),
       gecko: gecko ? createGeckoTerminalClient({ baseUrl: gecko.url, backoffBaseMs: 5, maxRetryAfterMs: 0 }) : null,
     })
     return {
       services,
       logs,
-      controlRoom: withOpenApiCheck('/api/control-room', createControlRoomHandler(() => services)),
-      tokenSearch: withOpenApiCheck('/api/token-search', createTokenSearchHandler(() => services)),
-      tokenHistory: withOpenApiCheck('/api/token-history', createTokenHistoryHandler(() => services)),
-      marketHistory: withOpenApiCheck('/api/market-history', createMarketHistoryHandler(() => services)),
+      controlRoom: withOpenApiCheck(
+        '/api/control-room',
+        createControlRoomHandler(() => services),
+      ),
+      tokenSearch: withOpenApiCheck(
+        '/api/token-search',
+        createTokenSearchHandler(() => services),
+      ),
+      tokenHistory: withOpenApiCheck(
+        '/api/token-history',
+        createTokenHistoryHandler(() => services),
+      ),
+      marketHistory: withOpenApiCheck(
+        '/api/market-history',
+        createMarketHistoryHandler(() => services),
+      ),
     }
   }
 

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto'
 import type { Address } from 'viem'
 import { privateKeyToAddress } from 'viem/accounts'
-import { startAnvilChain, type AnvilChain } from './anvil.js'
-import { startFakeDexScreener, type FakeDexScreener } from './fakeDexScreener.js'
-import { startFakeKms, type FakeKms } from './fakeKms.js'
+import { type AnvilChain, startAnvilChain } from './anvil.js'
+import { type FakeDexScreener, startFakeDexScreener } from './fakeDexScreener.js'
+import { type FakeKms, startFakeKms } from './fakeKms.js'
 import { createSyntheticMarket } from './syntheticMarket.js'
 import { startUpstashRestServer, type UpstashRestServer } from './upstashRestServer.js'
 

@@ -1,7 +1,7 @@
-import { SNAPSHOT_INTERVAL_MS, snapshotTime, type Snapshot, type SnapshotRow } from '../../lib/market/history.js'
-import { recordSnapshot } from '../../lib/read/historyStore.js'
-import { silentLogger } from '../../lib/platform/log.js'
+import { SNAPSHOT_INTERVAL_MS, type Snapshot, type SnapshotRow, snapshotTime } from '../../lib/market/history.js'
 import type { Token } from '../../lib/market/types.js'
+import { silentLogger } from '../../lib/platform/log.js'
+import { recordSnapshot } from '../../lib/read/historyStore.js'
 import type { Store } from '../../lib/store/types.js'
 import { seededRandom } from './syntheticMarket.js'
 
@@ -42,7 +42,12 @@ export function syntheticHistory({ tokens, now, hours = 24, seed = 11, without =
     for (const line of lines) {
       if (back >= line.listedMarks) continue
       line.noise = line.noise * 0.9 + (random() - 0.5) * line.wobble
-      const price = line.price === null || line.start === null ? null : Number((Math.exp(Math.log(line.start) + (Math.log(line.price) - Math.log(line.start)) * share) * (1 + line.noise)).toPrecision(6))
+      const price =
+        line.price === null || line.start === null
+          ? null
+          : Number(
+              (Math.exp(Math.log(line.start) + (Math.log(line.price) - Math.log(line.start)) * share) * (1 + line.noise)).toPrecision(6),
+            )
       const volume = Math.round(line.t.volume24h * (0.75 + 0.25 * share) * (1 + line.noise * 4))
       rows.push([line.t.address.toLowerCase(), price, Math.max(0, volume), Math.round(line.t.liquidity * (1 + line.noise)), 0])
     }

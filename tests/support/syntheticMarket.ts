@@ -18,11 +18,14 @@ export function seededRandom(seed: number): () => number {
 }
 
 const hex = (random: () => number, bytes: number) =>
-  Array.from({ length: bytes }, () => Math.floor(random() * 256).toString(16).padStart(2, '0')).join('')
+  Array.from({ length: bytes }, () =>
+    Math.floor(random() * 256)
+      .toString(16)
+      .padStart(2, '0'),
+  ).join('')
 
 /** Upper-cases some letters the way checksummed addresses look (not a real EIP-55 checksum; only the case varies). */
-export const mixCase = (address: string): string =>
-  '0x' + [...address.slice(2)].map((c, i) => (i % 3 === 0 ? c.toUpperCase() : c)).join('')
+export const mixCase = (address: string): string => '0x' + [...address.slice(2)].map((c, i) => (i % 3 === 0 ? c.toUpperCase() : c)).join('')
 
 /** Parameters of {@link makePair}. */
 export type MakePairParameters = {
@@ -88,10 +91,44 @@ export function createSyntheticMarket(parameters: CreateSyntheticMarketParameter
   const { tokens = 160, seed = 8453 } = parameters
   const random = seededRandom(seed)
   const pairs: RawPair[] = [
-    makePair({ base: HUBS.WETH, quote: HUBS.USDC, pairAddress: '0x' + hex(random, 20), volume24h: 180_000_000, liquidityUsd: 40_000_000, priceUsd: '3120.55', priceChange24h: 1.8, dexId: 'aerodrome' }),
-    makePair({ base: HUBS.cbBTC, quote: HUBS.USDC, pairAddress: '0x' + hex(random, 20), volume24h: 95_000_000, liquidityUsd: 30_000_000, priceUsd: '97250.1', priceChange24h: -0.7 }),
-    makePair({ base: HUBS.AERO, quote: HUBS.WETH, pairAddress: '0x' + hex(random, 20), volume24h: 21_000_000, liquidityUsd: 9_000_000, priceUsd: '1.42', priceChange24h: 6.2, dexId: 'aerodrome' }),
-    makePair({ base: HUBS.USDC, quote: HUBS.WETH, pairAddress: '0x' + hex(random, 20), volume24h: 60_000_000, liquidityUsd: 12_000_000, priceUsd: '1.0001', priceChange24h: 0.01 }),
+    makePair({
+      base: HUBS.WETH,
+      quote: HUBS.USDC,
+      pairAddress: '0x' + hex(random, 20),
+      volume24h: 180_000_000,
+      liquidityUsd: 40_000_000,
+      priceUsd: '3120.55',
+      priceChange24h: 1.8,
+      dexId: 'aerodrome',
+    }),
+    makePair({
+      base: HUBS.cbBTC,
+      quote: HUBS.USDC,
+      pairAddress: '0x' + hex(random, 20),
+      volume24h: 95_000_000,
+      liquidityUsd: 30_000_000,
+      priceUsd: '97250.1',
+      priceChange24h: -0.7,
+    }),
+    makePair({
+      base: HUBS.AERO,
+      quote: HUBS.WETH,
+      pairAddress: '0x' + hex(random, 20),
+      volume24h: 21_000_000,
+      liquidityUsd: 9_000_000,
+      priceUsd: '1.42',
+      priceChange24h: 6.2,
+      dexId: 'aerodrome',
+    }),
+    makePair({
+      base: HUBS.USDC,
+      quote: HUBS.WETH,
+      pairAddress: '0x' + hex(random, 20),
+      volume24h: 60_000_000,
+      liquidityUsd: 12_000_000,
+      priceUsd: '1.0001',
+      priceChange24h: 0.01,
+    }),
   ]
   for (let i = 0; i < tokens; i++) {
     const word = WORDS[i % WORDS.length]!
@@ -120,7 +157,15 @@ export function createSyntheticMarket(parameters: CreateSyntheticMarketParameter
     }
     if (i % 7 === 0) {
       // A namesake on another chain, which a Base service must never show.
-      pairs.push(makePair({ chainId: 'solana', base: { ...token, address: hex(random, 32) }, quote: HUBS.USDC, pairAddress: hex(random, 32), volume24h: 900_000_000 }))
+      pairs.push(
+        makePair({
+          chainId: 'solana',
+          base: { ...token, address: hex(random, 32) },
+          quote: HUBS.USDC,
+          pairAddress: hex(random, 32),
+          volume24h: 900_000_000,
+        }),
+      )
     }
   }
   return pairs
@@ -141,7 +186,8 @@ export function createLongTailMarket(parameters: CreateLongTailMarketParameters 
   const { tokens = 800, seed = 20261122 } = parameters
   const random = seededRandom(seed)
   const pairs = createSyntheticMarket({ tokens: 0, seed })
-  const name = () => Array.from({ length: 3 + Math.floor(random() * 4) }, () => CONSONANTS[Math.floor(random() * CONSONANTS.length)]).join('')
+  const name = () =>
+    Array.from({ length: 3 + Math.floor(random() * 4) }, () => CONSONANTS[Math.floor(random() * CONSONANTS.length)]).join('')
   const made: { address: string; name: string; symbol: string }[] = []
   for (let i = 0; i < tokens; i++) {
     const token = { address: mixCase('0x' + hex(random, 20)), name: `${name()} ${name()}`, symbol: name() }
@@ -167,7 +213,15 @@ export function createLongTailMarket(parameters: CreateLongTailMarketParameters 
     if (i % 9 === 4 && made.length > 1) {
       // Another young token on the quote side: enriching it returns this pair, which says nothing true about `token`.
       const other = made[Math.floor(random() * (made.length - 1))]!
-      pairs.push(makePair({ base: token, quote: other, pairAddress: '0x' + hex(random, 20), volume24h: Math.round(volume * 0.05), priceUsd: '9.99' }))
+      pairs.push(
+        makePair({
+          base: token,
+          quote: other,
+          pairAddress: '0x' + hex(random, 20),
+          volume24h: Math.round(volume * 0.05),
+          priceUsd: '9.99',
+        }),
+      )
     }
   }
   return pairs
@@ -186,5 +240,7 @@ export function trueTopTokens(pairs: RawPair[], limit = 100): Map<string, RawPai
     const current = best.get(key)
     if (!current || volume > Number((current.volume as { h24: number }).h24)) best.set(key, pair)
   }
-  return new Map([...best].sort((a, b) => Number((b[1].volume as { h24: number }).h24) - Number((a[1].volume as { h24: number }).h24)).slice(0, limit))
+  return new Map(
+    [...best].sort((a, b) => Number((b[1].volume as { h24: number }).h24) - Number((a[1].volume as { h24: number }).h24)).slice(0, limit),
+  )
 }

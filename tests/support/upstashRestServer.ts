@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { openRespConnection, RespErrorReply, RespStatus, type RespConnection, type RespReply } from './resp.js'
+import { openRespConnection, type RespConnection, RespErrorReply, type RespReply, RespStatus } from './resp.js'
 
 /**
  * An Upstash-REST-compatible front for a real redis-server, so `@upstash/redis` (and `@upstash/ratelimit`) run
@@ -106,7 +106,10 @@ export async function startUpstashRestServer(parameters: StartUpstashRestServerP
         }
         const results = await connection.send(['EXEC'])
         if (!Array.isArray(results)) return send(400, { error: 'ERR transaction aborted' })
-        return send(200, results.map((r) => entry(r, base64)))
+        return send(
+          200,
+          results.map((r) => entry(r, base64)),
+        )
       }
       if (!Array.isArray(body)) return send(400, { error: 'ERR expected a command array' })
       const reply = await run(connection, body)

@@ -20,10 +20,14 @@ export async function ensureVercelCli(): Promise<string> {
   const prefix = join(ROOT, '.cache', `vercel-${VERCEL_CLI_VERSION}`)
   const entry = join(prefix, 'node_modules', 'vercel', 'dist', 'index.js')
   if (!existsSync(entry)) {
-    await run('npm', ['install', '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--prefix', prefix, `vercel@${VERCEL_CLI_VERSION}`], {
-      maxBuffer: 64 * 1024 * 1024,
-      timeout: 280_000,
-    })
+    await run(
+      'npm',
+      ['install', '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--prefix', prefix, `vercel@${VERCEL_CLI_VERSION}`],
+      {
+        maxBuffer: 64 * 1024 * 1024,
+        timeout: 280_000,
+      },
+    )
   }
   return entry
 }
@@ -64,7 +68,14 @@ export async function buildVercelOutput(): Promise<VercelOutput> {
   try {
     await run(process.execPath, [await ensureVercelCli(), 'build', '--yes'], {
       cwd: copy,
-      env: { ...process.env, VERCEL_TELEMETRY_DISABLED: '1', npm_config_prefer_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false', FORCE_COLOR: '0' },
+      env: {
+        ...process.env,
+        VERCEL_TELEMETRY_DISABLED: '1',
+        npm_config_prefer_offline: 'true',
+        npm_config_audit: 'false',
+        npm_config_fund: 'false',
+        FORCE_COLOR: '0',
+      },
       maxBuffer: 64 * 1024 * 1024,
       timeout: 280_000,
     })

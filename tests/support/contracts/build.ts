@@ -11,7 +11,11 @@ export function compileEmulator(): { B20FactoryEmulator: string; ActivationRegis
   const input = {
     language: 'Solidity',
     sources: { 'B20FactoryEmulator.sol': { content: readFileSync(here('./B20FactoryEmulator.sol'), 'utf8') } },
-    settings: { optimizer: { enabled: true, runs: 200 }, evmVersion: 'cancun', outputSelection: { '*': { '*': ['evm.deployedBytecode.object'] } } },
+    settings: {
+      optimizer: { enabled: true, runs: 200 },
+      evmVersion: 'cancun',
+      outputSelection: { '*': { '*': ['evm.deployedBytecode.object'] } },
+    },
   }
   const output = JSON.parse(solc.compile(JSON.stringify(input))) as {
     errors?: { severity: string; formattedMessage: string }[]
