@@ -10,7 +10,7 @@ const METHODS: readonly Method[] = ['POST']
 export const SKILL_BODY_LIMIT_BYTES = 16 * 1024
 
 const reply = (status: number, body: unknown, headers: Record<string, string> = {}) =>
-  jsonResponse({ status, body: JSON.stringify(body), methods: METHODS, headers: { 'cache-control': 'no-store', ...headers } })
+  jsonResponse({ status, body: JSON.stringify(body), headers: { 'cache-control': 'no-store', ...headers } })
 
 export { type DeployServicesSource, defaultDeployServicesSource, deployServicesFrom } from '../lib/deploy/agentActions.js'
 
@@ -32,7 +32,8 @@ export function createB20SkillHandler(source: DeployServicesSource) {
     const presented = request.headers.get('x-service-key')
     const agentDigest = matchAgentKey(presented, config.allowlist)
     if (!agentDigest) {
-      ;(logRefusal ??= createRefusalLog({ logger: source.logger() }))({ door: 'b20-skill', presented })
+      logRefusal ??= createRefusalLog({ logger: source.logger() })
+      logRefusal({ door: 'b20-skill', presented })
       return reply(403, { ok: false, error: 'X-Service-Key is missing or not on the deploy allowlist.', code: 'FORBIDDEN' })
     }
 

@@ -30,7 +30,6 @@ export function createHealthHandler({ read, deploy, config }: CreateHealthHandle
       return jsonResponse({
         status: 500,
         body: JSON.stringify({ error: 'The service is misconfigured; the operator has been told.', code: 'CONFIG_INVALID' }),
-        methods: METHODS,
         headers: { 'cache-control': 'no-store' },
         head,
       })
@@ -41,7 +40,6 @@ export function createHealthHandler({ read, deploy, config }: CreateHealthHandle
         return jsonResponse({
           status: 401,
           body: JSON.stringify({ error: 'The health token is wrong.', code: 'UNAUTHORIZED' }),
-          methods: METHODS,
           headers: { 'cache-control': 'no-store', vary: 'Authorization' },
           head,
         })
@@ -49,7 +47,6 @@ export function createHealthHandler({ read, deploy, config }: CreateHealthHandle
       const detailed = await checkDetailedHealth({ read: services, deploy: deploy.services, config: health })
       return jsonResponse({
         body: JSON.stringify(detailed),
-        methods: METHODS,
         headers: { 'cache-control': 'no-store', vary: 'Authorization' },
         head,
       })
@@ -57,7 +54,6 @@ export function createHealthHandler({ read, deploy, config }: CreateHealthHandle
     const view = await checkPublicHealth(services)
     return jsonResponse({
       body: JSON.stringify(view),
-      methods: METHODS,
       headers: { 'cache-control': 'public, max-age=5, s-maxage=5', vary: 'Authorization' },
       head,
     })

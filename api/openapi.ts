@@ -9,7 +9,7 @@ export async function handleOpenApi(request: Request): Promise<Response> {
   const guarded = guardRequest(request, METHODS)
   if (guarded) return guarded
   body ??= JSON.stringify(buildOpenApiDocument(), null, 2)
-  return jsonResponse({ body, methods: METHODS, head: request.method === 'HEAD', headers: { 'cache-control': 'public, max-age=300' } })
+  return jsonResponse({ body, head: request.method === 'HEAD', headers: { 'cache-control': 'public, max-age=300' } })
 }
 
 export default { fetch: handleOpenApi }

@@ -172,7 +172,8 @@ function tokenCell(token, interactive = true) {
   const holder = document.createElement(interactive ? 'button' : 'span')
   holder.className = 'token'
   if (interactive) {
-    /** @type {HTMLButtonElement} */ ;(holder).type = 'button'
+    /** @type {HTMLButtonElement} */
+    holder.type = 'button'
     holder.setAttribute('aria-haspopup', 'dialog')
   }
   const symbol = document.createElement('strong')
@@ -479,7 +480,7 @@ const FIELDS = [
   [
     'pairCreatedAt',
     'Pair created',
-    (v) => (typeof v === 'number' ? new Date(v).toISOString().replace('T', ' ').slice(0, 16) + ' UTC' : '–'),
+    (v) => (typeof v === 'number' ? `${new Date(v).toISOString().replace('T', ' ').slice(0, 16)} UTC` : '–'),
   ],
   ['pairUrl', 'Pair page', String],
   ['dexId', 'DEX', String],

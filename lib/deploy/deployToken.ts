@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { type Address, decodeFunctionResult, getAddress, type Hex, keccak256 } from 'viem'
+import { decodeFunctionResult, getAddress, type Hex, keccak256 } from 'viem'
 import { B20_FACTORY_ADDRESS, type B20TokenSpec, b20FactoryAbi, encodeCreateB20, predictB20Address } from '../chain/b20.js'
 import { ChainMismatchError } from '../chain/client.js'
 import { type KmsAccount, KmsSignerError } from '../chain/kmsAccount.js'
@@ -7,7 +7,7 @@ import { errorName } from '../platform/log.js'
 import { chainFailure, isTransportFailure, shortMessage } from './chainErrors.js'
 import { type DeployRecord, deployHistoryKeys, forgetDeploy, recordDeploy } from './history.js'
 import type { DeployIntent } from './intent.js'
-import { acquireNonceLock, claimNonce, currentFees, MIN_PRIORITY_FEE, replaceStuckDeploys } from './nonceStream.js'
+import { acquireNonceLock, claimNonce, currentFees, MIN_PRIORITY_FEE, maxBigInt, replaceStuckDeploys } from './nonceStream.js'
 import { type DeployFailure, failure } from './outcome.js'
 import type { DeployBroadcast, DeployedToken, DeploySimulated } from './responses.js'
 import type { DeployServices } from './services.js'
@@ -96,7 +96,7 @@ export async function deployToken({ services, intent, agentDigest }: DeployToken
       publicClient.estimateGas(request),
       currentFees(publicClient),
     ])
-    const maxPriorityFeePerGas = suggestedPriorityFee > MIN_PRIORITY_FEE ? suggestedPriorityFee : MIN_PRIORITY_FEE
+    const maxPriorityFeePerGas = maxBigInt(suggestedPriorityFee, MIN_PRIORITY_FEE)
     return { gas: (estimate * GAS_HEADROOM_PERCENT) / 100n, maxPriorityFeePerGas, maxFeePerGas: nextBaseFee * 2n + maxPriorityFeePerGas }
   }
 

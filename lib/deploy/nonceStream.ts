@@ -135,12 +135,18 @@ export function replacementFees({
   suggestedPriorityFee,
   cap,
 }: ReplacementFeesParameters): ReplacementFeesReturnType {
-  const priority = [bump(previous.maxPriorityFeePerGas), suggestedPriorityFee, MIN_PRIORITY_FEE].reduce((a, b) => (a > b ? a : b))
-  const needed = [bump(previous.maxFeePerGas), nextBaseFee + priority].reduce((a, b) => (a > b ? a : b))
+  const priority = maxBigInt(bump(previous.maxPriorityFeePerGas), suggestedPriorityFee, MIN_PRIORITY_FEE)
+  const needed = maxBigInt(bump(previous.maxFeePerGas), nextBaseFee + priority)
   if (needed > cap) return { ok: false, neededMaxFeePerGas: needed }
   const wanted = nextBaseFee * 2n + priority
   const maxFeePerGas = wanted > needed ? (wanted < cap ? wanted : cap) : needed
   return { ok: true, maxFeePerGas, maxPriorityFeePerGas: priority }
+}
+
+/** The largest of some bigints (Math.max throws on bigints). */
+export function maxBigInt(first: bigint, ...rest: bigint[]): bigint {
+  // biome-ignore lint/complexity/useMathMinMax: these are bigints, which Math.max refuses
+  return rest.reduce((a, b) => (a > b ? a : b), first)
 }
 
 /** Parameters of {@link replaceStuckDeploys}. */
@@ -167,7 +173,7 @@ export type ReplaceStuckDeploysReturnType = { ok: true; replaced: { from: Hex; t
  * Transactions seen mined (their nonce is below the signer's mined count) leave the unmined list.
  */
 export async function replaceStuckDeploys(parameters: ReplaceStuckDeploysParameters): Promise<ReplaceStuckDeploysReturnType> {
-  const { store, keys, publicClient, signer, chainId, logger, now, stuckMs, maxFeePerGas: cap } = parameters
+  const { store, keys, publicClient, signer, logger, now, stuckMs, maxFeePerGas: cap } = parameters
   const unmined = await listUnmined(store, keys, signer.address)
   const unminedKey = keys.unmined(signer.address)
   // Only an old entry costs a chain request; younger ones (most likely mined already) wait for a later look.

@@ -11,7 +11,7 @@ export function createTextHandler(contentType: string, produce: () => Promise<st
     try {
       text = await produce()
     } catch {
-      return errorResponse(500, 'INTERNAL', 'The document is not available on this deployment.', METHODS)
+      return errorResponse(500, 'INTERNAL', 'The document is not available on this deployment.')
     }
     return new Response(request.method === 'HEAD' ? null : text, {
       headers: {

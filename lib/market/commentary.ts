@@ -56,7 +56,7 @@ export function writeCommentary({ tokens, stats }: WriteCommentaryParameters): s
   const rose = tokens.filter((t) => t.priceChange24h !== null && t.priceChange24h > 0).length
   const fell = tokens.filter((t) => t.priceChange24h !== null && t.priceChange24h < 0).length
   const flat = tokens.length - rose - fell
-  sentences.push(`Over 24h, ${rose} rose and ${fell} fell` + (flat > 0 ? `, with ${flat} flat or without a price change.` : '.'))
+  sentences.push(`Over 24h, ${rose} rose and ${fell} fell${flat > 0 ? `, with ${flat} flat or without a price change.` : '.'}`)
 
   const share = Math.round((stats.safeCount / tokens.length) * 100)
   sentences.push(

@@ -53,14 +53,20 @@ function invalidArguments(error: z.ZodError): CallToolResult {
   return failed('INVALID_ARGUMENTS', 'The tool arguments are invalid; see details.', { details })
 }
 
+/** A JSON object as a tool or handler answered it. */
+type JsonObject = Record<string, unknown>
+
+/** How many items a JSON array field holds (0 when it is not an array). */
+const lengthOf = (value: unknown): number => (Array.isArray(value) ? value.length : 0)
+
 /** A short sentence for people (and models) beside the structured result. */
-function summarize(name: ToolName, body: Record<string, any>): string {
+function summarize(name: ToolName, body: JsonObject): string {
   if (body.ok === false) return `${body.code}: ${body.error}`
   switch (name) {
     case 'get_control_room':
-      return `${body.liveActivity.length} of the top Base tokens by 24h volume. ${body.commentary ?? ''}`.trim()
+      return `${lengthOf(body.liveActivity)} of the top Base tokens by 24h volume. ${body.commentary ?? ''}`.trim()
     case 'search_tokens':
-      return `${body.tokens.length} Base pairs match.`
+      return `${lengthOf(body.tokens)} Base pairs match.`
     case 'deploy_token':
       return body.status === 'simulated'
         ? `Simulated: the token would be at ${body.predictedAddress}; nothing was signed. Most it could cost: ${body.maxFeeWei} wei.`
@@ -71,7 +77,7 @@ function summarize(name: ToolName, body: Record<string, any>): string {
         return `Replaced by ${body.replacedBy} (${body.replacementStatus})${body.tokenAddress ? `: token ${body.tokenAddress}` : ''}.`
       return `Pending${body.pendingSeconds !== undefined ? ` for ${body.pendingSeconds} s` : ''}; ask again with waitSeconds.`
     case 'list_deploys':
-      return `${body.deploys.length} deploys, newest first.`
+      return `${lengthOf(body.deploys)} deploys, newest first.`
   }
 }
 
@@ -108,7 +114,7 @@ async function callTool({ name, args, request, dependencies, logRefusal }: CallP
     if (!parsed.success) return invalidArguments(parsed.error)
     const body = (await (
       await dependencies.controlRoom(new Request(`${origin}/api/control-room`, { headers: forwarded }))
-    ).json()) as Record<string, any>
+    ).json()) as JsonObject
     if (body.ok === false || !Array.isArray(body.liveActivity))
       return toolResult({ ok: false, ...body }, summarize(tool.name, { ok: false, ...body }))
     const room = { ...body, liveActivity: body.liveActivity.slice(0, parsed.data.limit ?? 20) }
@@ -120,7 +126,7 @@ async function callTool({ name, args, request, dependencies, logRefusal }: CallP
     const response = await dependencies.tokenSearch(
       new Request(`${origin}/api/token-search?q=${encodeURIComponent(parsed.data.query)}`, { headers: forwarded }),
     )
-    const body = (await response.json()) as Record<string, any>
+    const body = (await response.json()) as JsonObject
     const result = response.ok ? body : { ok: false, ...body }
     return toolResult(result, summarize(tool.name, result))
   }

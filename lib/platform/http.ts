@@ -78,14 +78,13 @@ export type JsonResponseParameters = {
   status?: number
   /** The body, already serialised (cached bodies are served byte for byte, pre-encoded). */
   body: string | Uint8Array
-  methods: readonly Method[]
   headers?: Record<string, string>
   /** Answered without a body (HEAD). */
   head?: boolean
 }
 
 /** A JSON response with CORS and the security headers. */
-export function jsonResponse({ status = 200, body, methods, headers = {}, head = false }: JsonResponseParameters): Response {
+export function jsonResponse({ status = 200, body, headers = {}, head = false }: JsonResponseParameters): Response {
   return new Response(head ? null : (body as BodyInit), {
     status,
     headers: { 'content-type': 'application/json; charset=utf-8', ...BASE_HEADERS, ...CORS_HEADERS, ...headers },
@@ -93,15 +92,9 @@ export function jsonResponse({ status = 200, body, methods, headers = {}, head =
 }
 
 /** A JSON error response `{ error, code }` that no cache keeps. */
-export function errorResponse(
-  status: number,
-  code: string,
-  message: string,
-  methods: readonly Method[],
-  headers: Record<string, string> = {},
-): Response {
+export function errorResponse(status: number, code: string, message: string, headers: Record<string, string> = {}): Response {
   const body: ErrorBody = { error: message, code }
-  return jsonResponse({ status, body: JSON.stringify(body), methods, headers: { 'cache-control': 'no-store', ...headers } })
+  return jsonResponse({ status, body: JSON.stringify(body), headers: { 'cache-control': 'no-store', ...headers } })
 }
 
 /**
@@ -119,7 +112,7 @@ export function guardRequest(request: Request, methods: readonly Method[]): Resp
   }
   if (request.method === 'OPTIONS') return new Response(null, { status: 204, headers: { ...BASE_HEADERS, ...preflightHeaders(methods) } })
   if (!methods.includes(request.method as Method)) {
-    return errorResponse(405, 'METHOD_NOT_ALLOWED', `Method ${request.method} is not allowed here; use ${methods.join(' or ')}.`, methods, {
+    return errorResponse(405, 'METHOD_NOT_ALLOWED', `Method ${request.method} is not allowed here; use ${methods.join(' or ')}.`, {
       allow: [...methods, 'OPTIONS'].join(', '),
     })
   }
@@ -147,12 +140,11 @@ export type CachedJsonResponseParameters = {
   staleIfErrorSeconds: number
   /** Further headers (how old the data is, whether it is stale, which upstream served it). */
   headers?: Record<string, string>
-  methods: readonly Method[]
 }
 
 /** A 200 (or 304 for a matching `If-None-Match`) for a cached read, with `ETag` and a fitting `Cache-Control`. */
 export function cachedJsonResponse(parameters: CachedJsonResponseParameters): Response {
-  const { request, body, etag, maxAgeSeconds, staleWhileRevalidateSeconds, staleIfErrorSeconds, methods } = parameters
+  const { request, body, etag, maxAgeSeconds, staleWhileRevalidateSeconds, staleIfErrorSeconds } = parameters
   const age = Math.max(0, Math.ceil(maxAgeSeconds))
   const headers = {
     etag,
@@ -162,7 +154,7 @@ export function cachedJsonResponse(parameters: CachedJsonResponseParameters): Re
   if (matchesEtag(request.headers.get('if-none-match'), etag)) {
     return new Response(null, { status: 304, headers: { ...BASE_HEADERS, ...CORS_HEADERS, ...headers } })
   }
-  return jsonResponse({ body, methods, headers, head: request.method === 'HEAD' })
+  return jsonResponse({ body, headers, head: request.method === 'HEAD' })
 }
 
 /** Result of {@link readJsonBody}. */

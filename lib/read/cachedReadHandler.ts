@@ -35,7 +35,7 @@ export function createCachedReadHandler<Input>(parameters: CreateCachedReadHandl
     } catch (error) {
       // The message names the variables, never their values; the client only learns that the operator must act.
       console.error(error instanceof ConfigError ? error.message : `${name}: services failed to start (${errorName(error)})`)
-      return errorResponse(500, 'CONFIG_INVALID', 'The service is misconfigured; the operator has been told.', METHODS)
+      return errorResponse(500, 'CONFIG_INVALID', 'The service is misconfigured; the operator has been told.')
     }
     if (throttled) {
       const limited = await throttleClient(ctx, name, request)
@@ -58,34 +58,32 @@ export function createCachedReadHandler<Input>(parameters: CreateCachedReadHandl
           'x-data-age': String(Math.max(0, Math.floor((now - entry.fetchedAt) / 1000))),
           ...(entry.source ? { 'x-data-source': entry.source } : {}),
         },
-        methods: METHODS,
       })
     } catch (error) {
-      if (error instanceof ReadNotFoundError) return errorResponse(404, error.code, error.message, METHODS)
+      if (error instanceof ReadNotFoundError) return errorResponse(404, error.code, error.message)
       if (error instanceof UpstreamError && error.kind === 'throttled' && throttled) {
         ctx.logger.warn(`${name}_upstream_budget_spent`, { message: error.message })
         return errorResponse(
           429,
           'RATE_LIMITED',
           'The service is at its upstream request budget for this minute and has no cached answer for this; try again shortly.',
-          METHODS,
           { 'retry-after': '10' },
         )
       }
       if (error instanceof UpstreamError) {
         ctx.logger.warn(`${name}_upstream_failed`, { kind: error.kind, status: error.status, message: error.message })
         const { status, code, message } = upstreamFailure
-        return errorResponse(status, code, message, METHODS, { 'retry-after': '5' })
+        return errorResponse(status, code, message, { 'retry-after': '5' })
       }
       ctx.logger.error(`${name}_failed`, { error: errorName(error) })
-      return errorResponse(500, 'INTERNAL', 'The request could not be completed; try again shortly.', METHODS)
+      return errorResponse(500, 'INTERNAL', 'The request could not be completed; try again shortly.')
     }
   }
 }
 
 /** A 400 answer for a read endpoint. */
 export function badReadRequest(code: string, message: string): { ok: false; response: Response } {
-  return { ok: false, response: errorResponse(400, code, message, METHODS) }
+  return { ok: false, response: errorResponse(400, code, message) }
 }
 
 /** Per-client throttle of a read endpoint; a store outage lets the request through (throttling is not worth a 500). */
@@ -103,7 +101,6 @@ async function throttleClient(ctx: ReadServices, name: string, request: Request)
       429,
       'RATE_LIMITED',
       `Too many requests: at most ${ctx.searchRateLimitPerMinute} a minute per client; retry in ${seconds} s.`,
-      METHODS,
       { 'retry-after': String(seconds) },
     )
   } catch (error) {

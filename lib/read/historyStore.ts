@@ -38,9 +38,15 @@ export async function loadSnapshots(store: Store, keyPrefix: string, now: number
   const latest = snapshotTime(now)
   const marks = Array.from({ length: SNAPSHOTS_IN_WINDOW }, (_, i) => latest - (SNAPSHOTS_IN_WINDOW - 1 - i) * SNAPSHOT_INTERVAL_MS)
   let byPrefix = known.get(store)
-  if (!byPrefix) known.set(store, (byPrefix = new Map()))
+  if (!byPrefix) {
+    byPrefix = new Map()
+    known.set(store, byPrefix)
+  }
   let byMark = byPrefix.get(keyPrefix)
-  if (!byMark) byPrefix.set(keyPrefix, (byMark = new Map()))
+  if (!byMark) {
+    byMark = new Map()
+    byPrefix.set(keyPrefix, byMark)
+  }
   for (const t of byMark.keys()) if (t < marks[0]!) byMark.delete(t)
   const missing = marks.filter((t) => !byMark.has(t))
   if (missing.length > 0) {

@@ -22,7 +22,13 @@ describe('the nonce lock and fence', () => {
   it('queues waiters of one instance in memory: only the head asks the store, at most once per 20 ms', async () => {
     const inner = createMemoryStore()
     let asks = 0
-    const store = { ...inner, acquireLock: (key: string, ttl: number) => ((asks += 1), inner.acquireLock(key, ttl)) }
+    const store = {
+      ...inner,
+      acquireLock: (key: string, ttl: number) => {
+        asks += 1
+        return inner.acquireLock(key, ttl)
+      },
+    }
     const held = (await inner.acquireLock('queued', 10_000))!
     const waiters = Array.from({ length: 10 }, () => acquireNonceLock(store, 'queued', 10_000, 5000))
     await new Promise((r) => setTimeout(r, 200))

@@ -99,12 +99,12 @@ describe('pairToToken', () => {
 
   it('sanitises names and symbols from the upstream', () => {
     const token = toToken({
-      baseToken: { ...TOKEN, name: 'Evil\u202Egnp.exe\u0000 Coin\n\n', symbol: '\u200BSCAM\u2066' + 'X'.repeat(60) },
+      baseToken: { ...TOKEN, name: 'Evil\u202Egnp.exe\u0000 Coin\n\n', symbol: `\u200BSCAM\u2066${'X'.repeat(60)}` },
     })
     expect(token.name).toBe('Evilgnp.exe Coin')
     expect(token.symbol).not.toMatch(/[\u200B\u2066]/)
     expect(Array.from(token.symbol).length).toBeLessThanOrEqual(24)
-    expect(token.pairName.startsWith(token.symbol + '/')).toBe(true)
+    expect(token.pairName.startsWith(`${token.symbol}/`)).toBe(true)
   })
 
   it('falls back to the symbol when the name is empty, and to ? when the symbol is', () => {

@@ -58,7 +58,8 @@ export async function startFakeDexScreener(initialPairs: RawPair[] = []): Promis
         byAddress.set(address, list)
       }
     }
-    return (index = { byVolume, text, byAddress })
+    index = { byVolume, text, byAddress }
+    return index
   }
   let delay = 0
   const once: { prefix: string; fault: Fault }[] = []

@@ -115,9 +115,15 @@ export async function startFakeGeckoTerminal(
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     requests,
-    setPairs: (next) => void (pairs = next),
-    failAlways: (next) => void (fault = next),
-    clearFaults: () => void (fault = null),
+    setPairs: (next) => {
+      pairs = next
+    },
+    failAlways: (next) => {
+      fault = next
+    },
+    clearFaults: () => {
+      fault = null
+    },
     close: () =>
       new Promise<void>((ok) => {
         server.close(() => ok())

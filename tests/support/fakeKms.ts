@@ -46,7 +46,7 @@ export async function startFakeKms(parameters: StartFakeKmsParameters = {}): Pro
   let signatures = 0
   const strangerKey = secp256k1.utils.randomSecretKey()
   // A P-256 SubjectPublicKeyInfo (its curve OID is prime256v1): what GetPublicKey answers for an ECC_NIST_P256 key.
-  const p256PublicKey = Buffer.from('3059301306072a8648ce3d020106082a8648ce3d03010703420004' + '11'.repeat(64), 'hex')
+  const p256PublicKey = Buffer.from(`3059301306072a8648ce3d020106082a8648ce3d03010703420004${'11'.repeat(64)}`, 'hex')
 
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = []

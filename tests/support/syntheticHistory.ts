@@ -51,7 +51,11 @@ export function syntheticHistory({ tokens, now, hours = 24, seed = 11, without =
       const volume = Math.round(line.t.volume24h * (0.75 + 0.25 * share) * (1 + line.noise * 4))
       rows.push([line.t.address.toLowerCase(), price, Math.max(0, volume), Math.round(line.t.liquidity * (1 + line.noise)), 0])
     }
-    rows.sort((a, b) => b[2] - a[2]).forEach((row, i) => (row[4] = i + 1))
+    rows
+      .sort((a, b) => b[2] - a[2])
+      .forEach((row, i) => {
+        row[4] = i + 1
+      })
     snapshots.push({ t: latest - back * SNAPSHOT_INTERVAL_MS, rows: rows.slice(0, 100) })
   }
   return snapshots

@@ -25,7 +25,7 @@ const hex = (random: () => number, bytes: number) =>
   ).join('')
 
 /** Upper-cases some letters the way checksummed addresses look (not a real EIP-55 checksum; only the case varies). */
-export const mixCase = (address: string): string => '0x' + [...address.slice(2)].map((c, i) => (i % 3 === 0 ? c.toUpperCase() : c)).join('')
+export const mixCase = (address: string): string => `0x${[...address.slice(2)].map((c, i) => (i % 3 === 0 ? c.toUpperCase() : c)).join('')}`
 
 /** Parameters of {@link makePair}. */
 export type MakePairParameters = {
@@ -94,7 +94,7 @@ export function createSyntheticMarket(parameters: CreateSyntheticMarketParameter
     makePair({
       base: HUBS.WETH,
       quote: HUBS.USDC,
-      pairAddress: '0x' + hex(random, 20),
+      pairAddress: `0x${hex(random, 20)}`,
       volume24h: 180_000_000,
       liquidityUsd: 40_000_000,
       priceUsd: '3120.55',
@@ -104,7 +104,7 @@ export function createSyntheticMarket(parameters: CreateSyntheticMarketParameter
     makePair({
       base: HUBS.cbBTC,
       quote: HUBS.USDC,
-      pairAddress: '0x' + hex(random, 20),
+      pairAddress: `0x${hex(random, 20)}`,
       volume24h: 95_000_000,
       liquidityUsd: 30_000_000,
       priceUsd: '97250.1',
@@ -113,7 +113,7 @@ export function createSyntheticMarket(parameters: CreateSyntheticMarketParameter
     makePair({
       base: HUBS.AERO,
       quote: HUBS.WETH,
-      pairAddress: '0x' + hex(random, 20),
+      pairAddress: `0x${hex(random, 20)}`,
       volume24h: 21_000_000,
       liquidityUsd: 9_000_000,
       priceUsd: '1.42',
@@ -123,7 +123,7 @@ export function createSyntheticMarket(parameters: CreateSyntheticMarketParameter
     makePair({
       base: HUBS.USDC,
       quote: HUBS.WETH,
-      pairAddress: '0x' + hex(random, 20),
+      pairAddress: `0x${hex(random, 20)}`,
       volume24h: 60_000_000,
       liquidityUsd: 12_000_000,
       priceUsd: '1.0001',
@@ -132,7 +132,7 @@ export function createSyntheticMarket(parameters: CreateSyntheticMarketParameter
   ]
   for (let i = 0; i < tokens; i++) {
     const word = WORDS[i % WORDS.length]!
-    const token = { address: mixCase('0x' + hex(random, 20)), name: `${word} Token ${i}`, symbol: `${word.slice(0, 4).toUpperCase()}${i}` }
+    const token = { address: mixCase(`0x${hex(random, 20)}`), name: `${word} Token ${i}`, symbol: `${word.slice(0, 4).toUpperCase()}${i}` }
     const volume = Math.round(20_000_000 * random() ** 3 + 1000)
     const count = 1 + Math.floor(random() * 3)
     for (let j = 0; j < count; j++) {
@@ -141,7 +141,7 @@ export function createSyntheticMarket(parameters: CreateSyntheticMarketParameter
         makePair({
           base: token,
           quote,
-          pairAddress: '0x' + hex(random, 20),
+          pairAddress: `0x${hex(random, 20)}`,
           volume24h: Math.round(volume / (j + 1)),
           liquidityUsd: Math.round(volume * (0.05 + random())),
           priceUsd: (random() * 2).toFixed(8),
@@ -153,7 +153,7 @@ export function createSyntheticMarket(parameters: CreateSyntheticMarketParameter
     }
     if (i % 10 === 0) {
       // The same token as the quote side of a hub pair: its price there is the hub's, never to be used for it.
-      pairs.push(makePair({ base: HUBS.WETH, quote: token, pairAddress: '0x' + hex(random, 20), volume24h: 5_000, priceUsd: '3120.55' }))
+      pairs.push(makePair({ base: HUBS.WETH, quote: token, pairAddress: `0x${hex(random, 20)}`, volume24h: 5_000, priceUsd: '3120.55' }))
     }
     if (i % 7 === 0) {
       // A namesake on another chain, which a Base service must never show.
@@ -190,7 +190,7 @@ export function createLongTailMarket(parameters: CreateLongTailMarketParameters 
     Array.from({ length: 3 + Math.floor(random() * 4) }, () => CONSONANTS[Math.floor(random() * CONSONANTS.length)]).join('')
   const made: { address: string; name: string; symbol: string }[] = []
   for (let i = 0; i < tokens; i++) {
-    const token = { address: mixCase('0x' + hex(random, 20)), name: `${name()} ${name()}`, symbol: name() }
+    const token = { address: mixCase(`0x${hex(random, 20)}`), name: `${name()} ${name()}`, symbol: name() }
     made.push(token)
     const volume = Math.round(30_000_000 * random() ** 4 + 2_000)
     const count = 1 + Math.floor(random() * 3)
@@ -200,7 +200,7 @@ export function createLongTailMarket(parameters: CreateLongTailMarketParameters 
         makePair({
           base: token,
           quote: j % 2 === 0 ? HUBS.WETH : HUBS.USDC,
-          pairAddress: '0x' + hex(random, 20),
+          pairAddress: `0x${hex(random, 20)}`,
           volume24h: j === best ? volume : Math.round(volume * (0.1 + random() * 0.6)),
           liquidityUsd: Math.round(volume * (0.01 + random() * 0.08)),
           priceUsd: (random() / 100).toFixed(10),
@@ -217,7 +217,7 @@ export function createLongTailMarket(parameters: CreateLongTailMarketParameters 
         makePair({
           base: token,
           quote: other,
-          pairAddress: '0x' + hex(random, 20),
+          pairAddress: `0x${hex(random, 20)}`,
           volume24h: Math.round(volume * 0.05),
           priceUsd: '9.99',
         }),
