@@ -16,6 +16,7 @@ import { createMemoryStore } from '../../lib/store/memory.js'
 import { createDexScreenerClient } from '../../lib/upstream/dexscreener.js'
 import { createGeckoTerminalClient } from '../../lib/upstream/geckoterminal.js'
 import { launchChromium } from '../support/browser.js'
+import { dashboardModules } from '../support/dashboardModules.js'
 import { type FakeDexScreener, startFakeDexScreener } from '../support/fakeDexScreener.js'
 import { type FakeGeckoTerminal, startFakeGeckoTerminal } from '../support/fakeGeckoTerminal.js'
 import { seedHistory, syntheticHistory } from '../support/syntheticHistory.js'
@@ -28,6 +29,8 @@ const EVIL = {
 }
 const WIDTHS = [360, 768, 1400] as const
 const rows = '[data-testid="tokens"] tbody tr[data-address]'
+/** The user agent of the page whose control-room requests are counted. */
+const COUNTED_AGENT = 'dashboard-request-count'
 
 /** The dashboard in a real browser (headless Debian Chromium) against the local server, local upstreams and a day of history. */
 describe('the dashboard page', () => {
@@ -40,8 +43,11 @@ describe('the dashboard page', () => {
   /** Tokens the seeded history leaves out: their rows must say so instead of drawing a line. */
   let withoutHistory: string[]
   const clock = { offset: 0 }
-  /** Control-room requests the server received. */
-  let roomRequests = 0
+  /**
+   * Control-room requests from the one page that counts them (its own user agent): the pages the other tests keep
+   * open poll every 30 s, and their requests must not be counted as this page's.
+   */
+  let countedRoomRequests = 0
   const pages = new Map<number, Page>()
   const pageErrors: string[] = []
 
@@ -102,7 +108,7 @@ describe('the dashboard page', () => {
       port: 0,
       handlers: {
         'control-room': (request: Request) => {
-          roomRequests++
+          if (request.headers.get('user-agent') === COUNTED_AGENT) countedRoomRequests++
           return controlRoom(request)
         },
         'token-search': createTokenSearchHandler(() => services),
@@ -270,17 +276,31 @@ describe('the dashboard page', () => {
     }
   })
 
-  it('loads everything in three requests: the room (its preload reused, asked once), every chart in one, and the status', async () => {
-    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } })
+  it('loads everything in three API requests: the room (its preload reused, asked once), every chart in one, and the status', async () => {
+    // A fresh body first: a stale first answer would rightly make the page ask again 5 s later, which is not a double fetch.
+    for (let i = 0; i < 50; i++) {
+      const response = await fetch(`${server.url}/api/control-room`)
+      await response.arrayBuffer()
+      if (response.headers.get('x-data-state') === 'fresh') break
+      await new Promise((r) => setTimeout(r, 100))
+    }
+    const context = await browser.newContext({ viewport: { width: 1400, height: 1000 }, userAgent: COUNTED_AGENT })
+    const page = await context.newPage()
     const asked: string[] = []
-    page.on('request', (r) => r.url().includes('/api/') && asked.push(new URL(r.url()).pathname))
-    const before = roomRequests
+    page.on('request', (r) => asked.push(new URL(r.url()).pathname))
+    countedRoomRequests = 0
     await page.goto(server.url)
     await page.waitForSelector('[data-testid="tokens"] svg.spark')
     await page.waitForSelector('[data-testid="health"]:has-text("service")')
-    expect(asked.sort()).toEqual(['/api/control-room', '/api/health', '/api/market-history'])
-    expect(roomRequests - before).toBe(1) // the preload was reused, not fetched twice
-    await page.close()
+    expect(asked.filter((path) => path.startsWith('/api/')).sort()).toEqual(['/api/control-room', '/api/health', '/api/market-history'])
+    expect(countedRoomRequests).toBe(1) // the preload was reused, not fetched twice
+    // Every module of the page once (index.html preloads them all, so none waits for the one that imports it).
+    expect(asked.filter((path) => path.startsWith('/modules/')).sort()).toEqual(
+      dashboardModules()
+        .map((m) => `/${m}`)
+        .sort(),
+    )
+    await context.close()
   })
 
   it('opens a token’s detail panel by keyboard: 24 fields, history charts, links; Escape closes it and focus returns', async () => {
@@ -426,6 +446,35 @@ describe('the dashboard page', () => {
     for (let i = 0; i < 20 && (await marked()); i++) await refresh()
     expect(await marked()).toBe(false) // the rows were redrawn…
     expect(await page.evaluate(() => document.activeElement?.closest('tr')?.getAttribute('data-address'))).toBe(token.address) // …and the focus is on the same token
+  })
+
+  it('gives the focus back to the same token when a refresh redrew the page while its panel was open', async () => {
+    const page = pageAt(1400)
+    const refresh = async () => {
+      const done = page.waitForResponse((r) => r.url().endsWith('/api/health'))
+      await page.evaluate(() => document.getElementById('refresh')!.click()) // what the 30 s timer does
+      await done
+    }
+    const places = [
+      { where: 'table', selector: `tr[data-address="${room.liveActivity[4]!.address}"] .token` },
+      { where: 'trending', selector: `#trending button[data-address="${room.trending[2]!.address}"]` },
+    ]
+    for (const { where, selector } of places) {
+      await page.locator(selector).focus()
+      await page.keyboard.press('Enter')
+      const dialog = page.getByTestId('detail')
+      await dialog.waitFor({ state: 'visible' })
+      await page.locator(selector).evaluate((el) => {
+        ;(window as unknown as { opener_: Element }).opener_ = el
+      })
+      const openerGone = () => page.evaluate(() => !(window as unknown as { opener_: Element }).opener_.isConnected)
+      clock.offset += 31_000 // the window is over: a refresh while the panel is open brings a new body
+      for (let i = 0; i < 20 && !(await openerGone()); i++) await refresh()
+      expect(await openerGone(), `${where}: redrawn while the panel was open`).toBe(true)
+      await page.keyboard.press('Escape')
+      await dialog.waitFor({ state: 'hidden' })
+      expect(await page.evaluate((s) => document.activeElement === document.querySelector(s), selector), `${where}: focus back`).toBe(true)
+    }
   })
 
   it('finds a known token with the search box', async () => {

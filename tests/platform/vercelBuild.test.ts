@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs'
+import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
@@ -201,8 +201,12 @@ describe('the Vercel build output (vercel build with the official CLI, offline)'
     expect(route?.headers).toEqual(site)
   })
 
-  it('ships the dashboard as static files, byte for byte public/', () => {
-    for (const file of readdirSync(join(ROOT, 'public'))) {
+  it('ships the dashboard as static files, byte for byte public/ (its modules/ included)', () => {
+    const files = readdirSync(join(ROOT, 'public'), { recursive: true, encoding: 'utf8' }).filter((f) =>
+      statSync(join(ROOT, 'public', f)).isFile(),
+    )
+    expect(files).toContain(join('modules', 'data.js'))
+    for (const file of files) {
       expect(readFileSync(join(output.dir, 'static', file)).equals(readFileSync(join(ROOT, 'public', file))), file).toBe(true)
     }
   })
