@@ -3,7 +3,7 @@ import { benchDashboard } from './dashboard.js'
 import { benchDeploy } from './deploy.js'
 import { benchReadApi } from './readApi.js'
 import { benchReadFreshness, benchRefresh, benchSteadyLoad } from './readFreshness.js'
-import { type BenchRun, regenerateReadme, saveRun } from './report.js'
+import { type BenchRun, regenerateBenchmarkTables, saveRun } from './report.js'
 
 /** Runs every benchmark (or those named on the command line) and prints their figures and ratios. */
 const benches: Record<string, () => Promise<Record<string, number | string>>> = {
@@ -17,9 +17,11 @@ const benches: Record<string, () => Promise<Record<string, number | string>>> = 
 
 const wanted = process.argv.slice(2)
 if (wanted.includes('readme')) {
-  // Rewrites the README's tables from the two kept full runs, without running anything.
+  // Rewrites the tables of docs/benchmarks.md from the two kept full runs, without running anything.
   console.log(
-    regenerateReadme() ? 'README.md: benchmark tables regenerated' : 'README.md: two full runs are needed first (npm run bench, twice)',
+    regenerateBenchmarkTables()
+      ? 'docs/benchmarks.md: tables regenerated'
+      : 'docs/benchmarks.md: two full runs are needed first (npm run bench, twice)',
   )
   process.exit(0)
 }
@@ -31,11 +33,11 @@ for (const [name, run] of Object.entries(benches)) {
   for (const [label, value] of Object.entries(figures[name]!)) console.log(`${label.padEnd(48)} ${value}`)
 }
 if (wanted.length === 0) {
-  // A full run is kept; with the one before it, it regenerates the README's tables (two runs, never retyped).
+  // A full run is kept; with the one before it, it regenerates docs/benchmarks.md's tables (two runs, never retyped).
   saveRun({ finishedAt: `${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`, node: process.version, figures })
   console.log(
-    regenerateReadme()
-      ? '\nREADME.md: benchmark tables regenerated from this run and the one before'
-      : '\nkept in bench/results/latest.json; run again to regenerate the README tables',
+    regenerateBenchmarkTables()
+      ? '\ndocs/benchmarks.md: tables regenerated from this run and the one before'
+      : '\nkept in bench/results/latest.json; run again to regenerate the tables of docs/benchmarks.md',
   )
 }
