@@ -29,6 +29,15 @@ const EVIL = {
 }
 const WIDTHS = [360, 768, 1400] as const
 const rows = '[data-testid="tokens"] tbody tr[data-address]'
+/** axe's violations, one line each: the rule and its first three elements. */
+const violationsOf = (result: { violations: { id: string; nodes: { target: unknown[] }[] }[] }) =>
+  result.violations.map(
+    (v) =>
+      `${v.id}: ${v.nodes
+        .map((n) => n.target.join(' '))
+        .slice(0, 3)
+        .join(', ')}`,
+  )
 /** The user agent of the page whose control-room requests are counted. */
 const COUNTED_AGENT = 'dashboard-request-count'
 
@@ -80,6 +89,16 @@ describe('the dashboard page', () => {
         if (attempt === 20) throw error
       }
     }
+  }
+
+  /**
+   * What the 30 s timer does: one load of room, charts and status. A programmatic click leaves the focus where it is,
+   * as the timer does, and works while a modal panel makes the page behind it inert.
+   */
+  async function refreshLikeTheTimer(page: Page): Promise<void> {
+    const done = page.waitForResponse((r) => r.url().endsWith('/api/health'))
+    await page.evaluate(() => document.getElementById('refresh')!.click())
+    await done
   }
 
   beforeAll(async () => {
@@ -219,28 +238,12 @@ describe('the dashboard page', () => {
     it(`at ${width} px: no accessibility violations (axe), with and without the detail panel`, async () => {
       const page = pageAt(width)
       const closed = await new AxeBuilder({ page }).analyze()
-      expect(
-        closed.violations.map(
-          (v) =>
-            `${v.id}: ${v.nodes
-              .map((n) => n.target.join(' '))
-              .slice(0, 3)
-              .join(', ')}`,
-        ),
-      ).toEqual([])
+      expect(violationsOf(closed)).toEqual([])
       await page.locator(`${rows} .token`).nth(1).click()
       await page.waitForSelector('[data-testid="detail-charts"] figure[data-drawn="true"]')
       const open = await new AxeBuilder({ page }).analyze()
       await page.keyboard.press('Escape')
-      expect(
-        open.violations.map(
-          (v) =>
-            `${v.id}: ${v.nodes
-              .map((n) => n.target.join(' '))
-              .slice(0, 3)
-              .join(', ')}`,
-        ),
-      ).toEqual([])
+      expect(violationsOf(open)).toEqual([])
     })
   }
 
@@ -419,12 +422,7 @@ describe('the dashboard page', () => {
     const onResponse = (r: { url(): string; headers(): Record<string, string> }) =>
       r.url().endsWith('/api/control-room') && roomEtags.push(r.headers().etag ?? null)
     page.on('response', onResponse)
-    // What the 30 s timer does; a programmatic click leaves the focus where it is, as the timer does.
-    const refresh = async () => {
-      const done = page.waitForResponse((r) => r.url().endsWith('/api/health'))
-      await page.evaluate(() => document.getElementById('refresh')!.click())
-      await done
-    }
+    const refresh = () => refreshLikeTheTimer(page)
     // An answer with the ETag of the one before keeps the very same row elements (a background refresh on the server
     // may land between two answers: then the body is new, and the next pair is tried).
     let unchangedSeen = false
@@ -450,11 +448,7 @@ describe('the dashboard page', () => {
 
   it('gives the focus back to the same token when a refresh redrew the page while its panel was open', async () => {
     const page = pageAt(1400)
-    const refresh = async () => {
-      const done = page.waitForResponse((r) => r.url().endsWith('/api/health'))
-      await page.evaluate(() => document.getElementById('refresh')!.click()) // what the 30 s timer does
-      await done
-    }
+    const refresh = () => refreshLikeTheTimer(page)
     const places = [
       { where: 'table', selector: `tr[data-address="${room.liveActivity[4]!.address}"] .token` },
       { where: 'trending', selector: `#trending button[data-address="${room.trending[2]!.address}"]` },
