@@ -1,8 +1,9 @@
 import { type DeployServicesSource, defaultDeployServicesSource, MISCONFIGURED, runAgentAction } from '../lib/deploy/agentActions.js'
 import { createRefusalLog, matchAgentKey } from '../lib/deploy/agentKeys.js'
-import { ConfigError, type DeployConfig } from '../lib/platform/config.js'
+import { ConfigError, type DeployConfig, logConfigFailure } from '../lib/platform/config.js'
 import { guardRequest, jsonResponse, type Method, readJsonBody } from '../lib/platform/http.js'
 import { errorName } from '../lib/platform/log.js'
+import { withRequestId } from '../lib/platform/requestId.js'
 
 const METHODS: readonly Method[] = ['POST']
 
@@ -24,7 +25,7 @@ export function createB20SkillHandler(source: DeployServicesSource) {
     try {
       config = source.config()
     } catch (error) {
-      console.error(error instanceof ConfigError ? error.message : `b20-skill: configuration failed (${errorName(error)})`)
+      logConfigFailure('b20-skill', error)
       return reply(MISCONFIGURED.status, MISCONFIGURED.body)
     }
 
@@ -44,4 +45,4 @@ export function createB20SkillHandler(source: DeployServicesSource) {
   }
 }
 
-export default { fetch: createB20SkillHandler(defaultDeployServicesSource) }
+export default { fetch: withRequestId(createB20SkillHandler(defaultDeployServicesSource)) }

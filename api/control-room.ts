@@ -1,3 +1,4 @@
+import { withRequestId } from '../lib/platform/requestId.js'
 import { createCachedReadHandler } from '../lib/read/cachedReadHandler.js'
 import { readControlRoom } from '../lib/read/models.js'
 import { getReadServices, type ReadServices } from '../lib/read/services.js'
@@ -17,4 +18,4 @@ export function createControlRoomHandler(services: () => ReadServices) {
   })
 }
 
-export default { fetch: createControlRoomHandler(getReadServices) }
+export default { fetch: withRequestId(createControlRoomHandler(getReadServices)) }

@@ -1,9 +1,10 @@
 import type { DeployServicesSource } from '../lib/deploy/agentActions.js'
 import { defaultDeployServicesSource } from '../lib/deploy/agentActions.js'
 import { checkDetailedHealth, checkPublicHealth, isHealthTokenValid } from '../lib/health/checks.js'
-import { ConfigError, type HealthConfig, loadHealthConfig } from '../lib/platform/config.js'
+import { ConfigError, type HealthConfig, loadHealthConfig, logConfigFailure } from '../lib/platform/config.js'
 import { guardRequest, jsonResponse, type Method } from '../lib/platform/http.js'
 import { errorName } from '../lib/platform/log.js'
+import { withRequestId } from '../lib/platform/requestId.js'
 import { getReadServices, type ReadServices } from '../lib/read/services.js'
 
 const METHODS: readonly Method[] = ['GET', 'HEAD']
@@ -26,7 +27,7 @@ export function createHealthHandler({ read, deploy, config }: CreateHealthHandle
       health = config()
       services = read()
     } catch (error) {
-      console.error(error instanceof ConfigError ? error.message : `health: configuration failed (${errorName(error)})`)
+      logConfigFailure('health', error)
       return jsonResponse({
         status: 500,
         body: JSON.stringify({ error: 'The service is misconfigured; the operator has been told.', code: 'CONFIG_INVALID' }),
@@ -63,9 +64,11 @@ export function createHealthHandler({ read, deploy, config }: CreateHealthHandle
 let healthConfig: HealthConfig | undefined
 
 export default {
-  fetch: createHealthHandler({
-    read: getReadServices,
-    deploy: defaultDeployServicesSource,
-    config: () => (healthConfig ??= loadHealthConfig(process.env)),
-  }),
+  fetch: withRequestId(
+    createHealthHandler({
+      read: getReadServices,
+      deploy: defaultDeployServicesSource,
+      config: () => (healthConfig ??= loadHealthConfig(process.env)),
+    }),
+  ),
 }

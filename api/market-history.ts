@@ -1,3 +1,4 @@
+import { withRequestId } from '../lib/platform/requestId.js'
 import { createCachedReadHandler } from '../lib/read/cachedReadHandler.js'
 import { readMarketHistory } from '../lib/read/models.js'
 import { getReadServices, type ReadServices } from '../lib/read/services.js'
@@ -13,4 +14,4 @@ export function createMarketHistoryHandler(services: () => ReadServices) {
   })
 }
 
-export default { fetch: createMarketHistoryHandler(getReadServices) }
+export default { fetch: withRequestId(createMarketHistoryHandler(getReadServices)) }

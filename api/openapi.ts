@@ -1,5 +1,6 @@
 import { buildOpenApiDocument } from '../lib/docs/openapi.js'
 import { guardRequest, jsonResponse, type Method } from '../lib/platform/http.js'
+import { withRequestId } from '../lib/platform/requestId.js'
 
 const METHODS: readonly Method[] = ['GET', 'HEAD']
 let body: string | undefined
@@ -12,4 +13,4 @@ export async function handleOpenApi(request: Request): Promise<Response> {
   return jsonResponse({ body, head: request.method === 'HEAD', headers: { 'cache-control': 'public, max-age=300' } })
 }
 
-export default { fetch: handleOpenApi }
+export default { fetch: withRequestId(handleOpenApi) }

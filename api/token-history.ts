@@ -1,3 +1,4 @@
+import { withRequestId } from '../lib/platform/requestId.js'
 import { badReadRequest, createCachedReadHandler } from '../lib/read/cachedReadHandler.js'
 import { readTokenHistory } from '../lib/read/models.js'
 import { getReadServices, type ReadServices } from '../lib/read/services.js'
@@ -18,4 +19,4 @@ export function createTokenHistoryHandler(services: () => ReadServices) {
   })
 }
 
-export default { fetch: createTokenHistoryHandler(getReadServices) }
+export default { fetch: withRequestId(createTokenHistoryHandler(getReadServices)) }

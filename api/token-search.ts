@@ -1,4 +1,5 @@
 import { parseQuery, QUERY_MAX_LENGTH } from '../lib/market/search.js'
+import { withRequestId } from '../lib/platform/requestId.js'
 import { badReadRequest, createCachedReadHandler } from '../lib/read/cachedReadHandler.js'
 import { readTokenSearch } from '../lib/read/models.js'
 import { getReadServices, type ReadServices } from '../lib/read/services.js'
@@ -25,4 +26,4 @@ export function createTokenSearchHandler(services: () => ReadServices) {
   })
 }
 
-export default { fetch: createTokenSearchHandler(getReadServices) }
+export default { fetch: withRequestId(createTokenSearchHandler(getReadServices)) }

@@ -1,4 +1,4 @@
-import { ConfigError, type DeployConfig, loadDeployConfig } from '../platform/config.js'
+import { ConfigError, type DeployConfig, loadDeployConfig, logConfigFailure } from '../platform/config.js'
 import { createLogger, errorName, type Logger } from '../platform/log.js'
 import type { DeployTokenReturnType } from './deployToken.js'
 import { IDEMPOTENCY_KEY_PATTERN, runIdempotently } from './idempotency.js'
@@ -95,7 +95,7 @@ export async function runAgentAction({ source, agentDigest, body, idempotencyKey
   try {
     ctx = await source.services()
   } catch (error) {
-    console.error(error instanceof ConfigError ? error.message : `b20-skill: services failed to start (${errorName(error)})`)
+    logConfigFailure('b20-skill', error)
     return MISCONFIGURED
   }
   try {

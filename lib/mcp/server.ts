@@ -4,9 +4,9 @@ import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema } fr
 import type { z } from 'zod'
 import { type DeployServicesSource, MISCONFIGURED, runAgentAction } from '../deploy/agentActions.js'
 import { AGENT_KEY_MAX_LENGTH, createRefusalLog, matchAgentKey } from '../deploy/agentKeys.js'
-import { ConfigError } from '../platform/config.js'
+import { ConfigError, logConfigFailure } from '../platform/config.js'
 import { BASE_HEADERS, CORS_HEADERS, guardRequest } from '../platform/http.js'
-import { errorName } from '../platform/log.js'
+import { errorName, processLogger } from '../platform/log.js'
 import { SERVICE_VERSION } from '../platform/version.js'
 import { getControlRoomInput, searchTokensInput, TOOLS, type ToolName, toolInputJsonSchema } from './tools.js'
 
@@ -136,7 +136,7 @@ async function callTool({ name, args, request, dependencies, logRefusal }: CallP
   try {
     allowlist = dependencies.deploy.config().allowlist
   } catch (error) {
-    console.error(error instanceof ConfigError ? error.message : `mcp: configuration failed (${errorName(error)})`)
+    logConfigFailure('mcp', error)
     return toolResult(MISCONFIGURED.body, summarize(tool.name, MISCONFIGURED.body))
   }
   const presented = presentedAgentKey(request)
@@ -189,7 +189,7 @@ function createServer(request: Request, dependencies: McpDependencies, logRefusa
     try {
       return await callTool({ name: params.name, args: params.arguments ?? {}, request, dependencies, logRefusal })
     } catch (error) {
-      console.error(`mcp: tool ${params.name.slice(0, 64)} failed (${errorName(error)})`)
+      processLogger().error('mcp_tool_failed', { tool: params.name.slice(0, 64), error: errorName(error) })
       return failed('INTERNAL', 'The tool failed unexpectedly; nothing further was done.')
     }
   })

@@ -1,9 +1,18 @@
 import { z } from 'zod'
-import { registerSecret } from './log.js'
+import { errorName, type Logger, processLogger, registerSecret } from './log.js'
 
 /** The environment could not be turned into a configuration; the message names each variable and what is wrong. */
 export class ConfigError extends Error {
   override name = 'ConfigError'
+}
+
+/**
+ * Tells the operator why a handler could not start: a `config_invalid` line with the message (it names the
+ * variables and what is wrong with them, never their values), or `config_failed` with the error's name.
+ */
+export function logConfigFailure(handler: string, error: unknown, logger: Logger = processLogger()): void {
+  if (error instanceof ConfigError) logger.error('config_invalid', { handler, message: error.message })
+  else logger.error('config_failed', { handler, error: errorName(error) })
 }
 
 /** The environment variables this service reads. */

@@ -12,7 +12,7 @@ export const CORS_ALLOWED_HEADERS = 'Content-Type, X-Service-Key, Idempotency-Ke
  */
 export const CORS_HEADERS: Readonly<Record<string, string>> = {
   'access-control-allow-origin': '*',
-  'access-control-expose-headers': 'ETag, Retry-After, X-Data-State, X-Data-Age, X-Data-Source',
+  'access-control-expose-headers': 'ETag, Retry-After, X-Data-State, X-Data-Age, X-Data-Source, X-Request-Id',
 }
 
 const preflightByMethods = new Map<string, Readonly<Record<string, string>>>()

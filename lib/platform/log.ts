@@ -1,3 +1,5 @@
+import { currentRequestId } from './requestId.js'
+
 /** Values a log field may hold; objects are not accepted, so nothing is logged by accident. */
 export type LogValue = string | number | boolean | null | undefined
 
@@ -35,7 +37,9 @@ export function createLogger(parameters: CreateLoggerParameters = {}): Logger {
     now = Date.now,
   } = parameters
   const emit = (level: LogLevel, event: string, fields: Record<string, LogValue> = {}) => {
-    let line = JSON.stringify({ ts: new Date(now()).toISOString(), level, event, ...fields })
+    // Every line written while serving a request names it (lib/platform/requestId.ts).
+    const requestId = currentRequestId()
+    let line = JSON.stringify({ ts: new Date(now()).toISOString(), level, event, ...(requestId ? { requestId } : {}), ...fields })
     for (const secret of secrets()) if (secret) line = line.split(secret).join('[redacted]')
     write(line, level)
   }
@@ -44,6 +48,14 @@ export function createLogger(parameters: CreateLoggerParameters = {}): Logger {
     warn: (event, fields) => emit('warn', event, fields),
     error: (event, fields) => emit('error', event, fields),
   }
+}
+
+let processWideLogger: Logger | undefined
+
+/** The process's own logger (stdout and stderr, registered secrets scrubbed), for lines written before any service exists. */
+export function processLogger(): Logger {
+  processWideLogger ??= createLogger()
+  return processWideLogger
 }
 
 /** A logger that drops every line (tests, benchmarks). */

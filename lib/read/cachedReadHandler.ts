@@ -1,4 +1,4 @@
-import { ConfigError } from '../platform/config.js'
+import { ConfigError, logConfigFailure } from '../platform/config.js'
 import { cachedJsonResponse, clientAddress, errorResponse, guardRequest, type Method } from '../platform/http.js'
 import { errorName } from '../platform/log.js'
 import { UpstreamError } from '../upstream/dexscreener.js'
@@ -34,7 +34,7 @@ export function createCachedReadHandler<Input>(parameters: CreateCachedReadHandl
       ctx = services()
     } catch (error) {
       // The message names the variables, never their values; the client only learns that the operator must act.
-      console.error(error instanceof ConfigError ? error.message : `${name}: services failed to start (${errorName(error)})`)
+      logConfigFailure(name, error)
       return errorResponse(500, 'CONFIG_INVALID', 'The service is misconfigured; the operator has been told.')
     }
     if (throttled) {

@@ -107,16 +107,18 @@ describe('deploy services built from the environment alone', () => {
 
   it('answers 500 CONFIG_INVALID, and nothing else, when the configuration is broken', async () => {
     const handle = createB20SkillHandler(deployServicesFrom(() => createDeployServices({ env: { CHAIN_ID: '1' } })))
-    const errors: unknown[] = []
-    const original = console.error
-    console.error = (...args: unknown[]) => void errors.push(args)
+    const lines: string[] = []
+    const original = process.stderr.write.bind(process.stderr)
+    process.stderr.write = ((chunk: string | Uint8Array) => lines.push(String(chunk)) > 0) as typeof process.stderr.write
     try {
       const { status, body } = await post(handle, { action: 'receipt', tx_hash: `0x${'0'.repeat(64)}` })
       expect(status).toBe(500)
       expect(body).toEqual({ ok: false, error: expect.any(String), code: 'CONFIG_INVALID' })
-      expect(String(errors[0])).toContain('CHAIN_ID')
     } finally {
-      console.error = original
+      process.stderr.write = original
     }
+    // The operator is told which variable is wrong, in one JSON line.
+    const told = lines.map((line) => JSON.parse(line) as Record<string, string>).find((line) => line.event === 'config_invalid')
+    expect(told).toMatchObject({ level: 'error', handler: 'b20-skill', message: expect.stringContaining('CHAIN_ID') })
   })
 })

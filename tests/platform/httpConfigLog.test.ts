@@ -28,7 +28,9 @@ describe('guardRequest', () => {
   it('keeps the preflight-only CORS headers off actual answers (fewer bytes on every poll)', () => {
     const response = jsonResponse({ body: '{}' })
     expect(response.headers.get('access-control-allow-origin')).toBe('*')
-    expect(response.headers.get('access-control-expose-headers')).toBe('ETag, Retry-After, X-Data-State, X-Data-Age, X-Data-Source')
+    expect(response.headers.get('access-control-expose-headers')).toBe(
+      'ETag, Retry-After, X-Data-State, X-Data-Age, X-Data-Source, X-Request-Id',
+    )
     expect(response.headers.get('access-control-allow-methods')).toBeNull()
     expect(response.headers.get('access-control-max-age')).toBeNull()
   })

@@ -26,6 +26,8 @@ const TABLE: Record<string, FunctionCall[]> = {
     { path: '/api/control-room' },
     { path: '/api/control-room', method: 'POST' },
     { path: '/api/control-room', method: 'OPTIONS' },
+    // On Vercel the edge names each request: its x-vercel-id becomes the answer's X-Request-Id.
+    { path: '/api/control-room', headers: { 'x-vercel-id': 'fra1::iad1::built-1732350000000-0abc' } },
   ],
   // After the control-room rows above, the shared store holds a snapshot: WETH (the synthetic market's leader) has a history.
   'token-history': [
@@ -157,6 +159,9 @@ describe('the Vercel build output (vercel build with the official CLI, offline)'
       expect(maxAge(answer)).toBeLessThanOrEqual(maxAge(expected[i]!))
       expect(maxAge(answer)).toBeGreaterThanOrEqual(maxAge(expected[i]!) - between)
     })
+    // Every answer names its request (each its own id), as npm start's do.
+    for (const answer of [...built, ...expected]) expect(answer.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$|::/)
+    if (name === 'control-room') expect(built[3]!.headers['x-request-id']).toBe('fra1::iad1::built-1732350000000-0abc')
     // Not vacuous: the table reaches the real work, not only refusals.
     expect(built.some((a) => a.status === 200)).toBe(true)
     if (name === 'b20-skill') {
