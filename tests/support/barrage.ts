@@ -163,7 +163,9 @@ export function generateBarrage({ seed, count, paths, validKey }: GenerateBarrag
     const method = random.next() < 0.6 ? (path.includes('b20-skill') || path.includes('mcp') ? 'POST' : 'GET') : random.pick(METHODS)
     const headers: OutgoingHttpHeaders = {}
     const contentType = random.pick(CONTENT_TYPES)
-    if (contentType && random.next() < 0.9) headers['content-type'] = random.next() < 0.1 ? [contentType, 'text/plain'] : contentType
+    // Sometimes twice, on purpose (Node's types allow one content-type; hostile clients send what they like).
+    if (contentType && random.next() < 0.9)
+      (headers as Record<string, string | string[]>)['content-type'] = random.next() < 0.1 ? [contentType, 'text/plain'] : contentType
     const keyRoll = random.next()
     if (keyRoll < 0.4) headers['x-service-key'] = validKey
     else if (keyRoll < 0.5) headers['x-service-key'] = [validKey, 'second-key']
