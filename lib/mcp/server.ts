@@ -7,6 +7,7 @@ import { AGENT_KEY_MAX_LENGTH, createRefusalLog, matchAgentKey } from '../deploy
 import { ConfigError, logConfigFailure } from '../platform/config.js'
 import { BASE_HEADERS, CORS_HEADERS, guardRequest } from '../platform/http.js'
 import { errorName, processLogger } from '../platform/log.js'
+import { judgeOrigin, loadMcpOriginPolicy, type OriginPolicy, type OriginVerdict } from '../platform/origins.js'
 import { SERVICE_VERSION } from '../platform/version.js'
 import { getControlRoomInput, searchTokensInput, TOOLS, type ToolName, toolInputJsonSchema } from './tools.js'
 
@@ -15,6 +16,8 @@ export type McpDependencies = {
   controlRoom: (request: Request) => Promise<Response>
   tokenSearch: (request: Request) => Promise<Response>
   deploy: DeployServicesSource
+  /** Which browser origins may call (default: from the environment once, {@link loadMcpOriginPolicy}). */
+  origins?: () => OriginPolicy
 }
 
 /** Largest JSON-RPC body accepted. */
@@ -204,22 +207,43 @@ const METHODS = ['POST'] as const
  */
 export function createMcpHandler(dependencies: McpDependencies): (request: Request) => Promise<Response> {
   let logRefusal: ReturnType<typeof createRefusalLog> | undefined
+  let policy: OriginPolicy | undefined
   return async (request) => {
-    if (request.method === 'OPTIONS') {
-      return new Response(null, {
-        status: 204,
-        headers: {
-          ...BASE_HEADERS,
-          ...CORS_HEADERS,
-          'access-control-allow-methods': 'POST, OPTIONS',
-          'access-control-allow-headers': MCP_ALLOWED_HEADERS,
-          'access-control-max-age': '86400',
+    // The Origin first (MCP transport security, against DNS rebinding): a browser page from an origin that is not
+    // allowed is refused before any tool runs or any header tells it more.
+    let verdict: OriginVerdict
+    try {
+      policy ??= (dependencies.origins ?? (() => loadMcpOriginPolicy(process.env)))()
+      verdict = judgeOrigin(request.headers.get('origin'), policy)
+    } catch (error) {
+      logConfigFailure('mcp', error)
+      return mcpAnswer(500, { ok: false, error: 'The service is misconfigured; the operator has been told.', code: 'CONFIG_INVALID' })
+    }
+    if (verdict.kind === 'refused') {
+      return mcpAnswer(403, {
+        jsonrpc: '2.0',
+        id: null,
+        error: {
+          code: -32000,
+          message: `Origin ${verdict.origin} may not call this MCP server (the operator can allow it in MCP_ALLOWED_ORIGINS).`,
         },
       })
     }
+    const cors = corsFor(verdict)
+    if (request.method === 'OPTIONS') {
+      const preflight: Record<string, string> =
+        verdict.kind === 'allowed'
+          ? {
+              'access-control-allow-methods': 'POST, OPTIONS',
+              'access-control-allow-headers': MCP_ALLOWED_HEADERS,
+              'access-control-max-age': '86400',
+            }
+          : {}
+      return new Response(null, { status: 204, headers: { ...BASE_HEADERS, ...cors, ...preflight } })
+    }
     // Plain-HTTP redirect as on every endpoint; stateless: no server-to-client stream (GET), no session to end (DELETE).
     const guarded = guardRequest(request, METHODS)
-    if (guarded) return guarded
+    if (guarded) return withCors(guarded, cors)
     logRefusal ??= createRefusalLog({ logger: dependencies.deploy.logger() })
     const server = createServer(request, dependencies, logRefusal)
     const transport = new WebStandardStreamableHTTPServerTransport({
@@ -230,13 +254,36 @@ export function createMcpHandler(dependencies: McpDependencies): (request: Reque
     try {
       await server.connect(transport)
       const response = await transport.handleRequest(request)
-      const headers = new Headers(response.headers)
-      for (const [name, value] of Object.entries({ ...BASE_HEADERS, ...CORS_HEADERS, 'cache-control': 'no-store' }))
-        headers.set(name, value)
       const body = response.body ? await response.arrayBuffer() : null
-      return new Response(body, { status: response.status, headers })
+      return withCors(new Response(body, { status: response.status, headers: response.headers }), { ...cors, 'cache-control': 'no-store' })
     } finally {
       await server.close().catch(() => undefined)
     }
   }
+}
+
+/** A JSON answer of the MCP endpoint that names no origin (a refusal, a broken configuration). */
+function mcpAnswer(status: number, body: object): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { 'content-type': 'application/json; charset=utf-8', ...BASE_HEADERS, 'cache-control': 'no-store', vary: 'Origin' },
+  })
+}
+
+/** CORS headers for an allowed browser origin (that origin alone, never `*`); none for a caller that sent no Origin. */
+function corsFor(verdict: OriginVerdict): Record<string, string> {
+  if (verdict.kind !== 'allowed') return { vary: 'Origin' }
+  return {
+    'access-control-allow-origin': verdict.origin,
+    'access-control-expose-headers': CORS_HEADERS['access-control-expose-headers'] ?? '',
+    vary: 'Origin',
+  }
+}
+
+/** The answer with the site-wide open CORS headers replaced by the MCP endpoint's own, and the security headers. */
+function withCors(response: Response, headers: Record<string, string>): Response {
+  const merged = new Headers(response.headers)
+  for (const name of [...merged.keys()]) if (name.startsWith('access-control-')) merged.delete(name)
+  for (const [name, value] of Object.entries({ ...BASE_HEADERS, ...headers })) merged.set(name, value)
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers: merged })
 }

@@ -189,12 +189,14 @@ describe('the MCP server at /api/mcp, with the SDK’s own client, against npm s
     expect(signs()).toBe(before + 1)
   })
 
-  it('answers GET with 405 (stateless: no server stream) and a CORS preflight for browser clients', async () => {
+  it('answers GET with 405 (stateless: no server stream) and a CORS preflight for browser clients of an allowed origin', async () => {
     const get = await fetch(`${service.url}/api/mcp`)
     expect(get.status).toBe(405)
     expect(get.headers.get('allow')).toBe('POST, OPTIONS')
-    const preflight = await fetch(`${service.url}/api/mcp`, { method: 'OPTIONS' })
+    // npm start allows loopback origins (a local web client); see tests/mcp/origin.test.ts for the refused ones.
+    const preflight = await fetch(`${service.url}/api/mcp`, { method: 'OPTIONS', headers: { origin: 'http://localhost:5173' } })
     expect(preflight.status).toBe(204)
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('http://localhost:5173')
     expect(preflight.headers.get('access-control-allow-headers')).toMatch(/Authorization/)
     expect(preflight.headers.get('access-control-allow-headers')).toMatch(/Mcp-Protocol-Version/)
   })

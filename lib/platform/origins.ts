@@ -1,0 +1,64 @@
+import type { Environment } from './config.js'
+import { ConfigError } from './config.js'
+
+/** Which browser origins may call an endpoint that must not be open to every page (the MCP endpoint). */
+export type OriginPolicy = {
+  /** Exact origins (`https://app.example.com`), lower case. */
+  allowed: ReadonlySet<string>
+  /** Whether loopback origins (`http://localhost:…`, `http://127.0.0.1:…`, `http://[::1]:…`) are allowed too. */
+  allowLoopback: boolean
+}
+
+/** The verdict on a request's `Origin`: none (not a browser), allowed (CORS may name it), or refused. */
+export type OriginVerdict = { kind: 'none' } | { kind: 'allowed'; origin: string } | { kind: 'refused'; origin: string }
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]'])
+
+/** An origin as browsers send it (`scheme://host[:port]`, http or https, no path), normalised; null for anything else. */
+export function parseOrigin(value: string): string | null {
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    return null
+  }
+  const bare = url.pathname === '/' && !url.search && !url.hash && !url.username && !url.password
+  return (url.protocol === 'http:' || url.protocol === 'https:') && bare ? url.origin : null
+}
+
+/**
+ * Judges a request's `Origin` header. Only the header is read, never `Host`: a DNS-rebinding page controls the Host its
+ * requests carry, but the browser writes its own origin.
+ */
+export function judgeOrigin(header: string | null, policy: OriginPolicy): OriginVerdict {
+  if (header === null) return { kind: 'none' }
+  const origin = parseOrigin(header)
+  if (origin && policy.allowed.has(origin)) return { kind: 'allowed', origin }
+  if (origin && policy.allowLoopback && LOOPBACK_HOSTS.has(new URL(origin).hostname)) return { kind: 'allowed', origin }
+  return { kind: 'refused', origin: header.slice(0, 200) }
+}
+
+/**
+ * The MCP endpoint's origins from the environment: the deployment's own on Vercel (`VERCEL_PROJECT_PRODUCTION_URL`,
+ * `VERCEL_URL`, `VERCEL_BRANCH_URL`, as https), loopback origins off Vercel (`npm start`), and `MCP_ALLOWED_ORIGINS`
+ * (comma-separated origins). Throws a {@link ConfigError} naming a malformed entry.
+ */
+export function loadMcpOriginPolicy(env: Environment): OriginPolicy {
+  const allowed = new Set<string>()
+  const problems: string[] = []
+  for (const entry of (env.MCP_ALLOWED_ORIGINS ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
+    const origin = parseOrigin(entry)
+    if (origin) allowed.add(origin)
+    else problems.push(`MCP_ALLOWED_ORIGINS: "${entry.slice(0, 80)}" is not an origin (https://host[:port], no path)`)
+  }
+  if (problems.length > 0) throw new ConfigError(`Invalid mcp configuration: ${problems.join('; ')}`)
+  for (const name of ['VERCEL_PROJECT_PRODUCTION_URL', 'VERCEL_URL', 'VERCEL_BRANCH_URL']) {
+    const host = env[name]?.trim()
+    const origin = host ? parseOrigin(`https://${host}`) : null
+    if (origin) allowed.add(origin)
+  }
+  return { allowed, allowLoopback: !env.VERCEL }
+}

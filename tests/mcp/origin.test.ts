@@ -1,0 +1,157 @@
+import { describe, expect, it } from 'vitest'
+import { createControlRoomHandler } from '../../api/control-room.js'
+import type { DeployServicesSource } from '../../lib/deploy/agentActions.js'
+import { digestAgentKey } from '../../lib/deploy/agentKeys.js'
+import { createMcpHandler } from '../../lib/mcp/server.js'
+import { loadDeployConfig } from '../../lib/platform/config.js'
+import { silentLogger } from '../../lib/platform/log.js'
+import { judgeOrigin, loadMcpOriginPolicy, type OriginPolicy } from '../../lib/platform/origins.js'
+import { createReadServices } from '../../lib/read/services.js'
+import { createMemoryStore } from '../../lib/store/memory.js'
+
+const KEY = 'bcr_origin-test-key-000000000000000000'
+
+describe('the MCP origin policy', () => {
+  const off = (env: Record<string, string>) => loadMcpOriginPolicy(env)
+  const verdict = (origin: string | null, policy: OriginPolicy) => judgeOrigin(origin, policy).kind
+
+  it('off Vercel (npm start): loopback origins and the listed ones; a rebinding name that merely says localhost is refused', () => {
+    const policy = off({ MCP_ALLOWED_ORIGINS: 'https://Console.Example.com, http://tools.example:8080/' })
+    expect(verdict(null, policy)).toBe('none')
+    for (const origin of ['http://localhost:3000', 'http://127.0.0.1:5173', 'http://[::1]:3000', 'https://localhost']) {
+      expect(verdict(origin, policy), origin).toBe('allowed')
+    }
+    expect(verdict('https://console.example.com', policy)).toBe('allowed')
+    expect(verdict('http://tools.example:8080', policy)).toBe('allowed')
+    for (const origin of [
+      'http://evil.example',
+      'http://localhost.evil.example',
+      'http://127.0.0.1.nip.io',
+      'null',
+      'file://',
+      'https://console.example.com.evil',
+      'http://tools.example:8081',
+    ]) {
+      expect(verdict(origin, policy), origin).toBe('refused')
+    }
+  })
+
+  it('on Vercel: the deployment’s own https origins and the listed ones, loopback no longer', () => {
+    const policy = off({
+      VERCEL: '1',
+      VERCEL_PROJECT_PRODUCTION_URL: 'control.example.com',
+      VERCEL_URL: 'bcr-abc123.vercel.app',
+      VERCEL_BRANCH_URL: 'bcr-git-main.vercel.app',
+    })
+    for (const origin of ['https://control.example.com', 'https://bcr-abc123.vercel.app', 'https://bcr-git-main.vercel.app'])
+      expect(verdict(origin, policy)).toBe('allowed')
+    for (const origin of ['http://control.example.com', 'http://localhost:3000', 'https://other.vercel.app'])
+      expect(verdict(origin, policy)).toBe('refused')
+  })
+
+  it('names a malformed MCP_ALLOWED_ORIGINS entry', () => {
+    expect(() => off({ MCP_ALLOWED_ORIGINS: 'https://ok.example, https://bad.example/path, *' })).toThrow(
+      /MCP_ALLOWED_ORIGINS: "https:\/\/bad.example\/path" is not an origin.*MCP_ALLOWED_ORIGINS: "\*"/,
+    )
+  })
+})
+
+describe('POST /api/mcp and the Origin header (MCP transport security)', () => {
+  /** An MCP handler whose read handler and deploy services count what reached them. */
+  function mcpUnderTest(env: Record<string, string> = {}) {
+    const reached = { controlRoom: 0, deployServices: 0 }
+    const deploy: DeployServicesSource = {
+      config: () => loadDeployConfig({ DEPLOY_ALLOWLIST: digestAgentKey(KEY) }),
+      services: async () => {
+        reached.deployServices++
+        throw new Error('no services in this test')
+      },
+      logger: () => silentLogger,
+    }
+    const handle = createMcpHandler({
+      controlRoom: async (request) => {
+        reached.controlRoom++
+        return new Response(JSON.stringify({ liveActivity: [], trending: [], stats: {}, commentary: 'quiet', url: request.url }))
+      },
+      tokenSearch: async () => new Response('{}'),
+      deploy,
+      origins: () => loadMcpOriginPolicy(env),
+    })
+    return { handle, reached }
+  }
+  const call = (name: string, args: object, headers: Record<string, string> = {}) =>
+    new Request('http://127.0.0.1:3000/api/mcp', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
+    })
+
+  it('refuses a page from another origin with 403 before any tool runs, and tells it nothing through CORS', async () => {
+    const { handle, reached } = mcpUnderTest()
+    for (const request of [
+      call('get_control_room', { limit: 1 }, { origin: 'http://evil.example' }),
+      call('list_deploys', {}, { origin: 'http://evil.example', authorization: `Bearer ${KEY}` }),
+      // The Host a rebinding page's request carries is the victim's; only Origin is the page's own.
+      call('get_control_room', {}, { origin: 'http://evil.example:3000', host: 'evil.example:3000' }),
+    ]) {
+      const answer = await handle(request)
+      expect(answer.status).toBe(403)
+      expect(answer.headers.get('access-control-allow-origin')).toBeNull()
+      expect(await answer.json()).toMatchObject({
+        jsonrpc: '2.0',
+        id: null,
+        error: { message: expect.stringContaining('MCP_ALLOWED_ORIGINS') },
+      })
+    }
+    expect(reached).toEqual({ controlRoom: 0, deployServices: 0 })
+    const preflight = await handle(
+      new Request('http://127.0.0.1:3000/api/mcp', { method: 'OPTIONS', headers: { origin: 'http://evil.example' } }),
+    )
+    expect(preflight.status).toBe(403)
+    expect(preflight.headers.get('access-control-allow-origin')).toBeNull()
+  })
+
+  it('serves agents that send no Origin, without CORS headers', async () => {
+    const { handle, reached } = mcpUnderTest()
+    const answer = await handle(call('get_control_room', { limit: 1 }))
+    expect(answer.status).toBe(200)
+    expect(answer.headers.get('access-control-allow-origin')).toBeNull()
+    expect(reached.controlRoom).toBe(1)
+  })
+
+  it('serves an allowed origin with CORS for that origin alone (never *), preflight included', async () => {
+    const { handle, reached } = mcpUnderTest({ MCP_ALLOWED_ORIGINS: 'https://console.example.com' })
+    const answer = await handle(call('get_control_room', { limit: 1 }, { origin: 'https://console.example.com' }))
+    expect(answer.status).toBe(200)
+    expect(answer.headers.get('access-control-allow-origin')).toBe('https://console.example.com')
+    expect(answer.headers.get('vary')).toContain('Origin')
+    expect(reached.controlRoom).toBe(1)
+    const preflight = await handle(
+      new Request('http://127.0.0.1:3000/api/mcp', { method: 'OPTIONS', headers: { origin: 'https://console.example.com' } }),
+    )
+    expect(preflight.status).toBe(204)
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('https://console.example.com')
+    expect(preflight.headers.get('access-control-allow-headers')).toContain('Authorization')
+    const refusedMethod = await handle(new Request('http://127.0.0.1:3000/api/mcp', { headers: { origin: 'https://console.example.com' } }))
+    expect(refusedMethod.status).toBe(405)
+    expect(refusedMethod.headers.get('access-control-allow-origin')).toBe('https://console.example.com')
+  })
+
+  it('answers CONFIG_INVALID for a malformed MCP_ALLOWED_ORIGINS, running nothing', async () => {
+    const { handle, reached } = mcpUnderTest({ MCP_ALLOWED_ORIGINS: 'not an origin' })
+    const answer = await handle(call('get_control_room', {}))
+    expect(answer.status).toBe(500)
+    expect(await answer.json()).toMatchObject({ code: 'CONFIG_INVALID' })
+    expect(reached.controlRoom).toBe(0)
+  })
+
+  it('leaves the read endpoints open to every origin, as the spec requires', async () => {
+    // A closed loopback port as the upstream: a preflight never asks it anything.
+    const env = { GECKOTERMINAL_BASE_URL: '', DEXSCREENER_BASE_URL: 'http://127.0.0.1:9' }
+    const read = createControlRoomHandler(() => createReadServices({ env, store: createMemoryStore(), logger: silentLogger }))
+    const answer = await read(
+      new Request('http://127.0.0.1:3000/api/control-room', { method: 'OPTIONS', headers: { origin: 'http://evil.example' } }),
+    )
+    expect(answer.headers.get('access-control-allow-origin')).toBe('*')
+  })
+})
