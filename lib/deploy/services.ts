@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { KMSClient } from '@aws-sdk/client-kms'
+import { awsCredentialsProvider } from '@vercel/oidc-aws-credentials-provider'
 import type { Hex, PublicClient } from 'viem'
 import { createChainClient, createChainIdCheck } from '../chain/client.js'
 import { createKmsAccount, type KmsAccount } from '../chain/kmsAccount.js'
@@ -57,9 +58,10 @@ export function createDeployServices(parameters: CreateDeployServicesParameters 
   const { kmsKeyId } = config
   const getSigner = kmsKeyId
     ? () => {
-        // The AWS SDK reads credentials from its default chain and honours AWS_ENDPOINT_URL_KMS.
+        // The AWS SDK honours AWS_ENDPOINT_URL_KMS (and AWS_ENDPOINT_URL_STS). Credentials: short-lived ones from STS
+        // for Vercel's OIDC token when a role is configured, otherwise the SDK's default chain (a static key).
         signer ??= createKmsAccount({
-          kms: parameters.kms ?? new KMSClient({ region: config.awsRegion ?? undefined }),
+          kms: parameters.kms ?? createKmsClient(config),
           keyId: kmsKeyId,
           expectedAddress: config.signerAddress ?? undefined,
         }).catch((error: unknown) => {
@@ -83,6 +85,18 @@ export function createDeployServices(parameters: CreateDeployServicesParameters 
     lockLeaseMs: parameters.lockLeaseMs ?? 60_000,
     receiptPollMs: parameters.receiptPollMs ?? 2000,
   }
+}
+
+/**
+ * The KMS client: with `AWS_ROLE_ARN` (and no static key) its credentials come from STS AssumeRoleWithWebIdentity for
+ * Vercel's OIDC token (from the request on Vercel, `VERCEL_OIDC_TOKEN` locally); the SDK keeps them until they near
+ * expiry, so STS is asked about once an hour per instance, not per deploy.
+ */
+function createKmsClient(config: DeployConfig): KMSClient {
+  const region = config.awsRegion ?? undefined
+  if (!config.awsRoleArn) return new KMSClient({ region })
+  const credentials = awsCredentialsProvider({ roleArn: config.awsRoleArn, roleSessionName: 'base-control-room', clientConfig: { region } })
+  return new KMSClient({ region, credentials })
 }
 
 let instance: DeployServices | undefined

@@ -25,6 +25,11 @@ export type DeployConfig = {
   /** KMS key id or ARN; null when no signer is configured. */
   kmsKeyId: string | null
   awsRegion: string | null
+  /**
+   * IAM role the KMS client assumes with Vercel's OIDC token (`AWS_ROLE_ARN`), used only when no static access key is
+   * set (`AWS_ACCESS_KEY_ID`): then the service holds no long-lived AWS secret. Null: the SDK's default chain.
+   */
+  awsRoleArn: string | null
   /** Address the KMS key must have, when set. */
   signerAddress: `0x${string}` | null
   rpcUrl: string
@@ -143,6 +148,13 @@ const deploySchema = z.object({
   KMS_KEY_ID: optional(z.string().trim()),
   AWS_REGION: optional(z.string().trim()),
   AWS_DEFAULT_REGION: optional(z.string().trim()),
+  AWS_ROLE_ARN: optional(
+    z
+      .string()
+      .trim()
+      .regex(/^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]{1,512}$/, 'must be an IAM role ARN (arn:aws:iam::<account>:role/<name>)'),
+  ),
+  AWS_ACCESS_KEY_ID: optional(z.string()),
   SIGNER_ADDRESS: optional(z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x address')),
   BASE_RPC_URL: optional(httpUrl).default('https://mainnet.base.org'),
   CHAIN_ID: optional(z.enum(['8453', '84532'], { error: 'must be 8453 (Base) or 84532 (Base Sepolia, staging)' })).default('8453'),
@@ -162,10 +174,13 @@ const deploySchema = z.object({
 export function loadDeployConfig(env: Environment = process.env): DeployConfig {
   const parsed = parseWith(deploySchema, env, 'deploy', [checkStorePairs, checkKmsRegion])
   const chainId = Number(parsed.CHAIN_ID) as 8453 | 84532
+  registerSecret(env.VERCEL_OIDC_TOKEN) // a bearer credential for STS: never in a log line
   return {
     allowlist: parsed.DEPLOY_ALLOWLIST,
     kmsKeyId: parsed.KMS_KEY_ID ?? null,
     awsRegion: parsed.AWS_REGION ?? parsed.AWS_DEFAULT_REGION ?? null,
+    // A static key wins: it is the fallback an operator set on purpose.
+    awsRoleArn: parsed.AWS_ACCESS_KEY_ID ? null : (parsed.AWS_ROLE_ARN ?? null),
     signerAddress: (parsed.SIGNER_ADDRESS as `0x${string}` | undefined) ?? null,
     rpcUrl: parsed.BASE_RPC_URL,
     chainId,

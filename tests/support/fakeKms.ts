@@ -17,6 +17,8 @@ export type FakeKms = {
   keyArn: string
   /** Calls received, by operation name (`GetPublicKey`, `Sign`, ...). */
   calls: string[]
+  /** The access key id each call was signed with (SigV4 `Credential=`), and its session token when it had one. */
+  credentials: { accessKeyId: string; sessionToken: string | null }[]
   /** Makes every call fail with a 500 (an outage) until set back. */
   setDown(down: boolean): void
   /** Makes calls misbehave until set back to null: see {@link KmsFault}. */
@@ -41,6 +43,7 @@ export async function startFakeKms(parameters: StartFakeKmsParameters = {}): Pro
   const keyArn = `arn:aws:kms:us-east-1:000000000000:key/${keyId}`
   const publicKey = Buffer.concat([SPKI_PREFIX, Buffer.from(secp256k1.getPublicKey(secretKey, false))])
   const calls: string[] = []
+  const credentials: FakeKms['credentials'] = []
   let down = false
   let fault: KmsFault | null = null
   let signatures = 0
@@ -53,6 +56,10 @@ export async function startFakeKms(parameters: StartFakeKmsParameters = {}): Pro
     for await (const c of req) chunks.push(c as Buffer)
     const operation = String(req.headers['x-amz-target'] ?? '').replace(/^TrentService\./, '')
     calls.push(operation)
+    credentials.push({
+      accessKeyId: /Credential=([^/]+)\//.exec(String(req.headers.authorization ?? ''))?.[1] ?? '',
+      sessionToken: (req.headers['x-amz-security-token'] as string | undefined) ?? null,
+    })
     const send = (status: number, body: unknown) => {
       res.writeHead(status, { 'content-type': 'application/x-amz-json-1.1' })
       res.end(JSON.stringify(body))
@@ -103,6 +110,7 @@ export async function startFakeKms(parameters: StartFakeKmsParameters = {}): Pro
     keyId,
     keyArn,
     calls,
+    credentials,
     setDown: (value) => {
       down = value
     },
