@@ -1,8 +1,7 @@
 import { type DeployServicesSource, defaultDeployServicesSource, MISCONFIGURED, runAgentAction } from '../lib/deploy/agentActions.js'
 import { createRefusalLog, matchAgentKey } from '../lib/deploy/agentKeys.js'
-import { ConfigError, type DeployConfig, logConfigFailure } from '../lib/platform/config.js'
+import { type DeployConfig, logConfigFailure } from '../lib/platform/config.js'
 import { guardRequest, jsonResponse, type Method, readJsonBody } from '../lib/platform/http.js'
-import { errorName } from '../lib/platform/log.js'
 import { withRequestId } from '../lib/platform/requestId.js'
 
 const METHODS: readonly Method[] = ['POST']

@@ -1,9 +1,8 @@
 import type { DeployServicesSource } from '../lib/deploy/agentActions.js'
 import { defaultDeployServicesSource } from '../lib/deploy/agentActions.js'
 import { checkDetailedHealth, checkPublicHealth, isHealthTokenValid } from '../lib/health/checks.js'
-import { ConfigError, type HealthConfig, loadHealthConfig, logConfigFailure } from '../lib/platform/config.js'
+import { type HealthConfig, loadHealthConfig, logConfigFailure } from '../lib/platform/config.js'
 import { guardRequest, jsonResponse, type Method } from '../lib/platform/http.js'
-import { errorName } from '../lib/platform/log.js'
 import { withRequestId } from '../lib/platform/requestId.js'
 import { getReadServices, type ReadServices } from '../lib/read/services.js'
 

@@ -1,4 +1,4 @@
-import { ConfigError, type DeployConfig, loadDeployConfig, logConfigFailure } from '../platform/config.js'
+import { type DeployConfig, loadDeployConfig, logConfigFailure } from '../platform/config.js'
 import { createLogger, errorName, type Logger } from '../platform/log.js'
 import type { DeployTokenReturnType } from './deployToken.js'
 import { IDEMPOTENCY_KEY_PATTERN, runIdempotently } from './idempotency.js'

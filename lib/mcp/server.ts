@@ -4,7 +4,7 @@ import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema } fr
 import type { z } from 'zod'
 import { type DeployServicesSource, MISCONFIGURED, runAgentAction } from '../deploy/agentActions.js'
 import { AGENT_KEY_MAX_LENGTH, createRefusalLog, matchAgentKey } from '../deploy/agentKeys.js'
-import { ConfigError, logConfigFailure } from '../platform/config.js'
+import { logConfigFailure } from '../platform/config.js'
 import { BASE_HEADERS, CORS_HEADERS, guardRequest } from '../platform/http.js'
 import { errorName, processLogger } from '../platform/log.js'
 import { judgeOrigin, loadMcpOriginPolicy, type OriginPolicy, type OriginVerdict } from '../platform/origins.js'

@@ -1,4 +1,4 @@
-import { ConfigError, logConfigFailure } from '../platform/config.js'
+import { logConfigFailure } from '../platform/config.js'
 import { cachedJsonResponse, clientAddress, errorResponse, guardRequest, type Method } from '../platform/http.js'
 import { errorName } from '../platform/log.js'
 import { UpstreamError } from '../upstream/dexscreener.js'
