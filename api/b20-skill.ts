@@ -1,6 +1,12 @@
-import { type DeployServicesSource, defaultDeployServicesSource, MISCONFIGURED, runAgentAction } from '../lib/deploy/agentActions.js'
-import { createRefusalLog, matchAgentKey } from '../lib/deploy/agentKeys.js'
-import { type DeployConfig, logConfigFailure } from '../lib/platform/config.js'
+import {
+  AGENT_CHECK_UNAVAILABLE,
+  authorizeAgent,
+  type DeployServicesSource,
+  defaultDeployServicesSource,
+  MISCONFIGURED,
+  runAgentAction,
+} from '../lib/deploy/agentActions.js'
+import { createRefusalLog, refusalText } from '../lib/deploy/agentKeys.js'
 import { guardRequest, jsonResponse, type Method, readJsonBody } from '../lib/platform/http.js'
 import { withRequestId } from '../lib/platform/requestId.js'
 
@@ -20,26 +26,27 @@ export function createB20SkillHandler(source: DeployServicesSource) {
   return async (request: Request): Promise<Response> => {
     const guarded = guardRequest(request, METHODS)
     if (guarded) return guarded
-    let config: DeployConfig
-    try {
-      config = source.config()
-    } catch (error) {
-      logConfigFailure('b20-skill', error)
-      return reply(MISCONFIGURED.status, MISCONFIGURED.body)
-    }
-
-    // The allowlist comes before anything else: an unknown caller reaches no body parser, store, chain or KMS.
+    // The agent key comes before anything else: an unknown caller reaches no body parser, chain or KMS (and the store
+    // only to look for a key issued at runtime, at most once a second per instance).
     const presented = request.headers.get('x-service-key')
-    const agentDigest = matchAgentKey(presented, config.allowlist)
-    if (!agentDigest) {
+    const agent = await authorizeAgent(source, presented, 'b20-skill')
+    if (agent.kind === 'misconfigured') return reply(MISCONFIGURED.status, MISCONFIGURED.body)
+    if (agent.kind === 'unavailable') return reply(AGENT_CHECK_UNAVAILABLE.status, AGENT_CHECK_UNAVAILABLE.body)
+    if (agent.kind === 'refused') {
       logRefusal ??= createRefusalLog({ logger: source.logger() })
-      logRefusal({ door: 'b20-skill', presented })
-      return reply(403, { ok: false, error: 'X-Service-Key is missing or not on the deploy allowlist.', code: 'FORBIDDEN' })
+      logRefusal({ door: 'b20-skill', presented, reason: agent.reason })
+      return reply(403, { ok: false, error: `X-Service-Key is ${refusalText(agent.reason)}.`, code: 'FORBIDDEN' })
     }
 
     const read = await readJsonBody(request, SKILL_BODY_LIMIT_BYTES)
     if (!read.ok) return reply(read.status, { ok: false, error: read.message, code: read.code })
-    const answer = await runAgentAction({ source, agentDigest, body: read.body, idempotencyKey: request.headers.get('idempotency-key') })
+    const answer = await runAgentAction({
+      source,
+      agentDigest: agent.digest,
+      agentDailyCap: agent.dailyCap,
+      body: read.body,
+      idempotencyKey: request.headers.get('idempotency-key'),
+    })
     return reply(answer.status, answer.body, answer.headers)
   }
 }

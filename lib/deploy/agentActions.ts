@@ -1,5 +1,7 @@
 import { type DeployConfig, loadDeployConfig, logConfigFailure } from '../platform/config.js'
 import { createLogger, errorName, type Logger } from '../platform/log.js'
+import { matchAgentKey } from './agentKeys.js'
+import { type AgentRefusalReason, type AgentRegistry, createAgentRegistry } from './agentRegistry.js'
 import type { DeployTokenReturnType } from './deployToken.js'
 import { IDEMPOTENCY_KEY_PATTERN, runIdempotently } from './idempotency.js'
 import { type DeployIntent, parseDeployIntent, parseListDeploysRequest, parseReceiptRequest } from './intent.js'
@@ -19,22 +21,92 @@ export type DeployServicesSource = {
   services: () => Promise<DeployServices>
   /** Where refusals are logged (before any service is loaded). */
   logger: () => Logger
+  /** The keys issued at runtime (`npm run agents`), asked only for a key not in `DEPLOY_ALLOWLIST`. */
+  agents: () => Promise<AgentRegistry>
 }
 
 /** A source over services already built (tests, the sandbox). */
 export function deployServicesFrom(build: () => DeployServices): DeployServicesSource {
-  return { config: () => build().config, services: async () => build(), logger: () => build().logger }
+  let agents: AgentRegistry | undefined
+  return {
+    config: () => build().config,
+    services: async () => build(),
+    logger: () => build().logger,
+    agents: async () => {
+      const { config, store } = build()
+      agents ??= createAgentRegistry({ store, storePrefix: config.storePrefix })
+      return agents
+    },
+  }
 }
 
 let defaultLogger: Logger | undefined
 
 let defaultConfig: DeployConfig | undefined
 
+let defaultAgents: AgentRegistry | undefined
+
 /** The instance's source: configuration from `process.env`, services loaded on the first valid request. */
 export const defaultDeployServicesSource: DeployServicesSource = {
   config: () => (defaultConfig ??= loadDeployConfig(process.env)),
   services: async () => (await import('./runtime.js')).getDeployServices(),
   logger: () => (defaultLogger ??= createLogger()),
+  // Only a shared store can hold keys issued at runtime (an in-process one is this instance's alone).
+  // The store adapter is loaded only when a key outside the allowlist arrives.
+  agents: async () => {
+    if (!defaultAgents) {
+      const config = defaultDeployServicesSource.config()
+      const store = config.redis ? (await import('../store/upstash.js')).createUpstashStore(config.redis) : null
+      defaultAgents = createAgentRegistry({ store, storePrefix: config.storePrefix })
+    }
+    return defaultAgents
+  },
+}
+
+/** Who is calling, by the key presented: an agent (its digest and own cap), a refusal and why, or a failure to tell. */
+export type AgentAuthorization =
+  | { kind: 'agent'; digest: string; dailyCap: number | null }
+  | { kind: 'refused'; reason: AgentRefusalReason }
+  | { kind: 'misconfigured' }
+  | { kind: 'unavailable' }
+
+/**
+ * Checks a presented agent key before anything else (no body, chain or signer): `DEPLOY_ALLOWLIST`, then the keys
+ * issued at runtime. A registry that cannot be read refuses no one for good: the caller is told to retry.
+ */
+export async function authorizeAgent(
+  source: DeployServicesSource,
+  presented: string | null,
+  door: 'b20-skill' | 'mcp',
+): Promise<AgentAuthorization> {
+  let config: DeployConfig
+  try {
+    config = source.config()
+  } catch (error) {
+    logConfigFailure(door, error)
+    return { kind: 'misconfigured' }
+  }
+  if (!presented) return { kind: 'refused', reason: 'no key' }
+  const allowed = matchAgentKey(presented, config.allowlist)
+  if (allowed) return { kind: 'agent', digest: allowed, dailyCap: null }
+  try {
+    const verdict = await (await source.agents()).check(presented)
+    return verdict.ok ? { kind: 'agent', digest: verdict.digest, dailyCap: verdict.dailyCap } : { kind: 'refused', reason: verdict.reason }
+  } catch (error) {
+    source.logger().warn('store_unavailable', { operation: 'agent_keys', error: errorName(error), effect: 'key not checked' })
+    return { kind: 'unavailable' }
+  }
+}
+
+/** The answer to a caller whose key could not be checked (the registry's store is unreachable). */
+export const AGENT_CHECK_UNAVAILABLE: AgentActionAnswer = {
+  status: 200,
+  body: {
+    ok: false,
+    error: 'The agent keys cannot be checked right now (the shared store is unreachable); nothing was done. Try again shortly.',
+    code: 'STORE_UNAVAILABLE',
+    retryAfterSeconds: 5,
+  },
 }
 
 const loadRuntime = () => import('./runtime.js')
@@ -45,8 +117,10 @@ export type AgentActionAnswer = { status: number; body: Record<string, unknown>;
 /** Parameters of {@link runAgentAction}. */
 export type RunAgentActionParameters = {
   source: DeployServicesSource
-  /** Allowlist digest of the calling agent (already matched). */
+  /** Digest of the calling agent's key (already checked by {@link authorizeAgent}). */
   agentDigest: string
+  /** The agent's own daily cap, when its key has one (else `DEPLOY_AGENT_DAILY_CAP`). */
+  agentDailyCap?: number | null
   /** The parsed JSON body, `action` included. */
   body: unknown
   /** The `Idempotency-Key` presented, if any. */
@@ -66,13 +140,19 @@ const answer = (body: object, headers?: Record<string, string>): AgentActionAnsw
 })
 
 /** Runs one agent action for an allowlisted agent and answers it; never throws. */
-export async function runAgentAction({ source, agentDigest, body, idempotencyKey }: RunAgentActionParameters): Promise<AgentActionAnswer> {
+export async function runAgentAction({
+  source,
+  agentDigest,
+  agentDailyCap = null,
+  body,
+  idempotencyKey,
+}: RunAgentActionParameters): Promise<AgentActionAnswer> {
   const action = body !== null && typeof body === 'object' ? (body as { action?: unknown }).action : undefined
   let run: (ctx: DeployServices) => Promise<AgentActionAnswer>
   if (action === 'agent_deploy') {
     const checked = checkDeployRequest(body, idempotencyKey)
     if (!checked.ok) return answer(checked.failure)
-    run = (ctx) => handleDeploy(ctx, agentDigest, body, checked.intent, idempotencyKey)
+    run = (ctx) => handleDeploy(ctx, { digest: agentDigest, dailyCap: agentDailyCap }, body, checked.intent, idempotencyKey)
   } else if (action === 'receipt') {
     const parsed = parseReceiptRequest(body)
     if (!parsed.ok) return answer(failure('INVALID_INTENT', 'The receipt request is invalid; see details.', { details: parsed.details }))
@@ -122,13 +202,14 @@ function checkDeployRequest(body: unknown, idempotencyKey: string | null): Check
 
 async function handleDeploy(
   ctx: DeployServices,
-  agentDigest: string,
+  agent: { digest: string; dailyCap: number | null },
   body: unknown,
   intent: DeployIntent,
   idempotencyKey: string | null,
 ): Promise<AgentActionAnswer> {
   const { deployToken } = await loadRuntime()
-  const run = () => deployToken({ services: ctx, intent, agentDigest })
+  const agentDigest = agent.digest
+  const run = () => deployToken({ services: ctx, intent, agentDigest, agentDailyCap: agent.dailyCap })
   let response: DeployTokenReturnType
   let replayed = false
   if (idempotencyKey !== null && !intent.dryRun && ctx.store) {

@@ -1,5 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 import type { Logger } from '../platform/log.js'
+import type { AgentRefusalReason } from './agentRegistry.js'
 
 /** SHA-256 of an agent key, as lower-case hex: what the allowlist holds. */
 export function digestAgentKey(key: string): string {
@@ -33,8 +34,15 @@ export function generateAgentKey(): { key: string; digest: string } {
 /** Parameters of {@link createRefusalLog}. */
 export type CreateRefusalLogParameters = { logger: Logger; now?: () => number; linesPerSecond?: number }
 
-/** One refused agent request: which door, and the key presented (null when none was). */
-export type Refusal = { door: 'b20-skill' | 'mcp'; presented: string | null }
+/** One refused agent request: which door, the key presented (null when none was), and why it was refused. */
+export type Refusal = { door: 'b20-skill' | 'mcp'; presented: string | null; reason?: AgentRefusalReason }
+
+/** Why a key was refused, in words for the caller and the log: "missing", "not on the deploy allowlist", "revoked"… */
+export function refusalText(reason: AgentRefusalReason): string {
+  if (reason === 'no key') return 'missing'
+  if (reason === 'unknown key') return 'not on the deploy allowlist'
+  return reason
+}
 
 /**
  * Logs a `deploy_refused` line per refused request, with the first 8 hex digits of the presented key's digest (never
@@ -45,7 +53,7 @@ export function createRefusalLog({ logger, now = Date.now, linesPerSecond = 5 }:
   let second = -1
   let written = 0
   let suppressed = 0
-  return ({ door, presented }) => {
+  return ({ door, presented, reason = presented ? 'unknown key' : 'no key' }) => {
     const current = Math.floor(now() / 1000)
     if (current !== second) {
       second = current
@@ -58,7 +66,7 @@ export function createRefusalLog({ logger, now = Date.now, linesPerSecond = 5 }:
     written += 1
     logger.warn('deploy_refused', {
       door,
-      reason: presented ? 'key not on the allowlist' : 'no key',
+      reason: reason === 'unknown key' ? 'key not on the allowlist' : reason === 'no key' ? 'no key' : `key ${reason}`,
       keyDigest: presented ? digestAgentKey(presented).slice(0, 8) : null,
       suppressedBefore: suppressed,
     })

@@ -24,6 +24,8 @@ export type DeployTokenParameters = {
   intent: DeployIntent
   /** Allowlist digest of the calling agent (for the per-agent cap). */
   agentDigest: string
+  /** This agent's own daily cap (a key issued with one); null or absent: `DEPLOY_AGENT_DAILY_CAP`. */
+  agentDailyCap?: number | null
 }
 
 /** Gas headroom over the node's estimate, in percent. */
@@ -34,7 +36,12 @@ const GAS_HEADROOM_PERCENT = 125n
  * cap slot, simulates `createB20` from the signer, fixes nonce, fees and gas, signs with KMS, broadcasts, and keeps
  * the slot only when the transaction went out. A dry run stops after the simulation and signs nothing.
  */
-export async function deployToken({ services, intent, agentDigest }: DeployTokenParameters): Promise<DeployTokenReturnType> {
+export async function deployToken({
+  services,
+  intent,
+  agentDigest,
+  agentDailyCap = null,
+}: DeployTokenParameters): Promise<DeployTokenReturnType> {
   const { config, store, publicClient, logger } = services
   if (!services.getSigner)
     return failure(
@@ -164,8 +171,8 @@ export async function deployToken({ services, intent, agentDigest }: DeployToken
     const caps: { key: string; limit: number; code: 'DEPLOY_CAP_REACHED' | 'AGENT_CAP_REACHED'; who: string }[] = [
       { key: k.cap, limit: config.dailyCap, code: 'DEPLOY_CAP_REACHED', who: 'this service' },
     ]
-    if (config.agentDailyCap !== null)
-      caps.push({ key: k.agentCap(agentDigest), limit: config.agentDailyCap, code: 'AGENT_CAP_REACHED', who: 'your agent key' })
+    const agentCap = agentDailyCap ?? config.agentDailyCap
+    if (agentCap !== null) caps.push({ key: k.agentCap(agentDigest), limit: agentCap, code: 'AGENT_CAP_REACHED', who: 'your agent key' })
     for (const cap of caps) {
       const slot = await store.reserveWindowSlot({ key: cap.key, member, limit: cap.limit, windowMs, now })
       if (!slot.ok) {

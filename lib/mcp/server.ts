@@ -2,8 +2,14 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
 import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import type { z } from 'zod'
-import { type DeployServicesSource, MISCONFIGURED, runAgentAction } from '../deploy/agentActions.js'
-import { AGENT_KEY_MAX_LENGTH, createRefusalLog, matchAgentKey } from '../deploy/agentKeys.js'
+import {
+  AGENT_CHECK_UNAVAILABLE,
+  authorizeAgent,
+  type DeployServicesSource,
+  MISCONFIGURED,
+  runAgentAction,
+} from '../deploy/agentActions.js'
+import { AGENT_KEY_MAX_LENGTH, createRefusalLog, refusalText } from '../deploy/agentKeys.js'
 import { logConfigFailure } from '../platform/config.js'
 import { BASE_HEADERS, CORS_HEADERS, guardRequest } from '../platform/http.js'
 import { errorName, processLogger } from '../platform/log.js'
@@ -135,18 +141,14 @@ async function callTool({ name, args, request, dependencies, logRefusal }: CallP
   }
 
   // The agent tools: the key is checked before anything else, exactly as on /api/b20-skill.
-  let allowlist: string[]
-  try {
-    allowlist = dependencies.deploy.config().allowlist
-  } catch (error) {
-    logConfigFailure('mcp', error)
-    return toolResult(MISCONFIGURED.body, summarize(tool.name, MISCONFIGURED.body))
-  }
   const presented = presentedAgentKey(request)
-  const agentDigest = matchAgentKey(presented, allowlist)
-  if (!agentDigest) logRefusal({ door: 'mcp', presented })
-  if (!agentDigest)
-    return failed('FORBIDDEN', 'The agent key (X-Service-Key or Authorization: Bearer) is missing or not on the deploy allowlist.')
+  const agent = await authorizeAgent(dependencies.deploy, presented, 'mcp')
+  if (agent.kind === 'misconfigured') return toolResult(MISCONFIGURED.body, summarize(tool.name, MISCONFIGURED.body))
+  if (agent.kind === 'unavailable') return toolResult(AGENT_CHECK_UNAVAILABLE.body, summarize(tool.name, AGENT_CHECK_UNAVAILABLE.body))
+  if (agent.kind === 'refused') {
+    logRefusal({ door: 'mcp', presented, reason: agent.reason })
+    return failed('FORBIDDEN', `The agent key (X-Service-Key or Authorization: Bearer) is ${refusalText(agent.reason)}.`)
+  }
   let body: Record<string, unknown>
   let idempotencyKey: string | null = null
   if (tool.name === 'deploy_token') {
@@ -164,7 +166,13 @@ async function callTool({ name, args, request, dependencies, logRefusal }: CallP
   } else {
     body = { ...args, action: 'list_deploys' }
   }
-  const answer = await runAgentAction({ source: dependencies.deploy, agentDigest, body, idempotencyKey })
+  const answer = await runAgentAction({
+    source: dependencies.deploy,
+    agentDigest: agent.digest,
+    agentDailyCap: agent.dailyCap,
+    body,
+    idempotencyKey,
+  })
   const result = tool.name === 'get_deploy_receipt' ? renameReceiptFields(answer.body) : answer.body
   return toolResult(result, summarize(tool.name, result))
 }

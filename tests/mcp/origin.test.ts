@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { createControlRoomHandler } from '../../api/control-room.js'
 import type { DeployServicesSource } from '../../lib/deploy/agentActions.js'
 import { digestAgentKey } from '../../lib/deploy/agentKeys.js'
+import { createAgentRegistry } from '../../lib/deploy/agentRegistry.js'
 import { createMcpHandler } from '../../lib/mcp/server.js'
 import { loadDeployConfig } from '../../lib/platform/config.js'
 import { silentLogger } from '../../lib/platform/log.js'
@@ -67,6 +68,7 @@ describe('POST /api/mcp and the Origin header (MCP transport security)', () => {
         throw new Error('no services in this test')
       },
       logger: () => silentLogger,
+      agents: async () => createAgentRegistry({ store: null, storePrefix: 'test:' }),
     }
     const handle = createMcpHandler({
       controlRoom: async (request) => {

@@ -1,0 +1,209 @@
+import { execFile } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { authorizeAgent, deployServicesFrom } from '../../lib/deploy/agentActions.js'
+import { digestAgentKey, generateAgentKey } from '../../lib/deploy/agentKeys.js'
+import { createAgentRegistry, issueAgentKey, revokeAgentKey } from '../../lib/deploy/agentRegistry.js'
+import { createDeployServices } from '../../lib/deploy/services.js'
+import { silentLogger } from '../../lib/platform/log.js'
+import { createUpstashStore } from '../../lib/store/upstash.js'
+import { type NpmStart, startNpmStart } from '../support/npmStart.js'
+import { type ServiceParts, startServiceParts } from '../support/serviceParts.js'
+import { startUpstashRestServer, type UpstashRestServer } from '../support/upstashRestServer.js'
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+
+/**
+ * `npm run agents -- …` as an operator runs it, with the given environment (store variables cleared unless given).
+ * Asynchronous: the Upstash front it talks to runs in this process.
+ */
+function agentsCli(args: string[], env: Record<string, string>): Promise<{ status: number; stdout: string; stderr: string }> {
+  const cleared = { UPSTASH_REDIS_REST_URL: '', UPSTASH_REDIS_REST_TOKEN: '', KV_REST_API_URL: '', KV_REST_API_TOKEN: '' }
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'dev/agents.ts', ...args],
+      { cwd: ROOT, encoding: 'utf8', env: { ...process.env, ...cleared, ...env } },
+      (error, stdout, stderr) => resolve({ status: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    )
+  })
+}
+
+describe('npm run agents (issue, list, revoke) on the shared store', () => {
+  let upstash: UpstashRestServer
+  let env: Record<string, string>
+  beforeAll(async () => {
+    upstash = await startUpstashRestServer({ redisSocket: inject('redisSocket') })
+    env = { UPSTASH_REDIS_REST_URL: upstash.url, UPSTASH_REDIS_REST_TOKEN: upstash.token, STORE_KEY_PREFIX: `cli${process.pid}:` }
+  })
+  afterAll(() => upstash?.close())
+  const listed = async () => JSON.parse((await agentsCli(['list', '--json'], env)).stdout) as { label: string; revokedAt: number | null }[]
+
+  it('refuses to run without the service’s store variables, naming them', async () => {
+    const run = await agentsCli(['list'], {})
+    expect(run.status).toBe(1)
+    expect(run.stderr).toMatch(/UPSTASH_REDIS_REST_URL.*UPSTASH_REDIS_REST_TOKEN.*KV_REST_API_URL.*KV_REST_API_TOKEN/)
+  })
+
+  it('issues a key shown once, keeps only its digest, and lists it without the key', async () => {
+    const run = await agentsCli(['issue', '--label', 'alice', '--daily-cap', '3', '--expires-days', '30', '--json'], env)
+    expect(run.status).toBe(0)
+    const issued = JSON.parse(run.stdout) as { key: string; label: string; digest: string }
+    expect(Object.keys(issued).sort()).toEqual(['digest', 'key', 'label'])
+    expect(issued).toMatchObject({ label: 'alice', digest: digestAgentKey(issued.key) })
+    const list = await agentsCli(['list', '--json'], env)
+    expect(list.stdout).not.toContain(issued.key)
+    expect(JSON.parse(list.stdout)).toEqual([
+      {
+        label: 'alice',
+        digestPrefix: issued.digest.slice(0, 12),
+        createdAt: expect.any(Number),
+        expiresAt: expect.any(Number),
+        dailyCap: 3,
+        revokedAt: null,
+        lastUsedAt: null,
+      },
+    ])
+    const human = await agentsCli(['list'], env)
+    expect(human.stdout).toMatch(/^alice\s+[0-9a-f]{12}\s+created .* active$/m)
+  })
+
+  it.each([
+    ['a label already taken', ['issue', '--label', 'alice'], /label "alice" is taken/],
+    ['a label with spaces', ['issue', '--label', 'bad label!'], /label "bad label!" must be/],
+    ['a negative cap', ['issue', '--label', 'bob', '--daily-cap=-1'], /--daily-cap must be a whole number/],
+    ['a cap that is no number', ['issue', '--label', 'bob', '--daily-cap', 'lots'], /--daily-cap must be a number/],
+    ['a zero expiry', ['issue', '--label', 'bob', '--expires-days', '0'], /--expires-days must be/],
+    ['no label', ['issue'], /issue needs --label/],
+    ['an unknown agent to revoke', ['revoke', 'mallory'], /no agent with the label or digest prefix "mallory"/],
+    ['an unknown command', ['delete', 'alice'], /usage:/],
+  ])('refuses %s with a clear message, exit 1 and nothing written', async (_, args, message) => {
+    const before = await listed()
+    const run = await agentsCli(args, env)
+    expect(run.status).toBe(1)
+    expect(run.stderr).toMatch(message)
+    expect(await listed()).toEqual(before)
+  })
+
+  it('revokes by label or by digest prefix', async () => {
+    const bob = JSON.parse((await agentsCli(['issue', '--label', 'bob', '--json'], env)).stdout) as { digest: string }
+    expect((await agentsCli(['revoke', bob.digest.slice(0, 10)], env)).stdout).toMatch(/revoked "bob"/)
+    expect((await agentsCli(['revoke', 'alice'], env)).status).toBe(0)
+    expect((await listed()).map((a) => [a.label, a.revokedAt !== null])).toEqual([
+      ['bob', true],
+      ['alice', true],
+    ])
+  })
+})
+
+describe('an instance’s view of runtime keys (injected clock, Upstash over redis-server)', () => {
+  let upstash: UpstashRestServer
+  beforeAll(async () => {
+    upstash = await startUpstashRestServer({ redisSocket: inject('redisSocket') })
+  })
+  afterAll(() => upstash?.close())
+
+  it('accepts a new key at once, refuses it within 5 s of its revocation, and after its expiry', async () => {
+    const store = createUpstashStore({ url: upstash.url, token: upstash.token })
+    const storePrefix = `view${process.pid}:`
+    let clock = Date.parse('2026-11-23T12:00:00Z')
+    const registry = createAgentRegistry({ store, storePrefix, now: () => clock })
+    expect(await registry.check(generateAgentKey().key)).toEqual({ ok: false, reason: 'unknown key' }) // the snapshot is read
+    clock += 1000
+    const { key } = await issueAgentKey({ store, storePrefix, label: 'carol', dailyCap: 2, expiresInDays: 1, now: clock })
+    expect(await registry.check(key)).toEqual({ ok: true, digest: digestAgentKey(key), dailyCap: 2 }) // at once
+    await revokeAgentKey(store, storePrefix, 'carol', clock)
+    clock += 4900
+    expect((await registry.check(key)).ok).toBe(true) // the snapshot of 4.9 s ago
+    clock += 100
+    expect(await registry.check(key)).toEqual({ ok: false, reason: 'revoked' }) // 5 s: read again
+    const dave = await issueAgentKey({ store, storePrefix, label: 'dave', expiresInDays: 1, now: clock })
+    clock += 24 * 60 * 60 * 1000
+    expect(await registry.check(dave.key)).toEqual({ ok: false, reason: 'expired' })
+  })
+
+  it('keeps DEPLOY_ALLOWLIST beside it, and answers STORE_UNAVAILABLE rather than a refusal when the store is down', async () => {
+    const allowed = generateAgentKey()
+    const services = createDeployServices({
+      env: { DEPLOY_ALLOWLIST: allowed.digest, UPSTASH_REDIS_REST_URL: upstash.url, UPSTASH_REDIS_REST_TOKEN: upstash.token },
+      logger: silentLogger,
+    })
+    const source = deployServicesFrom(() => services)
+    upstash.setUnreachable(true)
+    try {
+      expect(await authorizeAgent(source, allowed.key, 'b20-skill')).toEqual({ kind: 'agent', digest: allowed.digest, dailyCap: null })
+      expect(await authorizeAgent(source, generateAgentKey().key, 'b20-skill')).toEqual({ kind: 'unavailable' })
+    } finally {
+      upstash.setUnreachable(false)
+    }
+    expect(await authorizeAgent(source, null, 'b20-skill')).toEqual({ kind: 'refused', reason: 'no key' })
+  })
+})
+
+describe('running instances and runtime keys, over HTTP and MCP (npm start, chain, KMS, Upstash)', () => {
+  let parts: ServiceParts
+  let server: NpmStart
+  const allowlisted = generateAgentKey()
+  beforeAll(async () => {
+    parts = await startServiceParts({
+      redisSocket: inject('redisSocket'),
+      allowlist: [allowlisted.digest],
+      storePrefix: `live${process.pid}:`,
+    })
+    server = await startNpmStart(parts.env)
+  })
+  afterAll(async () => {
+    await server?.stop()
+    await parts?.close()
+  })
+
+  const post = async (key: string, body: object) => {
+    const response = await fetch(`${server.url}/api/b20-skill`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-service-key': key },
+      body: JSON.stringify(body),
+    })
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> }
+  }
+  async function mcpListDeploys(key: string) {
+    const client = new Client({ name: 'agent-keys-test', version: '1.0.0' })
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${server.url}/api/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }),
+    )
+    try {
+      return (await client.callTool({ name: 'list_deploys', arguments: {} })) as {
+        isError?: boolean
+        structuredContent?: Record<string, unknown>
+      }
+    } finally {
+      await client.close()
+    }
+  }
+
+  it('accepts a key issued by npm run agents at once, holds it to its own daily cap, and refuses it once revoked', async () => {
+    const issued = await agentsCli(['issue', '--label', 'erin', '--daily-cap', '1', '--json'], parts.env)
+    const { key } = JSON.parse(issued.stdout) as { key: string }
+    expect(await post(key, { action: 'list_deploys' })).toMatchObject({ status: 200, body: { ok: true, deploys: [] } })
+    expect(await mcpListDeploys(key)).toMatchObject({ structuredContent: { ok: true, deploys: [] } })
+    const deploy = (symbol: string) => post(key, { action: 'agent_deploy', name: `Erin ${symbol}`, symbol })
+    expect((await deploy('ERA')).body).toMatchObject({ ok: true, status: 'broadcast' })
+    expect((await deploy('ERB')).body).toMatchObject({ ok: false, code: 'AGENT_CAP_REACHED' })
+    // The allowlist keeps working beside the registry.
+    expect(await post(allowlisted.key, { action: 'list_deploys' })).toMatchObject({ status: 200, body: { ok: true } })
+
+    expect((await agentsCli(['revoke', 'erin'], parts.env)).status).toBe(0)
+    await expect.poll(async () => (await post(key, { action: 'list_deploys' })).status, { timeout: 15_000, interval: 250 }).toBe(403)
+    expect(await mcpListDeploys(key)).toMatchObject({ isError: true, structuredContent: { code: 'FORBIDDEN' } })
+    const refusals = server.lines
+      .filter((line) => line.includes('"deploy_refused"'))
+      .map((line) => JSON.parse(line) as Record<string, string>)
+    expect(refusals).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ door: 'b20-skill', reason: 'key revoked', keyDigest: digestAgentKey(key).slice(0, 8) }),
+        expect.objectContaining({ door: 'mcp', reason: 'key revoked' }),
+      ]),
+    )
+  })
+})
