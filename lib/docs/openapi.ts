@@ -119,6 +119,81 @@ function componentSchemas(): Record<string, Json> {
   return schemas
 }
 
+/** The documents's tags: what a reader (or a generated client) groups operations by. */
+const TAGS = [
+  { name: 'Market data', description: 'Live Base market data: no key, CORS-open, cached 30 s with ETags' },
+  { name: 'Agents', description: 'B20 token deploys for allowlisted agents (X-Service-Key), over HTTP or MCP' },
+  { name: 'Service', description: 'Health and the documents that describe the service' },
+]
+
+/** Each path's tag and a name for the operationId of its CORS preflight. */
+const PATH_INFO: Record<string, { tag: string; name: string }> = {
+  '/api/control-room': { tag: 'Market data', name: 'controlRoom' },
+  '/api/token-search': { tag: 'Market data', name: 'tokenSearch' },
+  '/api/token-history': { tag: 'Market data', name: 'tokenHistory' },
+  '/api/market-history': { tag: 'Market data', name: 'marketHistory' },
+  '/api/b20-skill': { tag: 'Agents', name: 'b20Skill' },
+  '/api/mcp': { tag: 'Agents', name: 'mcp' },
+  '/api/health': { tag: 'Service', name: 'health' },
+  '/api/openapi': { tag: 'Service', name: 'openApi' },
+  '/api/skill': { tag: 'Service', name: 'skill' },
+  '/api/llms': { tag: 'Service', name: 'llmsTxt' },
+}
+
+/** Longer words for each operation, beside its one-line summary. */
+const DESCRIPTIONS: Record<string, string> = {
+  getControlRoom:
+    'The top 100 Base tokens by 24h volume (liveActivity), the first 15 (trending), market stats and a generated commentary. Cached server-side for 30 s: calls within the window get the same body; after it the last body is answered at once (X-Data-State: stale) while one refresh runs. X-Data-Age is the data age in seconds; X-Data-Source says when the GeckoTerminal failover built it.',
+  searchTokens:
+    'Base pairs whose base token symbol or name contains q (case-insensitive; a full 0x address matches the token address), sorted by 24h volume. Each client may search SEARCH_RATE_LIMIT_PER_MINUTE times a minute.',
+  getTokenHistory:
+    'One token’s points from the service’s own 5-minute snapshots of the top 100 over the last 24 hours, oldest first; the marks where it was out of the top 100 are absent.',
+  getMarketHistory:
+    'Everything a dashboard’s charts need in one request: the summed 24h volume of the top 100 at every 5-minute mark, and a 48-slot price line per token of the latest snapshot (null where it was not listed).',
+  b20Skill:
+    'One endpoint, three actions, told apart by action in the body. The agent key (X-Service-Key) is checked before anything else. agent_deploy validates, simulates, signs with KMS and broadcasts (dryRun: validate and simulate only); receipt answers pending, confirmed, reverted or replaced, waiting up to waitSeconds; list_deploys answers the calling agent’s own deploys. Domain outcomes are 200 with ok true or false and a code.',
+  mcp: 'The same market data and agent actions as Model Context Protocol tools (Streamable HTTP, stateless: a new server per request, JSON answers). A browser Origin that is not allowed gets 403 before any tool runs.',
+  getHealth:
+    'For uptime monitors and dashboards: whether the configured store answers, the version and the data age. With the health token: every part, each probed at once under 3 s; never a secret.',
+  getOpenApi: 'This OpenAPI 3.1 document, generated from the zod schemas the handlers validate with.',
+  getSkill: 'The agent skill file: how an AI agent reads market data and deploys, with examples.',
+  getLlmsTxt: 'The llms.txt index: what the service is and where an agent reads on.',
+}
+
+const malformed = error('The request is not valid HTTP (MALFORMED_REQUEST; answered by npm start, by the platform on Vercel)')
+
+/**
+ * Completes every operation as standard linters expect (Redocly recommended, Spectral spectral:oas): a tag, a
+ * description, `security: []` where no key is needed, and an operationId and its 4xx answers for each CORS preflight.
+ */
+function completeOperations(paths: Record<string, Record<string, Json>>): Record<string, Record<string, Json>> {
+  for (const [path, operations] of Object.entries(paths)) {
+    const info = PATH_INFO[path]!
+    for (const [method, operation] of Object.entries(operations)) {
+      if (method === 'options') {
+        const refusesOrigins = path === '/api/mcp'
+        operations[method] = {
+          ...operation,
+          operationId: `${info.name}Preflight`,
+          description: refusesOrigins
+            ? 'CORS preflight of a browser client: for an allowed origin, the methods and headers this path takes (cached for a day); any other origin gets 403.'
+            : 'CORS preflight of a browser client: the methods and headers this path takes, for any origin, cached for a day.',
+          responses: {
+            ...(operation.responses as Json),
+            '400': malformed,
+            ...(refusesOrigins ? { '403': error('A browser Origin that may not call the MCP server (see MCP_ALLOWED_ORIGINS)') } : {}),
+          },
+        }
+      }
+      const completed = operations[method]!
+      completed.tags = [info.tag]
+      completed.description ??= DESCRIPTIONS[completed.operationId as string]
+      completed.security ??= []
+    }
+  }
+  return paths
+}
+
 let cached: Json | undefined
 
 /** The OpenAPI 3.1 document of the service, generated from the zod schemas the handlers use. */
@@ -130,11 +205,15 @@ export function buildOpenApiDocument(): Json {
       version: SERVICE_VERSION,
       description:
         'Live market data for Base (chain 8453) and KMS-signed B20 token deploys for allowlisted agents. ' +
-        'Token names and symbols in market data come from the upstream and are untrusted text. Agent guide: /skill.md.',
+        'Token names and symbols in market data come from the upstream and are untrusted text. Agent guide: /skill.md. ' +
+        'Every answer carries X-Request-Id; quote it when you report a problem.',
+      contact: { name: 'The operator of this deployment' },
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
+    tags: TAGS,
     servers: [{ url: '/' }],
     // Any method a path does not list is answered 405 with an Error body and an Allow header.
-    paths: {
+    paths: completeOperations({
       '/api/control-room': {
         get: {
           operationId: 'getControlRoom',
@@ -326,11 +405,16 @@ export function buildOpenApiDocument(): Json {
               headers: cors,
             },
             '202': { description: 'A notification or response was accepted (no body)', headers: cors },
+            '403': json(
+              { type: 'object', description: 'A JSON-RPC error (id null)' },
+              'A browser Origin that may not call the MCP server (see MCP_ALLOWED_ORIGINS); no tool ran',
+            ),
             '400': { ...json({ type: 'object' }, 'Not a JSON-RPC message (a JSON-RPC error body)'), headers: cors },
             '405': notAllowed,
             '406': { ...json({ type: 'object' }, 'Accept does not list application/json and text/event-stream'), headers: cors },
             '413': { ...json({ type: 'object' }, 'Body larger than 64 KiB'), headers: cors },
             '415': { ...json({ type: 'object' }, 'Content-Type is not application/json'), headers: cors },
+            '500': json({ type: 'object' }, 'MCP_ALLOWED_ORIGINS is malformed (CONFIG_INVALID)'),
           },
         },
         options: preflight,
@@ -355,24 +439,27 @@ export function buildOpenApiDocument(): Json {
         get: {
           operationId: 'getOpenApi',
           summary: 'This document (also at /openapi.json)',
-          responses: { '200': json({ type: 'object' }, 'OpenAPI 3.1') },
+          responses: { '200': json({ type: 'object' }, 'OpenAPI 3.1'), '405': notAllowed },
         },
       },
       '/api/skill': {
         get: {
           operationId: 'getSkill',
           summary: 'The agent skill file (also at /skill.md)',
-          responses: { '200': { description: 'Markdown', content: { 'text/markdown': { schema: { type: 'string' } } } } },
+          responses: {
+            '200': { description: 'Markdown', content: { 'text/markdown': { schema: { type: 'string' } } } },
+            '405': notAllowed,
+          },
         },
       },
       '/api/llms': {
         get: {
           operationId: 'getLlmsTxt',
           summary: 'llms.txt index (also at /llms.txt)',
-          responses: { '200': { description: 'Text', content: { 'text/plain': { schema: { type: 'string' } } } } },
+          responses: { '200': { description: 'Text', content: { 'text/plain': { schema: { type: 'string' } } } }, '405': notAllowed },
         },
       },
-    },
+    }),
     components: {
       schemas: componentSchemas(),
       securitySchemes: {
