@@ -190,6 +190,9 @@ describe('running instances and runtime keys, over HTTP and MCP (npm start, chai
     const deploy = (symbol: string) => post(key, { action: 'agent_deploy', name: `Erin ${symbol}`, symbol })
     expect((await deploy('ERA')).body).toMatchObject({ ok: true, status: 'broadcast' })
     expect((await deploy('ERB')).body).toMatchObject({ ok: false, code: 'AGENT_CAP_REACHED' })
+    // npm run agents -- list says when each key was last used.
+    const listed = JSON.parse((await agentsCli(['list', '--json'], parts.env)).stdout) as { label: string; lastUsedAt: number | null }[]
+    expect(listed.find((a) => a.label === 'erin')?.lastUsedAt).toEqual(expect.any(Number))
     // The allowlist keeps working beside the registry.
     expect(await post(allowlisted.key, { action: 'list_deploys' })).toMatchObject({ status: 200, body: { ok: true } })
 
