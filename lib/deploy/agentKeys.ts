@@ -1,6 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 import type { Logger } from '../platform/log.js'
-import type { AgentRefusalReason } from './agentRegistry.js'
 
 /** SHA-256 of an agent key, as lower-case hex: what the allowlist holds. */
 export function digestAgentKey(key: string): string {
@@ -33,6 +32,9 @@ export function generateAgentKey(): { key: string; digest: string } {
 
 /** Parameters of {@link createRefusalLog}. */
 export type CreateRefusalLogParameters = { logger: Logger; now?: () => number; linesPerSecond?: number }
+
+/** Why a presented agent key is refused. */
+export type AgentRefusalReason = 'no key' | 'unknown key' | 'revoked' | 'expired'
 
 /** One refused agent request: which door, the key presented (null when none was), and why it was refused. */
 export type Refusal = { door: 'b20-skill' | 'mcp'; presented: string | null; reason?: AgentRefusalReason }

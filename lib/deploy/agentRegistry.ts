@@ -1,5 +1,5 @@
 import type { Store } from '../store/types.js'
-import { AGENT_KEY_MAX_LENGTH, digestAgentKey, generateAgentKey } from './agentKeys.js'
+import { AGENT_KEY_MAX_LENGTH, type AgentRefusalReason, digestAgentKey, generateAgentKey } from './agentKeys.js'
 
 /**
  * An agent key issued at runtime (`npm run agents -- issue`), as the shared store keeps it: never the key, only its
@@ -65,9 +65,6 @@ export async function saveAgentRecord(store: Store, storePrefix: string, record:
     maxEntries: AGENT_REGISTRY_MAX,
   })
 }
-
-/** Why a presented key is refused. */
-export type AgentRefusalReason = 'no key' | 'unknown key' | 'revoked' | 'expired'
 
 /** The verdict on a presented key: the agent (its digest, and its own daily cap when it has one), or why not. */
 export type AgentVerdict = { ok: true; digest: string; dailyCap: number | null } | { ok: false; reason: AgentRefusalReason }
