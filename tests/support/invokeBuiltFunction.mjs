@@ -15,5 +15,5 @@ for (const call of JSON.parse(process.argv[2])) {
   )
   answers.push({ status: response.status, headers: Object.fromEntries(response.headers), body: await response.text() })
 }
-process.stdout.write(`\n${JSON.stringify({ answers })}\n`)
-process.exit(0)
+// Exit once the answers are written: exiting right after a large write to a pipe can cut it short.
+process.stdout.write(`\n${JSON.stringify({ answers })}\n`, () => process.exit(0))
