@@ -79,7 +79,9 @@ describe('POST /api/b20-skill on anvil (chain 8453) with the B20 emulator, the K
   })
 
   const lockKey = () => `${stack.newInstance().services.config.storePrefix}deploy:8453:nonce-lock:${stack.signer.toLowerCase()}`
-  const nonce = () => stack.chain.publicClient.getTransactionCount({ address: stack.signer })
+  // Every transaction the node has accepted, mined or not: anvil's automine may mine a moment after the send answers,
+  // so the latest block's count can lag under load.
+  const nonce = () => stack.chain.publicClient.getTransactionCount({ address: stack.signer, blockTag: 'pending' })
   const freshPrefix = () => ({ STORE_KEY_PREFIX: `t${Math.random().toString(36).slice(2, 10)}:` })
 
   it('deploys a stablecoin with 6 decimals and USD by default, and the receipt says so', async () => {
