@@ -5,7 +5,7 @@ import { BASE_CHAIN_ID, rankTokens } from '../market/rank.js'
 import { computeStats } from '../market/stats.js'
 import { CONTROL_ROOM_LIMIT, type ControlRoom, TRENDING_LENGTH } from '../market/types.js'
 import { type Sighting, type UniverseEntry, universeLeaders } from '../market/universe.js'
-import { type DexScreenerClient, type RequestBudget, TOKENS_BATCH_SIZE, UpstreamError } from '../upstream/dexscreener.js'
+import { type DexScreenerClient, type PromotedList, type RequestBudget, TOKENS_BATCH_SIZE, UpstreamError } from '../upstream/dexscreener.js'
 import type { GeckoTerminalClient } from '../upstream/geckoterminal.js'
 import type { Pair } from '../upstream/pair.js'
 
@@ -24,6 +24,23 @@ export const DEFAULT_SEED_QUERIES = [
   'base',
   'cbETH',
 ] as const
+
+/**
+ * Base's hub assets (WETH, USDC, cbBTC, AERO): most young tokens trade against one of them, so one `/tokens/v1` call
+ * for the four (in the first wave, beside the searches) shows the deepest pairs of the whole chain.
+ */
+export const HUB_TOKEN_ADDRESSES = [
+  '0x4200000000000000000000000000000000000006',
+  '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913',
+  '0xcbb7c0000ab88b473b1f5afd9ef808440eed33bf',
+  '0x940181a94a35a4569e4529a3cdfb74e38fd98631',
+] as const
+
+/** More searches for a refresh without GeckoTerminal's ranking: words that many Base token names carry. */
+export const WIDE_SEED_QUERIES = ['onchain', 'blue', 'based', 'ai', 'agent', 'moon', 'pepe', 'cat'] as const
+
+/** DexScreener's promoted lists read by a refresh without GeckoTerminal's ranking (filtered to Base). */
+export const WIDE_PROMOTED_LISTS: readonly PromotedList[] = ['boosts-latest', 'boosts-top', 'profiles-latest']
 
 /** Most upstream requests one refresh may make, retries included. */
 export const MAX_REQUESTS_PER_REFRESH = 30
@@ -50,6 +67,12 @@ export type BuildControlRoomParameters = {
   refreshTimeoutMs?: number
   /** DexScreener request budget of the refresh, retries included (default 30). */
   maxRequests?: number
+  /**
+   * GeckoTerminal's ranking is off, failing or backing off: spend the whole DexScreener budget on discovery (more
+   * searches, the promoted lists, and as many enrichment calls as the budget leaves). Also done in the second wave
+   * when this refresh's GeckoTerminal pages all fail.
+   */
+  wideDiscovery?: boolean
 }
 
 /** What a refresh built, and what it learned for the universe. */
@@ -82,22 +105,29 @@ export async function buildControlRoom(parameters: BuildControlRoomParameters): 
     seedQueries = DEFAULT_SEED_QUERIES,
     refreshTimeoutMs = 10_000,
     maxRequests = MAX_REQUESTS_PER_REFRESH,
+    wideDiscovery = false,
   } = parameters
   const signal = AbortSignal.timeout(refreshTimeoutMs)
   // Every call of the refresh (up to the request budget, plus discovery) listens to this one signal.
   setMaxListeners(maxRequests + 24, signal)
   const budget: RequestBudget = { remaining: maxRequests }
-  const seeds = seedQueries.slice(0, Math.max(1, Math.floor(maxRequests / 2)))
-  const leaderBatches = toBatches(
-    universeLeaders(universe, Math.min(LEADERS_PER_REFRESH, (maxRequests - seeds.length - RETRY_RESERVE) * TOKENS_BATCH_SIZE)),
-  )
+  const lists = wideDiscovery ? WIDE_PROMOTED_LISTS : []
+  // Wide, the searches may take all but the hub batch, the retries and the second wave's enrichment of the top 120.
+  const searchSlots = wideDiscovery
+    ? maxRequests - lists.length - 1 - RETRY_RESERVE - (CONTROL_ROOM_LIMIT + TOP_MARGIN) / TOKENS_BATCH_SIZE
+    : Math.floor(maxRequests / 2)
+  const seeds = [...seedQueries, ...(wideDiscovery ? WIDE_SEED_QUERIES : [])].slice(0, Math.max(1, searchSlots))
+  const leaderSlots = Math.min(LEADERS_PER_REFRESH, (maxRequests - seeds.length - lists.length - RETRY_RESERVE) * TOKENS_BATCH_SIZE)
+  // The hubs lead the first batch: with a warm universe they are among its leaders anyway, so they cost nothing more.
+  const leaderBatches = toBatches([...new Set([...HUB_TOKEN_ADDRESSES, ...universeLeaders(universe, leaderSlots)])].slice(0, leaderSlots))
 
   const enrich = (batch: string[]) => upstream.tokens(batch, { signal, budget }).then((pairs) => ({ batch, pairs }))
   // Discovery runs beside DexScreener's wave; a DexScreener outage is reported (and failed over) without waiting for it.
   const discovering = settleAll(Array.from({ length: discovery?.pages ?? 0 }, (_, i) => discovery!.gecko.rankedPools(i + 1, { signal })))
-  const [searches, leaders] = await Promise.all([
+  const [searches, leaders, promoted] = await Promise.all([
     settleAll(seeds.map((q) => upstream.search(q, { signal, budget }))),
     settleAll(leaderBatches.map(enrich)),
+    settleAll(lists.map((list) => upstream.promotedTokens(list, { signal, budget }))),
   ])
   if (searches.values.length === 0 && leaders.values.length === 0) throw rootCause([...searches.errors, ...leaders.errors])
   const pools = await discovering
@@ -124,18 +154,22 @@ export async function buildControlRoom(parameters: BuildControlRoomParameters): 
     hint(pair.baseToken.address, pair.volume.h24 ?? 0)
     hint(pair.quoteToken.address, pair.volume.h24 ?? 0)
   }
+  // A promoted token is a candidate with no volume seen yet: it ranks last among contenders, never shown unenriched.
+  for (const address of promoted.values.flat()) if (!hints.has(address)) hints.set(address, 0)
   // What the universe remembers counts for choosing, not as a sighting (it would never age out).
   const remembered = new Map(universe.map((e) => [e.address, e.volume24h]))
+  const wide = wideDiscovery || (discovery !== undefined && discovery.pages > 0 && pools.values.length === 0)
 
   // Wave 2: whoever would rank in the top 100 (plus a margin) without an answer about itself.
   const own = ownBestVolumes(answers, enriched)
   const scoreOf = (address: string) =>
     enriched.has(address) ? (own.get(address) ?? 0) : Math.max(hints.get(address) ?? 0, remembered.get(address) ?? 0)
+  const batchesAllowed = Math.max(0, budget.remaining - RETRY_RESERVE) || Math.min(budget.remaining, 1)
+  // Without a ranking, every call left is spent on enrichment: a hint's volume is only a lower bound of the token's.
   const contenders = [...new Set([...hints.keys(), ...remembered.keys(), ...enriched])]
     .sort((a, b) => scoreOf(b) - scoreOf(a) || (a < b ? -1 : 1))
-    .slice(0, CONTROL_ROOM_LIMIT + TOP_MARGIN)
+    .slice(0, wide ? enriched.size + batchesAllowed * TOKENS_BATCH_SIZE : CONTROL_ROOM_LIMIT + TOP_MARGIN)
   const missing = contenders.filter((address) => !enriched.has(address))
-  const batchesAllowed = Math.max(0, budget.remaining - RETRY_RESERVE) || Math.min(budget.remaining, 1)
   const followUp = await settleAll(toBatches(missing).slice(0, batchesAllowed).map(enrich))
   if (leaders.values.length === 0 && missing.length > 0 && followUp.values.length === 0)
     throw rootCause([...leaders.errors, ...followUp.errors])

@@ -1,11 +1,11 @@
 import { describeHourChanges, hourChanges, takeSnapshot } from '../market/history.js'
-import type { ControlRoom } from '../market/types.js'
+import { CONTROL_ROOM_LIMIT, type ControlRoom } from '../market/types.js'
 import { mergeSightings } from '../market/universe.js'
 import { errorName } from '../platform/log.js'
 import { UpstreamError } from '../upstream/jsonGetter.js'
 import type { RefreshResult } from './cache.js'
 import { type BuildControlRoomReturnType, buildControlRoom } from './controlRoom.js'
-import { backOffGeckoAfter429, claimGeckoDiscovery, claimGeckoFailover } from './discovery.js'
+import { backOffGeckoAfter429, claimGeckoDiscovery, claimGeckoFailover, noteDiscoveryOutcome } from './discovery.js'
 import { buildFailoverControlRoom, FAILOVER_PAGES } from './failover.js'
 import { loadSnapshotHourAgo, recordSnapshot } from './historyStore.js'
 import type { ReadServices } from './services.js'
@@ -22,11 +22,12 @@ export const universeKey = (keyPrefix: string) => `${keyPrefix}v1:universe`
 export async function refreshControlRoom(services: ReadServices): Promise<RefreshResult> {
   const { store, keyPrefix, logger, upstream, gecko, now } = services
   // The store round trips in front of the first wave are made together.
-  const [universe, pages, hourAgo] = await Promise.all([
+  const [universe, claim, hourAgo] = await Promise.all([
     loadUniverse(store, universeKey(keyPrefix), logger),
-    gecko ? claimGeckoDiscovery({ store, keyPrefix, now: now(), logger }) : 0,
+    gecko ? claimGeckoDiscovery({ store, keyPrefix, now: now(), logger }) : { pages: 0, unavailable: true },
     loadSnapshotHourAgo(store, keyPrefix, now(), logger),
   ])
+  const { pages } = claim
   /** The room as served: the last hour's changes added to the commentary when history shows them; its snapshot kept. */
   const finish = async (room: ControlRoom): Promise<string> => {
     const changes = hourAgo ? describeHourChanges(hourChanges(room.liveActivity, hourAgo)) : null
@@ -36,7 +37,14 @@ export async function refreshControlRoom(services: ReadServices): Promise<Refres
   }
   let built: BuildControlRoomReturnType
   try {
-    built = await buildControlRoom({ upstream, universe, discovery: gecko && pages > 0 ? { gecko, pages } : undefined, now })
+    built = await buildControlRoom({
+      upstream,
+      universe,
+      discovery: gecko && pages > 0 ? { gecko, pages } : undefined,
+      // A cold universe (a fresh deployment) discovers wide too: GeckoTerminal may yet fail, and the first room counts.
+      wideDiscovery: claim.unavailable || universe.length < CONTROL_ROOM_LIMIT,
+      now,
+    })
   } catch (error) {
     if (!gecko || !(error instanceof UpstreamError)) throw error
     logger.warn('control_room_upstream_failed', { source: 'dexscreener', kind: error.kind, status: error.status, message: error.message })
@@ -55,6 +63,7 @@ export async function refreshControlRoom(services: ReadServices): Promise<Refres
     }
   }
   await backOffGeckoAfter429(built.discoveryErrors, { store, keyPrefix, logger })
+  if (pages > 0) await noteDiscoveryOutcome(built.discoveryErrors.length === pages, { store, keyPrefix, logger })
   const next = mergeSightings(universe, built.sightings, now())
   await saveUniverse(store, universeKey(keyPrefix), next, logger)
   logger.info('control_room_refreshed', {
@@ -63,6 +72,7 @@ export async function refreshControlRoom(services: ReadServices): Promise<Refres
     dexscreenerRequests: built.requests,
     waves: built.waves,
     discoveryPages: pages,
+    wideDiscovery: claim.unavailable || universe.length < CONTROL_ROOM_LIMIT,
     discoveryFailed: built.discoveryErrors.length,
     universe: next.length,
   })

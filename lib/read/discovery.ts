@@ -13,20 +13,51 @@ const DEFAULT_BACKOFF_MS = 60_000
 /** Parameters of {@link claimGeckoDiscovery}. */
 export type ClaimGeckoDiscoveryParameters = { store: Store; keyPrefix: string; now: number; logger: Logger }
 
+/** What {@link claimGeckoDiscovery} answers: pages to fetch now, and whether GeckoTerminal's ranking is out of reach. */
+export type ClaimGeckoDiscoveryReturnType = {
+  /** Ranked pages to fetch in this refresh (0: skip). */
+  pages: number
+  /** GeckoTerminal is backing off after a 429, or its last discovery failed: the refresh discovers wide on DexScreener. */
+  unavailable: boolean
+}
+
 /**
  * Claims this period's GeckoTerminal discovery for the calling refresh: none while backing off after a 429 or when
  * another instance already ran it in the last 5 minutes; otherwise as many pages (up to 10) as the shared budget of
- * 30 calls a minute still allows. Answers the number of pages to fetch (0: skip).
+ * 30 calls a minute still allows.
  */
-export async function claimGeckoDiscovery({ store, keyPrefix, now, logger }: ClaimGeckoDiscoveryParameters): Promise<number> {
+export async function claimGeckoDiscovery({
+  store,
+  keyPrefix,
+  now,
+  logger,
+}: ClaimGeckoDiscoveryParameters): Promise<ClaimGeckoDiscoveryReturnType> {
   try {
-    if ((await store.get(`${keyPrefix}gecko:backoff`)) !== null) return 0
-    if (!(await store.setIfAbsent(`${keyPrefix}gecko:discovery`, String(now), DISCOVERY_INTERVAL_MS))) return 0
-    return await reserveCalls(store, keyPrefix, GECKO_MAX_PAGES, now)
+    const [backoff, failing] = await store.getMany([`${keyPrefix}gecko:backoff`, `${keyPrefix}gecko:failing`])
+    if (backoff !== null && backoff !== undefined) return { pages: 0, unavailable: true }
+    const unavailable = failing !== null && failing !== undefined
+    if (!(await store.setIfAbsent(`${keyPrefix}gecko:discovery`, String(now), DISCOVERY_INTERVAL_MS))) return { pages: 0, unavailable }
+    return { pages: await reserveCalls(store, keyPrefix, GECKO_MAX_PAGES, now), unavailable }
   } catch (error) {
     // Without the store, instances cannot share GeckoTerminal's small budget: leave it alone this time.
     logger.warn('store_unavailable', { operation: 'discovery_claim', error: errorName(error), effect: 'no discovery this refresh' })
-    return 0
+    return { pages: 0, unavailable: false }
+  }
+}
+
+/**
+ * Remembers how the last discovery went, for every instance until the next one is due: after a discovery whose pages
+ * all failed, refreshes discover wide on DexScreener instead; a discovery that worked clears that.
+ */
+export async function noteDiscoveryOutcome(
+  failed: boolean,
+  { store, keyPrefix, logger }: Omit<ClaimGeckoDiscoveryParameters, 'now'>,
+): Promise<void> {
+  try {
+    if (failed) await store.set(`${keyPrefix}gecko:failing`, '1', DISCOVERY_INTERVAL_MS)
+    else await store.delete(`${keyPrefix}gecko:failing`)
+  } catch (error) {
+    logger.warn('store_unavailable', { operation: 'discovery_outcome', error: errorName(error) })
   }
 }
 

@@ -9,6 +9,18 @@ export type DexScreenerClient = {
   search(query: string, options?: CallOptions): Promise<Pair[]>
   /** `/tokens/v1/base/{addresses}`: every Base pair of up to 30 tokens. */
   tokens(addresses: readonly string[], options?: CallOptions): Promise<Pair[]>
+  /** One of DexScreener's promoted-token lists (latest or top boosts, latest profiles): the Base addresses on it. */
+  promotedTokens(list: PromotedList, options?: CallOptions): Promise<string[]>
+}
+
+/** DexScreener's lists of promoted tokens (paid boosts and profiles; mostly other chains). */
+export type PromotedList = 'boosts-latest' | 'boosts-top' | 'profiles-latest'
+
+/** The path of each promoted list. */
+export const PROMOTED_LIST_PATHS: Record<PromotedList, string> = {
+  'boosts-latest': '/token-boosts/latest/v1',
+  'boosts-top': '/token-boosts/top/v1',
+  'profiles-latest': '/token-profiles/latest/v1',
 }
 
 /** Parameters of {@link createDexScreenerClient}: the base URL and the retry policy of {@link createJsonGetter}. */
@@ -29,7 +41,25 @@ export function createDexScreenerClient(parameters: CreateDexScreenerClientParam
       if (addresses.length > TOKENS_BATCH_SIZE) throw new RangeError(`at most ${TOKENS_BATCH_SIZE} addresses per call`)
       return getPairs(`/tokens/v1/base/${addresses.join(',')}`, options)
     },
+    promotedTokens: (list, options) => get(PROMOTED_LIST_PATHS[list], parsePromotedBaseTokens, options),
   }
+}
+
+/**
+ * Reads a promoted list (`[{ chainId, tokenAddress, … }]`, or one such object) into the lower-cased Base token
+ * addresses on it, each once; entries of other chains or without a 0x address are skipped. Null: not such a list.
+ */
+export function parsePromotedBaseTokens(body: unknown): string[] | null {
+  const list = Array.isArray(body) ? body : body !== null && typeof body === 'object' ? [body] : null
+  if (!list) return null
+  const addresses = new Set<string>()
+  for (const entry of list) {
+    if (entry === null || typeof entry !== 'object') continue
+    const { chainId, tokenAddress } = entry as { chainId?: unknown; tokenAddress?: unknown }
+    if (chainId === 'base' && typeof tokenAddress === 'string' && /^0x[0-9a-fA-F]{40}$/.test(tokenAddress))
+      addresses.add(tokenAddress.toLowerCase())
+  }
+  return [...addresses]
 }
 
 /** The path of a request without its query or address list, for messages. */

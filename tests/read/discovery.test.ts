@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import type { ControlRoom } from '../../lib/market/types.js'
 import { parseUniverse } from '../../lib/market/universe.js'
-import { MAX_REQUESTS_PER_REFRESH } from '../../lib/read/controlRoom.js'
+import { DEFAULT_SEED_QUERIES, MAX_REQUESTS_PER_REFRESH } from '../../lib/read/controlRoom.js'
 import { refreshControlRoom, universeKey } from '../../lib/read/controlRoomRefresh.js'
+import { parsePromotedBaseTokens } from '../../lib/upstream/dexscreener.js'
 import { type ReadStack, readUntilFresh, startReadStack } from '../support/readStack.js'
 import { openRespConnection } from '../support/resp.js'
-import { createLongTailMarket, type RawPair, trueTopTokens } from '../support/syntheticMarket.js'
+import { createLongTailMarket, createSyntheticMarket, type RawPair, trueTopTokens } from '../support/syntheticMarket.js'
 
 const get = () => new Request('https://svc.test/api/control-room')
 const market = createLongTailMarket()
@@ -222,5 +223,68 @@ describe('GeckoTerminal budget across many instances (Upstash over redis-server)
     } finally {
       await stack.close()
     }
+  })
+})
+
+describe('discovery without GeckoTerminal on a market where names help (2000 hub-named tokens)', () => {
+  const namesHelp = createSyntheticMarket({ tokens: 2000 })
+  const top20 = [...trueTopTokens(namesHelp, 20).keys()]
+
+  it.each([
+    ['down (503)', { kind: 'status', status: 503 } as const],
+    ['rate-limited (429)', { kind: 'status', status: 429, headers: { 'retry-after': '60' } } as const],
+    ['off', null],
+  ])('GeckoTerminal %s: the first room lists at least 60 tokens and 18 of the true top 20, in one refresh budget', async (_, fault) => {
+    const stack = await startReadStack({ storeKind: 'memory', market: namesHelp, withGecko: fault !== null })
+    try {
+      if (fault) stack.gecko!.failAlways(fault)
+      const room = (await (await stack.controlRoom(get())).json()) as ControlRoom
+      const listed = new Set(room.liveActivity.map((t) => t.address))
+      expect(room.liveActivity.length).toBeGreaterThanOrEqual(60)
+      expect(top20.filter((address) => listed.has(address)).length).toBeGreaterThanOrEqual(18)
+      const made = stack.upstream.requests
+      expect(made.length).toBeLessThanOrEqual(MAX_REQUESTS_PER_REFRESH)
+      // The wider discovery: more hub searches and DexScreener's promoted lists (filtered to Base).
+      expect(made.filter((p) => p.startsWith('/latest/dex/search')).length).toBeGreaterThan(DEFAULT_SEED_QUERIES.length)
+      expect(made).toEqual(expect.arrayContaining(['/token-boosts/latest/v1', '/token-boosts/top/v1', '/token-profiles/latest/v1']))
+      const everyBest = trueTopTokens(namesHelp, Number.MAX_SAFE_INTEGER)
+      for (const row of room.liveActivity) expect(rowMatchesBestPair(row, everyBest.get(row.address)!)).toBe(true)
+    } finally {
+      await stack.close()
+    }
+  })
+
+  it('with a warm universe and GeckoTerminal healthy, spends no more than the usual searches', async () => {
+    const stack = await startReadStack({ storeKind: 'memory', market: namesHelp, withGecko: true })
+    try {
+      await stack.controlRoom(get())
+      stack.clock.now += 31_000
+      const before = stack.upstream.requests.length
+      await readUntilFresh(stack)
+      const made = stack.upstream.requests.slice(before)
+      expect(made.filter((p) => p.startsWith('/latest/dex/search')).length).toBe(DEFAULT_SEED_QUERIES.length)
+      expect(made.filter((p) => p.startsWith('/token-'))).toEqual([])
+    } finally {
+      await stack.close()
+    }
+  })
+})
+
+describe('DexScreener promoted lists', () => {
+  it('keeps only Base token addresses, lower-cased, once each, and refuses a body that is not a list', () => {
+    const base = '0x00000000000000000000000000000000000000Ab'
+    expect(
+      parsePromotedBaseTokens([
+        { chainId: 'solana', tokenAddress: 'So11111111111111111111111111111111111111112' },
+        { chainId: 'base', tokenAddress: base },
+        { chainId: 'base', tokenAddress: base.toLowerCase() },
+        { chainId: 'base', tokenAddress: 'not-an-address' },
+        { chainId: 'base' },
+        null,
+        7,
+      ]),
+    ).toEqual([base.toLowerCase()])
+    expect(parsePromotedBaseTokens({ chainId: 'base', tokenAddress: base })).toEqual([base.toLowerCase()])
+    expect(parsePromotedBaseTokens('<html>')).toBeNull()
   })
 })

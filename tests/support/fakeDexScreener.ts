@@ -34,6 +34,29 @@ const volumeOf = (pair: RawPair) => Number((pair.volume as { h24?: unknown } | u
 /** Pairs per token in a `/tokens/v1` answer. */
 const TOKEN_PAIRS_MAX = 30
 
+/** DexScreener's promoted lists (paid boosts and profiles). */
+const PROMOTED_PATHS = {
+  'boosts-latest': '/token-boosts/latest/v1',
+  'boosts-top': '/token-boosts/top/v1',
+  'profiles-latest': '/token-profiles/latest/v1',
+} as const
+
+/**
+ * A promoted list as DexScreener serves it: mostly other chains' tokens, with a few of the market's Base tokens (a
+ * different handful per list, chosen by address, not by volume: promotion is bought, not earned).
+ */
+function promotedList(pairs: readonly RawPair[], list: string): unknown[] {
+  const salt = list.length
+  const base = [...new Set(pairs.filter((p) => p.chainId === 'base').map((p) => p.baseToken.address))]
+    .filter((address) => Number.parseInt(address.slice(-2), 16) % 7 === salt % 7)
+    .slice(0, 8)
+  const others = pairs.filter((p) => p.chainId !== 'base').slice(0, 22)
+  return [
+    ...others.map((p) => ({ url: 'https://dexscreener.com/x', chainId: p.chainId, tokenAddress: p.baseToken.address, amount: 100 })),
+    ...base.map((tokenAddress) => ({ url: 'https://dexscreener.com/base/x', chainId: 'base', tokenAddress, amount: 50, totalAmount: 500 })),
+  ]
+}
+
 /** Starts the fake upstream on a free loopback port. */
 export async function startFakeDexScreener(initialPairs: RawPair[] = []): Promise<FakeDexScreener> {
   let pairs = initialPairs
@@ -115,6 +138,8 @@ export async function startFakeDexScreener(initialPairs: RawPair[] = []): Promis
         for (const p of (indexed().byAddress.get(`${tokens[1]}:${address}`) ?? []).slice(0, TOKEN_PAIRS_MAX)) found.add(p)
       return reply(200, [...found])
     }
+    const promoted = Object.entries(PROMOTED_PATHS).find(([, route]) => route === url.pathname)?.[0]
+    if (promoted) return reply(200, promotedList(pairs, promoted))
     return reply(404, { error: 'not found' })
   })
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', () => ok()))
