@@ -16,8 +16,39 @@ export type SnapshotRow = [address: string, priceUsd: number | null, volume24h: 
 /** The top 100 at one 5-minute mark (`t`, epoch ms, the start of its interval). */
 export type Snapshot = { t: number; rows: SnapshotRow[] }
 
-/** One point of a token's series, as `token-history` answers it. */
-export type HistoryPoint = { t: string; priceUsd: number | null; volume24h: number; liquidityUsd: number; rank: number }
+/**
+ * One point of a token's series, as `token-history` answers it. A point from a snapshot knows everything; a point from
+ * a candle (before the service saw the token) knows only the price, and its other fields are null.
+ */
+export type HistoryPoint = {
+  t: string
+  priceUsd: number | null
+  volume24h: number | null
+  liquidityUsd: number | null
+  rank: number | null
+}
+
+/**
+ * A token's price line from its pool's 5-minute candles (GeckoTerminal): the pool, when it was fetched, and each
+ * candle's start (epoch ms) with its close in USD, oldest first. Only intervals with trades have a point.
+ */
+export type PriceLine = { pool: string; fetchedAt: number; points: [t: number, close: number][] }
+
+/** Parses a stored price line; null when it is not one (stray rows are dropped, never trusted). */
+export function parsePriceLine(value: string | null): PriceLine | null {
+  if (value === null) return null
+  try {
+    const parsed = JSON.parse(value) as PriceLine
+    if (typeof parsed?.pool !== 'string' || typeof parsed.fetchedAt !== 'number' || !Array.isArray(parsed.points)) return null
+    const points = parsed.points.filter(
+      (p): p is [number, number] =>
+        Array.isArray(p) && Number.isFinite(p[0]) && typeof p[1] === 'number' && Number.isFinite(p[1]) && p[1] > 0,
+    )
+    return { pool: parsed.pool, fetchedAt: parsed.fetchedAt, points }
+  } catch {
+    return null
+  }
+}
 
 /** The start of the 5-minute interval `now` falls in. */
 export const snapshotTime = (now: number) => Math.floor(now / SNAPSHOT_INTERVAL_MS) * SNAPSHOT_INTERVAL_MS
@@ -52,14 +83,36 @@ export function parseSnapshot(value: string | null): Snapshot | null {
   }
 }
 
-/** A token's series over the snapshots (oldest first), or null when no snapshot holds it. */
-export function tokenSeries(snapshots: readonly Snapshot[], address: string): HistoryPoint[] | null {
+/**
+ * A token's series over the 24 hours before `now` (oldest first): every snapshot that holds it, and, at the other
+ * 5-minute marks, the closes of its price line (price only). Null when neither knows the token.
+ */
+export function tokenSeries(
+  snapshots: readonly Snapshot[],
+  address: string,
+  line: PriceLine | null = null,
+  now: number = line?.fetchedAt ?? 0,
+): HistoryPoint[] | null {
   const wanted = address.toLowerCase()
-  const points: HistoryPoint[] = []
-  for (const snapshot of [...snapshots].sort((a, b) => a.t - b.t)) {
-    const row = snapshot.rows.find((r) => r[0] === wanted)
-    if (row) points.push({ t: new Date(snapshot.t).toISOString(), priceUsd: row[1], volume24h: row[2], liquidityUsd: row[3], rank: row[4] })
+  const byMark = new Map<number, HistoryPoint>()
+  const from = snapshotTime(now) - HISTORY_WINDOW_MS
+  for (const [t, close] of line?.points ?? []) {
+    const mark = snapshotTime(t)
+    if (mark <= from || mark > now) continue
+    byMark.set(mark, { t: new Date(mark).toISOString(), priceUsd: close, volume24h: null, liquidityUsd: null, rank: null })
   }
+  for (const snapshot of snapshots) {
+    const row = snapshot.rows.find((r) => r[0] === wanted)
+    if (row)
+      byMark.set(snapshot.t, {
+        t: new Date(snapshot.t).toISOString(),
+        priceUsd: row[1],
+        volume24h: row[2],
+        liquidityUsd: row[3],
+        rank: row[4],
+      })
+  }
+  const points = [...byMark].sort((a, b) => a[0] - b[0]).map(([, point]) => point)
   return points.length > 0 ? points : null
 }
 
@@ -111,9 +164,11 @@ const sparklinePrice = (price: number | null) => (price === null ? null : Number
 
 /**
  * The total volume series and one sparkline per token of the latest snapshot (the current top 100): 48 slots of 30
- * minutes ending with the latest snapshot's slot, each holding the last price a snapshot in it recorded.
+ * minutes ending with the latest snapshot's slot, each holding the last price a snapshot in it recorded. Where no
+ * snapshot priced the token, its price line fills the slot: the last close at or before the slot's end, from its first
+ * candle up to when the line was fetched (a slot without trades keeps the last traded price; none is invented before).
  */
-export function marketHistory(snapshots: readonly Snapshot[]): MarketHistory {
+export function marketHistory(snapshots: readonly Snapshot[], lines: ReadonlyMap<string, PriceLine> = new Map()): MarketHistory {
   const ordered = [...snapshots].sort((a, b) => a.t - b.t)
   const volume = ordered.map((s) => ({
     t: new Date(s.t).toISOString(),
@@ -139,6 +194,10 @@ export function marketHistory(snapshots: readonly Snapshot[]): MarketHistory {
       if (series && row[1] !== null) series[slot] = sparklinePrice(row[1]) // later snapshots of a slot overwrite earlier ones
     }
   }
+  for (const [address, series] of Object.entries(prices)) {
+    const line = lines.get(address)
+    if (line && line.points.length > 0) fillFromLine(series, line, firstSlot)
+  }
   return {
     volume: { intervalSeconds: SNAPSHOT_INTERVAL_MS / 1000, points: volume },
     sparklines: {
@@ -146,5 +205,19 @@ export function marketHistory(snapshots: readonly Snapshot[]): MarketHistory {
       times: Array.from({ length: slots }, (_, i) => new Date(firstSlot + i * SPARKLINE_INTERVAL_MS).toISOString()),
       prices,
     },
+  }
+}
+
+/** Fills the empty slots of a sparkline from a price line, carrying the last close from its first candle to its fetch. */
+function fillFromLine(series: (number | null)[], line: PriceLine, firstSlot: number): void {
+  const points = [...line.points].sort((a, b) => a[0] - b[0])
+  let next = 0
+  let last: number | null = null
+  for (let slot = 0; slot < series.length; slot++) {
+    const slotStart = firstSlot + slot * SPARKLINE_INTERVAL_MS
+    const slotEnd = slotStart + SPARKLINE_INTERVAL_MS
+    if (slotStart > line.fetchedAt) break
+    while (next < points.length && points[next]![0] < slotEnd) last = points[next++]![1]
+    if (series[slot] === null && last !== null) series[slot] = sparklinePrice(last)
   }
 }

@@ -94,14 +94,16 @@ export const tokenHistorySchema = z.object({
   points: z
     .array(
       z.object({
-        t: z.string().describe('The 5-minute mark of the snapshot (ISO 8601)'),
+        t: z.string().describe('The 5-minute mark (ISO 8601)'),
         priceUsd: z.number().nullable(),
-        volume24h: z.number(),
-        liquidityUsd: z.number(),
-        rank: z.number().int().min(1),
+        volume24h: z.number().nullable().describe('Null at a mark known only from a price candle'),
+        liquidityUsd: z.number().nullable().describe('Null at a mark known only from a price candle'),
+        rank: z.number().int().min(1).nullable().describe('Null at a mark known only from a price candle'),
       }),
     )
-    .describe('Only the marks at which the token was in the top 100'),
+    .describe(
+      'The marks at which the token was in the top 100 (every field), and before the service listed it the 5-minute candles of its pool (price only; other fields null)',
+    ),
 })
 
 /** Body of `GET /api/token-history`. */
@@ -130,7 +132,7 @@ export const marketHistorySchema = z.object({
       prices: z
         .record(z.string(), z.array(z.number().nullable()))
         .describe(
-          'For each token of the latest snapshot (lower-case address): its last price in each slot, 4 significant digits; null where it was not listed',
+          "For each token of the latest snapshot (lower-case address): its last price in each slot, 4 significant digits, from the snapshots and, where they have none, its pool's candles (the last close carried through slots without trades); null where neither knows a price",
         ),
     })
     .describe('A 24 h price line per current top-100 token'),

@@ -7,6 +7,8 @@ import { UpstreamError } from '../upstream/jsonGetter.js'
 export const DISCOVERY_INTERVAL_MS = 5 * 60_000
 /** GeckoTerminal calls allowed in any rolling minute, across all instances (its public limit). */
 export const GECKO_CALLS_PER_MINUTE = 30
+/** Of those, what the price backfill may fill: the rest stays free for discovery's pages when they come due. */
+export const GECKO_BACKFILL_CALLS_PER_MINUTE = 20
 /** How long to leave GeckoTerminal alone after a 429 that named no `Retry-After`. */
 const DEFAULT_BACKOFF_MS = 60_000
 
@@ -59,6 +61,20 @@ export async function noteDiscoveryOutcome(
   } catch (error) {
     logger.warn('store_unavailable', { operation: 'discovery_outcome', error: errorName(error) })
   }
+}
+
+/** Parameters of {@link reserveGeckoCalls}. */
+export type ReserveGeckoCallsParameters = { store: Store; keyPrefix: string; count: number; now: number; limit: number }
+
+/** Takes up to `count` calls of GeckoTerminal's shared rolling minute while fewer than `limit` are taken (one round trip). */
+export async function reserveGeckoCalls({ store, keyPrefix, count, now, limit }: ReserveGeckoCallsParameters): Promise<number> {
+  if (count <= 0) return 0
+  return store.reserveWindowSlots({ key: `${keyPrefix}gecko:calls`, count, limit, windowMs: 60_000, now })
+}
+
+/** Whether every instance is leaving GeckoTerminal alone after a 429. */
+export async function isGeckoBackingOff(store: Store, keyPrefix: string): Promise<boolean> {
+  return (await store.get(`${keyPrefix}gecko:backoff`)) !== null
 }
 
 /** Takes up to `count` calls of GeckoTerminal's shared rolling-minute budget; answers how many it got. */

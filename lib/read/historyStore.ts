@@ -1,5 +1,7 @@
 import {
   HISTORY_WINDOW_MS,
+  type PriceLine,
+  parsePriceLine,
   parseSnapshot,
   SNAPSHOT_INTERVAL_MS,
   SNAPSHOTS_IN_WINDOW,
@@ -8,6 +10,52 @@ import {
 } from '../market/history.js'
 import { errorName, type Logger } from '../platform/log.js'
 import type { Store } from '../store/types.js'
+
+/** Store key of a token's price line from candles (under the service prefix). */
+export const priceLineKey = (keyPrefix: string, address: string) => `${keyPrefix}history:line:v1:${address.toLowerCase()}`
+
+/** How long a price line is kept: a day, which is also how often a token is backfilled at most. */
+export const PRICE_LINE_TTL_MS = HISTORY_WINDOW_MS
+
+/** Keeps a token's price line for a day. */
+export async function savePriceLine(store: Store, keyPrefix: string, address: string, line: PriceLine): Promise<void> {
+  await store.set(priceLineKey(keyPrefix, address), JSON.stringify(line), PRICE_LINE_TTL_MS)
+}
+
+/**
+ * Price lines already read, per store and prefix, by address: a line never changes until the next day's backfill, so
+ * an instance reads it once; addresses with no line yet are asked again each time (one round trip for all of them).
+ */
+const knownLines = new WeakMap<Store, Map<string, Map<string, PriceLine>>>()
+
+/** The price lines of `addresses` that exist (lower-case address -> line), in at most one store round trip. */
+export async function loadPriceLines(
+  store: Store,
+  keyPrefix: string,
+  addresses: readonly string[],
+  now: number,
+): Promise<Map<string, PriceLine>> {
+  const byPrefix = knownLines.get(store) ?? new Map<string, Map<string, PriceLine>>()
+  knownLines.set(store, byPrefix)
+  const byAddress = byPrefix.get(keyPrefix) ?? new Map<string, PriceLine>()
+  byPrefix.set(keyPrefix, byAddress)
+  for (const [address, line] of byAddress) if (line.fetchedAt + PRICE_LINE_TTL_MS <= now) byAddress.delete(address)
+  const wanted = [...new Set(addresses.map((a) => a.toLowerCase()))]
+  const missing = wanted.filter((a) => !byAddress.has(a))
+  if (missing.length > 0) {
+    const values = await store.getMany(missing.map((a) => priceLineKey(keyPrefix, a)))
+    missing.forEach((address, i) => {
+      const line = parsePriceLine(values[i] ?? null)
+      if (line) byAddress.set(address, line)
+    })
+  }
+  const found = new Map<string, PriceLine>()
+  for (const address of wanted) {
+    const line = byAddress.get(address)
+    if (line) found.set(address, line)
+  }
+  return found
+}
 
 /** Store key of the snapshot taken at `t` (under the service prefix). */
 export const snapshotKey = (keyPrefix: string, t: number) => `${keyPrefix}history:v1:${t}`
@@ -18,12 +66,14 @@ export type RecordSnapshotParameters = { store: Store; keyPrefix: string; snapsh
 /**
  * Keeps a snapshot for its 5-minute mark, once across instances (the first refresh of the interval writes it), for
  * 24 hours: at most 288 snapshots of the top 100 are ever stored. A store failure costs the point, never the refresh.
+ * Answers whether this call wrote it.
  */
-export async function recordSnapshot({ store, keyPrefix, snapshot, logger }: RecordSnapshotParameters): Promise<void> {
+export async function recordSnapshot({ store, keyPrefix, snapshot, logger }: RecordSnapshotParameters): Promise<boolean> {
   try {
-    await store.setIfAbsent(snapshotKey(keyPrefix, snapshot.t), JSON.stringify(snapshot), HISTORY_WINDOW_MS + SNAPSHOT_INTERVAL_MS)
+    return await store.setIfAbsent(snapshotKey(keyPrefix, snapshot.t), JSON.stringify(snapshot), HISTORY_WINDOW_MS + SNAPSHOT_INTERVAL_MS)
   } catch (error) {
     logger.warn('store_unavailable', { operation: 'history_snapshot', error: errorName(error), effect: 'one history point missing' })
+    return false
   }
 }
 

@@ -3,7 +3,7 @@ import type { MarketHistoryBody, TokenHistory } from '../market/types.js'
 import type { CacheReadReturnType } from './cache.js'
 import { refreshControlRoom } from './controlRoomRefresh.js'
 import { ReadNotFoundError } from './errors.js'
-import { loadSnapshots } from './historyStore.js'
+import { loadPriceLines, loadSnapshots } from './historyStore.js'
 import type { ReadServices } from './services.js'
 import { searchTokens } from './tokenSearch.js'
 
@@ -25,17 +25,20 @@ export function readControlRoom(services: ReadServices): Promise<CacheReadReturn
   })
 }
 
-/** The token-history body of a lower-case address, from the shared cache or the stored snapshots. */
+/** The token-history body of a lower-case address, from the shared cache or the stored snapshots and price line. */
 export function readTokenHistory(services: ReadServices, address: string): Promise<CacheReadReturnType> {
   return services.cache.read({
     key: `${services.keyPrefix}${VERSION}:token-history:${address}`,
     ttlMs: READ_CACHE_TTL_MS,
     refresh: async () => {
-      const points = tokenSeries(await loadSnapshots(services.store, services.keyPrefix, services.now()), address)
+      const { store, keyPrefix } = services
+      const now = services.now()
+      const [snapshots, lines] = await Promise.all([loadSnapshots(store, keyPrefix, now), loadPriceLines(store, keyPrefix, [address], now)])
+      const points = tokenSeries(snapshots, address, lines.get(address) ?? null, now)
       if (!points)
         throw new ReadNotFoundError(
           'UNKNOWN_TOKEN',
-          `No snapshot of the last 24 hours holds ${address}: it has not been in the top 100 since (or is not a Base token).`,
+          `Neither a snapshot nor a price line of the last 24 hours holds ${address}: it has not been in the top 100 since (or is not a Base token).`,
         )
       const body: TokenHistory = { address, intervalSeconds: SNAPSHOT_INTERVAL_MS / 1000, points }
       return { body: JSON.stringify(body) }
@@ -49,7 +52,19 @@ export function readMarketHistory(services: ReadServices): Promise<CacheReadRetu
     key: `${services.keyPrefix}${VERSION}:market-history`,
     ttlMs: READ_CACHE_TTL_MS,
     refresh: async () => {
-      const body: MarketHistoryBody = marketHistory(await loadSnapshots(services.store, services.keyPrefix, services.now()))
+      const { store, keyPrefix } = services
+      const now = services.now()
+      const snapshots = await loadSnapshots(store, keyPrefix, now)
+      const latest = snapshots.at(-1)
+      const lines = latest
+        ? await loadPriceLines(
+            store,
+            keyPrefix,
+            latest.rows.map((r) => r[0]),
+            now,
+          )
+        : new Map()
+      const body: MarketHistoryBody = marketHistory(snapshots, lines)
       return { body: JSON.stringify(body) }
     },
   })

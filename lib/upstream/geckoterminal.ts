@@ -12,7 +12,15 @@ export const GECKO_ACCEPT = 'application/json;version=20230302'
 export type GeckoTerminalClient = {
   /** Page `page` (1-10) of Base pools by 24h volume, descending, mapped to DexScreener's pair shape. */
   rankedPools(page: number, options?: CallOptions): Promise<Pair[]>
+  /** A pool's last 24 h of 5-minute candles in USD for its base token (one call), oldest first. */
+  poolCandles(pool: string, options?: CallOptions): Promise<Candle[]>
 }
+
+/** One 5-minute candle: its start (epoch ms) and its closing price in USD. Only intervals with trades have one. */
+export type Candle = { t: number; close: number }
+
+/** Candles per call: 24 hours of 5-minute candles. */
+export const CANDLES_PER_DAY = 288
 
 /** Parameters of {@link createGeckoTerminalClient}: the base URL and the retry policy of the JSON getter. */
 export type CreateGeckoTerminalClientParameters = Omit<CreateJsonGetterParameters, 'headers' | 'describePath'>
@@ -29,7 +37,34 @@ export function createGeckoTerminalClient(parameters: CreateGeckoTerminalClientP
         options,
       )
     },
+    poolCandles: (pool, options) => {
+      if (!/^0x[0-9a-fA-F]{40}$/.test(pool)) throw new RangeError('pool must be a 0x address')
+      return get(
+        `/networks/base/pools/${pool.toLowerCase()}/ohlcv/minute?aggregate=5&limit=${CANDLES_PER_DAY}&currency=usd&token=base`,
+        parseCandlesBody,
+        options,
+      )
+    },
   }
+}
+
+/**
+ * Reads an OHLCV answer (`data.attributes.ohlcv_list`: `[unix seconds, open, high, low, close, volume]`, newest first)
+ * into candles oldest first, one per start time; a row without a positive finite close or time is skipped (numbers may
+ * come as strings). Null: the body is not an OHLCV answer.
+ */
+export function parseCandlesBody(body: unknown): Candle[] | null {
+  const list = field(field(field(body, 'data'), 'attributes'), 'ohlcv_list')
+  if (!Array.isArray(list)) return null
+  const byTime = new Map<number, number>()
+  for (const row of list) {
+    if (!Array.isArray(row)) continue
+    const seconds = Number(row[0])
+    const close = Number(row[4])
+    if (!Number.isInteger(seconds) || seconds <= 0 || !Number.isFinite(close) || close <= 0) continue
+    byTime.set(seconds * 1000, close)
+  }
+  return [...byTime].sort((a, b) => a[0] - b[0]).map(([t, close]) => ({ t, close }))
 }
 
 type JsonObject = Record<string, unknown>

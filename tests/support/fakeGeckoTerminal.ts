@@ -66,6 +66,37 @@ export function toGeckoPool(pair: RawPair): { pool: unknown; tokens: unknown[] }
   }
 }
 
+/**
+ * A pool's 5-minute candles up to `now`, newest first, as GeckoTerminal answers them: a walk around the pair's price,
+ * with no candle where nobody traded. Shallow pools (liquidity under a tenth of their volume) trade in about half the
+ * intervals, deep ones in nearly all. Deterministic per pool.
+ */
+export function candlesOf(pair: RawPair, limit: number, now: number): unknown {
+  const seed = Number.parseInt(String(pair.pairAddress).slice(-8), 16) || 1
+  let state = seed
+  const random = () => {
+    state = (state * 1_103_515_245 + 12_345) % 2_147_483_648
+    return state / 2_147_483_648
+  }
+  const price = Number(pair.priceUsd) || 1
+  const volume = Number((pair.volume as { h24?: number } | undefined)?.h24 ?? 0)
+  const liquidity = Number((pair.liquidity as { usd?: number } | undefined)?.usd ?? 0)
+  const tradeChance = liquidity < volume / 10 ? 0.5 : 0.95
+  const last = Math.floor(now / 300_000) * 300
+  const list: number[][] = []
+  let close = price
+  for (let i = 0; i < limit; i++) {
+    const open = close * (1 + (random() - 0.5) * 0.02)
+    if (random() < tradeChance)
+      list.push([last - i * 300, open, Math.max(open, close) * 1.001, Math.min(open, close) * 0.999, close, volume / 288])
+    close = open
+  }
+  return {
+    data: { id: 'ohlcv', type: 'ohlcv_request_response', attributes: { ohlcv_list: list } },
+    meta: { base: { address: pair.baseToken.address, name: pair.baseToken.name, symbol: pair.baseToken.symbol } },
+  }
+}
+
 /** Starts the fake GeckoTerminal on a free loopback port, over the same raw pairs as the fake DexScreener. */
 export async function startFakeGeckoTerminal(
   initialPairs: RawPair[],
@@ -98,6 +129,15 @@ export async function startFakeGeckoTerminal(
     if (fault?.kind === 'html')
       return reply(fault.status ?? 200, '<!DOCTYPE html><html><body>Just a moment...</body></html>', { 'content-type': 'text/html' })
     const url = new URL(path, 'http://fake')
+    const ohlcv = /^\/networks\/base\/pools\/(0x[0-9a-fA-F]{40})\/ohlcv\/(day|hour|minute)$/.exec(url.pathname)
+    if (ohlcv) {
+      const q = url.searchParams
+      if (ohlcv[2] !== 'minute' || q.get('aggregate') !== '5' || q.get('currency') !== 'usd' || q.get('token') !== 'base')
+        return reply(400, { errors: [{ status: '400', title: 'this fake serves 5-minute USD candles of the base token' }] })
+      const pair = pairs.find((p) => p.chainId === 'base' && String(p.pairAddress).toLowerCase() === ohlcv[1]!.toLowerCase())
+      if (!pair) return reply(404, { errors: [{ status: '404', title: 'Not Found' }] })
+      return reply(200, candlesOf(pair, Math.min(1000, Number(q.get('limit') ?? '100')), t))
+    }
     if (url.pathname !== '/networks/base/pools') return reply(404, { errors: [{ status: '404', title: 'Not Found' }] })
     const page = Number(url.searchParams.get('page') ?? '1')
     if (url.searchParams.get('sort') !== 'h24_volume_usd_desc' || !Number.isInteger(page) || page < 1 || page > 10)
