@@ -55,6 +55,8 @@ const { getReadServices } = await import('../lib/read/services.js')
 const room = (await (await fetch(`${base}/api/control-room`)).json()) as { liveActivity: import('../lib/market/types.js').Token[] }
 const reads = getReadServices()
 await seedHistory(reads.store, reads.keyPrefix, syntheticHistory({ tokens: room.liveActivity, now: reads.now() }))
+const { startInProcessTicker } = await import('../lib/tick/ticker.js')
+const ticker = await startInProcessTicker()
 console.log(`sandbox ready at ${base}`)
 console.log(`  dashboard      ${base}/`)
 console.log(`  control room   ${base}/api/control-room`)
@@ -65,7 +67,9 @@ console.log(`  OpenAPI        ${base}/openapi.json   agent skill ${base}/skill.m
 console.log(
   `  upstream ${upstream.url}   GeckoTerminal ${gecko.url}   chain ${chain.rpcUrl} (8453)   KMS ${kms.url}   store: in-process memory`,
 )
-console.log(`  signer ${signer.address} (funded)   history: 24 h of synthetic snapshots backfilled`)
+console.log(
+  `  signer ${signer.address} (funded)   history: 24 h of synthetic snapshots backfilled   ${ticker.intervalSeconds > 0 ? `tick every ${ticker.intervalSeconds} s` : 'tick off'}`,
+)
 console.log(`agent key: ${agent.key}`)
 console.log('try:')
 console.log(
@@ -80,6 +84,7 @@ let stopping = false
 const stop = async () => {
   if (stopping) return
   stopping = true
+  ticker.stop()
   await server.close()
   await Promise.allSettled([chain.stop(), kms.close(), upstream.close(), gecko.close()])
   process.exit(0)

@@ -197,7 +197,14 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   }
   const port = Number(process.env.PORT ?? 3000)
   const running = await startServer({ port, host: process.env.HOST ?? '127.0.0.1', ...(await vercelRouting()) })
-  console.log(`listening on ${running.url} (${describe})`)
+  // The scheduled work runs here too, so a self-hosted server is always on (TICK_INTERVAL_SECONDS=0 turns it off).
+  const { startInProcessTicker } = await import('../lib/tick/ticker.js')
+  const ticker = await startInProcessTicker().catch((error: unknown) => {
+    console.error(error instanceof Error ? error.message : String(error))
+    process.exit(1)
+  })
+  const ticking = ticker.intervalSeconds > 0 ? `tick every ${ticker.intervalSeconds} s` : 'tick off'
+  console.log(`listening on ${running.url} (${describe}, ${ticking})`)
   const stop = () => void running.close().then(() => process.exit(0))
   process.on('SIGINT', stop)
   process.on('SIGTERM', stop)

@@ -14,7 +14,7 @@ const FLOORS: readonly (readonly string[])[] = [
   ['upstream', 'chain'],
   ['market'],
   ['read', 'deploy'],
-  ['health', 'mcp'],
+  ['tick', 'health', 'mcp'],
   ['docs'],
 ]
 /** Rooms on one floor that must not import each other (two use cases stay apart). */

@@ -23,6 +23,8 @@ export type DeployRecord = {
   replacedBy?: Hex
   /** The transaction this one replaced. */
   replaces?: Hex
+  /** How the replacement (the last copy) ended, once it was mined: what the agent's deploy came to. */
+  replacementStatus?: 'confirmed' | 'reverted'
   /** What a replacement re-signs: the same nonce, gas and calldata. */
   nonce: number
   gas: string
@@ -41,6 +43,8 @@ export type ListedDeploy = {
   createdAt: string
   status: DeployStatus
   replacedBy?: Hex
+  /** For a replaced deploy whose replacement was mined: how it ended. */
+  replacementStatus?: 'confirmed' | 'reverted'
 }
 
 /** How long deploy records are kept. */
@@ -158,5 +162,6 @@ export function toListedDeploy(record: DeployRecord): ListedDeploy {
     createdAt: new Date(record.createdAt).toISOString(),
     status: record.status,
     ...(record.replacedBy ? { replacedBy: record.replacedBy } : {}),
+    ...(record.replacedBy && record.replacementStatus ? { replacementStatus: record.replacementStatus } : {}),
   }
 }

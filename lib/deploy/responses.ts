@@ -94,8 +94,14 @@ export const listedDeploySchema = z.object({
   symbol: z.string(),
   variant: z.enum(['asset', 'stablecoin']),
   createdAt: z.string().describe('When the deploy was sent (ISO 8601)'),
-  status: z.enum(['broadcast', 'confirmed', 'reverted', 'replaced']).describe('Last known status; action "receipt" checks the chain'),
+  status: z
+    .enum(['broadcast', 'confirmed', 'reverted', 'replaced'])
+    .describe('Last known status, kept current by the scheduled tick (about once a minute); action "receipt" checks the chain'),
   replacedBy: txHash.optional(),
+  replacementStatus: z
+    .enum(['confirmed', 'reverted'])
+    .optional()
+    .describe('For a replaced deploy whose replacement was mined: how the deploy ended'),
 })
 
 /** Body of `list_deploys`: the calling agent's own deploys, newest first (kept 30 days). */

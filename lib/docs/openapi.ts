@@ -22,6 +22,7 @@ import {
 } from '../market/types.js'
 import { errorBodySchema } from '../platform/http.js'
 import { SERVICE_VERSION } from '../platform/version.js'
+import { tickSummarySchema } from '../tick/schema.js'
 
 type Json = Record<string, unknown>
 
@@ -46,6 +47,7 @@ const COMPONENTS: Record<string, z.ZodType> = {
   DeployFailure: deployFailureSchema,
   SkillHttpError: skillHttpErrorSchema,
   Health: healthSchema,
+  TickSummary: tickSummarySchema,
 }
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })
@@ -138,6 +140,7 @@ const PATH_INFO: Record<string, { tag: string; name: string }> = {
   '/api/openapi': { tag: 'Service', name: 'openApi' },
   '/api/skill': { tag: 'Service', name: 'skill' },
   '/api/llms': { tag: 'Service', name: 'llmsTxt' },
+  '/api/tick': { tag: 'Service', name: 'tick' },
 }
 
 /** Longer words for each operation, beside its one-line summary. */
@@ -158,6 +161,9 @@ const DESCRIPTIONS: Record<string, string> = {
   getOpenApi: 'This OpenAPI 3.1 document, generated from the zod schemas the handlers validate with.',
   getSkill: 'The agent skill file: how an AI agent reads market data and deploys, with examples.',
   getLlmsTxt: 'The llms.txt index: what the service is and where an agent reads on.',
+  runTick:
+    'The service’s scheduled work, for its scheduler only: Vercel Cron (GET with Authorization: Bearer <CRON_SECRET>) or Upstash QStash (POST signed with Upstash-Signature). Refreshes the control room when older than 30 s, writes the 5-minute snapshot, backfills price lines from candles, follows unmined deploys (outcomes recorded, stuck ones replaced) and runs discovery when due. Claimed once per interval across instances; each part reports on its own.',
+  runTickSigned: 'The same tick as a signed QStash POST (body of at most 64 KB; its hash and the URL are part of the signature).',
 }
 
 const malformed = error('The request is not valid HTTP (MALFORMED_REQUEST; answered by npm start, by the platform on Vercel)')
@@ -435,6 +441,36 @@ export function buildOpenApiDocument(): Json {
         },
         options: preflight,
       },
+      '/api/tick': {
+        get: {
+          operationId: 'runTick',
+          summary: 'Run the scheduled work once (Vercel Cron: Authorization: Bearer <CRON_SECRET>); the answer says what each part did',
+          security: [{ cronSecret: [] }, { qstashSignature: [] }],
+          responses: {
+            '200': { ...json(ref('TickSummary'), 'What the tick did (ran false: another tick had this interval)'), headers: cors },
+            '308': redirect,
+            '401': { ...error('Neither the cron secret nor a valid QStash signature (UNAUTHORIZED)'), headers: cors },
+            '405': notAllowed,
+            '413': { ...error('The body is over 64 KB (BODY_TOO_LARGE)'), headers: cors },
+            '500': { ...error('The service is misconfigured (CONFIG_INVALID)'), headers: cors },
+          },
+        },
+        post: {
+          operationId: 'runTickSigned',
+          summary: 'Run the scheduled work once (Upstash QStash, signed with Upstash-Signature)',
+          security: [{ qstashSignature: [] }, { cronSecret: [] }],
+          requestBody: { required: false, content: { '*/*': { schema: { type: 'string', maxLength: 65536 } } } },
+          responses: {
+            '200': { ...json(ref('TickSummary'), 'What the tick did (ran false: another tick had this interval)'), headers: cors },
+            '308': redirect,
+            '401': { ...error('Neither the cron secret nor a valid QStash signature (UNAUTHORIZED)'), headers: cors },
+            '405': notAllowed,
+            '413': { ...error('The body is over 64 KB (BODY_TOO_LARGE)'), headers: cors },
+            '500': { ...error('The service is misconfigured (CONFIG_INVALID)'), headers: cors },
+          },
+        },
+        options: preflight,
+      },
       '/api/openapi': {
         get: {
           operationId: 'getOpenApi',
@@ -471,6 +507,14 @@ export function buildOpenApiDocument(): Json {
         },
         bearerAgentKey: { type: 'http', scheme: 'bearer', description: 'The same agent key as a bearer token (MCP clients)' },
         healthToken: { type: 'http', scheme: 'bearer', description: 'HEALTH_TOKEN: the detailed view of /api/health' },
+        cronSecret: { type: 'http', scheme: 'bearer', description: 'CRON_SECRET: what Vercel Cron sends to /api/tick' },
+        qstashSignature: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'Upstash-Signature',
+          description:
+            'A QStash signature (JWT over the URL and the body), checked with QSTASH_CURRENT_SIGNING_KEY, then QSTASH_NEXT_SIGNING_KEY',
+        },
       },
     },
   }

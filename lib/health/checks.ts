@@ -7,9 +7,13 @@ import { errorName } from '../platform/log.js'
 import { SERVICE_VERSION } from '../platform/version.js'
 import { controlRoomCacheKey } from '../read/models.js'
 import type { ReadServices } from '../read/services.js'
+import { type LastTick, lastTickKey, parseLastTick } from '../tick/lastTick.js'
 
-/** What anyone may see: whether the service can answer, its version, and how old the market data is. */
-export type PublicHealth = { ok: boolean; version: string; dataAgeSeconds: number | null }
+/**
+ * What anyone may see: whether the service can answer, its version, how old the market data is, and how long ago the
+ * scheduled tick last ran (null: never, or not in the last 7 days).
+ */
+export type PublicHealth = { ok: boolean; version: string; dataAgeSeconds: number | null; lastTickAgeSeconds: number | null }
 
 /** One part of the detailed view: up or down, and what was seen. */
 export type HealthPart = { ok: boolean; latencyMs?: number; error?: string; [detail: string]: unknown }
@@ -21,7 +25,12 @@ export type DetailedHealth = PublicHealth & {
   rpc: HealthPart
   signer: HealthPart
   deploys: HealthPart
+  /** The scheduled tick: when it last ran, what it did and what failed. */
+  tick: HealthPart
 }
+
+/** A tick older than this counts as the schedule having stopped. */
+export const TICK_STALE_SECONDS = 600
 
 /** Longest one part may take to answer before it counts as down. */
 export const HEALTH_PART_TIMEOUT_MS = 3000
@@ -46,16 +55,30 @@ async function probe(run: () => Promise<Record<string, unknown>>): Promise<Healt
   }
 }
 
-/** The public view: reads the control room's cache entry (one store round trip). */
+/** The public view: reads the control room's cache entry and the last tick (one store round trip). */
 export async function checkPublicHealth(read: ReadServices): Promise<PublicHealth> {
+  return (await readPublicHealth(read)).view
+}
+
+/** The public view, and the last tick's summary for the detailed view. */
+async function readPublicHealth(read: ReadServices): Promise<{ view: PublicHealth; lastTick: LastTick | null }> {
   try {
-    const raw = await read.store.get(controlRoomCacheKey(read.keyPrefix))
+    const [raw, tickRaw] = await read.store.getMany([controlRoomCacheKey(read.keyPrefix), lastTickKey(read.keyPrefix)])
     const fetchedAt = raw ? (JSON.parse(raw) as { fetchedAt?: unknown }).fetchedAt : undefined
-    const dataAgeSeconds = typeof fetchedAt === 'number' ? Math.max(0, Math.floor((read.now() - fetchedAt) / 1000)) : null
-    return { ok: true, version: SERVICE_VERSION, dataAgeSeconds }
+    const ageOf = (t: number) => Math.max(0, Math.floor((read.now() - t) / 1000))
+    const lastTick = parseLastTick(tickRaw ?? null)
+    return {
+      view: {
+        ok: true,
+        version: SERVICE_VERSION,
+        dataAgeSeconds: typeof fetchedAt === 'number' ? ageOf(fetchedAt) : null,
+        lastTickAgeSeconds: lastTick ? ageOf(Date.parse(lastTick.at)) : null,
+      },
+      lastTick,
+    }
   } catch {
     // Reads still answer without the store (uncached), but the service is degraded: monitors should hear of it.
-    return { ok: false, version: SERVICE_VERSION, dataAgeSeconds: null }
+    return { view: { ok: false, version: SERVICE_VERSION, dataAgeSeconds: null, lastTickAgeSeconds: null }, lastTick: null }
   }
 }
 
@@ -90,8 +113,8 @@ export async function checkDetailedHealth({ read, deploy, config }: CheckDetaile
     return { ctx, address: (await ctx.getSigner()).address }
   }
 
-  const [publicView, store, dexscreener, rpc, signer, deploys] = await Promise.all([
-    checkPublicHealth(read),
+  const [{ view: publicView, lastTick }, store, dexscreener, rpc, signer, deploys] = await Promise.all([
+    readPublicHealth(read),
     probe(async () => {
       await read.store.get(`${read.keyPrefix}health:probe`)
       return { kind: read.store.kind }
@@ -143,7 +166,12 @@ export async function checkDetailedHealth({ read, deploy, config }: CheckDetaile
       )
     : null
   const geckoterminal: HealthPart = read.gecko ? { ok: backingOff === false, backingOff } : { ok: true, configured: false }
-  const parts = [store, dexscreener, geckoterminal, rpc, signer, deploys]
+  // Not yet ticked is not a failure (a fresh deployment); a schedule that stopped is.
+  const tick: HealthPart =
+    lastTick === null
+      ? { ok: true, lastTick: null }
+      : { ok: publicView.lastTickAgeSeconds !== null && publicView.lastTickAgeSeconds <= TICK_STALE_SECONDS, lastTick }
+  const parts = [store, dexscreener, geckoterminal, rpc, signer, deploys, tick]
   return {
     ...publicView,
     ok: publicView.ok && parts.every((p) => p.ok),
@@ -152,5 +180,6 @@ export async function checkDetailedHealth({ read, deploy, config }: CheckDetaile
     rpc,
     signer,
     deploys,
+    tick,
   }
 }

@@ -13,9 +13,16 @@ export const healthSchema = z.object({
   ok: z.boolean().describe('Public view: the shared store answers. Detailed view: every part is up'),
   version: z.string(),
   dataAgeSeconds: z.number().int().min(0).nullable().describe('Age of the cached control room; null before the first refresh'),
+  lastTickAgeSeconds: z
+    .number()
+    .int()
+    .min(0)
+    .nullable()
+    .describe('Seconds since the scheduled tick last ran (about 60 when the schedule is on); null when it has not run in 7 days'),
   store: part.optional(),
   upstreams: z.object({ dexscreener: part, geckoterminal: part }).optional(),
   rpc: part.optional().describe('chainId, expectedChainId, head'),
   signer: part.optional().describe('address, balanceEth, minBalanceEth, lowBalance'),
   deploys: part.optional().describe('usedInWindow, cap, windowSeconds, oldestUnmined { txHash, nonce, pendingSeconds }'),
+  tick: part.optional().describe('lastTick { at, durationMs, caller, failed, parts }; not ok when the last tick is over 10 minutes old'),
 })

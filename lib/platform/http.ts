@@ -47,7 +47,7 @@ export function clientAddress(request: Request): string {
   return forwarded ? forwarded.slice(0, 64) : 'unknown'
 }
 
-/** Machine codes of the read endpoints' error bodies. */
+/** Machine codes of the error bodies of the read endpoints, health and the tick. */
 export const READ_ERROR_CODES = [
   'METHOD_NOT_ALLOWED',
   'QUERY_REQUIRED',
@@ -62,6 +62,7 @@ export const READ_ERROR_CODES = [
   'MALFORMED_REQUEST',
   'INVALID_ADDRESS',
   'UNKNOWN_TOKEN',
+  'BODY_TOO_LARGE',
 ] as const
 
 /** A JSON error body of the read endpoints: a human message and a stable machine code. */
@@ -179,10 +180,35 @@ async function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>, alre
   }
 }
 
+/** Result of {@link readBodyBytes}: the body, or that it passed the limit. */
+export type ReadBodyBytesReturnType = { ok: true; bytes: Buffer } | { ok: false }
+
 /**
- * Reads a JSON request body of at most `limitBytes`, refusing early on `Content-Length` and stopping the read as
- * soon as the limit is passed, so an oversized body is never buffered whole.
+ * Reads a request body of at most `limitBytes`, refusing early on `Content-Length` and stopping the read as soon as the
+ * limit is passed, so an oversized body is never buffered whole.
  */
+export async function readBodyBytes(request: Request, limitBytes: number): Promise<ReadBodyBytesReturnType> {
+  const declared = Number(request.headers.get('content-length') ?? '0')
+  if (Number.isFinite(declared) && declared > limitBytes) return { ok: false }
+  const chunks: Uint8Array[] = []
+  let size = 0
+  if (request.body) {
+    const reader = request.body.getReader()
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done) break
+      size += value.byteLength
+      if (size > limitBytes) {
+        await discardRest(reader, size)
+        return { ok: false }
+      }
+      chunks.push(value)
+    }
+  }
+  return { ok: true, bytes: Buffer.concat(chunks) }
+}
+
+/** Reads a JSON request body of at most `limitBytes` (see {@link readBodyBytes}), after checking its content type. */
 export async function readJsonBody(request: Request, limitBytes: number): Promise<ReadJsonBodyReturnType> {
   const tooLarge = {
     ok: false,
@@ -201,23 +227,10 @@ export async function readJsonBody(request: Request, limitBytes: number): Promis
       message: 'Send the body as JSON with Content-Type: application/json.',
     }
   }
-  const chunks: Uint8Array[] = []
-  let size = 0
-  if (request.body) {
-    const reader = request.body.getReader()
-    for (;;) {
-      const { done, value } = await reader.read()
-      if (done) break
-      size += value.byteLength
-      if (size > limitBytes) {
-        await discardRest(reader, size)
-        return tooLarge
-      }
-      chunks.push(value)
-    }
-  }
+  const read = await readBodyBytes(request, limitBytes)
+  if (!read.ok) return tooLarge
   try {
-    return { ok: true, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }
+    return { ok: true, body: JSON.parse(read.bytes.toString('utf8')) }
   } catch {
     return { ok: false, status: 400, code: 'INVALID_JSON', message: 'The request body is not valid JSON.' }
   }

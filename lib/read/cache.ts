@@ -61,7 +61,17 @@ export type ReadParameters = {
  * instance, a lock across instances); if that refresh fails, the body keeps being served until it is too old. With
  * no body young enough, the caller waits for the refresh, and its failure is the caller's.
  */
-export type ReadCache = { read(parameters: ReadParameters): Promise<CacheReadReturnType> }
+export type ReadCache = {
+  read(parameters: ReadParameters): Promise<CacheReadReturnType>
+  /**
+   * Refreshes the key now when the shared body is older than `olderThanMs` (or absent), through the same single flight
+   * as a read (one refresh across instances), and waits for it: the scheduled tick keeps bodies warm this way.
+   */
+  refreshIfOlder(parameters: ReadParameters & { olderThanMs: number }): Promise<RefreshIfOlderReturnType>
+}
+
+/** What {@link ReadCache.refreshIfOlder} answers: the body now held, and whether this call had it made. */
+export type RefreshIfOlderReturnType = { entry: LocalCachedBody; refreshed: boolean }
 
 /** Most entries kept in the instance's own copy of the shared cache. */
 export const LOCAL_ENTRIES_MAX = 1000
@@ -196,6 +206,13 @@ export function createReadCache(parameters: CreateReadCacheParameters): ReadCach
   }
 
   return {
+    async refreshIfOlder({ olderThanMs, ...parameters }) {
+      const shared = await readShared(parameters.key)
+      const known = shared === 'down' ? null : shared
+      if (known && now() - known.fetchedAt < olderThanMs) return { entry: keepLocal(parameters.key, known), refreshed: false }
+      const entry = await flight(parameters)
+      return { entry, refreshed: entry.fetchedAt !== known?.fetchedAt }
+    },
     async read(parameters) {
       const { key } = parameters
       const cached = local.get(key)

@@ -1,6 +1,6 @@
 import { describeHourChanges, hourChanges, takeSnapshot } from '../market/history.js'
 import { CONTROL_ROOM_LIMIT, type ControlRoom } from '../market/types.js'
-import { mergeSightings } from '../market/universe.js'
+import { mergeSightings, type Sighting } from '../market/universe.js'
 import { errorName } from '../platform/log.js'
 import { UpstreamError } from '../upstream/jsonGetter.js'
 import type { RefreshResult } from './cache.js'
@@ -77,4 +77,35 @@ export async function refreshControlRoom(services: ReadServices): Promise<Refres
     universe: next.length,
   })
   return { body: await finish(built.room), source: 'dexscreener' }
+}
+
+/** What {@link discoverIfDue} did. */
+export type DiscoverIfDueReturnType = { due: boolean; pages: number; failedPages: number; learned: number }
+
+/**
+ * GeckoTerminal discovery on its own, for a tick whose control room was already fresh: when it is due (claimed once in
+ * 5 minutes across instances, inside the shared budget), reads the ranked pools and adds their base tokens to the
+ * universe where they are new or bigger than remembered, so the next refresh enriches them. Never lowers a volume.
+ */
+export async function discoverIfDue(services: ReadServices): Promise<DiscoverIfDueReturnType> {
+  const { store, keyPrefix, logger, gecko, now } = services
+  if (!gecko) return { due: false, pages: 0, failedPages: 0, learned: 0 }
+  const { pages } = await claimGeckoDiscovery({ store, keyPrefix, now: now(), logger })
+  if (pages === 0) return { due: false, pages: 0, failedPages: 0, learned: 0 }
+  const signal = AbortSignal.timeout(10_000)
+  const results = await Promise.allSettled(Array.from({ length: pages }, (_, i) => gecko.rankedPools(i + 1, { signal })))
+  const errors = results.flatMap((r) => (r.status === 'rejected' ? [r.reason] : []))
+  await backOffGeckoAfter429(errors, { store, keyPrefix, logger })
+  await noteDiscoveryOutcome(errors.length === pages, { store, keyPrefix, logger })
+  const universe = await loadUniverse(store, universeKey(keyPrefix), logger)
+  const remembered = new Map(universe.map((e) => [e.address, e.volume24h]))
+  const sightings = new Map<string, Sighting>()
+  for (const pair of results.flatMap((r) => (r.status === 'fulfilled' ? r.value : []))) {
+    const address = pair.baseToken.address.toLowerCase()
+    const volume24h = pair.volume.h24 ?? 0
+    if (volume24h > Math.max(remembered.get(address) ?? -1, sightings.get(address)?.volume24h ?? -1))
+      sightings.set(address, { volume24h, authoritative: false })
+  }
+  if (sightings.size > 0) await saveUniverse(store, universeKey(keyPrefix), mergeSightings(universe, sightings, now()), logger)
+  return { due: true, pages, failedPages: errors.length, learned: sightings.size }
 }

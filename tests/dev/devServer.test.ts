@@ -26,7 +26,7 @@ describe('npm start (dev/server.ts)', () => {
 
   it('says where it listens and which store and upstream it uses', () => {
     expect(firstLine).toMatch(
-      /^listening on http:\/\/127\.0\.0\.1:\d+ \(store: in-process memory, upstream: http:\/\/127\.0\.0\.1:\d+, discovery: \S+\)$/,
+      /^listening on http:\/\/127\.0\.0\.1:\d+ \(store: in-process memory, upstream: http:\/\/127\.0\.0\.1:\d+, discovery: \S+, tick off\)$/,
     )
   })
 

@@ -36,6 +36,8 @@ describe('GET /api/openapi', () => {
       serviceKey: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'X-Service-Key' }),
       bearerAgentKey: expect.objectContaining({ type: 'http', scheme: 'bearer' }),
       healthToken: expect.objectContaining({ type: 'http', scheme: 'bearer' }),
+      cronSecret: expect.objectContaining({ type: 'http', scheme: 'bearer' }),
+      qstashSignature: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'Upstash-Signature' }),
     })
     const text = JSON.stringify(doc)
     expect(text).toContain('"Idempotency-Key"')

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { createHealthHandler } from '../../api/health.js'
 import { deployServicesFrom } from '../../lib/deploy/agentActions.js'
 import { loadHealthConfig } from '../../lib/platform/config.js'
+import { runTick } from '../../lib/tick/runTick.js'
 import { type DeployStack, startDeployStack } from '../support/deployStack.js'
 import { withOpenApiCheck } from '../support/openapiCheck.js'
 import { type ReadStack, startReadStack } from '../support/readStack.js'
@@ -39,15 +40,20 @@ describe('GET /api/health', () => {
     await Promise.all([read?.close(), deploy?.close()])
   })
 
-  it('answers anyone { ok, version, dataAgeSeconds }, nothing more, cacheable for 5 s', async () => {
+  it('answers anyone { ok, version, dataAgeSeconds, lastTickAgeSeconds }, nothing more, cacheable for 5 s', async () => {
     const handle = handlerFor()
     const cold = await handle(get())
     expect(cold.status).toBe(200)
     expect(cold.headers.get('cache-control')).toBe('public, max-age=5, s-maxage=5')
-    expect(await cold.json()).toEqual({ ok: true, version: expect.any(String), dataAgeSeconds: null })
+    expect(await cold.json()).toEqual({ ok: true, version: expect.any(String), dataAgeSeconds: null, lastTickAgeSeconds: null })
     await read.controlRoom(new Request('https://svc.test/api/control-room'))
     read.clock.now += 42_000
-    expect(await (await handle(get())).json()).toEqual({ ok: true, version: expect.any(String), dataAgeSeconds: 42 })
+    expect(await (await handle(get())).json()).toEqual({
+      ok: true,
+      version: expect.any(String),
+      dataAgeSeconds: 42,
+      lastTickAgeSeconds: null,
+    })
   })
 
   it('refuses a wrong token with 401, and has no detailed view at all when HEALTH_TOKEN is unset', async () => {
@@ -56,7 +62,7 @@ describe('GET /api/health', () => {
     expect(await wrong.json()).toEqual({ error: 'The health token is wrong.', code: 'UNAUTHORIZED' })
     const off = await handlerFor({})(get(bearer))
     expect(off.status).toBe(200)
-    expect(Object.keys((await off.json()) as object).sort()).toEqual(['dataAgeSeconds', 'ok', 'version'])
+    expect(Object.keys((await off.json()) as object).sort()).toEqual(['dataAgeSeconds', 'lastTickAgeSeconds', 'ok', 'version'])
   })
 
   it('shows every part up: store, upstreams, RPC chain and head, signer balance, deploys in the window', async () => {
@@ -119,7 +125,7 @@ describe('GET /api/health', () => {
 
     read.upstash!.setUnreachable(true)
     const publicView = await (await handlerFor()(get())).json()
-    expect(publicView).toEqual({ ok: false, version: expect.any(String), dataAgeSeconds: null })
+    expect(publicView).toEqual({ ok: false, version: expect.any(String), dataAgeSeconds: null, lastTickAgeSeconds: null })
     view = await detailed()
     expect(view).toMatchObject({ ok: false, store: { ok: false, error: 'StoreError' }, rpc: { ok: true } })
     read.upstash!.setUnreachable(false)
@@ -149,5 +155,27 @@ describe('GET /api/health', () => {
     } finally {
       await withGecko.close()
     }
+  })
+
+  it('shows the last tick: its age to anyone, what it did and what failed to the operator; a stopped schedule is not ok', async () => {
+    const instance = deploy.newInstance()
+    const summary = await runTick({
+      read: read.services,
+      deploy: async () => instance.services,
+      caller: 'vercel-cron',
+      intervalSeconds: 60,
+    })
+    expect(summary.ran).toBe(true)
+    read.clock.now += 7_000
+    expect(await (await handlerFor()(get())).json()).toMatchObject({ lastTickAgeSeconds: 7 })
+    let view = await detailed(handlerFor({ HEALTH_TOKEN: TOKEN }, instance))
+    expect(view.tick).toMatchObject({
+      ok: true,
+      lastTick: { caller: 'vercel-cron', failed: [], parts: { controlRoom: { ok: true }, snapshot: { ok: true }, deploys: { ok: true } } },
+    })
+    read.clock.now += 11 * 60_000
+    view = await detailed(handlerFor({ HEALTH_TOKEN: TOKEN }, instance))
+    expect(view.tick).toMatchObject({ ok: false })
+    expect(view.ok).toBe(false)
   })
 })

@@ -18,6 +18,7 @@ const agent = generateAgentKey()
 const json = { 'content-type': 'application/json' }
 const deployHeaders = { ...json, 'x-service-key': agent.key }
 const mcpHeaders = { ...json, accept: 'application/json, text/event-stream' }
+const TICK_SECRET = 'built-cron-secret-0123456789abcdef'
 const rpc = (id: number, method: string, params: unknown) => JSON.stringify({ jsonrpc: '2.0', id, method, params })
 
 /** What a user sends, by function: every built function must answer it as `npm start` does. */
@@ -122,7 +123,7 @@ describe('the Vercel build output (vercel build with the official CLI, offline)'
       buildVercelOutput(),
       startServiceParts({ redisSocket: inject('redisSocket'), allowlist: [agent.digest], storePrefix: `vb${process.pid}:` }),
     ])
-    env = parts.env
+    env = { ...parts.env, CRON_SECRET: TICK_SECRET }
     local = await startNpmStart(env)
   }, 300_000)
   afterAll(async () => {
@@ -177,6 +178,30 @@ describe('the Vercel build output (vercel build with the official CLI, offline)'
       expect(JSON.parse(built[3]!.body)).toMatchObject({ result: { structuredContent: { ok: true, status: 'simulated' } } })
       expect(JSON.parse(built[4]!.body)).toMatchObject({ result: { isError: true, structuredContent: { code: 'FORBIDDEN' } } })
     }
+  })
+
+  it('api/tick answers the scheduler as npm start does: 401 to anyone else, the summary to Vercel Cron', async () => {
+    const calls: FunctionCall[] = [
+      { path: '/api/tick' },
+      { path: '/api/tick', headers: { authorization: `Bearer ${TICK_SECRET}` } },
+      { path: '/api/tick', method: 'DELETE' },
+    ]
+    // The built function first: its tick has the interval (npm start's own ticker is off in tests).
+    const built = await invokeBuiltFunction(output.functions.tick!, calls, env)
+    const expected: FunctionAnswer[] = []
+    for (const call of calls) {
+      const response = await fetch(`${local.url}${call.path}`, { method: call.method ?? 'GET', headers: call.headers ?? {} })
+      expected.push({ status: response.status, headers: Object.fromEntries(response.headers), body: await response.text() })
+    }
+    expect(built.map((a) => a.status)).toEqual([401, 200, 405])
+    expect(expected.map((a) => a.status)).toEqual([401, 200, 405])
+    expect(essentials(built[0]!)).toEqual(essentials(expected[0]!))
+    expect(essentials(built[2]!)).toEqual(essentials(expected[2]!))
+    const summary = JSON.parse(built[1]!.body)
+    expect(summary).toMatchObject({ ran: true, caller: 'vercel-cron', parts: { controlRoom: { ok: true }, snapshot: { ok: true } } })
+    // Its deploy part loaded the lazily imported half (viem, the AWS SDK) and followed the signer's deploys.
+    expect(summary.parts.deploys).toMatchObject({ ok: true })
+    expect(JSON.parse(expected[1]!.body)).toMatchObject({ caller: 'vercel-cron', ran: expect.any(Boolean) })
   })
 
   it('serves the whole skill document from the function alone', async () => {

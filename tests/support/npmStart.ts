@@ -25,6 +25,8 @@ const STORE_VARIABLES = {
   KV_REST_API_URL: '',
   KV_REST_API_TOKEN: '',
   GECKOTERMINAL_BASE_URL: '',
+  // The in-process tick would add upstream and store calls that tests count; a test that wants it sets an interval.
+  TICK_INTERVAL_SECONDS: '0',
 }
 
 /** Starts `npm start` on a free port with `env` over this process's environment; resolves once it listens. */

@@ -1,0 +1,66 @@
+import { type DeployServicesSource, defaultDeployServicesSource } from '../lib/deploy/agentActions.js'
+import { loadTickConfig, logConfigFailure, type TickConfig } from '../lib/platform/config.js'
+import { errorResponse, guardRequest, jsonResponse, type Method, readBodyBytes } from '../lib/platform/http.js'
+import { withRequestId } from '../lib/platform/requestId.js'
+import { getReadServices, type ReadServices } from '../lib/read/services.js'
+import { authorizeTick } from '../lib/tick/authorize.js'
+import { runTick } from '../lib/tick/runTick.js'
+
+const METHODS: readonly Method[] = ['GET', 'POST']
+
+/** Largest body the tick accepts (QStash may send one; the tick reads none). */
+export const TICK_BODY_LIMIT_BYTES = 64 * 1024
+
+/** Parameters of {@link createTickHandler}. */
+export type CreateTickHandlerParameters = { read: () => ReadServices; deploy: DeployServicesSource; config: () => TickConfig }
+
+/**
+ * The `GET`/`POST /api/tick` handler: the scheduled work, for Vercel Cron (`Authorization: Bearer <CRON_SECRET>`) or
+ * QStash (`Upstash-Signature`). Anyone else gets 401 before anything is read or called; the answer is the tick's summary.
+ */
+export function createTickHandler({ read, deploy, config }: CreateTickHandlerParameters) {
+  return async (request: Request): Promise<Response> => {
+    const guarded = guardRequest(request, METHODS)
+    if (guarded) return guarded
+    let tick: TickConfig
+    try {
+      tick = config()
+    } catch (error) {
+      logConfigFailure('tick', error)
+      return errorResponse(500, 'CONFIG_INVALID', 'The service is misconfigured; the operator has been told.')
+    }
+    const body = await readBodyBytes(request, TICK_BODY_LIMIT_BYTES)
+    if (!body.ok) return errorResponse(413, 'BODY_TOO_LARGE', `The request body is larger than ${TICK_BODY_LIMIT_BYTES} bytes.`)
+    const caller = await authorizeTick({ request, body: body.bytes.toString('utf8'), config: tick })
+    if (!caller)
+      return errorResponse(
+        401,
+        'UNAUTHORIZED',
+        'Only the scheduler may run the tick: Vercel Cron with its bearer secret, or a signed QStash request.',
+        {
+          'www-authenticate': 'Bearer',
+        },
+      )
+    let services: ReadServices
+    try {
+      services = read()
+    } catch (error) {
+      logConfigFailure('tick', error)
+      return errorResponse(500, 'CONFIG_INVALID', 'The service is misconfigured; the operator has been told.')
+    }
+    const summary = await runTick({ read: services, deploy: deploy.services, caller, intervalSeconds: tick.intervalSeconds || 60 })
+    return jsonResponse({ body: JSON.stringify(summary), headers: { 'cache-control': 'no-store' } })
+  }
+}
+
+let tickConfig: TickConfig | undefined
+
+export default {
+  fetch: withRequestId(
+    createTickHandler({
+      read: getReadServices,
+      deploy: defaultDeployServicesSource,
+      config: () => (tickConfig ??= loadTickConfig(process.env)),
+    }),
+  ),
+}

@@ -1,0 +1,141 @@
+import type { Address, Hex, TransactionReceipt } from 'viem'
+import { errorName } from '../platform/log.js'
+import type { Store } from '../store/types.js'
+import {
+  type DeployHistoryKeys,
+  type DeployRecord,
+  deployHistoryKeys,
+  listUnmined,
+  readDeployRecord,
+  updateDeployRecord,
+} from './history.js'
+import { acquireNonceLock, replaceStuckDeploys } from './nonceStream.js'
+import type { DeployServices } from './services.js'
+import { deployStoreKeys } from './storeKeys.js'
+
+/** How long a follow-up waits for the nonce lock: a deploy holding it replaces stuck transactions itself. */
+const FOLLOW_LOCK_WAIT_MS = 2000
+
+/** Most `replaces` links walked up when an outcome is told to the deploys it replaced. */
+const REPLACES_HOPS_MAX = 5
+
+/** What one follow-up of the unmined deploys did. */
+export type FollowDeploysReturnType = {
+  /** Why nothing was followed (deploys are not configured here). */
+  skipped?: 'no signer configured' | 'no shared store'
+  /** Transactions found unmined when the follow-up began. */
+  unmined: number
+  confirmed: number
+  reverted: number
+  /** Stuck transactions re-signed with higher fees. */
+  replaced: number
+  /** Why the stuck ones were not replaced this time, when they were not. */
+  replacement?: string
+}
+
+/**
+ * Follows the signer's unmined deploys without anyone asking: each one mined since is recorded as confirmed or reverted
+ * (so `list_deploys` shows it), and one unmined past `DEPLOY_STUCK_SECONDS` is replaced with higher fees under the
+ * nonce lock, as a new deploy would. A copy that lost its nonce to another copy leaves the list, and the copy that won
+ * is recorded. Throws when the store or the chain cannot be read (the tick reports it).
+ */
+export async function followDeploys(services: DeployServices): Promise<FollowDeploysReturnType> {
+  const { store, config, publicClient, logger } = services
+  const none = { unmined: 0, confirmed: 0, reverted: 0, replaced: 0 }
+  if (!services.getSigner) return { skipped: 'no signer configured', ...none }
+  if (!store) return { skipped: 'no shared store', ...none }
+  const signer: Address = config.signerAddress ?? (await services.getSigner()).address
+  const keys = deployHistoryKeys({ storePrefix: config.storePrefix, chainId: config.chainId })
+  const unmined = await listUnmined(store, keys, signer)
+  if (unmined.length === 0) return none
+
+  const receiptOf = (hash: Hex) => publicClient.getTransactionReceipt({ hash }).catch(() => null)
+  const [receipts, minedCount] = await Promise.all([
+    Promise.all(unmined.map((record) => receiptOf(record.txHash))),
+    publicClient.getTransactionCount({ address: signer, blockTag: 'latest' }),
+  ])
+  const result: FollowDeploysReturnType = { ...none, unmined: unmined.length }
+  const settle = async (record: DeployRecord, receipt: TransactionReceipt) => {
+    const status = receipt.status === 'success' ? 'confirmed' : 'reverted'
+    result[status]++
+    await recordOutcome(store, keys, record, status)
+    await store.removeFromIndex(keys.unmined(signer), record.txHash.toLowerCase())
+  }
+  let stuck = false
+  for (const [i, record] of unmined.entries()) {
+    const receipt = receipts[i]
+    if (receipt) {
+      await settle(record, receipt)
+      continue
+    }
+    if (record.nonce < minedCount) {
+      // Another copy of this nonce was mined: the one this copy replaced (or an earlier one).
+      const winner = await findMinedCopy(store, keys, record, receiptOf)
+      if (winner) await settle(winner.record, winner.receipt)
+      await store.removeFromIndex(keys.unmined(signer), record.txHash.toLowerCase())
+      await store.delete(keys.record(record.txHash))
+      continue
+    }
+    if (services.now() - record.sentAt >= config.stuckSeconds * 1000) stuck = true
+  }
+  if (!stuck) return result
+
+  // Under the nonce lock, as before a new deploy: nothing else signs meanwhile.
+  const lockKey = deployStoreKeys({ storePrefix: config.storePrefix, chainId: config.chainId, signer }).lock
+  const lock = await acquireNonceLock(store, lockKey, services.lockLeaseMs, FOLLOW_LOCK_WAIT_MS)
+  if (!lock) return { ...result, replacement: 'a deploy holds the nonce lock; it replaces stuck transactions itself' }
+  try {
+    const replaced = await replaceStuckDeploys({
+      store,
+      keys,
+      publicClient,
+      signer: await services.getSigner(),
+      chainId: config.chainId,
+      logger,
+      now: services.now(),
+      stuckMs: config.stuckSeconds * 1000,
+      maxFeePerGas: config.maxFeePerGasWei,
+    })
+    if (!replaced.ok) return { ...result, replacement: `${replaced.code}: ${replaced.error}` }
+    return { ...result, replaced: replaced.replaced.length }
+  } catch (error) {
+    return { ...result, replacement: `failed: ${errorName(error)}` }
+  } finally {
+    await lock.release()
+  }
+}
+
+/** Walks a copy's `replaces` links to the copy that was mined, if one was. */
+async function findMinedCopy(
+  store: Store,
+  keys: DeployHistoryKeys,
+  record: DeployRecord,
+  receiptOf: (hash: Hex) => Promise<TransactionReceipt | null>,
+): Promise<{ record: DeployRecord; receipt: TransactionReceipt } | null> {
+  let current = record
+  for (let hop = 0; hop < REPLACES_HOPS_MAX && current.replaces; hop++) {
+    const earlier = await readDeployRecord(store, keys, current.replaces)
+    if (!earlier) return null
+    const receipt = await receiptOf(earlier.txHash)
+    if (receipt) return { record: earlier, receipt }
+    current = earlier
+  }
+  return null
+}
+
+/**
+ * Records a mined copy's outcome: on the copy itself (its status; a copy mined after all is no longer replaced), and
+ * on each copy it replaced up the chain as `replacementStatus`, so the agent's own entry in `list_deploys` says how
+ * its deploy ended.
+ */
+async function recordOutcome(store: Store, keys: DeployHistoryKeys, record: DeployRecord, status: 'confirmed' | 'reverted') {
+  const { replacedBy: _replacedBy, replacementStatus: _replacementStatus, ...rest } = record
+  await updateDeployRecord(store, keys, { ...rest, status })
+  let current = record
+  for (let hop = 0; hop < REPLACES_HOPS_MAX && current.replaces; hop++) {
+    const earlier = await readDeployRecord(store, keys, current.replaces)
+    if (!earlier) return
+    await updateDeployRecord(store, keys, { ...earlier, status: 'replaced', replacedBy: current.txHash, replacementStatus: status })
+    current = earlier
+  }
+}

@@ -1,0 +1,136 @@
+import { randomUUID } from 'node:crypto'
+import type { FollowDeploysReturnType } from '../deploy/followDeploys.js'
+import type { DeployServices } from '../deploy/services.js'
+import { takeSnapshot } from '../market/history.js'
+import type { ControlRoom } from '../market/types.js'
+import { errorName } from '../platform/log.js'
+import { discoverIfDue, refreshControlRoom } from '../read/controlRoomRefresh.js'
+import { recordSnapshot } from '../read/historyStore.js'
+import { controlRoomCacheKey, READ_CACHE_TTL_MS } from '../read/models.js'
+import { backfillPriceLines } from '../read/priceBackfill.js'
+import type { ReadServices } from '../read/services.js'
+import { type LastTick, saveLastTick } from './lastTick.js'
+
+/** The tick's parts, in the order they are reported. */
+export const TICK_PARTS = ['controlRoom', 'snapshot', 'backfill', 'deploys', 'discovery'] as const
+
+/** One part's outcome: what it did, or why it failed (the error's name and message, never a secret). */
+export type TickPartResult = { ok: true; [detail: string]: unknown } | { ok: false; error: string; message?: string }
+
+/** What a tick answers. */
+export type TickSummary = {
+  ok: boolean
+  /** False when another tick already ran within this interval (across instances): nothing was done. */
+  ran: boolean
+  caller: string
+  startedAt: string
+  durationMs: number
+  /** Each part's outcome (when the tick ran). */
+  parts?: Partial<Record<(typeof TICK_PARTS)[number], TickPartResult>>
+  /** The parts that failed. */
+  failed?: string[]
+}
+
+/** Parameters of {@link runTick}. */
+export type RunTickParameters = {
+  read: ReadServices
+  /** The deploy services, loaded on demand; a failure to load fails the deploys part only. */
+  deploy: () => Promise<DeployServices>
+  /** Who called (for the summary and health). */
+  caller: string
+  /** The schedule's interval: a tick claims it, so ticks closer together than about this do the work once. */
+  intervalSeconds: number
+}
+
+/**
+ * The service's scheduled work, claimed once per interval across instances: keeps the control room fresh (refreshed when
+ * its body is older than the 30 s window), writes the snapshot of the current 5-minute mark, backfills the listed tokens'
+ * price lines from candles, follows unmined deploys (outcomes recorded, stuck ones replaced) and runs discovery when due.
+ * Each part runs on its own: one failing is logged and named in the answer, and never stops the others.
+ */
+export async function runTick({ read, deploy, caller, intervalSeconds }: RunTickParameters): Promise<TickSummary> {
+  const { store, keyPrefix, logger } = read
+  const startedAt = read.now()
+  const started = Date.now()
+  // One claim per interval of the schedule (on the service's clock): duplicates and concurrent ticks in it do nothing.
+  const intervalMs = Math.max(1, intervalSeconds) * 1000
+  const claimKey = `${keyPrefix}tick:claim:${Math.floor(startedAt / intervalMs)}`
+  const claimed = await store.setIfAbsent(claimKey, randomUUID(), 2 * intervalMs).catch((error: unknown) => {
+    // Without the store the parts degrade on their own; a tick that cannot claim still does its work.
+    logger.warn('store_unavailable', { operation: 'tick_claim', error: errorName(error), effect: 'tick runs unclaimed' })
+    return true
+  })
+  if (!claimed) return { ok: true, ran: false, caller, startedAt: new Date(startedAt).toISOString(), durationMs: Date.now() - started }
+
+  const parts: NonNullable<TickSummary['parts']> = {}
+  const part = async <T extends Record<string, unknown>>(name: (typeof TICK_PARTS)[number], run: () => Promise<T>): Promise<T | null> => {
+    try {
+      const result = await run()
+      parts[name] = { ok: true, ...result }
+      return result
+    } catch (error) {
+      const message = error instanceof Error ? error.message.slice(0, 300) : undefined
+      parts[name] = { ok: false, error: errorName(error), ...(message ? { message } : {}) }
+      logger.warn('tick_part_failed', { part: name, error: errorName(error), message })
+      return null
+    }
+  }
+
+  const readParts = async () => {
+    const room = await part('controlRoom', async () => {
+      const { entry, refreshed } = await read.cache.refreshIfOlder({
+        key: controlRoomCacheKey(keyPrefix),
+        ttlMs: READ_CACHE_TTL_MS,
+        olderThanMs: READ_CACHE_TTL_MS,
+        refresh: () => refreshControlRoom(read),
+      })
+      const body = JSON.parse(entry.body) as ControlRoom
+      return {
+        refreshed,
+        ageSeconds: Math.max(0, Math.floor((read.now() - entry.fetchedAt) / 1000)),
+        tokens: body.liveActivity.length,
+        ...(entry.source ? { source: entry.source } : {}),
+        liveActivity: body.liveActivity,
+      }
+    })
+    const tokens = room?.liveActivity ?? null
+    if (room) delete (parts.controlRoom as Record<string, unknown>).liveActivity
+    const needsRoom = () => {
+      if (!tokens) throw Object.assign(new Error('no control room to work from (its part failed)'), { name: 'NoControlRoom' })
+      return tokens
+    }
+    await Promise.all([
+      part('snapshot', async () => {
+        const snapshot = takeSnapshot(needsRoom(), read.now())
+        const written = await recordSnapshot({ store, keyPrefix, snapshot, logger })
+        return { mark: new Date(snapshot.t).toISOString(), written }
+      }),
+      part('backfill', async () => ({ ...(await backfillPriceLines({ services: read, tokens: needsRoom() })) })),
+      part('discovery', async () => ({ ...(await discoverIfDue(read)) })),
+    ])
+  }
+  const deployPart = () =>
+    part(
+      'deploys',
+      async (): Promise<FollowDeploysReturnType> => (await import('../deploy/followDeploys.js')).followDeploys(await deploy()),
+    )
+
+  await Promise.all([readParts(), deployPart()])
+
+  const failed = TICK_PARTS.filter((name) => parts[name] && !parts[name]!.ok)
+  const summary: TickSummary = {
+    ok: failed.length === 0,
+    ran: true,
+    caller,
+    startedAt: new Date(startedAt).toISOString(),
+    durationMs: Date.now() - started,
+    parts,
+    failed,
+  }
+  const last: LastTick = { at: summary.startedAt, durationMs: summary.durationMs, caller, failed, parts }
+  await saveLastTick(store, keyPrefix, last).catch((error: unknown) =>
+    logger.warn('store_unavailable', { operation: 'tick_last', error: errorName(error) }),
+  )
+  logger.info('tick', { caller, durationMs: summary.durationMs, failed: failed.join(',') })
+  return summary
+}

@@ -1,0 +1,61 @@
+import { errorName, type Logger } from '../platform/log.js'
+
+/** Parameters of {@link startTicker}. */
+export type StartTickerParameters = {
+  /** Seconds between ticks (0: no ticker). */
+  intervalSeconds: number
+  /** One tick; its failure is logged, never thrown. */
+  run: () => Promise<unknown>
+  logger: Logger
+  /** Delay before the first tick (default 1 s: after the server listens). */
+  firstDelayMs?: number
+}
+
+/**
+ * Runs the tick in this process every `intervalSeconds` (`npm start`, the sandbox): a self-hosted server is always on
+ * without Vercel Cron or QStash. Ticks never overlap; the timer does not keep the process alive. Answers `stop`.
+ */
+export function startTicker({ intervalSeconds, run, logger, firstDelayMs = 1000 }: StartTickerParameters): () => void {
+  if (intervalSeconds <= 0) return () => undefined
+  let timer: NodeJS.Timeout | undefined
+  let stopped = false
+  const schedule = (ms: number) => {
+    if (stopped) return
+    timer = setTimeout(async () => {
+      const started = Date.now()
+      try {
+        await run()
+      } catch (error) {
+        logger.error('tick_failed', { error: errorName(error), message: error instanceof Error ? error.message : undefined })
+      }
+      schedule(Math.max(0, intervalSeconds * 1000 - (Date.now() - started)))
+    }, ms)
+    timer.unref?.()
+  }
+  schedule(firstDelayMs)
+  return () => {
+    stopped = true
+    clearTimeout(timer)
+  }
+}
+
+/**
+ * Starts this process's ticker over the instance's own services, as `npm start` and the sandbox run it:
+ * `TICK_INTERVAL_SECONDS` apart (0: off). Answers `stop`, and the interval in use.
+ */
+export async function startInProcessTicker(env = process.env): Promise<{ stop: () => void; intervalSeconds: number }> {
+  const [{ loadTickConfig }, { getReadServices }, { defaultDeployServicesSource }, { runTick }] = await Promise.all([
+    import('../platform/config.js'),
+    import('../read/services.js'),
+    import('../deploy/agentActions.js'),
+    import('./runTick.js'),
+  ])
+  const { intervalSeconds } = loadTickConfig(env)
+  const read = getReadServices()
+  const stop = startTicker({
+    intervalSeconds,
+    logger: read.logger,
+    run: () => runTick({ read, deploy: defaultDeployServicesSource.services, caller: 'in-process', intervalSeconds }),
+  })
+  return { stop, intervalSeconds }
+}
