@@ -3,6 +3,8 @@ import {
   describeHourChanges,
   hourChanges,
   marketHistory,
+  type PriceLine,
+  parsePriceLine,
   parseSnapshot,
   SNAPSHOT_INTERVAL_MS,
   type Snapshot,
@@ -11,6 +13,7 @@ import {
   tokenSeries,
 } from '../../lib/market/history.js'
 import type { Token } from '../../lib/market/types.js'
+import { parseCandlesBody } from '../../lib/upstream/geckoterminal.js'
 
 const token = (rank: number, symbol: string, over: Partial<Token> = {}): Token =>
   ({
@@ -140,5 +143,103 @@ describe('market history (the dashboard’s charts)', () => {
     expect(prices[a.address]!.slice(-2)).toEqual([1.235, 4]) // 4 significant digits; the slot's last price wins
     expect(prices[a.address]!.slice(0, 46).every((p) => p === null)).toBe(true)
     expect(prices[b.address]!.slice(-2)).toEqual([null, 1.5]) // no price in its first snapshot: not a zero
+  })
+})
+
+describe('price lines from candles', () => {
+  const A = `0x${'a'.repeat(40)}`
+  const HOUR = 3_600_000
+  const now = T0 + 24 * HOUR
+  const line = (points: [number, number][], fetchedAt = now): PriceLine => ({ pool: `0x${'b'.repeat(40)}`, fetchedAt, points })
+
+  it('parses OHLCV answers into candles oldest first: strings as numbers, bad rows dropped, one per time', () => {
+    const body = {
+      data: {
+        attributes: {
+          ohlcv_list: [
+            [1_763_900_100, '1', '1', '1', '2.5', '10'],
+            [1_763_899_800, 1, 1, 1, 2, 10],
+            [1_763_899_800, 1, 1, 1, 9, 10], // the same start again: one candle per time
+            [1_763_899_500, 1, 1, 1, 0, 10], // no price
+            [1_763_899_200, 1, 1, 1, Number.NaN, 10],
+            ['soon', 1, 1, 1, 3, 10],
+            'junk',
+            [1_763_898_900, 1, 1, 1, 1.5],
+          ],
+        },
+      },
+    }
+    expect(parseCandlesBody(body)).toEqual([
+      { t: 1_763_898_900_000, close: 1.5 },
+      { t: 1_763_899_800_000, close: 9 },
+      { t: 1_763_900_100_000, close: 2.5 },
+    ])
+    expect(parseCandlesBody({ data: { attributes: { ohlcv_list: [] } } })).toEqual([])
+    expect(parseCandlesBody({ data: [] })).toBeNull()
+    expect(parseCandlesBody('<html>')).toBeNull()
+  })
+
+  it('parses a stored line, dropping stray points, and refuses what is not one', () => {
+    const stored = JSON.stringify({ pool: '0xp', fetchedAt: 5, points: [[1, 2], [2, 'x'], [3, -1], 'junk', [4, 5]] })
+    expect(parsePriceLine(stored)).toEqual({
+      pool: '0xp',
+      fetchedAt: 5,
+      points: [
+        [1, 2],
+        [4, 5],
+      ],
+    })
+    expect(parsePriceLine('{"pool":1}')).toBeNull()
+    expect(parsePriceLine('not json')).toBeNull()
+    expect(parsePriceLine(null)).toBeNull()
+  })
+
+  it('token-history: candle closes at the marks no snapshot holds (price only), snapshots everywhere else, nothing invented', () => {
+    const snapshot: Snapshot = { t: now - 10 * 60_000, rows: [[A, 3, 500, 40, 7]] }
+    const points = tokenSeries(
+      [snapshot],
+      A,
+      line([
+        [now - 25 * HOUR, 0.5], // older than the day: left out
+        [now - 2 * HOUR, 1],
+        [now - 2 * HOUR + 120_000, 1.1], // inside the same 5-minute mark: the later close
+        [now - 10 * 60_000, 2], // a snapshot holds this mark: the snapshot wins
+      ]),
+      now,
+    )
+    expect(points).toEqual([
+      { t: new Date(now - 2 * HOUR).toISOString(), priceUsd: 1.1, volume24h: null, liquidityUsd: null, rank: null },
+      { t: new Date(now - 10 * 60_000).toISOString(), priceUsd: 3, volume24h: 500, liquidityUsd: 40, rank: 7 },
+    ])
+    expect(tokenSeries([], A, line([]), now)).toBeNull()
+    expect(tokenSeries([], A, null, now)).toBeNull()
+  })
+
+  it('market-history: a line fills the empty slots, carrying the last close from its first candle to its fetch, never before', () => {
+    const latest: Snapshot = { t: snapshotTime(now), rows: [[A, 4, 500, 40, 1]] }
+    const firstCandle = now - 20 * HOUR
+    const history = marketHistory(
+      [latest],
+      new Map([
+        [
+          A,
+          line([
+            [firstCandle, 1],
+            [firstCandle + 10 * HOUR, 2], // then ten quiet hours: the close of 2 carries
+          ]),
+        ],
+      ]),
+    )
+    const prices = history.sparklines.prices[A]!
+    expect(prices).toHaveLength(48)
+    const filled = prices.map((p, i) => [history.sparklines.times[i], p])
+    const slotOf = (t: number) => filled.findIndex(([start]) => Date.parse(start as string) > t) - 1
+    expect(prices.slice(0, slotOf(firstCandle))).toEqual(new Array(slotOf(firstCandle)).fill(null))
+    expect(prices[slotOf(firstCandle)]).toBe(1)
+    expect(prices[slotOf(firstCandle + 10 * HOUR)]).toBe(2)
+    expect(prices[46]).toBe(2)
+    expect(prices[47]).toBe(4) // the snapshot's own price wins in its slot
+    // A token with no line keeps the snapshots' nulls; no line without trades gives a price.
+    expect(marketHistory([latest], new Map([[A, line([])]])).sparklines.prices[A]!.filter((p) => p !== null)).toEqual([4])
   })
 })

@@ -282,6 +282,15 @@ describe('price history from the first minute: candles backfilled within GeckoTe
       for (const offset of [0, 60_000, 120_000]) expect((await tickAt(offset)).ran).toBe(true)
       stack.clock.now = first + 150_000
       expect(await lined(20)).toBeGreaterThanOrEqual(18)
+      // token-history serves the candles too: a day of prices for the leader, the marks before its first snapshot
+      // with the price only.
+      const room = (await (await stack.controlRoom(new Request('https://svc.test/api/control-room'))).json()) as ControlRoom
+      const leader = await stack.tokenHistory(new Request(`https://svc.test/api/token-history?address=${room.liveActivity[0]!.address}`))
+      const points = ((await leader.json()) as { points: { priceUsd: number | null; rank: number | null; volume24h: number | null }[] })
+        .points
+      expect(points.length).toBeGreaterThan(144)
+      expect(points[0]).toMatchObject({ priceUsd: expect.any(Number), rank: null, volume24h: null })
+      expect(points.at(-1)).toMatchObject({ rank: 1, volume24h: expect.any(Number) })
       for (const offset of [180_000, 240_000, 300_000, 360_000]) await tickAt(offset)
       stack.clock.now = first + 360_000
       expect(await lined(100)).toBeGreaterThanOrEqual(90)
@@ -296,6 +305,24 @@ describe('price history from the first minute: candles backfilled within GeckoTe
       await stack.close()
     }
   }, 60_000)
+})
+
+describe('the schedule that ships', () => {
+  it('asks Vercel for no cron more often than daily, so the project deploys on the Hobby plan too', async () => {
+    const { readFile } = await import('node:fs/promises')
+    const vercel = JSON.parse(await readFile(new URL('../../vercel.json', import.meta.url), 'utf8')) as {
+      crons?: { schedule: string }[]
+      functions: Record<string, unknown>
+    }
+    for (const cron of vercel.crons ?? [])
+      expect(
+        cron.schedule
+          .split(' ')
+          .slice(0, 2)
+          .every((f) => /^\d+$/.test(f)),
+      ).toBe(true)
+    expect(vercel.functions['api/tick.ts']).toMatchObject({ maxDuration: 60 })
+  })
 })
 
 describe('the backfill leaves discovery its share of GeckoTerminal', () => {
