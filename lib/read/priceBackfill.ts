@@ -9,6 +9,9 @@ import type { ReadServices } from './services.js'
 /** Candle calls in flight at once: a tick's share of the minute goes out in a few short rounds. */
 const BACKFILL_CONCURRENCY = 5
 
+/** Longest a backfill may take, calls and retries included: well inside the tick function's 60 s. */
+const BACKFILL_DEADLINE_MS = 20_000
+
 /** Parameters of {@link backfillPriceLines}. */
 export type BackfillPriceLinesParameters = {
   services: ReadServices
@@ -55,13 +58,14 @@ export async function backfillPriceLines({ services, tokens }: BackfillPriceLine
   if (calls === 0) return { skipped: 'no calls left this minute', fetched: 0, failed: 0, remaining: todo.length }
 
   const queue = todo.slice(0, calls)
+  const signal = AbortSignal.timeout(BACKFILL_DEADLINE_MS)
   let fetched = 0
   let failed = 0
   let limited: UpstreamError | null = null
   const worker = async () => {
     for (let token = queue.shift(); token && !limited; token = queue.shift()) {
       try {
-        const candles = await gecko.poolCandles(token.pairAddress!)
+        const candles = await gecko.poolCandles(token.pairAddress!, { signal })
         const line: PriceLine = { pool: token.pairAddress!.toLowerCase(), fetchedAt: now, points: candles.map((c) => [c.t, c.close]) }
         await savePriceLine(store, keyPrefix, token.address, line)
         fetched++

@@ -254,7 +254,7 @@ describe('a quiet day: ticks only, no read request (injected clock, Upstash over
     } finally {
       await stack.close()
     }
-  }, 120_000)
+  }, 300_000)
 })
 
 describe('price history from the first minute: candles backfilled within GeckoTerminal’s 30 calls a minute', () => {
