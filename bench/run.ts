@@ -1,6 +1,7 @@
 import { benchColdStart } from './coldStart.js'
 import { benchDashboard } from './dashboard.js'
 import { benchDeploy } from './deploy.js'
+import { benchDeployLatency } from './deployLatency.js'
 import { benchReadApi } from './readApi.js'
 import { benchReadFreshness, benchRefresh, benchSteadyLoad } from './readFreshness.js'
 import { type BenchRun, regenerateBenchmarkTables, saveRun } from './report.js'
@@ -11,6 +12,7 @@ const benches: Record<string, () => Promise<Record<string, number | string>>> = 
   refresh: benchRefresh,
   steady: benchSteadyLoad,
   deploy: benchDeploy,
+  'deploy-latency': benchDeployLatency,
   'cold-start': benchColdStart,
   dashboard: benchDashboard,
 }

@@ -5,9 +5,10 @@ import { ChainMismatchError } from '../chain/client.js'
 import { type KmsAccount, KmsSignerError } from '../chain/kmsAccount.js'
 import { errorName } from '../platform/log.js'
 import { chainFailure, isTransportFailure, shortMessage } from './chainErrors.js'
+import { BLOCK_MS, feesOfBlock, type NetworkFees } from './feeCache.js'
 import { type DeployRecord, deployHistoryKeys, forgetDeploy, recordDeploy } from './history.js'
 import type { DeployIntent } from './intent.js'
-import { acquireNonceLock, claimNonce, currentFees, MIN_PRIORITY_FEE, maxBigInt, replaceStuckDeploys } from './nonceStream.js'
+import { acquireNonceLock, MIN_PRIORITY_FEE, maxBigInt, NONCE_CLAIM_MS, replaceStuckDeploys } from './nonceStream.js'
 import { type DeployFailure, failure } from './outcome.js'
 import type { DeployBroadcast, DeployedToken, DeploySimulated } from './responses.js'
 import type { DeployServices } from './services.js'
@@ -30,6 +31,8 @@ export type DeployTokenParameters = {
 
 /** Gas headroom over the node's estimate, in percent. */
 const GAS_HEADROOM_PERCENT = 125n
+/** How long the signer's next-nonce counter outlives its last deploy (the node's pending count takes over after). */
+const NONCE_COUNTER_TTL_MS = 86_400_000
 
 /**
  * Deploys a B20 token for an agent: under the nonce lock (deploys go one after another across instances) it takes a
@@ -97,14 +100,15 @@ export async function deployToken({
     }
   }
 
-  /** Gas (with headroom) and EIP-1559 fees, in parallel: eth_estimateGas and eth_feeHistory. */
-  const priceTransaction = async () => {
-    const [estimate, { nextBaseFee, suggestedPriorityFee }] = await Promise.all([
-      publicClient.estimateGas(request),
-      currentFees(publicClient),
-    ])
+  /** EIP-1559 fees from the network's: twice the next base fee plus the priority fee (at least the service's least). */
+  const feesFrom = ({ nextBaseFee, suggestedPriorityFee }: NetworkFees) => {
     const maxPriorityFeePerGas = maxBigInt(suggestedPriorityFee, MIN_PRIORITY_FEE)
-    return { gas: (estimate * GAS_HEADROOM_PERCENT) / 100n, maxPriorityFeePerGas, maxFeePerGas: nextBaseFee * 2n + maxPriorityFeePerGas }
+    return { maxPriorityFeePerGas, maxFeePerGas: nextBaseFee * 2n + maxPriorityFeePerGas }
+  }
+  /** Gas (with headroom) and fees, in parallel: eth_estimateGas and the block's fees. */
+  const priceTransaction = async () => {
+    const [estimate, fees] = await Promise.all([publicClient.estimateGas(request), feesOfBlock({ publicClient })])
+    return { gas: (estimate * GAS_HEADROOM_PERCENT) / 100n, ...feesFrom(fees) }
   }
 
   if (intent.dryRun) {
@@ -130,100 +134,151 @@ export async function deployToken({
   }
 
   const k = deployStoreKeys({ storePrefix: config.storePrefix, chainId: config.chainId, signer: signer.address })
-  let lock: Awaited<ReturnType<typeof acquireNonceLock>>
-  try {
-    lock = await acquireNonceLock(store, k.lock, services.lockLeaseMs, services.lockWaitMs)
-  } catch (error) {
-    logger.error('store_unavailable', { operation: 'nonce-lock', error: errorName(error), effect: 'deploy refused' })
+  const history = deployHistoryKeys({ storePrefix: config.storePrefix, chainId: config.chainId })
+  const slots: { key: string; member: string }[] = []
+  const releaseSlots = async () => {
+    for (const slot of slots.splice(0)) await store.releaseWindowSlot(slot.key, slot.member).catch(() => undefined)
+  }
+  const storeFailure = (operation: string, error: unknown) => {
+    logger.error('store_unavailable', { operation, error: errorName(error), effect: 'deploy refused' })
     return failure(
       'STORE_UNAVAILABLE',
       'The deploy coordinator (Redis) is unavailable; deploys fail closed and nothing was signed. Try again shortly.',
-      { retryAfterSeconds: 10 },
+      {
+        retryAfterSeconds: 10,
+      },
     )
   }
-  if (!lock)
-    return failure('DEPLOY_BUSY', 'Other deploys are in progress; nothing was signed. Retry in a few seconds.', { retryAfterSeconds: 3 })
 
-  const slots: { key: string; member: string }[] = []
-  const history = deployHistoryKeys({ storePrefix: config.storePrefix, chainId: config.chainId })
-  let claimedNonce: string | null = null
+  // 1. Before the lock, all at once: the cap slots (exact across instances on their own), the simulation, the gas,
+  // the block's fees, the chain id and the node's pending count, and a look for stuck deploys. Nothing of it depends
+  // on the nonce, so the lock holds only what must go one after another: the nonce, the signature and the send.
+  const now = services.now()
+  const member = `${now}:${randomUUID()}`
+  const windowMs = config.capWindowSeconds * 1000
+  const caps: { key: string; limit: number; code: 'DEPLOY_CAP_REACHED' | 'AGENT_CAP_REACHED'; who: string }[] = [
+    { key: k.cap, limit: config.dailyCap, code: 'DEPLOY_CAP_REACHED', who: 'this service' },
+  ]
+  const agentCap = agentDailyCap ?? config.agentDailyCap
+  if (agentCap !== null) caps.push({ key: k.agentCap(agentDigest), limit: agentCap, code: 'AGENT_CAP_REACHED', who: 'your agent key' })
+  const reserveCaps = async (): Promise<DeployFailure | null> => {
+    const results = await Promise.all(caps.map((cap) => store.reserveWindowSlot({ key: cap.key, member, limit: cap.limit, windowMs, now })))
+    results.forEach((result, i) => {
+      if (result.ok) slots.push({ key: caps[i]!.key, member })
+    })
+    const full = results.findIndex((result) => !result.ok)
+    if (full < 0) return null
+    const slot = results[full] as { ok: false; freesAt: number }
+    const cap = caps[full]!
+    const retryAt = new Date(slot.freesAt).toISOString()
+    return failure(
+      cap.code,
+      `The rolling deploy cap of ${cap.limit} per ${config.capWindowSeconds} s for ${cap.who} is reached; a slot frees up at ${retryAt}.`,
+      { retryAt, retryAfterSeconds: Math.max(1, Math.ceil((slot.freesAt - now) / 1000)) },
+    )
+  }
+  const stuckMs = config.stuckSeconds * 1000
+  const prepare = async () => {
+    const [simulated, estimate, fees, chainId, pending] = await Promise.allSettled([
+      simulate(),
+      publicClient.estimateGas(request),
+      feesOfBlock({ publicClient }),
+      publicClient.getChainId(),
+      publicClient.getTransactionCount({ address: signer.address, blockTag: 'pending' }),
+    ])
+    // A revert explains itself best through the simulation (decoded), before the estimate's failure.
+    if (simulated.status === 'fulfilled' && !simulated.value.ok) return simulated.value
+    for (const result of [simulated, estimate, fees, chainId, pending]) if (result.status === 'rejected') return chainFailure(result.reason)
+    const ok = <T>(result: PromiseSettledResult<T>) => (result as PromiseFulfilledResult<T>).value
+    return { ok: true as const, gas: (ok(estimate) * GAS_HEADROOM_PERCENT) / 100n, chainId: ok(chainId), pending: ok(pending) }
+  }
+  let prepared: Awaited<ReturnType<typeof prepare>>
+  let stuckSeen: boolean
+  try {
+    // The unmined list's oldest entry (by when its deploy was first sent) says whether one may be stuck.
+    const [capped, ready, oldest] = await Promise.all([reserveCaps(), prepare(), store.oldestInIndex(history.unmined(signer.address))])
+    if (capped) {
+      await releaseSlots()
+      return capped
+    }
+    prepared = ready
+    stuckSeen = oldest !== null && now - oldest >= stuckMs
+  } catch (error) {
+    await releaseSlots()
+    return storeFailure('deploy-prepare', error)
+  }
+  if (!prepared.ok) {
+    await releaseSlots()
+    return prepared
+  }
+  if (prepared.chainId !== config.chainId) {
+    await releaseSlots()
+    logger.error('chain_mismatch', { expected: config.chainId, actual: prepared.chainId })
+    return failure(
+      'CHAIN_MISMATCH',
+      `Refusing to sign: the RPC now serves chain ${prepared.chainId}, not the configured ${config.chainId}.`,
+    )
+  }
+
+  // 2. The nonce lock: deploys go one after another across instances.
+  let lock: Awaited<ReturnType<typeof acquireNonceLock>>
+  try {
+    lock = await acquireNonceLock(store, k.lock, services.lockLeaseMs, services.lockWaitMs, {
+      counterKey: k.nonceNext,
+      fencePrefix: k.noncePrefix,
+      fenceTtlMs: NONCE_CLAIM_MS,
+      counterTtlMs: NONCE_COUNTER_TTL_MS,
+    })
+  } catch (error) {
+    await releaseSlots()
+    return storeFailure('nonce-lock', error)
+  }
+  if (!lock) {
+    await releaseSlots()
+    return failure('DEPLOY_BUSY', 'Other deploys are in progress; nothing was signed. Retry in a few seconds.', { retryAfterSeconds: 3 })
+  }
+
+  let claimedNonce: number | null = null
   let recorded: DeployRecord | null = null
   let keepReservations = false
   try {
-    // 0. An earlier deploy left unmined would hold this one behind it: replace it first (same nonce, higher fees).
-    const unjammed = await replaceStuckDeploys({
-      store,
-      keys: history,
-      publicClient,
-      signer,
-      chainId: config.chainId,
-      logger,
-      now: services.now(),
-      stuckMs: config.stuckSeconds * 1000,
-      maxFeePerGas: config.maxFeePerGasWei,
-    })
-    if (!unjammed.ok) return unjammed
-
-    // 1. Rolling caps: the global one, and the agent's own when configured.
-    const now = services.now()
-    const member = `${now}:${randomUUID()}`
-    const windowMs = config.capWindowSeconds * 1000
-    const caps: { key: string; limit: number; code: 'DEPLOY_CAP_REACHED' | 'AGENT_CAP_REACHED'; who: string }[] = [
-      { key: k.cap, limit: config.dailyCap, code: 'DEPLOY_CAP_REACHED', who: 'this service' },
-    ]
-    const agentCap = agentDailyCap ?? config.agentDailyCap
-    if (agentCap !== null) caps.push({ key: k.agentCap(agentDigest), limit: agentCap, code: 'AGENT_CAP_REACHED', who: 'your agent key' })
-    for (const cap of caps) {
-      const slot = await store.reserveWindowSlot({ key: cap.key, member, limit: cap.limit, windowMs, now })
-      if (!slot.ok) {
-        const retryAt = new Date(slot.freesAt).toISOString()
-        return failure(
-          cap.code,
-          `The rolling deploy cap of ${cap.limit} per ${config.capWindowSeconds} s for ${cap.who} is reached; a slot frees up at ${retryAt}.`,
-          {
-            retryAt,
-            retryAfterSeconds: Math.max(1, Math.ceil((slot.freesAt - now) / 1000)),
-          },
-        )
-      }
-      slots.push({ key: cap.key, member })
+    // 3. An earlier deploy left unmined would hold this one behind it: replace it first (same nonce, higher fees).
+    if (stuckSeen) {
+      const unjammed = await replaceStuckDeploys({
+        store,
+        keys: history,
+        publicClient,
+        signer,
+        chainId: config.chainId,
+        logger,
+        now: services.now(),
+        stuckMs,
+        maxFeePerGas: config.maxFeePerGasWei,
+      })
+      if (!unjammed.ok) return unjammed
     }
 
-    // 2. Simulation: a revert costs nothing and uses no slot.
-    const simulated = await simulate()
-    if (!simulated.ok) return simulated
-
-    // 3. Nonce, gas and fees.
-    // The chain id is asked again beside them: an RPC restarted on another chain must not get a signature.
-    let nonce: number
-    let price: Awaited<ReturnType<typeof priceTransaction>>
-    let chainId: number
-    try {
-      ;[nonce, price, chainId] = await Promise.all([
-        publicClient.getTransactionCount({ address: signer.address, blockTag: 'pending' }),
-        priceTransaction(),
-        publicClient.getChainId(),
-      ])
-    } catch (error) {
-      return chainFailure(error)
-    }
-    if (chainId !== config.chainId) {
-      logger.error('chain_mismatch', { expected: config.chainId, actual: chainId })
-      return failure('CHAIN_MISMATCH', `Refusing to sign: the RPC now serves chain ${chainId}, not the configured ${config.chainId}.`)
-    }
-
-    // 4. Fencing: a nonce is signed at most once, even if this lock's lease ran out under us.
-    const fence = await claimNonce({ store, nonceKey: k.nonce(nonce), lockKey: k.lock, lockToken: lock.token })
-    if (fence === 'held') {
+    // 4. The nonce, fenced: the next of the signer's stream (never below the node's pending count), signed at most
+    // once even if this lock's lease ran out under us; claimed by the previous deploy of this instance when it could.
+    // The fees are the block's (read again only when 3 blocks old).
+    const [claim, fees] = await Promise.all([
+      lock.claimNonce(prepared.pending),
+      feesOfBlock({ publicClient, maxAgeMs: 3 * BLOCK_MS }).catch((error: unknown) => error as Error),
+    ])
+    if (claim.kind === 'held')
       return failure(
         'DEPLOY_BUSY',
-        `Nonce ${nonce} is held by another deploy that has not reached the chain yet; nothing was signed. Retry shortly.`,
+        `Nonce ${claim.nonce} is held by another deploy that has not reached the chain yet; nothing was signed. Retry shortly.`,
         { retryAfterSeconds: 5 },
       )
-    }
-    claimedNonce = k.nonce(nonce)
-    if (fence === 'lock-lost')
+    if (claim.kind === 'lock-lost')
       return failure('DEPLOY_BUSY', 'The deploy lock expired before signing; nothing was signed. Retry shortly.', { retryAfterSeconds: 3 })
+    const nonce = claim.nonce
+    claimedNonce = nonce
+    if (fees instanceof Error) return chainFailure(fees)
+    // The next deploy waiting here gets its nonce claimed while this one signs and sends.
+    lock.prefetchForSuccessor(prepared.pending)
+    const price = { gas: prepared.gas, ...feesFrom(fees) }
 
     // 5. Sign with KMS: the private key never leaves it.
     let serialized: Hex
@@ -301,8 +356,12 @@ export async function deployToken({
     })
   } finally {
     if (!keepReservations) {
-      for (const slot of slots) await store.releaseWindowSlot(slot.key, slot.member).catch(() => undefined)
-      if (claimedNonce) await store.delete(claimedNonce).catch(() => undefined)
+      await releaseSlots()
+      // A nonce never sent goes back to the stream (the next deploy takes it), with its fence; the successor's first,
+      // so that the stream has no gap.
+      await lock.dropPrefetch()
+      if (claimedNonce !== null)
+        await store.releaseNonce({ counterKey: k.nonceNext, fencePrefix: k.noncePrefix, nonce: claimedNonce }).catch(() => undefined)
       if (recorded) await forgetDeploy(store, history, signer.address, recorded).catch(() => undefined)
     }
     await lock.release()

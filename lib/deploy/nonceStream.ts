@@ -2,7 +2,7 @@ import { type Address, type Hex, keccak256, type PublicClient } from 'viem'
 import { B20_FACTORY_ADDRESS } from '../chain/b20.js'
 import type { KmsAccount } from '../chain/kmsAccount.js'
 import { errorName, type Logger } from '../platform/log.js'
-import type { Store } from '../store/types.js'
+import type { ClaimNextNonceReturnType, Store } from '../store/types.js'
 import { isTransportFailure, shortMessage } from './chainErrors.js'
 import { type DeployHistoryKeys, type DeployRecord, listUnmined, recordDeploy, updateDeployRecord } from './history.js'
 import { type DeployFailure, failure } from './outcome.js'
@@ -14,78 +14,181 @@ import { type DeployFailure, failure } from './outcome.js'
 /** Lowest priority fee offered (0.001 gwei), since Base's percentile rewards can be zero. */
 export const MIN_PRIORITY_FEE = 1_000_000n
 /** How long a claimed nonce stays reserved when its transaction never shows up. */
-const NONCE_CLAIM_MS = 120_000
+export const NONCE_CLAIM_MS = 120_000
 /** A replacement offers at least this much more (in thousandths): nodes ask for 10 %, 12.5 % leaves a margin. */
 const REPLACEMENT_BUMP_PER_MILLE = 1125n
 
-/** How often a waiter asks the store for the lock: at most one round trip per 20 ms. */
+/** How often a waiter first asks the store for the lock: at most one round trip per 20 ms. */
 export const LOCK_POLL_MS = 20
+/** The longest pause between a waiter's asks, reached by backing off 1.5 times per ask while another instance holds. */
+export const LOCK_POLL_MAX_MS = 100
+/**
+ * Deploys of one instance that may follow each other under one store lock: the holder hands the lock straight to the
+ * next local waiter (no store round trip, no poll) this many times, then gives it back so other instances get a turn.
+ */
+export const LOCK_HANDOFFS_MAX = 8
 
-/** The nonce lock, held: its owner token (the fence checks it) and how to give it back. */
-export type NonceLock = { token: string; release(): Promise<void> }
+/** Where the signer's nonce stream lives in the store, for a lock that hands out nonces. */
+export type NonceStreamKeys = { counterKey: string; fencePrefix: string; fenceTtlMs: number; counterTtlMs: number }
+
+/** The nonce lock, held: its owner token (the fence checks it), the nonces it hands out, and how to give it back. */
+export type NonceLock = {
+  token: string
+  /**
+   * Takes the signer's next nonce (never below `floor`, the node's pending count), fenced: the one its predecessor in
+   * this instance already claimed for it while signing, or a fresh claim (one store round trip).
+   */
+  claimNonce(floor: number): Promise<ClaimNextNonceReturnType>
+  /**
+   * When another deploy of this instance waits, claims its nonce now, in the background, so that it starts signing
+   * without a store round trip. Call after one's own claim, beside the signature.
+   */
+  prefetchForSuccessor(floor: number): void
+  /** Gives back a nonce claimed for the successor (before giving back one's own, so the stream has no gap). */
+  dropPrefetch(): Promise<void>
+  release(): Promise<void>
+}
+
+type Prefetch = Promise<ClaimNextNonceReturnType | null>
+
+/** A lock handed to the next local waiter: its token, when the store lock was taken, hand-offs so far, its nonce. */
+type Handoff = { token: string; takenAt: number; count: number; prefetch: Prefetch | null }
+
+/** One instance's queue for one lock key: the tail of its waiters, how many wait, and a lock handed on to the next. */
+type LocalQueue = { tail: Promise<void>; waiting: number; handoff: Handoff | null }
 
 /** Deploys of this instance waiting for the signer, in arrival order (one queue per lock key). */
-const localTails = new Map<string, Promise<void>>()
+const localQueues = new Map<string, LocalQueue>()
 
 /** Takes a place in this instance's queue: `ready` resolves when every earlier local waiter is done. */
-function localTurn(key: string): { ready: Promise<void>; done: () => void } {
-  const ready = localTails.get(key) ?? Promise.resolve()
+function localTurn(key: string): { queue: LocalQueue; ready: Promise<void>; done: () => void } {
+  const queue: LocalQueue = localQueues.get(key) ?? { tail: Promise.resolve(), waiting: 0, handoff: null }
+  localQueues.set(key, queue)
+  const ready = queue.tail
   let done!: () => void
   const mine = new Promise<void>((resolve) => (done = resolve))
   const tail = ready.then(() => mine)
-  localTails.set(key, tail)
+  queue.tail = tail
+  queue.waiting++
+  const owner = queue
   void tail.then(() => {
-    if (localTails.get(key) === tail) localTails.delete(key)
+    if (owner.tail === tail && localQueues.get(key) === owner && owner.waiting === 0) localQueues.delete(key)
   })
-  return { ready, done }
+  return { queue, ready, done }
 }
 
 /**
- * Waits for the nonce lock; answers it, or null after `waitMs`. Waiters of one instance queue in memory and hand the
- * turn on at once, so only the first of them asks the store, once per {@link LOCK_POLL_MS}; instances meet at the
- * store's lock. Store failures propagate (fail closed).
+ * Waits for the nonce lock; answers it, or null after `waitMs`. Waiters of one instance queue in memory: a holder hands
+ * the store lock straight to the next local waiter (up to {@link LOCK_HANDOFFS_MAX} times in a row, within half the
+ * lease), with that waiter's nonce already claimed, so a burst on one instance costs one store lock, not one per
+ * deploy. Only the head of the queue asks the store, from every 20 ms backing off to every 100 ms while another
+ * instance holds it. Store failures propagate (fail closed).
  */
-export async function acquireNonceLock(store: Store, key: string, leaseMs: number, waitMs: number): Promise<NonceLock | null> {
+export async function acquireNonceLock(
+  store: Store,
+  key: string,
+  leaseMs: number,
+  waitMs: number,
+  nonces?: NonceStreamKeys,
+): Promise<NonceLock | null> {
   const deadline = Date.now() + waitMs
   const turn = localTurn(key)
+  const { queue } = turn
+  /** Gives back a nonce claimed for a successor that will not use it. */
+  const giveBack = async (prefetch: Prefetch | null) => {
+    const claim = await prefetch
+    if (claim?.kind === 'claimed' && nonces)
+      await store
+        .releaseNonce({ counterKey: nonces.counterKey, fencePrefix: nonces.fencePrefix, nonce: claim.nonce })
+        .catch(() => undefined)
+  }
   let timer: NodeJS.Timeout | undefined
   const inTime = await Promise.race([
     turn.ready.then(() => true),
     new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), waitMs))),
   ])
   clearTimeout(timer)
+  queue.waiting--
   if (!inTime) {
-    // Gave up while queued: the turn passes on as soon as it comes.
-    void turn.ready.then(turn.done)
+    // Gave up while queued: the turn passes on as soon as it comes, and a lock handed to it goes to the next waiter,
+    // or back to the store (with its nonce) when none is left.
+    void turn.ready.then(async () => {
+      const handed = queue.handoff
+      if (handed && queue.waiting === 0) {
+        queue.handoff = null
+        await giveBack(handed.prefetch)
+        await store.releaseLock(key, handed.token).catch(() => undefined)
+      }
+      turn.done()
+    })
     return null
   }
+  /** The lock, held with `token`: released to the store, or handed to the next local waiter. */
+  const held = (token: string, takenAt: number, count: number, inherited: Prefetch | null): NonceLock => {
+    // The local turn ends with the lease at the latest, as the store's lock does: nothing can jam the queue. A nonce
+    // claimed for a successor then is left to its fence's expiry, after which the stream takes it again.
+    const lapse = setTimeout(() => {
+      queue.handoff = null
+      turn.done()
+    }, leaseMs)
+    lapse.unref?.()
+    let released = false
+    let prefetch: Prefetch | null = null
+    const mayHandOff = () => queue.waiting > 0 && count + 1 < LOCK_HANDOFFS_MAX && Date.now() - takenAt < leaseMs / 2
+    const claimFresh = (floor: number) => {
+      if (!nonces) throw new Error('acquireNonceLock was given no nonce stream')
+      return store.claimNextNonce({ ...nonces, lockKey: key, lockToken: token, floor })
+    }
+    return {
+      token,
+      claimNonce: async (floor) => {
+        const ready = await inherited
+        inherited = null
+        return ready?.kind === 'claimed' ? ready : claimFresh(floor)
+      },
+      prefetchForSuccessor: (floor) => {
+        if (!nonces || prefetch || !mayHandOff()) return
+        prefetch = claimFresh(floor).catch(() => null)
+      },
+      dropPrefetch: async () => {
+        const dropped = prefetch
+        prefetch = null
+        await giveBack(dropped)
+      },
+      release: async () => {
+        if (released) return
+        released = true
+        clearTimeout(lapse)
+        // A nonce inherited and never asked for goes back first (claimNonce was not called: the deploy stopped early).
+        if (inherited) await giveBack(inherited)
+        if (mayHandOff()) {
+          queue.handoff = { token, takenAt, count: count + 1, prefetch }
+        } else {
+          queue.handoff = null
+          await giveBack(prefetch)
+          await store.releaseLock(key, token).then(
+            () => undefined,
+            () => undefined,
+          )
+        }
+        turn.done()
+      },
+    }
+  }
+  const handed = queue.handoff
+  queue.handoff = null
+  if (handed) return held(handed.token, handed.takenAt, handed.count, handed.prefetch)
   try {
+    let pause = LOCK_POLL_MS
     for (;;) {
       const token = await store.acquireLock(key, leaseMs)
-      if (token) {
-        // The local turn ends with the lease at the latest, as the store's lock does: nothing can jam the queue.
-        const lapse = setTimeout(turn.done, leaseMs)
-        lapse.unref?.()
-        return {
-          token,
-          release: () =>
-            store
-              .releaseLock(key, token)
-              .then(
-                () => undefined,
-                () => undefined,
-              )
-              .finally(() => {
-                clearTimeout(lapse)
-                turn.done()
-              }),
-        }
-      }
-      if (Date.now() + LOCK_POLL_MS > deadline) {
+      if (token) return held(token, Date.now(), 0, null)
+      if (Date.now() + pause > deadline) {
         turn.done()
         return null
       }
-      await new Promise((r) => setTimeout(r, LOCK_POLL_MS))
+      await new Promise((r) => setTimeout(r, pause))
+      pause = Math.min(LOCK_POLL_MAX_MS, Math.round(pause * 1.5))
     }
   } catch (error) {
     turn.done()

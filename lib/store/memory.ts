@@ -110,5 +110,23 @@ export function createMemoryStore(parameters: CreateMemoryStoreParameters = {}):
       const newestFirst = [...(indexes.get(indexKey) ?? [])].sort((a, b) => b[1] - a[1]).slice(0, limit)
       return newestFirst.map(([m]) => read(recordPrefix + m)).filter((v): v is string => v !== null)
     },
+    async oldestInIndex(indexKey) {
+      const scores = [...(indexes.get(indexKey)?.values() ?? [])]
+      return scores.length > 0 ? Math.min(...scores) : null
+    },
+    async claimNextNonce({ counterKey, lockKey, lockToken, floor, fencePrefix, fenceTtlMs, counterTtlMs }) {
+      if (read(lockKey) !== lockToken) return { kind: 'lock-lost' }
+      const counter = Number(read(counterKey) ?? '0')
+      const nonce = counter > floor && read(fencePrefix + floor) === null ? floor : Math.max(counter, floor)
+      if (read(fencePrefix + nonce) !== null) return { kind: 'held', nonce }
+      values.set(fencePrefix + nonce, { value: lockToken, expiresAt: now() + fenceTtlMs })
+      values.set(counterKey, { value: String(Math.max(counter, nonce + 1)), expiresAt: now() + counterTtlMs })
+      return { kind: 'claimed', nonce }
+    },
+    async releaseNonce({ counterKey, fencePrefix, nonce }) {
+      const counter = values.get(counterKey)
+      if (counter && read(counterKey) === String(nonce + 1)) counter.value = String(nonce)
+      values.delete(fencePrefix + nonce)
+    },
   }
 }

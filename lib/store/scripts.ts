@@ -51,3 +51,33 @@ for i = 2, #KEYS do
 end
 return 1
 `
+
+/**
+ * Takes the signer's next nonce under the nonce lock, in one step. KEYS[1] the next-nonce counter, KEYS[2] the lock;
+ * ARGV: the lock token, the floor (the node's pending count, read before the lock), the fence key prefix, fence ttl
+ * ms, counter ttl ms. The nonce is the larger of the counter and the floor, except when the counter is ahead of the
+ * floor and the floor's own fence has expired: that nonce was claimed long ago and never reached the node (a crash
+ * between claim and send), so it is taken again rather than left as a gap that would hold every later nonce.
+ * Returns {-1} when the lock is not the caller's, {0, n} when n's fence is held (someone else is signing n), {1, n}
+ * when n is claimed: its fence holds the token and the counter moves past it.
+ */
+export const CLAIM_NEXT_NONCE_SCRIPT = `
+if redis.call('GET', KEYS[2]) ~= ARGV[1] then return {-1} end
+local counter = tonumber(redis.call('GET', KEYS[1]) or '0')
+local floor = tonumber(ARGV[2])
+local n = math.max(counter, floor)
+if counter > floor and redis.call('EXISTS', ARGV[3] .. floor) == 0 then n = floor end
+if not redis.call('SET', ARGV[3] .. n, ARGV[1], 'NX', 'PX', ARGV[4]) then return {0, n} end
+redis.call('SET', KEYS[1], math.max(counter, n + 1), 'PX', ARGV[5])
+return {1, n}
+`
+
+/**
+ * Gives back a nonce that was claimed but never sent. KEYS[1] the counter, KEYS[2] the nonce's fence; ARGV[1] the
+ * nonce. The counter returns to it only if nothing was claimed after it; the fence is removed.
+ */
+export const RELEASE_NONCE_SCRIPT = `
+if tonumber(redis.call('GET', KEYS[1]) or '-1') == tonumber(ARGV[1]) + 1 then redis.call('SET', KEYS[1], ARGV[1], 'KEEPTTL') end
+redis.call('DEL', KEYS[2])
+return 1
+`

@@ -40,11 +40,41 @@ export type Store = {
    * one atomic step. Each index keeps its newest `maxEntries` members and none older than `ttlMs`.
    */
   putIndexed(parameters: PutIndexedParameters): Promise<void>
+  /** The score (epoch ms) of the oldest member of an index, or null when it is empty. */
+  oldestInIndex(indexKey: string): Promise<number | null>
   /** Removes `member` from the index `indexKey` (the record stays). */
   removeFromIndex(indexKey: string, member: string): Promise<void>
   /** The records of the newest `limit` members of an index, newest first, each read at `recordPrefix + member`. */
   listIndexed(parameters: ListIndexedParameters): Promise<string[]>
+  /**
+   * Takes the next nonce of a signer for the holder of its lock, atomically: checks the lock is the caller's, takes
+   * the larger of the counter and `floor` (or `floor` itself when the counter is ahead and the floor's fence has
+   * expired: a nonce claimed long ago that never reached the node), claims that nonce's fence and moves the counter
+   * past it.
+   */
+  claimNextNonce(parameters: ClaimNextNonceParameters): Promise<ClaimNextNonceReturnType>
+  /** Gives back a claimed nonce that was never sent: the counter returns to it if nothing came after, its fence goes. */
+  releaseNonce(parameters: ReleaseNonceParameters): Promise<void>
 }
+
+/** Parameters of {@link Store.claimNextNonce}. */
+export type ClaimNextNonceParameters = {
+  counterKey: string
+  lockKey: string
+  lockToken: string
+  /** The least nonce that may be taken (the node's pending count). */
+  floor: number
+  /** Fence key of nonce n: `fencePrefix + n`. */
+  fencePrefix: string
+  fenceTtlMs: number
+  counterTtlMs: number
+}
+
+/** Result of {@link Store.claimNextNonce}. */
+export type ClaimNextNonceReturnType = { kind: 'claimed'; nonce: number } | { kind: 'held'; nonce: number } | { kind: 'lock-lost' }
+
+/** Parameters of {@link Store.releaseNonce}. */
+export type ReleaseNonceParameters = { counterKey: string; fencePrefix: string; nonce: number }
 
 /** Parameters of {@link Store.countWindow}. */
 export type CountWindowParameters = { key: string; windowMs: number; now: number }

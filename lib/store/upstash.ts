@@ -1,7 +1,14 @@
 import { randomUUID } from 'node:crypto'
 import { Ratelimit } from '@upstash/ratelimit'
 import { Redis } from '@upstash/redis'
-import { PUT_INDEXED_SCRIPT, RELEASE_LOCK_SCRIPT, RESERVE_WINDOW_SLOT_SCRIPT, RESERVE_WINDOW_SLOTS_SCRIPT } from './scripts.js'
+import {
+  CLAIM_NEXT_NONCE_SCRIPT,
+  PUT_INDEXED_SCRIPT,
+  RELEASE_LOCK_SCRIPT,
+  RELEASE_NONCE_SCRIPT,
+  RESERVE_WINDOW_SLOT_SCRIPT,
+  RESERVE_WINDOW_SLOTS_SCRIPT,
+} from './scripts.js'
 import { type Store, StoreError } from './types.js'
 
 /** Parameters of {@link createUpstashStore}. */
@@ -122,6 +129,26 @@ export function createUpstashStore(parameters: CreateUpstashStoreParameters): St
         const result = await limiterFor(limit, windowMs).limit(key)
         // Its timeout answers success with reason "timeout": a throttle may fail open, never a read.
         return result.success ? { ok: true as const } : { ok: false as const, retryAfterMs: Math.max(0, result.reset - Date.now()) }
+      }),
+    oldestInIndex: (indexKey) =>
+      call('index', async () => {
+        const [, score] = await redis.zrange<(string | number)[]>(indexKey, 0, 0, { withScores: true })
+        return score === undefined ? null : Number(score)
+      }),
+    claimNextNonce: ({ counterKey, lockKey, lockToken, floor, fencePrefix, fenceTtlMs, counterTtlMs }) =>
+      call('nonce', async () => {
+        const reply = await redis.eval<string[], number[]>(
+          CLAIM_NEXT_NONCE_SCRIPT,
+          [counterKey, lockKey],
+          [lockToken, String(floor), fencePrefix, String(Math.round(fenceTtlMs)), String(Math.round(counterTtlMs))],
+        )
+        const [outcome, nonce] = reply.map(Number) as [number, number]
+        if (outcome === -1) return { kind: 'lock-lost' as const }
+        return { kind: outcome === 1 ? ('claimed' as const) : ('held' as const), nonce }
+      }),
+    releaseNonce: ({ counterKey, fencePrefix, nonce }) =>
+      call('nonce', async () => {
+        await redis.eval(RELEASE_NONCE_SCRIPT, [counterKey, fencePrefix + nonce], [String(nonce)])
       }),
     putIndexed: ({ recordKey, value, ttlMs, member, score, indexKeys, maxEntries }) =>
       call('index', async () => {

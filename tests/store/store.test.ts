@@ -47,6 +47,56 @@ describe.each(['memory', 'upstash'] as const)('the %s store', (kind) => {
     expect(await store.acquireLock(key, 50)).not.toBeNull()
   })
 
+  it('hands out a signer’s nonces one by one under its lock: fenced, never below the floor, given back without a gap', async () => {
+    const lockKey = `${prefix}nlock`
+    const nonces = { counterKey: `${prefix}nnext`, fencePrefix: `${prefix}nfence:`, fenceTtlMs: 10_000, counterTtlMs: 60_000 }
+    const token = (await store.acquireLock(lockKey, 10_000))!
+    const claim = (floor: number, lockToken = token) => store.claimNextNonce({ ...nonces, lockKey, lockToken, floor })
+    expect(await claim(5)).toEqual({ kind: 'claimed', nonce: 5 }) // a fresh stream starts at the node's pending count
+    expect(await claim(5)).toEqual({ kind: 'claimed', nonce: 6 }) // a stale floor: the counter leads
+    expect(await claim(9)).toEqual({ kind: 'claimed', nonce: 9 }) // the node is ahead (another sender): the floor leads
+    expect(await claim(10, 'not-the-holder')).toEqual({ kind: 'lock-lost' })
+    // The last nonce given back: the counter returns to it, and the next claim takes it again.
+    await store.releaseNonce({ counterKey: nonces.counterKey, fencePrefix: nonces.fencePrefix, nonce: 10 - 1 })
+    expect(await claim(9)).toEqual({ kind: 'claimed', nonce: 9 })
+    // One given back from the middle leaves the counter alone (a later one is out), but its fence goes.
+    await store.releaseNonce({ counterKey: nonces.counterKey, fencePrefix: nonces.fencePrefix, nonce: 6 })
+    expect(await claim(5)).toEqual({ kind: 'claimed', nonce: 10 })
+    // A fence someone else holds is never taken twice.
+    await store.set(`${nonces.fencePrefix}11`, 'another-deploy', 10_000)
+    expect(await claim(5)).toEqual({ kind: 'held', nonce: 11 })
+    await store.delete(`${nonces.fencePrefix}11`)
+    // A nonce claimed long ago that never reached the node (its fence expired, the node's count stopped below it) is
+    // taken again instead of leaving a gap that would hold every later transaction.
+    await store.delete(`${nonces.fencePrefix}5`)
+    expect(await claim(5)).toEqual({ kind: 'claimed', nonce: 5 })
+    expect(await claim(12)).toEqual({ kind: 'claimed', nonce: 12 })
+  })
+
+  it('tells the oldest member of an index by its score', async () => {
+    const indexKey = `${prefix}oldest`
+    expect(await store.oldestInIndex(indexKey)).toBeNull()
+    for (const [member, score] of [
+      ['b', 2_000],
+      ['a', 1_000],
+      ['c', 3_000],
+    ] as const)
+      await store.putIndexed({
+        recordKey: `${prefix}rec:${member}`,
+        value: member,
+        ttlMs: 60_000,
+        member,
+        score: Date.now() + score,
+        indexKeys: [indexKey],
+        maxEntries: 10,
+      })
+    const oldest = await store.oldestInIndex(indexKey)
+    expect(oldest).toBeGreaterThan(Date.now())
+    expect(oldest).toBeLessThan(Date.now() + 1_500)
+    await store.removeFromIndex(indexKey, 'a')
+    expect(await store.oldestInIndex(indexKey)).toBeGreaterThan(Date.now() + 1_500)
+  })
+
   it('sets only when absent, and deletes', async () => {
     expect(await store.setIfAbsent(`${prefix}nx`, 'a', 5_000)).toBe(true)
     expect(await store.setIfAbsent(`${prefix}nx`, 'b', 5_000)).toBe(false)
