@@ -8,7 +8,7 @@ import { chainFailure, isTransportFailure, shortMessage } from './chainErrors.js
 import { BLOCK_MS, feesOfBlock, type NetworkFees } from './feeCache.js'
 import { type DeployRecord, deployHistoryKeys, forgetDeploy, recordDeploy } from './history.js'
 import type { DeployIntent } from './intent.js'
-import { acquireNonceLock, MIN_PRIORITY_FEE, maxBigInt, NONCE_CLAIM_MS, replaceStuckDeploys } from './nonceStream.js'
+import { acquireNonceLock, MIN_PRIORITY_FEE, maxBigInt, NONCE_CLAIM_MS, replaceStuckDeploys, type SendOutcome } from './nonceStream.js'
 import { type DeployFailure, failure } from './outcome.js'
 import type { DeployBroadcast, DeployedToken, DeploySimulated } from './responses.js'
 import type { DeployServices } from './services.js'
@@ -241,6 +241,10 @@ export async function deployToken({
   let claimedNonce: number | null = null
   let recorded: DeployRecord | null = null
   let keepReservations = false
+  /** How this deploy's send ended, for the next deploy of this instance (which may be signing meanwhile). */
+  let outcome: SendOutcome = 'refused'
+  let settle!: (outcome: SendOutcome) => void
+  const sending = new Promise<SendOutcome>((resolve) => (settle = resolve))
   try {
     // 3. An earlier deploy left unmined would hold this one behind it: replace it first (same nonce, higher fees).
     if (stuckSeen) {
@@ -280,49 +284,82 @@ export async function deployToken({
     lock.prefetchForSuccessor(prepared.pending)
     const price = { gas: prepared.gas, ...feesFrom(fees) }
 
-    // 5. Sign with KMS: the private key never leaves it.
-    let serialized: Hex
-    try {
-      serialized = await signer.signTransaction({
-        type: 'eip1559',
-        chainId: config.chainId,
-        to: B20_FACTORY_ADDRESS,
-        data,
-        value: 0n,
+    // 5. Sign with KMS (the private key never leaves it), and 6. keep the transaction before the broadcast, with the
+    // cap slot: the agent's history and the signer's unmined list. A deploy whose broadcast is refused outright gives
+    // both back below.
+    const signAndRecord = async (nonce: number): Promise<{ serialized: Hex } | DeployFailure> => {
+      let serialized: Hex
+      try {
+        serialized = await signer.signTransaction({
+          type: 'eip1559',
+          chainId: config.chainId,
+          to: B20_FACTORY_ADDRESS,
+          data,
+          value: 0n,
+          nonce,
+          gas: price.gas,
+          maxFeePerGas: price.maxFeePerGas,
+          maxPriorityFeePerGas: price.maxPriorityFeePerGas,
+        })
+      } catch (error) {
+        logger.error('kms_unavailable', { operation: 'Sign', error: errorName(error) })
+        return failure('SIGNER_UNAVAILABLE', 'The signing service (KMS) failed; nothing was broadcast. Try again shortly.', {
+          retryAfterSeconds: 10,
+        })
+      }
+      const sentAt = services.now()
+      recorded = {
+        txHash: keccak256(serialized),
+        agent: agentDigest,
+        predictedAddress,
+        name: intent.name,
+        symbol: intent.symbol,
+        variant: intent.variant,
+        decimals: intent.decimals,
+        createdAt: sentAt,
+        sentAt,
+        status: 'broadcast',
         nonce,
-        gas: price.gas,
-        maxFeePerGas: price.maxFeePerGas,
-        maxPriorityFeePerGas: price.maxPriorityFeePerGas,
-      })
-    } catch (error) {
-      logger.error('kms_unavailable', { operation: 'Sign', error: errorName(error) })
-      return failure('SIGNER_UNAVAILABLE', 'The signing service (KMS) failed; nothing was broadcast. Try again shortly.', {
-        retryAfterSeconds: 10,
-      })
+        gas: price.gas.toString(),
+        maxFeePerGas: price.maxFeePerGas.toString(),
+        maxPriorityFeePerGas: price.maxPriorityFeePerGas.toString(),
+        data,
+      }
+      await recordDeploy({ store, keys: history, signer: signer.address, record: recorded, inAgentHistory: true })
+      return { serialized }
     }
+    let signed = await signAndRecord(nonce)
+    if ('ok' in signed) return signed
 
-    // 6. Kept before the broadcast, with the cap slot: the agent's history and the signer's unmined list. A deploy
-    // whose broadcast is refused outright gives both back below.
-    const txHash = keccak256(serialized)
-    const sentAt = services.now()
-    recorded = {
-      txHash,
-      agent: agentDigest,
-      predictedAddress,
-      name: intent.name,
-      symbol: intent.symbol,
-      variant: intent.variant,
-      decimals: intent.decimals,
-      createdAt: sentAt,
-      sentAt,
-      status: 'broadcast',
-      nonce,
-      gas: price.gas.toString(),
-      maxFeePerGas: price.maxFeePerGas.toString(),
-      maxPriorityFeePerGas: price.maxPriorityFeePerGas.toString(),
-      data,
+    // The previous deploy of this instance may still be sending: this one was signed meanwhile, and goes out after it.
+    // If the node refused that one (its nonce went back), this one moves down into the gap: claimed and signed again.
+    const previous = lock.previousSend ? await lock.previousSend : 'sent'
+    let renumbered = false
+    if (previous !== 'sent') {
+      await lock.dropPrefetch()
+      await forgetDeploy(store, history, signer.address, recorded!)
+      recorded = null
+      await store.releaseNonce({ counterKey: k.nonceNext, fencePrefix: k.noncePrefix, nonce })
+      claimedNonce = null
+      const again = await lock.claimNonce(prepared.pending)
+      if (again.kind !== 'claimed')
+        return failure(
+          'DEPLOY_BUSY',
+          'An earlier deploy was refused by the node and its nonce is not free yet; nothing was sent. Retry shortly.',
+          {
+            retryAfterSeconds: 3,
+          },
+        )
+      claimedNonce = again.nonce
+      lock.prefetchForSuccessor(prepared.pending)
+      signed = await signAndRecord(again.nonce)
+      if ('ok' in signed) return signed
+      renumbered = true
     }
-    await recordDeploy({ store, keys: history, signer: signer.address, record: recorded, inAgentHistory: true })
+    const { serialized } = signed
+    const txHash = recorded!.txHash
+    // The next deploy waiting here signs while this one sends.
+    lock.handOffBeforeSend(sending)
 
     // 7. Broadcast. The hash is known before sending, so an unanswered send can still be tracked.
     const explorerUrl = `${config.explorerUrl}/tx/${txHash}`
@@ -333,6 +370,7 @@ export async function deployToken({
       // so the cap slot and the nonce stay taken and the agent is told to poll the receipt.
       if (isTransportFailure(error) || /already known|known transaction|nonce too low|already imported/i.test(shortMessage(error))) {
         keepReservations = true
+        outcome = renumbered ? 'renumbered' : 'sent'
         return failure(
           'BROADCAST_UNCERTAIN',
           'The RPC did not answer the broadcast; the transaction may or may not be on its way. Poll action "receipt" with txHash before deploying again.',
@@ -348,6 +386,7 @@ export async function deployToken({
       return failure('RPC_REJECTED', `The node refused the transaction: ${message}`)
     }
     keepReservations = true
+    outcome = renumbered ? 'renumbered' : 'sent'
     return { ok: true, status: 'broadcast', txHash, predictedAddress, explorerUrl, token, signer: signer.address, chainId: config.chainId }
   } catch (error) {
     logger.error('store_unavailable', { operation: 'deploy', error: errorName(error), effect: 'deploy refused' })
@@ -364,6 +403,8 @@ export async function deployToken({
         await store.releaseNonce({ counterKey: k.nonceNext, fencePrefix: k.noncePrefix, nonce: claimedNonce }).catch(() => undefined)
       if (recorded) await forgetDeploy(store, history, signer.address, recorded).catch(() => undefined)
     }
+    // Told only now, after its nonce went back: the next deploy then finds the gap to move into.
+    settle(outcome)
     await lock.release()
   }
 }

@@ -44,15 +44,31 @@ export type NonceLock = {
    * without a store round trip. Call after one's own claim, beside the signature.
    */
   prefetchForSuccessor(floor: number): void
-  /** Gives back a nonce claimed for the successor (before giving back one's own, so the stream has no gap). */
+  /** Gives back a nonce claimed for the successor. */
   dropPrefetch(): Promise<void>
+  /**
+   * The send of the deploy that handed this lock on, still in flight: this deploy may sign meanwhile, but sends only
+   * after it (and takes a new nonce if that one's went back). Null when the lock came from the store.
+   */
+  previousSend: Promise<SendOutcome> | null
+  /**
+   * Hands the lock to the next local waiter before this deploy's own send, when one waits (and the hand-off budget
+   * allows): it signs while this one sends. Answers whether it did; then `release` does nothing more.
+   */
+  handOffBeforeSend(sending: Promise<SendOutcome>): boolean
   release(): Promise<void>
 }
 
+/** How a send ended, for the deploy after it: its nonce used, used after a move down, or given back (refused). */
+export type SendOutcome = 'sent' | 'renumbered' | 'refused'
+
 type Prefetch = Promise<ClaimNextNonceReturnType | null>
 
-/** A lock handed to the next local waiter: its token, when the store lock was taken, hand-offs so far, its nonce. */
-type Handoff = { token: string; takenAt: number; count: number; prefetch: Prefetch | null }
+/**
+ * A lock handed to the next local waiter: its token, when the store lock was taken, hand-offs so far, its nonce, and
+ * the send still in flight.
+ */
+type Handoff = { token: string; takenAt: number; count: number; prefetch: Prefetch | null; previousSend: Promise<SendOutcome> | null }
 
 /** One instance's queue for one lock key: the tail of its waiters, how many wait, and a lock handed on to the next. */
 type LocalQueue = { tail: Promise<void>; waiting: number; handoff: Handoff | null }
@@ -117,6 +133,7 @@ export async function acquireNonceLock(
       if (handed && queue.waiting === 0) {
         queue.handoff = null
         await giveBack(handed.prefetch)
+        await handed.previousSend
         await store.releaseLock(key, handed.token).catch(() => undefined)
       }
       turn.done()
@@ -124,7 +141,13 @@ export async function acquireNonceLock(
     return null
   }
   /** The lock, held with `token`: released to the store, or handed to the next local waiter. */
-  const held = (token: string, takenAt: number, count: number, inherited: Prefetch | null): NonceLock => {
+  const held = (
+    token: string,
+    takenAt: number,
+    count: number,
+    inherited: Prefetch | null,
+    previousSend: Promise<SendOutcome> | null,
+  ): NonceLock => {
     // The local turn ends with the lease at the latest, as the store's lock does: nothing can jam the queue. A nonce
     // claimed for a successor then is left to its fence's expiry, after which the stream takes it again.
     const lapse = setTimeout(() => {
@@ -133,6 +156,7 @@ export async function acquireNonceLock(
     }, leaseMs)
     lapse.unref?.()
     let released = false
+    let handedOff = false
     let prefetch: Prefetch | null = null
     const mayHandOff = () => queue.waiting > 0 && count + 1 < LOCK_HANDOFFS_MAX && Date.now() - takenAt < leaseMs / 2
     const claimFresh = (floor: number) => {
@@ -155,14 +179,26 @@ export async function acquireNonceLock(
         prefetch = null
         await giveBack(dropped)
       },
+      previousSend,
+      handOffBeforeSend: (sending) => {
+        if (released || handedOff || !mayHandOff()) return false
+        handedOff = true
+        clearTimeout(lapse)
+        queue.handoff = { token, takenAt, count: count + 1, prefetch, previousSend: sending }
+        turn.done()
+        return true
+      },
       release: async () => {
         if (released) return
         released = true
+        if (handedOff) return
         clearTimeout(lapse)
         // A nonce inherited and never asked for goes back first (claimNonce was not called: the deploy stopped early).
         if (inherited) await giveBack(inherited)
+        // The previous deploy's send is settled before the store lock goes to another instance.
+        await previousSend
         if (mayHandOff()) {
-          queue.handoff = { token, takenAt, count: count + 1, prefetch }
+          queue.handoff = { token, takenAt, count: count + 1, prefetch, previousSend: null }
         } else {
           queue.handoff = null
           await giveBack(prefetch)
@@ -177,12 +213,12 @@ export async function acquireNonceLock(
   }
   const handed = queue.handoff
   queue.handoff = null
-  if (handed) return held(handed.token, handed.takenAt, handed.count, handed.prefetch)
+  if (handed) return held(handed.token, handed.takenAt, handed.count, handed.prefetch, handed.previousSend)
   try {
     let pause = LOCK_POLL_MS
     for (;;) {
       const token = await store.acquireLock(key, leaseMs)
-      if (token) return held(token, Date.now(), 0, null)
+      if (token) return held(token, Date.now(), 0, null, null)
       if (Date.now() + pause > deadline) {
         turn.done()
         return null

@@ -117,7 +117,15 @@ export function createMemoryStore(parameters: CreateMemoryStoreParameters = {}):
     async claimNextNonce({ counterKey, lockKey, lockToken, floor, fencePrefix, fenceTtlMs, counterTtlMs }) {
       if (read(lockKey) !== lockToken) return { kind: 'lock-lost' }
       const counter = Number(read(counterKey) ?? '0')
-      const nonce = counter > floor && read(fencePrefix + floor) === null ? floor : Math.max(counter, floor)
+      const seen = Math.max(floor, Number(read(`${counterKey}:floor`) ?? '0'))
+      values.set(`${counterKey}:floor`, { value: String(seen), expiresAt: now() + counterTtlMs })
+      floor = seen
+      let nonce = Math.max(counter, floor)
+      for (let i = floor; i < Math.min(counter, floor + 256); i++)
+        if (read(fencePrefix + i) === null) {
+          nonce = i
+          break
+        }
       if (read(fencePrefix + nonce) !== null) return { kind: 'held', nonce }
       values.set(fencePrefix + nonce, { value: lockToken, expiresAt: now() + fenceTtlMs })
       values.set(counterKey, { value: String(Math.max(counter, nonce + 1)), expiresAt: now() + counterTtlMs })

@@ -53,20 +53,24 @@ return 1
 `
 
 /**
- * Takes the signer's next nonce under the nonce lock, in one step. KEYS[1] the next-nonce counter, KEYS[2] the lock;
- * ARGV: the lock token, the floor (the node's pending count, read before the lock), the fence key prefix, fence ttl
- * ms, counter ttl ms. The nonce is the larger of the counter and the floor, except when the counter is ahead of the
- * floor and the floor's own fence has expired: that nonce was claimed long ago and never reached the node (a crash
- * between claim and send), so it is taken again rather than left as a gap that would hold every later nonce.
- * Returns {-1} when the lock is not the caller's, {0, n} when n's fence is held (someone else is signing n), {1, n}
- * when n is claimed: its fence holds the token and the counter moves past it.
+ * Takes the signer's next nonce under the nonce lock, in one step. KEYS[1] the next-nonce counter, KEYS[2] the lock,
+ * KEYS[3] the highest floor seen; ARGV: the lock token, the floor (the node's pending count, read before the lock: a
+ * waiter's may be older than another's, so the highest seen counts), the fence key prefix, fence ttl ms, counter ttl
+ * ms. Every nonce from the floor up to the counter was claimed in the last minutes and holds a fence
+ * while it is being sent or after; one without a fence was given back (refused by the node, or never sent), and is
+ * taken again first, so no gap can hold every later transaction. Otherwise the nonce is the larger of the counter and
+ * the floor (at most 256 fences are looked at). Returns {-1} when the lock is not the caller's, {0, n} when n's fence
+ * is held (someone else is signing n), {1, n} when n is claimed: its fence holds the token, the counter is past it.
  */
 export const CLAIM_NEXT_NONCE_SCRIPT = `
 if redis.call('GET', KEYS[2]) ~= ARGV[1] then return {-1} end
 local counter = tonumber(redis.call('GET', KEYS[1]) or '0')
-local floor = tonumber(ARGV[2])
+local floor = math.max(tonumber(ARGV[2]), tonumber(redis.call('GET', KEYS[3]) or '0'))
+redis.call('SET', KEYS[3], floor, 'PX', ARGV[5])
 local n = math.max(counter, floor)
-if counter > floor and redis.call('EXISTS', ARGV[3] .. floor) == 0 then n = floor end
+for i = floor, math.min(counter, floor + 256) - 1 do
+  if redis.call('EXISTS', ARGV[3] .. i) == 0 then n = i break end
+end
 if not redis.call('SET', ARGV[3] .. n, ARGV[1], 'NX', 'PX', ARGV[4]) then return {0, n} end
 redis.call('SET', KEYS[1], math.max(counter, n + 1), 'PX', ARGV[5])
 return {1, n}

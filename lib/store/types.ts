@@ -48,9 +48,8 @@ export type Store = {
   listIndexed(parameters: ListIndexedParameters): Promise<string[]>
   /**
    * Takes the next nonce of a signer for the holder of its lock, atomically: checks the lock is the caller's, takes
-   * the larger of the counter and `floor` (or `floor` itself when the counter is ahead and the floor's fence has
-   * expired: a nonce claimed long ago that never reached the node), claims that nonce's fence and moves the counter
-   * past it.
+   * the lowest nonce from `floor` up to the counter whose fence is gone (given back, or claimed long ago and never
+   * sent: a gap), else the larger of the counter and `floor`; claims that nonce's fence and moves the counter past it.
    */
   claimNextNonce(parameters: ClaimNextNonceParameters): Promise<ClaimNextNonceReturnType>
   /** Gives back a claimed nonce that was never sent: the counter returns to it if nothing came after, its fence goes. */

@@ -139,7 +139,7 @@ export function createUpstashStore(parameters: CreateUpstashStoreParameters): St
       call('nonce', async () => {
         const reply = await redis.eval<string[], number[]>(
           CLAIM_NEXT_NONCE_SCRIPT,
-          [counterKey, lockKey],
+          [counterKey, lockKey, `${counterKey}:floor`],
           [lockToken, String(floor), fencePrefix, String(Math.round(fenceTtlMs)), String(Math.round(counterTtlMs))],
         )
         const [outcome, nonce] = reply.map(Number) as [number, number]

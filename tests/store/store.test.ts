@@ -54,23 +54,27 @@ describe.each(['memory', 'upstash'] as const)('the %s store', (kind) => {
     const claim = (floor: number, lockToken = token) => store.claimNextNonce({ ...nonces, lockKey, lockToken, floor })
     expect(await claim(5)).toEqual({ kind: 'claimed', nonce: 5 }) // a fresh stream starts at the node's pending count
     expect(await claim(5)).toEqual({ kind: 'claimed', nonce: 6 }) // a stale floor: the counter leads
-    expect(await claim(9)).toEqual({ kind: 'claimed', nonce: 9 }) // the node is ahead (another sender): the floor leads
-    expect(await claim(10, 'not-the-holder')).toEqual({ kind: 'lock-lost' })
-    // The last nonce given back: the counter returns to it, and the next claim takes it again.
-    await store.releaseNonce({ counterKey: nonces.counterKey, fencePrefix: nonces.fencePrefix, nonce: 10 - 1 })
-    expect(await claim(9)).toEqual({ kind: 'claimed', nonce: 9 })
-    // One given back from the middle leaves the counter alone (a later one is out), but its fence goes.
-    await store.releaseNonce({ counterKey: nonces.counterKey, fencePrefix: nonces.fencePrefix, nonce: 6 })
-    expect(await claim(5)).toEqual({ kind: 'claimed', nonce: 10 })
+    expect(await claim(5)).toEqual({ kind: 'claimed', nonce: 7 })
+    expect(await claim(8, 'not-the-holder')).toEqual({ kind: 'lock-lost' })
+    const giveBack = (nonce: number) => store.releaseNonce({ counterKey: nonces.counterKey, fencePrefix: nonces.fencePrefix, nonce })
+    // The last nonce given back (the node refused it) is taken again by the next claim.
+    await giveBack(7)
+    expect(await claim(5)).toEqual({ kind: 'claimed', nonce: 7 })
+    // One given back from the middle (a later one is out) is taken again first: the stream keeps no gap.
+    await giveBack(6)
+    expect(await claim(5)).toEqual({ kind: 'claimed', nonce: 6 })
+    expect(await claim(5)).toEqual({ kind: 'claimed', nonce: 8 })
     // A fence someone else holds is never taken twice.
-    await store.set(`${nonces.fencePrefix}11`, 'another-deploy', 10_000)
-    expect(await claim(5)).toEqual({ kind: 'held', nonce: 11 })
-    await store.delete(`${nonces.fencePrefix}11`)
-    // A nonce claimed long ago that never reached the node (its fence expired, the node's count stopped below it) is
-    // taken again instead of leaving a gap that would hold every later transaction.
-    await store.delete(`${nonces.fencePrefix}5`)
-    expect(await claim(5)).toEqual({ kind: 'claimed', nonce: 5 })
-    expect(await claim(12)).toEqual({ kind: 'claimed', nonce: 12 })
+    await store.set(`${nonces.fencePrefix}9`, 'another-deploy', 10_000)
+    expect(await claim(5)).toEqual({ kind: 'held', nonce: 9 })
+    await store.delete(`${nonces.fencePrefix}9`)
+    // The node is ahead (another sender used 9-19): the floor leads, and a later stale floor never goes back there.
+    expect(await claim(20)).toEqual({ kind: 'claimed', nonce: 20 })
+    expect(await claim(5)).toEqual({ kind: 'claimed', nonce: 21 })
+    // A nonce claimed long ago that never reached the node (its fence expired) is taken again, not left as a gap.
+    await store.delete(`${nonces.fencePrefix}21`)
+    expect(await claim(21)).toEqual({ kind: 'claimed', nonce: 21 })
+    expect(await claim(21)).toEqual({ kind: 'claimed', nonce: 22 })
   })
 
   it('tells the oldest member of an index by its score', async () => {

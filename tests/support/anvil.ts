@@ -41,6 +41,8 @@ export type AnvilChain = {
   setRpcFault(fault: 'hang' | 'reset' | null): void
   /** Forwards the next call of `method` to the node but drops the answer (the connection dies), as a flaky RPC does. */
   dropNextAnswer(method: string): void
+  /** Answers the next call of `method` with a JSON-RPC error after `delayMs`, without forwarding it (a node refusing). */
+  refuseNext(method: string, message: string, delayMs?: number): void
   stop(): Promise<void>
 }
 
@@ -102,6 +104,7 @@ export async function startAnvilChain(parameters: { chainId?: number } = {}): Pr
     publicClient,
     fund: (address, wei = 10n ** 20n) => testClient.setBalance({ address, value: wei }),
     setRpcDown: proxy.setDown,
+    refuseNext: proxy.refuseNext,
     setRpcFault: proxy.setFault,
     dropNextAnswer: proxy.dropNextAnswer,
     stop: async () => {
@@ -119,6 +122,7 @@ async function startRpcProxy(target: string) {
   let down = false
   let fault: 'hang' | 'reset' | null = null
   const drop = new Set<string>()
+  const refuse = new Map<string, { message: string; delayMs: number }>()
   const server = createHttpServer(async (req, res) => {
     const chunks: Buffer[] = []
     for await (const c of req) chunks.push(c as Buffer)
@@ -131,10 +135,17 @@ async function startRpcProxy(target: string) {
     if (fault === 'reset') return void req.socket.destroy()
     let dropAnswer = false
     try {
-      const parsed = JSON.parse(body) as { method: string } | { method: string }[]
+      const parsed = JSON.parse(body) as { method: string; id?: unknown } | { method: string; id?: unknown }[]
       for (const call of Array.isArray(parsed) ? parsed : [parsed]) {
         methods.push(call.method)
         if (drop.delete(call.method)) dropAnswer = true
+        const refusal = !Array.isArray(parsed) ? refuse.get(call.method) : undefined
+        if (refusal) {
+          refuse.delete(call.method)
+          await new Promise((r) => setTimeout(r, refusal.delayMs))
+          res.writeHead(200, { 'content-type': 'application/json' })
+          return void res.end(JSON.stringify({ jsonrpc: '2.0', id: call.id ?? null, error: { code: -32000, message: refusal.message } }))
+        }
       }
     } catch {
       // forwarded as is; the node answers the parse error
@@ -156,6 +167,7 @@ async function startRpcProxy(target: string) {
       down = value
     },
     dropNextAnswer: (method: string) => void drop.add(method),
+    refuseNext: (method: string, message: string, delayMs = 0) => void refuse.set(method, { message, delayMs }),
     setFault: (value: 'hang' | 'reset' | null) => {
       fault = value
     },
