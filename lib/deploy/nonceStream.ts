@@ -232,18 +232,6 @@ export async function acquireNonceLock(
   }
 }
 
-/** Parameters of {@link claimNonce}. */
-export type ClaimNonceParameters = { store: Store; nonceKey: string; lockKey: string; lockToken: string }
-
-/**
- * The fence: claims a nonce for the lock holder (a nonce is signed at most once, even if the lock's lease ran out under
- * us) and checks the lock is still ours. Answers `claimed`, `held` (someone else has the nonce) or `lock-lost`.
- */
-export async function claimNonce({ store, nonceKey, lockKey, lockToken }: ClaimNonceParameters): Promise<'claimed' | 'held' | 'lock-lost'> {
-  if (!(await store.setIfAbsent(nonceKey, lockToken, NONCE_CLAIM_MS))) return 'held'
-  return (await store.get(lockKey)) === lockToken ? 'claimed' : 'lock-lost'
-}
-
 /** EIP-1559 fees of one transaction, in wei. */
 export type Fees = { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }
 

@@ -97,6 +97,16 @@ const notAllowed = {
   headers: { ...cors, Allow: { description: 'The methods this path takes', required: true, schema: { type: 'string' } } },
 }
 
+/** The tick's answers, the same for Vercel Cron's GET and QStash's POST. */
+const tickResponses = {
+  '200': { ...json(ref('TickSummary'), 'What the tick did (ran false: another tick had this interval)'), headers: cors },
+  '308': redirect,
+  '401': { ...error('Neither the cron secret nor a valid QStash signature (UNAUTHORIZED)'), headers: cors },
+  '405': notAllowed,
+  '413': { ...error('The body is over 64 KB (BODY_TOO_LARGE)'), headers: cors },
+  '500': { ...error('The service is misconfigured (CONFIG_INVALID)'), headers: cors },
+}
+
 function componentSchemas(): Record<string, Json> {
   const registry = z.registry<{ id: string }>()
   for (const [id, schema] of Object.entries(COMPONENTS)) registry.add(schema, { id })
@@ -446,28 +456,14 @@ export function buildOpenApiDocument(): Json {
           operationId: 'runTick',
           summary: 'Run the scheduled work once (Vercel Cron: Authorization: Bearer <CRON_SECRET>); the answer says what each part did',
           security: [{ cronSecret: [] }, { qstashSignature: [] }],
-          responses: {
-            '200': { ...json(ref('TickSummary'), 'What the tick did (ran false: another tick had this interval)'), headers: cors },
-            '308': redirect,
-            '401': { ...error('Neither the cron secret nor a valid QStash signature (UNAUTHORIZED)'), headers: cors },
-            '405': notAllowed,
-            '413': { ...error('The body is over 64 KB (BODY_TOO_LARGE)'), headers: cors },
-            '500': { ...error('The service is misconfigured (CONFIG_INVALID)'), headers: cors },
-          },
+          responses: tickResponses,
         },
         post: {
           operationId: 'runTickSigned',
           summary: 'Run the scheduled work once (Upstash QStash, signed with Upstash-Signature)',
           security: [{ qstashSignature: [] }, { cronSecret: [] }],
           requestBody: { required: false, content: { '*/*': { schema: { type: 'string', maxLength: 65536 } } } },
-          responses: {
-            '200': { ...json(ref('TickSummary'), 'What the tick did (ran false: another tick had this interval)'), headers: cors },
-            '308': redirect,
-            '401': { ...error('Neither the cron secret nor a valid QStash signature (UNAUTHORIZED)'), headers: cors },
-            '405': notAllowed,
-            '413': { ...error('The body is over 64 KB (BODY_TOO_LARGE)'), headers: cors },
-            '500': { ...error('The service is misconfigured (CONFIG_INVALID)'), headers: cors },
-          },
+          responses: tickResponses,
         },
         options: preflight,
       },
