@@ -71,7 +71,8 @@ export async function runTick({ read, deploy, caller, intervalSeconds }: RunTick
     } catch (error) {
       const message = error instanceof Error ? error.message.slice(0, 300) : undefined
       parts[name] = { ok: false, error: errorName(error), ...(message ? { message } : {}) }
-      logger.warn('tick_part_failed', { part: name, error: errorName(error), message })
+      // A part that could not start because the room failed is named in the answer; the room's failure is the line.
+      if (errorName(error) !== 'NoControlRoom') logger.warn('tick_part_failed', { part: name, error: errorName(error), message })
       return null
     }
   }
