@@ -78,25 +78,23 @@ export async function runTick({ read, deploy, caller, intervalSeconds }: RunTick
   }
 
   const readParts = async () => {
-    const room = await part('controlRoom', async () => {
+    let tokens: ControlRoom['liveActivity'] | null = null
+    await part('controlRoom', async () => {
       const { entry, refreshed } = await read.cache.refreshIfOlder({
         key: controlRoomCacheKey(keyPrefix),
         ttlMs: READ_CACHE_TTL_MS,
         olderThanMs: READ_CACHE_TTL_MS,
         refresh: () => refreshControlRoom(read),
       })
-      const body = JSON.parse(entry.body) as ControlRoom
+      tokens = (JSON.parse(entry.body) as ControlRoom).liveActivity
       return {
         refreshed,
         ageSeconds: Math.max(0, Math.floor((read.now() - entry.fetchedAt) / 1000)),
-        tokens: body.liveActivity.length,
+        tokens: tokens.length,
         ...(entry.source ? { source: entry.source } : {}),
-        liveActivity: body.liveActivity,
       }
     })
-    const tokens = room?.liveActivity ?? null
-    if (room) delete (parts.controlRoom as Record<string, unknown>).liveActivity
-    const needsRoom = () => {
+    const needsRoom = (): ControlRoom['liveActivity'] => {
       if (!tokens) throw Object.assign(new Error('no control room to work from (its part failed)'), { name: 'NoControlRoom' })
       return tokens
     }
