@@ -106,7 +106,8 @@ const essentials = (answer: FunctionAnswer) => ({
   status: answer.status,
   body: answer.body,
   contentType: answer.headers['content-type'] ?? null,
-  cacheControl: answer.headers['cache-control']?.replace(/max-age=\d+/g, 'max-age=N') ?? null,
+  // Both windows count down (max-age and s-maxage are the seconds left), so they are compared apart, below.
+  cacheControl: answer.headers['cache-control']?.replace(/(s-maxage|max-age)=\d+/g, '$1=N') ?? null,
   etag: answer.headers.etag ?? null,
   cors: answer.headers['access-control-allow-origin'] ?? null,
 })
