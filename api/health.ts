@@ -1,8 +1,8 @@
 import type { DeployServicesSource } from '../lib/deploy/agentActions.js'
 import { defaultDeployServicesSource } from '../lib/deploy/agentActions.js'
-import { checkDetailedHealth, checkPublicHealth, isHealthTokenValid } from '../lib/health/checks.js'
+import { checkDetailedHealth, checkPublicHealth } from '../lib/health/checks.js'
 import { type HealthConfig, loadHealthConfig, logConfigFailure } from '../lib/platform/config.js'
-import { guardRequest, jsonResponse, type Method } from '../lib/platform/http.js'
+import { guardRequest, isBearerValid, jsonResponse, type Method } from '../lib/platform/http.js'
 import { withRequestId } from '../lib/platform/requestId.js'
 import { getReadServices, type ReadServices } from '../lib/read/services.js'
 
@@ -36,7 +36,7 @@ export function createHealthHandler({ read, deploy, config }: CreateHealthHandle
     }
     const authorization = request.headers.get('authorization')
     if (authorization !== null && health.healthToken !== null) {
-      if (!isHealthTokenValid(authorization, health.healthToken)) {
+      if (!isBearerValid(authorization, health.healthToken)) {
         return jsonResponse({
           status: 401,
           body: JSON.stringify({ error: 'The health token is wrong.', code: 'UNAUTHORIZED' }),

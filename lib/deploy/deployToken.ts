@@ -35,9 +35,11 @@ const GAS_HEADROOM_PERCENT = 125n
 const NONCE_COUNTER_TTL_MS = 86_400_000
 
 /**
- * Deploys a B20 token for an agent: under the nonce lock (deploys go one after another across instances) it takes a
- * cap slot, simulates `createB20` from the signer, fixes nonce, fees and gas, signs with KMS, broadcasts, and keeps
- * the slot only when the transaction went out. A dry run stops after the simulation and signs nothing.
+ * Deploys a B20 token for an agent. Before the nonce lock, all at once: a cap slot, the simulation of `createB20`
+ * from the signer, gas, fees, chain id and the node's pending count. Under the lock (deploys one after another across
+ * instances): the fenced nonce, the KMS signature, the record, the broadcast; the next deploy of this instance signs
+ * while this one sends. The slot is kept only when the transaction went out. A dry run stops after the simulation
+ * and signs nothing.
  */
 export async function deployToken({
   services,

@@ -6,7 +6,6 @@ export function deployStoreKeys({ storePrefix, chainId, signer }: DeployStoreKey
   const base = `${storePrefix}deploy:${chainId}`
   return {
     lock: `${base}:nonce-lock:${signer.toLowerCase()}`,
-    nonce: (n: number) => `${base}:nonce:${signer.toLowerCase()}:${n}`,
     /** Fence keys of the signer's nonces: the prefix, then the nonce. */
     noncePrefix: `${base}:nonce:${signer.toLowerCase()}:`,
     /** The signer's next nonce, as the service has handed them out. */

@@ -1,4 +1,3 @@
-import { createHash, timingSafeEqual } from 'node:crypto'
 import { deployHistoryKeys, listUnmined } from '../deploy/history.js'
 import type { DeployServices } from '../deploy/services.js'
 import { deployStoreKeys } from '../deploy/storeKeys.js'
@@ -80,14 +79,6 @@ async function readPublicHealth(read: ReadServices): Promise<{ view: PublicHealt
     // Reads still answer without the store (uncached), but the service is degraded: monitors should hear of it.
     return { view: { ok: false, version: SERVICE_VERSION, dataAgeSeconds: null, lastTickAgeSeconds: null }, lastTick: null }
   }
-}
-
-/** True when `presented` is `Bearer <token>` (compared in constant time). */
-export function isHealthTokenValid(presented: string | null, token: string): boolean {
-  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(presented ?? '')?.[1]
-  if (!bearer) return false
-  const digest = (v: string) => createHash('sha256').update(v).digest()
-  return timingSafeEqual(digest(bearer), digest(token))
 }
 
 /** Parameters of {@link checkDetailedHealth}. */

@@ -1,3 +1,4 @@
+import { createHash, timingSafeEqual } from 'node:crypto'
 import { z } from 'zod'
 
 /** HTTP methods as they appear on the wire. */
@@ -234,4 +235,12 @@ export async function readJsonBody(request: Request, limitBytes: number): Promis
   } catch {
     return { ok: false, status: 400, code: 'INVALID_JSON', message: 'The request body is not valid JSON.' }
   }
+}
+
+/** True when `authorization` is `Bearer <secret>`, compared in constant time (over digests, so lengths leak nothing). */
+export function isBearerValid(authorization: string | null, secret: string): boolean {
+  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1]
+  if (!bearer) return false
+  const digest = (v: string) => createHash('sha256').update(v).digest()
+  return timingSafeEqual(digest(bearer), digest(secret))
 }

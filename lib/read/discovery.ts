@@ -39,7 +39,7 @@ export async function claimGeckoDiscovery({
     if (backoff !== null && backoff !== undefined) return { pages: 0, unavailable: true }
     const unavailable = failing !== null && failing !== undefined
     if (!(await store.setIfAbsent(`${keyPrefix}gecko:discovery`, String(now), DISCOVERY_INTERVAL_MS))) return { pages: 0, unavailable }
-    return { pages: await reserveCalls(store, keyPrefix, GECKO_MAX_PAGES, now), unavailable }
+    return { pages: await reserveGeckoCalls({ store, keyPrefix, count: GECKO_MAX_PAGES, now, limit: GECKO_CALLS_PER_MINUTE }), unavailable }
   } catch (error) {
     // Without the store, instances cannot share GeckoTerminal's small budget: leave it alone this time.
     logger.warn('store_unavailable', { operation: 'discovery_claim', error: errorName(error), effect: 'no discovery this refresh' })
@@ -77,22 +77,6 @@ export async function isGeckoBackingOff(store: Store, keyPrefix: string): Promis
   return (await store.get(`${keyPrefix}gecko:backoff`)) !== null
 }
 
-/** Takes up to `count` calls of GeckoTerminal's shared rolling-minute budget; answers how many it got. */
-async function reserveCalls(store: Store, keyPrefix: string, count: number, now: number): Promise<number> {
-  const slots = await Promise.all(
-    Array.from({ length: count }, (_, i) =>
-      store.reserveWindowSlot({
-        key: `${keyPrefix}gecko:calls`,
-        member: `${now}:${i}:${Math.random()}`,
-        limit: GECKO_CALLS_PER_MINUTE,
-        windowMs: 60_000,
-        now,
-      }),
-    ),
-  )
-  return slots.filter((slot) => slot.ok).length
-}
-
 /**
  * Claims GeckoTerminal calls for a failover (DexScreener is down): up to `pages`, none while backing off after a 429.
  * With the store down too, the failover may still make its calls: it is the last resort, and rare.
@@ -100,7 +84,7 @@ async function reserveCalls(store: Store, keyPrefix: string, count: number, now:
 export async function claimGeckoFailover({ store, keyPrefix, now, logger }: ClaimGeckoDiscoveryParameters, pages: number): Promise<number> {
   try {
     if ((await store.get(`${keyPrefix}gecko:backoff`)) !== null) return 0
-    return await reserveCalls(store, keyPrefix, pages, now)
+    return await reserveGeckoCalls({ store, keyPrefix, count: pages, now, limit: GECKO_CALLS_PER_MINUTE })
   } catch (error) {
     logger.warn('store_unavailable', { operation: 'failover_claim', error: errorName(error), effect: 'failover without the shared budget' })
     return pages

@@ -1,5 +1,5 @@
-import { createHash, timingSafeEqual } from 'node:crypto'
 import type { TickConfig } from '../platform/config.js'
+import { isBearerValid } from '../platform/http.js'
 
 /** Who may call the tick: Vercel Cron (a bearer secret) or Upstash QStash (a signed request). */
 export type TickCaller = 'vercel-cron' | 'qstash'
@@ -14,14 +14,6 @@ export type AuthorizeTickParameters = {
   url?: string
 }
 
-const digest = (v: string) => createHash('sha256').update(v).digest()
-
-/** True when `authorization` is `Bearer <secret>`, compared in constant time (over digests, so lengths leak nothing). */
-export function isCronSecretValid(authorization: string | null, secret: string): boolean {
-  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1]
-  return bearer !== undefined && timingSafeEqual(digest(bearer), digest(secret))
-}
-
 /**
  * Tells who is calling the tick, or null for anyone else: a Vercel Cron bearer (`CRON_SECRET`), or an
  * `Upstash-Signature` that `@upstash/qstash`'s Receiver verifies with the current signing key, then the next one (key
@@ -30,7 +22,7 @@ export function isCronSecretValid(authorization: string | null, secret: string):
  */
 export async function authorizeTick({ request, body, config, url = request.url }: AuthorizeTickParameters): Promise<TickCaller | null> {
   const authorization = request.headers.get('authorization')
-  if (authorization !== null && config.cronSecret !== null && isCronSecretValid(authorization, config.cronSecret)) return 'vercel-cron'
+  if (authorization !== null && config.cronSecret !== null && isBearerValid(authorization, config.cronSecret)) return 'vercel-cron'
   const signature = request.headers.get('upstash-signature')
   if (signature === null || config.qstash === null || signature.length > 4096) return null
   const { Receiver } = await import('@upstash/qstash')
