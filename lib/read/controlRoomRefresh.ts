@@ -1,4 +1,5 @@
 import { describeHourChanges, hourChanges, takeSnapshot } from '../market/history.js'
+import { isHexAddress } from '../market/normalize.js'
 import { CONTROL_ROOM_LIMIT, type ControlRoom } from '../market/types.js'
 import { mergeSightings, type Sighting } from '../market/universe.js'
 import { errorName } from '../platform/log.js'
@@ -101,6 +102,7 @@ export async function discoverIfDue(services: ReadServices): Promise<DiscoverIfD
   const remembered = new Map(universe.map((e) => [e.address, e.volume24h]))
   const sightings = new Map<string, Sighting>()
   for (const pair of results.flatMap((r) => (r.status === 'fulfilled' ? r.value : []))) {
+    if (!isHexAddress(pair.baseToken.address)) continue
     const address = pair.baseToken.address.toLowerCase()
     const volume24h = pair.volume.h24 ?? 0
     if (volume24h > Math.max(remembered.get(address) ?? -1, sightings.get(address)?.volume24h ?? -1))

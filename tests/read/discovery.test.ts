@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import type { ControlRoom } from '../../lib/market/types.js'
-import { parseUniverse } from '../../lib/market/universe.js'
+import { parseUniverse, serializeUniverse } from '../../lib/market/universe.js'
 import { DEFAULT_SEED_QUERIES, MAX_REQUESTS_PER_REFRESH } from '../../lib/read/controlRoom.js'
-import { refreshControlRoom, universeKey } from '../../lib/read/controlRoomRefresh.js'
+import { discoverIfDue, refreshControlRoom, universeKey } from '../../lib/read/controlRoomRefresh.js'
 import { parsePromotedBaseTokens } from '../../lib/upstream/dexscreener.js'
 import { type ReadStack, readUntilFresh, startReadStack } from '../support/readStack.js'
 import { openRespConnection } from '../support/resp.js'
@@ -286,5 +286,32 @@ describe('DexScreener promoted lists', () => {
     ).toEqual([base.toLowerCase()])
     expect(parsePromotedBaseTokens({ chainId: 'base', tokenAddress: base })).toEqual([base.toLowerCase()])
     expect(parsePromotedBaseTokens('<html>')).toBeNull()
+  })
+})
+
+describe('discovery on its own (a tick whose control room was already fresh)', () => {
+  it('reads the ranked pools when due, adds what the universe lacks, never lowers a volume, and is claimed once', async () => {
+    const stack = await startReadStack({ storeKind: 'memory', market, withGecko: true })
+    try {
+      await stack.controlRoom(get())
+      expect(await discoverIfDue(stack.services)).toMatchObject({ due: false }) // the refresh ran it
+      // The universe forgot everything but one leader, whose remembered volume is higher than any pool shows.
+      const key = universeKey(stack.services.keyPrefix)
+      const leader = [...truth.keys()][0]!
+      await stack.store.set(key, serializeUniverse([{ address: leader, volume24h: 9e12, lastSeen: stack.clock.now }]), 60_000)
+      stack.clock.now += 61_000
+      await stack.store.delete(`${stack.services.keyPrefix}gecko:discovery`)
+      const result = await discoverIfDue(stack.services)
+      expect(result).toMatchObject({ due: true, pages: 10, failedPages: 0 })
+      expect(result.learned).toBeGreaterThan(50)
+      const after = parseUniverse(await stack.store.get(key))
+      expect(after.find((e) => e.address === leader)?.volume24h).toBe(9e12)
+      // The true leaders are back in the universe, for the next refresh to enrich.
+      const known = new Set(after.map((e) => e.address))
+      expect([...truth.keys()].slice(0, 50).filter((a) => known.has(a)).length).toBeGreaterThanOrEqual(45)
+      expect(await discoverIfDue(stack.services)).toMatchObject({ due: false })
+    } finally {
+      await stack.close()
+    }
   })
 })
