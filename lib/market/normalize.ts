@@ -1,4 +1,6 @@
+import { isPoolId } from '../upstream/fields.js'
 import type { Pair } from '../upstream/pair.js'
+import { canonicalDexId } from './dexIds.js'
 import { NAME_MAX_LENGTH, SYMBOL_MAX_LENGTH, sanitizeText } from './sanitize.js'
 import type { Token } from './types.js'
 
@@ -6,7 +8,9 @@ import type { Token } from './types.js'
 export const PAIR_PAGE_BASE_URL = 'https://dexscreener.com/base'
 
 const HEX_ADDRESS = /^0x[0-9a-fA-F]{40}$/
-const HEX_ID = /^0x[0-9a-fA-F]{40,64}$/
+
+/** Hosts whose pair pages `pairUrl` may point to: the aggregators the data comes from. */
+const AGGREGATOR_HOSTS = new Set(['dexscreener.com', 'www.dexscreener.com', 'geckoterminal.com', 'www.geckoterminal.com'])
 
 /** True when `value` is a 20-byte hex address in any letter case. */
 export function isHexAddress(value: unknown): value is string {
@@ -22,11 +26,19 @@ function pairCreatedAtMs(n: number | null): number | null {
   return Math.trunc(n < 1e11 ? n * 1000 : n)
 }
 
+/** The upstream's page of the pair when it is an https page of an aggregator; otherwise one built from the pool. */
 function pairUrl(url: string | null, pairAddress: string | null): string {
   if (url) {
     try {
       const parsed = new URL(url)
-      if (parsed.protocol === 'https:' || parsed.protocol === 'http:') return parsed.href
+      if (
+        parsed.protocol === 'https:' &&
+        AGGREGATOR_HOSTS.has(parsed.hostname) &&
+        parsed.port === '' &&
+        !parsed.username &&
+        !parsed.password
+      )
+        return parsed.href
     } catch {
       // fall through to the constructed address
     }
@@ -34,12 +46,28 @@ function pairUrl(url: string | null, pairAddress: string | null): string {
   return pairAddress ? `${PAIR_PAGE_BASE_URL}/${pairAddress}` : PAIR_PAGE_BASE_URL
 }
 
-/** Turns one upstream pair into the Token it describes (its base token), with every fallback of spec 2.1 applied. */
+/** `0xabcd…1234`: an address short enough to stand for a token that sent no symbol. */
+const shortAddress = (address: string): string => `${address.slice(0, 6)}…${address.slice(-4)}`.toLowerCase()
+
+/** The text a token goes by: its symbol, else its name, else its short address; never empty, never `?`. */
+function tokenLabel(token: Pair['quoteToken']): string {
+  return (
+    sanitizeText(token.symbol, SYMBOL_MAX_LENGTH) ||
+    sanitizeText(token.name, SYMBOL_MAX_LENGTH) ||
+    (token.address ? shortAddress(token.address) : 'unknown')
+  )
+}
+
+/**
+ * Turns one upstream pair into the Token it describes (its base token), with every fallback of spec 2.1 applied: a
+ * missing symbol or name is the other one (never `?`), `dexId` is in DexScreener's vocabulary whichever source served
+ * the pair, and `pairUrl` is the aggregator's page of the pool.
+ */
 export function pairToToken(pair: Pair, rank: number): Token {
-  const symbol = sanitizeText(pair.baseToken.symbol, SYMBOL_MAX_LENGTH) || '?'
+  const symbol = tokenLabel(pair.baseToken)
   const name = sanitizeText(pair.baseToken.name, NAME_MAX_LENGTH) || symbol
-  const quoteSymbol = sanitizeText(pair.quoteToken.symbol, SYMBOL_MAX_LENGTH) || '?'
-  const pairAddress = pair.pairAddress && HEX_ID.test(pair.pairAddress) ? pair.pairAddress.toLowerCase() : null
+  const quoteSymbol = tokenLabel(pair.quoteToken)
+  const pairAddress = isPoolId(pair.pairAddress) ? pair.pairAddress.toLowerCase() : null
   const fdv = amount(pair.fdv)
   const marketCap = amount(pair.marketCap) || fdv
   return {
@@ -65,7 +93,7 @@ export function pairToToken(pair: Pair, rank: number): Token {
     pairAddress,
     pairCreatedAt: pairCreatedAtMs(pair.pairCreatedAt),
     pairUrl: pairUrl(pair.url, pairAddress),
-    dexId: sanitizeText(pair.dexId, 32) || 'unknown',
+    dexId: sanitizeText(pair.dexId ? canonicalDexId({ dexId: pair.dexId, pairAddress }) : null, 32) || 'unknown',
     pairName: `${symbol}/${quoteSymbol}`,
   }
 }

@@ -1,9 +1,8 @@
-import type { Pair } from '../upstream/pair.js'
+import { BASE_CHAIN_ID, type Pair } from '../upstream/pair.js'
 import { isHexAddress, pairToToken } from './normalize.js'
 import type { Token } from './types.js'
 
-/** The upstream's name for Base. */
-export const BASE_CHAIN_ID = 'base'
+export { BASE_CHAIN_ID } from '../upstream/pair.js'
 
 const compareText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
 

@@ -29,10 +29,16 @@ export const tokenSchema = z
     sells1h: count('Sell transactions, last hour'),
     buys24h: count('Buy transactions, last 24 hours'),
     sells24h: count('Sell transactions, last 24 hours'),
-    pairAddress: z.string().nullable().describe('Address (or pool id) of the pair, lower-case; null when unknown'),
+    pairAddress: z
+      .string()
+      .regex(/^0x(?:[0-9a-f]{40}|[0-9a-f]{64})$/)
+      .nullable()
+      .describe("The pool, lower-case: a 20-byte pair address, or a Uniswap v4 pool's 32-byte id; null when unknown"),
     pairCreatedAt: z.number().int().nullable().describe('Pair creation time, Unix epoch milliseconds; null when unknown'),
-    pairUrl: z.string().describe('Page of the pair on the upstream aggregator (http or https)'),
-    dexId: z.string().describe('Identifier of the exchange'),
+    pairUrl: z.string().describe('Page of the pair on the aggregator that served it (dexscreener.com or geckoterminal.com)'),
+    dexId: z
+      .string()
+      .describe("Identifier of the exchange, in DexScreener's vocabulary whichever source served the row (uniswap, aerodrome, …)"),
     pairName: z.string().describe('BASE_SYMBOL/QUOTE_SYMBOL'),
   })
   .describe('A Base token, described by its Base pair in which it is the base token')

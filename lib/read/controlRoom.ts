@@ -5,7 +5,14 @@ import { BASE_CHAIN_ID, rankTokens } from '../market/rank.js'
 import { computeStats } from '../market/stats.js'
 import { CONTROL_ROOM_LIMIT, type ControlRoom, TRENDING_LENGTH } from '../market/types.js'
 import { type Sighting, type UniverseEntry, universeLeaders } from '../market/universe.js'
-import { type DexScreenerClient, type PromotedList, type RequestBudget, TOKENS_BATCH_SIZE, UpstreamError } from '../upstream/dexscreener.js'
+import {
+  type DexScreenerClient,
+  type DroppedRows,
+  type PromotedList,
+  type RequestBudget,
+  TOKENS_BATCH_SIZE,
+  UpstreamError,
+} from '../upstream/dexscreener.js'
 import type { GeckoTerminalClient } from '../upstream/geckoterminal.js'
 import type { Pair } from '../upstream/pair.js'
 
@@ -84,6 +91,8 @@ export type BuildControlRoomReturnType = {
   discoveryErrors: unknown[]
   /** DexScreener requests made (retries included). */
   requests: number
+  /** Rows the upstream answers held that could not be shown (no usable token address, pool id or symbol), by cause. */
+  dropped: DroppedRows
   /** Sequential upstream round trips: 1 when the universe already held the top 100, 2 when some had to be enriched. */
   waves: 1 | 2
 }
@@ -111,6 +120,7 @@ export async function buildControlRoom(parameters: BuildControlRoomParameters): 
   // Every call of the refresh (up to the request budget, plus discovery) listens to this one signal.
   setMaxListeners(maxRequests + 24, signal)
   const budget: RequestBudget = { remaining: maxRequests }
+  const dropped: DroppedRows = {}
   const lists = wideDiscovery ? WIDE_PROMOTED_LISTS : []
   // Wide, the searches may take all but the hub batch, the retries and the second wave's enrichment of the top 120.
   const searchSlots = wideDiscovery
@@ -121,11 +131,13 @@ export async function buildControlRoom(parameters: BuildControlRoomParameters): 
   // The hubs lead the first batch: with a warm universe they are among its leaders anyway, so they cost nothing more.
   const leaderBatches = toBatches([...new Set([...HUB_TOKEN_ADDRESSES, ...universeLeaders(universe, leaderSlots)])].slice(0, leaderSlots))
 
-  const enrich = (batch: string[]) => upstream.tokens(batch, { signal, budget }).then((pairs) => ({ batch, pairs }))
+  const enrich = (batch: string[]) => upstream.tokens(batch, { signal, budget, dropped }).then((pairs) => ({ batch, pairs }))
   // Discovery runs beside DexScreener's wave; a DexScreener outage is reported (and failed over) without waiting for it.
-  const discovering = settleAll(Array.from({ length: discovery?.pages ?? 0 }, (_, i) => discovery!.gecko.rankedPools(i + 1, { signal })))
+  const discovering = settleAll(
+    Array.from({ length: discovery?.pages ?? 0 }, (_, i) => discovery!.gecko.rankedPools(i + 1, { signal, dropped })),
+  )
   const [searches, leaders, promoted] = await Promise.all([
-    settleAll(seeds.map((q) => upstream.search(q, { signal, budget }))),
+    settleAll(seeds.map((q) => upstream.search(q, { signal, budget, dropped }))),
     settleAll(leaderBatches.map(enrich)),
     settleAll(lists.map((list) => upstream.promotedTokens(list, { signal, budget }))),
   ])
@@ -195,6 +207,7 @@ export async function buildControlRoom(parameters: BuildControlRoomParameters): 
     sightings,
     discoveryErrors: pools.errors,
     requests: maxRequests - budget.remaining,
+    dropped,
     waves: missing.length > 0 && batchesAllowed > 0 ? 2 : 1,
   }
 }

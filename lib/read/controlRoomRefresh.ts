@@ -3,6 +3,7 @@ import { isHexAddress } from '../market/normalize.js'
 import { CONTROL_ROOM_LIMIT, type ControlRoom } from '../market/types.js'
 import { mergeSightings, type Sighting } from '../market/universe.js'
 import { errorName } from '../platform/log.js'
+import { droppedLogFields } from '../upstream/fields.js'
 import { UpstreamError } from '../upstream/jsonGetter.js'
 import type { RefreshResult } from './cache.js'
 import { type BuildControlRoomReturnType, buildControlRoom } from './controlRoom.js'
@@ -51,8 +52,13 @@ export async function refreshControlRoom(services: ReadServices): Promise<Refres
     logger.warn('control_room_upstream_failed', { source: 'dexscreener', kind: error.kind, status: error.status, message: error.message })
     const allowed = await claimGeckoFailover({ store, keyPrefix, now: now(), logger }, FAILOVER_PAGES)
     try {
-      const room = await buildFailoverControlRoom({ gecko, pages: allowed, now })
-      logger.info('control_room_refreshed', { source: 'geckoterminal', tokens: room.liveActivity.length, geckoterminalRequests: allowed })
+      const { room, dropped } = await buildFailoverControlRoom({ gecko, pages: allowed, now })
+      logger.info('control_room_refreshed', {
+        source: 'geckoterminal',
+        tokens: room.liveActivity.length,
+        geckoterminalRequests: allowed,
+        ...droppedLogFields(dropped),
+      })
       return { body: await finish(room), source: 'geckoterminal' }
     } catch (failoverError) {
       await backOffGeckoAfter429([failoverError], { store, keyPrefix, logger })
@@ -75,6 +81,7 @@ export async function refreshControlRoom(services: ReadServices): Promise<Refres
     discoveryPages: pages,
     wideDiscovery: claim.unavailable || universe.length < CONTROL_ROOM_LIMIT,
     discoveryFailed: built.discoveryErrors.length,
+    ...droppedLogFields(built.dropped),
     universe: next.length,
   })
   return { body: await finish(built.room), source: 'dexscreener' }

@@ -1,6 +1,7 @@
 import type { PriceLine } from '../market/history.js'
 import type { Token } from '../market/types.js'
 import { errorName } from '../platform/log.js'
+import { isPoolId } from '../upstream/fields.js'
 import { UpstreamError } from '../upstream/jsonGetter.js'
 import { backOffGeckoAfter429, GECKO_BACKFILL_CALLS_PER_MINUTE, isGeckoBackingOff, reserveGeckoCalls } from './discovery.js'
 import { loadPriceLines, savePriceLine } from './historyStore.js'
@@ -40,7 +41,7 @@ export type BackfillPriceLinesReturnType = {
 export async function backfillPriceLines({ services, tokens }: BackfillPriceLinesParameters): Promise<BackfillPriceLinesReturnType> {
   const { store, keyPrefix, gecko, logger } = services
   const now = services.now()
-  const listed = tokens.filter((t) => /^0x[0-9a-fA-F]{40}$/.test(t.pairAddress ?? ''))
+  const listed = tokens.filter((t) => isPoolId(t.pairAddress))
   if (!gecko) return { skipped: 'geckoterminal off', fetched: 0, failed: 0, remaining: listed.length }
   const [lines, backingOff] = await Promise.all([
     loadPriceLines(
@@ -65,8 +66,9 @@ export async function backfillPriceLines({ services, tokens }: BackfillPriceLine
   const worker = async () => {
     for (let token = queue.shift(); token && !limited; token = queue.shift()) {
       try {
-        const candles = await gecko.poolCandles(token.pairAddress!, { signal })
-        const line: PriceLine = { pool: token.pairAddress!.toLowerCase(), fetchedAt: now, points: candles.map((c) => [c.t, c.close]) }
+        const pool = token.pairAddress!.toLowerCase()
+        const candles = await gecko.poolCandles(pool, { signal })
+        const line: PriceLine = { pool, fetchedAt: now, points: candles.map((c) => [c.t, c.close]) }
         await savePriceLine(store, keyPrefix, token.address, line)
         fetched++
       } catch (error) {

@@ -1,6 +1,9 @@
+import { z } from 'zod'
+import { HEX_ADDRESS, looseString } from './fields.js'
 import { type CallOptions, type CreateJsonGetterParameters, createJsonGetter } from './jsonGetter.js'
-import { type Pair, parsePairsBody } from './pair.js'
+import { BASE_CHAIN_ID, type Pair, parsePairsBody } from './pair.js'
 
+export type { DropCause, DroppedRows } from './fields.js'
 export { type CallOptions, parseRetryAfter, type RequestBudget, UpstreamError, type UpstreamErrorKind } from './jsonGetter.js'
 
 /** Client for the DexScreener endpoints the read API uses. */
@@ -32,7 +35,7 @@ export const TOKENS_BATCH_SIZE = 30
 /** Creates a DexScreener client with per-call timeouts, bounded jittered retries and tolerant parsing. */
 export function createDexScreenerClient(parameters: CreateDexScreenerClientParameters): DexScreenerClient {
   const get = createJsonGetter({ ...parameters, describePath: route })
-  const getPairs = (path: string, options?: CallOptions) => get(path, parsePairsBody, options)
+  const getPairs = (path: string, options?: CallOptions) => get(path, (body) => parsePairsBody(body, options?.dropped), options)
 
   return {
     search: (query, options) => getPairs(`/latest/dex/search?q=${encodeURIComponent(query)}`, options),
@@ -46,18 +49,27 @@ export function createDexScreenerClient(parameters: CreateDexScreenerClientParam
 }
 
 /**
- * Reads a promoted list (`[{ chainId, tokenAddress, … }]`, or one such object) into the lower-cased Base token
- * addresses on it, each once; entries of other chains or without a 0x address are skipped. Null: not such a list.
+ * An entry of a promoted list as DexScreener sends it: profiles carry `url, chainId, tokenAddress, icon, header,
+ * openGraph, description, links, cto`; boosts add `amount` and `totalAmount` (and `icon` is a bare hash). Only the
+ * chain and the token address are read; an entry without them is skipped.
+ */
+export const promotedEntrySchema = z.object({ chainId: looseString, tokenAddress: looseString })
+
+/** A promoted list: an array of entries, or one entry alone. */
+export const promotedBodySchema = z.union([z.array(z.unknown()), z.record(z.string(), z.unknown()).transform((entry) => [entry])])
+
+/**
+ * Reads a promoted list into the lower-cased Base token addresses on it, each once; entries of other chains or
+ * without a 0x address are skipped. Null: not such a list.
  */
 export function parsePromotedBaseTokens(body: unknown): string[] | null {
-  const list = Array.isArray(body) ? body : body !== null && typeof body === 'object' ? [body] : null
-  if (!list) return null
+  const list = promotedBodySchema.safeParse(body)
+  if (!list.success) return null
   const addresses = new Set<string>()
-  for (const entry of list) {
-    if (entry === null || typeof entry !== 'object') continue
-    const { chainId, tokenAddress } = entry as { chainId?: unknown; tokenAddress?: unknown }
-    if (chainId === 'base' && typeof tokenAddress === 'string' && /^0x[0-9a-fA-F]{40}$/.test(tokenAddress))
-      addresses.add(tokenAddress.toLowerCase())
+  for (const raw of list.data) {
+    const entry = promotedEntrySchema.safeParse(raw)
+    if (entry.success && entry.data.chainId === BASE_CHAIN_ID && entry.data.tokenAddress && HEX_ADDRESS.test(entry.data.tokenAddress))
+      addresses.add(entry.data.tokenAddress.toLowerCase())
   }
   return [...addresses]
 }

@@ -1,10 +1,14 @@
+import { z } from 'zod'
+import { type DroppedRows, isPoolId, looseNumber, loosePrice, looseString, looseTxnCount, looseWindows } from './fields.js'
 import { type CallOptions, type CreateJsonGetterParameters, createJsonGetter } from './jsonGetter.js'
-import { type Pair, parsePair } from './pair.js'
+import { BASE_CHAIN_ID, type Pair, toBasePair } from './pair.js'
 
 /** Pools per page of `/networks/base/pools`. */
 export const GECKO_POOLS_PER_PAGE = 20
 /** Pages GeckoTerminal serves for a ranked pool list. */
 export const GECKO_MAX_PAGES = 10
+/** Web address of GeckoTerminal's Base pool pages. */
+export const GECKO_POOL_PAGE_BASE_URL = 'https://www.geckoterminal.com/base/pools'
 /** The API version GeckoTerminal asks clients to pin. */
 export const GECKO_ACCEPT = 'application/json;version=20230302'
 
@@ -12,7 +16,7 @@ export const GECKO_ACCEPT = 'application/json;version=20230302'
 export type GeckoTerminalClient = {
   /** Page `page` (1-10) of Base pools by 24h volume, descending, mapped to DexScreener's pair shape. */
   rankedPools(page: number, options?: CallOptions): Promise<Pair[]>
-  /** A pool's last 24 h of 5-minute candles in USD for its base token (one call), oldest first. */
+  /** A pool's (20-byte address or v4 32-byte id) last 24 h of 5-minute candles in USD for its base token (one call), oldest first. */
   poolCandles(pool: string, options?: CallOptions): Promise<Candle[]>
 }
 
@@ -33,12 +37,12 @@ export function createGeckoTerminalClient(parameters: CreateGeckoTerminalClientP
       if (!Number.isInteger(page) || page < 1 || page > GECKO_MAX_PAGES) throw new RangeError(`page must be 1-${GECKO_MAX_PAGES}`)
       return get(
         `/networks/base/pools?sort=h24_volume_usd_desc&page=${page}&include=base_token,quote_token,dex`,
-        parseGeckoPoolsBody,
+        (body) => parseGeckoPoolsBody(body, options?.dropped),
         options,
       )
     },
     poolCandles: (pool, options) => {
-      if (!/^0x[0-9a-fA-F]{40}$/.test(pool)) throw new RangeError('pool must be a 0x address')
+      if (!isPoolId(pool)) throw new RangeError('pool must be a 20-byte address or a 32-byte pool id')
       return get(
         `/networks/base/pools/${pool.toLowerCase()}/ohlcv/minute?aggregate=5&limit=${CANDLES_PER_DAY}&currency=usd&token=base`,
         parseCandlesBody,
@@ -48,81 +52,138 @@ export function createGeckoTerminalClient(parameters: CreateGeckoTerminalClientP
   }
 }
 
+/** One OHLCV row: `[unix seconds, open, high, low, close, volume]`, numbers or decimal strings (`"1.61e-05"`). */
+const ohlcvRowSchema = z.array(looseNumber).catch([])
+
+/** An OHLCV answer: `data.attributes.ohlcv_list`, newest first; `meta` is not read. */
+export const geckoOhlcvBodySchema = z.object({ data: z.object({ attributes: z.object({ ohlcv_list: z.array(ohlcvRowSchema) }) }) })
+
 /**
- * Reads an OHLCV answer (`data.attributes.ohlcv_list`: `[unix seconds, open, high, low, close, volume]`, newest first)
- * into candles oldest first, one per start time; a row without a positive finite close or time is skipped (numbers may
- * come as strings). Null: the body is not an OHLCV answer.
+ * Reads an OHLCV answer into candles oldest first, one per start time (a real body repeats a timestamp at its oldest
+ * end: the last row of a time is kept); a row without a positive finite close or time is skipped. Null: the body is
+ * not an OHLCV answer.
  */
 export function parseCandlesBody(body: unknown): Candle[] | null {
-  const list = field(field(field(body, 'data'), 'attributes'), 'ohlcv_list')
-  if (!Array.isArray(list)) return null
+  const parsed = geckoOhlcvBodySchema.safeParse(body)
+  if (!parsed.success) return null
   const byTime = new Map<number, number>()
-  for (const row of list) {
-    if (!Array.isArray(row)) continue
-    const seconds = Number(row[0])
-    const close = Number(row[4])
-    if (!Number.isInteger(seconds) || seconds <= 0 || !Number.isFinite(close) || close <= 0) continue
+  for (const row of parsed.data.data.attributes.ohlcv_list) {
+    const seconds = row[0]
+    const close = row[4]
+    if (typeof seconds !== 'number' || !Number.isInteger(seconds) || seconds <= 0 || typeof close !== 'number' || close <= 0) continue
     byTime.set(seconds * 1000, close)
   }
   return [...byTime].sort((a, b) => a[0] - b[0]).map(([t, close]) => ({ t, close }))
 }
 
-type JsonObject = Record<string, unknown>
-const isObject = (v: unknown): v is JsonObject => v !== null && typeof v === 'object' && !Array.isArray(v)
-const field = (v: unknown, key: string): unknown => (isObject(v) ? v[key] : undefined)
-const relationId = (pool: JsonObject, name: string): string | null => {
-  const id = field(field(field(pool.relationships, name), 'data'), 'id')
-  return typeof id === 'string' ? id : null
-}
-/** `base_0xabc…` -> `0xabc…` */
-const addressOfId = (id: string | null): string | null => (id && /^base_0x[0-9a-fA-F]{40}$/.test(id) ? id.slice(5) : null)
-const windows = (v: unknown, keys: readonly string[]) => Object.fromEntries(keys.map((k) => [k, field(v, k)]))
-const txns = (v: unknown, key: string) => ({ buys: field(field(v, key), 'buys'), sells: field(field(v, key), 'sells') })
+/** The id of a JSON:API relationship (`{ data: { id } }`), null when absent or reshaped. */
+const relation = z
+  .object({ data: z.object({ id: z.string() }).nullable() })
+  .transform((r) => r.data?.id ?? null)
+  .catch(null)
+
+/** The windows GeckoTerminal reports price changes, volumes and transactions in. */
+const GECKO_WINDOWS = ['m5', 'm15', 'm30', 'h1', 'h6', 'h24'] as const
+
+/** The attributes of a GeckoTerminal pool that the service reads, each tolerant. */
+const geckoPoolAttributesSchema = z.object({
+  address: looseString,
+  name: looseString,
+  pool_created_at: looseString,
+  base_token_price_usd: loosePrice,
+  fdv_usd: looseNumber,
+  market_cap_usd: looseNumber,
+  reserve_in_usd: looseNumber,
+  price_change_percentage: looseWindows(GECKO_WINDOWS),
+  volume_usd: looseWindows(GECKO_WINDOWS),
+  transactions: z
+    .object({ h1: looseTxnCount, h24: looseTxnCount })
+    .catch({ h1: { buys: null, sells: null }, h24: { buys: null, sells: null } }),
+})
 
 /**
- * Reads `/networks/base/pools` (JSON:API) into DexScreener-shaped pairs, so one ranking and one Token mapping serve
- * both providers: the base and quote tokens come from `included`, numbers from strings, `pool_created_at` from ISO
- * time, `marketCap` from `market_cap_usd` (the Token falls back to fdv), `url` the pool on GeckoTerminal. Pools that
- * lack a base token address are dropped; a body without a `data` array is not this endpoint's (null).
+ * A pool of `/networks/base/pools` as GeckoTerminal really sends it: lower-case ids (`base_0x…`), a 20-byte address
+ * or a v4 pool's 32-byte id, numbers as strings (`market_cap_usd` too, sometimes above `fdv_usd`), `fdv_usd` and
+ * `pool_created_at` sometimes null, `reserve_in_usd` sometimes `"0.0"`, windows m5 to h24. Every field is tolerant.
  */
-export function parseGeckoPoolsBody(body: unknown): Pair[] | null {
-  const data = field(body, 'data')
-  if (!Array.isArray(data)) return null
-  const tokens = new Map<string, unknown>()
-  const included = field(body, 'included')
-  if (Array.isArray(included))
-    for (const item of included)
-      if (typeof field(item, 'id') === 'string') tokens.set(field(item, 'id') as string, field(item, 'attributes'))
+export const geckoPoolSchema = z.object({
+  id: looseString,
+  attributes: geckoPoolAttributesSchema.catch(() => geckoPoolAttributesSchema.parse({})),
+  relationships: z
+    .object({ base_token: relation, quote_token: relation, dex: relation })
+    .catch({ base_token: null, quote_token: null, dex: null }),
+})
 
+/** An entry of `included`: a token (`{ address, name, symbol, decimals, … }`) or a dex (`{ name }`). */
+export const geckoIncludedSchema = z.object({
+  id: z.string(),
+  type: looseString,
+  attributes: z.object({ address: looseString, name: looseString, symbol: looseString }).catch({ address: null, name: null, symbol: null }),
+})
+
+/** A body of `/networks/base/pools` (JSON:API): `data` pools and, with `include=`, their tokens and dexes. */
+export const geckoPoolsBodySchema = z.object({ data: z.array(z.unknown()), included: z.array(z.unknown()).catch([]) })
+
+/** `base_0xabc…` -> `0xabc…` (a token address or a pool id), else null. */
+const addressOfId = (id: string | null): string | null => (id && /^base_0x[0-9a-fA-F]+$/.test(id) ? id.slice(5) : null)
+
+/** The two symbols of a pool name such as `XDP / USDC 0.01%` (the fee, when written, is not part of the quote). */
+export function symbolsOfPoolName(name: string | null): { base: string | null; quote: string | null } {
+  const match = name ? /^(.+?) \/ (.+?)(?: \d+(?:\.\d+)?%)?$/.exec(name.trim()) : null
+  return match ? { base: match[1]!.trim() || null, quote: match[2]!.trim() || null } : { base: null, quote: null }
+}
+
+/**
+ * Reads `/networks/base/pools` (JSON:API) into Base pairs, so one ranking and one Token mapping serve both providers:
+ * tokens come from `included` or, when it lacks one, from the pool's name (`XDP / USDC 0.01%`: the symbol, used as
+ * the name too); numbers from strings; `pool_created_at` from ISO time; `url` the pool's GeckoTerminal page (v4 pools
+ * too). Pools without a usable token address, pool id or symbol are left out and counted in `dropped`. A body without
+ * a `data` array is not this endpoint's (null).
+ */
+export function parseGeckoPoolsBody(body: unknown, dropped?: DroppedRows): Pair[] | null {
+  const parsedBody = geckoPoolsBodySchema.safeParse(body)
+  if (!parsedBody.success) return null
+  const tokens = new Map<string, z.infer<typeof geckoIncludedSchema>['attributes']>()
+  for (const item of parsedBody.data.included) {
+    const entry = geckoIncludedSchema.safeParse(item)
+    if (entry.success && entry.data.type !== 'dex') tokens.set(entry.data.id.toLowerCase(), entry.data.attributes)
+  }
   const pairs: Pair[] = []
-  for (const pool of data) {
-    if (!isObject(pool)) continue
-    const attributes = pool.attributes
-    const baseId = relationId(pool, 'base_token')
-    const quoteId = relationId(pool, 'quote_token')
-    const base = baseId ? tokens.get(baseId) : undefined
-    const quote = quoteId ? tokens.get(quoteId) : undefined
-    const baseAddress = field(base, 'address') ?? addressOfId(baseId)
-    const address = field(attributes, 'address')
-    const createdAt = field(attributes, 'pool_created_at')
-    const created = typeof createdAt === 'string' ? Date.parse(createdAt) : NaN
-    const pair = parsePair({
-      chainId: 'base',
-      dexId: relationId(pool, 'dex'),
-      url:
-        typeof address === 'string' && /^0x[0-9a-fA-F]{40}$/.test(address) ? `https://www.geckoterminal.com/base/pools/${address}` : null,
-      pairAddress: address,
-      baseToken: { address: baseAddress, name: field(base, 'name'), symbol: field(base, 'symbol') },
-      quoteToken: { address: field(quote, 'address') ?? addressOfId(quoteId), name: field(quote, 'name'), symbol: field(quote, 'symbol') },
-      priceUsd: field(attributes, 'base_token_price_usd'),
-      txns: { h1: txns(field(attributes, 'transactions'), 'h1'), h24: txns(field(attributes, 'transactions'), 'h24') },
-      volume: windows(field(attributes, 'volume_usd'), ['h1', 'h6', 'h24']),
-      priceChange: windows(field(attributes, 'price_change_percentage'), ['m5', 'h1', 'h6', 'h24']),
-      liquidity: { usd: field(attributes, 'reserve_in_usd') },
-      fdv: field(attributes, 'fdv_usd'),
-      marketCap: field(attributes, 'market_cap_usd'),
-      pairCreatedAt: Number.isFinite(created) ? created : null,
-    })
+  for (const item of parsedBody.data.data) {
+    const parsed = geckoPoolSchema.safeParse(item)
+    if (!parsed.success) continue
+    const { id, attributes: a, relationships: r } = parsed.data
+    const base = r.base_token ? tokens.get(r.base_token.toLowerCase()) : undefined
+    const quote = r.quote_token ? tokens.get(r.quote_token.toLowerCase()) : undefined
+    const named = symbolsOfPoolName(a.name)
+    const poolId = a.address ?? addressOfId(id)
+    const created = a.pool_created_at ? Date.parse(a.pool_created_at) : Number.NaN
+    const baseSymbol = base?.symbol ?? named.base
+    const quoteSymbol = quote?.symbol ?? named.quote
+    const pair = toBasePair(
+      {
+        chainId: BASE_CHAIN_ID,
+        dexId: r.dex,
+        url: isPoolId(poolId) ? `${GECKO_POOL_PAGE_BASE_URL}/${poolId.toLowerCase()}` : null,
+        pairAddress: poolId,
+        baseToken: { address: base?.address ?? addressOfId(r.base_token) ?? '', name: base?.name ?? baseSymbol, symbol: baseSymbol },
+        quoteToken: { address: quote?.address ?? addressOfId(r.quote_token), name: quote?.name ?? quoteSymbol, symbol: quoteSymbol },
+        priceUsd: a.base_token_price_usd,
+        txns: a.transactions,
+        volume: { h1: a.volume_usd.h1, h6: a.volume_usd.h6, h24: a.volume_usd.h24 },
+        priceChange: {
+          m5: a.price_change_percentage.m5,
+          h1: a.price_change_percentage.h1,
+          h6: a.price_change_percentage.h6,
+          h24: a.price_change_percentage.h24,
+        },
+        liquidity: { usd: a.reserve_in_usd },
+        fdv: a.fdv_usd,
+        marketCap: a.market_cap_usd,
+        pairCreatedAt: Number.isFinite(created) ? created : null,
+      },
+      dropped,
+    )
     if (pair) pairs.push(pair)
   }
   return pairs

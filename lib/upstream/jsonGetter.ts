@@ -1,3 +1,5 @@
+import type { DroppedRows } from './fields.js'
+
 /** Why an upstream call failed. */
 /** `budget`: the refresh spent its own request budget; `throttled`: the service-wide per-minute budget is spent. */
 export type UpstreamErrorKind = 'network' | 'timeout' | 'status' | 'body' | 'budget' | 'throttled'
@@ -19,8 +21,8 @@ export class UpstreamError extends Error {
 /** Requests a caller may still make; shared by all calls of one refresh so retries count too. */
 export type RequestBudget = { remaining: number }
 
-/** Options of one client call. */
-export type CallOptions = { signal?: AbortSignal; budget?: RequestBudget }
+/** Options of one client call; `dropped` counts the rows a parser left out of the answer, by cause. */
+export type CallOptions = { signal?: AbortSignal; budget?: RequestBudget; dropped?: DroppedRows }
 
 /** Parameters of {@link createJsonGetter}. */
 export type CreateJsonGetterParameters = {

@@ -1,9 +1,28 @@
-/** A DexScreener pair after tolerant parsing: every optional upstream field is present, as a value or null. */
+import { z } from 'zod'
+import {
+  countDropped,
+  type DropCause,
+  type DroppedRows,
+  HEX_ADDRESS,
+  isPoolId,
+  looseNumber,
+  looseObject,
+  loosePrice,
+  looseString,
+  looseTxnCount,
+  looseWindows,
+} from './fields.js'
+
+/** The upstream's name for Base. */
+export const BASE_CHAIN_ID = 'base'
+
+/** A Base pair after tolerant parsing: every optional upstream field is present, as a value or null. */
 export type Pair = {
   chainId: string
   dexId: string | null
   url: string | null
-  pairAddress: string | null
+  /** The pool: a 20-byte pair address, or a Uniswap v4 pool's 32-byte id. */
+  pairAddress: string
   baseToken: { address: string; name: string | null; symbol: string | null }
   quoteToken: { address: string | null; name: string | null; symbol: string | null }
   priceUsd: string | null
@@ -19,73 +38,92 @@ export type Pair = {
 /** Buy and sell counts of one window. */
 export type TxnCount = { buys: number | null; sells: number | null }
 
-const finite = (value: unknown): number | null => {
-  const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value
-  return typeof n === 'number' && Number.isFinite(n) ? n : null
-}
-
-type JsonObject = Record<string, unknown>
-const isObject = (v: unknown): v is JsonObject => v !== null && typeof v === 'object' && !Array.isArray(v)
-/** Anything that is not an object reads as `{}`, so a reshaped sub-object never fails the pair. */
-const objectOr = (v: unknown): JsonObject => (isObject(v) ? v : {})
-const looseString = (v: unknown): string | null => (typeof v === 'string' ? v : null)
-/** A decimal price as upstream sends it; numbers are turned into their shortest string. */
-const loosePrice = (v: unknown): string | null => {
-  if (typeof v === 'number') return Number.isFinite(v) && v >= 0 ? String(v) : null
-  if (typeof v !== 'string') return null
-  const s = v.trim()
-  return /^(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?$/.test(s) && Number.isFinite(Number(s)) ? s : null
-}
-const txnCount = (v: unknown): TxnCount => {
-  const o = objectOr(v)
-  return { buys: finite(o.buys), sells: finite(o.sells) }
-}
+const looseToken = looseObject({ address: looseString, name: looseString, symbol: looseString })
 
 /**
- * Parses one upstream pair, or returns null when it lacks what identifies it (chain, base token address). Every
- * other field is tolerant: missing, null, mistyped or reshaped reads as null. Hand-written rather than a schema
- * library: a refresh parses thousands of pairs, and this is the hot part of it.
+ * A DexScreener pair as the API really sends it (reference/upstream.md): `priceChange` with any subset of its windows
+ * or none, `liquidity`, `pairCreatedAt`, `fdv`, `marketCap`, `labels`, `info` and `boosts` often absent, numbers
+ * that may arrive as strings. Only `chainId` and the base token's address are required; every other field reads as
+ * null when odd. `labels`, `info` and `boosts` are not read.
  */
-export function parsePair(raw: unknown): Pair | null {
-  if (!isObject(raw) || typeof raw.chainId !== 'string' || !isObject(raw.baseToken) || typeof raw.baseToken.address !== 'string')
+export const dexScreenerPairSchema = z.object({
+  chainId: z.string(),
+  dexId: looseString,
+  url: looseString,
+  pairAddress: looseString,
+  baseToken: z.object({ address: z.string(), name: looseString, symbol: looseString }),
+  quoteToken: looseToken,
+  priceUsd: loosePrice,
+  txns: looseObject({ h1: looseTxnCount, h24: looseTxnCount }),
+  volume: looseWindows(['h1', 'h6', 'h24']),
+  priceChange: looseWindows(['m5', 'h1', 'h6', 'h24']),
+  liquidity: looseObject({ usd: looseNumber }),
+  fdv: looseNumber,
+  marketCap: looseNumber,
+  pairCreatedAt: looseNumber,
+})
+
+/** A parsed DexScreener pair before the Base identity checks. */
+export type DexScreenerPair = z.infer<typeof dexScreenerPairSchema>
+
+/**
+ * Keeps a Base pair that can be shown: its base token's address is a 20-byte address, its pool a 20-byte address or
+ * a 32-byte v4 id, and it has a symbol or a name. Counts what it leaves out in `dropped`; other chains are left out
+ * uncounted (they are not this service's).
+ */
+export function toBasePair(pair: DexScreenerPair, dropped?: DroppedRows): Pair | null {
+  if (pair.chainId !== BASE_CHAIN_ID) return null
+  const cause = unusableBecause(pair)
+  if (cause) {
+    countDropped(dropped, cause)
     return null
-  const base = raw.baseToken
-  const quote = objectOr(raw.quoteToken)
-  const txns = objectOr(raw.txns)
-  const volume = objectOr(raw.volume)
-  const change = objectOr(raw.priceChange)
+  }
   return {
-    chainId: raw.chainId,
-    dexId: looseString(raw.dexId),
-    url: looseString(raw.url),
-    pairAddress: looseString(raw.pairAddress),
-    baseToken: { address: base.address as string, name: looseString(base.name), symbol: looseString(base.symbol) },
-    quoteToken: { address: looseString(quote.address), name: looseString(quote.name), symbol: looseString(quote.symbol) },
-    priceUsd: loosePrice(raw.priceUsd),
-    txns: { h1: txnCount(txns.h1), h24: txnCount(txns.h24) },
-    volume: { h1: finite(volume.h1), h6: finite(volume.h6), h24: finite(volume.h24) },
-    priceChange: { m5: finite(change.m5), h1: finite(change.h1), h6: finite(change.h6), h24: finite(change.h24) },
-    liquidityUsd: finite(objectOr(raw.liquidity).usd),
-    fdv: finite(raw.fdv),
-    marketCap: finite(raw.marketCap),
-    pairCreatedAt: finite(raw.pairCreatedAt),
+    chainId: pair.chainId,
+    dexId: pair.dexId,
+    url: pair.url,
+    pairAddress: pair.pairAddress as string,
+    baseToken: pair.baseToken,
+    quoteToken: pair.quoteToken,
+    priceUsd: pair.priceUsd,
+    txns: pair.txns,
+    volume: pair.volume,
+    priceChange: pair.priceChange,
+    liquidityUsd: pair.liquidity.usd,
+    fdv: pair.fdv,
+    marketCap: pair.marketCap,
+    pairCreatedAt: pair.pairCreatedAt,
   }
 }
 
+/** Why a Base pair cannot be shown, or null when it can. */
+function unusableBecause(pair: DexScreenerPair): DropCause | null {
+  if (!HEX_ADDRESS.test(pair.baseToken.address)) return 'tokenAddress'
+  if (!isPoolId(pair.pairAddress)) return 'poolId'
+  if (!pair.baseToken.symbol?.trim() && !pair.baseToken.name?.trim()) return 'symbol'
+  return null
+}
+
+/** Parses one DexScreener pair into a Base {@link Pair}, or null (not a pair, another chain, or unusable: counted). */
+export function parsePair(raw: unknown, dropped?: DroppedRows): Pair | null {
+  const parsed = dexScreenerPairSchema.safeParse(raw)
+  return parsed.success ? toBasePair(parsed.data, dropped) : null
+}
+
+/** Any DexScreener pairs answer: a bare array (`/tokens/v1`, `/token-pairs/v1`) or `{ pairs: Pair[] | null }`. */
+export const pairsBodySchema = z.union([z.array(z.unknown()), z.object({ pairs: z.array(z.unknown()).nullable() })])
+
 /**
- * Reads the pairs out of any DexScreener pairs answer: a bare array (`/tokens/v1`, `/token-pairs/v1`) or
- * `{ pairs: Pair[] | null }` (`/latest/dex/...`). Elements that are not pairs are dropped one by one.
- * Returns null when the body has neither shape.
+ * Reads the Base pairs out of any DexScreener pairs answer; elements that are not pairs are dropped one by one, and
+ * unusable Base rows are counted in `dropped`. Returns null when the body has neither shape.
  */
-export function parsePairsBody(body: unknown): Pair[] | null {
-  let list: unknown
-  if (Array.isArray(body)) list = body
-  else if (body !== null && typeof body === 'object' && 'pairs' in body) list = (body as { pairs: unknown }).pairs ?? []
-  else return null
-  if (!Array.isArray(list)) return null
+export function parsePairsBody(body: unknown, dropped?: DroppedRows): Pair[] | null {
+  const parsed = pairsBodySchema.safeParse(body)
+  if (!parsed.success) return null
+  const list = Array.isArray(parsed.data) ? parsed.data : (parsed.data.pairs ?? [])
   const pairs: Pair[] = []
   for (const raw of list) {
-    const pair = parsePair(raw)
+    const pair = parsePair(raw, dropped)
     if (pair) pairs.push(pair)
   }
   return pairs

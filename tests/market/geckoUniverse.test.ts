@@ -39,11 +39,11 @@ describe('parseGeckoPoolsBody (GeckoTerminal pools -> the 24-field Token)', () =
       volume24h: 1_234_567,
       liquidity: 40_000,
       fdv: 12_345_670,
-      marketCap: 12_345_670, // market_cap_usd is null: falls back to fdv
+      marketCap: expect.any(Number), // a string on every Base pool
       pairAddress: '0x1111111111111111111111111111111111111111',
       pairCreatedAt: 1_763_700_000_000,
       pairUrl: 'https://www.geckoterminal.com/base/pools/0x1111111111111111111111111111111111111111',
-      dexId: 'uniswap-base',
+      dexId: 'uniswap', // GeckoTerminal's uniswap-v3-base, in DexScreener's words
       pairName: 'QRX/WETH',
       priceChange24h: pair.priceChange && (pair.priceChange as { h24: number }).h24,
     })
@@ -51,10 +51,15 @@ describe('parseGeckoPoolsBody (GeckoTerminal pools -> the 24-field Token)', () =
     expect(t.buys24h).toBeGreaterThan(0)
   })
 
-  it('takes the base token address from the relationship id when `included` lacks it, and drops pools without one', () => {
-    const bare = parseGeckoPoolsBody({ data: [pool, { id: 'x', attributes: {}, relationships: {} }, 'junk', null] })!
+  it('takes the token from the relationship id and the pool name when `included` lacks it, and drops pools without one', () => {
+    const dropped = {}
+    const bare = parseGeckoPoolsBody({ data: [pool, { id: 'x', attributes: {}, relationships: {} }, 'junk', null] }, dropped)!
     expect(bare).toHaveLength(1)
-    expect(bare[0]!.baseToken).toEqual({ address: token.address, name: null, symbol: null })
+    expect(bare[0]!.baseToken).toEqual({ address: token.address.toLowerCase(), name: 'QRX', symbol: 'QRX' })
+    expect(bare[0]!.quoteToken.symbol).toBe('WETH')
+    expect(dropped).toEqual({ tokenAddress: 1 })
+    const t = pairToToken(bare[0]!, 1)
+    expect([t.name, t.symbol, t.pairName]).toEqual(['QRX', 'QRX', 'QRX/WETH'])
   })
 
   it('reads strings and nulls tolerantly, and refuses a body that is not a pools answer', () => {

@@ -87,10 +87,25 @@ describe('pairToToken', () => {
     expect(JSON.stringify(token)).not.toMatch(/NaN|Infinity/)
   })
 
-  it('replaces a non-http pair URL and a malformed pair address', () => {
-    const token = toToken({ url: 'javascript:alert(1)', pairAddress: 'not-an-address' })
-    expect(token.pairUrl).toBe('https://dexscreener.com/base')
-    expect(token.pairAddress).toBeNull()
+  it('links only the aggregators’ own https pages, and otherwise builds the link from the pool', () => {
+    const pool = '0xabcd000000000000000000000000000000000001'
+    for (const url of [
+      'javascript:alert(1)',
+      'https://evil.example/base/x',
+      'http://dexscreener.com/base/x',
+      'https://dexscreener.com.evil.example/x',
+      'https://user:pw@dexscreener.com/x',
+      null,
+    ])
+      expect(toToken({ url }).pairUrl).toBe(`https://dexscreener.com/base/${pool}`)
+    expect(toToken({ url: 'https://www.geckoterminal.com/base/pools/0x1' }).pairUrl).toBe('https://www.geckoterminal.com/base/pools/0x1')
+  })
+
+  it('keeps a 32-byte Uniswap v4 pool id as the pair address, lower-cased, and its link', () => {
+    const id = `0x${'AbCd'.repeat(16)}`
+    const token = toToken({ pairAddress: id, url: `https://dexscreener.com/base/${id}` })
+    expect(token.pairAddress).toBe(id.toLowerCase())
+    expect(token.pairUrl).toBe(`https://dexscreener.com/base/${id}`)
   })
 
   it('reads pairCreatedAt given in seconds as milliseconds', () => {
@@ -107,10 +122,19 @@ describe('pairToToken', () => {
     expect(token.pairName.startsWith(`${token.symbol}/`)).toBe(true)
   })
 
-  it('falls back to the symbol when the name is empty, and to ? when the symbol is', () => {
+  it('falls back to the symbol when the name is empty and to the name when the symbol is; never to ?', () => {
     expect(toToken({ baseToken: { ...TOKEN, name: '\u200F' } }).name).toBe('TEST')
-    const token = toToken({ baseToken: { ...TOKEN, name: '', symbol: '' } })
-    expect([token.name, token.symbol]).toEqual(['?', '?'])
+    expect(toToken({ baseToken: { ...TOKEN, symbol: '\u200B' } })).toMatchObject({ symbol: 'Test Token', name: 'Test Token' })
+    // Text that sanitises to nothing leaves the short address, and an unnamed quote its own.
+    const token = toToken({ baseToken: { ...TOKEN, name: '\u200F', symbol: '\u200B' }, quoteToken: { address: HUBS.USDC.address } })
+    expect([token.name, token.symbol, token.pairName]).toEqual(['0xabcd…0001', '0xabcd…0001', '0xabcd…0001/0x8335…2913'])
+  })
+
+  it('names the exchange in DexScreener’s words whichever source sent the pair', () => {
+    expect(toToken({ dexId: 'uniswap' }).dexId).toBe('uniswap')
+    expect(toToken({ dexId: 'uniswap-v3-base' }).dexId).toBe('uniswap')
+    expect(toToken({ dexId: 'aerodrome-slipstream-3' }).dexId).toBe('aerodrome')
+    expect(toToken({ dexId: null }).dexId).toBe('unknown')
   })
 })
 
@@ -183,6 +207,24 @@ describe('parsePair, field by field', () => {
         'volume',
       ].sort(),
     )
+  })
+
+  it('leaves out Base rows it cannot show, counting each by cause, and other chains uncounted', () => {
+    const dropped = {}
+    const pairs = parsePairsBody(
+      [
+        raw(),
+        raw({ pairAddress: 'not-an-address' }),
+        raw({ pairAddress: `0x${'1'.repeat(50)}` }),
+        raw({ pairAddress: undefined }),
+        raw({ baseToken: { ...TOKEN, address: '0x12' } }),
+        raw({ baseToken: { address: TOKEN.address, name: null, symbol: ' ' } }),
+        raw({ chainId: 'solana', pairAddress: 'So11111111111111111111111111111111111111112' }),
+      ],
+      dropped,
+    )
+    expect(pairs).toHaveLength(1)
+    expect(dropped).toEqual({ poolId: 3, tokenAddress: 1, symbol: 1 })
   })
 
   it('needs a chain and an object base token with an address', () => {

@@ -1,6 +1,7 @@
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Fault } from './fakeDexScreener.js'
+import { geckoDexIdOf, geckoNumber, shapeDraw } from './realShapes.js'
 import type { RawPair } from './syntheticMarket.js'
 
 /** A local GeckoTerminal-shaped server: Base pools by 24h volume (JSON:API), with GeckoTerminal's 30 calls a minute. */
@@ -26,52 +27,87 @@ export type StartFakeGeckoTerminalParameters = {
 const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? String(v) : null)
 const volumeOf = (pair: RawPair) => Number((pair.volume as { h24?: unknown } | undefined)?.h24 ?? 0) || 0
 
-/** One raw DexScreener pair as a GeckoTerminal pool, with its tokens for `included`. */
+/** Native ETH as GeckoTerminal names it when it is a v4 pool's quote token. */
+export const GECKO_NATIVE_ETH = { address: '0x0000000000000000000000000000000000000000', name: 'Ether', symbol: 'ETH' } as const
+const WETH = '0x4200000000000000000000000000000000000006'
+const FEES = ['0.01', '0.05', '0.3', '1'] as const
+
+/**
+ * One raw DexScreener pair as a GeckoTerminal pool in the real body's shape: lower-case `base_0x…` ids and addresses
+ * (v4 pools keep their 32-byte id), the name `SYM / QUOTE 0.3%`, numbers as strings in windows m5 to h24,
+ * `market_cap_usd` a string on every pool (on some above `fdv_usd`), `fdv_usd` and `pool_created_at` null where the
+ * pair lacks them, `reserve_in_usd` `"0.0"` where it lacks liquidity, GeckoTerminal's own dex ids, native ETH as the
+ * quote of some v4 pools, and `included` that lacks the base token of about one pool in ten. Answers the pool, the
+ * tokens and the dex for `included`.
+ */
 export function toGeckoPool(pair: RawPair): { pool: unknown; tokens: unknown[] } {
-  const address = String(pair.pairAddress)
+  const address = String(pair.pairAddress).toLowerCase()
+  const draw = (salt: number) => shapeDraw(address, salt)
   const volume = (pair.volume ?? {}) as Record<string, number>
   const change = (pair.priceChange ?? {}) as Record<string, number>
   const txns = (pair.txns ?? {}) as Record<string, { buys: number; sells: number }>
-  const token = (t: RawPair['baseToken']) => ({
-    id: `base_${t.address}`,
+  const v4 = /^0x[0-9a-f]{64}$/.test(address)
+  const quote = v4 && pair.quoteToken.address.toLowerCase() === WETH && draw(30) < 0.4 ? GECKO_NATIVE_ETH : pair.quoteToken
+  const token = (t: { address: string; name: string; symbol: string }) => ({
+    id: `base_${t.address.toLowerCase()}`,
     type: 'token',
-    attributes: { address: t.address, name: t.name, symbol: t.symbol, decimals: 18 },
+    attributes: {
+      address: t.address.toLowerCase(),
+      name: t.name,
+      symbol: t.symbol,
+      decimals: 18,
+      image_url: draw(31) < 0.5 ? 'missing.png' : `https://coin-images.coingecko.com/coins/images/1/small/${t.symbol}.png`,
+      coingecko_coin_id: null,
+    },
   })
+  const dexId = geckoDexIdOf(pair)
+  const fdv = typeof pair.fdv === 'number' ? pair.fdv : null
+  const marketCap = typeof pair.marketCap === 'number' ? pair.marketCap : (fdv ?? volumeOf(pair) * 5)
+  const liquidity = (pair.liquidity as { usd?: number } | undefined)?.usd
+  const h1 = Number(volume.h1 ?? 0)
+  const windows = (values: Record<string, unknown>) =>
+    Object.fromEntries(['m5', 'm15', 'm30', 'h1', 'h6', 'h24'].map((k) => [k, num(values[k]) ?? '0']))
   return {
     pool: {
       id: `base_${address}`,
       type: 'pool',
       attributes: {
         address,
-        name: `${pair.baseToken.symbol} / ${pair.quoteToken.symbol} 0.3%`,
-        pool_created_at: typeof pair.pairCreatedAt === 'number' ? new Date(pair.pairCreatedAt).toISOString() : null,
+        name: `${pair.baseToken.symbol} / ${quote.symbol} ${FEES[Math.floor(draw(32) * FEES.length)]}%`,
+        pool_created_at: typeof pair.pairCreatedAt === 'number' ? new Date(pair.pairCreatedAt).toISOString().replace('.000Z', 'Z') : null,
         base_token_price_usd: typeof pair.priceUsd === 'string' ? pair.priceUsd : null,
+        base_token_price_native_currency: '0.0000001',
         quote_token_price_usd: '1.0',
-        fdv_usd: num(pair.fdv),
-        market_cap_usd: null,
-        reserve_in_usd: num((pair.liquidity as { usd?: number } | undefined)?.usd),
-        price_change_percentage: Object.fromEntries(['m5', 'h1', 'h6', 'h24'].map((k) => [k, num(change[k])])),
-        volume_usd: Object.fromEntries(['m5', 'h1', 'h6', 'h24'].map((k) => [k, num(volume[k])])),
+        fdv_usd: num(fdv),
+        // A string on every Base pool, on some above fdv (circulating supply counted differently).
+        market_cap_usd: num(draw(33) < 0.2 && fdv !== null ? fdv * 1.08 : marketCap),
+        reserve_in_usd: num(liquidity) ?? '0.0',
+        price_change_percentage: windows({ ...change, m15: change.m5, m30: change.h1 }),
+        volume_usd: windows({ ...volume, m15: h1 / 4, m30: h1 / 2 }),
         transactions: Object.fromEntries(
-          ['m5', 'h1', 'h6', 'h24'].map((k) => [k, { buys: txns[k]?.buys ?? 0, sells: txns[k]?.sells ?? 0, buyers: 1, sellers: 1 }]),
+          ['m5', 'm15', 'm30', 'h1', 'h6', 'h24'].map((k) => [
+            k,
+            { buys: txns[k]?.buys ?? 0, sells: txns[k]?.sells ?? 0, buyers: txns[k]?.buys ?? 0, sellers: txns[k]?.sells ?? 0 },
+          ]),
         ),
       },
       relationships: {
-        base_token: { data: { id: `base_${pair.baseToken.address}`, type: 'token' } },
-        quote_token: { data: { id: `base_${pair.quoteToken.address}`, type: 'token' } },
-        dex: { data: { id: `${String(pair.dexId ?? 'uniswap')}-base`, type: 'dex' } },
+        base_token: { data: { id: `base_${pair.baseToken.address.toLowerCase()}`, type: 'token' } },
+        quote_token: { data: { id: `base_${quote.address.toLowerCase()}`, type: 'token' } },
+        dex: { data: { id: dexId, type: 'dex' } },
       },
     },
-    tokens: [token(pair.baseToken), token(pair.quoteToken)],
+    tokens: [...(draw(34) < 0.1 ? [] : [token(pair.baseToken)]), token(quote), { id: dexId, type: 'dex', attributes: { name: dexId } }],
   }
 }
 
 /**
  * A pool's 5-minute candles up to `now`, newest first, as GeckoTerminal answers them: a walk around the pair's price,
  * with no candle where nobody traded. Shallow pools (liquidity under a tenth of their volume) trade in about half the
- * intervals, deep ones in nearly all. Deterministic per pool.
+ * intervals, deep ones in nearly all. As in real bodies, the oldest row is repeated and small prices come in exponent
+ * notation (`1.61e-05`). Deterministic per pool. Answers the body's JSON text.
  */
-export function candlesOf(pair: RawPair, limit: number, now: number): unknown {
+export function candlesOf(pair: RawPair, limit: number, now: number): string {
   const seed = Number.parseInt(String(pair.pairAddress).slice(-8), 16) || 1
   let state = seed
   const random = () => {
@@ -83,18 +119,19 @@ export function candlesOf(pair: RawPair, limit: number, now: number): unknown {
   const liquidity = Number((pair.liquidity as { usd?: number } | undefined)?.usd ?? 0)
   const tradeChance = liquidity < volume / 10 ? 0.5 : 0.95
   const last = Math.floor(now / 300_000) * 300
-  const list: number[][] = []
+  const rows: string[] = []
   let close = price
   for (let i = 0; i < limit; i++) {
     const open = close * (1 + (random() - 0.5) * 0.02)
     if (random() < tradeChance)
-      list.push([last - i * 300, open, Math.max(open, close) * 1.001, Math.min(open, close) * 0.999, close, volume / 288])
+      rows.push(
+        `[${[last - i * 300, open, Math.max(open, close) * 1.001, Math.min(open, close) * 0.999, close, volume / 288].map(geckoNumber).join(',')}]`,
+      )
     close = open
   }
-  return {
-    data: { id: 'ohlcv', type: 'ohlcv_request_response', attributes: { ohlcv_list: list } },
-    meta: { base: { address: pair.baseToken.address, name: pair.baseToken.name, symbol: pair.baseToken.symbol } },
-  }
+  if (rows.length > 0) rows.push(rows.at(-1)!)
+  const meta = { base: { address: pair.baseToken.address.toLowerCase(), name: pair.baseToken.name, symbol: pair.baseToken.symbol } }
+  return `{"data":{"id":"ohlcv","type":"ohlcv_request_response","attributes":{"ohlcv_list":[${rows.join(',')}]}},"meta":${JSON.stringify(meta)}}`
 }
 
 /** Starts the fake GeckoTerminal on a free loopback port, over the same raw pairs as the fake DexScreener. */
@@ -129,7 +166,7 @@ export async function startFakeGeckoTerminal(
     if (fault?.kind === 'html')
       return reply(fault.status ?? 200, '<!DOCTYPE html><html><body>Just a moment...</body></html>', { 'content-type': 'text/html' })
     const url = new URL(path, 'http://fake')
-    const ohlcv = /^\/networks\/base\/pools\/(0x[0-9a-fA-F]{40})\/ohlcv\/(day|hour|minute)$/.exec(url.pathname)
+    const ohlcv = /^\/networks\/base\/pools\/(0x[0-9a-fA-F]{40}|0x[0-9a-fA-F]{64})\/ohlcv\/(day|hour|minute)$/.exec(url.pathname)
     if (ohlcv) {
       const q = url.searchParams
       if (ohlcv[2] !== 'minute' || q.get('aggregate') !== '5' || q.get('currency') !== 'usd' || q.get('token') !== 'base')

@@ -1,3 +1,5 @@
+import { roughenPair } from './realShapes.js'
+
 /** A raw DexScreener pair as the upstream serves it (loosely typed on purpose: tests also send malformed ones). */
 export type RawPair = Record<string, unknown> & {
   chainId: string
@@ -81,14 +83,36 @@ export const HUBS = {
 const WORDS = ['Base', 'Based', 'Clanker', 'Toshi', 'Brett', 'Degen', 'Virtual', 'Zora', 'Blue', 'Onchain', 'Moon', 'Frog']
 
 /** Parameters of {@link createSyntheticMarket}. */
-export type CreateSyntheticMarketParameters = { tokens?: number; seed?: number }
+export type CreateSyntheticMarketParameters = {
+  tokens?: number
+  seed?: number
+  /** Every field present and every pool a 20-byte address, as no real body is (default false: the real shapes). */
+  tidy?: boolean
+}
+
+const HUB_ADDRESSES = new Set(Object.values(HUBS).map((h) => h.address.toLowerCase()))
+
+/**
+ * Gives generated pairs the shapes real DexScreener bodies have, in their real shares (tests/support/realShapes.ts):
+ * missing windows and fields, and Uniswap v4 pools with 32-byte ids among the young tokens' pairs. The hubs' own
+ * deep pools keep every field.
+ */
+function withRealShapes(pairs: RawPair[], tidy: boolean): RawPair[] {
+  if (tidy) return pairs
+  return pairs.map((pair) => {
+    const hubBase = HUB_ADDRESSES.has(pair.baseToken.address.toLowerCase())
+    if (hubBase && HUB_ADDRESSES.has(pair.quoteToken.address.toLowerCase())) return pair
+    return roughenPair(pair, { mayBeV4: !hubBase && pair.chainId === 'base' })
+  })
+}
 
 /**
  * A realistic synthetic Base market: hub assets plus `tokens` generated tokens, each with one to three pairs against
- * WETH or USDC (one of them on the quote side of a hub pair), some pairs on other chains, checksummed addresses.
+ * WETH or USDC (one of them on the quote side of a hub pair), some pairs on other chains, checksummed addresses, and
+ * the real bodies' missing fields and v4 pool ids unless `tidy`.
  */
 export function createSyntheticMarket(parameters: CreateSyntheticMarketParameters = {}): RawPair[] {
-  const { tokens = 160, seed = 8453 } = parameters
+  const { tokens = 160, seed = 8453, tidy = false } = parameters
   const random = seededRandom(seed)
   const pairs: RawPair[] = [
     makePair({
@@ -168,24 +192,24 @@ export function createSyntheticMarket(parameters: CreateSyntheticMarketParameter
       )
     }
   }
-  return pairs
+  return withRealShapes(pairs, tidy)
 }
 
 const CONSONANTS = 'BCDFGHJKLMNPQRSTVWXZ'
 
 /** Parameters of {@link createLongTailMarket}. */
-export type CreateLongTailMarketParameters = { tokens?: number; seed?: number }
+export type CreateLongTailMarketParameters = { tokens?: number; seed?: number; tidy?: boolean }
 
 /**
  * A Base market shaped like the live chain, where names help nothing: the hubs, then `tokens` young tokens with
  * unguessable consonant names (no seed search matches them except through their WETH or USDC side), shallow pools
  * (liquidity a few percent of volume), one to three pairs each whose best is not always the first, and cross pairs
- * in which one young token is the quote side of another's pair.
+ * in which one young token is the quote side of another's pair; the real bodies' shapes unless `tidy`.
  */
 export function createLongTailMarket(parameters: CreateLongTailMarketParameters = {}): RawPair[] {
-  const { tokens = 800, seed = 20261122 } = parameters
+  const { tokens = 800, seed = 20261122, tidy = false } = parameters
   const random = seededRandom(seed)
-  const pairs = createSyntheticMarket({ tokens: 0, seed })
+  const pairs = createSyntheticMarket({ tokens: 0, seed, tidy: true })
   const name = () =>
     Array.from({ length: 3 + Math.floor(random() * 4) }, () => CONSONANTS[Math.floor(random() * CONSONANTS.length)]).join('')
   const made: { address: string; name: string; symbol: string }[] = []
@@ -224,7 +248,7 @@ export function createLongTailMarket(parameters: CreateLongTailMarketParameters 
       )
     }
   }
-  return pairs
+  return withRealShapes(pairs, tidy)
 }
 
 /**
