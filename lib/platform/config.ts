@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { errorName, type Logger, processLogger, registerSecret } from './log.js'
+import { errorName, type Logger, processLogger, registerSecret, registerSecretUrl } from './log.js'
 
 /** The environment could not be turned into a configuration; the message names each variable and what is wrong. */
 export class ConfigError extends Error {
@@ -125,6 +125,7 @@ function storeConfig(env: StoreEnv): { url: string; token: string } | null {
   const url = env.UPSTASH_REDIS_REST_URL ?? env.KV_REST_API_URL
   const token = env.UPSTASH_REDIS_REST_URL ? env.UPSTASH_REDIS_REST_TOKEN : env.KV_REST_API_TOKEN
   registerSecret(token)
+  registerSecretUrl(url)
   return url && token ? { url, token } : null
 }
 
@@ -175,6 +176,9 @@ export function loadDeployConfig(env: Environment = process.env): DeployConfig {
   const parsed = parseWith(deploySchema, env, 'deploy', [checkStorePairs, checkKmsRegion])
   const chainId = Number(parsed.CHAIN_ID) as 8453 | 84532
   registerSecret(env.VERCEL_OIDC_TOKEN) // a bearer credential for STS: never in a log line
+  // An RPC URL often holds its API key in the path; a KMS endpoint or a store URL may hold one too.
+  registerSecretUrl(env.BASE_RPC_URL)
+  registerSecretUrl(env.AWS_ENDPOINT_URL_KMS)
   return {
     allowlist: parsed.DEPLOY_ALLOWLIST,
     kmsKeyId: parsed.KMS_KEY_ID ?? null,
@@ -208,6 +212,9 @@ const readSchema = z.object({
 /** Parses the read endpoints' configuration from the environment; throws {@link ConfigError} with every problem. */
 export function loadReadConfig(env: Environment = process.env): ReadConfig {
   const parsed = parseWith(readSchema, env, 'read API', [checkStorePairs])
+  // A proxy in front of an upstream may carry its key in the URL.
+  registerSecretUrl(env.DEXSCREENER_BASE_URL)
+  registerSecretUrl(env.GECKOTERMINAL_BASE_URL)
   return {
     dexscreenerBaseUrl: parsed.DEXSCREENER_BASE_URL,
     geckoTerminalBaseUrl:

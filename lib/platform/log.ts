@@ -29,6 +29,30 @@ export function registerSecret(value: string | undefined): void {
   if (value && value.length >= 8) registeredSecrets.add(value)
 }
 
+/**
+ * Registers a URL that may carry a credential (an RPC URL with its key in the path, as Alchemy, Infura and QuickNode
+ * issue them; a proxy with a token in the query): the whole URL, its path and query, and any password in it are never
+ * printed. An origin alone carries nothing secret and is left readable.
+ */
+export function registerSecretUrl(value: string | undefined): void {
+  if (!value) return
+  registerSecret(value)
+  registerSecret(value.replace(/\/+$/, ''))
+  try {
+    const url = new URL(value)
+    registerSecret(decodeURIComponent(url.password))
+    registerSecret(url.password)
+    const rest = `${url.pathname}${url.search}`.replace(/\/+$/, '')
+    if (rest.length > 1) {
+      registerSecret(rest)
+      // viem and fetch may print the path alone, or each segment: a long segment is a key wherever it appears.
+      for (const part of `${url.pathname.slice(1)}/${url.search.slice(1)}`.split(/[/&=?]/)) if (part.length >= 16) registerSecret(part)
+    }
+  } catch {
+    // not a URL: registered whole above
+  }
+}
+
 /** Creates a logger that redacts secrets by construction: the finished line is scrubbed before it is written. */
 export function createLogger(parameters: CreateLoggerParameters = {}): Logger {
   const {
@@ -60,6 +84,20 @@ export function processLogger(): Logger {
 
 /** A logger that drops every line (tests, benchmarks). */
 export const silentLogger: Logger = { info() {}, warn() {}, error() {} }
+
+/**
+ * What of an error's text may go into an answer, a log line or the store: viem's `shortMessage` (its summary, which
+ * leaves out the request's URL and body), or the message of an error that declares it names no secret
+ * (`messageIsPublic`, as the service's own upstream errors do); never any other message, which for an RPC or a store
+ * client can hold the URL with its key, or a command and its arguments.
+ */
+export function publicErrorMessage(error: unknown): string | undefined {
+  if (!(error instanceof Error)) return undefined
+  const { shortMessage, messageIsPublic } = error as Error & { shortMessage?: unknown; messageIsPublic?: unknown }
+  if (typeof shortMessage === 'string') return shortMessage.slice(0, 300)
+  if (messageIsPublic === true) return error.message.slice(0, 300)
+  return undefined
+}
 
 /**
  * Names an error for a log line without its message, which for some clients (the Upstash one) holds the whole

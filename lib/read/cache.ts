@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { errorName, type Logger } from '../platform/log.js'
+import { errorName, type Logger, publicErrorMessage } from '../platform/log.js'
 import type { Store } from '../store/types.js'
 
 /** A cached response body with its validator, when it was made, until when it is fresh, and where it came from. */
@@ -198,7 +198,7 @@ export function createReadCache(parameters: CreateReadCacheParameters): ReadCach
         logger.warn('background_refresh_failed', {
           key: key.split(':').slice(-2).join(':'),
           error: errorName(error),
-          message: error instanceof Error ? error.message : undefined,
+          message: publicErrorMessage(error),
         })
       },
     )

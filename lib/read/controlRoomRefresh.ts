@@ -2,7 +2,7 @@ import { describeHourChanges, hourChanges, takeSnapshot } from '../market/histor
 import { isHexAddress } from '../market/normalize.js'
 import { CONTROL_ROOM_LIMIT, type ControlRoom } from '../market/types.js'
 import { mergeSightings, type Sighting } from '../market/universe.js'
-import { errorName } from '../platform/log.js'
+import { errorName, publicErrorMessage } from '../platform/log.js'
 import { droppedLogFields } from '../upstream/fields.js'
 import { UpstreamError } from '../upstream/jsonGetter.js'
 import type { RefreshResult } from './cache.js'
@@ -64,7 +64,7 @@ export async function refreshControlRoom(services: ReadServices): Promise<Refres
       await backOffGeckoAfter429([failoverError], { store, keyPrefix, logger })
       logger.warn('control_room_failover_failed', {
         error: errorName(failoverError),
-        message: failoverError instanceof Error ? failoverError.message : undefined,
+        message: publicErrorMessage(failoverError),
       })
       throw error
     }

@@ -3,7 +3,7 @@ import type { FollowDeploysReturnType } from '../deploy/followDeploys.js'
 import type { DeployServices } from '../deploy/services.js'
 import { takeSnapshot } from '../market/history.js'
 import type { ControlRoom } from '../market/types.js'
-import { errorName } from '../platform/log.js'
+import { errorName, publicErrorMessage } from '../platform/log.js'
 import { discoverIfDue, refreshControlRoom } from '../read/controlRoomRefresh.js'
 import { recordSnapshot } from '../read/historyStore.js'
 import { controlRoomCacheKey, READ_CACHE_TTL_MS } from '../read/models.js'
@@ -69,7 +69,7 @@ export async function runTick({ read, deploy, caller, intervalSeconds }: RunTick
       parts[name] = { ok: true, ...result }
       return result
     } catch (error) {
-      const message = error instanceof Error ? error.message.slice(0, 300) : undefined
+      const message = publicErrorMessage(error)
       parts[name] = { ok: false, error: errorName(error), ...(message ? { message } : {}) }
       // A part that could not start because the room failed is named in the answer; the room's failure is the line.
       if (errorName(error) !== 'NoControlRoom') logger.warn('tick_part_failed', { part: name, error: errorName(error), message })
@@ -95,7 +95,8 @@ export async function runTick({ read, deploy, caller, intervalSeconds }: RunTick
       }
     })
     const needsRoom = (): ControlRoom['liveActivity'] => {
-      if (!tokens) throw Object.assign(new Error('no control room to work from (its part failed)'), { name: 'NoControlRoom' })
+      if (!tokens)
+        throw Object.assign(new Error('no control room to work from (its part failed)'), { name: 'NoControlRoom', messageIsPublic: true })
       return tokens
     }
     await Promise.all([

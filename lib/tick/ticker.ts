@@ -1,4 +1,4 @@
-import { errorName, type Logger } from '../platform/log.js'
+import { errorName, type Logger, publicErrorMessage } from '../platform/log.js'
 
 /** Parameters of {@link startTicker}. */
 export type StartTickerParameters = {
@@ -26,7 +26,7 @@ export function startTicker({ intervalSeconds, run, logger, firstDelayMs = 1000 
       try {
         await run()
       } catch (error) {
-        logger.error('tick_failed', { error: errorName(error), message: error instanceof Error ? error.message : undefined })
+        logger.error('tick_failed', { error: errorName(error), message: publicErrorMessage(error) })
       }
       schedule(Math.max(0, intervalSeconds * 1000 - (Date.now() - started)))
     }, ms)

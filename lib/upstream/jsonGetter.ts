@@ -7,6 +7,8 @@ export type UpstreamErrorKind = 'network' | 'timeout' | 'status' | 'body' | 'bud
 /** A failed upstream call, after retries. Its message names the path, never a secret. */
 export class UpstreamError extends Error {
   override name = 'UpstreamError'
+  /** Its message is written here from the path alone: it may be shown and logged. */
+  readonly messageIsPublic = true
   constructor(
     message: string,
     readonly kind: UpstreamErrorKind,

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { parseQuery } from '../../lib/market/search.js'
 import { ConfigError, loadReadConfig } from '../../lib/platform/config.js'
 import { guardRequest, jsonResponse, matchesEtag } from '../../lib/platform/http.js'
-import { createLogger } from '../../lib/platform/log.js'
+import { createLogger, publicErrorMessage, registerSecretUrl } from '../../lib/platform/log.js'
 import { parseRetryAfter } from '../../lib/upstream/dexscreener.js'
 
 describe('guardRequest', () => {
@@ -141,5 +141,28 @@ describe('createLogger', () => {
       event: 'store_unavailable',
       detail: 'failed with [redacted] inside',
     })
+  })
+})
+
+describe('URLs that carry credentials, and error text', () => {
+  it('redacts a registered URL whole, its path and query, its password and a long key segment wherever they appear', () => {
+    registerSecretUrl('https://user:pa55w0rd-0123456789@rpc.example/v2/KeyKeyKey0123456789?token=QueryToken0123456789')
+    const lines: string[] = []
+    const logger = createLogger({ write: (line) => lines.push(line) })
+    logger.warn('x', { a: 'https://user:pa55w0rd-0123456789@rpc.example/v2/KeyKeyKey0123456789?token=QueryToken0123456789' })
+    logger.warn('x', { a: 'GET /v2/KeyKeyKey0123456789 failed', b: 'token QueryToken0123456789', c: 'pw pa55w0rd-0123456789' })
+    const text = lines.join('\n')
+    for (const secret of ['KeyKeyKey0123456789', 'QueryToken0123456789', 'pa55w0rd-0123456789']) expect(text).not.toContain(secret)
+    expect(text).toContain('[redacted]')
+  })
+
+  it('lets only viem’s shortMessage or a message declared public into answers and logs', () => {
+    const viemLike = Object.assign(new Error('HTTP request failed.\n\nURL: https://rpc.example/v2/key'), {
+      shortMessage: 'HTTP request failed.',
+    })
+    expect(publicErrorMessage(viemLike)).toBe('HTTP request failed.')
+    expect(publicErrorMessage(new Error('connect ECONNREFUSED https://rpc.example/v2/key'))).toBeUndefined()
+    expect(publicErrorMessage(Object.assign(new Error('upstream /x timed out'), { messageIsPublic: true }))).toBe('upstream /x timed out')
+    expect(publicErrorMessage('a string')).toBeUndefined()
   })
 })
