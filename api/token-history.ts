@@ -8,6 +8,7 @@ export function createTokenHistoryHandler(services: () => ReadServices) {
   return createCachedReadHandler({
     name: 'token_history',
     services,
+    rateLimitPerMinute: (ctx) => ctx.tokenHistoryRateLimitPerMinute,
     parseInput: (request) => {
       const address = new URL(request.url).searchParams.get('address')?.trim() ?? ''
       if (!/^0x[0-9a-fA-F]{40}$/.test(address))

@@ -9,7 +9,8 @@ export function createTokenSearchHandler(services: () => ReadServices) {
   return createCachedReadHandler({
     name: 'token_search',
     services,
-    throttled: true,
+    rateLimitPerMinute: (ctx) => ctx.searchRateLimitPerMinute,
+    budgetSpentIs429: true,
     parseInput: (request) => {
       const parsed = parseQuery(new URL(request.url).searchParams.get('q'))
       if (parsed.ok) return { ok: true, input: parsed.query }

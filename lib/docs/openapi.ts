@@ -273,7 +273,7 @@ export function buildOpenApiDocument(): Json {
             '500': error('Unexpected failure'),
             '429': {
               ...error(
-                'Too many searches from this client (SEARCH_RATE_LIMIT_PER_MINUTE a minute), or the service-wide upstream budget is spent and the term is not cached (RATE_LIMITED)',
+                'Too many searches from this client (SEARCH_RATE_LIMIT_PER_MINUTE a minute; an IPv6 client is its /64), or the searches’ share of the service-wide upstream budget (SEARCH_UPSTREAM_REQUESTS_PER_MINUTE) is spent and the term is not cached (RATE_LIMITED)',
               ),
               headers: retryAfter,
             },
@@ -302,8 +302,12 @@ export function buildOpenApiDocument(): Json {
             '200': { ...json(ref('TokenHistory'), 'The series'), headers: cachedHeaders },
             '304': { description: 'Not modified since the ETag sent', headers: cachedHeaders },
             '400': error('address is missing or not a 20-byte hex address (INVALID_ADDRESS)'),
-            '404': error('No snapshot of the last 24 h holds this token (UNKNOWN_TOKEN)'),
+            '404': error('No snapshot of the last 24 h holds this token (UNKNOWN_TOKEN); remembered for 30 s'),
             '405': notAllowed,
+            '429': {
+              ...error('Too many requests from this client (TOKEN_HISTORY_RATE_LIMIT_PER_MINUTE a minute) (RATE_LIMITED)'),
+              headers: retryAfter,
+            },
             '500': error('Unexpected failure (INTERNAL, CONFIG_INVALID)'),
           },
         },

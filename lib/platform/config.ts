@@ -58,6 +58,10 @@ export type ReadConfig = {
   staleIfErrorSeconds: number
   /** `token-search` requests a client may make per minute before 429. */
   searchRateLimitPerMinute: number
+  /** DexScreener requests a minute that anonymous searches may take, service-wide, of the 250 (the rest is the refresh's). */
+  searchUpstreamRequestsPerMinute: number
+  /** `token-history` requests a client may make per minute before 429. */
+  tokenHistoryRateLimitPerMinute: number
   /** Upstash REST endpoint and token, or null for the in-process store. */
   redis: { url: string; token: string } | null
   /** Prefix of every key this service writes to the shared store. */
@@ -206,6 +210,10 @@ const readSchema = z.object({
   GECKOTERMINAL_BASE_URL: z.union([z.literal(''), httpUrl]).optional(),
   STALE_IF_ERROR_SECONDS: optional(wholeNumber(0)).default(600),
   SEARCH_RATE_LIMIT_PER_MINUTE: optional(wholeNumber(1)).default(30),
+  SEARCH_UPSTREAM_REQUESTS_PER_MINUTE: optional(wholeNumber(1).max(200, 'must be at most 200 (the refresh needs the rest of 250)')).default(
+    100,
+  ),
+  TOKEN_HISTORY_RATE_LIMIT_PER_MINUTE: optional(wholeNumber(1)).default(60),
   ...storeFields,
 })
 
@@ -225,6 +233,8 @@ export function loadReadConfig(env: Environment = process.env): ReadConfig {
           : parsed.GECKOTERMINAL_BASE_URL.trim(),
     staleIfErrorSeconds: parsed.STALE_IF_ERROR_SECONDS,
     searchRateLimitPerMinute: parsed.SEARCH_RATE_LIMIT_PER_MINUTE,
+    searchUpstreamRequestsPerMinute: parsed.SEARCH_UPSTREAM_REQUESTS_PER_MINUTE,
+    tokenHistoryRateLimitPerMinute: parsed.TOKEN_HISTORY_RATE_LIMIT_PER_MINUTE,
     redis: storeConfig(parsed),
     storePrefix: parsed.STORE_KEY_PREFIX,
   }

@@ -38,14 +38,35 @@ export function preflightHeaders(methods: readonly Method[]): Readonly<Record<st
 export const BASE_HEADERS = { 'x-content-type-options': 'nosniff' }
 
 /**
- * The client's address: `x-real-ip` (set by Vercel's edge, and by npm start from the socket), else the first
- * `x-forwarded-for` hop, else "unknown" (all such clients then share one allowance).
+ * The client a per-client limit counts: `x-real-ip` (set by Vercel's edge, and by npm start from the socket), else
+ * the first `x-forwarded-for` hop, else "unknown" (all such clients then share one allowance). An IPv6 client is its
+ * /64, the block one subscriber holds (else one machine would be 2^64 clients); an IPv4-mapped address is its IPv4.
  */
 export function clientAddress(request: Request): string {
   const real = request.headers.get('x-real-ip')?.trim()
-  if (real) return real.slice(0, 64)
-  const forwarded = request.headers.get('x-forwarded-for')?.split(',')[0]?.trim()
-  return forwarded ? forwarded.slice(0, 64) : 'unknown'
+  const address = real || request.headers.get('x-forwarded-for')?.split(',')[0]?.trim()
+  return address ? clientBlock(address.slice(0, 64)) : 'unknown'
+}
+
+/** An IPv6 address's /64 (`2001:db8:1:2::/64`), an IPv4-mapped one's IPv4, anything else as it is. */
+export function clientBlock(address: string): string {
+  if (!address.includes(':')) return address
+  const bare = address
+    .replace(/^\[|\](:\d+)?$/g, '')
+    .replace(/%.*$/, '')
+    .toLowerCase()
+  const mapped = /^(?:0{0,4}:){0,5}(?:0{0,4}:)?ffff:(\d{1,3}(?:\.\d{1,3}){3})$/.exec(bare.replace(/^::/, '0:'))
+  if (mapped) return mapped[1]!
+  const halves = bare.split('::')
+  if (halves.length > 2) return address
+  const head = halves[0] ? halves[0].split(':') : []
+  const tail = halves.length === 2 && halves[1] ? halves[1].split(':') : []
+  const groups = halves.length === 2 ? [...head, ...Array(Math.max(0, 8 - head.length - tail.length)).fill('0'), ...tail] : head
+  if (groups.length !== 8 || !groups.every((g) => /^[0-9a-f]{1,4}$/.test(g))) return address
+  return `${groups
+    .slice(0, 4)
+    .map((g) => Number.parseInt(g, 16).toString(16))
+    .join(':')}::/64`
 }
 
 /** Machine codes of the error bodies of the read endpoints, health and the tick. */

@@ -1,6 +1,7 @@
 import { logConfigFailure } from '../platform/config.js'
 import { cachedJsonResponse, clientAddress, errorResponse, guardRequest, type Method } from '../platform/http.js'
 import { errorName } from '../platform/log.js'
+import { createMemoryStore } from '../store/memory.js'
 import { UpstreamError } from '../upstream/dexscreener.js'
 import type { CacheReadReturnType } from './cache.js'
 import { ReadNotFoundError } from './errors.js'
@@ -19,13 +20,15 @@ export type CreateCachedReadHandlerParameters<Input> = {
   read: (services: ReadServices, input: Input) => Promise<CacheReadReturnType>
   /** The answer when the upstream failed and nothing fresh is cached. */
   upstreamFailure: { status: number; code: string; message: string }
-  /** Throttle each client to `searchRateLimitPerMinute` (token-search), and answer 429 when the service-wide upstream budget is spent. */
-  throttled?: boolean
+  /** Requests a client may make per minute (token-search, token-history); absent: not throttled per client. */
+  rateLimitPerMinute?: (services: ReadServices) => number
+  /** Answer 429 when the service-wide upstream budget is spent (token-search): the caller may retry shortly. */
+  budgetSpentIs429?: boolean
 }
 
 /** The shared shape of both read endpoints: guard, parse, cached read, and the mapping of failures to statuses. */
 export function createCachedReadHandler<Input>(parameters: CreateCachedReadHandlerParameters<Input>) {
-  const { name, services, parseInput, read, upstreamFailure, throttled = false } = parameters
+  const { name, services, parseInput, read, upstreamFailure, rateLimitPerMinute, budgetSpentIs429 = false } = parameters
   return async (request: Request): Promise<Response> => {
     const guarded = guardRequest(request, METHODS)
     if (guarded) return guarded
@@ -37,8 +40,8 @@ export function createCachedReadHandler<Input>(parameters: CreateCachedReadHandl
       logConfigFailure(name, error)
       return errorResponse(500, 'CONFIG_INVALID', 'The service is misconfigured; the operator has been told.')
     }
-    if (throttled) {
-      const limited = await throttleClient(ctx, name, request)
+    if (rateLimitPerMinute) {
+      const limited = await throttleClient(ctx, name, request, rateLimitPerMinute(ctx))
       if (limited) return limited
     }
     const parsed = parseInput(request)
@@ -61,7 +64,7 @@ export function createCachedReadHandler<Input>(parameters: CreateCachedReadHandl
       })
     } catch (error) {
       if (error instanceof ReadNotFoundError) return errorResponse(404, error.code, error.message)
-      if (error instanceof UpstreamError && error.kind === 'throttled' && throttled) {
+      if (error instanceof UpstreamError && error.kind === 'throttled' && budgetSpentIs429) {
         ctx.logger.warn(`${name}_upstream_budget_spent`, { message: error.message })
         return errorResponse(
           429,
@@ -86,25 +89,25 @@ export function badReadRequest(code: string, message: string): { ok: false; resp
   return { ok: false, response: errorResponse(400, code, message) }
 }
 
-/** Per-client throttle of a read endpoint; a store outage lets the request through (throttling is not worth a 500). */
-async function throttleClient(ctx: ReadServices, name: string, request: Request): Promise<Response | null> {
-  const client = clientAddress(request)
+/** This instance's own throttle, for when the shared store is unreachable: per instance, never none. */
+const localThrottles = createMemoryStore()
+
+/**
+ * Per-client throttle of a read endpoint (an IPv6 client is its /64, {@link clientAddress}). With the shared store
+ * unreachable the same limit holds per instance: a store outage is no reason to let everything through, nor a 500.
+ */
+async function throttleClient(ctx: ReadServices, name: string, request: Request, limit: number): Promise<Response | null> {
+  const parameters = { key: `${ctx.keyPrefix}throttle:${name}:${clientAddress(request)}`, limit, windowMs: 60_000 }
+  let verdict: Awaited<ReturnType<ReadServices['store']['throttle']>>
   try {
-    const verdict = await ctx.store.throttle({
-      key: `${ctx.keyPrefix}throttle:${name}:${client}`,
-      limit: ctx.searchRateLimitPerMinute,
-      windowMs: 60_000,
-    })
-    if (verdict.ok) return null
-    const seconds = Math.max(1, Math.ceil(verdict.retryAfterMs / 1000))
-    return errorResponse(
-      429,
-      'RATE_LIMITED',
-      `Too many requests: at most ${ctx.searchRateLimitPerMinute} a minute per client; retry in ${seconds} s.`,
-      { 'retry-after': String(seconds) },
-    )
+    verdict = await ctx.store.throttle(parameters)
   } catch (error) {
-    ctx.logger.warn('store_unavailable', { operation: 'throttle', error: errorName(error), effect: 'not throttled' })
-    return null
+    ctx.logger.warn('store_unavailable', { operation: 'throttle', error: errorName(error), effect: 'throttled per instance' })
+    verdict = await localThrottles.throttle(parameters)
   }
+  if (verdict.ok) return null
+  const seconds = Math.max(1, Math.ceil(verdict.retryAfterMs / 1000))
+  return errorResponse(429, 'RATE_LIMITED', `Too many requests: at most ${limit} a minute per client; retry in ${seconds} s.`, {
+    'retry-after': String(seconds),
+  })
 }

@@ -25,8 +25,39 @@ export function readControlRoom(services: ReadServices): Promise<CacheReadReturn
   })
 }
 
-/** The token-history body of a lower-case address, from the shared cache or the stored snapshots and price line. */
-export function readTokenHistory(services: ReadServices, address: string): Promise<CacheReadReturnType> {
+/** How long an instance remembers that an address has no history, answering 404 with no store command. */
+export const UNKNOWN_TOKEN_MEMORY_MS = READ_CACHE_TTL_MS
+/** Most unknown addresses remembered per instance (the oldest is forgotten first). */
+const UNKNOWN_TOKENS_MAX = 10_000
+const unknownTokens = new Map<string, number>()
+
+const unknownTokenError = (address: string) =>
+  new ReadNotFoundError(
+    'UNKNOWN_TOKEN',
+    `Neither a snapshot nor a price line of the last 24 hours holds ${address}: it has not been in the top 100 since (or is not a Base token).`,
+  )
+
+/**
+ * The token-history body of a lower-case address, from the shared cache or the stored snapshots and price line. An
+ * address found to have no history is remembered for {@link UNKNOWN_TOKEN_MEMORY_MS}: asking again costs nothing.
+ */
+export async function readTokenHistory(services: ReadServices, address: string): Promise<CacheReadReturnType> {
+  const memoryKey = `${services.keyPrefix}${address}`
+  const until = unknownTokens.get(memoryKey)
+  if (until !== undefined && until > services.now()) throw unknownTokenError(address)
+  try {
+    return await readKnownTokenHistory(services, address)
+  } catch (error) {
+    if (error instanceof ReadNotFoundError) {
+      unknownTokens.delete(memoryKey)
+      if (unknownTokens.size >= UNKNOWN_TOKENS_MAX) unknownTokens.delete(unknownTokens.keys().next().value!)
+      unknownTokens.set(memoryKey, services.now() + UNKNOWN_TOKEN_MEMORY_MS)
+    }
+    throw error
+  }
+}
+
+function readKnownTokenHistory(services: ReadServices, address: string): Promise<CacheReadReturnType> {
   return services.cache.read({
     key: `${services.keyPrefix}${VERSION}:token-history:${address}`,
     ttlMs: READ_CACHE_TTL_MS,
@@ -35,11 +66,7 @@ export function readTokenHistory(services: ReadServices, address: string): Promi
       const now = services.now()
       const [snapshots, lines] = await Promise.all([loadSnapshots(store, keyPrefix, now), loadPriceLines(store, keyPrefix, [address], now)])
       const points = tokenSeries(snapshots, address, lines.get(address) ?? null, now)
-      if (!points)
-        throw new ReadNotFoundError(
-          'UNKNOWN_TOKEN',
-          `Neither a snapshot nor a price line of the last 24 hours holds ${address}: it has not been in the top 100 since (or is not a Base token).`,
-        )
+      if (!points) throw unknownTokenError(address)
       const body: TokenHistory = { address, intervalSeconds: SNAPSHOT_INTERVAL_MS / 1000, points }
       return { body: JSON.stringify(body) }
     },
@@ -75,6 +102,9 @@ export function readTokenSearch(services: ReadServices, query: string): Promise<
   return services.cache.read({
     key: `${services.keyPrefix}${VERSION}:token-search:${encodeURIComponent(query)}`,
     ttlMs: READ_CACHE_TTL_MS,
-    refresh: async () => ({ body: JSON.stringify(await searchTokens({ upstream: services.upstream, query })), source: 'dexscreener' }),
+    refresh: async () => ({
+      body: JSON.stringify(await searchTokens({ upstream: services.searchUpstream, query })),
+      source: 'dexscreener',
+    }),
   })
 }

@@ -13,7 +13,10 @@ import { createReadCache, type ReadCache } from './cache.js'
 export type ReadServices = {
   store: Store
   cache: ReadCache
+  /** DexScreener for the control-room refresh and the tick, within the service-wide 250 requests a minute. */
   upstream: DexScreenerClient
+  /** DexScreener for anonymous searches: within their own share of that minute, so a search never takes the refresh's. */
+  searchUpstream: DexScreenerClient
   /** GeckoTerminal (discovery and failover), or null when `GECKOTERMINAL_BASE_URL` is empty. */
   gecko: GeckoTerminalClient | null
   logger: Logger
@@ -22,6 +25,8 @@ export type ReadServices = {
   staleIfErrorSeconds: number
   /** `token-search` requests a client may make per minute (`SEARCH_RATE_LIMIT_PER_MINUTE`). */
   searchRateLimitPerMinute: number
+  /** `token-history` requests a client may make per minute (`TOKEN_HISTORY_RATE_LIMIT_PER_MINUTE`). */
+  tokenHistoryRateLimitPerMinute: number
   /** Prefix of the shared-store keys. */
   keyPrefix: string
   /** One line for start-up output: which store and upstream are in use (no secrets). */
@@ -32,7 +37,9 @@ export type ReadServices = {
 export type CreateReadServicesParameters = {
   env?: Environment
   store?: Store
+  /** DexScreener for the refresh; also for searches when `searchUpstream` is not given. */
   upstream?: DexScreenerClient
+  searchUpstream?: DexScreenerClient
   /** GeckoTerminal client; `null` turns it off; absent: built from the environment. */
   gecko?: GeckoTerminalClient | null
   logger?: Logger
@@ -54,6 +61,17 @@ export function createReadServices(parameters: CreateReadServicesParameters = {}
     now,
   })
   const upstream = parameters.upstream ?? createDexScreenerClient({ baseUrl: config.dexscreenerBaseUrl, admit })
+  // Searches are anonymous and unbounded in variety: they get their own share of the minute, inside the whole.
+  const searchAdmit = createSharedRequestBudget({
+    store,
+    key: `${dexScreenerBudgetKey(config.storePrefix)}:search`,
+    perMinute: config.searchUpstreamRequestsPerMinute,
+    logger,
+    now,
+    within: admit,
+  })
+  const searchUpstream =
+    parameters.searchUpstream ?? parameters.upstream ?? createDexScreenerClient({ baseUrl: config.dexscreenerBaseUrl, admit: searchAdmit })
   const gecko =
     parameters.gecko !== undefined
       ? parameters.gecko
@@ -71,11 +89,13 @@ export function createReadServices(parameters: CreateReadServicesParameters = {}
     // On Vercel, waitUntil keeps the function alive for a background refresh; elsewhere it is a no-op and the refresh runs on.
     cache: createReadCache({ store, logger, now, staleForMs: config.staleIfErrorSeconds * 1000, waitUntil }),
     upstream,
+    searchUpstream,
     gecko,
     logger,
     now,
     staleIfErrorSeconds: config.staleIfErrorSeconds,
     searchRateLimitPerMinute: config.searchRateLimitPerMinute,
+    tokenHistoryRateLimitPerMinute: config.tokenHistoryRateLimitPerMinute,
     keyPrefix: config.storePrefix,
     describe: `store: ${storeLabel}, upstream: ${config.dexscreenerBaseUrl}, discovery: ${config.geckoTerminalBaseUrl ?? 'off'}`,
   }

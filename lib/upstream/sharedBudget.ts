@@ -12,12 +12,15 @@ export type CreateSharedRequestBudgetParameters = {
   perMinute: number
   logger: Logger
   now?: () => number
+  /** A budget this one is a share of: asked after this one admits (a search takes a slot of its share and of the whole). */
+  within?: () => Promise<boolean>
 }
 
 /**
  * An `admit` for the JSON getter: every attempt to a provider takes one slot of a rolling minute shared by all
- * instances through the store. With the store unreachable it admits (and says so once a minute): reads must keep
- * answering without Redis, and one instance alone stays far under the provider's limit.
+ * instances through the store, and then one of the budget it is a share of (`within`). With the store unreachable
+ * the same limit holds per instance (and a line says so once a minute): reads keep answering without Redis, and
+ * one instance alone stays under the provider's limit.
  */
 export function createSharedRequestBudget({
   store,
@@ -25,9 +28,11 @@ export function createSharedRequestBudget({
   perMinute,
   logger,
   now = Date.now,
+  within,
 }: CreateSharedRequestBudgetParameters): () => Promise<boolean> {
   let lastWarning = 0
-  return async () => {
+  const local = createLocalWindow(perMinute)
+  const admitHere = async (): Promise<boolean> => {
     try {
       return (await store.reserveWindowSlots({ key, count: 1, limit: perMinute, windowMs: 60_000, now: now() })) === 1
     } catch (error) {
@@ -36,10 +41,22 @@ export function createSharedRequestBudget({
         logger.warn('store_unavailable', {
           operation: 'upstream_budget',
           error: errorName(error),
-          effect: 'upstream calls not counted across instances',
+          effect: 'upstream calls counted per instance',
         })
       }
-      return true
+      return local(now())
     }
+  }
+  return async () => (await admitHere()) && (within ? within() : true)
+}
+
+/** A rolling minute of `limit` slots kept in this process: the fallback of a shared budget when the store is down. */
+export function createLocalWindow(limit: number): (now: number) => boolean {
+  const taken: number[] = []
+  return (now) => {
+    while (taken.length > 0 && taken[0]! <= now - 60_000) taken.shift()
+    if (taken.length >= limit) return false
+    taken.push(now)
+    return true
   }
 }

@@ -86,9 +86,18 @@ describe('loadReadConfig', () => {
       geckoTerminalBaseUrl: 'https://api.geckoterminal.com/api/v2',
       staleIfErrorSeconds: 600,
       searchRateLimitPerMinute: 30,
+      searchUpstreamRequestsPerMinute: 100,
+      tokenHistoryRateLimitPerMinute: 60,
       redis: null,
       storePrefix: 'bcr:',
     })
+  })
+
+  it('keeps the searches’ upstream share below the whole budget', () => {
+    expect(loadReadConfig({ SEARCH_UPSTREAM_REQUESTS_PER_MINUTE: '40' }).searchUpstreamRequestsPerMinute).toBe(40)
+    expect(() => loadReadConfig({ SEARCH_UPSTREAM_REQUESTS_PER_MINUTE: '250' })).toThrow(
+      /SEARCH_UPSTREAM_REQUESTS_PER_MINUTE: must be at most 200/,
+    )
   })
 
   it('turns GeckoTerminal off when GECKOTERMINAL_BASE_URL is set to empty, and refuses a URL that is not http(s)', () => {
