@@ -29,9 +29,17 @@ export function createTickHandler({ read, deploy, config }: CreateTickHandlerPar
       logConfigFailure('tick', error)
       return errorResponse(500, 'CONFIG_INVALID', 'The service is misconfigured; the operator has been told.')
     }
-    const body = await readBodyBytes(request, TICK_BODY_LIMIT_BYTES)
-    if (!body.ok) return errorResponse(413, 'BODY_TOO_LARGE', `The request body is larger than ${TICK_BODY_LIMIT_BYTES} bytes.`)
-    const caller = await authorizeTick({ request, body: body.bytes.toString('utf8'), config: tick })
+    const tooLarge = () => errorResponse(413, 'BODY_TOO_LARGE', `The request body is larger than ${TICK_BODY_LIMIT_BYTES} bytes.`)
+    if (Number(request.headers.get('content-length') ?? 0) > TICK_BODY_LIMIT_BYTES) return tooLarge()
+    // The caller is checked before the body is read: a stranger's slow body holds nothing.
+    let overLimit = false
+    const readBody = async () => {
+      const body = await readBodyBytes(request, TICK_BODY_LIMIT_BYTES)
+      overLimit = !body.ok
+      return body.ok ? body.bytes.toString('utf8') : null
+    }
+    const caller = await authorizeTick({ request, readBody, config: tick })
+    if (overLimit) return tooLarge()
     if (!caller)
       return errorResponse(
         401,

@@ -23,6 +23,12 @@ export type StartServerParameters = {
   rewrites?: Record<string, string>
   /** Headers added to every response that does not set them itself, as vercel.json's `headers` for `/(.*)`. */
   headers?: Record<string, string>
+  /**
+   * Reverse proxies in front that set `X-Forwarded-*` (`TRUST_PROXY`, default 0): with none, a client's own
+   * `X-Forwarded-*` and `X-Real-IP` are dropped and its address is the connection's; with N, the client is the Nth
+   * `X-Forwarded-For` entry from the right, and `X-Forwarded-Proto` is believed.
+   */
+  trustProxy?: number
 }
 
 /** A running local server. */
@@ -52,7 +58,16 @@ const CONTENT_TYPES: Record<string, string> = {
 }
 
 async function serveStatic(publicDir: string, pathname: string): Promise<Response | null> {
-  const relative = normalize(decodeURIComponent(pathname === '/' ? '/index.html' : pathname)).replace(/^([/\\])+/, '')
+  let decoded: string
+  try {
+    decoded = decodeURIComponent(pathname === '/' ? '/index.html' : pathname)
+  } catch {
+    return new Response(JSON.stringify({ error: 'The path has a malformed percent escape.', code: 'MALFORMED_PATH' }), {
+      status: 400,
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+    })
+  }
+  const relative = normalize(decoded).replace(/^([/\\])+/, '')
   const file = resolve(publicDir, relative)
   if (!file.startsWith(resolve(publicDir) + sep)) return null
   try {
@@ -88,7 +103,14 @@ function drainBody(req: IncomingMessage): void {
  * instead of a reset connection.
  */
 export async function startServer(parameters: StartServerParameters = {}): Promise<RunningServer> {
-  const { port = 3000, host = '127.0.0.1', publicDir = join(ROOT, 'public'), rewrites = {}, headers: siteHeaders = {} } = parameters
+  const {
+    port = 3000,
+    host = '127.0.0.1',
+    publicDir = join(ROOT, 'public'),
+    rewrites = {},
+    headers: siteHeaders = {},
+    trustProxy = 0,
+  } = parameters
   const handlers = parameters.handlers ?? (await loadApiHandlers())
   const siteHeaderList = Object.entries(siteHeaders)
 
@@ -129,13 +151,21 @@ export async function startServer(parameters: StartServerParameters = {}): Promi
     },
   )
   const server = createServer((req, res) => {
-    // As Vercel's edge does: the client's address comes from the connection, never from what the client claims.
+    // As Vercel's edge does: the client's address comes from the connection (or the trusted proxies' X-Forwarded-For),
+    // never from what the client claims; without a trusted proxy no X-Forwarded-* of the client's is believed.
     const raw = req.rawHeaders
     const kept: string[] = []
-    for (let i = 0; i < raw.length; i += 2) if (!/^x-(real-ip|forwarded-for)$/i.test(raw[i]!)) kept.push(raw[i]!, raw[i + 1]!)
-    const address = req.socket.remoteAddress ?? 'unknown'
+    const dropped = trustProxy > 0 ? /^x-(real-ip|forwarded-for)$/i : /^x-(real-ip|forwarded-[a-z]+)$/i
+    for (let i = 0; i < raw.length; i += 2) if (!dropped.test(raw[i]!)) kept.push(raw[i]!, raw[i + 1]!)
+    const hops =
+      trustProxy > 0
+        ? String(req.headers['x-forwarded-for'] ?? '')
+            .split(',')
+            .map((h) => h.trim())
+        : []
+    const address = (trustProxy > 0 ? hops[hops.length - trustProxy] : undefined) || req.socket.remoteAddress || 'unknown'
     req.rawHeaders = [...kept, 'x-real-ip', address]
-    delete req.headers['x-forwarded-for']
+    for (const name of Object.keys(req.headers)) if (dropped.test(name)) delete req.headers[name]
     req.headers['x-real-ip'] = address
     // A body the handler answered without reading (a 405, a preflight, a refusal) is read and dropped, up to 1 MB, so
     // the client gets its answer on a live connection instead of a reset.
@@ -155,6 +185,9 @@ export async function startServer(parameters: StartServerParameters = {}): Promi
     socket.resume()
     setTimeout(() => socket.destroy(), DRAIN_DEADLINE_MS).unref()
   })
+  // A client gets 20 s to send its headers and 60 s for its whole request (Node's own are 60 s and 300 s).
+  server.headersTimeout = 20_000
+  server.requestTimeout = 60_000
   await new Promise<void>((ok, fail) => {
     server.once('error', fail)
     server.listen(port, host, () => ok())
@@ -188,15 +221,22 @@ export async function vercelRouting(): Promise<{ rewrites: Record<string, string
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const { getReadServices } = await import('../lib/read/services.js')
+  const { loadPublicOrigin } = await import('../lib/platform/origins.js')
   let describe: string
   try {
     describe = getReadServices().describe
+    loadPublicOrigin(process.env)
   } catch (error) {
     console.error(error instanceof Error ? error.message : String(error))
     process.exit(1)
   }
+  const trustProxy = Number(process.env.TRUST_PROXY ?? 0)
+  if (!Number.isInteger(trustProxy) || trustProxy < 0 || trustProxy > 5) {
+    console.error('Invalid npm start configuration: TRUST_PROXY: must be the number of proxies in front, 0 to 5')
+    process.exit(1)
+  }
   const port = Number(process.env.PORT ?? 3000)
-  const running = await startServer({ port, host: process.env.HOST ?? '127.0.0.1', ...(await vercelRouting()) })
+  const running = await startServer({ port, host: process.env.HOST ?? '127.0.0.1', trustProxy, ...(await vercelRouting()) })
   // The scheduled work runs here too, so a self-hosted server is always on (TICK_INTERVAL_SECONDS=0 turns it off).
   const { startInProcessTicker } = await import('../lib/tick/ticker.js')
   const ticker = await startInProcessTicker().catch((error: unknown) => {

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { errorName, type Logger, processLogger, registerSecret, registerSecretUrl } from './log.js'
+import { loadPublicOrigin } from './origins.js'
 
 /** The environment could not be turned into a configuration; the message names each variable and what is wrong. */
 export class ConfigError extends Error {
@@ -273,6 +274,8 @@ export type TickConfig = {
   qstash: { currentSigningKey: string; nextSigningKey: string } | null
   /** Seconds between ticks of the in-process ticker of `npm start` and the sandbox (0: off); also the tick's claim. */
   intervalSeconds: number
+  /** The service's public origin (`PUBLIC_URL`): a QStash signature must name `<origin>/api/tick`; null: QStash is refused. */
+  publicOrigin: string | null
 }
 
 const tickSchema = z.object({
@@ -305,5 +308,6 @@ export function loadTickConfig(env: Environment = process.env): TickConfig {
         ? { currentSigningKey: parsed.QSTASH_CURRENT_SIGNING_KEY, nextSigningKey: parsed.QSTASH_NEXT_SIGNING_KEY }
         : null,
     intervalSeconds: parsed.TICK_INTERVAL_SECONDS,
+    publicOrigin: loadPublicOrigin(env),
   }
 }

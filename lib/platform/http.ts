@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import { z } from 'zod'
+import { publicOrigin } from './origins.js'
 
 /** HTTP methods as they appear on the wire. */
 export type Method = 'GET' | 'HEAD' | 'POST' | 'OPTIONS'
@@ -121,16 +122,17 @@ export function errorResponse(status: number, code: string, message: string, hea
 }
 
 /**
- * Answers what every endpoint answers the same way, or null to let the endpoint run: a 308 to https for plain-HTTP
- * requests (as the edge reports them), 204 for a CORS preflight, 405 with `Allow` for any other method.
+ * Answers what every endpoint answers the same way, or null to let the endpoint run: a 308 for plain-HTTP requests
+ * (as the edge reports them) to the same path on the service's public https origin (`PUBLIC_URL`; never a host the
+ * client names, and never kept by a cache), 204 for a CORS preflight, 405 with `Allow` for any other method. Without
+ * an https public origin there is nowhere safe to redirect to, and the request is served.
  */
-export function guardRequest(request: Request, methods: readonly Method[]): Response | null {
-  if (request.headers.get('x-forwarded-proto')?.split(',')[0]?.trim().toLowerCase() === 'http') {
+export function guardRequest(request: Request, methods: readonly Method[], origin: string | null = publicOrigin()): Response | null {
+  if (origin?.startsWith('https://') && request.headers.get('x-forwarded-proto')?.split(',')[0]?.trim().toLowerCase() === 'http') {
     const url = new URL(request.url)
-    const host = request.headers.get('x-forwarded-host')?.split(',')[0]?.trim() || request.headers.get('host') || url.host
     return new Response(null, {
       status: 308,
-      headers: { location: `https://${host}${url.pathname}${url.search}`, ...CORS_HEADERS },
+      headers: { location: `${origin}${url.pathname}${url.search}`, 'cache-control': 'no-store', ...CORS_HEADERS },
     })
   }
   if (request.method === 'OPTIONS') return new Response(null, { status: 204, headers: { ...BASE_HEADERS, ...preflightHeaders(methods) } })

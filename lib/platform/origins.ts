@@ -39,7 +39,7 @@ export function judgeOrigin(header: string | null, policy: OriginPolicy): Origin
 }
 
 /**
- * The MCP endpoint's origins from the environment: the deployment's own on Vercel (`VERCEL_PROJECT_PRODUCTION_URL`,
+ * The MCP endpoint's origins from the environment: the service's public origin (`PUBLIC_URL`), the deployment's own on Vercel (`VERCEL_PROJECT_PRODUCTION_URL`,
  * `VERCEL_URL`, `VERCEL_BRANCH_URL`, as https), loopback origins off Vercel (`npm start`), and `MCP_ALLOWED_ORIGINS`
  * (comma-separated origins). Throws a {@link ConfigError} naming a malformed entry.
  */
@@ -55,10 +55,38 @@ export function loadMcpOriginPolicy(env: Environment): OriginPolicy {
     else problems.push(`MCP_ALLOWED_ORIGINS: "${entry.slice(0, 80)}" is not an origin (https://host[:port], no path)`)
   }
   if (problems.length > 0) throw new ConfigError(`Invalid mcp configuration: ${problems.join('; ')}`)
+  const own = loadPublicOrigin(env)
+  if (own) allowed.add(own)
   for (const name of ['VERCEL_PROJECT_PRODUCTION_URL', 'VERCEL_URL', 'VERCEL_BRANCH_URL']) {
     const host = env[name]?.trim()
     const origin = host ? parseOrigin(`https://${host}`) : null
     if (origin) allowed.add(origin)
   }
   return { allowed, allowLoopback: !env.VERCEL }
+}
+
+/**
+ * The service's one public origin: `PUBLIC_URL` (an origin, http allowed for local use), else on Vercel
+ * `https://$VERCEL_PROJECT_PRODUCTION_URL`, else null. It is where an HTTPS redirect points (never a host a client
+ * names), the URL a QStash signature must name, and an origin MCP allows. Throws a {@link ConfigError} for a
+ * `PUBLIC_URL` that is not an origin.
+ */
+export function loadPublicOrigin(env: Environment): string | null {
+  const configured = env.PUBLIC_URL?.trim().replace(/\/+$/, '')
+  if (configured) {
+    const origin = parseOrigin(configured)
+    if (!origin) throw new ConfigError('Invalid public URL configuration: PUBLIC_URL: must be an origin (https://host[:port], no path)')
+    return origin
+  }
+  const production = env.VERCEL_PROJECT_PRODUCTION_URL?.trim()
+  return production ? parseOrigin(`https://${production}`) : null
+}
+
+/** {@link loadPublicOrigin} of this process's environment; a malformed `PUBLIC_URL` reads as none (npm start refuses it at start). */
+export function publicOrigin(): string | null {
+  try {
+    return loadPublicOrigin(process.env)
+  } catch {
+    return null
+  }
 }

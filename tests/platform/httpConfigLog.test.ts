@@ -3,18 +3,33 @@ import { parseQuery } from '../../lib/market/search.js'
 import { ConfigError, loadReadConfig } from '../../lib/platform/config.js'
 import { guardRequest, jsonResponse, matchesEtag } from '../../lib/platform/http.js'
 import { createLogger, publicErrorMessage, registerSecretUrl } from '../../lib/platform/log.js'
+import { loadPublicOrigin } from '../../lib/platform/origins.js'
 import { parseRetryAfter } from '../../lib/upstream/dexscreener.js'
 
 describe('guardRequest', () => {
   const get = (init: RequestInit & { url?: string } = {}) => new Request(init.url ?? 'https://svc.example/api/control-room?x=1', init)
 
-  it('redirects plain HTTP (as the edge reports it) to the same https URL with 308', () => {
-    const response = guardRequest(get({ url: 'http://svc.example/api/token-search?q=eth', headers: { 'x-forwarded-proto': 'http' } }), [
-      'GET',
-    ])!
+  it('redirects plain HTTP (as the edge reports it) to the same path on the public https origin, never a client-named host', () => {
+    const plain = get({
+      url: 'http://svc.example/api/token-search?q=eth',
+      headers: { 'x-forwarded-proto': 'http', 'x-forwarded-host': 'evil.example', host: 'evil.example' },
+    })
+    const response = guardRequest(plain, ['GET'], 'https://svc.example')!
     expect(response.status).toBe(308)
     expect(response.headers.get('location')).toBe('https://svc.example/api/token-search?q=eth')
+    expect(response.headers.get('cache-control')).toBe('no-store')
     expect(response.headers.get('access-control-allow-origin')).toBe('*')
+    // With no https public origin there is nowhere safe to send the client: it is served.
+    expect(guardRequest(plain, ['GET'], null)).toBeNull()
+    expect(guardRequest(plain, ['GET'], 'http://127.0.0.1:3000')).toBeNull()
+  })
+
+  it('takes the public origin from PUBLIC_URL, else the Vercel production URL, and refuses one with a path', () => {
+    expect(loadPublicOrigin({ PUBLIC_URL: 'https://svc.example/' })).toBe('https://svc.example')
+    expect(loadPublicOrigin({ PUBLIC_URL: 'http://127.0.0.1:3000' })).toBe('http://127.0.0.1:3000')
+    expect(loadPublicOrigin({ VERCEL_PROJECT_PRODUCTION_URL: 'svc.vercel.app' })).toBe('https://svc.vercel.app')
+    expect(loadPublicOrigin({})).toBeNull()
+    expect(() => loadPublicOrigin({ PUBLIC_URL: 'https://svc.example/api' })).toThrow(/PUBLIC_URL: must be an origin/)
   })
 
   it('answers a preflight with 204 and the CORS headers', () => {

@@ -24,6 +24,7 @@ const config: TickConfig = loadTickConfig({
   QSTASH_CURRENT_SIGNING_KEY: CURRENT_KEY,
   QSTASH_NEXT_SIGNING_KEY: NEXT_KEY,
   TICK_INTERVAL_SECONDS: '60',
+  PUBLIC_URL: 'https://svc.test',
 })
 
 /** Deploy services with no signer: the deploys part reports itself skipped, and nothing here reaches a chain. */
@@ -102,6 +103,16 @@ describe('who may run the tick', () => {
       401,
     ],
     [
+      'QStash signed for another host, sent to that host (the Host header is not the service’s URL)',
+      () =>
+        post(
+          body,
+          { 'upstash-signature': signAsQStash({ signingKey: CURRENT_KEY, url: 'https://other.example/api/tick', body }) },
+          'https://other.example/api/tick',
+        ),
+      401,
+    ],
+    [
       'QStash signed for another URL',
       () => post(body, { 'upstash-signature': signAsQStash({ signingKey: CURRENT_KEY, url: 'https://other.example/api/tick', body }) }),
       401,
@@ -151,16 +162,32 @@ describe('who may run the tick', () => {
   })
 
   it('refuses a body over 64 KB with 413 and other methods with 405, and never echoes a secret', async () => {
-    const big = new Request(TICK_URL, { method: 'POST', body: 'x'.repeat(65 * 1024), headers: { authorization: `Bearer ${CRON_SECRET}` } })
+    const signature = signAsQStash({ signingKey: CURRENT_KEY, url: TICK_URL, body })
+    const big = new Request(TICK_URL, { method: 'POST', body: 'x'.repeat(65 * 1024), headers: { 'upstash-signature': signature } })
     const refused = await tickOf(stack)(big)
     expect(refused.status).toBe(413)
     expect((await refused.json()) as object).toMatchObject({ code: 'BODY_TOO_LARGE' })
+    const declared = new Request(TICK_URL, { method: 'POST', body: 'x', headers: { 'content-length': String(65 * 1024) } })
+    expect((await tickOf(stack)(declared)).status).toBe(413)
     const put = await tickOf(stack)(new Request(TICK_URL, { method: 'PUT', headers: { authorization: `Bearer ${CRON_SECRET}` } }))
     expect(put.status).toBe(405)
     stack.clock.now += 60_000
     const text = await (await tickOf(stack)(cron())).text()
     for (const secret of [CRON_SECRET, CURRENT_KEY, NEXT_KEY]) expect(text).not.toContain(secret)
     for (const line of stack.logs) for (const secret of [CRON_SECRET, CURRENT_KEY, NEXT_KEY]) expect(line).not.toContain(secret)
+  })
+
+  it('answers a caller without credentials before reading its body: a body that never ends holds nothing', async () => {
+    const endless = () => new ReadableStream<Uint8Array>({ start: (c) => c.enqueue(new TextEncoder().encode('{"a":')) })
+    const stranger = new Request(TICK_URL, { method: 'POST', body: endless(), duplex: 'half' } as RequestInit)
+    expect((await tickOf(stack)(stranger)).status).toBe(401)
+    const notAJwt = new Request(TICK_URL, {
+      method: 'POST',
+      body: endless(),
+      duplex: 'half',
+      headers: { 'upstash-signature': 'x' },
+    } as RequestInit)
+    expect((await tickOf(stack)(notAJwt)).status).toBe(401)
   })
 
   it('refuses a configuration with one QStash key of the two, naming the missing variable', () => {
