@@ -9,6 +9,14 @@ export const QUERY_MAX_LENGTH = 64
 /** Why a search term was refused. */
 export type QueryProblem = 'missing' | 'too_long'
 
+/** A UTF-16 surrogate without its partner: text no URL, key or upstream can carry. */
+export const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
+
+/** True when `text` is well-formed Unicode (no lone surrogate). */
+export function isWellFormedText(text: string): boolean {
+  return !LONE_SURROGATE.test(text)
+}
+
 /** Trims a raw `q` and checks it: the term to use, or the problem with it. */
 export function parseQuery(raw: string | null): { ok: true; query: string } | { ok: false; problem: QueryProblem } {
   const query = (raw ?? '').trim()

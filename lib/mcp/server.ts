@@ -11,7 +11,7 @@ import {
 } from '../deploy/agentActions.js'
 import { AGENT_KEY_MAX_LENGTH, createRefusalLog, refusalText } from '../deploy/agentKeys.js'
 import { logConfigFailure } from '../platform/config.js'
-import { BASE_HEADERS, CORS_HEADERS, guardRequest } from '../platform/http.js'
+import { BASE_HEADERS, CORS_HEADERS, guardRequest, readBodyBytes } from '../platform/http.js'
 import { errorName, processLogger } from '../platform/log.js'
 import { judgeOrigin, loadMcpOriginPolicy, type OriginPolicy, type OriginVerdict } from '../platform/origins.js'
 import { SERVICE_VERSION } from '../platform/version.js'
@@ -252,8 +252,18 @@ export function createMcpHandler(dependencies: McpDependencies): (request: Reque
     // Plain-HTTP redirect as on every endpoint; stateless: no server-to-client stream (GET), no session to end (DELETE).
     const guarded = guardRequest(request, METHODS)
     if (guarded) return withCors(guarded, cors)
+    // One message per request: MCP dropped JSON-RPC batching in 2025-06-18, and a batch of a hundred tool calls would
+    // cost a hundred calls' store commands for one request.
+    const peeked = await peekJsonRpc(request)
+    if (peeked.kind === 'too-large')
+      return withCors(mcpAnswer(413, jsonRpcError(-32600, `The request body is larger than ${MCP_BODY_LIMIT_BYTES} bytes.`)), cors)
+    if (peeked.kind === 'batch')
+      return withCors(
+        mcpAnswer(400, jsonRpcError(-32600, 'Batches are not accepted: send one JSON-RPC message per request (MCP 2025-06-18).')),
+        cors,
+      )
     logRefusal ??= createRefusalLog({ logger: dependencies.deploy.logger() })
-    const server = createServer(request, dependencies, logRefusal)
+    const server = createServer(peeked.request, dependencies, logRefusal)
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,
@@ -261,13 +271,28 @@ export function createMcpHandler(dependencies: McpDependencies): (request: Reque
     })
     try {
       await server.connect(transport)
-      const response = await transport.handleRequest(request)
+      const response = await transport.handleRequest(peeked.request)
       const body = response.body ? await response.arrayBuffer() : null
       return withCors(new Response(body, { status: response.status, headers: response.headers }), { ...cors, 'cache-control': 'no-store' })
     } finally {
       await server.close().catch(() => undefined)
     }
   }
+}
+
+/** A JSON-RPC error with no id (the request was refused whole). */
+const jsonRpcError = (code: number, message: string) => ({ jsonrpc: '2.0', id: null, error: { code, message } })
+
+/** What the body of a POST holds, read once (at most {@link MCP_BODY_LIMIT_BYTES}); `request` carries it on. */
+type PeekedJsonRpc = { kind: 'one'; request: Request } | { kind: 'batch' } | { kind: 'too-large' }
+
+/** Reads the body to refuse a batch before the transport sees it; anything else goes on unchanged. */
+async function peekJsonRpc(request: Request): Promise<PeekedJsonRpc> {
+  if (request.method !== 'POST') return { kind: 'one', request }
+  const read = await readBodyBytes(request, MCP_BODY_LIMIT_BYTES)
+  if (!read.ok) return { kind: 'too-large' }
+  if (/^\s*\[/.test(read.bytes.toString('utf8', 0, Math.min(read.bytes.length, 64)))) return { kind: 'batch' }
+  return { kind: 'one', request: new Request(request.url, { method: 'POST', headers: request.headers, body: new Uint8Array(read.bytes) }) }
 }
 
 /** A JSON answer of the MCP endpoint that names no origin (a refusal, a broken configuration). */

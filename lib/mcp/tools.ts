@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { IDEMPOTENCY_KEY_PATTERN } from '../deploy/idempotency.js'
 import { agentDeploySchema, listDeploysRequestSchema, receiptRequestSchema } from '../deploy/intent.js'
-import { QUERY_MAX_LENGTH } from '../market/search.js'
+import { isWellFormedText, QUERY_MAX_LENGTH } from '../market/search.js'
 
 // The MCP tools: their names, descriptions, annotations and input schemas. The schemas are built from the very zod
 // schemas the HTTP API validates with (field for field), so a client sees the same rules either way.
@@ -29,7 +29,12 @@ export const getControlRoomInput = z.strictObject({
 
 /** Arguments of `search_tokens`. */
 export const searchTokensInput = z.strictObject({
-  query: z.string().min(1).max(QUERY_MAX_LENGTH).describe('Symbol, name or 0x address, as the q parameter of /api/token-search'),
+  query: z
+    .string()
+    .min(1)
+    .max(QUERY_MAX_LENGTH)
+    .refine(isWellFormedText, 'must be well-formed Unicode text (it holds a lone surrogate)')
+    .describe('Symbol, name or 0x address, as the q parameter of /api/token-search'),
 })
 
 /** Arguments of `deploy_token`: the `agent_deploy` body without `action`, plus the idempotency key. */

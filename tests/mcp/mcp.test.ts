@@ -200,4 +200,49 @@ describe('the MCP server at /api/mcp, with the SDK’s own client, against npm s
     expect(preflight.headers.get('access-control-allow-headers')).toMatch(/Authorization/)
     expect(preflight.headers.get('access-control-allow-headers')).toMatch(/Mcp-Protocol-Version/)
   })
+
+  const rpc = (body: string) =>
+    fetch(`${service.url}/api/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body,
+    })
+
+  it('refuses a JSON-RPC batch whole (MCP 2025-06-18 dropped batching), before any tool runs', async () => {
+    const before = service.lines.filter((l) => l.includes('token_search')).length
+    const batch = JSON.stringify(
+      Array.from({ length: 100 }, (_, i) => ({
+        jsonrpc: '2.0',
+        id: i,
+        method: 'tools/call',
+        params: { name: 'search_tokens', arguments: { query: `batch${i}` } },
+      })),
+    )
+    const response = await rpc(batch)
+    expect(response.status).toBe(400)
+    expect(await response.json()).toMatchObject({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32600, message: expect.stringMatching(/Batches/) },
+    })
+    expect(service.lines.filter((l) => l.includes('token_search')).length).toBe(before)
+    // One message still works.
+    const one = await rpc(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }))
+    expect(one.status).toBe(200)
+  })
+
+  it('answers a lone surrogate in search_tokens as invalid arguments, with no error line', async () => {
+    const errorsBefore = service.lines.filter((l) => l.includes('"level":"error"')).length
+    const response = await rpc(
+      '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"search_tokens","arguments":{"query":"a\\ud800b"}}}',
+    )
+    expect(response.status).toBe(200)
+    const body = (await response.json()) as { result: Result }
+    expect(body.result.isError).toBe(true)
+    expect(body.result.structuredContent).toMatchObject({
+      ok: false,
+      details: [{ field: 'query', reason: expect.stringMatching(/surrogate/) }],
+    })
+    expect(service.lines.filter((l) => l.includes('"level":"error"')).length).toBe(errorsBefore)
+  })
 })
