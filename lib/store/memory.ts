@@ -4,17 +4,50 @@ import type { Store } from './types.js'
 /** Clients tracked by the in-process throttle before idle ones are swept. */
 const THROTTLED_CLIENTS_MAX = 10_000
 
-/** Parameters of {@link createMemoryStore}. */
-export type CreateMemoryStoreParameters = { now?: () => number }
+/** Entries the in-process store holds at most; past that the least recently written goes first. */
+export const MEMORY_STORE_ENTRIES_MAX = 100_000
+/** Entries the sweep looks at per store call: bounded work, yet ahead of any stream of new keys. */
+const SWEEP_STEPS = 4
 
-/** The in-process store: the embedded default when no Redis is configured; one instance only. */
-export function createMemoryStore(parameters: CreateMemoryStoreParameters = {}): Store {
-  const { now = Date.now } = parameters
+/** Parameters of {@link createMemoryStore}. */
+export type CreateMemoryStoreParameters = { now?: () => number; maxEntries?: number }
+
+/** The in-process store, with how many values it holds (expired ones not yet swept included). */
+export type MemoryStore = Store & { size(): number }
+
+/**
+ * The in-process store: the embedded default when no Redis is configured; one instance only. It forgets what has
+ * expired as it goes (a sweep of a few entries per call, resuming where the last left off), and holds at most
+ * `maxEntries` values, so a stream of distinct keys (search terms) leaves its memory flat.
+ */
+export function createMemoryStore(parameters: CreateMemoryStoreParameters = {}): MemoryStore {
+  const { now = Date.now, maxEntries = MEMORY_STORE_ENTRIES_MAX } = parameters
   const values = new Map<string, { value: string; expiresAt: number }>()
+  let cursor = values.entries()
+  const sweep = () => {
+    const at = now()
+    for (let i = 0; i < SWEEP_STEPS; i++) {
+      let next = cursor.next()
+      if (next.done) {
+        cursor = values.entries()
+        next = cursor.next()
+        if (next.done) return
+      }
+      if (next.value[1].expiresAt <= at) values.delete(next.value[0])
+    }
+  }
+  /** Writes a value as the most recent, sweeping and keeping within the bound. */
+  const write = (key: string, value: string, ttlMs: number) => {
+    sweep()
+    values.delete(key)
+    if (values.size >= maxEntries) values.delete(values.keys().next().value!)
+    values.set(key, { value, expiresAt: now() + ttlMs })
+  }
   const windows = new Map<string, Map<string, number>>()
   const throttles = new Map<string, number[]>()
   const indexes = new Map<string, Map<string, number>>()
   const read = (key: string): string | null => {
+    sweep()
     const entry = values.get(key)
     if (!entry) return null
     if (entry.expiresAt <= now()) {
@@ -25,6 +58,7 @@ export function createMemoryStore(parameters: CreateMemoryStoreParameters = {}):
   }
   return {
     kind: 'memory',
+    size: () => values.size,
     async get(key) {
       return read(key)
     },
@@ -32,12 +66,12 @@ export function createMemoryStore(parameters: CreateMemoryStoreParameters = {}):
       return keys.map(read)
     },
     async set(key, value, ttlMs) {
-      values.set(key, { value, expiresAt: now() + ttlMs })
+      write(key, value, ttlMs)
     },
     async acquireLock(key, ttlMs) {
       if (read(key) !== null) return null
       const token = randomUUID()
-      values.set(key, { value: token, expiresAt: now() + ttlMs })
+      write(key, token, ttlMs)
       return token
     },
     async releaseLock(key, token) {
@@ -47,7 +81,7 @@ export function createMemoryStore(parameters: CreateMemoryStoreParameters = {}):
     },
     async setIfAbsent(key, value, ttlMs) {
       if (read(key) !== null) return false
-      values.set(key, { value, expiresAt: now() + ttlMs })
+      write(key, value, ttlMs)
       return true
     },
     async delete(key) {
@@ -93,7 +127,7 @@ export function createMemoryStore(parameters: CreateMemoryStoreParameters = {}):
       return { ok: true }
     },
     async putIndexed({ recordKey, value, ttlMs, member, score, indexKeys, maxEntries }) {
-      values.set(recordKey, { value, expiresAt: now() + ttlMs })
+      write(recordKey, value, ttlMs)
       for (const key of indexKeys) {
         const index = indexes.get(key) ?? new Map<string, number>()
         indexes.set(key, index)
@@ -118,7 +152,7 @@ export function createMemoryStore(parameters: CreateMemoryStoreParameters = {}):
       if (read(lockKey) !== lockToken) return { kind: 'lock-lost' }
       const counter = Number(read(counterKey) ?? '0')
       const seen = Math.max(floor, Number(read(`${counterKey}:floor`) ?? '0'))
-      values.set(`${counterKey}:floor`, { value: String(seen), expiresAt: now() + counterTtlMs })
+      write(`${counterKey}:floor`, String(seen), counterTtlMs)
       floor = seen
       let nonce = Math.max(counter, floor)
       for (let i = floor; i < Math.min(counter, floor + 256); i++)
@@ -127,8 +161,8 @@ export function createMemoryStore(parameters: CreateMemoryStoreParameters = {}):
           break
         }
       if (read(fencePrefix + nonce) !== null) return { kind: 'held', nonce }
-      values.set(fencePrefix + nonce, { value: lockToken, expiresAt: now() + fenceTtlMs })
-      values.set(counterKey, { value: String(Math.max(counter, nonce + 1)), expiresAt: now() + counterTtlMs })
+      write(fencePrefix + nonce, lockToken, fenceTtlMs)
+      write(counterKey, String(Math.max(counter, nonce + 1)), counterTtlMs)
       return { kind: 'claimed', nonce }
     },
     async releaseNonce({ counterKey, fencePrefix, nonce }) {

@@ -216,3 +216,34 @@ describe('the Upstash-compatible test server', () => {
     }
   })
 })
+
+describe('the in-process store forgets what has expired, with bounded work per call', () => {
+  it('keeps its size flat under a stream of distinct keys, and empties after a quiet spell', async () => {
+    const clock = { now: 1_800_000_000_000 }
+    const store = createMemoryStore({ now: () => clock.now })
+    let largest = 0
+    // 100,000 distinct search terms, one every 20 ms (about 33 minutes), each cached for 30 s: about 1,500 alive at once.
+    for (let i = 0; i < 100_000; i++) {
+      await store.set(`bcr:v2:token-search:term${i}`, 'x'.repeat(200), 30_000)
+      clock.now += 20
+      largest = Math.max(largest, store.size())
+    }
+    expect(largest).toBeLessThan(3_000)
+    // Two quiet hours, then a few calls (a tick, a read): the expired entries go, a few per call.
+    clock.now += 2 * 3_600_000
+    for (let i = 0; i < 1_000; i++) await store.get('bcr:v2:control-room')
+    expect(store.size()).toBe(0)
+  })
+
+  it('holds at most maxEntries values, dropping the least recently written first', async () => {
+    const store = createMemoryStore({ maxEntries: 100 })
+    await store.set('first', 'kept', 3_600_000)
+    for (let i = 0; i < 500; i++) {
+      await store.set(`k${i}`, 'v', 3_600_000)
+      if (i % 50 === 0) await store.set('first', 'kept', 3_600_000) // rewritten: the most recent again
+    }
+    expect(store.size()).toBeLessThanOrEqual(100)
+    expect(await store.get('k499')).toBe('v')
+    expect(await store.get('k0')).toBeNull()
+  })
+})
