@@ -18,8 +18,12 @@ export type AgentRecord = {
   revokedAt: number | null
 }
 
-/** Most agents a registry holds (and an instance reads in one snapshot). */
+/** Most agents a registry holds: issuing past it is refused (after purging), never done by dropping a valid key. */
 export const AGENT_REGISTRY_MAX = 1000
+/** Room the index keeps past {@link AGENT_REGISTRY_MAX}, so two operators issuing at once never trim a valid key. */
+const INDEX_SLACK = 1000
+/** How long a revoked key's record stays listed before a full registry may purge it. */
+export const REVOKED_KEPT_MS = 30 * 24 * 60 * 60 * 1000
 /** How long the store keeps a record: long past any expiry; revoked records stay listed. */
 const RECORD_TTL_MS = 10 * 365 * 24 * 60 * 60 * 1000
 
@@ -42,7 +46,11 @@ export function agentRegistryKeys(storePrefix: string) {
 /** Reads every record of the registry, newest first (one index read and one read of the records). */
 export async function listAgentRecords(store: Store, storePrefix: string): Promise<AgentRecord[]> {
   const keys = agentRegistryKeys(storePrefix)
-  const values = await store.listIndexed({ indexKey: keys.index, recordPrefix: keys.recordPrefix, limit: AGENT_REGISTRY_MAX })
+  const values = await store.listIndexed({
+    indexKey: keys.index,
+    recordPrefix: keys.recordPrefix,
+    limit: AGENT_REGISTRY_MAX + INDEX_SLACK,
+  })
   return values.flatMap((value) => {
     try {
       return [JSON.parse(value) as AgentRecord]
@@ -62,7 +70,7 @@ export async function saveAgentRecord(store: Store, storePrefix: string, record:
     member: record.digest,
     score: record.createdAt,
     indexKeys: [keys.index],
-    maxEntries: AGENT_REGISTRY_MAX,
+    maxEntries: AGENT_REGISTRY_MAX + INDEX_SLACK,
   })
 }
 
@@ -172,6 +180,7 @@ export async function issueAgentKey(parameters: IssueAgentKeyParameters): Promis
   if (expiresInDays !== null && !(Number.isFinite(expiresInDays) && expiresInDays > 0 && expiresInDays <= 3650)) {
     throw new AgentAdminError('--expires-days must be a number of days from more than 0 to 3650')
   }
+  await makeRoomForOneMore(store, storePrefix, now)
   const { key, digest } = generateAgentKey()
   const keys = agentRegistryKeys(storePrefix)
   // The label is claimed atomically, so two operators issuing the same label at once cannot both succeed.
@@ -193,6 +202,33 @@ export async function issueAgentKey(parameters: IssueAgentKeyParameters): Promis
     throw error
   }
   return { key, record }
+}
+
+/**
+ * Makes sure one more agent fits: below {@link AGENT_REGISTRY_MAX} nothing is done; at it, expired keys and keys revoked
+ * over {@link REVOKED_KEPT_MS} ago are purged (record, label, last use); if the registry is still full, throws an
+ * {@link AgentAdminError} that says what to do. A valid key is never dropped to make room.
+ */
+async function makeRoomForOneMore(store: Store, storePrefix: string, now: number): Promise<void> {
+  const records = await listAgentRecords(store, storePrefix)
+  if (records.length < AGENT_REGISTRY_MAX) return
+  const keys = agentRegistryKeys(storePrefix)
+  const stale = records.filter(
+    (r) => (r.expiresAt !== null && r.expiresAt <= now) || (r.revokedAt !== null && now - r.revokedAt > REVOKED_KEPT_MS),
+  )
+  for (const record of stale) {
+    await store.removeFromIndex(keys.index, record.digest)
+    await Promise.all([
+      store.delete(keys.record(record.digest)),
+      store.delete(keys.label(record.label)),
+      store.delete(keys.lastUsed(record.digest)),
+    ])
+  }
+  if (records.length - stale.length >= AGENT_REGISTRY_MAX)
+    throw new AgentAdminError(
+      `the registry holds ${AGENT_REGISTRY_MAX} agents that are valid or were revoked in the last 30 days; revoke unused ones ` +
+        '(npm run agents -- list, then revoke <label>): a revoked key is purged 30 days after its revocation. Nothing was written.',
+    )
 }
 
 /** An agent as `npm run agents -- list` shows it: never a key, and only the first 12 hex digits of its digest. */

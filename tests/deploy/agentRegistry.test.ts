@@ -5,9 +5,10 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { authorizeAgent, deployServicesFrom } from '../../lib/deploy/agentActions.js'
 import { digestAgentKey, generateAgentKey } from '../../lib/deploy/agentKeys.js'
-import { createAgentRegistry, issueAgentKey, revokeAgentKey } from '../../lib/deploy/agentRegistry.js'
+import { AGENT_REGISTRY_MAX, createAgentRegistry, issueAgentKey, listAgentKeys, revokeAgentKey } from '../../lib/deploy/agentRegistry.js'
 import { createDeployServices } from '../../lib/deploy/services.js'
 import { silentLogger } from '../../lib/platform/log.js'
+import { createMemoryStore } from '../../lib/store/memory.js'
 import { createUpstashStore } from '../../lib/store/upstash.js'
 import { type NpmStart, startNpmStart } from '../support/npmStart.js'
 import { type ServiceParts, startServiceParts } from '../support/serviceParts.js'
@@ -209,4 +210,35 @@ describe('running instances and runtime keys, over HTTP and MCP (npm start, chai
       ]),
     )
   })
+})
+
+describe('a full registry refuses to issue rather than drop a valid key (the in-process store)', () => {
+  it('purges expired and long-revoked keys to make room, then refuses with a clear message, keeping every valid key', async () => {
+    const store = createMemoryStore()
+    const prefix = 'full:'
+    const now = 1_800_000_000_000
+    const day = 24 * 60 * 60 * 1000
+    const keys: string[] = []
+    for (let i = 0; i < AGENT_REGISTRY_MAX; i++) {
+      const expiresInDays = i === 5 ? 1 : null // one key that will have expired
+      keys.push((await issueAgentKey({ store, storePrefix: prefix, label: `agent${i}`, expiresInDays, now: now - 40 * day + i })).key)
+    }
+    await revokeAgentKey(store, prefix, 'agent7', now - 31 * day) // revoked long ago: may go
+    await revokeAgentKey(store, prefix, 'agent8', now - 2 * day) // revoked lately: stays listed
+    // Key 1,001: room is made from the expired key and the long-revoked one; the oldest valid key stays.
+    await issueAgentKey({ store, storePrefix: prefix, label: 'newcomer', now })
+    const listed = await listAgentKeys(store, prefix)
+    expect(listed.map((a) => a.label)).not.toContain('agent5')
+    expect(listed.map((a) => a.label)).not.toContain('agent7')
+    expect(listed.map((a) => a.label)).toEqual(expect.arrayContaining(['agent0', 'agent8', 'newcomer']))
+    await issueAgentKey({ store, storePrefix: prefix, label: 'another', now })
+    expect(await listAgentKeys(store, prefix)).toHaveLength(AGENT_REGISTRY_MAX)
+    // Full of valid keys: refused, nothing written, and the oldest key still works.
+    await expect(issueAgentKey({ store, storePrefix: prefix, label: 'onetoomany', now })).rejects.toThrow(
+      /holds 1000 agents .*revoke unused ones/,
+    )
+    expect((await listAgentKeys(store, prefix)).map((a) => a.label)).not.toContain('onetoomany')
+    const registry = createAgentRegistry({ store, storePrefix: prefix, now: () => now })
+    expect(await registry.check(keys[0]!)).toMatchObject({ ok: true })
+  }, 60_000)
 })
