@@ -221,7 +221,7 @@ export async function vercelRouting(): Promise<{ rewrites: Record<string, string
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const { getReadServices } = await import('../lib/read/services.js')
-  const { loadPublicOrigin } = await import('../lib/platform/origins.js')
+  const { loadPublicOrigin } = await import('../lib/platform/config.js')
   let describe: string
   try {
     describe = getReadServices().describe

@@ -1,6 +1,5 @@
 import { z } from 'zod'
 import { errorName, type Logger, processLogger, registerSecret, registerSecretUrl } from './log.js'
-import { loadPublicOrigin } from './origins.js'
 
 /** The environment could not be turned into a configuration; the message names each variable and what is wrong. */
 export class ConfigError extends Error {
@@ -309,5 +308,42 @@ export function loadTickConfig(env: Environment = process.env): TickConfig {
         : null,
     intervalSeconds: parsed.TICK_INTERVAL_SECONDS,
     publicOrigin: loadPublicOrigin(env),
+  }
+}
+
+/**
+ * The service's one public origin: `PUBLIC_URL` (an origin, http allowed for local use), else on Vercel
+ * `https://$VERCEL_PROJECT_PRODUCTION_URL`, else null. It is where an HTTPS redirect points (never a host a client
+ * names), the URL a QStash signature must name, and an origin MCP allows. Throws a {@link ConfigError} for a
+ * `PUBLIC_URL` that is not an origin.
+ */
+export function loadPublicOrigin(env: Environment): string | null {
+  const configured = env.PUBLIC_URL?.trim().replace(/\/+$/, '')
+  if (configured) {
+    const origin = bareOrigin(configured)
+    if (!origin) throw new ConfigError('Invalid public URL configuration: PUBLIC_URL: must be an origin (https://host[:port], no path)')
+    return origin
+  }
+  const production = env.VERCEL_PROJECT_PRODUCTION_URL?.trim()
+  return production ? bareOrigin(`https://${production}`) : null
+}
+
+/** {@link loadPublicOrigin} of this process's environment; a malformed `PUBLIC_URL` reads as none (npm start refuses it at start). */
+export function publicOrigin(): string | null {
+  try {
+    return loadPublicOrigin(process.env)
+  } catch {
+    return null
+  }
+}
+
+/** `scheme://host[:port]` of an http(s) URL with no path, query or credentials; else null. */
+function bareOrigin(value: string): string | null {
+  try {
+    const url = new URL(value)
+    const bare = url.pathname === '/' && !url.search && !url.hash && !url.username && !url.password
+    return (url.protocol === 'http:' || url.protocol === 'https:') && bare ? url.origin : null
+  } catch {
+    return null
   }
 }

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import { z } from 'zod'
-import { publicOrigin } from './origins.js'
+import { publicOrigin } from './config.js'
 
 /** HTTP methods as they appear on the wire. */
 export type Method = 'GET' | 'HEAD' | 'POST' | 'OPTIONS'

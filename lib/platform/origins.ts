@@ -1,5 +1,5 @@
 import type { Environment } from './config.js'
-import { ConfigError } from './config.js'
+import { ConfigError, loadPublicOrigin } from './config.js'
 
 /** Which browser origins may call an endpoint that must not be open to every page (the MCP endpoint). */
 export type OriginPolicy = {
@@ -63,30 +63,4 @@ export function loadMcpOriginPolicy(env: Environment): OriginPolicy {
     if (origin) allowed.add(origin)
   }
   return { allowed, allowLoopback: !env.VERCEL }
-}
-
-/**
- * The service's one public origin: `PUBLIC_URL` (an origin, http allowed for local use), else on Vercel
- * `https://$VERCEL_PROJECT_PRODUCTION_URL`, else null. It is where an HTTPS redirect points (never a host a client
- * names), the URL a QStash signature must name, and an origin MCP allows. Throws a {@link ConfigError} for a
- * `PUBLIC_URL` that is not an origin.
- */
-export function loadPublicOrigin(env: Environment): string | null {
-  const configured = env.PUBLIC_URL?.trim().replace(/\/+$/, '')
-  if (configured) {
-    const origin = parseOrigin(configured)
-    if (!origin) throw new ConfigError('Invalid public URL configuration: PUBLIC_URL: must be an origin (https://host[:port], no path)')
-    return origin
-  }
-  const production = env.VERCEL_PROJECT_PRODUCTION_URL?.trim()
-  return production ? parseOrigin(`https://${production}`) : null
-}
-
-/** {@link loadPublicOrigin} of this process's environment; a malformed `PUBLIC_URL` reads as none (npm start refuses it at start). */
-export function publicOrigin(): string | null {
-  try {
-    return loadPublicOrigin(process.env)
-  } catch {
-    return null
-  }
 }

@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { parseQuery } from '../../lib/market/search.js'
-import { ConfigError, loadReadConfig } from '../../lib/platform/config.js'
+import { ConfigError, loadPublicOrigin, loadReadConfig } from '../../lib/platform/config.js'
 import { guardRequest, jsonResponse, matchesEtag } from '../../lib/platform/http.js'
 import { createLogger, publicErrorMessage, registerSecretUrl } from '../../lib/platform/log.js'
-import { loadPublicOrigin } from '../../lib/platform/origins.js'
 import { parseRetryAfter } from '../../lib/upstream/dexscreener.js'
 
 describe('guardRequest', () => {
