@@ -5,6 +5,7 @@ import { benchDeployLatency } from './deployLatency.js'
 import { benchReadApi } from './readApi.js'
 import { benchReadFreshness, benchRefresh, benchSteadyLoad } from './readFreshness.js'
 import { type BenchRun, regenerateBenchmarkTables, saveRun } from './report.js'
+import { benchStoreCost } from './storeCost.js'
 
 /** Runs every benchmark (or those named on the command line) and prints their figures and ratios. */
 const benches: Record<string, () => Promise<Record<string, number | string>>> = {
@@ -15,6 +16,7 @@ const benches: Record<string, () => Promise<Record<string, number | string>>> = 
   'deploy-latency': benchDeployLatency,
   'cold-start': benchColdStart,
   dashboard: benchDashboard,
+  'store-cost': benchStoreCost,
 }
 
 const wanted = process.argv.slice(2)

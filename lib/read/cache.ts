@@ -144,13 +144,16 @@ export function createReadCache(parameters: CreateReadCacheParameters): ReadCach
     return entry
   }
 
-  /** A refresh that the caller waits for: single-flight across instances through a short lock. */
-  const refreshShared = async (parameters: ReadParameters): Promise<CachedBody> => {
+  /**
+   * A refresh that the caller waits for: single-flight across instances through a short lock. `firstRead` is the
+   * shared entry the caller has just read, so it is not read again before the lock.
+   */
+  const refreshShared = async (parameters: ReadParameters, firstRead?: CachedBody | null | 'down'): Promise<CachedBody> => {
     const { key } = parameters
     const lockKey = `${key}:refresh-lock`
     const deadline = Date.now() + lockTtlMs
-    for (;;) {
-      const shared = await readShared(key)
+    for (let pending = firstRead; ; pending = undefined) {
+      const shared = pending !== undefined ? pending : await readShared(key)
       if (shared === 'down') return produce(parameters, false)
       if (shared && isFresh(shared)) return shared
       const lock = await tryStore('lock', () => store.acquireLock(lockKey, lockTtlMs))
@@ -173,10 +176,10 @@ export function createReadCache(parameters: CreateReadCacheParameters): ReadCach
   }
 
   /** One refresh per key in this instance at a time; the result becomes the instance's entry. */
-  const flight = (parameters: ReadParameters): Promise<LocalCachedBody> => {
+  const flight = (parameters: ReadParameters, firstRead?: CachedBody | null | 'down'): Promise<LocalCachedBody> => {
     let running = inFlight.get(parameters.key)
     if (!running) {
-      running = refreshShared(parameters)
+      running = refreshShared(parameters, firstRead)
         .then((shared) => keepLocal(parameters.key, shared))
         .finally(() => inFlight.delete(parameters.key))
       inFlight.set(parameters.key, running)
@@ -210,7 +213,7 @@ export function createReadCache(parameters: CreateReadCacheParameters): ReadCach
       const shared = await readShared(parameters.key)
       const known = shared === 'down' ? null : shared
       if (known && now() - known.fetchedAt < olderThanMs) return { entry: keepLocal(parameters.key, known), refreshed: false }
-      const entry = await flight(parameters)
+      const entry = await flight(parameters, shared)
       return { entry, refreshed: entry.fetchedAt !== known?.fetchedAt }
     },
     async read(parameters) {

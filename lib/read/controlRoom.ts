@@ -74,6 +74,8 @@ export type BuildControlRoomParameters = {
   refreshTimeoutMs?: number
   /** DexScreener request budget of the refresh, retries included (default 30). */
   maxRequests?: number
+  /** Slots of the service-wide DexScreener minute reserved for this refresh in one store call; past them each request asks. */
+  preAdmitted?: RequestBudget
   /**
    * GeckoTerminal's ranking is off, failing or backing off: spend the whole DexScreener budget on discovery (more
    * searches, the promoted lists, and as many enrichment calls as the budget leaves). Also done in the second wave
@@ -115,6 +117,7 @@ export async function buildControlRoom(parameters: BuildControlRoomParameters): 
     refreshTimeoutMs = 10_000,
     maxRequests = MAX_REQUESTS_PER_REFRESH,
     wideDiscovery = false,
+    preAdmitted,
   } = parameters
   const signal = AbortSignal.timeout(refreshTimeoutMs)
   // Every call of the refresh (up to the request budget, plus discovery) listens to this one signal.
@@ -131,15 +134,15 @@ export async function buildControlRoom(parameters: BuildControlRoomParameters): 
   // The hubs lead the first batch: with a warm universe they are among its leaders anyway, so they cost nothing more.
   const leaderBatches = toBatches([...new Set([...HUB_TOKEN_ADDRESSES, ...universeLeaders(universe, leaderSlots)])].slice(0, leaderSlots))
 
-  const enrich = (batch: string[]) => upstream.tokens(batch, { signal, budget, dropped }).then((pairs) => ({ batch, pairs }))
+  const enrich = (batch: string[]) => upstream.tokens(batch, { signal, budget, preAdmitted, dropped }).then((pairs) => ({ batch, pairs }))
   // Discovery runs beside DexScreener's wave; a DexScreener outage is reported (and failed over) without waiting for it.
   const discovering = settleAll(
     Array.from({ length: discovery?.pages ?? 0 }, (_, i) => discovery!.gecko.rankedPools(i + 1, { signal, dropped })),
   )
   const [searches, leaders, promoted] = await Promise.all([
-    settleAll(seeds.map((q) => upstream.search(q, { signal, budget, dropped }))),
+    settleAll(seeds.map((q) => upstream.search(q, { signal, budget, preAdmitted, dropped }))),
     settleAll(leaderBatches.map(enrich)),
-    settleAll(lists.map((list) => upstream.promotedTokens(list, { signal, budget }))),
+    settleAll(lists.map((list) => upstream.promotedTokens(list, { signal, budget, preAdmitted }))),
   ])
   if (searches.values.length === 0 && leaders.values.length === 0) throw rootCause([...searches.errors, ...leaders.errors])
   const pools = await discovering

@@ -6,7 +6,7 @@ import { errorName, publicErrorMessage } from '../platform/log.js'
 import { droppedLogFields } from '../upstream/fields.js'
 import { UpstreamError } from '../upstream/jsonGetter.js'
 import type { RefreshResult } from './cache.js'
-import { type BuildControlRoomReturnType, buildControlRoom } from './controlRoom.js'
+import { type BuildControlRoomReturnType, buildControlRoom, MAX_REQUESTS_PER_REFRESH } from './controlRoom.js'
 import { backOffGeckoAfter429, claimGeckoDiscovery, claimGeckoFailover, noteDiscoveryOutcome } from './discovery.js'
 import { buildFailoverControlRoom, FAILOVER_PAGES } from './failover.js'
 import { loadSnapshotHourAgo, recordSnapshot } from './historyStore.js'
@@ -24,10 +24,12 @@ export const universeKey = (keyPrefix: string) => `${keyPrefix}v1:universe`
 export async function refreshControlRoom(services: ReadServices): Promise<RefreshResult> {
   const { store, keyPrefix, logger, upstream, gecko, now } = services
   // The store round trips in front of the first wave are made together.
-  const [universe, claim, hourAgo] = await Promise.all([
+  const [universe, claim, hourAgo, reserved] = await Promise.all([
     loadUniverse(store, universeKey(keyPrefix), logger),
     gecko ? claimGeckoDiscovery({ store, keyPrefix, now: now(), logger }) : { pages: 0, unavailable: true },
     loadSnapshotHourAgo(store, keyPrefix, now(), logger),
+    // The refresh's share of the DexScreener minute in one store call, not one per request.
+    services.reserveUpstream(MAX_REQUESTS_PER_REFRESH),
   ])
   const { pages } = claim
   /** The room as served: the last hour's changes added to the commentary when history shows them; its snapshot kept. */
@@ -46,6 +48,7 @@ export async function refreshControlRoom(services: ReadServices): Promise<Refres
       // A cold universe (a fresh deployment) discovers wide too: GeckoTerminal may yet fail, and the first room counts.
       wideDiscovery: claim.unavailable || universe.length < CONTROL_ROOM_LIMIT,
       now,
+      preAdmitted: { remaining: reserved },
     })
   } catch (error) {
     if (!gecko || !(error instanceof UpstreamError)) throw error

@@ -15,6 +15,11 @@ export type ReadServices = {
   cache: ReadCache
   /** DexScreener for the control-room refresh and the tick, within the service-wide 250 requests a minute. */
   upstream: DexScreenerClient
+  /**
+   * Reserves up to `count` slots of the service-wide DexScreener minute in one store call (a refresh takes its whole
+   * share at once instead of one call per request); answers how many it got, 0 when the store is down.
+   */
+  reserveUpstream(count: number): Promise<number>
   /** DexScreener for anonymous searches: within their own share of that minute, so a search never takes the refresh's. */
   searchUpstream: DexScreenerClient
   /** GeckoTerminal (discovery and failover), or null when `GECKOTERMINAL_BASE_URL` is empty. */
@@ -84,8 +89,22 @@ export function createReadServices(parameters: CreateReadServicesParameters = {}
       : store.kind === 'upstash'
         ? 'upstash'
         : 'in-process memory'
+  const reserveUpstream = async (count: number) => {
+    try {
+      return await store.reserveWindowSlots({
+        key: dexScreenerBudgetKey(config.storePrefix),
+        count,
+        limit: DEXSCREENER_REQUESTS_PER_MINUTE,
+        windowMs: 60_000,
+        now: now(),
+      })
+    } catch {
+      return 0 // each request then asks the budget itself, which holds per instance without the store
+    }
+  }
   return {
     store,
+    reserveUpstream,
     // On Vercel, waitUntil keeps the function alive for a background refresh; elsewhere it is a no-op and the refresh runs on.
     cache: createReadCache({ store, logger, now, staleForMs: config.staleIfErrorSeconds * 1000, waitUntil }),
     upstream,

@@ -79,6 +79,8 @@ export async function runTick({ read, deploy, caller, intervalSeconds }: RunTick
 
   const readParts = async () => {
     let tokens: ControlRoom['liveActivity'] | null = null
+    // A refresh writes the snapshot of its mark and runs the discovery that is due: the tick does neither again.
+    let roomRefreshed = false
     await part('controlRoom', async () => {
       const { entry, refreshed } = await read.cache.refreshIfOlder({
         key: controlRoomCacheKey(keyPrefix),
@@ -87,6 +89,7 @@ export async function runTick({ read, deploy, caller, intervalSeconds }: RunTick
         refresh: () => refreshControlRoom(read),
       })
       tokens = (JSON.parse(entry.body) as ControlRoom).liveActivity
+      roomRefreshed = refreshed
       return {
         refreshed,
         ageSeconds: Math.max(0, Math.floor((read.now() - entry.fetchedAt) / 1000)),
@@ -102,11 +105,14 @@ export async function runTick({ read, deploy, caller, intervalSeconds }: RunTick
     await Promise.all([
       part('snapshot', async () => {
         const snapshot = takeSnapshot(needsRoom(), read.now())
+        if (roomRefreshed) return { mark: new Date(snapshot.t).toISOString(), written: true, by: 'refresh' }
         const written = await recordSnapshot({ store, keyPrefix, snapshot, logger })
         return { mark: new Date(snapshot.t).toISOString(), written }
       }),
       part('backfill', async () => ({ ...(await backfillPriceLines({ services: read, tokens: needsRoom() })) })),
-      part('discovery', async () => ({ ...(await discoverIfDue(read)) })),
+      part('discovery', async () =>
+        roomRefreshed ? { due: false, pages: 0, failedPages: 0, learned: 0, by: 'refresh' } : { ...(await discoverIfDue(read)) },
+      ),
     ])
   }
   const deployPart = () =>

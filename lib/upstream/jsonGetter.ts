@@ -23,8 +23,12 @@ export class UpstreamError extends Error {
 /** Requests a caller may still make; shared by all calls of one refresh so retries count too. */
 export type RequestBudget = { remaining: number }
 
-/** Options of one client call; `dropped` counts the rows a parser left out of the answer, by cause. */
-export type CallOptions = { signal?: AbortSignal; budget?: RequestBudget; dropped?: DroppedRows }
+/**
+ * Options of one client call: `budget` caps the caller's own requests; `preAdmitted` holds slots of the service-wide
+ * budget the caller reserved ahead in one step (each attempt takes one instead of asking `admit`, until none is left);
+ * `dropped` counts the rows a parser left out of the answer, by cause.
+ */
+export type CallOptions = { signal?: AbortSignal; budget?: RequestBudget; preAdmitted?: RequestBudget; dropped?: DroppedRows }
 
 /** Parameters of {@link createJsonGetter}. */
 export type CreateJsonGetterParameters = {
@@ -148,13 +152,15 @@ export function createJsonGetter(parameters: CreateJsonGetterParameters): JsonGe
     return { retry: false, retryAfterMs: null, value }
   }
 
-  return async (path, parse, { signal: outer, budget } = {}) => {
+  return async (path, parse, { signal: outer, budget, preAdmitted } = {}) => {
     for (let retry = 0; ; retry++) {
       if (budget) {
         if (budget.remaining <= 0) throw new UpstreamError(`upstream request budget spent before ${describePath(path)}`, 'budget')
         budget.remaining--
       }
-      if (admit && !(await admit()))
+      const reserved = preAdmitted !== undefined && preAdmitted.remaining > 0
+      if (reserved) preAdmitted.remaining--
+      if (admit && !reserved && !(await admit()))
         throw new UpstreamError(`upstream request budget of the service is spent for this minute (${describePath(path)})`, 'throttled')
       const result = await attempt(path, parse, outer)
       if (result.error === undefined) return result.value as NonNullable<typeof result.value>

@@ -1,0 +1,96 @@
+import { createControlRoomHandler } from '../api/control-room.js'
+import { createMarketHistoryHandler } from '../api/market-history.js'
+import { createTokenHistoryHandler } from '../api/token-history.js'
+import { createTokenSearchHandler } from '../api/token-search.js'
+import { deployServicesFrom } from '../lib/deploy/agentActions.js'
+import { createDeployServices } from '../lib/deploy/services.js'
+import type { ControlRoom } from '../lib/market/types.js'
+import { silentLogger } from '../lib/platform/log.js'
+import { createReadServices } from '../lib/read/services.js'
+import { createUpstashStore } from '../lib/store/upstash.js'
+import { runTick } from '../lib/tick/runTick.js'
+import { startFakeDexScreener } from '../tests/support/fakeDexScreener.js'
+import { startFakeGeckoTerminal } from '../tests/support/fakeGeckoTerminal.js'
+import { startRedisServer } from '../tests/support/redisServer.js'
+import { createLongTailMarket } from '../tests/support/syntheticMarket.js'
+import { startUpstashRestServer } from '../tests/support/upstashRestServer.js'
+
+/** Upstash's price: 500,000 commands a month free, then $0.20 per 100,000. */
+const FREE_COMMANDS_PER_MONTH = 500_000
+const USD_PER_100K = 0.2
+const TICKS_PER_MONTH = 30 * 24 * 60
+
+/**
+ * What the service itself costs on Upstash, counted at an Upstash-compatible front over redis-server (one per command;
+ * a script or an MSET counts once, a pipeline each command in it): commands per tick, cold and steady, per warm read of
+ * each endpoint, and what a month of one tick a minute costs (`npm run bench -- store-cost`).
+ */
+export async function benchStoreCost(): Promise<Record<string, number | string>> {
+  const redis = await startRedisServer()
+  const upstash = await startUpstashRestServer({ redisSocket: redis.socket })
+  const market = createLongTailMarket()
+  const clock = { now: Math.floor(Date.now() / 300_000) * 300_000 + 7_000 }
+  const dexscreener = await startFakeDexScreener(market)
+  const gecko = await startFakeGeckoTerminal(market, { now: () => clock.now, perMinute: 1_000 })
+  const store = createUpstashStore({ url: upstash.url, token: upstash.token })
+  const read = createReadServices({
+    env: { DEXSCREENER_BASE_URL: dexscreener.url, GECKOTERMINAL_BASE_URL: gecko.url, STORE_KEY_PREFIX: 'cost:' },
+    store,
+    logger: silentLogger,
+    now: () => clock.now,
+  })
+  const deploy = deployServicesFrom(() =>
+    createDeployServices({ env: { BASE_RPC_URL: 'http://127.0.0.1:9', STORE_KEY_PREFIX: 'cost:' }, store: null }),
+  )
+  const counted = async (run: () => Promise<unknown>) => {
+    const before = upstash.commands.length
+    await run()
+    return upstash.commands.slice(before)
+  }
+  const tick = () => runTick({ read, deploy: deploy.services, caller: 'bench', intervalSeconds: 60 })
+  try {
+    const cold = await counted(tick)
+    // An hour of ticks, one a minute: refreshes, snapshots, backfills and discoveries as they fall due.
+    const steady: number[] = []
+    const byName = new Map<string, number>()
+    for (let i = 0; i < 60; i++) {
+      clock.now += 60_000
+      const spent = await counted(tick)
+      steady.push(spent.length)
+      for (const name of spent) byName.set(name, (byName.get(name) ?? 0) + 1)
+    }
+    const perTick = steady.reduce((a, b) => a + b, 0) / steady.length
+    const get = (path: string) => new Request(`https://svc.test${path}`, { headers: { 'x-real-ip': '198.51.100.1' } })
+    const room = (await (await createControlRoomHandler(() => read)(get('/api/control-room'))).json()) as ControlRoom
+    // Each endpoint is read once to warm it; the second read is counted (the per-client throttle's script included).
+    const handlers = {
+      'control-room': [createControlRoomHandler(() => read), '/api/control-room'],
+      'token-search (cached term)': [createTokenSearchHandler(() => read), '/api/token-search?q=weth'],
+      'token-history': [createTokenHistoryHandler(() => read), `/api/token-history?address=${room.liveActivity[0]!.address}`],
+      'market-history': [createMarketHistoryHandler(() => read), '/api/market-history'],
+    } as const
+    const warm: Record<string, string[]> = {}
+    for (const [name, [handle, path]] of Object.entries(handlers)) {
+      await handle(get(path))
+      warm[name] = await counted(() => handle(get(path)))
+    }
+    const monthly = perTick * TICKS_PER_MONTH
+    const figures: Record<string, number | string> = {
+      'tick, cold (commands)': cold.length,
+      'tick, steady (commands, mean of 60)': Number(perTick.toFixed(1)),
+      'tick, steady (largest of 60)': Math.max(...steady),
+      'steady ticks by command': [...byName]
+        .sort((a, b) => b[1] - a[1])
+        .map(([name, n]) => `${name} ${(n / steady.length).toFixed(1)}`)
+        .join(', '),
+      'a month at one tick a minute (commands)': Math.round(monthly),
+      'a month at one tick a minute (USD)': Number((Math.max(0, monthly - FREE_COMMANDS_PER_MONTH) / 100_000) * USD_PER_100K).toFixed(2),
+      'a month at one tick every 5 minutes (commands)': Math.round(monthly / 5),
+    }
+    for (const [name, commands] of Object.entries(warm)) figures[`warm read: ${name} (commands)`] = commands.length
+    return figures
+  } finally {
+    await Promise.all([dexscreener.close(), gecko.close(), upstash.close()])
+    await redis.stop()
+  }
+}
