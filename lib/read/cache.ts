@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import { errorName, type Logger, publicErrorMessage } from '../platform/log.js'
-import type { Store } from '../store/types.js'
+import type { Store, WriteEntry } from '../store/types.js'
 
 /** A cached response body with its validator, when it was made, until when it is fresh, and where it came from. */
 export type CachedBody = {
@@ -23,7 +23,12 @@ export type LocalCachedBody = CachedBody & { bytes: Uint8Array }
 export type CacheReadReturnType = { entry: LocalCachedBody; stale: boolean }
 
 /** What a refresh produces: the body, and optionally which upstream served it. */
-export type RefreshResult = { body: string; source?: string }
+export type RefreshResult = {
+  body: string
+  source?: string
+  /** What the refresh learned besides the body (the universe, a snapshot): written with the body, in one store call. */
+  writes?: readonly WriteEntry[]
+}
 
 /** Computes the strong ETag of a body. */
 export function etagOf(body: string): string {
@@ -135,12 +140,22 @@ export function createReadCache(parameters: CreateReadCacheParameters): ReadCach
     return entry
   }
 
-  const produce = async ({ key, ttlMs, refresh }: ReadParameters, save: boolean): Promise<CachedBody> => {
-    const { body, source } = await refresh()
+  /**
+   * Runs the refresh; when `save`, writes its body (kept past its window, for as long as it may be served stale) with
+   * the refresh's other writes and the release of `lock`, all in one store call.
+   */
+  const produce = async (
+    { key, ttlMs, refresh }: ReadParameters,
+    save: boolean,
+    lock?: { key: string; token: string },
+  ): Promise<CachedBody> => {
+    const { body, source, writes = [] } = await refresh()
     const fetchedAt = now()
     const entry: CachedBody = { body, etag: etagOf(body), fetchedAt, expiresAt: fetchedAt + ttlMs, ...(source ? { source } : {}) }
-    // Kept past its window, for as long as it may be served stale.
-    if (save) await tryStore('set', () => store.set(key, JSON.stringify(entry), Math.max(ttlMs, staleForMs)))
+    if (save) {
+      const entries = [{ key, value: JSON.stringify(entry), ttlMs: Math.max(ttlMs, staleForMs) }, ...writes]
+      await tryStore('set', () => store.writeMany({ entries, ...(lock ? { releaseLock: lock } : {}) }))
+    }
     return entry
   }
 
@@ -159,14 +174,17 @@ export function createReadCache(parameters: CreateReadCacheParameters): ReadCach
       const lock = await tryStore('lock', () => store.acquireLock(lockKey, lockTtlMs))
       if (!lock.ok) return produce(parameters, false)
       if (lock.value !== null) {
+        const owner = { key: lockKey, token: lock.value }
+        let released = false
         try {
           // Another instance may have finished between our read and our lock.
           const again = await readShared(key)
           if (again !== 'down' && again && isFresh(again)) return again
-          return await produce(parameters, true)
+          const produced = await produce(parameters, true, owner)
+          released = true // with the body, in the same store call
+          return produced
         } finally {
-          const owner = lock.value
-          await tryStore('unlock', () => store.releaseLock(lockKey, owner))
+          if (!released) await tryStore('unlock', () => store.releaseLock(lockKey, owner.token))
         }
       }
       // Someone else is refreshing: wait for their result, but never past the lock's lease.

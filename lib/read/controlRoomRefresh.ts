@@ -1,17 +1,18 @@
-import { describeHourChanges, hourChanges, takeSnapshot } from '../market/history.js'
+import { describeHourChanges, hourChanges, parseSnapshot, snapshotTime, takeSnapshot } from '../market/history.js'
 import { isHexAddress } from '../market/normalize.js'
 import { CONTROL_ROOM_LIMIT, type ControlRoom } from '../market/types.js'
-import { mergeSightings, type Sighting } from '../market/universe.js'
+import { mergeSightings, parseUniverse, type Sighting } from '../market/universe.js'
 import { errorName, publicErrorMessage } from '../platform/log.js'
+import type { WriteEntry } from '../store/types.js'
 import { droppedLogFields } from '../upstream/fields.js'
 import { UpstreamError } from '../upstream/jsonGetter.js'
 import type { RefreshResult } from './cache.js'
 import { type BuildControlRoomReturnType, buildControlRoom, MAX_REQUESTS_PER_REFRESH } from './controlRoom.js'
-import { backOffGeckoAfter429, claimGeckoDiscovery, claimGeckoFailover, noteDiscoveryOutcome } from './discovery.js'
+import { backOffGeckoAfter429, claimGeckoDiscovery, claimGeckoFailover, geckoStateKeys, noteDiscoveryOutcome } from './discovery.js'
 import { buildFailoverControlRoom, FAILOVER_PAGES } from './failover.js'
-import { loadSnapshotHourAgo, recordSnapshot } from './historyStore.js'
+import { snapshotKey, snapshotWrite } from './historyStore.js'
 import type { ReadServices } from './services.js'
-import { loadUniverse, saveUniverse } from './universeStore.js'
+import { loadUniverse, saveUniverse, universeWrite } from './universeStore.js'
 
 /** Store key of the token universe (under the service prefix). */
 export const universeKey = (keyPrefix: string) => `${keyPrefix}v1:universe`
@@ -23,21 +24,28 @@ export const universeKey = (keyPrefix: string) => `${keyPrefix}v1:universe`
  */
 export async function refreshControlRoom(services: ReadServices): Promise<RefreshResult> {
   const { store, keyPrefix, logger, upstream, gecko, now } = services
-  // The store round trips in front of the first wave are made together.
-  const [universe, claim, hourAgo, reserved] = await Promise.all([
-    loadUniverse(store, universeKey(keyPrefix), logger),
-    gecko ? claimGeckoDiscovery({ store, keyPrefix, now: now(), logger }) : { pages: 0, unavailable: true },
-    loadSnapshotHourAgo(store, keyPrefix, now(), logger),
-    // The refresh's share of the DexScreener minute in one store call, not one per request.
+  // One read for everything the refresh needs from the store (universe, the snapshot of an hour ago, GeckoTerminal's
+  // state), beside the one script that reserves its share of the DexScreener minute.
+  const [state, reserved] = await Promise.all([
+    store
+      .getMany([universeKey(keyPrefix), snapshotKey(keyPrefix, snapshotTime(now()) - 60 * 60_000), ...geckoStateKeys(keyPrefix)])
+      .catch((error: unknown) => {
+        logger.warn('store_unavailable', { operation: 'refresh_state', error: errorName(error), effect: 'refreshing without the universe' })
+        return null
+      }),
     services.reserveUpstream(MAX_REQUESTS_PER_REFRESH),
   ])
+  const universe = parseUniverse(state?.[0] ?? null)
+  const hourAgo = parseSnapshot(state?.[1] ?? null)
+  const claim = gecko
+    ? await claimGeckoDiscovery({ store, keyPrefix, now: now(), logger, seen: state?.slice(2) })
+    : { pages: 0, unavailable: true }
   const { pages } = claim
-  /** The room as served: the last hour's changes added to the commentary when history shows them; its snapshot kept. */
-  const finish = async (room: ControlRoom): Promise<string> => {
+  /** The room as served, with what the refresh learned written beside it: the last hour's changes in the commentary. */
+  const finish = (room: ControlRoom, writes: WriteEntry[]): RefreshResult & { body: string } => {
     const changes = hourAgo ? describeHourChanges(hourChanges(room.liveActivity, hourAgo)) : null
     const served = changes ? { ...room, commentary: `${room.commentary} ${changes}` } : room
-    await recordSnapshot({ store, keyPrefix, snapshot: takeSnapshot(room.liveActivity, now()), logger })
-    return JSON.stringify(served)
+    return { body: JSON.stringify(served), writes: [...writes, snapshotWrite(keyPrefix, takeSnapshot(room.liveActivity, now()))] }
   }
   let built: BuildControlRoomReturnType
   try {
@@ -62,7 +70,7 @@ export async function refreshControlRoom(services: ReadServices): Promise<Refres
         geckoterminalRequests: allowed,
         ...droppedLogFields(dropped),
       })
-      return { body: await finish(room), source: 'geckoterminal' }
+      return { ...finish(room, []), source: 'geckoterminal' }
     } catch (failoverError) {
       await backOffGeckoAfter429([failoverError], { store, keyPrefix, logger })
       logger.warn('control_room_failover_failed', {
@@ -75,7 +83,6 @@ export async function refreshControlRoom(services: ReadServices): Promise<Refres
   await backOffGeckoAfter429(built.discoveryErrors, { store, keyPrefix, logger })
   if (pages > 0) await noteDiscoveryOutcome(built.discoveryErrors.length === pages, { store, keyPrefix, logger })
   const next = mergeSightings(universe, built.sightings, now())
-  await saveUniverse(store, universeKey(keyPrefix), next, logger)
   logger.info('control_room_refreshed', {
     source: 'dexscreener',
     tokens: built.room.liveActivity.length,
@@ -87,7 +94,7 @@ export async function refreshControlRoom(services: ReadServices): Promise<Refres
     ...droppedLogFields(built.dropped),
     universe: next.length,
   })
-  return { body: await finish(built.room), source: 'dexscreener' }
+  return { ...finish(built.room, [universeWrite(universeKey(keyPrefix), next)]), source: 'dexscreener' }
 }
 
 /** What {@link discoverIfDue} did. */

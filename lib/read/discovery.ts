@@ -13,7 +13,18 @@ export const GECKO_BACKFILL_CALLS_PER_MINUTE = 20
 const DEFAULT_BACKOFF_MS = 60_000
 
 /** Parameters of {@link claimGeckoDiscovery}. */
-export type ClaimGeckoDiscoveryParameters = { store: Store; keyPrefix: string; now: number; logger: Logger }
+export type ClaimGeckoDiscoveryParameters = {
+  store: Store
+  keyPrefix: string
+  now: number
+  logger: Logger
+  /** {@link geckoStateKeys} as the caller already read them (in its own round trip); absent: read here. */
+  seen?: readonly (string | null)[]
+}
+
+/** The keys {@link claimGeckoDiscovery} reads first (back-off, last outcome, last claim), for a caller that reads them with its own. */
+export const geckoStateKeys = (keyPrefix: string) =>
+  [`${keyPrefix}gecko:backoff`, `${keyPrefix}gecko:failing`, `${keyPrefix}gecko:discovery`] as const
 
 /** What {@link claimGeckoDiscovery} answers: pages to fetch now, and whether GeckoTerminal's ranking is out of reach. */
 export type ClaimGeckoDiscoveryReturnType = {
@@ -33,11 +44,14 @@ export async function claimGeckoDiscovery({
   keyPrefix,
   now,
   logger,
+  seen,
 }: ClaimGeckoDiscoveryParameters): Promise<ClaimGeckoDiscoveryReturnType> {
   try {
-    const [backoff, failing] = await store.getMany([`${keyPrefix}gecko:backoff`, `${keyPrefix}gecko:failing`])
+    const [backoff, failing, claimed] = seen ?? (await store.getMany(geckoStateKeys(keyPrefix)))
     if (backoff !== null && backoff !== undefined) return { pages: 0, unavailable: true }
     const unavailable = failing !== null && failing !== undefined
+    // Claimed in the last 5 minutes (as read): not due, and no claim to attempt.
+    if (claimed !== null && claimed !== undefined) return { pages: 0, unavailable }
     if (!(await store.setIfAbsent(`${keyPrefix}gecko:discovery`, String(now), DISCOVERY_INTERVAL_MS))) return { pages: 0, unavailable }
     return { pages: await reserveGeckoCalls({ store, keyPrefix, count: GECKO_MAX_PAGES, now, limit: GECKO_CALLS_PER_MINUTE }), unavailable }
   } catch (error) {

@@ -9,7 +9,7 @@ import {
   snapshotTime,
 } from '../market/history.js'
 import { errorName, type Logger } from '../platform/log.js'
-import type { Store } from '../store/types.js'
+import type { Store, WriteEntry } from '../store/types.js'
 
 /** Store key of a token's price line from candles (under the service prefix). */
 export const priceLineKey = (keyPrefix: string, address: string) => `${keyPrefix}history:line:v1:${address.toLowerCase()}`
@@ -60,6 +60,16 @@ export async function loadPriceLines(
 /** Store key of the snapshot taken at `t` (under the service prefix). */
 export const snapshotKey = (keyPrefix: string, t: number) => `${keyPrefix}history:v1:${t}`
 
+/** A snapshot as a write of {@link Store.writeMany}: only where its mark has none yet (a written mark never changes). */
+export function snapshotWrite(keyPrefix: string, snapshot: Snapshot): WriteEntry {
+  return {
+    key: snapshotKey(keyPrefix, snapshot.t),
+    value: JSON.stringify(snapshot),
+    ttlMs: HISTORY_WINDOW_MS + SNAPSHOT_INTERVAL_MS,
+    ifAbsent: true,
+  }
+}
+
 /** Parameters of {@link recordSnapshot}. */
 export type RecordSnapshotParameters = { store: Store; keyPrefix: string; snapshot: Snapshot; logger: Logger }
 
@@ -108,14 +118,4 @@ export async function loadSnapshots(store: Store, keyPrefix: string, now: number
     })
   }
   return marks.map((t) => byMark.get(t)).filter((snapshot): snapshot is Snapshot => snapshot !== null && snapshot !== undefined)
-}
-
-/** The snapshot of about an hour before `now` (the 5-minute mark 60 minutes back), or null. */
-export async function loadSnapshotHourAgo(store: Store, keyPrefix: string, now: number, logger: Logger): Promise<Snapshot | null> {
-  try {
-    return parseSnapshot(await store.get(snapshotKey(keyPrefix, snapshotTime(now) - 60 * 60_000)))
-  } catch (error) {
-    logger.warn('store_unavailable', { operation: 'history_read', error: errorName(error), effect: 'no hourly changes in the commentary' })
-    return null
-  }
 }

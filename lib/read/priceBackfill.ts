@@ -43,18 +43,17 @@ export async function backfillPriceLines({ services, tokens }: BackfillPriceLine
   const now = services.now()
   const listed = tokens.filter((t) => isPoolId(t.pairAddress))
   if (!gecko) return { skipped: 'geckoterminal off', fetched: 0, failed: 0, remaining: listed.length }
-  const [lines, backingOff] = await Promise.all([
-    loadPriceLines(
-      store,
-      keyPrefix,
-      listed.map((t) => t.address),
-      now,
-    ),
-    isGeckoBackingOff(store, keyPrefix),
-  ])
+  const lines = await loadPriceLines(
+    store,
+    keyPrefix,
+    listed.map((t) => t.address),
+    now,
+  )
   const todo = listed.filter((t) => !lines.has(t.address.toLowerCase()))
   if (todo.length === 0) return { skipped: 'every listed token has a line', fetched: 0, failed: 0, remaining: 0 }
-  if (backingOff) return { skipped: 'backing off after a 429', fetched: 0, failed: 0, remaining: todo.length }
+  // Only with work to do is GeckoTerminal's back-off read: a steady tick, with every line known, costs no command here.
+  if (await isGeckoBackingOff(store, keyPrefix))
+    return { skipped: 'backing off after a 429', fetched: 0, failed: 0, remaining: todo.length }
   const calls = await reserveGeckoCalls({ store, keyPrefix, count: todo.length, now, limit: GECKO_BACKFILL_CALLS_PER_MINUTE })
   if (calls === 0) return { skipped: 'no calls left this minute', fetched: 0, failed: 0, remaining: todo.length }
 

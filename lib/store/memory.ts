@@ -87,6 +87,10 @@ export function createMemoryStore(parameters: CreateMemoryStoreParameters = {}):
     async delete(key) {
       values.delete(key)
     },
+    async writeMany({ entries, releaseLock }) {
+      for (const { key, value, ttlMs, ifAbsent } of entries) if (!ifAbsent || read(key) === null) write(key, value, ttlMs)
+      if (releaseLock && read(releaseLock.key) === releaseLock.token) values.delete(releaseLock.key)
+    },
     async reserveWindowSlot({ key, member, limit, windowMs, now: at }) {
       const window = windows.get(key) ?? new Map<string, number>()
       windows.set(key, window)

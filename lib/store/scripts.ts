@@ -85,3 +85,18 @@ if tonumber(redis.call('GET', KEYS[1]) or '-1') == tonumber(ARGV[1]) + 1 then re
 redis.call('DEL', KEYS[2])
 return 1
 `
+
+/**
+ * Writes several keys in one step, each with its TTL, some only when absent, then releases a lock the caller still
+ * owns. KEYS: the n keys, then the lock key (or none); ARGV: n, then per key its value, ttl ms and "nx" or "-", then
+ * the lock token.
+ */
+export const WRITE_MANY_SCRIPT = `
+local n = tonumber(ARGV[1])
+for i = 1, n do
+  local value, ttl, mode = ARGV[3 * i - 1], ARGV[3 * i], ARGV[3 * i + 1]
+  if mode == 'nx' then redis.call('SET', KEYS[i], value, 'PX', ttl, 'NX') else redis.call('SET', KEYS[i], value, 'PX', ttl) end
+end
+if #KEYS > n and redis.call('GET', KEYS[n + 1]) == ARGV[3 * n + 2] then redis.call('DEL', KEYS[n + 1]) end
+return n
+`

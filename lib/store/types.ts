@@ -17,6 +17,11 @@ export type Store = {
   /** Removes `key`. */
   delete(key: string): Promise<void>
   /**
+   * Writes several keys in one step (one billed command on Upstash), each with its TTL, those marked `ifAbsent` only
+   * when absent; then releases `releaseLock` if its token still owns it.
+   */
+  writeMany(parameters: WriteManyParameters): Promise<void>
+  /**
    * Takes a slot in a strict rolling window, atomically: drops entries at or before `now - windowMs`, and adds
    * `member` at `now` only while fewer than `limit` remain. When full, answers when the oldest entry leaves.
    */
@@ -111,3 +116,9 @@ export type ReserveWindowSlotReturnType = { ok: true; used: number } | { ok: fal
 export class StoreError extends Error {
   override name = 'StoreError'
 }
+
+/** One value of {@link Store.writeMany}. */
+export type WriteEntry = { key: string; value: string; ttlMs: number; ifAbsent?: boolean }
+
+/** Parameters of {@link Store.writeMany}. */
+export type WriteManyParameters = { entries: readonly WriteEntry[]; releaseLock?: { key: string; token: string } }

@@ -8,6 +8,7 @@ import {
   RELEASE_NONCE_SCRIPT,
   RESERVE_WINDOW_SLOT_SCRIPT,
   RESERVE_WINDOW_SLOTS_SCRIPT,
+  WRITE_MANY_SCRIPT,
 } from './scripts.js'
 import { type Store, StoreError } from './types.js'
 
@@ -100,6 +101,17 @@ export function createUpstashStore(parameters: CreateUpstashStoreParameters): St
     delete: (key) =>
       call('delete', async () => {
         await redis.del(key)
+      }),
+    writeMany: ({ entries, releaseLock }) =>
+      call('set', async () => {
+        if (entries.length === 0 && !releaseLock) return
+        const keys = [...entries.map((e) => e.key), ...(releaseLock ? [releaseLock.key] : [])]
+        const args = [
+          String(entries.length),
+          ...entries.flatMap((e) => [e.value, String(Math.max(1, Math.round(e.ttlMs))), e.ifAbsent ? 'nx' : '-']),
+        ]
+        if (releaseLock) args.push(releaseLock.token)
+        await redis.eval(WRITE_MANY_SCRIPT, keys, args)
       }),
     reserveWindowSlot: ({ key, member, limit, windowMs, now }) =>
       call('window', async () => {

@@ -109,6 +109,26 @@ describe.each(['memory', 'upstash'] as const)('the %s store', (kind) => {
     expect(await store.get(`${prefix}nx`)).toBeNull()
   })
 
+  it('writes several keys in one step, some only when absent, and releases a lock only for its owner', async () => {
+    const lock = `${prefix}wm:lock`
+    const token = await store.acquireLock(lock, 5_000)
+    await store.set(`${prefix}wm:kept`, 'first', 5_000)
+    await store.writeMany({
+      entries: [
+        { key: `${prefix}wm:a`, value: '{"json":"as text"}', ttlMs: 5_000 },
+        { key: `${prefix}wm:kept`, value: 'second', ttlMs: 5_000, ifAbsent: true },
+        { key: `${prefix}wm:new`, value: 'n', ttlMs: 5_000, ifAbsent: true },
+      ],
+      releaseLock: { key: lock, token: token! },
+    })
+    expect(await store.getMany([`${prefix}wm:a`, `${prefix}wm:kept`, `${prefix}wm:new`])).toEqual(['{"json":"as text"}', 'first', 'n'])
+    expect(await store.acquireLock(lock, 5_000)).not.toBeNull() // released
+    const other = await store.acquireLock(`${prefix}wm:lock2`, 5_000)
+    await store.writeMany({ entries: [], releaseLock: { key: `${prefix}wm:lock2`, token: 'not-the-owner' } })
+    expect(await store.acquireLock(`${prefix}wm:lock2`, 5_000)).toBeNull() // still held by `other`
+    expect(other).not.toBeNull()
+  })
+
   it('keeps a strict rolling window: exactly the limit under concurrency, and says when a slot frees', async () => {
     const key = `${prefix}window`
     const t0 = 1_000_000
