@@ -15,7 +15,7 @@ const ROUNDS = 3
  * Warm `GET /api/control-room` through `npm start` (its own process) against a bare node:http server (its own process)
  * sending the same bytes, 200s and 304s: autocannon in a third process, service and bare runs interleaved.
  */
-async function benchWarmThroughput(upstreamUrl: string): Promise<Record<string, number | string>> {
+export async function benchWarmThroughput(upstreamUrl: string): Promise<Record<string, number | string>> {
   const service = await startNpmStart({ DEXSCREENER_BASE_URL: upstreamUrl })
   const url = `${service.url}/api/control-room`
   // The bare server replays the service's own answers: same status line, headers and body bytes.

@@ -2,10 +2,11 @@ import { benchColdStart } from './coldStart.js'
 import { benchDashboard } from './dashboard.js'
 import { benchDeploy } from './deploy.js'
 import { benchDeployLatency } from './deployLatency.js'
-import { benchReadApi } from './readApi.js'
+import { benchReadApi, benchWarmThroughput } from './readApi.js'
 import { benchReadFreshness, benchRefresh, benchSteadyLoad } from './readFreshness.js'
 import { type BenchRun, regenerateBenchmarkTables, saveRun } from './report.js'
 import { benchStoreCost } from './storeCost.js'
+import { startUpstreamThread } from './upstreamThread.js'
 
 /** Runs every benchmark (or those named on the command line) and prints their figures and ratios. */
 const benches: Record<string, () => Promise<Record<string, number | string>>> = {
@@ -17,6 +18,14 @@ const benches: Record<string, () => Promise<Record<string, number | string>>> = 
   'cold-start': benchColdStart,
   dashboard: benchDashboard,
   'store-cost': benchStoreCost,
+  warm: async () => {
+    const upstream = await startUpstreamThread(0)
+    try {
+      return await benchWarmThroughput(upstream.url)
+    } finally {
+      await upstream.close()
+    }
+  },
 }
 
 const wanted = process.argv.slice(2)
@@ -31,7 +40,7 @@ if (wanted.includes('readme')) {
 }
 const figures: BenchRun['figures'] = {}
 for (const [name, run] of Object.entries(benches)) {
-  if (wanted.length ? !wanted.includes(name) : name === 'refresh' || name === 'steady') continue // read-api includes both
+  if (wanted.length ? !wanted.includes(name) : name === 'refresh' || name === 'steady' || name === 'warm') continue // read-api includes both
   console.log(`\n## ${name}`)
   figures[name] = await run()
   for (const [label, value] of Object.entries(figures[name]!)) console.log(`${label.padEnd(48)} ${value}`)

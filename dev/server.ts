@@ -169,9 +169,11 @@ export async function startServer(parameters: StartServerParameters = {}): Promi
     req.headers['x-real-ip'] = address
     // A body the handler answered without reading (a 405, a preflight, a refusal) is read and dropped, up to 1 MB, so
     // the client gets its answer on a live connection instead of a reset.
-    res.once('finish', () => {
-      if (!req.readableEnded) drainBody(req)
-    })
+    const mayHaveBody = req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined
+    if (mayHaveBody)
+      res.once('finish', () => {
+        if (!req.readableEnded) drainBody(req)
+      })
     void listener(req, res)
   })
   // A request Node cannot parse (an unknown method, a malformed header) still gets a JSON answer, then the connection

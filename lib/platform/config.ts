@@ -330,12 +330,20 @@ export function loadPublicOrigin(env: Environment): string | null {
 
 /** {@link loadPublicOrigin} of this process's environment; a malformed `PUBLIC_URL` reads as none (npm start refuses it at start). */
 export function publicOrigin(): string | null {
-  try {
-    return loadPublicOrigin(process.env)
-  } catch {
-    return null
+  // Read on every request: parsed again only when the variables change (tests set them; a deployment does not).
+  const inputs = `${process.env.PUBLIC_URL ?? ''}\n${process.env.VERCEL_PROJECT_PRODUCTION_URL ?? ''}`
+  if (inputs !== lastOriginInputs) {
+    lastOriginInputs = inputs
+    try {
+      lastOrigin = loadPublicOrigin(process.env)
+    } catch {
+      lastOrigin = null
+    }
   }
+  return lastOrigin
 }
+let lastOriginInputs: string | undefined
+let lastOrigin: string | null = null
 
 /** `scheme://host[:port]` of an http(s) URL with no path, query or credentials; else null. */
 function bareOrigin(value: string): string | null {
