@@ -153,9 +153,12 @@ export function createJsonGetter(parameters: CreateJsonGetterParameters): JsonGe
   }
 
   return async (path, parse, { signal: outer, budget, preAdmitted } = {}) => {
+    let lastError: UpstreamError | undefined
     for (let retry = 0; ; retry++) {
       if (budget) {
-        if (budget.remaining <= 0) throw new UpstreamError(`upstream request budget spent before ${describePath(path)}`, 'budget')
+        // Spent while this call waited to retry: the attempt's own failure is the cause worth reporting.
+        if (budget.remaining <= 0)
+          throw lastError ?? new UpstreamError(`upstream request budget spent before ${describePath(path)}`, 'budget')
         budget.remaining--
       }
       const reserved = preAdmitted !== undefined && preAdmitted.remaining > 0
@@ -165,6 +168,7 @@ export function createJsonGetter(parameters: CreateJsonGetterParameters): JsonGe
       const result = await attempt(path, parse, outer)
       if (result.error === undefined) return result.value as NonNullable<typeof result.value>
       const error = result.error
+      lastError = error
       if (!result.retry || retry >= maxRetries || (budget && budget.remaining <= 0)) throw error
       if (result.retryAfterMs !== null && result.retryAfterMs > maxRetryAfterMs) throw error
       const backoff = Math.round(random() * backoffBaseMs * 2 ** retry)
