@@ -6,7 +6,7 @@ import {
   MISCONFIGURED,
   runAgentAction,
 } from '../lib/deploy/agentActions.js'
-import { createRefusalLog, refusalText } from '../lib/deploy/agentKeys.js'
+import { createRefusalLog, refusalText } from '../lib/deploy/agents/agentKeys.js'
 import { guardRequest, jsonResponse, type Method, readJsonBody } from '../lib/platform/http.js'
 import { withRequestId } from '../lib/platform/requestId.js'
 

@@ -1,5 +1,5 @@
 import type { Hex } from 'viem'
-import { generateAgentKey } from '../lib/deploy/agentKeys.js'
+import { generateAgentKey } from '../lib/deploy/agents/agentKeys.js'
 import { type LatencyProxy, sequentialRoundTrips, startLatencyProxy } from '../tests/support/latencyProxy.js'
 import { type NpmStart, startNpmStart } from '../tests/support/npmStart.js'
 import { startRedisServer } from '../tests/support/redisServer.js'

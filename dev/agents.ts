@@ -2,7 +2,7 @@
 // their SHA-256 digests), so adding or removing an agent needs no redeploy. Running instances accept a new key at once
 // and refuse a revoked or expired one within 5 s.
 import { parseArgs } from 'node:util'
-import { AgentAdminError, type AgentListing, issueAgentKey, listAgentKeys, revokeAgentKey } from '../lib/deploy/agentRegistry.js'
+import { AgentAdminError, type AgentListing, issueAgentKey, listAgentKeys, revokeAgentKey } from '../lib/deploy/agents/agentRegistry.js'
 import { ConfigError, loadDeployConfig } from '../lib/platform/config.js'
 import { createUpstashStore } from '../lib/store/upstash.js'
 

@@ -1,4 +1,4 @@
-import { generateAgentKey } from '../lib/deploy/agentKeys.js'
+import { generateAgentKey } from '../lib/deploy/agents/agentKeys.js'
 
 // `npm run keygen`: a new agent key for the agent, and its digest for DEPLOY_ALLOWLIST (the server never stores keys).
 const { key, digest } = generateAgentKey()

@@ -1,7 +1,7 @@
 // `npm run sandbox`: the whole service on this machine alone. Local DexScreener- and GeckoTerminal-shaped upstreams with a synthetic
 // Base market, anvil (chain 8453) with the B20 factory emulator, a KMS-compatible signer, the in-process store, and
 // the real api/ handlers configured only through the environment, exactly as on Vercel. Ctrl-C stops everything.
-import { generateAgentKey } from '../lib/deploy/agentKeys.js'
+import { generateAgentKey } from '../lib/deploy/agents/agentKeys.js'
 import { startAnvilChain } from '../tests/support/anvil.js'
 import { startFakeDexScreener } from '../tests/support/fakeDexScreener.js'
 import { startFakeGeckoTerminal } from '../tests/support/fakeGeckoTerminal.js'

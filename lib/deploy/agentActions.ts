@@ -1,11 +1,11 @@
 import { type DeployConfig, loadDeployConfig, logConfigFailure } from '../platform/config.js'
 import { createLogger, errorName, type Logger } from '../platform/log.js'
-import { type AgentRefusalReason, matchAgentKey } from './agentKeys.js'
-import { type AgentRegistry, createAgentRegistry } from './agentRegistry.js'
-import type { DeployTokenReturnType } from './deployToken.js'
-import { IDEMPOTENCY_KEY_PATTERN, runIdempotently } from './idempotency.js'
-import { type DeployIntent, parseDeployIntent, parseListDeploysRequest, parseReceiptRequest } from './intent.js'
+import { type AgentRefusalReason, matchAgentKey } from './agents/agentKeys.js'
+import { type AgentRegistry, createAgentRegistry } from './agents/agentRegistry.js'
 import { failure } from './outcome.js'
+import type { DeployTokenReturnType } from './pipeline/deployToken.js'
+import { IDEMPOTENCY_KEY_PATTERN, runIdempotently } from './pipeline/idempotency.js'
+import { type DeployIntent, parseDeployIntent, parseListDeploysRequest, parseReceiptRequest } from './pipeline/intent.js'
 import type { DeployServices } from './services.js'
 
 // The agent actions (agent_deploy, receipt, list_deploys) behind both doors: POST /api/b20-skill and the MCP tools.

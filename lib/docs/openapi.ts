@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { agentDeploySchema, listDeploysRequestSchema, receiptRequestSchema } from '../deploy/intent.js'
+import { agentDeploySchema, listDeploysRequestSchema, receiptRequestSchema } from '../deploy/pipeline/intent.js'
 import {
   deployBroadcastSchema,
   deployFailureSchema,

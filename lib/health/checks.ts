@@ -1,6 +1,6 @@
-import { deployHistoryKeys, listUnmined } from '../deploy/history.js'
+import { deployStoreKeys } from '../deploy/pipeline/storeKeys.js'
+import { deployHistoryKeys, listUnmined } from '../deploy/records/history.js'
 import type { DeployServices } from '../deploy/services.js'
-import { deployStoreKeys } from '../deploy/storeKeys.js'
 import type { HealthConfig } from '../platform/config.js'
 import { errorName } from '../platform/log.js'
 import { SERVICE_VERSION } from '../platform/version.js'

@@ -9,7 +9,7 @@ import {
   MISCONFIGURED,
   runAgentAction,
 } from '../deploy/agentActions.js'
-import { AGENT_KEY_MAX_LENGTH, createRefusalLog, refusalText } from '../deploy/agentKeys.js'
+import { AGENT_KEY_MAX_LENGTH, createRefusalLog, refusalText } from '../deploy/agents/agentKeys.js'
 import { logConfigFailure } from '../platform/config.js'
 import { BASE_HEADERS, CORS_HEADERS, guardRequest, readBodyBytes } from '../platform/http.js'
 import { errorName, processLogger } from '../platform/log.js'

@@ -1,6 +1,6 @@
 import { z } from 'zod'
-import { IDEMPOTENCY_KEY_PATTERN } from '../deploy/idempotency.js'
-import { agentDeploySchema, listDeploysRequestSchema, receiptRequestSchema } from '../deploy/intent.js'
+import { IDEMPOTENCY_KEY_PATTERN } from '../deploy/pipeline/idempotency.js'
+import { agentDeploySchema, listDeploysRequestSchema, receiptRequestSchema } from '../deploy/pipeline/intent.js'
 import { isWellFormedText, QUERY_MAX_LENGTH } from '../market/search.js'
 
 // The MCP tools: their names, descriptions, annotations and input schemas. The schemas are built from the very zod

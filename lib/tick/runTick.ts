@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import type { FollowDeploysReturnType } from '../deploy/followDeploys.js'
+import type { FollowDeploysReturnType } from '../deploy/pipeline/followDeploys.js'
 import type { DeployServices } from '../deploy/services.js'
 import { takeSnapshot } from '../market/history.js'
 import type { ControlRoom } from '../market/types.js'
@@ -118,7 +118,7 @@ export async function runTick({ read, deploy, caller, intervalSeconds }: RunTick
   const deployPart = () =>
     part(
       'deploys',
-      async (): Promise<FollowDeploysReturnType> => (await import('../deploy/followDeploys.js')).followDeploys(await deploy()),
+      async (): Promise<FollowDeploysReturnType> => (await import('../deploy/pipeline/followDeploys.js')).followDeploys(await deploy()),
     )
 
   await Promise.all([readParts(), deployPart()])

@@ -83,7 +83,7 @@ describe('list_deploys: each agent sees its own deploys (anvil, KMS server, real
 
   it('keeps the history 30 days and bounded per agent in the store', async () => {
     const prefix = stack.newInstance().services.config.storePrefix
-    const { digestAgentKey } = await import('../../lib/deploy/agentKeys.js')
+    const { digestAgentKey } = await import('../../lib/deploy/agents/agentKeys.js')
     const { openRespConnection } = await import('../support/resp.js')
     const redis = await openRespConnection(inject('redisSocket'))
     try {

@@ -4,8 +4,14 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { authorizeAgent, deployServicesFrom } from '../../lib/deploy/agentActions.js'
-import { digestAgentKey, generateAgentKey } from '../../lib/deploy/agentKeys.js'
-import { AGENT_REGISTRY_MAX, createAgentRegistry, issueAgentKey, listAgentKeys, revokeAgentKey } from '../../lib/deploy/agentRegistry.js'
+import { digestAgentKey, generateAgentKey } from '../../lib/deploy/agents/agentKeys.js'
+import {
+  AGENT_REGISTRY_MAX,
+  createAgentRegistry,
+  issueAgentKey,
+  listAgentKeys,
+  revokeAgentKey,
+} from '../../lib/deploy/agents/agentRegistry.js'
 import { createDeployServices } from '../../lib/deploy/services.js'
 import { silentLogger } from '../../lib/platform/log.js'
 import { createMemoryStore } from '../../lib/store/memory.js'

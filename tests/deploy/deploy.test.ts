@@ -468,7 +468,7 @@ describe('POST /api/b20-skill on anvil (chain 8453) with the B20 emulator, the K
   })
 
   it('logs each refused key as deploy_refused with its digest prefix, never the key, and a flood as a few lines', async () => {
-    const { digestAgentKey } = await import('../../lib/deploy/agentKeys.js')
+    const { digestAgentKey } = await import('../../lib/deploy/agents/agentKeys.js')
     await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000))) // start on a fresh second
     const before = stack.logs.length
     const stranger = 'stranger-key-9f8e7d6c5b4a'

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createB20SkillHandler, deployServicesFrom } from '../../api/b20-skill.js'
-import { digestAgentKey } from '../../lib/deploy/agentKeys.js'
+import { digestAgentKey } from '../../lib/deploy/agents/agentKeys.js'
 import { createDeployServices } from '../../lib/deploy/services.js'
 import { ConfigError, loadDeployConfig } from '../../lib/platform/config.js'
 import { silentLogger } from '../../lib/platform/log.js'

@@ -1,6 +1,6 @@
 import type { Hex } from 'viem'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { generateAgentKey } from '../../lib/deploy/agentKeys.js'
+import { generateAgentKey } from '../../lib/deploy/agents/agentKeys.js'
 import { type NpmStart, startNpmStart } from '../support/npmStart.js'
 import { type ServiceParts, startServiceParts } from '../support/serviceParts.js'
 

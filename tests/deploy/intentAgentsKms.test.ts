@@ -1,9 +1,9 @@
 import { secp256k1 } from '@noble/curves/secp256k1.js'
 import { describe, expect, it } from 'vitest'
 import { KmsSignerError, parseDerSignature, publicKeyFromSpki } from '../../lib/chain/kmsAccount.js'
-import { digestAgentKey, generateAgentKey, matchAgentKey } from '../../lib/deploy/agentKeys.js'
-import { canonicalJson } from '../../lib/deploy/idempotency.js'
-import { parseDeployIntent, parseReceiptRequest } from '../../lib/deploy/intent.js'
+import { digestAgentKey, generateAgentKey, matchAgentKey } from '../../lib/deploy/agents/agentKeys.js'
+import { canonicalJson } from '../../lib/deploy/pipeline/idempotency.js'
+import { parseDeployIntent, parseReceiptRequest } from '../../lib/deploy/pipeline/intent.js'
 
 const base = { action: 'agent_deploy', name: 'My Token', symbol: 'MYT' }
 const details = (body: unknown) => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { acquireNonceLock } from '../../lib/deploy/nonceStream.js'
+import { acquireNonceLock } from '../../lib/deploy/pipeline/nonceStream.js'
 import { createMemoryStore } from '../../lib/store/memory.js'
 
 describe('the nonce lock', () => {

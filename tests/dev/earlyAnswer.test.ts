@@ -1,6 +1,6 @@
 import { Agent, request as httpRequest } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { generateAgentKey } from '../../lib/deploy/agentKeys.js'
+import { generateAgentKey } from '../../lib/deploy/agents/agentKeys.js'
 import { type NpmStart, startNpmStart } from '../support/npmStart.js'
 
 const SIZES = { '1 KB': 1024, '70 KB': 70 * 1024, '300 KB': 300 * 1024, '1 MB': 1024 * 1024 }

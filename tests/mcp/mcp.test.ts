@@ -1,7 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { generateAgentKey } from '../../lib/deploy/agentKeys.js'
+import { generateAgentKey } from '../../lib/deploy/agents/agentKeys.js'
 import { type NpmStart, startNpmStart } from '../support/npmStart.js'
 import { type ServiceParts, startServiceParts } from '../support/serviceParts.js'
 

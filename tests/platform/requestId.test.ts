@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { digestAgentKey } from '../../lib/deploy/agentKeys.js'
+import { digestAgentKey } from '../../lib/deploy/agents/agentKeys.js'
 import { createLogger } from '../../lib/platform/log.js'
 import { withRequestId } from '../../lib/platform/requestId.js'
 import { type NpmStart, startNpmStart } from '../support/npmStart.js'

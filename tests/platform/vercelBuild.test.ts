@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { generateAgentKey } from '../../lib/deploy/agentKeys.js'
+import { generateAgentKey } from '../../lib/deploy/agents/agentKeys.js'
 import { type NpmStart, startNpmStart } from '../support/npmStart.js'
 import { type ServiceParts, startServiceParts } from '../support/serviceParts.js'
 import {

@@ -1,8 +1,8 @@
-import { errorName } from '../platform/log.js'
+import { errorName } from '../../platform/log.js'
+import { type DeployFailure, failure } from '../outcome.js'
+import type { ListDeploys } from '../responses.js'
+import type { DeployServices } from '../services.js'
 import { deployHistoryKeys, listAgentDeploys } from './history.js'
-import { type DeployFailure, failure } from './outcome.js'
-import type { ListDeploys } from './responses.js'
-import type { DeployServices } from './services.js'
 
 /** Parameters of {@link listDeploys}. */
 export type ListDeploysParameters = { services: DeployServices; agentDigest: string; limit: number }

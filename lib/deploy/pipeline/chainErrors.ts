@@ -1,7 +1,7 @@
 import { BaseError, type Hex, HttpRequestError, TimeoutError } from 'viem'
-import { decodeB20Revert } from '../chain/b20.js'
-import { errorName } from '../platform/log.js'
-import { type DeployFailure, failure } from './outcome.js'
+import { decodeB20Revert } from '../../chain/b20.js'
+import { errorName } from '../../platform/log.js'
+import { type DeployFailure, failure } from '../outcome.js'
 
 // How an RPC error reads: a revert, no answer at all, or the node refusing.
 

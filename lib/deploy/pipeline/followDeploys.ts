@@ -1,6 +1,6 @@
 import type { Address, Hex, TransactionReceipt } from 'viem'
-import { errorName } from '../platform/log.js'
-import type { Store } from '../store/types.js'
+import { errorName } from '../../platform/log.js'
+import type { Store } from '../../store/types.js'
 import {
   type DeployHistoryKeys,
   type DeployRecord,
@@ -8,9 +8,9 @@ import {
   listUnmined,
   readDeployRecord,
   updateDeployRecord,
-} from './history.js'
+} from '../records/history.js'
+import type { DeployServices } from '../services.js'
 import { acquireNonceLock, replaceStuckDeploys } from './nonceStream.js'
-import type { DeployServices } from './services.js'
 import { deployStoreKeys } from './storeKeys.js'
 
 /** How long a follow-up waits for the nonce lock: a deploy holding it replaces stuck transactions itself. */

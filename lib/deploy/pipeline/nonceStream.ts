@@ -1,11 +1,11 @@
 import { type Address, type Hex, keccak256, type PublicClient } from 'viem'
-import { B20_FACTORY_ADDRESS } from '../chain/b20.js'
-import type { KmsAccount } from '../chain/kmsAccount.js'
-import { errorName, type Logger } from '../platform/log.js'
-import type { ClaimNextNonceReturnType, Store } from '../store/types.js'
+import { B20_FACTORY_ADDRESS } from '../../chain/b20.js'
+import type { KmsAccount } from '../../chain/kmsAccount.js'
+import { errorName, type Logger } from '../../platform/log.js'
+import type { ClaimNextNonceReturnType, Store } from '../../store/types.js'
+import { type DeployFailure, failure } from '../outcome.js'
+import { type DeployHistoryKeys, type DeployRecord, listUnmined, recordDeploy, updateDeployRecord } from '../records/history.js'
 import { isTransportFailure, shortMessage } from './chainErrors.js'
-import { type DeployHistoryKeys, type DeployRecord, listUnmined, recordDeploy, updateDeployRecord } from './history.js'
-import { type DeployFailure, failure } from './outcome.js'
 
 // The signer's one nonce stream, shared by every instance: the lock that serialises deploys, the fence that signs a
 // nonce at most once, and the replacement of transactions left unmined (underpriced after a base-fee jump), which

@@ -1,5 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
-import type { Logger } from '../platform/log.js'
+import type { Logger } from '../../platform/log.js'
 
 /** SHA-256 of an agent key, as lower-case hex: what the allowlist holds. */
 export function digestAgentKey(key: string): string {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
-import { errorName, type Logger } from '../platform/log.js'
-import type { Store } from '../store/types.js'
-import { type DeployFailure, failure } from './outcome.js'
+import { errorName, type Logger } from '../../platform/log.js'
+import type { Store } from '../../store/types.js'
+import { type DeployFailure, failure } from '../outcome.js'
 
 /** How long an answer is replayed for the same agent, key and body. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000

@@ -1,12 +1,12 @@
 import { type Address, BaseError, decodeEventLog, type Hex, TransactionNotFoundError, TransactionReceiptNotFoundError } from 'viem'
-import { B20_FACTORY_ADDRESS, type B20Variant, b20FactoryAbi, CREATE_B20_SELECTOR } from '../chain/b20.js'
-import { KmsSignerError } from '../chain/kmsAccount.js'
-import { errorName } from '../platform/log.js'
-import type { Store } from '../store/types.js'
+import { B20_FACTORY_ADDRESS, type B20Variant, b20FactoryAbi, CREATE_B20_SELECTOR } from '../../chain/b20.js'
+import { KmsSignerError } from '../../chain/kmsAccount.js'
+import { errorName } from '../../platform/log.js'
+import type { Store } from '../../store/types.js'
+import { type DeployFailure, failure } from '../outcome.js'
+import type { ReceiptConfirmed, ReceiptPending, ReceiptReplaced } from '../responses.js'
+import type { DeployServices } from '../services.js'
 import { type DeployHistoryKeys, type DeployRecord, deployHistoryKeys, readDeployRecord, updateDeployRecord } from './history.js'
-import { type DeployFailure, failure } from './outcome.js'
-import type { ReceiptConfirmed, ReceiptPending, ReceiptReplaced } from './responses.js'
-import type { DeployServices } from './services.js'
 
 /** Every answer of {@link readDeployReceipt}. */
 export type ReadDeployReceiptReturnType = ReceiptPending | ReceiptConfirmed | ReceiptReplaced | DeployFailure

@@ -1,5 +1,5 @@
 import type { Hex } from 'viem'
-import type { Store } from '../store/types.js'
+import type { Store } from '../../store/types.js'
 
 /** Last known state of a deploy: sent, mined (successfully or reverted), or replaced by a higher-fee copy. */
 export type DeployStatus = 'broadcast' | 'confirmed' | 'reverted' | 'replaced'

@@ -1,4 +1,4 @@
-import type { Store } from '../store/types.js'
+import type { Store } from '../../store/types.js'
 import { AGENT_KEY_MAX_LENGTH, type AgentRefusalReason, digestAgentKey, generateAgentKey } from './agentKeys.js'
 
 /**

@@ -1,7 +1,7 @@
 import type { Address, Hex } from 'viem'
 import { z } from 'zod'
-import { checksumAddress, isValidAddress } from '../chain/address.js'
-import { type B20Variant, STABLECOIN_DECIMALS } from '../chain/b20Variants.js'
+import { checksumAddress, isValidAddress } from '../../chain/address.js'
+import { type B20Variant, STABLECOIN_DECIMALS } from '../../chain/b20Variants.js'
 import { ISO_4217_CODES } from './iso4217.js'
 
 /** One problem with a request body: the field it concerns and why. */

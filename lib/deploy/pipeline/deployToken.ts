@@ -1,0 +1,347 @@
+import { randomUUID } from 'node:crypto'
+import type { KmsAccount } from '../../chain/kmsAccount.js'
+import { errorName } from '../../platform/log.js'
+import type { Store } from '../../store/types.js'
+import { type DeployFailure, failure } from '../outcome.js'
+import { type DeployRecord, deployHistoryKeys, forgetDeploy, recordDeploy } from '../records/history.js'
+import type { DeployBroadcast, DeployedToken, DeploySimulated } from '../responses.js'
+import type { DeployServices } from '../services.js'
+import { chainFailure } from './chainErrors.js'
+import { BLOCK_MS, feesOfBlock } from './feeCache.js'
+import type { DeployIntent } from './intent.js'
+import { acquireNonceLock, NONCE_CLAIM_MS, type NonceLock, replaceStuckDeploys, type SendOutcome } from './nonceStream.js'
+import { type DeployPlan, type DeployPrice, feesFrom, planDeploy } from './plan.js'
+import { dryRunDeploy, type PreparedDeploy, prepareDeploy, readySigner } from './prepare.js'
+import { type CapReservation, createCapReservation, type DeployCap } from './reserve.js'
+import { sendDeploy } from './send.js'
+import { type SignedDeploy, serialiseDeploy, signDeploy } from './sign.js'
+import { deployStoreKeys } from './storeKeys.js'
+
+export type { DeployBroadcast, DeployedToken, DeploySimulated }
+
+/** Every answer of {@link deployToken}. */
+export type DeployTokenReturnType = DeployBroadcast | DeploySimulated | DeployFailure
+
+/** Parameters of {@link deployToken}. */
+export type DeployTokenParameters = {
+  services: DeployServices
+  intent: DeployIntent
+  /** Allowlist digest of the calling agent (for the per-agent cap). */
+  agentDigest: string
+  /** This agent's own daily cap (a key issued with one); null or absent: `DEPLOY_AGENT_DAILY_CAP`. */
+  agentDailyCap?: number | null
+}
+
+/** How long the signer's next-nonce counter outlives its last deploy (the node's pending count takes over after). */
+const NONCE_COUNTER_TTL_MS = 86_400_000
+
+/**
+ * Deploys a B20 token for an agent, in named steps. Plan (pure), then before the nonce lock, all at once: reserve a
+ * cap slot and prepare (the simulation of `createB20` from the signer, gas, fees, chain id, the node's pending
+ * count). Under the lock (deploys one after another across instances): replace a stuck earlier deploy, claim the
+ * fenced nonce, serialise, sign with KMS, record, send; the next deploy of this instance signs while this one sends.
+ * The slot is kept only when the transaction went out. A dry run stops after the simulation and signs nothing.
+ */
+export async function deployToken({
+  services,
+  intent,
+  agentDigest,
+  agentDailyCap = null,
+}: DeployTokenParameters): Promise<DeployTokenReturnType> {
+  const { store } = services
+  if (!services.getSigner)
+    return failure(
+      'SIGNER_NOT_CONFIGURED',
+      'The deploy signer is not configured on this server (KMS_KEY_ID is unset); no deploy can be signed.',
+    )
+  if (!store)
+    return failure('DEPLOYS_DISABLED', 'Deploys need the shared store (Upstash Redis) on this deployment, and none is configured.')
+  const ready = await readySigner(services)
+  if (!ready.ok) return ready
+  const { signer } = ready
+  const plan = planDeploy({ intent, signer: signer.address, salt: intent.salt ?? services.randomSalt() })
+  if (intent.dryRun) return dryRunDeploy(services, plan, signer)
+
+  const reserved = await reserveAndPrepare({ services, store, signer, plan, agentDigest, agentDailyCap })
+  if (!reserved.ok) return reserved
+  return sendUnderNonceLock({ services, store, signer, plan, intent, agentDigest, ...reserved })
+}
+
+/** What a deploy under way carries from step to step. */
+type DeployContext = {
+  services: DeployServices
+  store: Store
+  signer: KmsAccount
+  plan: DeployPlan
+  agentDigest: string
+}
+
+/** A deploy that holds its cap slots and knows the chain's state: ready for the nonce lock. */
+type ReservedDeploy = { ok: true; reservation: CapReservation; prepared: PreparedDeploy; stuckSeen: boolean }
+
+/** The store's failure before anything was signed: deploys fail closed. */
+function storeFailure(services: DeployServices, operation: string, error: unknown): DeployFailure {
+  services.logger.error('store_unavailable', { operation, error: errorName(error), effect: 'deploy refused' })
+  return failure(
+    'STORE_UNAVAILABLE',
+    'The deploy coordinator (Redis) is unavailable; deploys fail closed and nothing was signed. Try again shortly.',
+    { retryAfterSeconds: 10 },
+  )
+}
+
+const keysOf = ({ services, signer }: Pick<DeployContext, 'services' | 'signer'>) => ({
+  lock: deployStoreKeys({ storePrefix: services.config.storePrefix, chainId: services.config.chainId, signer: signer.address }),
+  history: deployHistoryKeys({ storePrefix: services.config.storePrefix, chainId: services.config.chainId }),
+})
+
+/**
+ * Steps 1 and 2, reserve and prepare, at once: the cap slots (exact across instances on their own), the chain reads
+ * of {@link prepareDeploy}, and a look at the oldest unmined deploy (one sent long ago may be stuck). Nothing of it
+ * depends on the nonce, so the lock holds only what must go one after another. A refusal gives the slots back.
+ */
+async function reserveAndPrepare(context: DeployContext & { agentDailyCap: number | null }): Promise<ReservedDeploy | DeployFailure> {
+  const { services, store, signer, plan, agentDigest, agentDailyCap } = context
+  const { config } = services
+  const keys = keysOf(context)
+  const now = services.now()
+  const caps: DeployCap[] = [{ key: keys.lock.cap, limit: config.dailyCap, code: 'DEPLOY_CAP_REACHED', who: 'this service' }]
+  const agentCap = agentDailyCap ?? config.agentDailyCap
+  if (agentCap !== null)
+    caps.push({ key: keys.lock.agentCap(agentDigest), limit: agentCap, code: 'AGENT_CAP_REACHED', who: 'your agent key' })
+  const reservation = createCapReservation({ store, caps, member: `${now}:${randomUUID()}`, windowMs: config.capWindowSeconds * 1000, now })
+  try {
+    const [capped, prepared, oldest] = await Promise.all([
+      reservation.reserve(),
+      prepareDeploy(services, plan, signer),
+      store.oldestInIndex(keys.history.unmined(signer.address)),
+    ])
+    const refused = capped ?? (prepared.ok ? null : (prepared as DeployFailure))
+    if (refused) {
+      await reservation.release()
+      return refused
+    }
+    const stuckSeen = oldest !== null && now - oldest >= config.stuckSeconds * 1000
+    return { ok: true, reservation, prepared: prepared as PreparedDeploy, stuckSeen }
+  } catch (error) {
+    await reservation.release()
+    return storeFailure(services, 'deploy-prepare', error)
+  }
+}
+
+/** What the lock's `finally` must undo unless the deploy went out. */
+type LockedState = { claimedNonce: number | null; recorded: DeployRecord | null; keep: boolean; outcome: SendOutcome }
+
+type LockedDeploy = DeployContext & Omit<ReservedDeploy, 'ok'> & { intent: DeployIntent }
+
+/** Steps 3 to 7 under the nonce lock; whatever did not go out is given back, and the lock passes on. */
+async function sendUnderNonceLock(deploy: LockedDeploy): Promise<DeployTokenReturnType> {
+  const { services, store, reservation } = deploy
+  const keys = keysOf(deploy).lock
+  let lock: NonceLock | null
+  try {
+    lock = await acquireNonceLock(store, keys.lock, services.lockLeaseMs, services.lockWaitMs, {
+      counterKey: keys.nonceNext,
+      fencePrefix: keys.noncePrefix,
+      fenceTtlMs: NONCE_CLAIM_MS,
+      counterTtlMs: NONCE_COUNTER_TTL_MS,
+    })
+  } catch (error) {
+    await reservation.release()
+    return storeFailure(services, 'nonce-lock', error)
+  }
+  if (!lock) {
+    await reservation.release()
+    return failure('DEPLOY_BUSY', 'Other deploys are in progress; nothing was signed. Retry in a few seconds.', { retryAfterSeconds: 3 })
+  }
+  const state: LockedState = { claimedNonce: null, recorded: null, keep: false, outcome: 'refused' }
+  let settle!: (outcome: SendOutcome) => void
+  const sending = new Promise<SendOutcome>((resolve) => (settle = resolve))
+  try {
+    return await runUnderLock(deploy, lock, state, sending)
+  } catch (error) {
+    services.logger.error('store_unavailable', { operation: 'deploy', error: errorName(error), effect: 'deploy refused' })
+    return failure('STORE_UNAVAILABLE', 'The deploy coordinator (Redis) failed mid-deploy; nothing was broadcast. Try again shortly.', {
+      retryAfterSeconds: 10,
+    })
+  } finally {
+    if (!state.keep) await giveBack(deploy, lock, state)
+    // Told only now, after its nonce went back: the next deploy then finds the gap to move into.
+    settle(state.outcome)
+    await lock.release()
+  }
+}
+
+/**
+ * Under the lock: 3. replace a stuck earlier deploy (it would hold this one behind it), 4. claim the nonce, 5. serialise
+ * and sign, 6. record, then wait for the previous send of this instance (moving into its nonce if the node refused
+ * it), and 7. send.
+ */
+async function runUnderLock(
+  deploy: LockedDeploy,
+  lock: NonceLock,
+  state: LockedState,
+  sending: Promise<SendOutcome>,
+): Promise<DeployTokenReturnType> {
+  const { services, signer, plan } = deploy
+  const { config } = services
+  if (deploy.stuckSeen) {
+    const unjammed = await replaceStuckDeploys({
+      store: deploy.store,
+      keys: keysOf(deploy).history,
+      publicClient: services.publicClient,
+      signer,
+      chainId: config.chainId,
+      logger: services.logger,
+      now: services.now(),
+      stuckMs: config.stuckSeconds * 1000,
+      maxFeePerGas: config.maxFeePerGasWei,
+    })
+    if (!unjammed.ok) return unjammed
+  }
+  const claimed = await claimNonceAndPrice(deploy, lock, state)
+  if (!claimed.ok) return claimed
+  let signed = await signAndRecord(deploy, claimed.nonce, claimed.price, state)
+  if ('ok' in signed) return signed
+  const previous = lock.previousSend ? await lock.previousSend : 'sent'
+  const renumbered = previous !== 'sent'
+  if (renumbered) {
+    const moved = await moveIntoGap(deploy, lock, state, claimed.price)
+    if ('ok' in moved) return moved
+    signed = moved
+  }
+  // The next deploy waiting here signs while this one sends.
+  lock.handOffBeforeSend(sending)
+  const explorerUrl = `${config.explorerUrl}/tx/${signed.txHash}`
+  const sent = await sendDeploy({ publicClient: services.publicClient, serialized: signed.serialized, txHash: signed.txHash, explorerUrl })
+  if (sent.kind === 'refused') return sent.failure
+  state.keep = true
+  state.outcome = renumbered ? 'renumbered' : 'sent'
+  if (sent.kind === 'uncertain') return sent.failure
+  return {
+    ok: true,
+    status: 'broadcast',
+    txHash: signed.txHash,
+    predictedAddress: plan.predictedAddress,
+    explorerUrl,
+    token: plan.token,
+    signer: signer.address,
+    chainId: config.chainId,
+  }
+}
+
+/**
+ * Step 4: the nonce, fenced (the next of the signer's stream, never below the node's pending count; signed at most
+ * once even if this lock's lease ran out under us; claimed by the previous deploy of this instance when it could),
+ * with the block's fees (read again only when 3 blocks old). The next deploy waiting here gets its nonce claimed now.
+ */
+async function claimNonceAndPrice(
+  deploy: LockedDeploy,
+  lock: NonceLock,
+  state: LockedState,
+): Promise<{ ok: true; nonce: number; price: DeployPrice } | DeployFailure> {
+  const { services, prepared } = deploy
+  const [claim, fees] = await Promise.all([
+    lock.claimNonce(prepared.pending),
+    feesOfBlock({ publicClient: services.publicClient, maxAgeMs: 3 * BLOCK_MS }).catch((error: unknown) => error as Error),
+  ])
+  if (claim.kind === 'held')
+    return failure(
+      'DEPLOY_BUSY',
+      `Nonce ${claim.nonce} is held by another deploy that has not reached the chain yet; nothing was signed. Retry shortly.`,
+      { retryAfterSeconds: 5 },
+    )
+  if (claim.kind === 'lock-lost')
+    return failure('DEPLOY_BUSY', 'The deploy lock expired before signing; nothing was signed. Retry shortly.', { retryAfterSeconds: 3 })
+  state.claimedNonce = claim.nonce
+  if (fees instanceof Error) return chainFailure(fees)
+  lock.prefetchForSuccessor(prepared.pending)
+  return { ok: true, nonce: claim.nonce, price: { gas: prepared.gas, ...feesFrom(fees) } }
+}
+
+/**
+ * Steps 5 and 6: serialise and sign with KMS, then keep the transaction before the broadcast: the agent's history and
+ * the signer's unmined list. A deploy whose broadcast is refused outright gives both back.
+ */
+async function signAndRecord(
+  deploy: LockedDeploy,
+  nonce: number,
+  price: DeployPrice,
+  state: LockedState,
+): Promise<SignedDeploy | DeployFailure> {
+  const { services, signer, plan, intent } = deploy
+  const signed = await signDeploy(signer, serialiseDeploy({ plan, chainId: services.config.chainId, nonce, price }), services.logger)
+  if ('ok' in signed) return signed
+  const sentAt = services.now()
+  state.recorded = {
+    txHash: signed.txHash,
+    agent: deploy.agentDigest,
+    predictedAddress: plan.predictedAddress,
+    name: intent.name,
+    symbol: intent.symbol,
+    variant: intent.variant,
+    decimals: intent.decimals,
+    createdAt: sentAt,
+    sentAt,
+    status: 'broadcast',
+    nonce,
+    gas: price.gas.toString(),
+    maxFeePerGas: price.maxFeePerGas.toString(),
+    maxPriorityFeePerGas: price.maxPriorityFeePerGas.toString(),
+    data: plan.data,
+  }
+  await recordDeploy({
+    store: deploy.store,
+    keys: keysOf(deploy).history,
+    signer: signer.address,
+    record: state.recorded,
+    inAgentHistory: true,
+  })
+  return signed
+}
+
+/**
+ * The node refused the previous deploy of this instance, so its nonce went back: this one, signed meanwhile, moves
+ * down into the gap (its record and nonce given back, a new nonce claimed, signed and recorded again).
+ */
+async function moveIntoGap(
+  deploy: LockedDeploy,
+  lock: NonceLock,
+  state: LockedState,
+  price: DeployPrice,
+): Promise<SignedDeploy | DeployFailure> {
+  const { store, signer, prepared } = deploy
+  const keys = keysOf(deploy)
+  await lock.dropPrefetch()
+  await forgetDeploy(store, keys.history, signer.address, state.recorded!)
+  state.recorded = null
+  await store.releaseNonce({ counterKey: keys.lock.nonceNext, fencePrefix: keys.lock.noncePrefix, nonce: state.claimedNonce! })
+  state.claimedNonce = null
+  const again = await lock.claimNonce(prepared.pending)
+  if (again.kind !== 'claimed')
+    return failure(
+      'DEPLOY_BUSY',
+      'An earlier deploy was refused by the node and its nonce is not free yet; nothing was sent. Retry shortly.',
+      {
+        retryAfterSeconds: 3,
+      },
+    )
+  state.claimedNonce = again.nonce
+  lock.prefetchForSuccessor(prepared.pending)
+  return signAndRecord(deploy, again.nonce, price, state)
+}
+
+/**
+ * Gives back what a deploy that did not go out holds: its cap slots, the successor's prefetched nonce first (so the
+ * stream has no gap), its own nonce with its fence (the next deploy takes it), and its record.
+ */
+async function giveBack(deploy: LockedDeploy, lock: NonceLock, state: LockedState): Promise<void> {
+  const { store, signer, reservation } = deploy
+  const keys = keysOf(deploy)
+  await reservation.release()
+  await lock.dropPrefetch()
+  if (state.claimedNonce !== null)
+    await store
+      .releaseNonce({ counterKey: keys.lock.nonceNext, fencePrefix: keys.lock.noncePrefix, nonce: state.claimedNonce })
+      .catch(() => undefined)
+  if (state.recorded) await forgetDeploy(store, keys.history, signer.address, state.recorded).catch(() => undefined)
+}

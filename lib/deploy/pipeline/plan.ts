@@ -1,0 +1,52 @@
+import type { Address, Hex } from 'viem'
+import { B20_FACTORY_ADDRESS, type B20TokenSpec, encodeCreateB20, predictB20Address } from '../../chain/b20.js'
+import type { DeployedToken } from '../responses.js'
+import type { NetworkFees } from './feeCache.js'
+import type { DeployIntent } from './intent.js'
+import { MIN_PRIORITY_FEE, maxBigInt } from './nonceStream.js'
+
+/** What a deploy sends, worked out before any I/O: the factory call, the address it creates and the token. */
+export type DeployPlan = {
+  /** Calldata of `createB20`. */
+  data: Hex
+  predictedAddress: Address
+  token: DeployedToken
+  /** The call as the node simulates and estimates it, from the signer. */
+  request: { account: Address; to: Address; data: Hex; value: 0n }
+}
+
+/** Parameters of {@link planDeploy}. */
+export type PlanDeployParameters = { intent: DeployIntent; signer: Address; salt: Hex }
+
+/** Plans a deploy (pure): the admin defaults to the signer, a stablecoin's currency to USD. */
+export function planDeploy({ intent, signer, salt }: PlanDeployParameters): DeployPlan {
+  const admin = intent.admin ?? signer
+  const spec: B20TokenSpec =
+    intent.variant === 'asset'
+      ? { variant: 'asset', name: intent.name, symbol: intent.symbol, admin, decimals: intent.decimals }
+      : { variant: 'stablecoin', name: intent.name, symbol: intent.symbol, admin, currency: intent.currency ?? 'USD' }
+  const data = encodeCreateB20(spec, salt)
+  return {
+    data,
+    predictedAddress: predictB20Address(intent.variant, signer, salt),
+    token: { name: intent.name, symbol: intent.symbol, variant: intent.variant, decimals: intent.decimals },
+    request: { account: signer, to: B20_FACTORY_ADDRESS, data, value: 0n },
+  }
+}
+
+/** Gas and EIP-1559 fees a deploy is signed with. */
+export type DeployPrice = { gas: bigint; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }
+
+/** Gas headroom over the node's estimate, in percent. */
+const GAS_HEADROOM_PERCENT = 125n
+
+/** The gas limit for a node's estimate: the estimate with 25% headroom. */
+export function gasWithHeadroom(estimate: bigint): bigint {
+  return (estimate * GAS_HEADROOM_PERCENT) / 100n
+}
+
+/** EIP-1559 fees from the network's: twice the next base fee plus the priority fee (at least the service's least). */
+export function feesFrom({ nextBaseFee, suggestedPriorityFee }: NetworkFees): Omit<DeployPrice, 'gas'> {
+  const maxPriorityFeePerGas = maxBigInt(suggestedPriorityFee, MIN_PRIORITY_FEE)
+  return { maxPriorityFeePerGas, maxFeePerGas: nextBaseFee * 2n + maxPriorityFeePerGas }
+}

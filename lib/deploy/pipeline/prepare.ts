@@ -1,0 +1,116 @@
+import { decodeFunctionResult, getAddress } from 'viem'
+import { b20FactoryAbi } from '../../chain/b20.js'
+import { ChainMismatchError } from '../../chain/client.js'
+import { type KmsAccount, KmsSignerError } from '../../chain/kmsAccount.js'
+import { errorName } from '../../platform/log.js'
+import { type DeployFailure, failure } from '../outcome.js'
+import type { DeploySimulated } from '../responses.js'
+import type { DeployServices } from '../services.js'
+import { chainFailure } from './chainErrors.js'
+import { feesOfBlock } from './feeCache.js'
+import { type DeployPlan, feesFrom, gasWithHeadroom } from './plan.js'
+
+/** The signer, once KMS has given its public key and the RPC serves the configured chain; else why not. */
+export async function readySigner(services: DeployServices): Promise<{ ok: true; signer: KmsAccount } | DeployFailure> {
+  const { logger } = services
+  let signer: KmsAccount
+  try {
+    signer = await services.getSigner!()
+  } catch (error) {
+    if (error instanceof KmsSignerError && /SIGNER_ADDRESS|secp256k1/.test(error.message)) {
+      logger.error('signer_misconfigured', { message: error.message })
+      return failure('SIGNER_MISMATCH', `Refusing to deploy: ${error.message}.`)
+    }
+    logger.error('kms_unavailable', { operation: 'GetPublicKey', error: errorName(error) })
+    return failure('SIGNER_UNAVAILABLE', 'The signing service (KMS) is unavailable; nothing was signed. Try again shortly.', {
+      retryAfterSeconds: 10,
+    })
+  }
+  try {
+    await services.verifyChain()
+  } catch (error) {
+    if (error instanceof ChainMismatchError) return failure('CHAIN_MISMATCH', `Refusing to sign: ${error.message}.`)
+    return failure('RPC_UNAVAILABLE', 'The chain RPC is unavailable; nothing was signed. Try again shortly.', { retryAfterSeconds: 5 })
+  }
+  return { ok: true, signer }
+}
+
+/** eth_call of createB20 from the signer: fine when it creates the predicted address, else the decoded revert. */
+export async function simulateDeploy(services: DeployServices, plan: DeployPlan): Promise<{ ok: true } | DeployFailure> {
+  try {
+    const result = await services.publicClient.call(plan.request)
+    const created = result.data ? decodeFunctionResult({ abi: b20FactoryAbi, functionName: 'createB20', data: result.data }) : undefined
+    if (!created || getAddress(created) !== plan.predictedAddress) {
+      services.logger.error('deploy_prediction_mismatch', { predicted: plan.predictedAddress, simulated: created })
+      return failure('RPC_REJECTED', 'The simulated token address differs from the B20 address formula; nothing was signed.')
+    }
+    return { ok: true }
+  } catch (error) {
+    return chainFailure(error)
+  }
+}
+
+/** A dry run: the simulation and what the deploy would cost; nothing is signed and no cap slot is taken. */
+export async function dryRunDeploy(
+  services: DeployServices,
+  plan: DeployPlan,
+  signer: KmsAccount,
+): Promise<DeploySimulated | DeployFailure> {
+  const simulated = await simulateDeploy(services, plan)
+  if (!simulated.ok) return simulated
+  try {
+    const { publicClient } = services
+    const [estimate, fees] = await Promise.all([publicClient.estimateGas(plan.request), feesOfBlock({ publicClient })])
+    const gas = gasWithHeadroom(estimate)
+    const { maxFeePerGas, maxPriorityFeePerGas } = feesFrom(fees)
+    return {
+      ok: true,
+      status: 'simulated',
+      predictedAddress: plan.predictedAddress,
+      token: plan.token,
+      signer: signer.address,
+      chainId: services.config.chainId,
+      gas: gas.toString(),
+      maxFeePerGas: maxFeePerGas.toString(),
+      maxPriorityFeePerGas: maxPriorityFeePerGas.toString(),
+      maxFeeWei: (gas * maxFeePerGas).toString(),
+    }
+  } catch (error) {
+    return chainFailure(error)
+  }
+}
+
+/** What a deploy knows before the nonce lock: its gas limit, the chain it talks to and the signer's pending count. */
+export type PreparedDeploy = { ok: true; gas: bigint; chainId: number; pending: number }
+
+/**
+ * Everything before the nonce lock that reads the chain, all at once: the simulation, the gas estimate, the block's
+ * fees (cached for the send), the chain id and the node's pending count. A revert explains itself through the
+ * simulation (decoded) before the estimate's failure.
+ */
+export async function prepareDeploy(
+  services: DeployServices,
+  plan: DeployPlan,
+  signer: KmsAccount,
+): Promise<PreparedDeploy | DeployFailure> {
+  const { publicClient } = services
+  const [simulated, estimate, fees, chainId, pending] = await Promise.allSettled([
+    simulateDeploy(services, plan),
+    publicClient.estimateGas(plan.request),
+    feesOfBlock({ publicClient }),
+    publicClient.getChainId(),
+    publicClient.getTransactionCount({ address: signer.address, blockTag: 'pending' }),
+  ])
+  if (simulated.status === 'fulfilled' && !simulated.value.ok) return simulated.value
+  for (const result of [simulated, estimate, fees, chainId, pending]) if (result.status === 'rejected') return chainFailure(result.reason)
+  const ok = <T>(result: PromiseSettledResult<T>) => (result as PromiseFulfilledResult<T>).value
+  const prepared: PreparedDeploy = { ok: true, gas: gasWithHeadroom(ok(estimate)), chainId: ok(chainId), pending: ok(pending) }
+  if (prepared.chainId !== services.config.chainId) {
+    services.logger.error('chain_mismatch', { expected: services.config.chainId, actual: prepared.chainId })
+    return failure(
+      'CHAIN_MISMATCH',
+      `Refusing to sign: the RPC now serves chain ${prepared.chainId}, not the configured ${services.config.chainId}.`,
+    )
+  }
+  return prepared
+}
