@@ -1,15 +1,19 @@
-// `npm run agents -- issue | list | revoke`: agent keys at runtime, kept in the shared store the service reads (only
-// their SHA-256 digests), so adding or removing an agent needs no redeploy. Running instances accept a new key at once
-// and refuse a revoked or expired one within 5 s.
+// `npm run agents -- issue | list | revoke | webhook`: agent keys at runtime, kept in the shared store the service
+// reads (only their SHA-256 digests), so adding or removing an agent needs no redeploy. Running instances accept a new
+// key at once and refuse a revoked or expired one within 5 s. An agent's webhook (its deploy events, signed the
+// Standard Webhooks way) is set at issue time or later; its secret is shown once.
 import { parseArgs } from 'node:util'
-import { AgentAdminError, type AgentListing, issueAgentKey, listAgentKeys, revokeAgentKey } from '../lib/deploy/agents/agentRegistry.js'
+import { AgentAdminError, issueAgentKey, revokeAgentKey } from '../lib/deploy/agents/agentRegistry.js'
+import { type AgentWithWebhook, listAgentsWithWebhooks, setAgentWebhook } from '../lib/deploy/agents/webhookTargets.js'
+import { checkWebhookUrl } from '../lib/deploy/agents/webhookUrl.js'
 import { ConfigError, loadDeployConfig } from '../lib/platform/config.js'
 import { createUpstashStore } from '../lib/store/upstash.js'
 
 const USAGE = `usage:
-  npm run agents -- issue --label <name> [--daily-cap N] [--expires-days N] [--json]
+  npm run agents -- issue --label <name> [--daily-cap N] [--expires-days N] [--webhook <https url>] [--json]
   npm run agents -- list [--json]
-  npm run agents -- revoke <label | digest prefix>`
+  npm run agents -- revoke <label | digest prefix>
+  npm run agents -- webhook <label | digest prefix> (<https url> | --off) [--json]`
 
 /** Ends the command with a message on stderr and exit code 1 (nothing was written). */
 function fail(message: string): never {
@@ -27,8 +31,16 @@ function numberOption(name: string, value: string | undefined): number | null {
 
 const when = (ms: number | null) => (ms === null ? '-' : new Date(ms).toISOString().slice(0, 16).replace('T', ' '))
 
+/** An agent's webhook in a few words, for people: never its secret. */
+const describeWebhook = (a: AgentWithWebhook) => {
+  const w = a.webhook
+  if (!w) return 'webhook -'
+  const errors = w.lastError ? `  last error ${when(w.lastErrorAt)} (${w.lastError}), failing ${w.failing}` : ''
+  return `webhook ${w.state} ${w.url}  last delivery ${when(w.lastDeliveryAt)}${errors}${w.failedEvents ? `, ${w.failedEvents} events failed` : ''}`
+}
+
 /** One line an agent, for people. */
-const describe = (a: AgentListing) =>
+const describe = (a: AgentWithWebhook) =>
   [
     a.label.padEnd(24),
     a.digestPrefix,
@@ -37,6 +49,7 @@ const describe = (a: AgentListing) =>
     `expires ${when(a.expiresAt)}`,
     a.dailyCap === null ? 'cap -' : `cap ${a.dailyCap}/window`,
     a.revokedAt === null ? 'active' : `REVOKED ${when(a.revokedAt)}`,
+    describeWebhook(a),
   ].join('  ')
 
 const { values, positionals } = (() => {
@@ -47,6 +60,8 @@ const { values, positionals } = (() => {
         label: { type: 'string' },
         'daily-cap': { type: 'string' },
         'expires-days': { type: 'string' },
+        webhook: { type: 'string' },
+        off: { type: 'boolean' },
         json: { type: 'boolean' },
       },
     })
@@ -55,7 +70,7 @@ const { values, positionals } = (() => {
   }
 })()
 const [command, ...rest] = positionals
-if (!command || !['issue', 'list', 'revoke'].includes(command)) fail(USAGE)
+if (!command || !['issue', 'list', 'revoke', 'webhook'].includes(command)) fail(USAGE)
 
 let config: ReturnType<typeof loadDeployConfig>
 try {
@@ -73,6 +88,9 @@ const store = createUpstashStore(config.redis)
 try {
   if (command === 'issue') {
     if (!values.label) fail(`issue needs --label <name>\n${USAGE}`)
+    // A refused webhook URL stops the command before anything is written.
+    const verdict = values.webhook === undefined ? null : checkWebhookUrl({ url: values.webhook, onVercel: config.onVercel })
+    if (verdict && !verdict.ok) fail(`the webhook URL ${verdict.reason}; nothing was written`)
     const { key, record } = await issueAgentKey({
       store,
       storePrefix: config.storePrefix,
@@ -80,16 +98,43 @@ try {
       dailyCap: numberOption('daily-cap', values['daily-cap']),
       expiresInDays: numberOption('expires-days', values['expires-days']),
     })
-    if (values.json) console.log(JSON.stringify({ key, label: record.label, digest: record.digest }))
+    const webhookSecret = verdict?.ok
+      ? (
+          await setAgentWebhook({
+            store,
+            storePrefix: config.storePrefix,
+            which: record.label,
+            url: verdict.url,
+            onVercel: config.onVercel,
+          })
+        ).secret
+      : null
+    if (values.json)
+      console.log(JSON.stringify({ key, label: record.label, digest: record.digest, ...(webhookSecret ? { webhookSecret } : {}) }))
     else {
       console.log(`agent key for "${record.label}" (shown once; give it to the agent, sent as X-Service-Key): ${key}`)
       console.log(`digest: ${record.digest}  expires: ${when(record.expiresAt)}  daily cap: ${record.dailyCap ?? '-'}`)
+      if (webhookSecret) console.log(`webhook secret (shown once; the agent verifies deliveries with it): ${webhookSecret}`)
     }
   } else if (command === 'list') {
-    const agents = await listAgentKeys(store, config.storePrefix)
+    const agents = await listAgentsWithWebhooks(store, config.storePrefix)
     if (values.json) console.log(JSON.stringify(agents))
     else if (agents.length === 0) console.log('no agent keys issued yet (npm run agents -- issue --label <name>)')
     else for (const agent of agents) console.log(describe(agent))
+  } else if (command === 'webhook') {
+    const [which, url] = rest
+    if (!which || (url === undefined) === !values.off) fail(`webhook needs a label and either a URL or --off\n${USAGE}`)
+    const { record, secret } = await setAgentWebhook({
+      store,
+      storePrefix: config.storePrefix,
+      which,
+      url: values.off ? null : url!,
+      onVercel: config.onVercel,
+    })
+    if (values.json) console.log(JSON.stringify({ label: record.label, digest: record.digest, webhookSecret: secret }))
+    else if (secret)
+      console.log(`webhook of "${record.label}" set; its secret (shown once; the agent verifies deliveries with it): ${secret}`)
+    else console.log(`webhook of "${record.label}" removed; no more deliveries`)
   } else {
     const which = rest[0]
     if (!which) fail(`revoke needs a label or digest prefix\n${USAGE}`)

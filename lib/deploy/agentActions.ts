@@ -226,6 +226,11 @@ async function handleDeploy(
   } else {
     response = await run()
   }
+  if (ctx.webhooks && response.ok && response.status === 'broadcast' && !replayed) {
+    const subject = { txHash: response.txHash, predictedAddress: response.predictedAddress, name: intent.name, symbol: intent.symbol }
+    const details = { explorerUrl: response.explorerUrl, signer: response.signer, chainId: response.chainId }
+    ctx.background(ctx.webhooks.emit({ agentDigest, type: 'deploy.broadcast', subject, details }))
+  }
   ctx.logger.info('deploy_attempt', {
     agent: agentDigest.slice(0, 8),
     name: intent.name,

@@ -45,6 +45,19 @@ export const deploySimulatedSchema = z
   })
   .describe('dryRun: validated and simulated; nothing was signed and the cap is untouched')
 
+/** A deployed token's market, once it trades: its pair on DexScreener with the most liquidity, refreshed by the tick. */
+export const tokenMarketSchema = z
+  .object({
+    pairAddress: z.string().nullable().describe('The pool: a 20-byte pair address, or a Uniswap v4 pool id (32 bytes)'),
+    dexId: z.string().describe('The exchange, in DexScreener’s vocabulary'),
+    priceUsd: z.string().nullable().describe('Price in USD, as a string'),
+    liquidity: z.number().describe('Pool liquidity in USD'),
+    volume24h: z.number().describe('Trading volume in USD, last 24 hours'),
+    pairUrl: z.string().describe('The pair on DexScreener'),
+    firstSeenAt: z.string().describe('When the service first saw the token trade (ISO 8601)'),
+  })
+  .describe('The token’s market; null until it has a pair on DexScreener (checked about once a minute for 7 days)')
+
 /** Receipt of a deploy that is known but not yet mined. */
 export const receiptPendingSchema = z.object({
   ok: z.literal(true),
@@ -68,6 +81,7 @@ export const receiptConfirmedSchema = z.object({
   blockNumber: z.number().int().min(0),
   explorerUrl: z.string(),
   token: deployedTokenSchema,
+  market: tokenMarketSchema.nullable(),
 })
 
 /**
@@ -84,6 +98,7 @@ export const receiptReplacedSchema = z.object({
   tokenAddress: address.optional().describe('Once the replacement is confirmed: the token (the predicted address)'),
   blockNumber: z.number().int().min(0).optional(),
   token: deployedTokenSchema.optional(),
+  market: tokenMarketSchema.nullable().optional().describe('Once the replacement is confirmed: the token’s market'),
 })
 
 /** One deploy of the calling agent, as `list_deploys` answers it. */
@@ -102,6 +117,7 @@ export const listedDeploySchema = z.object({
     .enum(['confirmed', 'reverted'])
     .optional()
     .describe('For a replaced deploy whose replacement was mined: how the deploy ended'),
+  market: tokenMarketSchema.nullable(),
 })
 
 /** Body of `list_deploys`: the calling agent's own deploys, newest first (kept 30 days). */
@@ -192,6 +208,8 @@ export type ReceiptReplaced = Omit<z.infer<typeof receiptReplacedSchema>, 'txHas
   replacedBy: `0x${string}`
   tokenAddress?: `0x${string}`
 }
+/** A deployed token's market. */
+export type TokenMarket = z.infer<typeof tokenMarketSchema>
 /** Body of `list_deploys`. */
 export type ListDeploys = z.infer<typeof listDeploysSchema>
 /** Receipt of a confirmed deploy. */

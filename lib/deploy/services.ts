@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto'
+import type { LookupFunction } from 'node:net'
 import { KMSClient } from '@aws-sdk/client-kms'
+import { waitUntil } from '@vercel/functions'
 import { awsCredentialsProvider } from '@vercel/oidc-aws-credentials-provider'
 import type { Hex, PublicClient } from 'viem'
 import { createChainClient, createChainIdCheck } from '../chain/client.js'
@@ -9,6 +11,7 @@ import { createLogger, type Logger } from '../platform/log.js'
 import { createMemoryStore } from '../store/memory.js'
 import type { Store } from '../store/types.js'
 import { createUpstashStore } from '../store/upstash.js'
+import { createWebhookOutbox, type WebhookOutbox } from './webhooks/outbox.js'
 
 /** Everything the deploy endpoint talks to, built once per instance. */
 export type DeployServices = {
@@ -29,6 +32,10 @@ export type DeployServices = {
   lockLeaseMs: number
   /** How often a waiting receipt asks the chain (one block on Base: 2 s). */
   receiptPollMs: number
+  /** Deploy events on their way to agents' webhooks; null without a shared store. */
+  webhooks: WebhookOutbox | null
+  /** Runs work after the answer: on Vercel `waitUntil` keeps the function alive for it; elsewhere it just runs. */
+  background: (work: Promise<unknown>) => void
 }
 
 /** Parameters of {@link createDeployServices}; anything given replaces what the environment would build. */
@@ -42,6 +49,9 @@ export type CreateDeployServicesParameters = {
   lockWaitMs?: number
   lockLeaseMs?: number
   receiptPollMs?: number
+  /** Resolves webhook receivers' names (tests map a name to the address they want); checked before connecting. */
+  webhookLookup?: LookupFunction
+  background?: (work: Promise<unknown>) => void
 }
 
 /** Builds the deploy services from the environment (or from what a test hands in). */
@@ -72,18 +82,33 @@ export function createDeployServices(parameters: CreateDeployServicesParameters 
       }
     : null
 
+  const logger = parameters.logger ?? createLogger()
+  const now = parameters.now ?? Date.now
+  const webhooks = store
+    ? createWebhookOutbox({
+        store,
+        storePrefix: config.storePrefix,
+        chainId: config.chainId,
+        logger,
+        now,
+        onVercel: config.onVercel,
+        lookup: parameters.webhookLookup,
+      })
+    : null
   return {
     config,
     store,
     publicClient,
     verifyChain: createChainIdCheck(publicClient, config.chainId),
     getSigner,
-    logger: parameters.logger ?? createLogger(),
-    now: parameters.now ?? Date.now,
+    logger,
+    now,
     randomSalt: () => `0x${randomBytes(32).toString('hex')}`,
     lockWaitMs: parameters.lockWaitMs ?? 20_000,
     lockLeaseMs: parameters.lockLeaseMs ?? 60_000,
     receiptPollMs: parameters.receiptPollMs ?? 2000,
+    webhooks,
+    background: parameters.background ?? ((work) => waitUntil(work)),
   }
 }
 

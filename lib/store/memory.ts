@@ -141,6 +141,16 @@ export function createMemoryStore(parameters: CreateMemoryStoreParameters = {}):
         for (const [m] of newestFirst.slice(maxEntries)) index.delete(m)
       }
     },
+    async claimDue({ indexKey, now, until, limit }) {
+      const index = indexes.get(indexKey)
+      if (!index) return []
+      const due = [...index]
+        .filter(([, score]) => score <= now)
+        .sort((a, b) => a[1] - b[1] || (a[0] < b[0] ? -1 : 1))
+        .slice(0, limit)
+      for (const [member] of due) index.set(member, until)
+      return due.map(([member]) => member)
+    },
     async removeFromIndex(indexKey, member) {
       indexes.get(indexKey)?.delete(member)
     },

@@ -100,3 +100,13 @@ end
 if #KEYS > n and redis.call('GET', KEYS[n + 1]) == ARGV[3 * n + 2] then redis.call('DEL', KEYS[n + 1]) end
 return n
 `
+
+/**
+ * Claims the due members of a sorted set. KEYS[1] the index; ARGV: now ms, the lease's end ms, most members. Takes the
+ * earliest members scored at or before now and rescores them to the lease's end, in one step. Returns them.
+ */
+export const CLAIM_DUE_SCRIPT = `
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[3]))
+for _, member in ipairs(due) do redis.call('ZADD', KEYS[1], ARGV[2], member) end
+return due
+`

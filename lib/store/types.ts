@@ -47,6 +47,11 @@ export type Store = {
   putIndexed(parameters: PutIndexedParameters): Promise<void>
   /** The score (epoch ms) of the oldest member of an index, or null when it is empty. */
   oldestInIndex(indexKey: string): Promise<number | null>
+  /**
+   * Takes up to `limit` members of an index whose score (epoch ms) is at or before `now`, earliest first, and moves
+   * each to `until` in the same atomic step: a lease, so no other caller takes them before then. Answers them.
+   */
+  claimDue(parameters: ClaimDueParameters): Promise<string[]>
   /** Removes `member` from the index `indexKey` (the record stays). */
   removeFromIndex(indexKey: string, member: string): Promise<void>
   /** The records of the newest `limit` members of an index, newest first, each read at `recordPrefix + member`. */
@@ -93,6 +98,9 @@ export type PutIndexedParameters = {
   indexKeys: readonly string[]
   maxEntries: number
 }
+
+/** Parameters of {@link Store.claimDue}. */
+export type ClaimDueParameters = { indexKey: string; now: number; until: number; limit: number }
 
 /** Parameters of {@link Store.listIndexed}. */
 export type ListIndexedParameters = { indexKey: string; recordPrefix: string; limit: number }

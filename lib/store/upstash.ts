@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { Ratelimit } from '@upstash/ratelimit'
 import { Redis } from '@upstash/redis'
 import {
+  CLAIM_DUE_SCRIPT,
   CLAIM_NEXT_NONCE_SCRIPT,
   PUT_INDEXED_SCRIPT,
   RELEASE_LOCK_SCRIPT,
@@ -169,6 +170,12 @@ export function createUpstashStore(parameters: CreateUpstashStoreParameters): St
           [recordKey, ...indexKeys],
           [value, String(Math.max(1, Math.round(ttlMs))), member, String(Math.round(score)), String(maxEntries)],
         )
+      }),
+    claimDue: ({ indexKey, now, until, limit }) =>
+      call('index', async () => {
+        const args = [String(Math.round(now)), String(Math.round(until)), String(limit)]
+        const due = await redis.eval<string[], string[]>(CLAIM_DUE_SCRIPT, [indexKey], args)
+        return due.map(String)
       }),
     removeFromIndex: (indexKey, member) =>
       call('index', async () => {

@@ -12,7 +12,7 @@ import type { ReadServices } from '../read/services.js'
 import { type LastTick, saveLastTick } from './lastTick.js'
 
 /** The tick's parts, in the order they are reported. */
-export const TICK_PARTS = ['controlRoom', 'snapshot', 'backfill', 'deploys', 'discovery'] as const
+export const TICK_PARTS = ['controlRoom', 'snapshot', 'backfill', 'deploys', 'markets', 'webhooks', 'discovery'] as const
 
 /** One part's outcome: what it did, or why it failed (the error's name and message, never a secret). */
 export type TickPartResult = { ok: true; [detail: string]: unknown } | { ok: false; error: string; message?: string }
@@ -45,7 +45,8 @@ export type RunTickParameters = {
 /**
  * The service's scheduled work, claimed once per interval across instances: keeps the control room fresh (refreshed when
  * its body is older than the 30 s window), writes the snapshot of the current 5-minute mark, backfills the listed tokens'
- * price lines from candles, follows unmined deploys (outcomes recorded, stuck ones replaced) and runs discovery when due.
+ * price lines from candles, follows unmined deploys (outcomes recorded, stuck ones replaced), follows deployed tokens to
+ * the market, retries due webhook deliveries and runs discovery when due.
  * Each part runs on its own: one failing is logged and named in the answer, and never stops the others.
  */
 export async function runTick({ read, deploy, caller, intervalSeconds }: RunTickParameters): Promise<TickSummary> {
@@ -115,13 +116,25 @@ export async function runTick({ read, deploy, caller, intervalSeconds }: RunTick
       ),
     ])
   }
-  const deployPart = () =>
-    part(
-      'deploys',
-      async (): Promise<FollowDeploysReturnType> => (await import('../deploy/pipeline/followDeploys.js')).followDeploys(await deploy()),
-    )
+  const deployParts = () =>
+    Promise.all([
+      part(
+        'deploys',
+        async (): Promise<FollowDeploysReturnType> => (await import('../deploy/pipeline/followDeploys.js')).followDeploys(await deploy()),
+      ),
+      part('markets', async () => {
+        const { refreshDeployMarkets } = await import('../deploy/records/tokenMarket.js')
+        return {
+          ...(await refreshDeployMarkets({ services: await deploy(), upstream: read.upstream, reserveUpstream: read.reserveUpstream })),
+        }
+      }),
+      part('webhooks', async () => {
+        const { webhooks } = await deploy()
+        return webhooks ? { ...(await webhooks.deliverDue()) } : { skipped: 'no shared store' }
+      }),
+    ])
 
-  await Promise.all([readParts(), deployPart()])
+  await Promise.all([readParts(), deployParts()])
 
   const failed = TICK_PARTS.filter((name) => parts[name] && !parts[name]!.ok)
   const summary: TickSummary = {

@@ -17,6 +17,8 @@ export const tickSummarySchema = z.object({
       snapshot: part.optional().describe('mark, written'),
       backfill: part.optional().describe('fetched, failed, remaining, skipped'),
       deploys: part.optional().describe('unmined, confirmed, reverted, replaced, skipped, replacement'),
+      markets: part.optional().describe('tokens, calls, failedCalls, updated, listed, skipped: deployed tokens followed to the market'),
+      webhooks: part.optional().describe('due, delivered, retrying, failed, disabled, skipped: webhook retries'),
       discovery: part.optional().describe('due, pages, failedPages, learned'),
     })
     .optional(),

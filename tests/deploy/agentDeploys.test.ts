@@ -35,6 +35,7 @@ describe('list_deploys: each agent sees its own deploys (anvil, KMS server, real
           variant: 'stablecoin',
           createdAt: expect.any(String),
           status: 'broadcast',
+          market: null,
         },
         {
           txHash: first.txHash,
@@ -44,6 +45,7 @@ describe('list_deploys: each agent sees its own deploys (anvil, KMS server, real
           variant: 'asset',
           createdAt: expect.any(String),
           status: 'broadcast',
+          market: null,
         },
       ],
     })

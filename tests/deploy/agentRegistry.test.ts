@@ -71,10 +71,11 @@ describe('npm run agents (issue, list, revoke) on the shared store', () => {
         dailyCap: 3,
         revokedAt: null,
         lastUsedAt: null,
+        webhook: null,
       },
     ])
     const human = await agentsCli(['list'], env)
-    expect(human.stdout).toMatch(/^alice\s+[0-9a-f]{12}\s+created .* active$/m)
+    expect(human.stdout).toMatch(/^alice\s+[0-9a-f]{12}\s+created .* active {2}webhook -$/m)
   })
 
   it.each([
@@ -102,6 +103,61 @@ describe('npm run agents (issue, list, revoke) on the shared store', () => {
       ['bob', true],
       ['alice', true],
     ])
+  })
+
+  it('sets a webhook at issue time or later, shows its secret once, lists its state and never the secret', async () => {
+    const hook = 'https://hooks.agent.example/deploys'
+    const run = await agentsCli(['issue', '--label', 'hooked', '--webhook', hook, '--json'], env)
+    expect(run.status).toBe(0)
+    const issued = JSON.parse(run.stdout) as { key: string; label: string; digest: string; webhookSecret: string }
+    expect(Object.keys(issued).sort()).toEqual(['digest', 'key', 'label', 'webhookSecret'])
+    expect(Buffer.from(issued.webhookSecret.replace(/^whsec_/, ''), 'base64')).toHaveLength(32)
+    const entry = async () => {
+      const list = await agentsCli(['list', '--json'], env)
+      expect(list.stdout).not.toContain(issued.webhookSecret.slice(6))
+      return (JSON.parse(list.stdout) as { label: string; webhook: Record<string, unknown> | null }[]).find((a) => a.label === 'hooked')!
+    }
+    expect((await entry()).webhook).toEqual({
+      url: hook,
+      state: 'active',
+      setAt: expect.any(Number),
+      disabledAt: null,
+      disabledReason: null,
+      lastAttemptAt: null,
+      lastDeliveryAt: null,
+      lastError: null,
+      lastErrorAt: null,
+      failing: 0,
+      failedEvents: 0,
+    })
+    expect((await agentsCli(['list'], env)).stdout).toMatch(
+      /^hooked\s.*webhook active https:\/\/hooks\.agent\.example\/deploys\s+last delivery -$/m,
+    )
+
+    // A new URL gets a new secret; --off removes it.
+    const moved = await agentsCli(['webhook', 'hooked', 'https://other.agent.example/h', '--json'], env)
+    const secret = (JSON.parse(moved.stdout) as { webhookSecret: string }).webhookSecret
+    expect(secret).toMatch(/^whsec_/)
+    expect(secret).not.toBe(issued.webhookSecret)
+    expect((await entry()).webhook).toMatchObject({ url: 'https://other.agent.example/h', state: 'active' })
+    const off = await agentsCli(['webhook', 'hooked', '--off'], env)
+    expect(off.stdout).toMatch(/webhook of "hooked" removed/)
+    expect((await entry()).webhook).toBeNull()
+  })
+
+  it('refuses a webhook URL that could reach a private address, writing nothing', async () => {
+    const before = await listed()
+    const metadata = await agentsCli(['issue', '--label', 'metadata', '--webhook', 'https://169.254.169.254/latest/meta-data'], env)
+    expect(metadata.status).toBe(1)
+    expect(metadata.stderr).toContain('the webhook URL must not point at a linkLocal address; nothing was written')
+    expect(await listed()).toEqual(before)
+    const plain = await agentsCli(['webhook', 'alice', 'http://hooks.agent.example/x'], env)
+    expect(plain.status).toBe(1)
+    expect(plain.stderr).toContain('must be https')
+    const neither = await agentsCli(['webhook', 'alice'], env)
+    expect(neither.status).toBe(1)
+    expect(neither.stderr).toContain('webhook needs a label and either a URL or --off')
+    expect(await listed()).toEqual(before)
   })
 })
 

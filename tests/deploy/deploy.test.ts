@@ -60,6 +60,8 @@ describe('POST /api/b20-skill on anvil (chain 8453) with the B20 emulator, the K
       blockNumber: expect.any(Number),
       explorerUrl: body.explorerUrl,
       token: { name: 'Test Token', symbol: 'TEST', decimals: 18, variant: 'asset' },
+      // Not trading yet: the tick has seen no pair for it.
+      market: null,
     })
     // The admin (the signer by default) holds the mint role, through the grantRole initCall.
     const canMint = await stack.chain.publicClient.readContract({

@@ -234,23 +234,27 @@ async function makeRoomForOneMore(store: Store, storePrefix: string, now: number
 /** An agent as `npm run agents -- list` shows it: never a key, and only the first 12 hex digits of its digest. */
 export type AgentListing = Omit<AgentRecord, 'digest'> & { digestPrefix: string; lastUsedAt: number | null }
 
-/** Every agent of the registry, newest first, with when each was last used. */
-export async function listAgentKeys(store: Store, storePrefix: string): Promise<AgentListing[]> {
+/** Every agent of the registry, newest first, with when each was last used, and its whole digest (never shown). */
+export async function listAgentRecordsWithUse(store: Store, storePrefix: string): Promise<(AgentListing & { digest: string })[]> {
   const records = await listAgentRecords(store, storePrefix)
   const keys = agentRegistryKeys(storePrefix)
   const used = records.length ? await store.getMany(records.map((r) => keys.lastUsed(r.digest))) : []
-  return records.map(({ digest, ...rest }, i) => ({
-    ...rest,
-    digestPrefix: digest.slice(0, 12),
-    lastUsedAt: used[i] ? Number(used[i]) : null,
-  }))
+  return records.map((record, i) => {
+    const { digest, ...rest } = record
+    return { ...rest, digest, digestPrefix: digest.slice(0, 12), lastUsedAt: used[i] ? Number(used[i]) : null }
+  })
+}
+
+/** Every agent of the registry, newest first, with when each was last used. */
+export async function listAgentKeys(store: Store, storePrefix: string): Promise<AgentListing[]> {
+  return (await listAgentRecordsWithUse(store, storePrefix)).map(({ digest: _digest, ...listing }) => listing)
 }
 
 /**
- * Revokes the agent with this label, or whose digest starts with these hex digits (at least 8); running instances
- * refuse it within 5 s. Throws {@link AgentAdminError} when nothing or more than one agent matches.
+ * The agent with this label, or whose digest starts with these hex digits (at least 8). Throws
+ * {@link AgentAdminError} when nothing or more than one agent matches.
  */
-export async function revokeAgentKey(store: Store, storePrefix: string, which: string, now = Date.now()): Promise<AgentRecord> {
+export async function findAgentRecord(store: Store, storePrefix: string, which: string): Promise<AgentRecord> {
   const records = await listAgentRecords(store, storePrefix)
   const byLabel = records.filter((r) => r.label === which)
   const byDigest = /^[0-9a-f]{8,64}$/.test(which) ? records.filter((r) => r.digest.startsWith(which)) : []
@@ -258,7 +262,15 @@ export async function revokeAgentKey(store: Store, storePrefix: string, which: s
   if (matches.length === 0)
     throw new AgentAdminError(`no agent with the label or digest prefix "${which.slice(0, 80)}" (npm run agents -- list)`)
   if (matches.length > 1) throw new AgentAdminError(`"${which}" matches ${matches.length} agents; give more digits of the digest`)
-  const record = matches[0]!
+  return matches[0]!
+}
+
+/**
+ * Revokes the agent with this label, or whose digest starts with these hex digits (at least 8); running instances
+ * refuse it within 5 s. Throws {@link AgentAdminError} when nothing or more than one agent matches.
+ */
+export async function revokeAgentKey(store: Store, storePrefix: string, which: string, now = Date.now()): Promise<AgentRecord> {
+  const record = await findAgentRecord(store, storePrefix, which)
   if (record.revokedAt !== null) return record
   const revoked = { ...record, revokedAt: now }
   await saveAgentRecord(store, storePrefix, revoked)

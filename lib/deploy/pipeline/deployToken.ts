@@ -6,6 +6,7 @@ import { type DeployFailure, failure } from '../outcome.js'
 import { type DeployRecord, deployHistoryKeys, forgetDeploy, recordDeploy } from '../records/history.js'
 import type { DeployBroadcast, DeployedToken, DeploySimulated } from '../responses.js'
 import type { DeployServices } from '../services.js'
+import { notifyReplaced } from '../webhooks/outbox.js'
 import { chainFailure } from './chainErrors.js'
 import { BLOCK_MS, feesOfBlock } from './feeCache.js'
 import type { DeployIntent } from './intent.js'
@@ -197,6 +198,7 @@ async function runUnderLock(
       maxFeePerGas: config.maxFeePerGasWei,
     })
     if (!unjammed.ok) return unjammed
+    notifyReplaced({ webhooks: services.webhooks, background: services.background, replaced: unjammed.replaced })
   }
   const claimed = await claimNonceAndPrice(deploy, lock, state)
   if (!claimed.ok) return claimed

@@ -9,7 +9,9 @@ import {
   readDeployRecord,
   updateDeployRecord,
 } from '../records/history.js'
+import { minedEventDetails } from '../records/receipt.js'
 import type { DeployServices } from '../services.js'
+import { notifyAgent, notifyReplaced } from '../webhooks/outbox.js'
 import { acquireNonceLock, replaceStuckDeploys } from './nonceStream.js'
 import { deployStoreKeys } from './storeKeys.js'
 
@@ -60,6 +62,8 @@ export async function followDeploys(services: DeployServices): Promise<FollowDep
     result[status]++
     await recordOutcome(store, keys, record, status)
     await store.removeFromIndex(keys.unmined(signer), record.txHash.toLowerCase())
+    const type = status === 'confirmed' ? 'deploy.confirmed' : 'deploy.reverted'
+    notifyAgent({ webhooks: services.webhooks, background: services.background, type, record, details: minedEventDetails(receipt, record) })
   }
   let stuck = false
   for (const [i, record] of unmined.entries()) {
@@ -97,6 +101,7 @@ export async function followDeploys(services: DeployServices): Promise<FollowDep
       maxFeePerGas: config.maxFeePerGasWei,
     })
     if (!replaced.ok) return { ...result, replacement: `${replaced.code}: ${replaced.error}` }
+    notifyReplaced({ webhooks: services.webhooks, background: services.background, replaced: replaced.replaced })
     return { ...result, replaced: replaced.replaced.length }
   } catch (error) {
     return { ...result, replacement: `failed: ${errorName(error)}` }

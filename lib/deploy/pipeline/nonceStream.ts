@@ -292,7 +292,7 @@ export type ReplaceStuckDeploysParameters = {
 }
 
 /** Result of {@link replaceStuckDeploys}: done (with what was replaced), or why the new deploy must wait. */
-export type ReplaceStuckDeploysReturnType = { ok: true; replaced: { from: Hex; to: Hex }[] } | DeployFailure
+export type ReplaceStuckDeploysReturnType = { ok: true; replaced: { from: Hex; to: Hex; record: DeployRecord }[] } | DeployFailure
 
 /**
  * Called under the nonce lock before a new deploy is signed: every transaction of the signer still unmined after
@@ -311,7 +311,7 @@ export async function replaceStuckDeploys(parameters: ReplaceStuckDeploysParamet
   } catch {
     return failure('RPC_UNAVAILABLE', 'The chain RPC is unavailable; nothing was signed. Try again shortly.', { retryAfterSeconds: 5 })
   }
-  const replaced: { from: Hex; to: Hex }[] = []
+  const replaced: { from: Hex; to: Hex; record: DeployRecord }[] = []
   let fees: { nextBaseFee: bigint; suggestedPriorityFee: bigint } | undefined
   for (const record of unmined) {
     if (record.nonce < minedCount) {
@@ -348,7 +348,7 @@ export async function replaceStuckDeploys(parameters: ReplaceStuckDeploysParamet
       await store.removeFromIndex(unminedKey, record.txHash)
       continue
     }
-    replaced.push({ from: record.txHash, to: outcome.txHash })
+    replaced.push({ from: record.txHash, to: outcome.txHash, record })
   }
   return { ok: true, replaced }
 }
@@ -397,6 +397,7 @@ async function sendReplacement(
     sentAt: now,
     status: 'broadcast',
     replaces: record.txHash,
+    originalTxHash: record.originalTxHash ?? record.txHash,
     replacedBy: undefined,
     maxFeePerGas: fees.maxFeePerGas.toString(),
     maxPriorityFeePerGas: fees.maxPriorityFeePerGas.toString(),

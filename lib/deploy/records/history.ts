@@ -23,6 +23,8 @@ export type DeployRecord = {
   replacedBy?: Hex
   /** The transaction this one replaced. */
   replaces?: Hex
+  /** For a replacement: the hash the agent's deploy was first sent with (what `agent_deploy` answered). */
+  originalTxHash?: Hex
   /** How the replacement (the last copy) ended, once it was mined: what the agent's deploy came to. */
   replacementStatus?: 'confirmed' | 'reverted'
   /** What a replacement re-signs: the same nonce, gas and calldata. */
@@ -58,6 +60,8 @@ export type DeployHistoryKeys = {
   record: (txHash: string) => string
   agent: (agentDigest: string) => string
   unmined: (signer: string) => string
+  /** Every agent's deploys, by when they were sent: what the tick follows to the market. */
+  recent: string
 }
 
 /** Parameters of {@link deployHistoryKeys}. */
@@ -72,6 +76,7 @@ export function deployHistoryKeys({ storePrefix, chainId }: DeployHistoryKeysPar
     record: (txHash) => recordPrefix + txHash.toLowerCase(),
     agent: (agentDigest) => `${base}:history:${agentDigest}`,
     unmined: (signer) => `${base}:unmined:${signer.toLowerCase()}`,
+    recent: `${base}:recent`,
   }
 }
 
@@ -95,7 +100,7 @@ export async function recordDeploy({ store, keys, signer, record, inAgentHistory
     ttlMs: DEPLOY_HISTORY_TTL_MS,
     member: record.txHash.toLowerCase(),
     score: record.createdAt,
-    indexKeys: inAgentHistory ? [keys.agent(record.agent), keys.unmined(signer)] : [keys.unmined(signer)],
+    indexKeys: inAgentHistory ? [keys.agent(record.agent), keys.unmined(signer), keys.recent] : [keys.unmined(signer)],
     maxEntries: DEPLOY_HISTORY_MAX_ENTRIES,
   })
 }
@@ -105,6 +110,7 @@ export async function forgetDeploy(store: Store, keys: DeployHistoryKeys, signer
   await Promise.all([
     store.removeFromIndex(keys.agent(record.agent), record.txHash.toLowerCase()),
     store.removeFromIndex(keys.unmined(signer), record.txHash.toLowerCase()),
+    store.removeFromIndex(keys.recent, record.txHash.toLowerCase()),
   ])
   await store.delete(keys.record(record.txHash))
 }

@@ -3,18 +3,24 @@ import { type DeployFailure, failure } from '../outcome.js'
 import type { ListDeploys } from '../responses.js'
 import type { DeployServices } from '../services.js'
 import { deployHistoryKeys, listAgentDeploys } from './history.js'
+import { isDeployed, readTokenMarkets } from './tokenMarket.js'
 
 /** Parameters of {@link listDeploys}. */
 export type ListDeploysParameters = { services: DeployServices; agentDigest: string; limit: number }
 
-/** `list_deploys`: the calling agent's own deploys, newest first; never another agent's. */
+/** `list_deploys`: the calling agent's own deploys, newest first, each with its token's market; never another agent's. */
 export async function listDeploys({ services, agentDigest, limit }: ListDeploysParameters): Promise<ListDeploys | DeployFailure> {
   const { store, config, logger } = services
   if (!store)
     return failure('DEPLOYS_DISABLED', 'Deploys need the shared store (Upstash Redis) on this deployment, and none is configured.')
   try {
     const keys = deployHistoryKeys({ storePrefix: config.storePrefix, chainId: config.chainId })
-    return { ok: true, deploys: await listAgentDeploys({ store, keys, agentDigest, limit }) }
+    const deploys = await listAgentDeploys({ store, keys, agentDigest, limit })
+    // One read for the markets of the tokens these deploys created.
+    const deployed = deploys.filter(isDeployed).map((d) => d.predictedAddress.toLowerCase())
+    const markets = await readTokenMarkets(store, config.storePrefix, config.chainId, deployed)
+    const marketOf = new Map(deployed.map((address, i) => [address, markets[i] ?? null]))
+    return { ok: true, deploys: deploys.map((d) => ({ ...d, market: marketOf.get(d.predictedAddress.toLowerCase()) ?? null })) }
   } catch (error) {
     logger.error('store_unavailable', { operation: 'list_deploys', error: errorName(error) })
     return failure('STORE_UNAVAILABLE', 'The deploy history (Redis) is unavailable. Try again shortly.', { retryAfterSeconds: 10 })

@@ -1,4 +1,12 @@
-import { type Address, BaseError, decodeEventLog, type Hex, TransactionNotFoundError, TransactionReceiptNotFoundError } from 'viem'
+import {
+  type Address,
+  BaseError,
+  decodeEventLog,
+  type Hex,
+  TransactionNotFoundError,
+  type TransactionReceipt,
+  TransactionReceiptNotFoundError,
+} from 'viem'
 import { B20_FACTORY_ADDRESS, type B20Variant, b20FactoryAbi, CREATE_B20_SELECTOR } from '../../chain/b20.js'
 import { KmsSignerError } from '../../chain/kmsAccount.js'
 import { errorName } from '../../platform/log.js'
@@ -6,7 +14,9 @@ import type { Store } from '../../store/types.js'
 import { type DeployFailure, failure } from '../outcome.js'
 import type { ReceiptConfirmed, ReceiptPending, ReceiptReplaced } from '../responses.js'
 import type { DeployServices } from '../services.js'
+import { notifyAgent } from '../webhooks/outbox.js'
 import { type DeployHistoryKeys, type DeployRecord, deployHistoryKeys, readDeployRecord, updateDeployRecord } from './history.js'
+import { readTokenMarkets, type TokenMarket } from './tokenMarket.js'
 
 /** Every answer of {@link readDeployReceipt}. */
 export type ReadDeployReceiptReturnType = ReceiptPending | ReceiptConfirmed | ReceiptReplaced | DeployFailure
@@ -155,7 +165,39 @@ function replacedAnswer(txHash: Hex, explorerUrl: string, next: ReadDeployReceip
     tokenAddress: next.tokenAddress,
     blockNumber: next.blockNumber,
     token: next.token,
+    market: next.market,
   }
+}
+
+/** The `B20Created` event of a mined receipt (the factory's log), or null when it created no token. */
+export function decodeB20Created(receipt: TransactionReceipt) {
+  for (const log of receipt.logs) {
+    if (log.address.toLowerCase() !== B20_FACTORY_ADDRESS.toLowerCase()) continue
+    try {
+      return decodeEventLog({ abi: b20FactoryAbi, eventName: 'B20Created', data: log.data, topics: log.topics }).args
+    } catch {
+      // another factory event
+    }
+  }
+  return null
+}
+
+/** What a deploy's `deploy.confirmed` or `deploy.reverted` event says of its mined transaction. */
+export function minedEventDetails(receipt: TransactionReceipt, record: DeployRecord) {
+  const created = receipt.status === 'success' ? decodeB20Created(receipt) : null
+  return {
+    ...(receipt.status === 'success' ? { tokenAddress: created?.token ?? record.predictedAddress } : {}),
+    blockNumber: Number(receipt.blockNumber),
+    gasUsed: receipt.gasUsed.toString(),
+    minedTxHash: receipt.transactionHash,
+  }
+}
+
+/** A deployed token's market as the tick last saw it; null when none is known or the store cannot say. */
+async function marketOf(services: DeployServices, token: Address): Promise<TokenMarket | null> {
+  if (!services.store) return null
+  const [market] = await readTokenMarkets(services.store, services.config.storePrefix, services.config.chainId, [token]).catch(() => [null])
+  return market ?? null
 }
 
 /** A mined transaction: confirmed with the token from the `B20Created` log, or reverted. The record learns it too. */
@@ -173,6 +215,8 @@ async function minedAnswer(
     // A copy mined after all (its replacement lost the race) is this deploy's outcome.
     const { replacedBy: _replacedBy, ...rest } = record
     await updateDeployRecord(store, keys, { ...rest, status }).catch(() => undefined)
+    const type = status === 'confirmed' ? 'deploy.confirmed' : 'deploy.reverted'
+    notifyAgent({ webhooks: services.webhooks, background: services.background, type, record, details: minedEventDetails(receipt, record) })
   }
   if (receipt.status !== 'success') {
     await remember('reverted')
@@ -182,27 +226,23 @@ async function minedAnswer(
       explorerUrl,
     })
   }
-  for (const log of receipt.logs) {
-    if (log.address.toLowerCase() !== B20_FACTORY_ADDRESS.toLowerCase()) continue
-    try {
-      const event = decodeEventLog({ abi: b20FactoryAbi, eventName: 'B20Created', data: log.data, topics: log.topics })
-      await remember('confirmed')
-      return {
-        ok: true,
-        status: 'confirmed',
-        txHash,
-        tokenAddress: event.args.token,
-        blockNumber: Number(receipt.blockNumber),
-        explorerUrl,
-        token: {
-          name: event.args.name,
-          symbol: event.args.symbol,
-          decimals: event.args.decimals,
-          variant: VARIANTS[event.args.variant] ?? 'asset',
-        },
-      }
-    } catch {
-      // another factory event
+  const created = decodeB20Created(receipt)
+  if (created) {
+    await remember('confirmed')
+    return {
+      ok: true,
+      status: 'confirmed',
+      txHash,
+      tokenAddress: created.token,
+      blockNumber: Number(receipt.blockNumber),
+      explorerUrl,
+      token: {
+        name: created.name,
+        symbol: created.symbol,
+        decimals: created.decimals,
+        variant: VARIANTS[created.variant] ?? 'asset',
+      },
+      market: await marketOf(services, created.token),
     }
   }
   return failure('NOT_A_DEPLOY', 'The transaction succeeded but created no B20 token.', { txHash, explorerUrl })

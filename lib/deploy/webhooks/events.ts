@@ -1,0 +1,61 @@
+import { createHash } from 'node:crypto'
+
+/** What an agent is told about its deploys, one event type per outcome (Standard Webhooks `<noun>.<verb>`). */
+export const DEPLOY_EVENT_TYPES = ['deploy.broadcast', 'deploy.confirmed', 'deploy.reverted', 'deploy.replaced', 'token.listed'] as const
+
+/** One of {@link DEPLOY_EVENT_TYPES}. */
+export type DeployEventType = (typeof DEPLOY_EVENT_TYPES)[number]
+
+/** What every event's `data` carries: the deploy as the agent knows it (the hash `agent_deploy` answered). */
+export type DeployEventSubject = { txHash: string; predictedAddress: string; name: string; symbol: string }
+
+/** An event as delivered: its id (the `webhook-id`, the same on every retry) and the body every attempt sends. */
+export type DeployEvent = { id: string; type: DeployEventType; body: string }
+
+/** Parameters of {@link buildDeployEvent}. */
+export type BuildDeployEventParameters = {
+  chainId: number
+  type: DeployEventType
+  subject: DeployEventSubject
+  /** The type's own fields (`tokenAddress`, `blockNumber`, …). */
+  details?: Record<string, unknown>
+  /** What makes this event one of a kind besides its type (default the subject's hash): the same key, the same id. */
+  key?: string
+  /** When it happened, epoch ms. */
+  at: number
+}
+
+/**
+ * Builds an event (pure): the body `{ type, timestamp, data }` and an id derived from the chain, the type and the
+ * key, so the same outcome seen twice (by a receipt and by the tick, or by two instances) is one event.
+ */
+export function buildDeployEvent({
+  chainId,
+  type,
+  subject,
+  details = {},
+  key = subject.txHash,
+  at,
+}: BuildDeployEventParameters): DeployEvent {
+  const id = `msg_${createHash('sha256').update(`${chainId}:${type}:${key.toLowerCase()}`).digest('base64url').slice(0, 27)}`
+  const data = {
+    txHash: subject.txHash,
+    predictedAddress: subject.predictedAddress,
+    name: subject.name,
+    symbol: subject.symbol,
+    ...details,
+  }
+  return { id, type, body: JSON.stringify({ type, timestamp: new Date(at).toISOString(), data }) }
+}
+
+/** Waits after each failed attempt before the next (Standard Webhooks' schedule): 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h. */
+export const WEBHOOK_RETRY_DELAYS_MS: readonly number[] = [5, 300, 1800, 7200, 18_000, 36_000, 50_400, 72_000, 86_400].map((s) => s * 1000)
+
+/** Attempts an event gets at most: the first and one per retry. */
+export const WEBHOOK_MAX_ATTEMPTS = WEBHOOK_RETRY_DELAYS_MS.length + 1
+
+/** When the next attempt is due after `attemptsMade` failed ones, or null when that was the last. Pure. */
+export function nextAttemptAt(attemptsMade: number, now: number): number | null {
+  const delay = WEBHOOK_RETRY_DELAYS_MS[attemptsMade - 1]
+  return delay === undefined ? null : now + delay
+}
