@@ -3,17 +3,23 @@ import { createMarketHistoryHandler } from '../api/market-history.js'
 import { createTokenHistoryHandler } from '../api/token-history.js'
 import { createTokenSearchHandler } from '../api/token-search.js'
 import { deployServicesFrom } from '../lib/deploy/agentActions.js'
+import { issueAgentKey } from '../lib/deploy/agents/agentRegistry.js'
+import { setAgentWebhook } from '../lib/deploy/agents/webhookTargets.js'
+import { followDeploys } from '../lib/deploy/pipeline/followDeploys.js'
+import { refreshDeployMarkets } from '../lib/deploy/records/tokenMarket.js'
 import { createDeployServices } from '../lib/deploy/services.js'
 import type { ControlRoom } from '../lib/market/types.js'
 import { silentLogger } from '../lib/platform/log.js'
 import { createReadServices } from '../lib/read/services.js'
 import { createUpstashStore } from '../lib/store/upstash.js'
 import { runTick } from '../lib/tick/runTick.js'
+import { startDeployStack } from '../tests/support/deployStack.js'
 import { startFakeDexScreener } from '../tests/support/fakeDexScreener.js'
 import { startFakeGeckoTerminal } from '../tests/support/fakeGeckoTerminal.js'
 import { startRedisServer } from '../tests/support/redisServer.js'
-import { createLongTailMarket } from '../tests/support/syntheticMarket.js'
+import { createLongTailMarket, HUBS, makePair } from '../tests/support/syntheticMarket.js'
 import { startUpstashRestServer } from '../tests/support/upstashRestServer.js'
+import { startWebhookReceiver } from '../tests/support/webhookReceiver.js'
 
 /** Upstash's price: 500,000 commands a month free, then $0.20 per 100,000. */
 const FREE_COMMANDS_PER_MONTH = 500_000
@@ -88,9 +94,94 @@ export async function benchStoreCost(): Promise<Record<string, number | string>>
       'a month at one tick every 5 minutes (commands)': Math.round(monthly / 5),
     }
     for (const [name, commands] of Object.entries(warm)) figures[`warm read: ${name} (commands)`] = commands.length
-    return figures
+    return { ...figures, ...(await deployCosts(redis.socket)) }
   } finally {
     await Promise.all([dexscreener.close(), gecko.close(), upstash.close()])
     await redis.stop()
+  }
+}
+
+/**
+ * The deploy side's bill, on anvil, the KMS server and the same redis-server: commands per deploy (with and without a
+ * webhook's first delivery), per receipt and list_deploys, and the tick's three deploy parts, idle and while the
+ * deployed tokens are followed to the market.
+ */
+async function deployCosts(redisSocket: string): Promise<Record<string, number>> {
+  const stack = await startDeployStack({ storeKind: 'upstash', redisSocket, env: { DEPLOY_DAILY_CAP: '1000' } })
+  const dexscreener = await startFakeDexScreener([])
+  const receiver = await startWebhookReceiver()
+  try {
+    const upstash = stack.upstash!
+    const counted = async (run: () => Promise<unknown>) => {
+      const before = upstash.commands.length
+      await run()
+      return upstash.commands.length - before
+    }
+    const { services } = stack.newInstance()
+    const read = createReadServices({
+      env: { DEXSCREENER_BASE_URL: dexscreener.url, GECKOTERMINAL_BASE_URL: '', STORE_KEY_PREFIX: services.config.storePrefix },
+      store: stack.store,
+      logger: silentLogger,
+    })
+    const deployParts = () =>
+      Promise.all([
+        followDeploys(services),
+        refreshDeployMarkets({ services, upstream: read.upstream, reserveUpstream: read.reserveUpstream }),
+        services.webhooks!.deliverDue(),
+      ])
+    const idleParts = await counted(deployParts)
+    const { key } = await issueAgentKey({ store: stack.store, storePrefix: services.config.storePrefix, label: 'bench' })
+    await setAgentWebhook({
+      store: stack.store,
+      storePrefix: services.config.storePrefix,
+      which: 'bench',
+      url: receiver.url,
+      onVercel: false,
+    })
+    await stack.post({ action: 'agent_deploy', name: 'Warm', symbol: 'WARM' }) // the instance's first deploy reads its signer
+    const plain: number[] = []
+    const hooked: number[] = []
+    const hashes: string[] = []
+    for (let i = 0; i < 5; i++) {
+      plain.push(await counted(() => stack.post({ action: 'agent_deploy', name: 'Cost', symbol: `C${i}` })))
+      hooked.push(
+        await counted(async () => {
+          const body = (await stack.post({ action: 'agent_deploy', name: 'Hooked', symbol: `H${i}` }, { key })).body
+          hashes.push(body.txHash)
+          await receiver.waitFor(i + 1)
+          await new Promise((r) => setTimeout(r, 50))
+        }),
+      )
+    }
+    const receipt = await counted(() => stack.post({ action: 'receipt', tx_hash: hashes[0] }, { key }))
+    const listed = await counted(() => stack.post({ action: 'list_deploys', limit: 20 }, { key }))
+    await deployParts() // records the mined deploys (and sends deploy.confirmed)
+    await new Promise((r) => setTimeout(r, 300))
+    const tokens = (await stack.post({ action: 'list_deploys', limit: 20 })).body.deploys as { predictedAddress: string }[]
+    dexscreener.setPairs(
+      tokens.map((t, i) =>
+        makePair({
+          base: { address: t.predictedAddress, name: 'Cost', symbol: 'C' },
+          quote: HUBS.WETH,
+          pairAddress: `0x${(i + 1).toString(16).padStart(40, '0')}`,
+          volume24h: 1000,
+        }),
+      ),
+    )
+    await deployParts() // every token listed once
+    await new Promise((r) => setTimeout(r, 300))
+    const following = await counted(deployParts)
+    const mean = (values: number[]) => Number((values.reduce((a, b) => a + b, 0) / values.length).toFixed(1))
+    return {
+      'deploy: agent_deploy (commands, mean of 5)': mean(plain),
+      'deploy: agent_deploy with a webhook, first delivery included (commands, mean of 5)': mean(hooked),
+      'deploy: receipt, confirmed (commands)': receipt,
+      'deploy: list_deploys of 5 (commands)': listed,
+      'tick: deploys + markets + webhooks parts, idle (commands)': idleParts,
+      [`tick: deploys + markets + webhooks parts, following ${tokens.length} tokens (commands)`]: following,
+    }
+  } finally {
+    await receiver.close()
+    await Promise.all([stack.close(), dexscreener.close()])
   }
 }

@@ -87,7 +87,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: 'get_deploy_receipt',
     title: 'Deploy receipt',
     description:
-      'Where a deploy stands: pending (and for how long), confirmed (with the token address), reverted, or replaced (a higher-fee copy took its place; followed to its outcome). waitSeconds (0-25) waits for mining. Needs the agent key.',
+      'Where a deploy stands: pending (and for how long), confirmed (with the token address and its market), reverted, or replaced (a higher-fee copy took its place; followed to its outcome). waitSeconds (0-25) waits for mining. Needs the agent key.',
     input: getDeployReceiptInput,
     annotations: readOnly,
     needsAgentKey: true,
@@ -95,7 +95,8 @@ export const TOOLS: readonly ToolDefinition[] = [
   {
     name: 'list_deploys',
     title: 'My deploys',
-    description: 'The calling agent’s own deploys of the last 30 days, newest first, with their last known status. Needs the agent key.',
+    description:
+      'The calling agent’s own deploys of the last 30 days, newest first, with their last known status and market: null until the token trades, then its DexScreener pair (pairAddress, dexId, priceUsd, liquidity, volume24h, pairUrl, firstSeenAt). Needs the agent key.',
     input: listDeploysInput,
     annotations: readOnly,
     needsAgentKey: true,

@@ -122,14 +122,16 @@ export async function runTick({ read, deploy, caller, intervalSeconds }: RunTick
         'deploys',
         async (): Promise<FollowDeploysReturnType> => (await import('../deploy/pipeline/followDeploys.js')).followDeploys(await deploy()),
       ),
+      // Without a signer there are no deploys to follow or tell: neither part spends a store command.
       part('markets', async () => {
+        const services = await deploy()
+        if (!services.getSigner) return { skipped: 'no signer configured' }
         const { refreshDeployMarkets } = await import('../deploy/records/tokenMarket.js')
-        return {
-          ...(await refreshDeployMarkets({ services: await deploy(), upstream: read.upstream, reserveUpstream: read.reserveUpstream })),
-        }
+        return { ...(await refreshDeployMarkets({ services, upstream: read.upstream, reserveUpstream: read.reserveUpstream })) }
       }),
       part('webhooks', async () => {
-        const { webhooks } = await deploy()
+        const { webhooks, getSigner } = await deploy()
+        if (!getSigner) return { skipped: 'no signer configured' }
         return webhooks ? { ...(await webhooks.deliverDue()) } : { skipped: 'no shared store' }
       }),
     ])
