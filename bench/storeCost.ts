@@ -148,15 +148,14 @@ async function deployCosts(redisSocket: string): Promise<Record<string, number>>
         await counted(async () => {
           const body = (await stack.post({ action: 'agent_deploy', name: 'Hooked', symbol: `H${i}` }, { key })).body
           hashes.push(body.txHash)
-          await receiver.waitFor(i + 1)
-          await new Promise((r) => setTimeout(r, 50))
+          await stack.drain() // the first delivery, as waitUntil keeps it alive
         }),
       )
     }
     const receipt = await counted(() => stack.post({ action: 'receipt', tx_hash: hashes[0] }, { key }))
     const listed = await counted(() => stack.post({ action: 'list_deploys', limit: 20 }, { key }))
     await deployParts() // records the mined deploys (and sends deploy.confirmed)
-    await new Promise((r) => setTimeout(r, 300))
+    await stack.drain()
     const tokens = (await stack.post({ action: 'list_deploys', limit: 20 })).body.deploys as { predictedAddress: string }[]
     dexscreener.setPairs(
       tokens.map((t, i) =>
@@ -169,7 +168,7 @@ async function deployCosts(redisSocket: string): Promise<Record<string, number>>
       ),
     )
     await deployParts() // every token listed once
-    await new Promise((r) => setTimeout(r, 300))
+    await stack.drain()
     const following = await counted(deployParts)
     const mean = (values: number[]) => Number((values.reduce((a, b) => a + b, 0) / values.length).toFixed(1))
     return {

@@ -37,6 +37,8 @@ export type DeployStack = {
     body: unknown,
     options?: { key?: string | null; idempotencyKey?: string; instance?: (request: Request) => Promise<Response> },
   ): Promise<{ status: number; body: Record<string, any>; headers: Headers }>
+  /** Waits for the work the instances run after their answers (webhook deliveries), as `waitUntil` would keep alive. */
+  drain(): Promise<void>
   close(): Promise<void>
 }
 
@@ -59,6 +61,7 @@ export async function startDeployStack(parameters: StartDeployStackParameters): 
   const store = upstash ? createUpstashStore({ url: upstash.url, token: upstash.token }) : createMemoryStore()
   const logs: string[] = []
   const clock = { now: Date.now() }
+  const background = new Set<Promise<unknown>>()
   const prefix = `deploytest${process.pid}-${++stackCounter}:`
   const baseEnv: Record<string, string> = {
     DEPLOY_ALLOWLIST: `${digestAgentKey(AGENT_KEYS.alice)},${digestAgentKey(AGENT_KEYS.bob)}`,
@@ -84,6 +87,10 @@ export async function startDeployStack(parameters: StartDeployStackParameters): 
       now: () => clock.now,
       lockWaitMs: parameters.lockWaitMs,
       receiptPollMs: parameters.receiptPollMs,
+      background: (work) => {
+        const tracked = work.finally(() => background.delete(tracked))
+        background.add(tracked)
+      },
     })
     return { services, handle: withOpenApiCheck('/api/b20-skill', createB20SkillHandler(deployServicesFrom(() => services))) }
   }
@@ -117,6 +124,9 @@ export async function startDeployStack(parameters: StartDeployStackParameters): 
     newInstance,
     handle: main.handle,
     post,
+    drain: async () => {
+      while (background.size > 0) await Promise.allSettled([...background])
+    },
     close: async () => {
       await chain.stop()
       await kms.close()
