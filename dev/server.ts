@@ -1,6 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises'
 import { createServer, type IncomingMessage, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import type { AddressInfo, Socket } from 'node:net'
 import { extname, join, normalize, resolve, sep } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { getRequestListener } from '@hono/node-server'
@@ -81,8 +81,17 @@ async function serveStatic(publicDir: string, pathname: string): Promise<Respons
 /** Longest a client may take to finish sending a body the handler did not read. */
 const DRAIN_DEADLINE_MS = 10_000
 
-/** Reads and drops the rest of a request body, up to 1 MB and 10 s; past either the connection is closed. */
-function drainBody(req: IncomingMessage): void {
+/** Requests whose unread body is being drained (each once). */
+const draining = new WeakSet<IncomingMessage>()
+
+/**
+ * Reads and drops the rest of a request body, up to 1 MB and 10 s; past either the connection is closed. `done` runs
+ * once the body has been read to its end. Called twice for one request, the second call only adds its `done`.
+ */
+function drainBody(req: IncomingMessage, done?: () => void): void {
+  if (done) req.once('end', done)
+  if (draining.has(req)) return
+  draining.add(req)
   let size = 0
   const close = () => req.socket.destroy()
   const timer = setTimeout(close, DRAIN_DEADLINE_MS)
@@ -94,6 +103,23 @@ function drainBody(req: IncomingMessage): void {
   req.once('end', () => clearTimeout(timer))
   req.once('error', () => clearTimeout(timer))
   req.resume()
+}
+
+/**
+ * Node closes a connection as soon as the answer to a `Connection: close` request is written, whether or not the
+ * client is still sending its body; closing with unread bytes resets the connection, and the client, mid-upload,
+ * sees the reset instead of its answer. Until such a body is drained (within {@link drainBody}'s bounds), the close
+ * waits.
+ */
+function closeAfterBody(req: IncomingMessage): void {
+  const socket = req.socket as Socket & { destroySoon?: () => void }
+  const destroySoon = socket.destroySoon
+  if (typeof destroySoon !== 'function') return
+  socket.destroySoon = function deferredDestroySoon(this: Socket) {
+    socket.destroySoon = destroySoon
+    if (req.readableEnded || req.destroyed) return destroySoon.call(socket)
+    drainBody(req, () => destroySoon.call(socket))
+  }
 }
 
 /**
@@ -170,16 +196,23 @@ export async function startServer(parameters: StartServerParameters = {}): Promi
     // A body the handler answered without reading (a 405, a preflight, a refusal) is read and dropped, up to 1 MB, so
     // the client gets its answer on a live connection instead of a reset.
     const mayHaveBody = req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined
-    if (mayHaveBody)
+    if (mayHaveBody) {
+      closeAfterBody(req)
       res.once('finish', () => {
         if (!req.readableEnded) drainBody(req)
       })
+    }
     void listener(req, res)
   })
   // A request Node cannot parse (an unknown method, a malformed header) still gets a JSON answer, then the connection
   // closes after the client's bytes are read, not reset under them.
-  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+  // Node's parser goes on reading what the client sends after the bad request, and reports each later chunk as an
+  // error again: the answered socket is left to finish, or to its deadline, rather than reset mid-upload.
+  const answered = new WeakSet<Socket>()
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
+    if (answered.has(socket) && error.code !== 'ECONNRESET') return
     if (!socket.writable || error.code === 'ECONNRESET') return void socket.destroy()
+    answered.add(socket)
     const body = JSON.stringify({ error: 'The request is not valid HTTP and was not processed.', code: 'MALFORMED_REQUEST' })
     socket.end(
       `HTTP/1.1 400 Bad Request\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
