@@ -104,7 +104,7 @@ describe('early answers on npm start', () => {
     expect(refused.error).toBeNull()
     // Not HTTP at all (an unknown method): one 400, then the rest of what it sends is read, not reset.
     const malformed = await uploadAfterAnswer(url, 'BREW /api/control-room HTTP/1.1\r\nhost: x\r\n', size)
-    expect(malformed.answer).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n[^]*"code":"MALFORMED_REQUEST"/)
+    expect(malformed.answer).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n[\s\S]*"code":"MALFORMED_REQUEST"/)
     expect(malformed.answer.match(/HTTP\/1\.1/g)).toHaveLength(1)
     expect(malformed.error).toBeNull()
   })
