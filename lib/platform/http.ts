@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import { z } from 'zod'
 import { publicOrigin } from './config.js'
+import { requestIdHeaders } from './requestId.js'
 
 /** HTTP methods as they appear on the wire. */
 export type Method = 'GET' | 'HEAD' | 'POST' | 'OPTIONS'
@@ -109,10 +110,13 @@ export type JsonResponseParameters = {
 
 /** A JSON response with CORS and the security headers. */
 export function jsonResponse({ status = 200, body, headers = {}, head = false }: JsonResponseParameters): Response {
-  return new Response(head ? null : (body as BodyInit), {
-    status,
-    headers: { 'content-type': 'application/json; charset=utf-8', ...BASE_HEADERS, ...CORS_HEADERS, ...headers },
-  })
+  const id = requestIdHeaders()
+  return id.stamp(
+    new Response(head ? null : (body as BodyInit), {
+      status,
+      headers: { 'content-type': 'application/json; charset=utf-8', ...BASE_HEADERS, ...CORS_HEADERS, ...id.headers, ...headers },
+    }),
+  )
 }
 
 /** A JSON error response `{ error, code }` that no cache keeps. */
@@ -177,7 +181,8 @@ export function cachedJsonResponse(parameters: CachedJsonResponseParameters): Re
     ...parameters.headers,
   }
   if (matchesEtag(request.headers.get('if-none-match'), etag)) {
-    return new Response(null, { status: 304, headers: { ...BASE_HEADERS, ...CORS_HEADERS, ...headers } })
+    const id = requestIdHeaders()
+    return id.stamp(new Response(null, { status: 304, headers: { ...BASE_HEADERS, ...CORS_HEADERS, ...id.headers, ...headers } }))
   }
   return jsonResponse({ body, headers, head: request.method === 'HEAD' })
 }

@@ -14,6 +14,27 @@ export function currentRequestId(): string | undefined {
   return requestIds.getStore()
 }
 
+/** Responses that already carry their request's id, built with {@link requestIdHeaders}. */
+const stamped = new WeakSet<Response>()
+
+/**
+ * The `X-Request-Id` header of the request being served, for a response built now (empty outside a request), and
+ * `stamp` to mark that response as carrying it: {@link withRequestId} then leaves its headers alone. Set in the
+ * record a Response is built from, the header costs nothing more; set afterwards, it turns the record into a
+ * `Headers` object, which the local server's adapter must then copy again on every answer.
+ */
+export function requestIdHeaders(): { headers: Record<string, string>; stamp: (response: Response) => Response } {
+  const id = requestIds.getStore()
+  if (!id) return { headers: {}, stamp: (response) => response }
+  return {
+    headers: { 'x-request-id': id },
+    stamp: (response) => {
+      stamped.add(response)
+      return response
+    },
+  }
+}
+
 /** The id of a request: Vercel's `x-vercel-id` when present and well formed, otherwise a new UUID. */
 export function requestIdOf(request: Request): string {
   const vercelId = request.headers.get('x-vercel-id')
@@ -30,7 +51,7 @@ export function withRequestId(handler: WebHandler): (request: Request) => Promis
     const outer = requestIds.getStore()
     const id = outer ?? requestIdOf(request)
     const response = outer ? await handler(request) : await requestIds.run(id, () => handler(request))
-    return withHeader(response, 'x-request-id', id)
+    return stamped.has(response) ? response : withHeader(response, 'x-request-id', id)
   }
 }
 
