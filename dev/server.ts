@@ -29,6 +29,10 @@ export type StartServerParameters = {
    * `X-Forwarded-For` entry from the right, and `X-Forwarded-Proto` is believed.
    */
   trustProxy?: number
+  /** How long a client may take to send its request headers (default 20 s). */
+  headersTimeoutMs?: number
+  /** How long a client may take to send its whole request (default 60 s). */
+  requestTimeoutMs?: number
 }
 
 /** A running local server. */
@@ -136,6 +140,8 @@ export async function startServer(parameters: StartServerParameters = {}): Promi
     rewrites = {},
     headers: siteHeaders = {},
     trustProxy = 0,
+    headersTimeoutMs = 20_000,
+    requestTimeoutMs = 60_000,
   } = parameters
   const handlers = parameters.handlers ?? (await loadApiHandlers())
   const siteHeaderList = Object.entries(siteHeaders)
@@ -176,7 +182,8 @@ export async function startServer(parameters: StartServerParameters = {}): Promi
         }),
     },
   )
-  const server = createServer((req, res) => {
+  // Node checks the two deadlines every 30 s by default, so a 20 s limit could hold a connection 50 s: check each second.
+  const server = createServer({ connectionsCheckingInterval: Math.min(1000, headersTimeoutMs) }, (req, res) => {
     // As Vercel's edge does: the client's address comes from the connection (or the trusted proxies' X-Forwarded-For),
     // never from what the client claims; without a trusted proxy no X-Forwarded-* of the client's is believed.
     const raw = req.rawHeaders
@@ -213,16 +220,22 @@ export async function startServer(parameters: StartServerParameters = {}): Promi
     if (answered.has(socket) && error.code !== 'ECONNRESET') return
     if (!socket.writable || error.code === 'ECONNRESET') return void socket.destroy()
     answered.add(socket)
-    const body = JSON.stringify({ error: 'The request is not valid HTTP and was not processed.', code: 'MALFORMED_REQUEST' })
+    const late = error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+    const body = JSON.stringify(
+      late
+        ? { error: 'The request took too long to arrive and was not processed.', code: 'REQUEST_TIMEOUT' }
+        : { error: 'The request is not valid HTTP and was not processed.', code: 'MALFORMED_REQUEST' },
+    )
+    const status = late ? '408 Request Timeout' : '400 Bad Request'
     socket.end(
-      `HTTP/1.1 400 Bad Request\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+      `HTTP/1.1 ${status}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
     )
     socket.resume()
     setTimeout(() => socket.destroy(), DRAIN_DEADLINE_MS).unref()
   })
   // A client gets 20 s to send its headers and 60 s for its whole request (Node's own are 60 s and 300 s).
-  server.headersTimeout = 20_000
-  server.requestTimeout = 60_000
+  server.headersTimeout = headersTimeoutMs
+  server.requestTimeout = requestTimeoutMs
   await new Promise<void>((ok, fail) => {
     server.once('error', fail)
     server.listen(port, host, () => ok())
