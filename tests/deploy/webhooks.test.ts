@@ -1,7 +1,9 @@
-import type { LookupFunction } from 'node:net'
+import { createServer } from 'node:http'
+import type { AddressInfo, LookupFunction } from 'node:net'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { issueAgentKey } from '../../lib/deploy/agents/agentRegistry.js'
 import { listAgentsWithWebhooks, setAgentWebhook } from '../../lib/deploy/agents/webhookTargets.js'
+import { attemptWebhook } from '../../lib/deploy/webhooks/attempt.js'
 import { createWebhookOutbox } from '../../lib/deploy/webhooks/outbox.js'
 import { createLogger, silentLogger } from '../../lib/platform/log.js'
 import { createReadServices, type ReadServices } from '../../lib/read/services.js'
@@ -159,6 +161,29 @@ describe('webhooks: every deploy outcome, signed, at least once (anvil, KMS serv
     // Delivered: nothing is due again.
     stack.clock.now += 86_400_000
     expect(await instance().deliverDue()).toMatchObject({ due: 0 })
+  })
+
+  it('gives an event up after its last retry (about 3.3 days), and says so in the agent’s status', async () => {
+    const { key, receiver } = agents.retry!
+    const before = receiver.deliveries.length
+    receiver.answerWith(...Array.from({ length: 10 }, () => 503))
+    expect((await stack.post(deployBody('GIVEUP'), { key })).body).toMatchObject({ ok: true })
+    await stack.drain()
+    const instance = () => stack.newInstance().services.webhooks!
+    for (const seconds of [5, 300, 1800, 7200, 18_000, 36_000, 50_400, 72_000, 86_400]) {
+      stack.clock.now += seconds * 1000
+      expect((await instance().deliverDue()).due, `the retry ${seconds} s after the previous attempt`).toBe(1)
+    }
+    expect(receiver.deliveries.length - before).toBe(10)
+    expect(await webhookOf('retry')).toMatchObject({
+      state: 'active',
+      failing: 10,
+      failedEvents: 1,
+      lastError: 'deploy.broadcast attempt 10: answered 503',
+    })
+    stack.clock.now += 7 * 86_400_000
+    expect(await instance().deliverDue()).toMatchObject({ due: 0 })
+    expect(receiver.deliveries.length - before).toBe(10)
   })
 
   it('disables the webhook on 410 Gone: the failure is listed and later events are not sent', async () => {
@@ -364,6 +389,31 @@ describe('webhooks never reach a private address (server-side request forgery)',
     }
     expect(receiver.deliveries).toHaveLength(0)
     expect(logs.join('\n')).not.toContain(receiver.url)
+  })
+
+  it('takes the status and hangs up: a receiver streaming an endless answer holds nothing', async () => {
+    let closed!: () => void
+    const connectionClosed = new Promise<void>((resolve) => (closed = resolve))
+    const endless = createServer((req, res) => {
+      req.resume()
+      res.writeHead(200, { 'content-type': 'text/plain' })
+      const drip = setInterval(() => res.write('x'.repeat(1024)), 5)
+      res.on('close', () => {
+        clearInterval(drip)
+        closed()
+      })
+    })
+    await new Promise<void>((resolve) => endless.listen(0, '127.0.0.1', resolve))
+    try {
+      const url = `http://127.0.0.1:${(endless.address() as AddressInfo).port}/hook`
+      const secret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`
+      const result = await attemptWebhook({ url, secret, id: 'msg_endless', body: '{}', now: Date.now(), onVercel: false })
+      expect(result).toEqual({ ok: true, status: 200 })
+      await connectionClosed
+    } finally {
+      endless.closeAllConnections()
+      endless.close()
+    }
   })
 
   it('refuses a private IP literal, and plain http or loopback on Vercel, at registration: nothing is written', async () => {

@@ -81,10 +81,11 @@ export async function attemptWebhook(parameters: AttemptWebhookParameters): Prom
       { method: 'POST', agent, headers, ...(lookup ? { lookup } : {}) },
       (response) => {
         const status = response.statusCode ?? 0
-        // The answer's body is not read: drained and dropped.
-        response.resume()
-        response.on('error', () => undefined)
+        // Only the status counts: the connection closes without reading the answer's body, so a receiver that streams
+        // one without end holds nothing here.
         clearTimeout(timer)
+        response.on('error', () => undefined)
+        response.destroy()
         resolve(status >= 200 && status < 300 ? { ok: true, status } : { ok: false, status, error: `answered ${status}` })
       },
     )
