@@ -467,7 +467,14 @@ describe('the dashboard page', () => {
       expect(await openerGone(), `${where}: redrawn while the panel was open`).toBe(true)
       await page.keyboard.press('Escape')
       await dialog.waitFor({ state: 'hidden' })
-      expect(await page.evaluate((s) => document.activeElement === document.querySelector(s), selector), `${where}: focus back`).toBe(true)
+      // The dialog is hidden as soon as it closes; its close event, which gives the focus back, comes a task later.
+      const focusedBack = await page
+        .waitForFunction((s) => document.activeElement === document.querySelector(s), selector, { timeout: 5000 })
+        .then(
+          () => true,
+          () => false,
+        )
+      expect(focusedBack, `${where}: focus back`).toBe(true)
     }
   })
 
