@@ -93,6 +93,7 @@ export function createDeployServices(parameters: CreateDeployServicesParameters 
         now,
         onVercel: config.onVercel,
         lookup: parameters.webhookLookup,
+        withoutWebhooks: config.allowlist,
       })
     : null
   return {

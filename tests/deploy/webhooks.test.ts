@@ -1,6 +1,7 @@
 import { createServer } from 'node:http'
 import type { AddressInfo, LookupFunction } from 'node:net'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { digestAgentKey } from '../../lib/deploy/agents/agentKeys.js'
 import { issueAgentKey } from '../../lib/deploy/agents/agentRegistry.js'
 import { listAgentsWithWebhooks, setAgentWebhook } from '../../lib/deploy/agents/webhookTargets.js'
 import { attemptWebhook } from '../../lib/deploy/webhooks/attempt.js'
@@ -8,7 +9,7 @@ import { createWebhookOutbox } from '../../lib/deploy/webhooks/outbox.js'
 import { createLogger, silentLogger } from '../../lib/platform/log.js'
 import { createReadServices, type ReadServices } from '../../lib/read/services.js'
 import { runTick, type TickSummary } from '../../lib/tick/runTick.js'
-import { type DeployStack, startDeployStack } from '../support/deployStack.js'
+import { AGENT_KEYS, type DeployStack, startDeployStack } from '../support/deployStack.js'
 import { type FakeDexScreener, startFakeDexScreener } from '../support/fakeDexScreener.js'
 import { v4PoolIdOf } from '../support/realShapes.js'
 import { HUBS, makePair, mixCase } from '../support/syntheticMarket.js'
@@ -124,6 +125,18 @@ describe('webhooks: every deploy outcome, signed, at least once (anvil, KMS serv
       lastDeliveryAt: expect.any(Number),
     })
     expect(JSON.stringify(await listAgentsWithWebhooks(stack.store, prefix))).not.toContain(secret)
+  })
+
+  it('spends no store command on the events of an allowlisted agent, which can have no webhook', async () => {
+    const outbox = stack.newInstance().services.webhooks!
+    const subject = { txHash: `0x${'ef'.repeat(32)}`, predictedAddress: `0x${'cd'.repeat(20)}`, name: 'X', symbol: 'X' }
+    const before = stack.upstash!.commands.length
+    const emitted = await outbox.emit({ agentDigest: digestAgentKey(AGENT_KEYS.alice), type: 'deploy.broadcast', subject })
+    expect(emitted).toEqual({ queued: false })
+    expect(stack.upstash!.commands.length - before).toBe(0)
+    // A runtime agent's event does read its webhook.
+    await outbox.emit({ agentDigest: 'f'.repeat(64), type: 'deploy.broadcast', subject })
+    expect(stack.upstash!.commands.length - before).toBe(1)
   })
 
   it('retries a failing receiver on the schedule: the same webhook-id, a fresh timestamp and signature each time', async () => {

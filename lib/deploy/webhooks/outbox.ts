@@ -73,6 +73,8 @@ export type CreateWebhookOutboxParameters = {
   /** Resolves receivers' names (tests hand in their own); every answer is checked before connecting. */
   lookup?: LookupFunction
   timeoutMs?: number
+  /** Digests that never have a webhook (`DEPLOY_ALLOWLIST`'s keys have no label): their events cost no store command. */
+  withoutWebhooks?: readonly string[]
 }
 
 type AttemptOutcome = 'delivered' | 'retrying' | 'failed' | 'disabled'
@@ -87,7 +89,8 @@ const parseEvent = (value: string | null): StoredWebhookEvent | null => {
 
 /** The outbox over the shared store: events, the due index (claimed with a lease), and each agent's status. */
 export function createWebhookOutbox(parameters: CreateWebhookOutboxParameters): WebhookOutbox {
-  const { store, storePrefix, chainId, logger, now = Date.now, onVercel, lookup, timeoutMs } = parameters
+  const { store, storePrefix, chainId, logger, now = Date.now, onVercel, lookup, timeoutMs, withoutWebhooks = [] } = parameters
+  const unhooked = new Set(withoutWebhooks)
   const keys = webhookOutboxKeys(storePrefix)
 
   /** Writes an event: still pending, it is due again at `nextAt`; done, it leaves the due index. */
@@ -159,6 +162,7 @@ export function createWebhookOutbox(parameters: CreateWebhookOutboxParameters): 
 
   return {
     async emit({ agentDigest, ...event }) {
+      if (unhooked.has(agentDigest)) return { queued: false }
       try {
         const { target, status } = (await readWebhookTargets(store, storePrefix, [agentDigest])).get(agentDigest)!
         if (target?.state !== 'active') return { queued: false }
