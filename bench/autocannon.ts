@@ -21,7 +21,18 @@ export type MeasureWithAutocannonParameters = {
 }
 
 /** What one autocannon run saw. */
-export type AutocannonResult = { rps: number; p50Ms: number; p99Ms: number; errors: number; non2xx: number; maxRssMb: number | null }
+export type AutocannonResult = {
+  rps: number
+  p50Ms: number
+  p99Ms: number
+  errors: number
+  non2xx: number
+  /** Answers with a 3xx status (a 304 run's share of 304s shows whether it stayed on one ETag). */
+  answers3xx: number
+  /** All answers. */
+  answers: number
+  maxRssMb: number | null
+}
 
 /** Resident memory of a process in MB, from /proc. */
 export function rssMb(pid: number): number | null {
@@ -52,6 +63,11 @@ export async function measureWithAutocannon(parameters: MeasureWithAutocannonPar
       latency: { p50: number; p99: number }
       errors: number
       non2xx: number
+      '1xx': number
+      '2xx': number
+      '3xx': number
+      '4xx': number
+      '5xx': number
     }
     return {
       rps: summary.requests.average,
@@ -59,6 +75,8 @@ export async function measureWithAutocannon(parameters: MeasureWithAutocannonPar
       p99Ms: summary.latency.p99,
       errors: summary.errors,
       non2xx: summary.non2xx,
+      answers3xx: summary['3xx'],
+      answers: summary['1xx'] + summary['2xx'] + summary['3xx'] + summary['4xx'] + summary['5xx'],
       maxRssMb: maxRss,
     }
   } finally {

@@ -48,7 +48,7 @@ export async function benchStoreCost(): Promise<Record<string, number | string>>
   const deploy = deployServicesFrom(() =>
     createDeployServices({ env: { BASE_RPC_URL: 'http://127.0.0.1:9', STORE_KEY_PREFIX: 'cost:' }, store: null }),
   )
-  const counted = async (run: () => Promise<unknown>) => {
+  const counted = async (run: () => unknown) => {
     const before = upstash.commands.length
     await run()
     return upstash.commands.slice(before)
@@ -112,7 +112,7 @@ async function deployCosts(redisSocket: string): Promise<Record<string, number>>
   const receiver = await startWebhookReceiver()
   try {
     const upstash = stack.upstash!
-    const counted = async (run: () => Promise<unknown>) => {
+    const counted = async (run: () => unknown) => {
       const before = upstash.commands.length
       await run()
       return upstash.commands.length - before

@@ -1,5 +1,12 @@
 import { readdir, readFile } from 'node:fs/promises'
-import { createServer, type IncomingMessage, type Server } from 'node:http'
+import {
+  createServer,
+  type IncomingMessage,
+  type OutgoingHttpHeader,
+  type OutgoingHttpHeaders,
+  type Server,
+  ServerResponse,
+} from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 import { extname, join, normalize, resolve, sep } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
@@ -82,6 +89,9 @@ async function serveStatic(publicDir: string, pathname: string): Promise<Respons
   }
 }
 
+/** The path of an endpoint: `/api/<name>`, its name captured. */
+const API_PATH = /^\/api\/([A-Za-z0-9_-]+)\/?$/
+
 /** Longest a client may take to finish sending a body the handler did not read. */
 const DRAIN_DEADLINE_MS = 10_000
 
@@ -126,6 +136,80 @@ function closeAfterBody(req: IncomingMessage): void {
   }
 }
 
+/** Headers a client may claim about where it connects from; without a trusted proxy none is believed. */
+const CLIENT_CLAIMED_HEADERS = /^x-(real-ip|forwarded-[a-z]+)$/i
+/** The same behind trusted proxies, which set `X-Forwarded-Proto` and `-Host` themselves. */
+const PROXY_SET_HEADERS = /^x-(real-ip|forwarded-for)$/i
+
+/** The client's address behind `hops` trusted proxies: the `hops`th `X-Forwarded-For` entry from the right. */
+function proxiedClient(req: IncomingMessage, hops: number): string | undefined {
+  const entries = String(req.headers['x-forwarded-for'] ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+  return entries[entries.length - hops]
+}
+
+/**
+ * Gives the request `X-Real-IP: address` as Vercel's edge does, dropping every header `dropped` names first. Most
+ * requests carry none, and are left as they came but for the one header added.
+ */
+function setClientAddress(req: IncomingMessage, address: string, dropped: RegExp): void {
+  const raw = req.rawHeaders
+  let claims = false
+  for (let i = 0; i < raw.length && !claims; i += 2) claims = (raw[i]!.charCodeAt(0) | 32) === 120 && dropped.test(raw[i]!) // x…
+  if (claims) {
+    const kept: string[] = []
+    for (let i = 0; i < raw.length; i += 2) if (!dropped.test(raw[i]!)) kept.push(raw[i]!, raw[i + 1]!)
+    req.rawHeaders = kept
+    for (const name of Object.keys(req.headers)) if (dropped.test(name)) delete req.headers[name]
+  }
+  req.rawHeaders.push('x-real-ip', address)
+  req.headers['x-real-ip'] = address
+}
+
+/**
+ * A `ServerResponse` that sends vercel.json's site-wide headers with every answer; a header the handler sets itself
+ * wins. They join the record the answer's headers are written from, so Node keeps its fast path (headers set one by
+ * one beforehand would make it copy and check every header of every answer again).
+ */
+function responseWithSiteHeaders(siteHeaders: Readonly<Record<string, string>>): typeof ServerResponse {
+  const names = Object.keys(siteHeaders)
+  if (names.length === 0) return ServerResponse
+  // Only a name of one of these lengths can be a site header's in other letter case.
+  const lengths = new Set(names.map((name) => name.length))
+  class SiteHeadersResponse extends ServerResponse {
+    #oneByOne = false
+
+    override setHeader(name: string, value: number | string | readonly string[]): this {
+      this.#oneByOne = true
+      return super.setHeader(name, value)
+    }
+
+    override writeHead(
+      statusCode: number,
+      reasonOrHeaders?: string | OutgoingHttpHeaders | OutgoingHttpHeader[],
+      headers?: OutgoingHttpHeaders | OutgoingHttpHeader[],
+    ): this {
+      const hasReason = typeof reasonOrHeaders === 'string'
+      let given = hasReason ? headers : reasonOrHeaders
+      if (this.#oneByOne || given === undefined || Array.isArray(given)) {
+        // Headers set one by one (or a raw list): Node merges them with these.
+        for (const name of names) if (!this.hasHeader(name)) super.setHeader(name, siteHeaders[name]!)
+      } else {
+        const merged: OutgoingHttpHeaders = { ...siteHeaders }
+        for (const key in given) {
+          if (!lengths.has(key.length)) continue
+          const lower = key.toLowerCase()
+          if (lower !== key && lower in siteHeaders) delete merged[lower]
+        }
+        given = Object.assign(merged, given)
+      }
+      return hasReason ? super.writeHead(statusCode, reasonOrHeaders, given) : super.writeHead(statusCode, given)
+    }
+  }
+  return SiteHeadersResponse as typeof ServerResponse
+}
+
 /**
  * Starts the local server that mounts the same handler code Vercel runs, at `/api/<name>`. Node's requests become Web
  * `Request`s through `@hono/node-server` (a well-kept adapter with a fast path for string and byte bodies); it also
@@ -144,31 +228,42 @@ export async function startServer(parameters: StartServerParameters = {}): Promi
     requestTimeoutMs = 60_000,
   } = parameters
   const handlers = parameters.handlers ?? (await loadApiHandlers())
-  const siteHeaderList = Object.entries(siteHeaders)
 
-  const route = async (request: Request): Promise<Response> => {
-    const url = new URL(request.url)
-    const pathname = rewrites[url.pathname] ?? url.pathname
-    const match = /^\/api\/([A-Za-z0-9_-]+)\/?$/.exec(pathname)
+  const notFound = (pathname: string) =>
+    new Response(JSON.stringify({ error: `No route for ${pathname}`, code: 'NOT_FOUND' }), {
+      status: 404,
+      headers: { 'content-type': 'application/json; charset=utf-8', 'access-control-allow-origin': '*' },
+    })
+
+  /** The answer to a request: an endpoint's (at once when it has it at once), a static file's, or a 404. */
+  const route = (request: Request): Response | Promise<Response> => {
+    // The adapter's URL is absolute and already checked: its path is what follows the authority, up to the query.
+    const href = request.url
+    const pathStart = href.indexOf('/', href.indexOf('//') + 2)
+    const queryStart = href.indexOf('?', pathStart)
+    const requested = queryStart < 0 ? href.slice(pathStart) : href.slice(pathStart, queryStart)
+    const pathname = rewrites[requested] ?? requested
+    const match = API_PATH.exec(pathname)
     const handler = match ? handlers[match[1]!] : undefined
-    let response: Response | null = null
-    if (handler) response = await handler(pathname === url.pathname ? request : new Request(new URL(pathname + url.search, url), request))
-    else if (!match && (request.method === 'GET' || request.method === 'HEAD')) response = await serveStatic(publicDir, pathname)
-    return (
-      response ??
-      new Response(JSON.stringify({ error: `No route for ${url.pathname}`, code: 'NOT_FOUND' }), {
-        status: 404,
-        headers: { 'content-type': 'application/json; charset=utf-8', 'access-control-allow-origin': '*' },
-      })
-    )
+    const readOnly = request.method === 'GET' || request.method === 'HEAD'
+    if (handler) {
+      const routed =
+        pathname === requested
+          ? request
+          : new Request(new URL(pathname + href.slice(queryStart < 0 ? href.length : queryStart), href), request)
+      // Only a GET or HEAD is answered at once, while Node may still be parsing what followed it. Node's own client
+      // sends the body of a DELETE, OPTIONS or TRACE without framing, and those bytes read as a next request: the
+      // 400 for them must reach the client first, as the one answer to what it sent.
+      return readOnly ? handler(routed) : Promise.resolve(routed).then(handler)
+    }
+    if (match || !readOnly) return notFound(requested)
+    return serveStatic(publicDir, pathname).then((file) => file ?? notFound(requested))
   }
 
   const listener = getRequestListener(
-    (request, { outgoing }) => {
-      // vercel.json's site-wide headers; a header the handler sets itself wins (Node merges, writeHead's take precedence).
-      for (const [name, value] of siteHeaderList) outgoing.setHeader(name, value)
+    (request, { incoming, outgoing }) => {
       // A body past 1 MB that the handler does not read is not worth draining: answer, then close the connection.
-      if (Number(request.headers.get('content-length') ?? 0) > DISCARD_LIMIT_BYTES) outgoing.setHeader('connection', 'close')
+      if (Number(incoming.headers['content-length'] ?? 0) > DISCARD_LIMIT_BYTES) outgoing.setHeader('connection', 'close')
       return route(request)
     },
     {
@@ -183,34 +278,25 @@ export async function startServer(parameters: StartServerParameters = {}): Promi
     },
   )
   // Node checks the two deadlines every 30 s by default, so a 20 s limit could hold a connection 50 s: check each second.
-  const server = createServer({ connectionsCheckingInterval: Math.min(1000, headersTimeoutMs) }, (req, res) => {
-    // As Vercel's edge does: the client's address comes from the connection (or the trusted proxies' X-Forwarded-For),
-    // never from what the client claims; without a trusted proxy no X-Forwarded-* of the client's is believed.
-    const raw = req.rawHeaders
-    const kept: string[] = []
-    const dropped = trustProxy > 0 ? /^x-(real-ip|forwarded-for)$/i : /^x-(real-ip|forwarded-[a-z]+)$/i
-    for (let i = 0; i < raw.length; i += 2) if (!dropped.test(raw[i]!)) kept.push(raw[i]!, raw[i + 1]!)
-    const hops =
-      trustProxy > 0
-        ? String(req.headers['x-forwarded-for'] ?? '')
-            .split(',')
-            .map((h) => h.trim())
-        : []
-    const address = (trustProxy > 0 ? hops[hops.length - trustProxy] : undefined) || req.socket.remoteAddress || 'unknown'
-    req.rawHeaders = [...kept, 'x-real-ip', address]
-    for (const name of Object.keys(req.headers)) if (dropped.test(name)) delete req.headers[name]
-    req.headers['x-real-ip'] = address
-    // A body the handler answered without reading (a 405, a preflight, a refusal) is read and dropped, up to 1 MB, so
-    // the client gets its answer on a live connection instead of a reset.
-    const mayHaveBody = req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined
-    if (mayHaveBody) {
-      closeAfterBody(req)
-      res.once('finish', () => {
-        if (!req.readableEnded) drainBody(req)
-      })
-    }
-    void listener(req, res)
-  })
+  const server = createServer(
+    { connectionsCheckingInterval: Math.min(1000, headersTimeoutMs), ServerResponse: responseWithSiteHeaders(siteHeaders) },
+    (req, res) => {
+      // As Vercel's edge does: the client's address comes from the connection (or the trusted proxies' X-Forwarded-For),
+      // never from what the client claims; without a trusted proxy no X-Forwarded-* of the client's is believed.
+      const address = (trustProxy > 0 ? proxiedClient(req, trustProxy) : undefined) || req.socket.remoteAddress || 'unknown'
+      setClientAddress(req, address, trustProxy > 0 ? PROXY_SET_HEADERS : CLIENT_CLAIMED_HEADERS)
+      // A body the handler answered without reading (a 405, a preflight, a refusal) is read and dropped, up to 1 MB, so
+      // the client gets its answer on a live connection instead of a reset.
+      const mayHaveBody = req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined
+      if (mayHaveBody) {
+        closeAfterBody(req)
+        res.once('finish', () => {
+          if (!req.readableEnded) drainBody(req)
+        })
+      }
+      void listener(req, res)
+    },
+  )
   // A request Node cannot parse (an unknown method, a malformed header) still gets a JSON answer, then the connection
   // closes after the client's bytes are read, not reset under them.
   // Node's parser goes on reading what the client sends after the bad request, and reports each later chunk as an
@@ -220,6 +306,16 @@ export async function startServer(parameters: StartServerParameters = {}): Promi
     if (answered.has(socket) && error.code !== 'ECONNRESET') return
     if (!socket.writable || error.code === 'ECONNRESET') return void socket.destroy()
     answered.add(socket)
+    socket.resume()
+    setTimeout(() => socket.destroy(), DRAIN_DEADLINE_MS).unref()
+    // Bytes that follow a request already being answered (a body sent without framing): that answer is the client's,
+    // and a second one would reach it unasked. As Node's own handler does, the connection closes after that answer.
+    const inFlight = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage
+    if (inFlight?.headersSent) {
+      if (inFlight.writableFinished) socket.end()
+      else inFlight.once('finish', () => socket.end())
+      return
+    }
     const late = error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
     const body = JSON.stringify(
       late
@@ -230,8 +326,6 @@ export async function startServer(parameters: StartServerParameters = {}): Promi
     socket.end(
       `HTTP/1.1 ${status}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
     )
-    socket.resume()
-    setTimeout(() => socket.destroy(), DRAIN_DEADLINE_MS).unref()
   })
   // A client gets 20 s to send its headers and 60 s for its whole request (Node's own are 60 s and 300 s).
   server.headersTimeout = headersTimeoutMs

@@ -19,8 +19,8 @@ import { getControlRoomInput, searchTokensInput, TOOLS, type ToolName, toolInput
 
 /** What the MCP server calls: the read endpoints' handlers (cache, throttling and all) and the deploy actions. */
 export type McpDependencies = {
-  controlRoom: (request: Request) => Promise<Response>
-  tokenSearch: (request: Request) => Promise<Response>
+  controlRoom: (request: Request) => Response | Promise<Response>
+  tokenSearch: (request: Request) => Response | Promise<Response>
   deploy: DeployServicesSource
   /** Which browser origins may call (default: from the environment once, {@link loadMcpOriginPolicy}). */
   origins?: () => OriginPolicy

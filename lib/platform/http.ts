@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import { z } from 'zod'
 import { publicOrigin } from './config.js'
-import { requestIdHeaders } from './requestId.js'
+import { currentRequestId, stampRequestId } from './requestId.js'
 
 /** HTTP methods as they appear on the wire. */
 export type Method = 'GET' | 'HEAD' | 'POST' | 'OPTIONS'
@@ -110,13 +110,23 @@ export type JsonResponseParameters = {
 
 /** A JSON response with CORS and the security headers. */
 export function jsonResponse({ status = 200, body, headers = {}, head = false }: JsonResponseParameters): Response {
-  const id = requestIdHeaders()
-  return id.stamp(
-    new Response(head ? null : (body as BodyInit), {
-      status,
-      headers: { 'content-type': 'application/json; charset=utf-8', ...BASE_HEADERS, ...CORS_HEADERS, ...id.headers, ...headers },
-    }),
-  )
+  return responseWithRequestId(head ? null : (body as BodyInit), status, {
+    'content-type': 'application/json; charset=utf-8',
+    ...BASE_HEADERS,
+    ...CORS_HEADERS,
+    ...headers,
+  })
+}
+
+/**
+ * A response made from `headers` (a record made for it, which this completes) with the `X-Request-Id` of the request
+ * being served among them, so the answer needs no copy of its headers to carry it.
+ */
+function responseWithRequestId(body: BodyInit | null, status: number, headers: Record<string, string>): Response {
+  const id = currentRequestId()
+  if (id === undefined) return new Response(body, { status, headers })
+  headers['x-request-id'] = id
+  return stampRequestId(new Response(body, { status, headers }))
 }
 
 /** A JSON error response `{ error, code }` that no cache keeps. */
@@ -151,16 +161,15 @@ export function guardRequest(request: Request, methods: readonly Method[], origi
 /** True when an `If-None-Match` header names `etag` (or `*`); weak validators match too. */
 export function matchesEtag(ifNoneMatch: string | null, etag: string): boolean {
   if (!ifNoneMatch) return false
+  if (ifNoneMatch === etag) return true // what a client that keeps the last ETag sends
   return ifNoneMatch.split(',').some((tag) => {
     const t = tag.trim()
     return t === '*' || t.replace(/^W\//, '') === etag
   })
 }
 
-/** Parameters of {@link cachedJsonResponse}. */
-export type CachedJsonResponseParameters = {
-  request: Request
-  body: string | Uint8Array
+/** Parameters of {@link cachedAnswerHeaders}. */
+export type CachedAnswerHeadersParameters = {
   etag: string
   /** Seconds the body stays fresh in shared caches (0 when it is already past its window). */
   maxAgeSeconds: number
@@ -171,20 +180,37 @@ export type CachedJsonResponseParameters = {
   headers?: Record<string, string>
 }
 
-/** A 200 (or 304 for a matching `If-None-Match`) for a cached read, with `ETag` and a fitting `Cache-Control`. */
-export function cachedJsonResponse(parameters: CachedJsonResponseParameters): Response {
-  const { request, body, etag, maxAgeSeconds, staleWhileRevalidateSeconds, staleIfErrorSeconds } = parameters
+/** The headers of a cached read's 200 and of its 304, made once and shared by every answer they fit. */
+export type CachedAnswerHeaders = { readonly ok: Readonly<Record<string, string>>; readonly notModified: Readonly<Record<string, string>> }
+
+/** The headers a cached read answers with: `ETag`, a fitting `Cache-Control`, CORS and the security headers. */
+export function cachedAnswerHeaders(parameters: CachedAnswerHeadersParameters): CachedAnswerHeaders {
+  const { etag, maxAgeSeconds, staleWhileRevalidateSeconds, staleIfErrorSeconds } = parameters
   const age = Math.max(0, Math.ceil(maxAgeSeconds))
   const headers = {
     etag,
     'cache-control': `public, max-age=${age}, s-maxage=${age}, stale-while-revalidate=${staleWhileRevalidateSeconds}, stale-if-error=${staleIfErrorSeconds}`,
     ...parameters.headers,
   }
-  if (matchesEtag(request.headers.get('if-none-match'), etag)) {
-    const id = requestIdHeaders()
-    return id.stamp(new Response(null, { status: 304, headers: { ...BASE_HEADERS, ...CORS_HEADERS, ...id.headers, ...headers } }))
+  return {
+    ok: { 'content-type': 'application/json; charset=utf-8', ...BASE_HEADERS, ...CORS_HEADERS, ...headers },
+    notModified: { ...BASE_HEADERS, ...CORS_HEADERS, ...headers },
   }
-  return jsonResponse({ body, headers, head: request.method === 'HEAD' })
+}
+
+/** Parameters of {@link cachedJsonResponse}. */
+export type CachedJsonResponseParameters = {
+  request: Request
+  body: string | Uint8Array
+  etag: string
+  /** From {@link cachedAnswerHeaders}. */
+  headers: CachedAnswerHeaders
+}
+
+/** A 200 (or 304 for a matching `If-None-Match`) for a cached read. */
+export function cachedJsonResponse({ request, body, etag, headers }: CachedJsonResponseParameters): Response {
+  if (matchesEtag(request.headers.get('if-none-match'), etag)) return responseWithRequestId(null, 304, { ...headers.notModified })
+  return responseWithRequestId(request.method === 'HEAD' ? null : (body as BodyInit), 200, { ...headers.ok })
 }
 
 /** Result of {@link readJsonBody}. */

@@ -14,26 +14,21 @@ export function currentRequestId(): string | undefined {
   return requestIds.getStore()
 }
 
-/** Responses that already carry their request's id, built with {@link requestIdHeaders}. */
-const stamped = new WeakSet<Response>()
+/** Marks a response that already carries its request's id ({@link stampRequestId}). */
+const STAMPED = Symbol('carries X-Request-Id')
 
 /**
- * The `X-Request-Id` header of the request being served, for a response built now (empty outside a request), and
- * `stamp` to mark that response as carrying it: {@link withRequestId} then leaves its headers alone. Set in the
- * record a Response is built from, the header costs nothing more; set afterwards, it turns the record into a
- * `Headers` object, which the local server's adapter must then copy again on every answer.
+ * Marks a response built with the current request's `X-Request-Id` ({@link currentRequestId}) among the headers it
+ * was made from: {@link withRequestId} then leaves it alone. Set in the record a Response is built from, the header
+ * costs nothing more; set afterwards, it turns the record into a `Headers` object, which the local server's adapter
+ * must then copy again on every answer.
  */
-export function requestIdHeaders(): { headers: Record<string, string>; stamp: (response: Response) => Response } {
-  const id = requestIds.getStore()
-  if (!id) return { headers: {}, stamp: (response) => response }
-  return {
-    headers: { 'x-request-id': id },
-    stamp: (response) => {
-      stamped.add(response)
-      return response
-    },
-  }
+export function stampRequestId(response: Response): Response {
+  ;(response as Stamped)[STAMPED] = true
+  return response
 }
+
+type Stamped = Response & { [STAMPED]?: true }
 
 /** The id of a request: Vercel's `x-vercel-id` when present and well formed, otherwise a new UUID. */
 export function requestIdOf(request: Request): string {
@@ -44,15 +39,26 @@ export function requestIdOf(request: Request): string {
 /**
  * Serves each request under its id: every log line written while serving it (background work it starts included)
  * carries the id, and the answer carries it as `X-Request-Id`, so a caller's answer and the operator's log lines meet.
- * A handler called from inside another (the MCP tools call the read handlers) keeps the outer request's id.
+ * A handler called from inside another (the MCP tools call the read handlers) keeps the outer request's id. An answer
+ * the handler has at once (a warm read) is returned at once; a handler that throws gives a rejected promise.
  */
-export function withRequestId(handler: WebHandler): (request: Request) => Promise<Response> {
-  return async (request) => {
+export function withRequestId(handler: WebHandler): WebHandler {
+  return (request) => {
     const outer = requestIds.getStore()
     const id = outer ?? requestIdOf(request)
-    const response = outer ? await handler(request) : await requestIds.run(id, () => handler(request))
-    return stamped.has(response) ? response : withHeader(response, 'x-request-id', id)
+    let answer: Response | Promise<Response>
+    try {
+      answer = outer ? handler(request) : requestIds.run(id, handler, request)
+    } catch (error) {
+      return Promise.reject(error)
+    }
+    return answer instanceof Promise ? answer.then((response) => withIdHeader(response, id)) : withIdHeader(answer, id)
   }
+}
+
+/** The response carrying `id` as `X-Request-Id`: as it is when stamped, else with the header added. */
+function withIdHeader(response: Response, id: string): Response {
+  return (response as Stamped)[STAMPED] ? response : withHeader(response, 'x-request-id', id)
 }
 
 /** The response with one more header (copied first when its headers are immutable, as a fetched response's are). */

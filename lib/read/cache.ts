@@ -67,7 +67,8 @@ export type ReadParameters = {
  * no body young enough, the caller waits for the refresh, and its failure is the caller's.
  */
 export type ReadCache = {
-  read(parameters: ReadParameters): Promise<CacheReadReturnType>
+  /** Answers at once, without a promise, when the instance's own copy is fresh (a warm read); otherwise a promise. */
+  read(parameters: ReadParameters): CacheReadReturnType | Promise<CacheReadReturnType>
   /**
    * Refreshes the key now when the shared body is older than `olderThanMs` (or absent), through the same single flight
    * as a read (one refresh across instances), and waits for it: the scheduled tick keeps bodies warm this way.
@@ -234,22 +235,27 @@ export function createReadCache(parameters: CreateReadCacheParameters): ReadCach
       const entry = await flight(parameters, shared)
       return { entry, refreshed: entry.fetchedAt !== known?.fetchedAt }
     },
-    async read(parameters) {
-      const { key } = parameters
-      const cached = local.get(key)
+    read(parameters) {
+      const cached = local.get(parameters.key)
       if (cached && isFresh(cached)) return { entry: cached, stale: false }
-      // Past the instance's window: another instance may have refreshed already.
-      let best: LocalCachedBody | undefined = cached
-      if (!inFlight.has(key)) {
-        const shared = await readShared(key)
-        if (shared !== 'down' && shared && (!best || shared.fetchedAt > best.fetchedAt)) best = keepLocal(key, shared)
-        if (best && isFresh(best)) return { entry: best, stale: false }
-      }
-      if (best && isServable(best)) {
-        revalidate(parameters)
-        return { entry: best, stale: true }
-      }
-      return { entry: await flight(parameters), stale: false }
+      return readPastWindow(parameters, cached)
     },
+  }
+
+  /** A read the instance's own copy cannot answer fresh: the shared store, a stale answer while refreshing, or a refresh. */
+  async function readPastWindow(parameters: ReadParameters, cached: LocalCachedBody | undefined): Promise<CacheReadReturnType> {
+    const { key } = parameters
+    // Past the instance's window: another instance may have refreshed already.
+    let best: LocalCachedBody | undefined = cached
+    if (!inFlight.has(key)) {
+      const shared = await readShared(key)
+      if (shared !== 'down' && shared && (!best || shared.fetchedAt > best.fetchedAt)) best = keepLocal(key, shared)
+      if (best && isFresh(best)) return { entry: best, stale: false }
+    }
+    if (best && isServable(best)) {
+      revalidate(parameters)
+      return { entry: best, stale: true }
+    }
+    return { entry: await flight(parameters), stale: false }
   }
 }

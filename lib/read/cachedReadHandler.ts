@@ -1,9 +1,18 @@
 import { logConfigFailure } from '../platform/config.js'
-import { cachedJsonResponse, clientAddress, errorResponse, guardRequest, type Method } from '../platform/http.js'
+import {
+  type CachedAnswerHeaders,
+  type CachedJsonResponseParameters,
+  cachedAnswerHeaders,
+  cachedJsonResponse,
+  clientAddress,
+  errorResponse,
+  guardRequest,
+  type Method,
+} from '../platform/http.js'
 import { errorName } from '../platform/log.js'
 import { createMemoryStore } from '../store/memory.js'
 import { UpstreamError } from '../upstream/dexscreener.js'
-import type { CacheReadReturnType } from './cache.js'
+import type { CacheReadReturnType, LocalCachedBody } from './cache.js'
 import { ReadNotFoundError } from './errors.js'
 import { READ_CACHE_TTL_MS } from './models.js'
 import type { ReadServices } from './services.js'
@@ -17,7 +26,8 @@ export type CreateCachedReadHandlerParameters<Input> = {
   services: () => ReadServices
   /** Reads the request's input, or answers the request itself (400). */
   parseInput: (request: Request) => { ok: true; input: Input } | { ok: false; response: Response }
-  read: (services: ReadServices, input: Input) => Promise<CacheReadReturnType>
+  /** The cached read: at once when warm, else a promise. */
+  read: (services: ReadServices, input: Input) => CacheReadReturnType | Promise<CacheReadReturnType>
   /** The answer when the upstream failed and nothing fresh is cached. */
   upstreamFailure: { status: number; code: string; message: string }
   /** Requests a client may make per minute (token-search, token-history); absent: not throttled per client. */
@@ -26,10 +36,55 @@ export type CreateCachedReadHandlerParameters<Input> = {
   budgetSpentIs429?: boolean
 }
 
-/** The shared shape of both read endpoints: guard, parse, cached read, and the mapping of failures to statuses. */
+/** The shared shape of the read endpoints: guard, parse, cached read, and the mapping of failures to statuses. */
 export function createCachedReadHandler<Input>(parameters: CreateCachedReadHandlerParameters<Input>) {
   const { name, services, parseInput, read, upstreamFailure, rateLimitPerMinute, budgetSpentIs429 = false } = parameters
-  return async (request: Request): Promise<Response> => {
+  const headersOf = createAnswerHeadersMemo()
+
+  /** The answer to a read that failed. */
+  const failure = (ctx: ReadServices, error: unknown): Response => {
+    if (error instanceof ReadNotFoundError) return errorResponse(404, error.code, error.message)
+    if (error instanceof UpstreamError && error.kind === 'throttled' && budgetSpentIs429) {
+      ctx.logger.warn(`${name}_upstream_budget_spent`, { message: error.message })
+      return errorResponse(
+        429,
+        'RATE_LIMITED',
+        'The service is at its upstream request budget for this minute and has no cached answer for this; try again shortly.',
+        { 'retry-after': '10' },
+      )
+    }
+    if (error instanceof UpstreamError) {
+      ctx.logger.warn(`${name}_upstream_failed`, { kind: error.kind, status: error.status, message: error.message })
+      const { status, code, message } = upstreamFailure
+      return errorResponse(status, code, message, { 'retry-after': '5' })
+    }
+    ctx.logger.error(`${name}_failed`, { error: errorName(error) })
+    return errorResponse(500, 'INTERNAL', 'The request could not be completed; try again shortly.')
+  }
+
+  /** The answer to a read: at once when the cache has it at once (a warm read), else once it arrives. */
+  const readAndAnswer = (ctx: ReadServices, request: Request, input: Input): Response | Promise<Response> => {
+    try {
+      const result = read(ctx, input)
+      if (!(result instanceof Promise)) return cachedJsonResponse(answerParameters(ctx, request, result, headersOf))
+      return result.then(
+        (arrived) => cachedJsonResponse(answerParameters(ctx, request, arrived, headersOf)),
+        (error: unknown) => failure(ctx, error),
+      )
+    } catch (error) {
+      return failure(ctx, error)
+    }
+  }
+
+  /** A throttled endpoint: the client's share first, then the read. */
+  const throttleThenRead = async (ctx: ReadServices, request: Request, limit: number): Promise<Response> => {
+    const limited = await throttleClient(ctx, name, request, limit)
+    if (limited) return limited
+    const parsed = parseInput(request)
+    return parsed.ok ? readAndAnswer(ctx, request, parsed.input) : parsed.response
+  }
+
+  return (request: Request): Response | Promise<Response> => {
     const guarded = guardRequest(request, METHODS)
     if (guarded) return guarded
     let ctx: ReadServices
@@ -40,47 +95,64 @@ export function createCachedReadHandler<Input>(parameters: CreateCachedReadHandl
       logConfigFailure(name, error)
       return errorResponse(500, 'CONFIG_INVALID', 'The service is misconfigured; the operator has been told.')
     }
-    if (rateLimitPerMinute) {
-      const limited = await throttleClient(ctx, name, request, rateLimitPerMinute(ctx))
-      if (limited) return limited
-    }
+    if (rateLimitPerMinute) return throttleThenRead(ctx, request, rateLimitPerMinute(ctx))
     const parsed = parseInput(request)
-    if (!parsed.ok) return parsed.response
-    try {
-      const { entry, stale } = await read(ctx, parsed.input)
-      const now = ctx.now()
-      return cachedJsonResponse({
-        request,
-        body: entry.bytes,
-        etag: entry.etag,
-        maxAgeSeconds: stale ? 0 : (entry.expiresAt - now) / 1000,
-        staleWhileRevalidateSeconds: READ_CACHE_TTL_MS / 1000,
-        staleIfErrorSeconds: ctx.staleIfErrorSeconds,
-        headers: {
-          'x-data-state': stale ? 'stale' : 'fresh',
-          'x-data-age': String(Math.max(0, Math.floor((now - entry.fetchedAt) / 1000))),
-          ...(entry.source ? { 'x-data-source': entry.source } : {}),
-        },
-      })
-    } catch (error) {
-      if (error instanceof ReadNotFoundError) return errorResponse(404, error.code, error.message)
-      if (error instanceof UpstreamError && error.kind === 'throttled' && budgetSpentIs429) {
-        ctx.logger.warn(`${name}_upstream_budget_spent`, { message: error.message })
-        return errorResponse(
-          429,
-          'RATE_LIMITED',
-          'The service is at its upstream request budget for this minute and has no cached answer for this; try again shortly.',
-          { 'retry-after': '10' },
-        )
-      }
-      if (error instanceof UpstreamError) {
-        ctx.logger.warn(`${name}_upstream_failed`, { kind: error.kind, status: error.status, message: error.message })
-        const { status, code, message } = upstreamFailure
-        return errorResponse(status, code, message, { 'retry-after': '5' })
-      }
-      ctx.logger.error(`${name}_failed`, { error: errorName(error) })
-      return errorResponse(500, 'INTERNAL', 'The request could not be completed; try again shortly.')
+    return parsed.ok ? readAndAnswer(ctx, request, parsed.input) : parsed.response
+  }
+}
+
+/** What {@link cachedJsonResponse} needs for one read's answer. */
+function answerParameters(
+  ctx: ReadServices,
+  request: Request,
+  { entry, stale }: CacheReadReturnType,
+  headersOf: AnswerHeadersMemo,
+): CachedJsonResponseParameters {
+  return { request, body: entry.bytes, etag: entry.etag, headers: headersOf(entry, stale, ctx.now(), ctx.staleIfErrorSeconds) }
+}
+
+/** The answer headers of a cached entry at a time: made again only when one of their values changes. */
+type AnswerHeadersMemo = (entry: LocalCachedBody, stale: boolean, now: number, staleIfErrorSeconds: number) => CachedAnswerHeaders
+
+/**
+ * Remembers the last answer headers made: `Cache-Control` and `X-Data-Age` change once a second and the rest with the
+ * entry, so a warm read in the same second reuses them instead of building every string and record again.
+ */
+function createAnswerHeadersMemo(): AnswerHeadersMemo {
+  let last: {
+    entry: LocalCachedBody
+    stale: boolean
+    maxAge: number
+    dataAge: number
+    staleIfError: number
+    headers: CachedAnswerHeaders
+  } | null = null
+  return (entry, stale, now, staleIfErrorSeconds) => {
+    const maxAge = stale ? 0 : Math.max(0, Math.ceil((entry.expiresAt - now) / 1000))
+    const dataAge = Math.max(0, Math.floor((now - entry.fetchedAt) / 1000))
+    if (
+      last &&
+      last.entry === entry &&
+      last.stale === stale &&
+      last.maxAge === maxAge &&
+      last.dataAge === dataAge &&
+      last.staleIfError === staleIfErrorSeconds
+    ) {
+      return last.headers
     }
+    const headers = cachedAnswerHeaders({
+      etag: entry.etag,
+      maxAgeSeconds: maxAge,
+      staleWhileRevalidateSeconds: READ_CACHE_TTL_MS / 1000,
+      staleIfErrorSeconds,
+      headers: {
+        'x-data-state': stale ? 'stale' : 'fresh',
+        'x-data-age': String(dataAge),
+        ...(entry.source ? { 'x-data-source': entry.source } : {}),
+      },
+    })
+    last = { entry, stale, maxAge, dataAge, staleIfError: staleIfErrorSeconds, headers }
+    return headers
   }
 }
 

@@ -1,6 +1,6 @@
 import { marketHistory, SNAPSHOT_INTERVAL_MS, tokenSeries } from '../market/history.js'
 import type { MarketHistoryBody, TokenHistory } from '../market/types.js'
-import type { CacheReadReturnType } from './cache.js'
+import type { CacheReadReturnType, ReadParameters } from './cache.js'
 import { refreshControlRoom } from './controlRoomRefresh.js'
 import { ReadNotFoundError } from './errors.js'
 import { loadPriceLines, loadSnapshots } from './historyStore.js'
@@ -16,13 +16,17 @@ const VERSION = 'v2'
 /** Store key of the cached control-room body (health reads its age). */
 export const controlRoomCacheKey = (keyPrefix: string) => `${keyPrefix}${VERSION}:control-room`
 
+/** The control-room read of each set of services, made once: a warm read allocates nothing to ask the cache. */
+const controlRoomReads = new WeakMap<ReadServices, ReadParameters>()
+
 /** The control-room body, from the shared cache or one upstream refresh. */
-export function readControlRoom(services: ReadServices): Promise<CacheReadReturnType> {
-  return services.cache.read({
-    key: controlRoomCacheKey(services.keyPrefix),
-    ttlMs: READ_CACHE_TTL_MS,
-    refresh: () => refreshControlRoom(services),
-  })
+export function readControlRoom(services: ReadServices): CacheReadReturnType | Promise<CacheReadReturnType> {
+  let parameters = controlRoomReads.get(services)
+  if (!parameters) {
+    parameters = { key: controlRoomCacheKey(services.keyPrefix), ttlMs: READ_CACHE_TTL_MS, refresh: () => refreshControlRoom(services) }
+    controlRoomReads.set(services, parameters)
+  }
+  return services.cache.read(parameters)
 }
 
 /** How long an instance remembers that an address has no history, answering 404 with no store command. */
@@ -57,7 +61,7 @@ export async function readTokenHistory(services: ReadServices, address: string):
   }
 }
 
-function readKnownTokenHistory(services: ReadServices, address: string): Promise<CacheReadReturnType> {
+function readKnownTokenHistory(services: ReadServices, address: string): CacheReadReturnType | Promise<CacheReadReturnType> {
   return services.cache.read({
     key: `${services.keyPrefix}${VERSION}:token-history:${address}`,
     ttlMs: READ_CACHE_TTL_MS,
@@ -74,7 +78,7 @@ function readKnownTokenHistory(services: ReadServices, address: string): Promise
 }
 
 /** The market-history body (total volume and every current top-100 token's sparkline), from the shared cache or the snapshots. */
-export function readMarketHistory(services: ReadServices): Promise<CacheReadReturnType> {
+export function readMarketHistory(services: ReadServices): CacheReadReturnType | Promise<CacheReadReturnType> {
   return services.cache.read({
     key: `${services.keyPrefix}${VERSION}:market-history`,
     ttlMs: READ_CACHE_TTL_MS,
@@ -98,7 +102,7 @@ export function readMarketHistory(services: ReadServices): Promise<CacheReadRetu
 }
 
 /** The token-search body for a trimmed, valid term, from the shared cache or one upstream search. */
-export function readTokenSearch(services: ReadServices, query: string): Promise<CacheReadReturnType> {
+export function readTokenSearch(services: ReadServices, query: string): CacheReadReturnType | Promise<CacheReadReturnType> {
   return services.cache.read({
     key: `${services.keyPrefix}${VERSION}:token-search:${encodeURIComponent(query)}`,
     ttlMs: READ_CACHE_TTL_MS,

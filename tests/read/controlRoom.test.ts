@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest'
+import { createControlRoomHandler } from '../../api/control-room.js'
 import { type ControlRoom, TOKEN_FIELDS } from '../../lib/market/types.js'
 import { MAX_REQUESTS_PER_REFRESH } from '../../lib/read/controlRoom.js'
 import { type ReadStack, readUntilFresh, type StoreKind, startReadStack } from '../support/readStack.js'
@@ -131,6 +132,31 @@ describe.each<StoreKind>(['memory', 'upstash'])('GET /api/control-room on the %s
     const expired = await stack.controlRoom(get())
     expect(expired.status).toBe(500)
     expect(await expired.json()).toMatchObject({ code: 'UPSTREAM_UNAVAILABLE' })
+  })
+
+  it('counts X-Data-Age up and max-age down by the second on warm answers, 200s and 304s alike', async () => {
+    const first = await stack.controlRoom(get())
+    const etag = first.headers.get('etag')!
+    const seen = async () => {
+      const [ok, notModified] = [await stack.controlRoom(get()), await stack.controlRoom(get({ 'if-none-match': etag }))]
+      expect(notModified.status).toBe(304)
+      return [ok, notModified].map((r) => `${r.headers.get('x-data-age')} ${/max-age=(\d+)/.exec(r.headers.get('cache-control')!)![1]}`)
+    }
+    expect(await seen()).toEqual(['0 30', '0 30'])
+    stack.clock.now += 400 // the same second: the same headers
+    expect(await seen()).toEqual(['0 30', '0 30'])
+    stack.clock.now += 1100
+    expect(await seen()).toEqual(['1 29', '1 29'])
+    stack.clock.now += 12_000
+    expect(await seen()).toEqual(['13 17', '13 17'])
+  })
+
+  it('answers a warm read at once, with no promise to wait for', async () => {
+    const handler = createControlRoomHandler(() => stack.services)
+    await (await handler(get())).arrayBuffer()
+    const warm = handler(get())
+    expect(warm).toBeInstanceOf(Response)
+    expect((warm as Response).status).toBe(200)
   })
 
   it('sends Cache-Control for a 30 s shared cache and answers If-None-Match with 304', async () => {

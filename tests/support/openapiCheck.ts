@@ -54,7 +54,7 @@ export async function checkAgainstOpenApi(path: string, method: string, response
 }
 
 /** Wraps a handler so that every response it gives is checked against the OpenAPI document (a mismatch throws). */
-export function withOpenApiCheck(path: string, handler: (request: Request) => Promise<Response>) {
+export function withOpenApiCheck(path: string, handler: (request: Request) => Response | Promise<Response>) {
   return async (request: Request): Promise<Response> => {
     const response = await handler(request)
     const problems = await checkAgainstOpenApi(path, request.method, response)
