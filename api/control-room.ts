@@ -1,6 +1,6 @@
 import { withRequestId } from '../lib/platform/requestId.js'
 import { createCachedReadHandler } from '../lib/read/cachedReadHandler.js'
-import { readControlRoom } from '../lib/read/models.js'
+import { peekControlRoom, readControlRoom } from '../lib/read/models.js'
 import { getReadServices, type ReadServices } from '../lib/read/services.js'
 
 /** The `GET /api/control-room` handler over the given services. */
@@ -10,6 +10,7 @@ export function createControlRoomHandler(services: () => ReadServices) {
     services,
     parseInput: () => ({ ok: true, input: undefined }),
     read: (ctx) => readControlRoom(ctx),
+    peek: (ctx) => peekControlRoom(ctx),
     upstreamFailure: {
       status: 500,
       code: 'UPSTREAM_UNAVAILABLE',
@@ -18,4 +19,6 @@ export function createControlRoomHandler(services: () => ReadServices) {
   })
 }
 
-export default { fetch: withRequestId(createControlRoomHandler(getReadServices)) }
+const handler = createControlRoomHandler(getReadServices)
+
+export default { fetch: withRequestId(handler, handler.answerAtOnce) }

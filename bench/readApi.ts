@@ -9,7 +9,8 @@ import { type AutocannonResult, captureAnswers, measureWithAutocannon, median, s
 import { startUpstreamThread } from './upstreamThread.js'
 
 const UPSTREAM_DELAY_MS = 100
-const ROUNDS = 3
+/** Interleaved rounds per variant: runs of one unchanged server differ by up to 40% here, and a median of five repeats. */
+const ROUNDS = 5
 
 /**
  * Warm `GET /api/control-room` through `npm start` (its own process) against a bare node:http server (its own process)

@@ -89,8 +89,8 @@ async function serveStatic(publicDir: string, pathname: string): Promise<Respons
   }
 }
 
-/** The path of an endpoint: `/api/<name>`, its name captured. */
-const API_PATH = /^\/api\/([A-Za-z0-9_-]+)\/?$/
+/** The path of an endpoint: `/api/<name>`. */
+const API_PATH = /^\/api\/[A-Za-z0-9_-]+\/?$/
 
 /** Longest a client may take to finish sending a body the handler did not read. */
 const DRAIN_DEADLINE_MS = 10_000
@@ -175,8 +175,13 @@ function setClientAddress(req: IncomingMessage, address: string, dropped: RegExp
 function responseWithSiteHeaders(siteHeaders: Readonly<Record<string, string>>): typeof ServerResponse {
   const names = Object.keys(siteHeaders)
   if (names.length === 0) return ServerResponse
-  // Only a name of one of these lengths can be a site header's in other letter case.
-  const lengths = new Set(names.map((name) => name.length))
+  const values = names.map((name) => siteHeaders[name]!)
+  // The site headers a name of each length could be (in any letter case): most names are no site header's length.
+  const byLength: number[][] = []
+  for (const [index, name] of names.entries()) {
+    byLength[name.length] ??= []
+    byLength[name.length]!.push(index)
+  }
   class SiteHeadersResponse extends ServerResponse {
     #oneByOne = false
 
@@ -191,20 +196,28 @@ function responseWithSiteHeaders(siteHeaders: Readonly<Record<string, string>>):
       headers?: OutgoingHttpHeaders | OutgoingHttpHeader[],
     ): this {
       const hasReason = typeof reasonOrHeaders === 'string'
-      let given = hasReason ? headers : reasonOrHeaders
+      const given = hasReason ? headers : reasonOrHeaders
+      let all: OutgoingHttpHeaders | OutgoingHttpHeader[] | undefined = given
       if (this.#oneByOne || given === undefined || Array.isArray(given)) {
         // Headers set one by one (or a raw list): Node merges them with these.
         for (const name of names) if (!this.hasHeader(name)) super.setHeader(name, siteHeaders[name]!)
       } else {
-        const merged: OutgoingHttpHeaders = { ...siteHeaders }
+        // One flat list, [name, value, name, value, …], which Node writes as it is: the record's headers, then the
+        // site's that the record does not name.
+        const list: OutgoingHttpHeader[] = []
+        let named = 0
         for (const key in given) {
-          if (!lengths.has(key.length)) continue
-          const lower = key.toLowerCase()
-          if (lower !== key && lower in siteHeaders) delete merged[lower]
+          const value = given[key]
+          if (value === undefined) continue
+          const candidates = byLength[key.length]
+          if (candidates)
+            for (const index of candidates) if (key === names[index] || key.toLowerCase() === names[index]) named |= 1 << index
+          list.push(key, value)
         }
-        given = Object.assign(merged, given)
+        for (let index = 0; index < names.length; index++) if ((named & (1 << index)) === 0) list.push(names[index]!, values[index]!)
+        all = list
       }
-      return hasReason ? super.writeHead(statusCode, reasonOrHeaders, given) : super.writeHead(statusCode, given)
+      return hasReason ? super.writeHead(statusCode, reasonOrHeaders, all) : super.writeHead(statusCode, all)
     }
   }
   return SiteHeadersResponse as typeof ServerResponse
@@ -228,6 +241,10 @@ export async function startServer(parameters: StartServerParameters = {}): Promi
     requestTimeoutMs = 60_000,
   } = parameters
   const handlers = parameters.handlers ?? (await loadApiHandlers())
+  // Looked up by the whole path, with or without its trailing slash: no pattern to match on the way to an endpoint.
+  const endpoints = new Map<string, WebHandler>()
+  for (const [name, handler] of Object.entries(handlers)) endpoints.set(`/api/${name}`, handler).set(`/api/${name}/`, handler)
+  const rewriteOf = new Map(Object.entries(rewrites))
 
   const notFound = (pathname: string) =>
     new Response(JSON.stringify({ error: `No route for ${pathname}`, code: 'NOT_FOUND' }), {
@@ -242,9 +259,8 @@ export async function startServer(parameters: StartServerParameters = {}): Promi
     const pathStart = href.indexOf('/', href.indexOf('//') + 2)
     const queryStart = href.indexOf('?', pathStart)
     const requested = queryStart < 0 ? href.slice(pathStart) : href.slice(pathStart, queryStart)
-    const pathname = rewrites[requested] ?? requested
-    const match = API_PATH.exec(pathname)
-    const handler = match ? handlers[match[1]!] : undefined
+    const pathname = rewriteOf.get(requested) ?? requested
+    const handler = endpoints.get(pathname)
     const readOnly = request.method === 'GET' || request.method === 'HEAD'
     if (handler) {
       const routed =
@@ -256,7 +272,7 @@ export async function startServer(parameters: StartServerParameters = {}): Promi
       // 400 for them must reach the client first, as the one answer to what it sent.
       return readOnly ? handler(routed) : Promise.resolve(routed).then(handler)
     }
-    if (match || !readOnly) return notFound(requested)
+    if (!readOnly || API_PATH.test(pathname)) return notFound(requested)
     return serveStatic(publicDir, pathname).then((file) => file ?? notFound(requested))
   }
 

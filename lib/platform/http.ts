@@ -139,10 +139,18 @@ export function errorResponse(status: number, code: string, message: string, hea
  * Answers what every endpoint answers the same way, or null to let the endpoint run: a 308 for plain-HTTP requests
  * (as the edge reports them) to the same path on the service's public https origin (`PUBLIC_URL`; never a host the
  * client names, and never kept by a cache), 204 for a CORS preflight, 405 with `Allow` for any other method. Without
- * an https public origin there is nowhere safe to redirect to, and the request is served.
+ * an https public origin there is nowhere safe to redirect to, and the request is served. `publicOriginOf` is asked only
+ * for a plain-HTTP request.
  */
-export function guardRequest(request: Request, methods: readonly Method[], origin: string | null = publicOrigin()): Response | null {
-  if (origin?.startsWith('https://') && request.headers.get('x-forwarded-proto')?.split(',')[0]?.trim().toLowerCase() === 'http') {
+export function guardRequest(
+  request: Request,
+  methods: readonly Method[],
+  publicOriginOf: () => string | null = publicOrigin,
+): Response | null {
+  // The header first: a request the edge saw over https (every one on Vercel) never needs the origin looked up.
+  const plainHttp = request.headers.get('x-forwarded-proto')?.split(',')[0]?.trim().toLowerCase() === 'http'
+  const origin = plainHttp ? publicOriginOf() : null
+  if (origin?.startsWith('https://')) {
     const url = new URL(request.url)
     return new Response(null, {
       status: 308,

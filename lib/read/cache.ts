@@ -69,6 +69,8 @@ export type ReadParameters = {
 export type ReadCache = {
   /** Answers at once, without a promise, when the instance's own copy is fresh (a warm read); otherwise a promise. */
   read(parameters: ReadParameters): CacheReadReturnType | Promise<CacheReadReturnType>
+  /** The instance's own fresh copy of `key`, or null: no store call, no refresh, nothing left running. */
+  peek(key: string): CacheReadReturnType | null
   /**
    * Refreshes the key now when the shared body is older than `olderThanMs` (or absent), through the same single flight
    * as a read (one refresh across instances), and waits for it: the scheduled tick keeps bodies warm this way.
@@ -199,7 +201,10 @@ export function createReadCache(parameters: CreateReadCacheParameters): ReadCach
     let running = inFlight.get(parameters.key)
     if (!running) {
       running = refreshShared(parameters, firstRead)
-        .then((shared) => keepLocal(parameters.key, shared))
+        .then((shared) => {
+          failedAt.delete(parameters.key) // a refresh that worked ends the pause after one that failed
+          return keepLocal(parameters.key, shared)
+        })
         .finally(() => inFlight.delete(parameters.key))
       inFlight.set(parameters.key, running)
     }
@@ -239,6 +244,10 @@ export function createReadCache(parameters: CreateReadCacheParameters): ReadCach
       const cached = local.get(parameters.key)
       if (cached && isFresh(cached)) return { entry: cached, stale: false }
       return readPastWindow(parameters, cached)
+    },
+    peek(key) {
+      const cached = local.get(key)
+      return cached && isFresh(cached) ? { entry: cached, stale: false } : null
     },
   }
 

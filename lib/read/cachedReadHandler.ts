@@ -10,6 +10,7 @@ import {
   type Method,
 } from '../platform/http.js'
 import { errorName } from '../platform/log.js'
+import type { AnswerAtOnce } from '../platform/requestId.js'
 import { createMemoryStore } from '../store/memory.js'
 import { UpstreamError } from '../upstream/dexscreener.js'
 import type { CacheReadReturnType, LocalCachedBody } from './cache.js'
@@ -28,6 +29,11 @@ export type CreateCachedReadHandlerParameters<Input> = {
   parseInput: (request: Request) => { ok: true; input: Input } | { ok: false; response: Response }
   /** The cached read: at once when warm, else a promise. */
   read: (services: ReadServices, input: Input) => CacheReadReturnType | Promise<CacheReadReturnType>
+  /**
+   * The body when this instance holds it fresh, else null, with no I/O: lets an endpoint that throttles no client
+   * answer a warm read at once ({@link CachedReadHandler.answerAtOnce}).
+   */
+  peek?: (services: ReadServices, input: Input) => CacheReadReturnType | null
   /** The answer when the upstream failed and nothing fresh is cached. */
   upstreamFailure: { status: number; code: string; message: string }
   /** Requests a client may make per minute (token-search, token-history); absent: not throttled per client. */
@@ -36,9 +42,18 @@ export type CreateCachedReadHandlerParameters<Input> = {
   budgetSpentIs429?: boolean
 }
 
+/** A read endpoint's handler, and the answer it gives at once to a warm read. */
+export type CachedReadHandler = ((request: Request) => Response | Promise<Response>) & {
+  /**
+   * The answer to a request that needs no I/O, logs nothing and leaves nothing running (a warm read, a refusal of the
+   * method, a bad query), or null: the handler proper answers the rest. See {@link withRequestId}.
+   */
+  answerAtOnce: AnswerAtOnce
+}
+
 /** The shared shape of the read endpoints: guard, parse, cached read, and the mapping of failures to statuses. */
-export function createCachedReadHandler<Input>(parameters: CreateCachedReadHandlerParameters<Input>) {
-  const { name, services, parseInput, read, upstreamFailure, rateLimitPerMinute, budgetSpentIs429 = false } = parameters
+export function createCachedReadHandler<Input>(parameters: CreateCachedReadHandlerParameters<Input>): CachedReadHandler {
+  const { name, services, parseInput, read, peek, upstreamFailure, rateLimitPerMinute, budgetSpentIs429 = false } = parameters
   const headersOf = createAnswerHeadersMemo()
 
   /** The answer to a read that failed. */
@@ -84,7 +99,23 @@ export function createCachedReadHandler<Input>(parameters: CreateCachedReadHandl
     return parsed.ok ? readAndAnswer(ctx, request, parsed.input) : parsed.response
   }
 
-  return (request: Request): Response | Promise<Response> => {
+  const answerAtOnce: AnswerAtOnce = (request) => {
+    if (!peek || rateLimitPerMinute) return null
+    const guarded = guardRequest(request, METHODS)
+    if (guarded) return guarded
+    let ctx: ReadServices
+    try {
+      ctx = services()
+    } catch {
+      return null // the handler proper logs it
+    }
+    const parsed = parseInput(request)
+    if (!parsed.ok) return parsed.response
+    const warm = peek(ctx, parsed.input)
+    return warm ? cachedJsonResponse(answerParameters(ctx, request, warm, headersOf)) : null
+  }
+
+  const handler = (request: Request): Response | Promise<Response> => {
     const guarded = guardRequest(request, METHODS)
     if (guarded) return guarded
     let ctx: ReadServices
@@ -99,6 +130,7 @@ export function createCachedReadHandler<Input>(parameters: CreateCachedReadHandl
     const parsed = parseInput(request)
     return parsed.ok ? readAndAnswer(ctx, request, parsed.input) : parsed.response
   }
+  return Object.assign(handler, { answerAtOnce })
 }
 
 /** What {@link cachedJsonResponse} needs for one read's answer. */

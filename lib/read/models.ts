@@ -19,14 +19,24 @@ export const controlRoomCacheKey = (keyPrefix: string) => `${keyPrefix}${VERSION
 /** The control-room read of each set of services, made once: a warm read allocates nothing to ask the cache. */
 const controlRoomReads = new WeakMap<ReadServices, ReadParameters>()
 
-/** The control-room body, from the shared cache or one upstream refresh. */
-export function readControlRoom(services: ReadServices): CacheReadReturnType | Promise<CacheReadReturnType> {
+/** The control-room read of `services`. */
+function controlRoomRead(services: ReadServices): ReadParameters {
   let parameters = controlRoomReads.get(services)
   if (!parameters) {
     parameters = { key: controlRoomCacheKey(services.keyPrefix), ttlMs: READ_CACHE_TTL_MS, refresh: () => refreshControlRoom(services) }
     controlRoomReads.set(services, parameters)
   }
-  return services.cache.read(parameters)
+  return parameters
+}
+
+/** The control-room body, from the shared cache or one upstream refresh. */
+export function readControlRoom(services: ReadServices): CacheReadReturnType | Promise<CacheReadReturnType> {
+  return services.cache.read(controlRoomRead(services))
+}
+
+/** The control-room body when this instance holds it fresh, else null (no I/O). */
+export function peekControlRoom(services: ReadServices): CacheReadReturnType | null {
+  return services.cache.peek(controlRoomRead(services).key)
 }
 
 /** How long an instance remembers that an address has no history, answering 404 with no store command. */
@@ -77,10 +87,18 @@ function readKnownTokenHistory(services: ReadServices, address: string): CacheRe
   })
 }
 
+/** Store key of the cached market-history body. */
+const marketHistoryCacheKey = (keyPrefix: string) => `${keyPrefix}${VERSION}:market-history`
+
+/** The market-history body when this instance holds it fresh, else null (no I/O). */
+export function peekMarketHistory(services: ReadServices): CacheReadReturnType | null {
+  return services.cache.peek(marketHistoryCacheKey(services.keyPrefix))
+}
+
 /** The market-history body (total volume and every current top-100 token's sparkline), from the shared cache or the snapshots. */
 export function readMarketHistory(services: ReadServices): CacheReadReturnType | Promise<CacheReadReturnType> {
   return services.cache.read({
-    key: `${services.keyPrefix}${VERSION}:market-history`,
+    key: marketHistoryCacheKey(services.keyPrefix),
     ttlMs: READ_CACHE_TTL_MS,
     refresh: async () => {
       const { store, keyPrefix } = services

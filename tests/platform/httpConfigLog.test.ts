@@ -13,14 +13,14 @@ describe('guardRequest', () => {
       url: 'http://svc.example/api/token-search?q=eth',
       headers: { 'x-forwarded-proto': 'http', 'x-forwarded-host': 'evil.example', host: 'evil.example' },
     })
-    const response = guardRequest(plain, ['GET'], 'https://svc.example')!
+    const response = guardRequest(plain, ['GET'], () => 'https://svc.example')!
     expect(response.status).toBe(308)
     expect(response.headers.get('location')).toBe('https://svc.example/api/token-search?q=eth')
     expect(response.headers.get('cache-control')).toBe('no-store')
     expect(response.headers.get('access-control-allow-origin')).toBe('*')
     // With no https public origin there is nowhere safe to send the client: it is served.
-    expect(guardRequest(plain, ['GET'], null)).toBeNull()
-    expect(guardRequest(plain, ['GET'], 'http://127.0.0.1:3000')).toBeNull()
+    expect(guardRequest(plain, ['GET'], () => null)).toBeNull()
+    expect(guardRequest(plain, ['GET'], () => 'http://127.0.0.1:3000')).toBeNull()
   })
 
   it('takes the public origin from PUBLIC_URL, else the Vercel production URL, and refuses one with a path', () => {

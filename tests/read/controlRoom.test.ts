@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest'
 import { createControlRoomHandler } from '../../api/control-room.js'
 import { type ControlRoom, TOKEN_FIELDS } from '../../lib/market/types.js'
+import { withRequestId } from '../../lib/platform/requestId.js'
 import { MAX_REQUESTS_PER_REFRESH } from '../../lib/read/controlRoom.js'
 import { type ReadStack, readUntilFresh, type StoreKind, startReadStack } from '../support/readStack.js'
 import { createSyntheticMarket, HUBS } from '../support/syntheticMarket.js'
@@ -151,12 +152,25 @@ describe.each<StoreKind>(['memory', 'upstash'])('GET /api/control-room on the %s
     expect(await seen()).toEqual(['13 17', '13 17'])
   })
 
-  it('answers a warm read at once, with no promise to wait for', async () => {
+  it('answers a warm read at once, id and all; a read past the window refreshes under its request’s id', async () => {
     const handler = createControlRoomHandler(() => stack.services)
-    await (await handler(get())).arrayBuffer()
-    const warm = handler(get())
-    expect(warm).toBeInstanceOf(Response)
-    expect((warm as Response).status).toBe(200)
+    const served = withRequestId(handler, handler.answerAtOnce)
+    await (await served(get())).arrayBuffer()
+    expect(handler.answerAtOnce(get())).toBeInstanceOf(Response)
+    const before = stack.logs.length
+    const warm = served(get())
+    expect(warm).toBeInstanceOf(Response) // no promise to wait for
+    expect((warm as Response).headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/)
+    expect(stack.logs.length).toBe(before)
+    // Past the window the instance has no fresh copy: the handler proper answers, and the refresh it starts logs
+    // under the request's id.
+    stack.clock.now += 31_000
+    expect(handler.answerAtOnce(get())).toBeNull()
+    const stale = await served(get())
+    expect(stale.headers.get('x-data-state')).toBe('stale')
+    await readUntilFresh(stack)
+    const refreshed = stack.logs.slice(before).map((line) => JSON.parse(line) as { event: string; requestId?: string })
+    expect(refreshed.find((line) => line.event === 'control_room_refreshed')?.requestId).toBe(stale.headers.get('x-request-id'))
   })
 
   it('sends Cache-Control for a 30 s shared cache and answers If-None-Match with 304', async () => {
