@@ -67,8 +67,7 @@ export type ReadParameters = {
  * no body young enough, the caller waits for the refresh, and its failure is the caller's.
  */
 export type ReadCache = {
-  /** Answers at once, without a promise, when the instance's own copy is fresh (a warm read); otherwise a promise. */
-  read(parameters: ReadParameters): CacheReadReturnType | Promise<CacheReadReturnType>
+  read(parameters: ReadParameters): Promise<CacheReadReturnType>
   /** The instance's own fresh copy of `key`, or null: no store call, no refresh, nothing left running. */
   peek(key: string): CacheReadReturnType | null
   /**
@@ -240,7 +239,7 @@ export function createReadCache(parameters: CreateReadCacheParameters): ReadCach
       const entry = await flight(parameters, shared)
       return { entry, refreshed: entry.fetchedAt !== known?.fetchedAt }
     },
-    read(parameters) {
+    async read(parameters) {
       const cached = local.get(parameters.key)
       if (cached && isFresh(cached)) return { entry: cached, stale: false }
       return readPastWindow(parameters, cached)

@@ -27,8 +27,7 @@ export type CreateCachedReadHandlerParameters<Input> = {
   services: () => ReadServices
   /** Reads the request's input, or answers the request itself (400). */
   parseInput: (request: Request) => { ok: true; input: Input } | { ok: false; response: Response }
-  /** The cached read: at once when warm, else a promise. */
-  read: (services: ReadServices, input: Input) => CacheReadReturnType | Promise<CacheReadReturnType>
+  read: (services: ReadServices, input: Input) => Promise<CacheReadReturnType>
   /**
    * The body when this instance holds it fresh, else null, with no I/O: lets an endpoint that throttles no client
    * answer a warm read at once ({@link CachedReadHandler.answerAtOnce}).
@@ -77,15 +76,10 @@ export function createCachedReadHandler<Input>(parameters: CreateCachedReadHandl
     return errorResponse(500, 'INTERNAL', 'The request could not be completed; try again shortly.')
   }
 
-  /** The answer to a read: at once when the cache has it at once (a warm read), else once it arrives. */
-  const readAndAnswer = (ctx: ReadServices, request: Request, input: Input): Response | Promise<Response> => {
+  /** The answer to a read, or to its failure. */
+  const readAndAnswer = async (ctx: ReadServices, request: Request, input: Input): Promise<Response> => {
     try {
-      const result = read(ctx, input)
-      if (!(result instanceof Promise)) return cachedJsonResponse(answerParameters(ctx, request, result, headersOf))
-      return result.then(
-        (arrived) => cachedJsonResponse(answerParameters(ctx, request, arrived, headersOf)),
-        (error: unknown) => failure(ctx, error),
-      )
+      return cachedJsonResponse(answerParameters(ctx, request, await read(ctx, input), headersOf))
     } catch (error) {
       return failure(ctx, error)
     }

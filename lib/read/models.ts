@@ -30,7 +30,7 @@ function controlRoomRead(services: ReadServices): ReadParameters {
 }
 
 /** The control-room body, from the shared cache or one upstream refresh. */
-export function readControlRoom(services: ReadServices): CacheReadReturnType | Promise<CacheReadReturnType> {
+export function readControlRoom(services: ReadServices): Promise<CacheReadReturnType> {
   return services.cache.read(controlRoomRead(services))
 }
 
@@ -71,7 +71,7 @@ export async function readTokenHistory(services: ReadServices, address: string):
   }
 }
 
-function readKnownTokenHistory(services: ReadServices, address: string): CacheReadReturnType | Promise<CacheReadReturnType> {
+function readKnownTokenHistory(services: ReadServices, address: string): Promise<CacheReadReturnType> {
   return services.cache.read({
     key: `${services.keyPrefix}${VERSION}:token-history:${address}`,
     ttlMs: READ_CACHE_TTL_MS,
@@ -96,7 +96,7 @@ export function peekMarketHistory(services: ReadServices): CacheReadReturnType |
 }
 
 /** The market-history body (total volume and every current top-100 token's sparkline), from the shared cache or the snapshots. */
-export function readMarketHistory(services: ReadServices): CacheReadReturnType | Promise<CacheReadReturnType> {
+export function readMarketHistory(services: ReadServices): Promise<CacheReadReturnType> {
   return services.cache.read({
     key: marketHistoryCacheKey(services.keyPrefix),
     ttlMs: READ_CACHE_TTL_MS,
@@ -120,7 +120,7 @@ export function readMarketHistory(services: ReadServices): CacheReadReturnType |
 }
 
 /** The token-search body for a trimmed, valid term, from the shared cache or one upstream search. */
-export function readTokenSearch(services: ReadServices, query: string): CacheReadReturnType | Promise<CacheReadReturnType> {
+export function readTokenSearch(services: ReadServices, query: string): Promise<CacheReadReturnType> {
   return services.cache.read({
     key: `${services.keyPrefix}${VERSION}:token-search:${encodeURIComponent(query)}`,
     ttlMs: READ_CACHE_TTL_MS,
