@@ -61,6 +61,24 @@ describe('lib/ layout', () => {
     expect(across.map((e) => `${e.file} -> ${e.to}`)).toEqual([])
   })
 
+  it('runs imports inside lib/deploy/ one way: pipeline/ -> records/ -> webhooks/ -> agents/, keys.ts importing nothing', () => {
+    const deploy = join(ROOT, 'lib', 'deploy')
+    const ORDER = ['pipeline', 'records', 'webhooks', 'agents']
+    const partOf = (path: string) => relative(deploy, path).split('/')[0]!
+    const edges = sourceFiles(deploy).flatMap((file) =>
+      [...readFileSync(file, 'utf8').matchAll(/(?:from|import)\s*\(?\s*'(\.\.?\/[^']+)'/g)].map((m) => ({
+        file: relative(ROOT, file),
+        from: partOf(file),
+        to: partOf(join(file, '..', m[1]!)),
+      })),
+    )
+    const inside = edges.filter((e) => ORDER.includes(e.from) && ORDER.includes(e.to) && e.from !== e.to)
+    expect(inside.length).toBeGreaterThan(3) // the scanner sees the imports
+    const backward = inside.filter((e) => ORDER.indexOf(e.to) < ORDER.indexOf(e.from)).map((e) => `${e.file} -> ${e.to}/`)
+    expect(backward).toEqual([])
+    expect(edges.filter((e) => e.from === 'keys.ts').map((e) => e.file)).toEqual([])
+  })
+
   it('keeps lib/market pure: no store, no log, no network, no clock of its own', () => {
     const market = sourceFiles(join(ROOT, 'lib', 'market'))
     for (const file of market) {

@@ -1,18 +1,24 @@
-import { deployStoreKeys } from '../deploy/pipeline/storeKeys.js'
-import { deployHistoryKeys, listUnmined } from '../deploy/records/history.js'
+import { deployHistoryKeys, deployStoreKeys } from '../deploy/keys.js'
+import { countCapSlots } from '../deploy/pipeline/capWindow.js'
+import { listUnmined } from '../deploy/records/history.js'
 import type { DeployServices } from '../deploy/services.js'
 import type { HealthConfig } from '../platform/config.js'
 import { errorName } from '../platform/log.js'
 import { SERVICE_VERSION } from '../platform/version.js'
-import { controlRoomCacheKey } from '../read/models.js'
+import { parseCachedBody } from '../read/cache.js'
+import { readKeys } from '../read/keys.js'
 import type { ReadServices } from '../read/services.js'
-import { type LastTick, lastTickKey, parseLastTick } from '../tick/lastTick.js'
+import { tickKeys } from '../tick/keys.js'
+import { type LastTick, parseLastTick } from '../tick/lastTick.js'
 
 /**
  * What anyone may see: whether the service can answer, its version, how old the market data is, and how long ago the
  * scheduled tick last ran (null: never, or not in the last 7 days).
  */
 export type PublicHealth = { ok: boolean; version: string; dataAgeSeconds: number | null; lastTickAgeSeconds: number | null }
+
+/** Health's only store key: read to see that the store answers, never written. */
+const healthProbeKey = (prefix: string) => `${prefix}health:probe`
 
 /** One part of the detailed view: up or down, and what was seen. */
 export type HealthPart = { ok: boolean; latencyMs?: number; error?: string; [detail: string]: unknown }
@@ -62,15 +68,15 @@ export async function checkPublicHealth(read: ReadServices): Promise<PublicHealt
 /** The public view, and the last tick's summary for the detailed view. */
 async function readPublicHealth(read: ReadServices): Promise<{ view: PublicHealth; lastTick: LastTick | null }> {
   try {
-    const [raw, tickRaw] = await read.store.getMany([controlRoomCacheKey(read.keyPrefix), lastTickKey(read.keyPrefix)])
-    const fetchedAt = raw ? (JSON.parse(raw) as { fetchedAt?: unknown }).fetchedAt : undefined
+    const [raw, tickRaw] = await read.store.getMany([readKeys(read.keyPrefix).controlRoom, tickKeys(read.keyPrefix).last])
+    const fetchedAt = parseCachedBody(raw ?? null)?.fetchedAt
     const ageOf = (t: number) => Math.max(0, Math.floor((read.now() - t) / 1000))
     const lastTick = parseLastTick(tickRaw ?? null)
     return {
       view: {
         ok: true,
         version: SERVICE_VERSION,
-        dataAgeSeconds: typeof fetchedAt === 'number' ? ageOf(fetchedAt) : null,
+        dataAgeSeconds: fetchedAt === undefined ? null : ageOf(fetchedAt),
         lastTickAgeSeconds: lastTick ? ageOf(Date.parse(lastTick.at)) : null,
       },
       lastTick,
@@ -107,7 +113,7 @@ export async function checkDetailedHealth({ read, deploy, config }: CheckDetaile
   const [{ view: publicView, lastTick }, store, dexscreener, rpc, signer, deploys] = await Promise.all([
     readPublicHealth(read),
     probe(async () => {
-      await read.store.get(`${read.keyPrefix}health:probe`)
+      await read.store.get(healthProbeKey(read.keyPrefix))
       return { kind: read.store.kind }
     }),
     // One search through the shared budget: the only part that spends upstream calls, and only for the operator.
@@ -134,7 +140,7 @@ export async function checkDetailedHealth({ read, deploy, config }: CheckDetaile
       const keys = deployStoreKeys({ storePrefix: ctx.config.storePrefix, chainId: ctx.config.chainId, signer: address })
       const now = ctx.now()
       const [used, unmined, minedCount] = await Promise.all([
-        ctx.store.countWindow({ key: keys.cap, windowMs: ctx.config.capWindowSeconds * 1000, now }),
+        countCapSlots(ctx.store, { key: keys.cap, windowMs: ctx.config.capWindowSeconds * 1000, now }),
         listUnmined(ctx.store, deployHistoryKeys({ storePrefix: ctx.config.storePrefix, chainId: ctx.config.chainId }), address),
         ctx.publicClient.getTransactionCount({ address, blockTag: 'latest' }),
       ])
@@ -151,7 +157,7 @@ export async function checkDetailedHealth({ read, deploy, config }: CheckDetaile
     }),
   ])
   const backingOff = read.gecko
-    ? await read.store.get(`${read.keyPrefix}gecko:backoff`).then(
+    ? await read.store.get(readKeys(read.keyPrefix).geckoBackoff).then(
         (v) => v !== null,
         () => null,
       )

@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto'
+import { z } from 'zod'
 import { errorName, type Logger, publicErrorMessage } from '../platform/log.js'
+import { parseRecord } from '../store/records.js'
 import type { Store, WriteEntry } from '../store/types.js'
 
 /** A cached response body with its validator, when it was made, until when it is fresh, and where it came from. */
@@ -14,6 +16,20 @@ export type CachedBody = {
   expiresAt: number
   /** The upstream that served it (`dexscreener`, `geckoterminal`), when the producer says. */
   source?: string
+}
+
+/** The stored form of a {@link CachedBody}. */
+const cachedBodySchema = z.object({
+  body: z.string(),
+  etag: z.string(),
+  fetchedAt: z.number(),
+  expiresAt: z.number(),
+  source: z.string().optional(),
+})
+
+/** A cached body as the store holds it, or null when absent or not one. */
+export function parseCachedBody(raw: string | null): CachedBody | null {
+  return parseRecord(cachedBodySchema, raw)
 }
 
 /** A cache entry as held in the instance: the body is also kept UTF-8 encoded, so a warm hit copies nothing. */
@@ -118,18 +134,7 @@ export function createReadCache(parameters: CreateReadCacheParameters): ReadCach
   const readShared = async (key: string): Promise<CachedBody | null | 'down'> => {
     const result = await tryStore('get', () => store.get(key))
     if (!result.ok) return 'down'
-    if (result.value === null) return null
-    try {
-      const entry = JSON.parse(result.value) as CachedBody
-      return typeof entry.body === 'string' &&
-        typeof entry.etag === 'string' &&
-        typeof entry.expiresAt === 'number' &&
-        typeof entry.fetchedAt === 'number'
-        ? entry
-        : null
-    } catch {
-      return null
-    }
+    return parseCachedBody(result.value)
   }
 
   const keepLocal = (key: string, shared: CachedBody): LocalCachedBody => {

@@ -11,10 +11,11 @@ import {
 } from '../platform/http.js'
 import { errorName } from '../platform/log.js'
 import type { AnswerAtOnce } from '../platform/requestId.js'
-import { createMemoryStore } from '../store/memory.js'
+import { createLocalThrottle, type ThrottleReturnType } from '../store/throttle.js'
 import { UpstreamError } from '../upstream/dexscreener.js'
 import type { CacheReadReturnType, LocalCachedBody } from './cache.js'
 import { ReadNotFoundError } from './errors.js'
+import { readKeys } from './keys.js'
 import { READ_CACHE_TTL_MS } from './models.js'
 import type { ReadServices } from './services.js'
 
@@ -188,20 +189,20 @@ export function badReadRequest(code: string, message: string): { ok: false; resp
 }
 
 /** This instance's own throttle, for when the shared store is unreachable: per instance, never none. */
-const localThrottles = createMemoryStore()
+const localThrottle = createLocalThrottle()
 
 /**
  * Per-client throttle of a read endpoint (an IPv6 client is its /64, {@link clientAddress}). With the shared store
  * unreachable the same limit holds per instance: a store outage is no reason to let everything through, nor a 500.
  */
 async function throttleClient(ctx: ReadServices, name: string, request: Request, limit: number): Promise<Response | null> {
-  const parameters = { key: `${ctx.keyPrefix}throttle:${name}:${clientAddress(request)}`, limit, windowMs: 60_000 }
-  let verdict: Awaited<ReturnType<ReadServices['store']['throttle']>>
+  const parameters = { key: readKeys(ctx.keyPrefix).throttle(name, clientAddress(request)), limit, windowMs: 60_000 }
+  let verdict: ThrottleReturnType
   try {
-    verdict = await ctx.store.throttle(parameters)
+    verdict = await ctx.throttle.limit(parameters)
   } catch (error) {
     ctx.logger.warn('store_unavailable', { operation: 'throttle', error: errorName(error), effect: 'throttled per instance' })
-    verdict = await localThrottles.throttle(parameters)
+    verdict = await localThrottle.limit(parameters)
   }
   if (verdict.ok) return null
   const seconds = Math.max(1, Math.ceil(verdict.retryAfterMs / 1000))

@@ -10,12 +10,10 @@ import type { RefreshResult } from './cache.js'
 import { type BuildControlRoomReturnType, buildControlRoom, MAX_REQUESTS_PER_REFRESH } from './controlRoom.js'
 import { backOffGeckoAfter429, claimGeckoDiscovery, claimGeckoFailover, geckoStateKeys, noteDiscoveryOutcome } from './discovery.js'
 import { buildFailoverControlRoom, FAILOVER_PAGES } from './failover.js'
-import { snapshotKey, snapshotWrite } from './historyStore.js'
+import { snapshotWrite } from './historyStore.js'
+import { readKeys } from './keys.js'
 import type { ReadServices } from './services.js'
 import { loadUniverse, saveUniverse, universeWrite } from './universeStore.js'
-
-/** Store key of the token universe (under the service prefix). */
-export const universeKey = (keyPrefix: string) => `${keyPrefix}v1:universe`
 
 /**
  * One control-room refresh as the cache runs it (single-flight across instances): loads the universe, claims the
@@ -24,15 +22,14 @@ export const universeKey = (keyPrefix: string) => `${keyPrefix}v1:universe`
  */
 export async function refreshControlRoom(services: ReadServices): Promise<RefreshResult> {
   const { store, keyPrefix, logger, upstream, gecko, now } = services
+  const keys = readKeys(keyPrefix)
   // One read for everything the refresh needs from the store (universe, the snapshot of an hour ago, GeckoTerminal's
   // state), beside the one script that reserves its share of the DexScreener minute.
   const [state, reserved] = await Promise.all([
-    store
-      .getMany([universeKey(keyPrefix), snapshotKey(keyPrefix, snapshotTime(now()) - 60 * 60_000), ...geckoStateKeys(keyPrefix)])
-      .catch((error: unknown) => {
-        logger.warn('store_unavailable', { operation: 'refresh_state', error: errorName(error), effect: 'refreshing without the universe' })
-        return null
-      }),
+    store.getMany([keys.universe, keys.snapshot(snapshotTime(now()) - 60 * 60_000), ...geckoStateKeys(keys)]).catch((error: unknown) => {
+      logger.warn('store_unavailable', { operation: 'refresh_state', error: errorName(error), effect: 'refreshing without the universe' })
+      return null
+    }),
     services.reserveUpstream(MAX_REQUESTS_PER_REFRESH),
   ])
   const universe = parseUniverse(state?.[0] ?? null)
@@ -94,7 +91,7 @@ export async function refreshControlRoom(services: ReadServices): Promise<Refres
     ...droppedLogFields(built.dropped),
     universe: next.length,
   })
-  return { ...finish(built.room, [universeWrite(universeKey(keyPrefix), next)]), source: 'dexscreener' }
+  return { ...finish(built.room, [universeWrite(keys.universe, next)]), source: 'dexscreener' }
 }
 
 /** What {@link discoverIfDue} did. */
@@ -115,7 +112,7 @@ export async function discoverIfDue(services: ReadServices): Promise<DiscoverIfD
   const errors = results.flatMap((r) => (r.status === 'rejected' ? [r.reason] : []))
   await backOffGeckoAfter429(errors, { store, keyPrefix, logger })
   await noteDiscoveryOutcome(errors.length === pages, { store, keyPrefix, logger })
-  const universe = await loadUniverse(store, universeKey(keyPrefix), logger)
+  const universe = await loadUniverse(store, readKeys(keyPrefix).universe, logger)
   const remembered = new Map(universe.map((e) => [e.address, e.volume24h]))
   const sightings = new Map<string, Sighting>()
   for (const pair of results.flatMap((r) => (r.status === 'fulfilled' ? r.value : []))) {
@@ -125,6 +122,6 @@ export async function discoverIfDue(services: ReadServices): Promise<DiscoverIfD
     if (volume24h > Math.max(remembered.get(address) ?? -1, sightings.get(address)?.volume24h ?? -1))
       sightings.set(address, { volume24h, authoritative: false })
   }
-  if (sightings.size > 0) await saveUniverse(store, universeKey(keyPrefix), mergeSightings(universe, sightings, now()), logger)
+  if (sightings.size > 0) await saveUniverse(store, readKeys(keyPrefix).universe, mergeSightings(universe, sightings, now()), logger)
   return { due: true, pages, failedPages: errors.length, learned: sightings.size }
 }

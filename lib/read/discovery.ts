@@ -2,6 +2,8 @@ import { errorName, type Logger } from '../platform/log.js'
 import type { Store } from '../store/types.js'
 import { GECKO_MAX_PAGES } from '../upstream/geckoterminal.js'
 import { UpstreamError } from '../upstream/jsonGetter.js'
+import { reserveSlots } from '../upstream/sharedBudget.js'
+import { type ReadKeys, readKeys } from './keys.js'
 
 /** How often the universe is fed from GeckoTerminal, across all instances. */
 export const DISCOVERY_INTERVAL_MS = 5 * 60_000
@@ -23,8 +25,7 @@ export type ClaimGeckoDiscoveryParameters = {
 }
 
 /** The keys {@link claimGeckoDiscovery} reads first (back-off, last outcome, last claim), for a caller that reads them with its own. */
-export const geckoStateKeys = (keyPrefix: string) =>
-  [`${keyPrefix}gecko:backoff`, `${keyPrefix}gecko:failing`, `${keyPrefix}gecko:discovery`] as const
+export const geckoStateKeys = (keys: ReadKeys) => [keys.geckoBackoff, keys.geckoFailing, keys.geckoDiscovery] as const
 
 /** What {@link claimGeckoDiscovery} answers: pages to fetch now, and whether GeckoTerminal's ranking is out of reach. */
 export type ClaimGeckoDiscoveryReturnType = {
@@ -47,12 +48,12 @@ export async function claimGeckoDiscovery({
   seen,
 }: ClaimGeckoDiscoveryParameters): Promise<ClaimGeckoDiscoveryReturnType> {
   try {
-    const [backoff, failing, claimed] = seen ?? (await store.getMany(geckoStateKeys(keyPrefix)))
+    const [backoff, failing, claimed] = seen ?? (await store.getMany(geckoStateKeys(readKeys(keyPrefix))))
     if (backoff !== null && backoff !== undefined) return { pages: 0, unavailable: true }
     const unavailable = failing !== null && failing !== undefined
     // Claimed in the last 5 minutes (as read): not due, and no claim to attempt.
     if (claimed !== null && claimed !== undefined) return { pages: 0, unavailable }
-    if (!(await store.setIfAbsent(`${keyPrefix}gecko:discovery`, String(now), DISCOVERY_INTERVAL_MS))) return { pages: 0, unavailable }
+    if (!(await store.setIfAbsent(readKeys(keyPrefix).geckoDiscovery, String(now), DISCOVERY_INTERVAL_MS))) return { pages: 0, unavailable }
     return { pages: await reserveGeckoCalls({ store, keyPrefix, count: GECKO_MAX_PAGES, now, limit: GECKO_CALLS_PER_MINUTE }), unavailable }
   } catch (error) {
     // Without the store, instances cannot share GeckoTerminal's small budget: leave it alone this time.
@@ -70,8 +71,8 @@ export async function noteDiscoveryOutcome(
   { store, keyPrefix, logger }: Omit<ClaimGeckoDiscoveryParameters, 'now'>,
 ): Promise<void> {
   try {
-    if (failed) await store.set(`${keyPrefix}gecko:failing`, '1', DISCOVERY_INTERVAL_MS)
-    else await store.delete(`${keyPrefix}gecko:failing`)
+    if (failed) await store.set(readKeys(keyPrefix).geckoFailing, '1', DISCOVERY_INTERVAL_MS)
+    else await store.delete(readKeys(keyPrefix).geckoFailing)
   } catch (error) {
     logger.warn('store_unavailable', { operation: 'discovery_outcome', error: errorName(error) })
   }
@@ -83,12 +84,12 @@ export type ReserveGeckoCallsParameters = { store: Store; keyPrefix: string; cou
 /** Takes up to `count` calls of GeckoTerminal's shared rolling minute while fewer than `limit` are taken (one round trip). */
 export async function reserveGeckoCalls({ store, keyPrefix, count, now, limit }: ReserveGeckoCallsParameters): Promise<number> {
   if (count <= 0) return 0
-  return store.reserveWindowSlots({ key: `${keyPrefix}gecko:calls`, count, limit, windowMs: 60_000, now })
+  return reserveSlots(store, { key: readKeys(keyPrefix).geckoCalls, count, limit, windowMs: 60_000, now })
 }
 
 /** Whether every instance is leaving GeckoTerminal alone after a 429. */
 export async function isGeckoBackingOff(store: Store, keyPrefix: string): Promise<boolean> {
-  return (await store.get(`${keyPrefix}gecko:backoff`)) !== null
+  return (await store.get(readKeys(keyPrefix).geckoBackoff)) !== null
 }
 
 /**
@@ -97,7 +98,7 @@ export async function isGeckoBackingOff(store: Store, keyPrefix: string): Promis
  */
 export async function claimGeckoFailover({ store, keyPrefix, now, logger }: ClaimGeckoDiscoveryParameters, pages: number): Promise<number> {
   try {
-    if ((await store.get(`${keyPrefix}gecko:backoff`)) !== null) return 0
+    if ((await store.get(readKeys(keyPrefix).geckoBackoff)) !== null) return 0
     return await reserveGeckoCalls({ store, keyPrefix, count: pages, now, limit: GECKO_CALLS_PER_MINUTE })
   } catch (error) {
     logger.warn('store_unavailable', { operation: 'failover_claim', error: errorName(error), effect: 'failover without the shared budget' })
@@ -115,7 +116,7 @@ export async function backOffGeckoAfter429(
   const ms = Math.max(1000, limited.retryAfterMs ?? DEFAULT_BACKOFF_MS)
   logger.warn('geckoterminal_rate_limited', { backoffMs: ms })
   try {
-    await store.set(`${keyPrefix}gecko:backoff`, '1', ms)
+    await store.set(readKeys(keyPrefix).geckoBackoff, '1', ms)
   } catch (error) {
     logger.warn('store_unavailable', { operation: 'discovery_backoff', error: errorName(error) })
   }

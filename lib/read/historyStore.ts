@@ -10,16 +10,14 @@ import {
 } from '../market/history.js'
 import { errorName, type Logger } from '../platform/log.js'
 import type { Store, WriteEntry } from '../store/types.js'
-
-/** Store key of a token's price line from candles (under the service prefix). */
-export const priceLineKey = (keyPrefix: string, address: string) => `${keyPrefix}history:line:v1:${address.toLowerCase()}`
+import { readKeys } from './keys.js'
 
 /** How long a price line is kept: a day, which is also how often a token is backfilled at most. */
 export const PRICE_LINE_TTL_MS = HISTORY_WINDOW_MS
 
 /** Keeps a token's price line for a day. */
 export async function savePriceLine(store: Store, keyPrefix: string, address: string, line: PriceLine): Promise<void> {
-  await store.set(priceLineKey(keyPrefix, address), JSON.stringify(line), PRICE_LINE_TTL_MS)
+  await store.set(readKeys(keyPrefix).priceLine(address), JSON.stringify(line), PRICE_LINE_TTL_MS)
 }
 
 /**
@@ -43,7 +41,7 @@ export async function loadPriceLines(
   const wanted = [...new Set(addresses.map((a) => a.toLowerCase()))]
   const missing = wanted.filter((a) => !byAddress.has(a))
   if (missing.length > 0) {
-    const values = await store.getMany(missing.map((a) => priceLineKey(keyPrefix, a)))
+    const values = await store.getMany(missing.map(readKeys(keyPrefix).priceLine))
     missing.forEach((address, i) => {
       const line = parsePriceLine(values[i] ?? null)
       if (line) byAddress.set(address, line)
@@ -57,13 +55,10 @@ export async function loadPriceLines(
   return found
 }
 
-/** Store key of the snapshot taken at `t` (under the service prefix). */
-export const snapshotKey = (keyPrefix: string, t: number) => `${keyPrefix}history:v1:${t}`
-
 /** A snapshot as a write of {@link Store.writeMany}: only where its mark has none yet (a written mark never changes). */
 export function snapshotWrite(keyPrefix: string, snapshot: Snapshot): WriteEntry {
   return {
-    key: snapshotKey(keyPrefix, snapshot.t),
+    key: readKeys(keyPrefix).snapshot(snapshot.t),
     value: JSON.stringify(snapshot),
     ttlMs: HISTORY_WINDOW_MS + SNAPSHOT_INTERVAL_MS,
     ifAbsent: true,
@@ -80,7 +75,11 @@ export type RecordSnapshotParameters = { store: Store; keyPrefix: string; snapsh
  */
 export async function recordSnapshot({ store, keyPrefix, snapshot, logger }: RecordSnapshotParameters): Promise<boolean> {
   try {
-    return await store.setIfAbsent(snapshotKey(keyPrefix, snapshot.t), JSON.stringify(snapshot), HISTORY_WINDOW_MS + SNAPSHOT_INTERVAL_MS)
+    return await store.setIfAbsent(
+      readKeys(keyPrefix).snapshot(snapshot.t),
+      JSON.stringify(snapshot),
+      HISTORY_WINDOW_MS + SNAPSHOT_INTERVAL_MS,
+    )
   } catch (error) {
     logger.warn('store_unavailable', { operation: 'history_snapshot', error: errorName(error), effect: 'one history point missing' })
     return false
@@ -110,7 +109,7 @@ export async function loadSnapshots(store: Store, keyPrefix: string, now: number
   for (const t of byMark.keys()) if (t < marks[0]!) byMark.delete(t)
   const missing = marks.filter((t) => !byMark.has(t))
   if (missing.length > 0) {
-    const values = await store.getMany(missing.map((t) => snapshotKey(keyPrefix, t)))
+    const values = await store.getMany(missing.map(readKeys(keyPrefix).snapshot))
     missing.forEach((t, i) => {
       const snapshot = parseSnapshot(values[i] ?? null)
       // The current mark may still be written: its absence is not remembered.

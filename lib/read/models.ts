@@ -4,17 +4,12 @@ import type { CacheReadReturnType, ReadParameters } from './cache.js'
 import { refreshControlRoom } from './controlRoomRefresh.js'
 import { ReadNotFoundError } from './errors.js'
 import { loadPriceLines, loadSnapshots } from './historyStore.js'
+import { readKeys } from './keys.js'
 import type { ReadServices } from './services.js'
 import { searchTokens } from './tokenSearch.js'
 
 /** How long a read stays cached server-side (spec 8). */
 export const READ_CACHE_TTL_MS = 30_000
-
-/** Cache key schema version; bump when a body's shape changes so old entries are never served. */
-const VERSION = 'v2'
-
-/** Store key of the cached control-room body (health reads its age). */
-export const controlRoomCacheKey = (keyPrefix: string) => `${keyPrefix}${VERSION}:control-room`
 
 /** The control-room read of each set of services, made once: a warm read allocates nothing to ask the cache. */
 const controlRoomReads = new WeakMap<ReadServices, ReadParameters>()
@@ -23,7 +18,7 @@ const controlRoomReads = new WeakMap<ReadServices, ReadParameters>()
 function controlRoomRead(services: ReadServices): ReadParameters {
   let parameters = controlRoomReads.get(services)
   if (!parameters) {
-    parameters = { key: controlRoomCacheKey(services.keyPrefix), ttlMs: READ_CACHE_TTL_MS, refresh: () => refreshControlRoom(services) }
+    parameters = { key: readKeys(services.keyPrefix).controlRoom, ttlMs: READ_CACHE_TTL_MS, refresh: () => refreshControlRoom(services) }
     controlRoomReads.set(services, parameters)
   }
   return parameters
@@ -73,7 +68,7 @@ export async function readTokenHistory(services: ReadServices, address: string):
 
 function readKnownTokenHistory(services: ReadServices, address: string): Promise<CacheReadReturnType> {
   return services.cache.read({
-    key: `${services.keyPrefix}${VERSION}:token-history:${address}`,
+    key: readKeys(services.keyPrefix).tokenHistory(address),
     ttlMs: READ_CACHE_TTL_MS,
     refresh: async () => {
       const { store, keyPrefix } = services
@@ -87,18 +82,15 @@ function readKnownTokenHistory(services: ReadServices, address: string): Promise
   })
 }
 
-/** Store key of the cached market-history body. */
-const marketHistoryCacheKey = (keyPrefix: string) => `${keyPrefix}${VERSION}:market-history`
-
 /** The market-history body when this instance holds it fresh, else null (no I/O). */
 export function peekMarketHistory(services: ReadServices): CacheReadReturnType | null {
-  return services.cache.peek(marketHistoryCacheKey(services.keyPrefix))
+  return services.cache.peek(readKeys(services.keyPrefix).marketHistory)
 }
 
 /** The market-history body (total volume and every current top-100 token's sparkline), from the shared cache or the snapshots. */
 export function readMarketHistory(services: ReadServices): Promise<CacheReadReturnType> {
   return services.cache.read({
-    key: marketHistoryCacheKey(services.keyPrefix),
+    key: readKeys(services.keyPrefix).marketHistory,
     ttlMs: READ_CACHE_TTL_MS,
     refresh: async () => {
       const { store, keyPrefix } = services
@@ -122,7 +114,7 @@ export function readMarketHistory(services: ReadServices): Promise<CacheReadRetu
 /** The token-search body for a trimmed, valid term, from the shared cache or one upstream search. */
 export function readTokenSearch(services: ReadServices, query: string): Promise<CacheReadReturnType> {
   return services.cache.read({
-    key: `${services.keyPrefix}${VERSION}:token-search:${encodeURIComponent(query)}`,
+    key: readKeys(services.keyPrefix).tokenSearch(query),
     ttlMs: READ_CACHE_TTL_MS,
     refresh: async () => ({
       body: JSON.stringify(await searchTokens({ upstream: services.searchUpstream, query })),

@@ -2,16 +2,20 @@ import { waitUntil } from '@vercel/functions'
 import { type Environment, loadReadConfig } from '../platform/config.js'
 import { createLogger, type Logger } from '../platform/log.js'
 import { createMemoryStore } from '../store/memory.js'
+import { createThrottle, type Throttle } from '../store/throttle.js'
 import type { Store } from '../store/types.js'
 import { createUpstashStore } from '../store/upstash.js'
 import { createDexScreenerClient, type DexScreenerClient } from '../upstream/dexscreener.js'
 import { createGeckoTerminalClient, type GeckoTerminalClient } from '../upstream/geckoterminal.js'
-import { createSharedRequestBudget, DEXSCREENER_REQUESTS_PER_MINUTE } from '../upstream/sharedBudget.js'
+import { createSharedRequestBudget, DEXSCREENER_REQUESTS_PER_MINUTE, reserveSlots } from '../upstream/sharedBudget.js'
 import { createReadCache, type ReadCache } from './cache.js'
+import { readKeys } from './keys.js'
 
 /** Everything the read endpoints talk to, built once per instance. */
 export type ReadServices = {
   store: Store
+  /** Per-client throttling over the same store (`@upstash/ratelimit` on Upstash). */
+  throttle: Throttle
   cache: ReadCache
   /** DexScreener for the control-room refresh and the tick, within the service-wide 250 requests a minute. */
   upstream: DexScreenerClient
@@ -57,10 +61,11 @@ export function createReadServices(parameters: CreateReadServicesParameters = {}
   const logger = parameters.logger ?? createLogger()
   const now = parameters.now ?? Date.now
   const store = parameters.store ?? (config.redis ? createUpstashStore(config.redis) : createMemoryStore())
+  const keys = readKeys(config.storePrefix)
   // Every DexScreener attempt, retries included, takes a slot of one rolling minute shared by all instances.
   const admit = createSharedRequestBudget({
     store,
-    key: dexScreenerBudgetKey(config.storePrefix),
+    key: keys.dexScreenerBudget,
     perMinute: DEXSCREENER_REQUESTS_PER_MINUTE,
     logger,
     now,
@@ -69,7 +74,7 @@ export function createReadServices(parameters: CreateReadServicesParameters = {}
   // Searches are anonymous and unbounded in variety: they get their own share of the minute, inside the whole.
   const searchAdmit = createSharedRequestBudget({
     store,
-    key: `${dexScreenerBudgetKey(config.storePrefix)}:search`,
+    key: keys.searchBudget,
     perMinute: config.searchUpstreamRequestsPerMinute,
     logger,
     now,
@@ -91,8 +96,8 @@ export function createReadServices(parameters: CreateReadServicesParameters = {}
         : 'in-process memory'
   const reserveUpstream = async (count: number) => {
     try {
-      return await store.reserveWindowSlots({
-        key: dexScreenerBudgetKey(config.storePrefix),
+      return await reserveSlots(store, {
+        key: keys.dexScreenerBudget,
         count,
         limit: DEXSCREENER_REQUESTS_PER_MINUTE,
         windowMs: 60_000,
@@ -104,6 +109,7 @@ export function createReadServices(parameters: CreateReadServicesParameters = {}
   }
   return {
     store,
+    throttle: createThrottle(store),
     reserveUpstream,
     // On Vercel, waitUntil keeps the function alive for a background refresh; elsewhere it is a no-op and the refresh runs on.
     cache: createReadCache({ store, logger, now, staleForMs: config.staleIfErrorSeconds * 1000, waitUntil }),
@@ -119,9 +125,6 @@ export function createReadServices(parameters: CreateReadServicesParameters = {}
     describe: `store: ${storeLabel}, upstream: ${config.dexscreenerBaseUrl}, discovery: ${config.geckoTerminalBaseUrl ?? 'off'}`,
   }
 }
-
-/** Store key of the service-wide DexScreener budget (under the service prefix). */
-export const dexScreenerBudgetKey = (keyPrefix: string) => `${keyPrefix}budget:dexscreener`
 
 let instance: ReadServices | undefined
 

@@ -1,8 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import type { Store } from './types.js'
-
-/** Clients tracked by the in-process throttle before idle ones are swept. */
-const THROTTLED_CLIENTS_MAX = 10_000
+import type { ScriptData, Store } from './types.js'
 
 /** Entries the in-process store holds at most; past that the least recently written goes first. */
 export const MEMORY_STORE_ENTRIES_MAX = 100_000
@@ -15,14 +12,18 @@ export type CreateMemoryStoreParameters = { now?: () => number; maxEntries?: num
 /** The in-process store, with how many values it holds (expired ones not yet swept included). */
 export type MemoryStore = Store & { size(): number }
 
+/** A value: a string, or a sorted set (member -> score); `expiresAt` is Infinity for a key without a TTL. */
+type Entry = { value: string | Map<string, number>; expiresAt: number }
+
 /**
- * The in-process store: the embedded default when no Redis is configured; one instance only. It forgets what has
- * expired as it goes (a sweep of a few entries per call, resuming where the last left off), and holds at most
- * `maxEntries` values, so a stream of distinct keys (search terms) leaves its memory flat.
+ * The in-process store: the embedded default when no Redis is configured; one instance only. Scripts run their
+ * `inProcess` steps over {@link ScriptData}, the Redis commands implemented once here. It forgets what has expired as
+ * it goes (a sweep of a few entries per call, resuming where the last left off), and holds at most `maxEntries`
+ * values, so a stream of distinct keys (search terms) leaves its memory flat.
  */
 export function createMemoryStore(parameters: CreateMemoryStoreParameters = {}): MemoryStore {
   const { now = Date.now, maxEntries = MEMORY_STORE_ENTRIES_MAX } = parameters
-  const values = new Map<string, { value: string; expiresAt: number }>()
+  const values = new Map<string, Entry>()
   let cursor = values.entries()
   const sweep = () => {
     const at = now()
@@ -36,153 +37,122 @@ export function createMemoryStore(parameters: CreateMemoryStoreParameters = {}):
       if (next.value[1].expiresAt <= at) values.delete(next.value[0])
     }
   }
-  /** Writes a value as the most recent, sweeping and keeping within the bound. */
-  const write = (key: string, value: string, ttlMs: number) => {
-    sweep()
-    values.delete(key)
-    if (values.size >= maxEntries) values.delete(values.keys().next().value!)
-    values.set(key, { value, expiresAt: now() + ttlMs })
-  }
-  const windows = new Map<string, Map<string, number>>()
-  const throttles = new Map<string, number[]>()
-  const indexes = new Map<string, Map<string, number>>()
-  const read = (key: string): string | null => {
-    sweep()
+  const live = (key: string): Entry | null => {
     const entry = values.get(key)
     if (!entry) return null
-    if (entry.expiresAt <= now()) {
-      values.delete(key)
-      return null
-    }
-    return entry.value
+    if (entry.expiresAt > now()) return entry
+    values.delete(key)
+    return null
   }
+  /** Writes an entry as the most recent, keeping within the bound. */
+  const put = (key: string, entry: Entry) => {
+    values.delete(key)
+    if (values.size >= maxEntries) values.delete(values.keys().next().value!)
+    values.set(key, entry)
+  }
+  const text = (key: string): string | null => {
+    const value = live(key)?.value
+    return typeof value === 'string' ? value : null
+  }
+  const sortedSet = (key: string): Map<string, number> | null => {
+    const value = live(key)?.value
+    return value instanceof Map ? value : null
+  }
+  /** A sorted set's members in Redis's order: by score, then by member. */
+  const ordered = (set: Map<string, number> | null) =>
+    [...(set ?? [])].map(([member, score]) => ({ member, score })).sort((a, b) => a.score - b.score || (a.member < b.member ? -1 : 1))
+  /** Redis's inclusive rank range, negative ranks counting from the end. */
+  const rankSlice = <T>(items: T[], start: number, stop: number) => {
+    const from = start < 0 ? Math.max(0, items.length + start) : start
+    const to = stop < 0 ? items.length + stop : stop
+    return to < from ? [] : items.slice(from, to + 1)
+  }
+
+  const data: ScriptData = {
+    get: text,
+    set(key, value, { px, nx, keepTtl } = {}) {
+      const existing = live(key)
+      if (nx && existing) return false
+      const expiresAt = keepTtl && existing ? existing.expiresAt : px === undefined ? Number.POSITIVE_INFINITY : now() + px
+      put(key, { value, expiresAt })
+      return true
+    },
+    del: (key) => void values.delete(key),
+    exists: (key) => live(key) !== null,
+    pexpire(key, ttlMs) {
+      const entry = live(key)
+      if (entry) entry.expiresAt = now() + ttlMs
+    },
+    zadd(key, score, member) {
+      const entry = live(key)
+      const set = entry?.value instanceof Map ? entry.value : new Map<string, number>()
+      set.set(member, score)
+      put(key, { value: set, expiresAt: entry?.value instanceof Map ? entry.expiresAt : Number.POSITIVE_INFINITY })
+    },
+    zrem: (key, member) => void sortedSet(key)?.delete(member),
+    zcard: (key) => sortedSet(key)?.size ?? 0,
+    zrangeByScore: (key, min, max, limit = Number.POSITIVE_INFINITY) =>
+      ordered(sortedSet(key))
+        .filter(({ score }) => score >= min && score <= max)
+        .slice(0, limit),
+    zrange(key, start, stop, reverse = false) {
+      const items = ordered(sortedSet(key))
+      return rankSlice(reverse ? items.reverse() : items, start, stop)
+    },
+    zremRangeByScore(key, min, max) {
+      const set = sortedSet(key)
+      if (set) for (const [member, score] of set) if (score >= min && score <= max) set.delete(member)
+    },
+    zremRangeByRank(key, start, stop) {
+      const set = sortedSet(key)
+      if (set) for (const { member } of rankSlice(ordered(set), start, stop)) set.delete(member)
+    },
+  }
+
   return {
     kind: 'memory',
     size: () => values.size,
     async get(key) {
-      return read(key)
+      sweep()
+      return text(key)
     },
     async getMany(keys) {
-      return keys.map(read)
+      sweep()
+      return keys.map(text)
     },
     async set(key, value, ttlMs) {
-      write(key, value, ttlMs)
-    },
-    async acquireLock(key, ttlMs) {
-      if (read(key) !== null) return null
-      const token = randomUUID()
-      write(key, token, ttlMs)
-      return token
-    },
-    async releaseLock(key, token) {
-      if (read(key) !== token) return false
-      values.delete(key)
-      return true
+      sweep()
+      data.set(key, value, { px: ttlMs })
     },
     async setIfAbsent(key, value, ttlMs) {
-      if (read(key) !== null) return false
-      write(key, value, ttlMs)
-      return true
+      sweep()
+      return data.set(key, value, { px: ttlMs, nx: true })
     },
     async delete(key) {
       values.delete(key)
     },
     async writeMany({ entries, releaseLock }) {
-      for (const { key, value, ttlMs, ifAbsent } of entries) if (!ifAbsent || read(key) === null) write(key, value, ttlMs)
-      if (releaseLock && read(releaseLock.key) === releaseLock.token) values.delete(releaseLock.key)
+      sweep()
+      for (const { key, value, ttlMs, ifAbsent } of entries) data.set(key, value, { px: ttlMs, nx: ifAbsent === true })
+      if (releaseLock && text(releaseLock.key) === releaseLock.token) values.delete(releaseLock.key)
     },
-    async reserveWindowSlot({ key, member, limit, windowMs, now: at }) {
-      const window = windows.get(key) ?? new Map<string, number>()
-      windows.set(key, window)
-      for (const [m, t] of window) if (t <= at - windowMs) window.delete(m)
-      if (window.size >= limit) {
-        const oldest = Math.min(...window.values(), at)
-        return { ok: false, used: window.size, freesAt: oldest + windowMs }
-      }
-      window.set(member, at)
-      return { ok: true, used: window.size }
+    async acquireLock(key, ttlMs) {
+      sweep()
+      const token = randomUUID()
+      return data.set(key, token, { px: ttlMs, nx: true }) ? token : null
     },
-    async countWindow({ key, windowMs, now: at }) {
-      return [...(windows.get(key)?.values() ?? [])].filter((t) => t > at - windowMs).length
+    async releaseLock(key, token) {
+      if (text(key) !== token) return false
+      values.delete(key)
+      return true
     },
-    async releaseWindowSlot(key, member) {
-      windows.get(key)?.delete(member)
-    },
-    async reserveWindowSlots({ key, count, limit, windowMs, now: at }) {
-      const window = windows.get(key) ?? new Map<string, number>()
-      windows.set(key, window)
-      for (const [m, t] of window) if (t <= at - windowMs) window.delete(m)
-      const take = Math.min(Math.max(limit - window.size, 0), count)
-      for (let i = 0; i < take; i++) window.set(randomUUID(), at)
-      return take
-    },
-    async throttle({ key, limit, windowMs }) {
-      // A sliding log per client; entries older than the window are dropped, and idle clients with them.
-      const at = now()
-      const log = (throttles.get(key) ?? []).filter((t) => t > at - windowMs)
-      if (log.length >= limit) {
-        throttles.set(key, log)
-        return { ok: false, retryAfterMs: log[0]! + windowMs - at }
-      }
-      log.push(at)
-      throttles.set(key, log)
-      if (throttles.size > THROTTLED_CLIENTS_MAX)
-        for (const [k, l] of throttles) if (l.every((t) => t <= at - windowMs)) throttles.delete(k)
-      return { ok: true }
-    },
-    async putIndexed({ recordKey, value, ttlMs, member, score, indexKeys, maxEntries }) {
-      write(recordKey, value, ttlMs)
-      for (const key of indexKeys) {
-        const index = indexes.get(key) ?? new Map<string, number>()
-        indexes.set(key, index)
-        index.set(member, score)
-        for (const [m, s] of index) if (s <= score - ttlMs) index.delete(m)
-        const newestFirst = [...index].sort((a, b) => b[1] - a[1])
-        for (const [m] of newestFirst.slice(maxEntries)) index.delete(m)
-      }
-    },
-    async claimDue({ indexKey, now, until, limit }) {
-      const index = indexes.get(indexKey)
-      if (!index) return []
-      const due = [...index]
-        .filter(([, score]) => score <= now)
-        .sort((a, b) => a[1] - b[1] || (a[0] < b[0] ? -1 : 1))
-        .slice(0, limit)
-      for (const [member] of due) index.set(member, until)
-      return due.map(([member]) => member)
-    },
-    async removeFromIndex(indexKey, member) {
-      indexes.get(indexKey)?.delete(member)
-    },
-    async listIndexed({ indexKey, recordPrefix, limit }) {
-      const newestFirst = [...(indexes.get(indexKey) ?? [])].sort((a, b) => b[1] - a[1]).slice(0, limit)
-      return newestFirst.map(([m]) => read(recordPrefix + m)).filter((v): v is string => v !== null)
-    },
-    async oldestInIndex(indexKey) {
-      const scores = [...(indexes.get(indexKey)?.values() ?? [])]
-      return scores.length > 0 ? Math.min(...scores) : null
-    },
-    async claimNextNonce({ counterKey, lockKey, lockToken, floor, fencePrefix, fenceTtlMs, counterTtlMs }) {
-      if (read(lockKey) !== lockToken) return { kind: 'lock-lost' }
-      const counter = Number(read(counterKey) ?? '0')
-      const seen = Math.max(floor, Number(read(`${counterKey}:floor`) ?? '0'))
-      write(`${counterKey}:floor`, String(seen), counterTtlMs)
-      floor = seen
-      let nonce = Math.max(counter, floor)
-      for (let i = floor; i < Math.min(counter, floor + 256); i++)
-        if (read(fencePrefix + i) === null) {
-          nonce = i
-          break
-        }
-      if (read(fencePrefix + nonce) !== null) return { kind: 'held', nonce }
-      write(fencePrefix + nonce, lockToken, fenceTtlMs)
-      write(counterKey, String(Math.max(counter, nonce + 1)), counterTtlMs)
-      return { kind: 'claimed', nonce }
-    },
-    async releaseNonce({ counterKey, fencePrefix, nonce }) {
-      const counter = values.get(counterKey)
-      if (counter && read(counterKey) === String(nonce + 1)) counter.value = String(nonce)
-      values.delete(fencePrefix + nonce)
+    async run(script, keys, args) {
+      sweep()
+      return script.inProcess(
+        data,
+        keys,
+        args.map((a) => String(a)),
+      )
     },
   }
 }

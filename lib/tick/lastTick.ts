@@ -1,4 +1,5 @@
 import type { Store } from '../store/types.js'
+import { tickKeys } from './keys.js'
 
 /** What the last tick did, as health shows it. */
 export type LastTick = {
@@ -12,15 +13,12 @@ export type LastTick = {
   parts: Record<string, unknown>
 }
 
-/** Store key of the last tick's summary (under the service prefix). */
-export const lastTickKey = (keyPrefix: string) => `${keyPrefix}tick:last`
-
 /** How long the last tick's summary is kept. */
 const LAST_TICK_TTL_MS = 7 * 86_400_000
 
 /** Keeps the last tick's summary for health. */
 export async function saveLastTick(store: Store, keyPrefix: string, tick: LastTick): Promise<void> {
-  await store.set(lastTickKey(keyPrefix), JSON.stringify(tick), LAST_TICK_TTL_MS)
+  await store.set(tickKeys(keyPrefix).last, JSON.stringify(tick), LAST_TICK_TTL_MS)
 }
 
 /** Parses a stored tick summary; null when absent or not one. */

@@ -6,9 +6,11 @@ import type { ControlRoom } from '../market/types.js'
 import { errorName, publicErrorMessage } from '../platform/log.js'
 import { discoverIfDue, refreshControlRoom } from '../read/controlRoomRefresh.js'
 import { recordSnapshot } from '../read/historyStore.js'
-import { controlRoomCacheKey, READ_CACHE_TTL_MS } from '../read/models.js'
+import { readKeys } from '../read/keys.js'
+import { READ_CACHE_TTL_MS } from '../read/models.js'
 import { backfillPriceLines } from '../read/priceBackfill.js'
 import type { ReadServices } from '../read/services.js'
+import { tickKeys } from './keys.js'
 import { type LastTick, saveLastTick } from './lastTick.js'
 
 /** The tick's parts, in the order they are reported. */
@@ -55,7 +57,7 @@ export async function runTick({ read, deploy, caller, intervalSeconds }: RunTick
   const started = Date.now()
   // One claim per interval of the schedule (on the service's clock): duplicates and concurrent ticks in it do nothing.
   const intervalMs = Math.max(1, intervalSeconds) * 1000
-  const claimKey = `${keyPrefix}tick:claim:${Math.floor(startedAt / intervalMs)}`
+  const claimKey = tickKeys(keyPrefix).claim(Math.floor(startedAt / intervalMs))
   const claimed = await store.setIfAbsent(claimKey, randomUUID(), 2 * intervalMs).catch((error: unknown) => {
     // Without the store the parts degrade on their own; a tick that cannot claim still does its work.
     logger.warn('store_unavailable', { operation: 'tick_claim', error: errorName(error), effect: 'tick runs unclaimed' })
@@ -84,7 +86,7 @@ export async function runTick({ read, deploy, caller, intervalSeconds }: RunTick
     let roomRefreshed = false
     await part('controlRoom', async () => {
       const { entry, refreshed } = await read.cache.refreshIfOlder({
-        key: controlRoomCacheKey(keyPrefix),
+        key: readKeys(keyPrefix).controlRoom,
         ttlMs: READ_CACHE_TTL_MS,
         olderThanMs: READ_CACHE_TTL_MS,
         refresh: () => refreshControlRoom(read),

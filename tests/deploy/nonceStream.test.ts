@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest'
+import { releaseNonce } from '../../lib/deploy/pipeline/nonceFence.js'
 import { acquireNonceLock } from '../../lib/deploy/pipeline/nonceStream.js'
 import { createMemoryStore } from '../../lib/store/memory.js'
+import type { Store } from '../../lib/store/types.js'
 
 describe('the nonce lock', () => {
   it('gives the lock to one deploy at a time; a waiter gets it once released, or null within its wait', async () => {
@@ -22,7 +24,7 @@ describe('the nonce lock', () => {
   it('queues waiters of one instance in memory: only the head asks the store, every 20 ms backing off to 100 ms', async () => {
     const inner = createMemoryStore()
     let asks = 0
-    const store = {
+    const store: Store = {
       ...inner,
       acquireLock: (key: string, ttl: number) => {
         asks += 1
@@ -64,7 +66,7 @@ describe('the nonce lock within one instance: handed on, with the next nonce alr
   it('hands the store lock to the next local waiter up to 8 times, each with its nonce claimed while the previous signed', async () => {
     const inner = createMemoryStore()
     const calls = { acquire: 0, release: 0, claim: 0 }
-    const store = {
+    const store: Store = {
       ...inner,
       acquireLock: (key: string, ttl: number) => {
         calls.acquire++
@@ -74,9 +76,9 @@ describe('the nonce lock within one instance: handed on, with the next nonce alr
         calls.release++
         return inner.releaseLock(key, token)
       },
-      claimNextNonce: (p: Parameters<typeof inner.claimNextNonce>[0]) => {
-        calls.claim++
-        return inner.claimNextNonce(p)
+      run(script, keys, args) {
+        if (script.name === 'nonce' && keys.length === 3) calls.claim++
+        return inner.run(script, keys, args)
       },
     }
     const taken: number[] = []
@@ -114,7 +116,7 @@ describe('the nonce lock within one instance: handed on, with the next nonce alr
     first.prefetchForSuccessor(3) // nonce 4, for the waiter
     // The node refuses nonce 3: the successor's nonce goes back first, then its own.
     await first.dropPrefetch()
-    await store.releaseNonce({ counterKey: nonces.counterKey, fencePrefix: nonces.fencePrefix, nonce: 3 })
+    await releaseNonce(store, { counterKey: nonces.counterKey, fencePrefix: nonces.fencePrefix, nonce: 3 })
     await first.release()
     const second = (await waiter)!
     expect(await second.claimNonce(3)).toEqual({ kind: 'claimed', nonce: 3 })

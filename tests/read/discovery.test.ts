@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import type { ControlRoom } from '../../lib/market/types.js'
 import { parseUniverse, serializeUniverse } from '../../lib/market/universe.js'
 import { DEFAULT_SEED_QUERIES, MAX_REQUESTS_PER_REFRESH } from '../../lib/read/controlRoom.js'
-import { discoverIfDue, refreshControlRoom, universeKey } from '../../lib/read/controlRoomRefresh.js'
+import { discoverIfDue, refreshControlRoom } from '../../lib/read/controlRoomRefresh.js'
+import { readKeys } from '../../lib/read/keys.js'
 import { parsePromotedBaseTokens } from '../../lib/upstream/dexscreener.js'
 import { type ReadStack, readUntilFresh, startReadStack } from '../support/readStack.js'
 import { openRespConnection } from '../support/resp.js'
@@ -52,7 +53,7 @@ describe('the true top 100 on a long-tail market where names help nothing (Upsta
     for (const r of pools) expect(r.accept).toBe('application/json;version=20230302')
     const redis = await openRespConnection(inject('redisSocket'))
     try {
-      const universe = parseUniverse((await redis.send(['GET', universeKey(stack.services.keyPrefix)])) as string)
+      const universe = parseUniverse((await redis.send(['GET', readKeys(stack.services.keyPrefix).universe])) as string)
       expect(universe.length).toBeGreaterThan(150)
       expect(universe.length).toBeLessThanOrEqual(1000)
       for (const address of truth.keys()) expect(universe.map((e) => e.address)).toContain(address)
@@ -296,7 +297,7 @@ describe('discovery on its own (a tick whose control room was already fresh)', (
       await stack.controlRoom(get())
       expect(await discoverIfDue(stack.services)).toMatchObject({ due: false }) // the refresh ran it
       // The universe forgot everything but one leader, whose remembered volume is higher than any pool shows.
-      const key = universeKey(stack.services.keyPrefix)
+      const key = readKeys(stack.services.keyPrefix).universe
       const leader = [...truth.keys()][0]!
       await stack.store.set(key, serializeUniverse([{ address: leader, volume24h: 9e12, lastSeen: stack.clock.now }]), 60_000)
       stack.clock.now += 61_000

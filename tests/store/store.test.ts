@@ -1,8 +1,13 @@
 import { Redis } from '@upstash/redis'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { countCapSlots, releaseCapSlot, reserveCapSlot } from '../../lib/deploy/pipeline/capWindow.js'
+import { claimNextNonce, releaseNonce } from '../../lib/deploy/pipeline/nonceFence.js'
+import { claimDue } from '../../lib/deploy/webhooks/leases.js'
 import { createMemoryStore } from '../../lib/store/memory.js'
-import type { Store } from '../../lib/store/types.js'
+import { listIndexed, oldestInIndex, putIndexed, removeFromIndex } from '../../lib/store/recordIndex.js'
+import { defineScript, type Store } from '../../lib/store/types.js'
 import { createUpstashStore } from '../../lib/store/upstash.js'
+import { reserveSlots } from '../../lib/upstream/sharedBudget.js'
 import { startUpstashRestServer, type UpstashRestServer } from '../support/upstashRestServer.js'
 
 /** Both adapters must keep the same semantics: the same tests run on each. */
@@ -51,12 +56,12 @@ describe.each(['memory', 'upstash'] as const)('the %s store', (kind) => {
     const lockKey = `${prefix}nlock`
     const nonces = { counterKey: `${prefix}nnext`, fencePrefix: `${prefix}nfence:`, fenceTtlMs: 10_000, counterTtlMs: 60_000 }
     const token = (await store.acquireLock(lockKey, 10_000))!
-    const claim = (floor: number, lockToken = token) => store.claimNextNonce({ ...nonces, lockKey, lockToken, floor })
+    const claim = (floor: number, lockToken = token) => claimNextNonce(store, { ...nonces, lockKey, lockToken, floor })
     expect(await claim(5)).toEqual({ kind: 'claimed', nonce: 5 }) // a fresh stream starts at the node's pending count
     expect(await claim(5)).toEqual({ kind: 'claimed', nonce: 6 }) // a stale floor: the counter leads
     expect(await claim(5)).toEqual({ kind: 'claimed', nonce: 7 })
     expect(await claim(8, 'not-the-holder')).toEqual({ kind: 'lock-lost' })
-    const giveBack = (nonce: number) => store.releaseNonce({ counterKey: nonces.counterKey, fencePrefix: nonces.fencePrefix, nonce })
+    const giveBack = (nonce: number) => releaseNonce(store, { counterKey: nonces.counterKey, fencePrefix: nonces.fencePrefix, nonce })
     // The last nonce given back (the node refused it) is taken again by the next claim.
     await giveBack(7)
     expect(await claim(5)).toEqual({ kind: 'claimed', nonce: 7 })
@@ -79,13 +84,13 @@ describe.each(['memory', 'upstash'] as const)('the %s store', (kind) => {
 
   it('tells the oldest member of an index by its score', async () => {
     const indexKey = `${prefix}oldest`
-    expect(await store.oldestInIndex(indexKey)).toBeNull()
+    expect(await oldestInIndex(store, indexKey)).toBeNull()
     for (const [member, score] of [
       ['b', 2_000],
       ['a', 1_000],
       ['c', 3_000],
     ] as const)
-      await store.putIndexed({
+      await putIndexed(store, {
         recordKey: `${prefix}rec:${member}`,
         value: member,
         ttlMs: 60_000,
@@ -94,11 +99,11 @@ describe.each(['memory', 'upstash'] as const)('the %s store', (kind) => {
         indexKeys: [indexKey],
         maxEntries: 10,
       })
-    const oldest = await store.oldestInIndex(indexKey)
+    const oldest = await oldestInIndex(store, indexKey)
     expect(oldest).toBeGreaterThan(Date.now())
     expect(oldest).toBeLessThan(Date.now() + 1_500)
-    await store.removeFromIndex(indexKey, 'a')
-    expect(await store.oldestInIndex(indexKey)).toBeGreaterThan(Date.now() + 1_500)
+    await removeFromIndex(store, indexKey, 'a')
+    expect(await oldestInIndex(store, indexKey)).toBeGreaterThan(Date.now() + 1_500)
   })
 
   it('sets only when absent, and deletes', async () => {
@@ -133,7 +138,7 @@ describe.each(['memory', 'upstash'] as const)('the %s store', (kind) => {
     const key = `${prefix}window`
     const t0 = 1_000_000
     const results = await Promise.all(
-      Array.from({ length: 8 }, (_, i) => store.reserveWindowSlot({ key, member: `m${i}`, limit: 3, windowMs: 10_000, now: t0 + i })),
+      Array.from({ length: 8 }, (_, i) => reserveCapSlot(store, { key, member: `m${i}`, limit: 3, windowMs: 10_000, now: t0 + i })),
     )
     expect(results.filter((r) => r.ok)).toHaveLength(3)
     const refused = results.find((r) => !r.ok)!
@@ -142,21 +147,21 @@ describe.each(['memory', 'upstash'] as const)('the %s store', (kind) => {
     expect(freesAt).toBeGreaterThanOrEqual(t0 + 10_000)
     expect(freesAt).toBeLessThanOrEqual(t0 + 10_007)
     // Just before the oldest entry leaves the window: still full. At that instant: a slot.
-    expect((await store.reserveWindowSlot({ key, member: 'late', limit: 3, windowMs: 10_000, now: freesAt - 1 })).ok).toBe(false)
-    expect((await store.reserveWindowSlot({ key, member: 'later', limit: 3, windowMs: 10_000, now: freesAt })).ok).toBe(true)
+    expect((await reserveCapSlot(store, { key, member: 'late', limit: 3, windowMs: 10_000, now: freesAt - 1 })).ok).toBe(false)
+    expect((await reserveCapSlot(store, { key, member: 'later', limit: 3, windowMs: 10_000, now: freesAt })).ok).toBe(true)
   })
 
   it('gives a released slot back, and a limit of 0 admits nothing', async () => {
     const key = `${prefix}window2`
-    expect((await store.reserveWindowSlot({ key, member: 'a', limit: 1, windowMs: 10_000, now: 5 })).ok).toBe(true)
-    expect((await store.reserveWindowSlot({ key, member: 'b', limit: 1, windowMs: 10_000, now: 6 })).ok).toBe(false)
-    await store.releaseWindowSlot(key, 'a')
-    expect((await store.reserveWindowSlot({ key, member: 'b', limit: 1, windowMs: 10_000, now: 7 })).ok).toBe(true)
-    expect((await store.reserveWindowSlot({ key: `${prefix}zero`, member: 'a', limit: 0, windowMs: 10_000, now: 7 })).ok).toBe(false)
+    expect((await reserveCapSlot(store, { key, member: 'a', limit: 1, windowMs: 10_000, now: 5 })).ok).toBe(true)
+    expect((await reserveCapSlot(store, { key, member: 'b', limit: 1, windowMs: 10_000, now: 6 })).ok).toBe(false)
+    await releaseCapSlot(store, key, 'a')
+    expect((await reserveCapSlot(store, { key, member: 'b', limit: 1, windowMs: 10_000, now: 7 })).ok).toBe(true)
+    expect((await reserveCapSlot(store, { key: `${prefix}zero`, member: 'a', limit: 0, windowMs: 10_000, now: 7 })).ok).toBe(false)
   })
   it('files records in indexes atomically, lists the newest first, bounds each index, and forgets on request', async () => {
     const put = (member: string, score: number, indexKeys = [`${prefix}idx:a`, `${prefix}idx:b`]) =>
-      store.putIndexed({
+      putIndexed(store, {
         recordKey: `${prefix}rec:${member}`,
         value: `record ${member}`,
         ttlMs: 60_000,
@@ -169,34 +174,110 @@ describe.each(['memory', 'upstash'] as const)('the %s store', (kind) => {
     await put('m1', t)
     await put('m3', t + 2)
     await put('m2', t + 1)
-    expect(await store.listIndexed({ indexKey: `${prefix}idx:a`, recordPrefix: `${prefix}rec:`, limit: 10 })).toEqual([
+    expect(await listIndexed(store, { indexKey: `${prefix}idx:a`, recordPrefix: `${prefix}rec:`, limit: 10 })).toEqual([
       'record m3',
       'record m2',
       'record m1',
     ])
-    expect(await store.listIndexed({ indexKey: `${prefix}idx:b`, recordPrefix: `${prefix}rec:`, limit: 2 })).toEqual([
+    expect(await listIndexed(store, { indexKey: `${prefix}idx:b`, recordPrefix: `${prefix}rec:`, limit: 2 })).toEqual([
       'record m3',
       'record m2',
     ])
     // Bounded: a fourth entry pushes out the oldest; one older than the TTL before the newest is dropped too.
     await put('m4', t + 3, [`${prefix}idx:a`])
-    expect(await store.listIndexed({ indexKey: `${prefix}idx:a`, recordPrefix: `${prefix}rec:`, limit: 10 })).toEqual([
+    expect(await listIndexed(store, { indexKey: `${prefix}idx:a`, recordPrefix: `${prefix}rec:`, limit: 10 })).toEqual([
       'record m4',
       'record m3',
       'record m2',
     ])
     await put('old', t - 120_000, [`${prefix}idx:b`])
-    expect(await store.listIndexed({ indexKey: `${prefix}idx:b`, recordPrefix: `${prefix}rec:`, limit: 10 })).toEqual([
+    expect(await listIndexed(store, { indexKey: `${prefix}idx:b`, recordPrefix: `${prefix}rec:`, limit: 10 })).toEqual([
       'record m3',
       'record m2',
       'record m1',
     ])
     // Removing from one index leaves the record and the other index alone; a deleted record is skipped.
-    await store.removeFromIndex(`${prefix}idx:a`, 'm3')
+    await removeFromIndex(store, `${prefix}idx:a`, 'm3')
     expect(await store.get(`${prefix}rec:m3`)).toBe('record m3')
     await store.delete(`${prefix}rec:m2`)
-    expect(await store.listIndexed({ indexKey: `${prefix}idx:a`, recordPrefix: `${prefix}rec:`, limit: 10 })).toEqual(['record m4'])
-    expect(await store.listIndexed({ indexKey: `${prefix}idx:none`, recordPrefix: `${prefix}rec:`, limit: 10 })).toEqual([])
+    expect(await listIndexed(store, { indexKey: `${prefix}idx:a`, recordPrefix: `${prefix}rec:`, limit: 10 })).toEqual(['record m4'])
+    expect(await listIndexed(store, { indexKey: `${prefix}idx:none`, recordPrefix: `${prefix}rec:`, limit: 10 })).toEqual([])
+  })
+
+  it('counts a cap window’s slots after its start, and a budget takes what is left of its minute, never more', async () => {
+    const cap = `${prefix}count`
+    for (const [member, now] of [
+      ['a', 1_000],
+      ['b', 2_000],
+      ['c', 3_000],
+    ] as const)
+      await reserveCapSlot(store, { key: cap, member, limit: 10, windowMs: 10_000, now })
+    expect(await countCapSlots(store, { key: cap, windowMs: 10_000, now: 11_000 })).toBe(2) // a's slot left at 11,000
+    expect(await countCapSlots(store, { key: `${prefix}count-none`, windowMs: 10_000, now: 11_000 })).toBe(0)
+    const budget = `${prefix}budget`
+    const takes = await Promise.all(
+      Array.from({ length: 6 }, () => reserveSlots(store, { key: budget, count: 4, limit: 10, windowMs: 60_000, now: 5_000 })),
+    )
+    expect(takes.reduce((sum, n) => sum + n, 0)).toBe(10)
+    expect(await reserveSlots(store, { key: budget, count: 4, limit: 10, windowMs: 60_000, now: 64_999 })).toBe(0)
+    expect(await reserveSlots(store, { key: budget, count: 4, limit: 10, windowMs: 60_000, now: 65_000 })).toBe(4)
+  })
+
+  it('leases due members earliest first, each to one caller, until the lease ends', async () => {
+    const index = `${prefix}due`
+    const put = (member: string, score: number) =>
+      putIndexed(store, {
+        recordKey: `${prefix}ev:${member}`,
+        value: member,
+        ttlMs: 600_000,
+        member,
+        score,
+        indexKeys: [index],
+        maxEntries: 100,
+      })
+    const t = Date.now()
+    await put('later', t + 60_000)
+    await put('second', t - 1_000)
+    await put('first', t - 2_000)
+    await put('third', t)
+    const claims = await Promise.all(
+      Array.from({ length: 4 }, () => claimDue(store, { indexKey: index, now: t, until: t + 30_000, limit: 2 })),
+    )
+    expect(claims.flat().sort()).toEqual(['first', 'second', 'third'])
+    expect(claims.find((c) => c.length === 2)).toEqual(['first', 'second'])
+    expect(await claimDue(store, { indexKey: index, now: t + 29_999, until: t + 60_000, limit: 10 })).toEqual([])
+    expect(await claimDue(store, { indexKey: index, now: t + 30_000, until: t + 90_000, limit: 10 })).toEqual(['first', 'second', 'third'])
+    expect(await oldestInIndex(store, index)).toBe(t + 60_000)
+  })
+})
+
+describe('scripts on Upstash', () => {
+  it('are sent whole once per instance, then called by their SHA-1, and sent again once when Redis forgot them', async () => {
+    const server = await startUpstashRestServer({ redisSocket: inject('redisSocket') })
+    const store = createUpstashStore({ url: server.url, token: server.token })
+    try {
+      // A script no test has sent before (its text differs by a comment), so this Redis does not know it.
+      const script = defineScript<number>({
+        name: 'test',
+        lua: `-- ${process.pid} ${Date.now()}\nreturn redis.call('ZCARD', KEYS[1])`,
+        inProcess: (data, [key]) => data.zcard(key!),
+      })
+      const key = `sha-${process.pid}-${Date.now()}`
+      expect(await store.run(script, [key], [])).toBe(0)
+      expect(await store.run(script, [key], [])).toBe(0)
+      expect(server.commands.filter((c) => c.startsWith('EVAL'))).toEqual(['EVAL', 'EVALSHA'])
+      // Another instance (a new store) over the same Redis sends it whole once too.
+      const other = createUpstashStore({ url: server.url, token: server.token })
+      expect(await other.run(script, [key], [])).toBe(0)
+      expect(server.commands.filter((c) => c.startsWith('EVAL'))).toEqual(['EVAL', 'EVALSHA', 'EVAL'])
+      // Redis lost its scripts (a restart, SCRIPT FLUSH): the call by hash fails once, and the script goes whole again.
+      await new Redis({ url: server.url, token: server.token }).scriptFlush()
+      expect(await store.run(script, [key], [])).toBe(0)
+      expect(await store.run(script, [key], [])).toBe(0)
+      expect(server.commands.filter((c) => c.startsWith('EVAL'))).toEqual(['EVAL', 'EVALSHA', 'EVAL', 'EVALSHA', 'EVAL', 'EVALSHA'])
+    } finally {
+      await server.close()
+    }
   })
 })
 

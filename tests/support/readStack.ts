@@ -4,7 +4,8 @@ import { createTokenHistoryHandler } from '../../api/token-history.js'
 import { createTokenSearchHandler } from '../../api/token-search.js'
 import type { ControlRoom } from '../../lib/market/types.js'
 import { createLogger, type Logger } from '../../lib/platform/log.js'
-import { createReadServices, dexScreenerBudgetKey, type ReadServices } from '../../lib/read/services.js'
+import { readKeys } from '../../lib/read/keys.js'
+import { createReadServices, type ReadServices } from '../../lib/read/services.js'
 import { createMemoryStore } from '../../lib/store/memory.js'
 import type { Store } from '../../lib/store/types.js'
 import { createUpstashStore } from '../../lib/store/upstash.js'
@@ -84,7 +85,7 @@ export async function startReadStack(parameters: StartReadStackParameters): Prom
         requestTimeoutMs: parameters.requestTimeoutMs ?? 8000,
         admit: createSharedRequestBudget({
           store,
-          key: dexScreenerBudgetKey(prefix),
+          key: readKeys(prefix).dexScreenerBudget,
           perMinute: parameters.dexscreenerPerMinute ?? DEXSCREENER_REQUESTS_PER_MINUTE,
           logger,
           now: () => clock.now,

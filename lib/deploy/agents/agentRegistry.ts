@@ -1,4 +1,6 @@
+import { listIndexed, putIndexed, removeFromIndex } from '../../store/recordIndex.js'
 import type { Store } from '../../store/types.js'
+import { agentRegistryKeys } from '../keys.js'
 import { AGENT_KEY_MAX_LENGTH, type AgentRefusalReason, digestAgentKey, generateAgentKey } from './agentKeys.js'
 
 /**
@@ -27,26 +29,10 @@ export const REVOKED_KEPT_MS = 30 * 24 * 60 * 60 * 1000
 /** How long the store keeps a record: long past any expiry; revoked records stay listed. */
 const RECORD_TTL_MS = 10 * 365 * 24 * 60 * 60 * 1000
 
-/** The store keys of the registry under a prefix. */
-export function agentRegistryKeys(storePrefix: string) {
-  const base = `${storePrefix}agents:v1:`
-  return {
-    /** The record of one digest. */
-    record: (digest: string) => `${base}key:${digest}`,
-    recordPrefix: `${base}key:`,
-    /** The digest holding a label (labels are unique). */
-    label: (label: string) => `${base}label:${label}`,
-    /** When a key was last used (epoch ms), written at most once a minute per instance. */
-    lastUsed: (digest: string) => `${base}used:${digest}`,
-    /** Every digest, by creation time. */
-    index: `${base}all`,
-  }
-}
-
 /** Reads every record of the registry, newest first (one index read and one read of the records). */
 export async function listAgentRecords(store: Store, storePrefix: string): Promise<AgentRecord[]> {
   const keys = agentRegistryKeys(storePrefix)
-  const values = await store.listIndexed({
+  const values = await listIndexed(store, {
     indexKey: keys.index,
     recordPrefix: keys.recordPrefix,
     limit: AGENT_REGISTRY_MAX + INDEX_SLACK,
@@ -63,7 +49,7 @@ export async function listAgentRecords(store: Store, storePrefix: string): Promi
 /** Writes a record (a new one, or one revoked): the record and its place in the index, in one step. */
 export async function saveAgentRecord(store: Store, storePrefix: string, record: AgentRecord): Promise<void> {
   const keys = agentRegistryKeys(storePrefix)
-  await store.putIndexed({
+  await putIndexed(store, {
     recordKey: keys.record(record.digest),
     value: JSON.stringify(record),
     ttlMs: RECORD_TTL_MS,
@@ -217,7 +203,7 @@ async function makeRoomForOneMore(store: Store, storePrefix: string, now: number
     (r) => (r.expiresAt !== null && r.expiresAt <= now) || (r.revokedAt !== null && now - r.revokedAt > REVOKED_KEPT_MS),
   )
   for (const record of stale) {
-    await store.removeFromIndex(keys.index, record.digest)
+    await removeFromIndex(store, keys.index, record.digest)
     await Promise.all([
       store.delete(keys.record(record.digest)),
       store.delete(keys.label(record.label)),

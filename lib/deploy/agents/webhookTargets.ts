@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import type { Store } from '../../store/types.js'
+import { webhookTargetKeys } from '../keys.js'
 import { AgentAdminError, type AgentListing, type AgentRecord, findAgentRecord, listAgentRecordsWithUse } from './agentRegistry.js'
 import { checkWebhookUrl } from './webhookUrl.js'
 
@@ -45,15 +46,6 @@ export const EMPTY_WEBHOOK_STATUS: WebhookStatus = {
 
 /** How long a webhook's target and status are kept: as long as agent records. */
 const WEBHOOK_TTL_MS = 10 * 365 * 24 * 60 * 60 * 1000
-
-/** The store keys of agents' webhooks under a prefix. */
-export function webhookTargetKeys(storePrefix: string) {
-  const base = `${storePrefix}agents:v1:`
-  return {
-    target: (digest: string) => `${base}webhook:${digest}`,
-    status: (digest: string) => `${base}webhook-status:${digest}`,
-  }
-}
 
 /** A new Standard Webhooks signing secret: `whsec_` + base64 of 32 random bytes. */
 export function generateWebhookSecret(): string {

@@ -1,22 +1,24 @@
 import { randomUUID } from 'node:crypto'
 import type { KmsAccount } from '../../chain/kmsAccount.js'
 import { errorName } from '../../platform/log.js'
+import { oldestInIndex } from '../../store/recordIndex.js'
 import type { Store } from '../../store/types.js'
+import { deployHistoryKeys, deployStoreKeys } from '../keys.js'
 import { type DeployFailure, failure } from '../outcome.js'
-import { type DeployRecord, deployHistoryKeys, forgetDeploy, recordDeploy } from '../records/history.js'
+import { type DeployRecord, forgetDeploy, recordDeploy } from '../records/history.js'
 import type { DeployBroadcast, DeployedToken, DeploySimulated } from '../responses.js'
 import type { DeployServices } from '../services.js'
 import { notifyReplaced } from '../webhooks/outbox.js'
 import { chainFailure } from './chainErrors.js'
 import { BLOCK_MS, feesOfBlock } from './feeCache.js'
 import type { DeployIntent } from './intent.js'
+import { releaseNonce } from './nonceFence.js'
 import { acquireNonceLock, NONCE_CLAIM_MS, type NonceLock, replaceStuckDeploys, type SendOutcome } from './nonceStream.js'
 import { type DeployPlan, type DeployPrice, feesFrom, planDeploy } from './plan.js'
 import { dryRunDeploy, type PreparedDeploy, prepareDeploy, readySigner } from './prepare.js'
 import { type CapReservation, createCapReservation, type DeployCap } from './reserve.js'
 import { sendDeploy } from './send.js'
 import { type SignedDeploy, serialiseDeploy, signDeploy } from './sign.js'
-import { deployStoreKeys } from './storeKeys.js'
 
 export type { DeployBroadcast, DeployedToken, DeploySimulated }
 
@@ -114,7 +116,7 @@ async function reserveAndPrepare(context: DeployContext & { agentDailyCap: numbe
     const [capped, prepared, oldest] = await Promise.all([
       reservation.reserve(),
       prepareDeploy(services, plan, signer),
-      store.oldestInIndex(keys.history.unmined(signer.address)),
+      oldestInIndex(store, keys.history.unmined(signer.address)),
     ])
     const refused = capped ?? (prepared.ok ? null : (prepared as DeployFailure))
     if (refused) {
@@ -316,7 +318,7 @@ async function moveIntoGap(
   await lock.dropPrefetch()
   await forgetDeploy(store, keys.history, signer.address, state.recorded!)
   state.recorded = null
-  await store.releaseNonce({ counterKey: keys.lock.nonceNext, fencePrefix: keys.lock.noncePrefix, nonce: state.claimedNonce! })
+  await releaseNonce(store, { counterKey: keys.lock.nonceNext, fencePrefix: keys.lock.noncePrefix, nonce: state.claimedNonce! })
   state.claimedNonce = null
   const again = await lock.claimNonce(prepared.pending)
   if (again.kind !== 'claimed')
@@ -342,8 +344,8 @@ async function giveBack(deploy: LockedDeploy, lock: NonceLock, state: LockedStat
   await reservation.release()
   await lock.dropPrefetch()
   if (state.claimedNonce !== null)
-    await store
-      .releaseNonce({ counterKey: keys.lock.nonceNext, fencePrefix: keys.lock.noncePrefix, nonce: state.claimedNonce })
-      .catch(() => undefined)
+    await releaseNonce(store, { counterKey: keys.lock.nonceNext, fencePrefix: keys.lock.noncePrefix, nonce: state.claimedNonce }).catch(
+      () => undefined,
+    )
   if (state.recorded) await forgetDeploy(store, keys.history, signer.address, state.recorded).catch(() => undefined)
 }

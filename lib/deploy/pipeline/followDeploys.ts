@@ -1,19 +1,13 @@
 import type { Address, Hex, TransactionReceipt } from 'viem'
 import { errorName } from '../../platform/log.js'
+import { removeFromIndex } from '../../store/recordIndex.js'
 import type { Store } from '../../store/types.js'
-import {
-  type DeployHistoryKeys,
-  type DeployRecord,
-  deployHistoryKeys,
-  listUnmined,
-  readDeployRecord,
-  updateDeployRecord,
-} from '../records/history.js'
+import { type DeployHistoryKeys, deployHistoryKeys, deployStoreKeys } from '../keys.js'
+import { type DeployRecord, listUnmined, readDeployRecord, updateDeployRecord } from '../records/history.js'
 import { minedEventDetails } from '../records/receipt.js'
 import type { DeployServices } from '../services.js'
 import { notifyAgent, notifyReplaced } from '../webhooks/outbox.js'
 import { acquireNonceLock, replaceStuckDeploys } from './nonceStream.js'
-import { deployStoreKeys } from './storeKeys.js'
 
 /** How long a follow-up waits for the nonce lock: a deploy holding it replaces stuck transactions itself. */
 const FOLLOW_LOCK_WAIT_MS = 2000
@@ -61,7 +55,7 @@ export async function followDeploys(services: DeployServices): Promise<FollowDep
     const status = receipt.status === 'success' ? 'confirmed' : 'reverted'
     result[status]++
     await recordOutcome(store, keys, record, status)
-    await store.removeFromIndex(keys.unmined(signer), record.txHash.toLowerCase())
+    await removeFromIndex(store, keys.unmined(signer), record.txHash.toLowerCase())
     const type = status === 'confirmed' ? 'deploy.confirmed' : 'deploy.reverted'
     notifyAgent({ webhooks: services.webhooks, background: services.background, type, record, details: minedEventDetails(receipt, record) })
   }
@@ -76,7 +70,7 @@ export async function followDeploys(services: DeployServices): Promise<FollowDep
       // Another copy of this nonce was mined: the one this copy replaced (or an earlier one).
       const winner = await findMinedCopy(store, keys, record, receiptOf)
       if (winner) await settle(winner.record, winner.receipt)
-      await store.removeFromIndex(keys.unmined(signer), record.txHash.toLowerCase())
+      await removeFromIndex(store, keys.unmined(signer), record.txHash.toLowerCase())
       await store.delete(keys.record(record.txHash))
       continue
     }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import { errorName, type Logger } from '../../platform/log.js'
 import type { Store } from '../../store/types.js'
+import { idempotencyKey as idempotencyKeyOf } from '../keys.js'
 import { type DeployFailure, failure } from '../outcome.js'
 
 /** How long an answer is replayed for the same agent, key and body. */
@@ -46,7 +47,7 @@ export async function runIdempotently<T extends { ok: boolean }>(
   parameters: RunIdempotentlyParameters<T>,
 ): Promise<{ response: T | DeployFailure; replayed: boolean }> {
   const { store, logger, keyPrefix, agentDigest, idempotencyKey, body, run, isFinal } = parameters
-  const key = `${keyPrefix}deploy:idempotency:${agentDigest}:${sha256(idempotencyKey)}`
+  const key = idempotencyKeyOf(keyPrefix, agentDigest, sha256(idempotencyKey))
   const bodyHash = sha256(canonicalJson(body))
   const unavailable = () =>
     failure('STORE_UNAVAILABLE', 'The idempotency store (Redis) is unavailable; nothing was done. Try again shortly.', {

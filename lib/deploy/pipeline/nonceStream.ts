@@ -2,10 +2,13 @@ import { type Address, type Hex, keccak256, type PublicClient } from 'viem'
 import { B20_FACTORY_ADDRESS } from '../../chain/b20.js'
 import type { KmsAccount } from '../../chain/kmsAccount.js'
 import { errorName, type Logger } from '../../platform/log.js'
-import type { ClaimNextNonceReturnType, Store } from '../../store/types.js'
+import { removeFromIndex } from '../../store/recordIndex.js'
+import type { Store } from '../../store/types.js'
+import type { DeployHistoryKeys } from '../keys.js'
 import { type DeployFailure, failure } from '../outcome.js'
-import { type DeployHistoryKeys, type DeployRecord, listUnmined, recordDeploy, updateDeployRecord } from '../records/history.js'
+import { type DeployRecord, listUnmined, recordDeploy, updateDeployRecord } from '../records/history.js'
 import { isTransportFailure, shortMessage } from './chainErrors.js'
+import { type ClaimNextNonceReturnType, claimNextNonce, releaseNonce } from './nonceFence.js'
 
 // The signer's one nonce stream, shared by every instance: the lock that serialises deploys, the fence that signs a
 // nonce at most once, and the replacement of transactions left unmined (underpriced after a base-fee jump), which
@@ -114,9 +117,9 @@ export async function acquireNonceLock(
   const giveBack = async (prefetch: Prefetch | null) => {
     const claim = await prefetch
     if (claim?.kind === 'claimed' && nonces)
-      await store
-        .releaseNonce({ counterKey: nonces.counterKey, fencePrefix: nonces.fencePrefix, nonce: claim.nonce })
-        .catch(() => undefined)
+      await releaseNonce(store, { counterKey: nonces.counterKey, fencePrefix: nonces.fencePrefix, nonce: claim.nonce }).catch(
+        () => undefined,
+      )
   }
   let timer: NodeJS.Timeout | undefined
   const inTime = await Promise.race([
@@ -161,7 +164,7 @@ export async function acquireNonceLock(
     const mayHandOff = () => queue.waiting > 0 && count + 1 < LOCK_HANDOFFS_MAX && Date.now() - takenAt < leaseMs / 2
     const claimFresh = (floor: number) => {
       if (!nonces) throw new Error('acquireNonceLock was given no nonce stream')
-      return store.claimNextNonce({ ...nonces, lockKey: key, lockToken: token, floor })
+      return claimNextNonce(store, { ...nonces, lockKey: key, lockToken: token, floor })
     }
     return {
       token,
@@ -315,7 +318,7 @@ export async function replaceStuckDeploys(parameters: ReplaceStuckDeploysParamet
   let fees: { nextBaseFee: bigint; suggestedPriorityFee: bigint } | undefined
   for (const record of unmined) {
     if (record.nonce < minedCount) {
-      await store.removeFromIndex(unminedKey, record.txHash)
+      await removeFromIndex(store, unminedKey, record.txHash)
       continue
     }
     if (now - record.sentAt < stuckMs) continue
@@ -345,7 +348,7 @@ export async function replaceStuckDeploys(parameters: ReplaceStuckDeploysParamet
     const outcome = await sendReplacement({ ...parameters, record, fees: next })
     if (outcome.kind === 'failed') return outcome.failure
     if (outcome.kind === 'mined') {
-      await store.removeFromIndex(unminedKey, record.txHash)
+      await removeFromIndex(store, unminedKey, record.txHash)
       continue
     }
     replaced.push({ from: record.txHash, to: outcome.txHash, record })
@@ -409,12 +412,12 @@ async function sendReplacement(
     const message = shortMessage(error)
     if (/nonce too low|already imported/i.test(message)) {
       // The original was mined meanwhile: the replacement can never be, so it is forgotten.
-      await store.removeFromIndex(keys.unmined(signer.address), txHash)
+      await removeFromIndex(store, keys.unmined(signer.address), txHash)
       await store.delete(keys.record(txHash))
       return { kind: 'mined' }
     }
     if (!isTransportFailure(error) && !/already known|known transaction/i.test(message)) {
-      await store.removeFromIndex(keys.unmined(signer.address), txHash)
+      await removeFromIndex(store, keys.unmined(signer.address), txHash)
       await store.delete(keys.record(txHash))
       logger.error('deploy_replacement_refused', { txHash: record.txHash, nonce: record.nonce, message })
       return {
@@ -429,7 +432,7 @@ async function sendReplacement(
     // No answer: the replacement may be on its way; it stays recorded and is followed like a sent one.
   }
   await Promise.all([
-    store.removeFromIndex(keys.unmined(signer.address), record.txHash),
+    removeFromIndex(store, keys.unmined(signer.address), record.txHash),
     updateDeployRecord(store, keys, { ...record, status: 'replaced', replacedBy: txHash }),
   ])
   logger.warn('deploy_replaced', {

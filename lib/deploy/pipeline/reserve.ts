@@ -1,5 +1,6 @@
 import type { Store } from '../../store/types.js'
 import { type DeployFailure, failure } from '../outcome.js'
+import { releaseCapSlot, reserveCapSlot } from './capWindow.js'
 
 /** One rolling cap a deploy takes a slot of: the service's, or the calling agent's own. */
 export type DeployCap = { key: string; limit: number; code: 'DEPLOY_CAP_REACHED' | 'AGENT_CAP_REACHED'; who: string }
@@ -27,9 +28,7 @@ export function createCapReservation({ store, caps, member, windowMs, now }: Cre
   const taken: string[] = []
   return {
     async reserve() {
-      const results = await Promise.all(
-        caps.map((cap) => store.reserveWindowSlot({ key: cap.key, member, limit: cap.limit, windowMs, now })),
-      )
+      const results = await Promise.all(caps.map((cap) => reserveCapSlot(store, { key: cap.key, member, limit: cap.limit, windowMs, now })))
       results.forEach((result, i) => {
         if (result.ok) taken.push(caps[i]!.key)
       })
@@ -45,7 +44,7 @@ export function createCapReservation({ store, caps, member, windowMs, now }: Cre
       )
     },
     async release() {
-      for (const key of taken.splice(0)) await store.releaseWindowSlot(key, member).catch(() => undefined)
+      for (const key of taken.splice(0)) await releaseCapSlot(store, key, member).catch(() => undefined)
     },
   }
 }

@@ -1,5 +1,7 @@
 import type { Hex } from 'viem'
+import { listIndexed, putIndexed, removeFromIndex } from '../../store/recordIndex.js'
 import type { Store } from '../../store/types.js'
+import type { DeployHistoryKeys } from '../keys.js'
 
 /** Last known state of a deploy: sent, mined (successfully or reverted), or replaced by a higher-fee copy. */
 export type DeployStatus = 'broadcast' | 'confirmed' | 'reverted' | 'replaced'
@@ -54,32 +56,6 @@ export const DEPLOY_HISTORY_TTL_MS = 30 * 86_400_000
 /** Most deploys kept per agent (and unmined per signer). */
 export const DEPLOY_HISTORY_MAX_ENTRIES = 1000
 
-/** Store keys of the deploy records, the per-agent history and the signer's unmined transactions. */
-export type DeployHistoryKeys = {
-  recordPrefix: string
-  record: (txHash: string) => string
-  agent: (agentDigest: string) => string
-  unmined: (signer: string) => string
-  /** Every agent's deploys, by when they were sent: what the tick follows to the market. */
-  recent: string
-}
-
-/** Parameters of {@link deployHistoryKeys}. */
-export type DeployHistoryKeysParameters = { storePrefix: string; chainId: number }
-
-/** The keys under the service prefix; the agent history does not depend on the signer, so it survives a key rotation. */
-export function deployHistoryKeys({ storePrefix, chainId }: DeployHistoryKeysParameters): DeployHistoryKeys {
-  const base = `${storePrefix}deploy:${chainId}`
-  const recordPrefix = `${base}:tx:`
-  return {
-    recordPrefix,
-    record: (txHash) => recordPrefix + txHash.toLowerCase(),
-    agent: (agentDigest) => `${base}:history:${agentDigest}`,
-    unmined: (signer) => `${base}:unmined:${signer.toLowerCase()}`,
-    recent: `${base}:recent`,
-  }
-}
-
 /** Parameters of {@link recordDeploy}. */
 export type RecordDeployParameters = {
   store: Store
@@ -94,7 +70,7 @@ export type RecordDeployParameters = {
  * (for a new deploy, not a replacement) the agent's history.
  */
 export async function recordDeploy({ store, keys, signer, record, inAgentHistory }: RecordDeployParameters): Promise<void> {
-  await store.putIndexed({
+  await putIndexed(store, {
     recordKey: keys.record(record.txHash),
     value: JSON.stringify(record),
     ttlMs: DEPLOY_HISTORY_TTL_MS,
@@ -108,9 +84,9 @@ export async function recordDeploy({ store, keys, signer, record, inAgentHistory
 /** Forgets a transaction that was not sent after all (the node refused it): record and list entries. */
 export async function forgetDeploy(store: Store, keys: DeployHistoryKeys, signer: string, record: DeployRecord): Promise<void> {
   await Promise.all([
-    store.removeFromIndex(keys.agent(record.agent), record.txHash.toLowerCase()),
-    store.removeFromIndex(keys.unmined(signer), record.txHash.toLowerCase()),
-    store.removeFromIndex(keys.recent, record.txHash.toLowerCase()),
+    removeFromIndex(store, keys.agent(record.agent), record.txHash.toLowerCase()),
+    removeFromIndex(store, keys.unmined(signer), record.txHash.toLowerCase()),
+    removeFromIndex(store, keys.recent, record.txHash.toLowerCase()),
   ])
   await store.delete(keys.record(record.txHash))
 }
@@ -138,7 +114,7 @@ export async function updateDeployRecord(store: Store, keys: DeployHistoryKeys, 
 
 /** The signer's transactions not yet seen mined, oldest first. */
 export async function listUnmined(store: Store, keys: DeployHistoryKeys, signer: string): Promise<DeployRecord[]> {
-  const values = await store.listIndexed({ indexKey: keys.unmined(signer), recordPrefix: keys.recordPrefix, limit: 100 })
+  const values = await listIndexed(store, { indexKey: keys.unmined(signer), recordPrefix: keys.recordPrefix, limit: 100 })
   return values
     .map(parseDeployRecord)
     .filter((r): r is DeployRecord => r !== null)
@@ -150,7 +126,7 @@ export type ListAgentDeploysParameters = { store: Store; keys: DeployHistoryKeys
 
 /** The calling agent's own deploys, newest first, as `list_deploys` answers them. */
 export async function listAgentDeploys({ store, keys, agentDigest, limit }: ListAgentDeploysParameters): Promise<ListedDeploy[]> {
-  const values = await store.listIndexed({ indexKey: keys.agent(agentDigest), recordPrefix: keys.recordPrefix, limit })
+  const values = await listIndexed(store, { indexKey: keys.agent(agentDigest), recordPrefix: keys.recordPrefix, limit })
   return values
     .map(parseDeployRecord)
     .filter((r): r is DeployRecord => r !== null && r.agent === agentDigest)

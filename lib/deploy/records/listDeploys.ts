@@ -1,8 +1,9 @@
 import { errorName } from '../../platform/log.js'
+import { deployHistoryKeys } from '../keys.js'
 import { type DeployFailure, failure } from '../outcome.js'
 import type { ListDeploys } from '../responses.js'
 import type { DeployServices } from '../services.js'
-import { deployHistoryKeys, listAgentDeploys } from './history.js'
+import { listAgentDeploys } from './history.js'
 import { isDeployed, readTokenMarkets } from './tokenMarket.js'
 
 /** Parameters of {@link listDeploys}. */

@@ -11,11 +11,12 @@ import { B20_FACTORY_ADDRESS, type B20Variant, b20FactoryAbi, CREATE_B20_SELECTO
 import { KmsSignerError } from '../../chain/kmsAccount.js'
 import { errorName } from '../../platform/log.js'
 import type { Store } from '../../store/types.js'
+import { type DeployHistoryKeys, deployHistoryKeys } from '../keys.js'
 import { type DeployFailure, failure } from '../outcome.js'
 import type { ReceiptConfirmed, ReceiptPending, ReceiptReplaced } from '../responses.js'
 import type { DeployServices } from '../services.js'
 import { notifyAgent } from '../webhooks/outbox.js'
-import { type DeployHistoryKeys, type DeployRecord, deployHistoryKeys, readDeployRecord, updateDeployRecord } from './history.js'
+import { type DeployRecord, readDeployRecord, updateDeployRecord } from './history.js'
 import { readTokenMarkets, type TokenMarket } from './tokenMarket.js'
 
 /** Every answer of {@link readDeployReceipt}. */

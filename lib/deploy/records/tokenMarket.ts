@@ -1,13 +1,15 @@
 import { pairToToken } from '../../market/normalize.js'
 import { errorName } from '../../platform/log.js'
+import { listIndexed } from '../../store/recordIndex.js'
 import type { Store } from '../../store/types.js'
 import { type DexScreenerClient, TOKENS_BATCH_SIZE } from '../../upstream/dexscreener.js'
 import type { RequestBudget } from '../../upstream/jsonGetter.js'
 import type { Pair } from '../../upstream/pair.js'
+import { deployHistoryKeys, tokenMarketKey } from '../keys.js'
 import type { TokenMarket } from '../responses.js'
 import type { DeployServices } from '../services.js'
 import { notifyAgent } from '../webhooks/outbox.js'
-import { type DeployRecord, deployHistoryKeys, parseDeployRecord } from './history.js'
+import { type DeployRecord, parseDeployRecord } from './history.js'
 
 export type { TokenMarket }
 
@@ -44,10 +46,6 @@ export function marketOfToken({ address, pairs, firstSeenAt }: MarketOfTokenPara
 export function isDeployed(record: Pick<DeployRecord, 'status' | 'replacementStatus'>): boolean {
   return record.status === 'confirmed' || (record.status === 'replaced' && record.replacementStatus === 'confirmed')
 }
-
-/** Store key of a deployed token's market. */
-export const tokenMarketKey = (storePrefix: string, chainId: number, address: string) =>
-  `${storePrefix}deploy:${chainId}:market:${address.toLowerCase()}`
 
 /** The markets of some tokens, in order (null where none is known), in one store round trip. */
 export async function readTokenMarkets(
@@ -104,7 +102,7 @@ export async function refreshDeployMarkets({
   if (!store) return { skipped: 'no shared store', ...none }
   const keys = deployHistoryKeys({ storePrefix: config.storePrefix, chainId: config.chainId })
   const now = services.now()
-  const values = await store.listIndexed({ indexKey: keys.recent, recordPrefix: keys.recordPrefix, limit: MARKET_DEPLOYS_MAX })
+  const values = await listIndexed(store, { indexKey: keys.recent, recordPrefix: keys.recordPrefix, limit: MARKET_DEPLOYS_MAX })
   const byToken = new Map<string, DeployRecord>()
   for (const record of values.map(parseDeployRecord))
     if (record && now - record.createdAt <= MARKET_FOLLOW_MS && isDeployed(record))

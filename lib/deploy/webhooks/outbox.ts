@@ -1,5 +1,6 @@
 import type { LookupFunction } from 'node:net'
 import { errorName, type Logger } from '../../platform/log.js'
+import { putIndexed, removeFromIndex } from '../../store/recordIndex.js'
 import type { Store } from '../../store/types.js'
 import {
   readWebhookTargets,
@@ -8,8 +9,10 @@ import {
   type WebhookStatus,
   type WebhookTarget,
 } from '../agents/webhookTargets.js'
+import { webhookOutboxKeys } from '../keys.js'
 import { attemptWebhook } from './attempt.js'
 import { type BuildDeployEventParameters, buildDeployEvent, type DeployEventType, nextAttemptAt } from './events.js'
+import { claimDue } from './leases.js'
 
 /** An event in the outbox: what was sent, how often, and how it stands. */
 export type StoredWebhookEvent = {
@@ -38,12 +41,6 @@ const DUE_MAX = 100_000
 const DELIVER_DUE_LIMIT = 20
 /** Agents delivered to at once (one agent's events go one after another). */
 const DELIVER_DUE_PARALLEL = 8
-
-/** The outbox's store keys under a prefix. */
-export function webhookOutboxKeys(storePrefix: string) {
-  const base = `${storePrefix}webhooks:v1:`
-  return { event: (id: string) => `${base}event:${id}`, due: `${base}due` }
-}
 
 /** Parameters of {@link WebhookOutbox.emit}. */
 export type EmitDeployEventParameters = Omit<BuildDeployEventParameters, 'chainId' | 'at'> & { agentDigest: string }
@@ -98,10 +95,10 @@ export function createWebhookOutbox(parameters: CreateWebhookOutboxParameters): 
     const value = JSON.stringify(event)
     if (event.state === 'pending' && event.nextAt !== null) {
       const entry = { recordKey: keys.event(event.id), value, ttlMs: EVENT_TTL_MS, member: event.id, score: event.nextAt }
-      await store.putIndexed({ ...entry, indexKeys: [keys.due], maxEntries: DUE_MAX })
+      await putIndexed(store, { ...entry, indexKeys: [keys.due], maxEntries: DUE_MAX })
     } else {
       await store.set(keys.event(event.id), value, EVENT_TTL_MS)
-      await store.removeFromIndex(keys.due, event.id)
+      await removeFromIndex(store, keys.due, event.id)
     }
   }
 
@@ -193,13 +190,13 @@ export function createWebhookOutbox(parameters: CreateWebhookOutboxParameters): 
 
     async deliverDue() {
       const at = now()
-      const ids = await store.claimDue({ indexKey: keys.due, now: at, until: at + ATTEMPT_LEASE_MS, limit: DELIVER_DUE_LIMIT })
+      const ids = await claimDue(store, { indexKey: keys.due, now: at, until: at + ATTEMPT_LEASE_MS, limit: DELIVER_DUE_LIMIT })
       const summary: DeliverDueReturnType = { due: ids.length, delivered: 0, retrying: 0, failed: 0, disabled: 0 }
       if (ids.length === 0) return summary
       const events = (await store.getMany(ids.map(keys.event))).map(parseEvent)
       const byAgent = new Map<string, StoredWebhookEvent[]>()
       for (const [i, event] of events.entries()) {
-        if (event?.state !== 'pending') await store.removeFromIndex(keys.due, ids[i]!)
+        if (event?.state !== 'pending') await removeFromIndex(store, keys.due, ids[i]!)
         else byAgent.set(event.agent, [...(byAgent.get(event.agent) ?? []), event])
       }
       const targets = await readWebhookTargets(store, storePrefix, [...byAgent.keys()])

@@ -1,0 +1,87 @@
+/**
+ * Every shared-store key of the deploy side, in one place: the signer's nonce lock and caps, the deploy records and
+ * their indexes, the followed markets, idempotency, the agent registry, webhook targets and the webhook outbox.
+ * `storePrefix` is `STORE_KEY_PREFIX`. This module imports nothing, so every part of lib/deploy/ may use it.
+ */
+
+/** Parameters of {@link deployStoreKeys}. */
+export type DeployStoreKeysParameters = { storePrefix: string; chainId: number; signer: string }
+
+/** The keys of the signer's nonce stream and of the rolling caps. */
+export function deployStoreKeys({ storePrefix, chainId, signer }: DeployStoreKeysParameters) {
+  const base = `${storePrefix}deploy:${chainId}`
+  return {
+    lock: `${base}:nonce-lock:${signer.toLowerCase()}`,
+    /** Fence keys of the signer's nonces: the prefix, then the nonce. */
+    noncePrefix: `${base}:nonce:${signer.toLowerCase()}:`,
+    /** The signer's next nonce, as the service has handed them out. */
+    nonceNext: `${base}:nonce-next:${signer.toLowerCase()}`,
+    cap: `${base}:cap`,
+    agentCap: (digest: string) => `${base}:cap:agent:${digest}`,
+  }
+}
+
+/** Store keys of the deploy records, the per-agent history and the signer's unmined transactions. */
+export type DeployHistoryKeys = {
+  recordPrefix: string
+  record: (txHash: string) => string
+  agent: (agentDigest: string) => string
+  unmined: (signer: string) => string
+  /** Every agent's deploys, by when they were sent: what the tick follows to the market. */
+  recent: string
+}
+
+/** Parameters of {@link deployHistoryKeys}. */
+export type DeployHistoryKeysParameters = { storePrefix: string; chainId: number }
+
+/** The history's keys; the agent history does not depend on the signer, so it survives a key rotation. */
+export function deployHistoryKeys({ storePrefix, chainId }: DeployHistoryKeysParameters): DeployHistoryKeys {
+  const base = `${storePrefix}deploy:${chainId}`
+  const recordPrefix = `${base}:tx:`
+  return {
+    recordPrefix,
+    record: (txHash) => recordPrefix + txHash.toLowerCase(),
+    agent: (agentDigest) => `${base}:history:${agentDigest}`,
+    unmined: (signer) => `${base}:unmined:${signer.toLowerCase()}`,
+    recent: `${base}:recent`,
+  }
+}
+
+/** Store key of a deployed token's market. */
+export const tokenMarketKey = (storePrefix: string, chainId: number, address: string) =>
+  `${storePrefix}deploy:${chainId}:market:${address.toLowerCase()}`
+
+/** Store key of one agent's idempotency record (`keyHash`: the SHA-256 of its `Idempotency-Key`). */
+export const idempotencyKey = (storePrefix: string, agentDigest: string, keyHash: string) =>
+  `${storePrefix}deploy:idempotency:${agentDigest}:${keyHash}`
+
+/** The store keys of the agent registry. */
+export function agentRegistryKeys(storePrefix: string) {
+  const base = `${storePrefix}agents:v1:`
+  return {
+    /** The record of one digest. */
+    record: (digest: string) => `${base}key:${digest}`,
+    recordPrefix: `${base}key:`,
+    /** The digest holding a label (labels are unique). */
+    label: (label: string) => `${base}label:${label}`,
+    /** When a key was last used (epoch ms), written at most once a minute per instance. */
+    lastUsed: (digest: string) => `${base}used:${digest}`,
+    /** Every digest, by creation time. */
+    index: `${base}all`,
+  }
+}
+
+/** The store keys of agents' webhooks. */
+export function webhookTargetKeys(storePrefix: string) {
+  const base = `${storePrefix}agents:v1:`
+  return {
+    target: (digest: string) => `${base}webhook:${digest}`,
+    status: (digest: string) => `${base}webhook-status:${digest}`,
+  }
+}
+
+/** The store keys of the webhook outbox: each event, and the index of events due for an attempt. */
+export function webhookOutboxKeys(storePrefix: string) {
+  const base = `${storePrefix}webhooks:v1:`
+  return { event: (id: string) => `${base}event:${id}`, due: `${base}due` }
+}

@@ -1,0 +1,42 @@
+/**
+ * Every shared-store key of the read side, in one place: the cached bodies, the history, the token universe, the
+ * upstream budgets, GeckoTerminal's shared state and the client throttles. `prefix` is `STORE_KEY_PREFIX`.
+ */
+
+/** Cache key schema version; bump when a body's shape changes so old entries are never served. */
+const BODY_VERSION = 'v2'
+
+/** Store keys of the read side under `prefix`. */
+export const readKeys = (prefix: string) => ({
+  /** The cached control-room body. */
+  controlRoom: `${prefix}${BODY_VERSION}:control-room`,
+  /** The cached market-history body. */
+  marketHistory: `${prefix}${BODY_VERSION}:market-history`,
+  /** The cached token-history body of a lower-case address. */
+  tokenHistory: (address: string) => `${prefix}${BODY_VERSION}:token-history:${address}`,
+  /** The cached token-search body of a trimmed term. */
+  tokenSearch: (query: string) => `${prefix}${BODY_VERSION}:token-search:${encodeURIComponent(query)}`,
+  /** A token's 24 h price line (from candles). */
+  priceLine: (address: string) => `${prefix}history:line:v1:${address.toLowerCase()}`,
+  /** The top-100 snapshot taken at `t` (epoch ms, a multiple of 5 minutes). */
+  snapshot: (t: number) => `${prefix}history:v1:${t}`,
+  /** Every Base token seen lately, with its volume. */
+  universe: `${prefix}v1:universe`,
+  /** DexScreener's rolling minute, shared by every instance. */
+  dexScreenerBudget: `${prefix}budget:dexscreener`,
+  /** The share of that minute that searches may spend. */
+  searchBudget: `${prefix}budget:dexscreener:search`,
+  /** GeckoTerminal's rolling minute. */
+  geckoCalls: `${prefix}gecko:calls`,
+  /** Present while every instance leaves GeckoTerminal alone after a 429. */
+  geckoBackoff: `${prefix}gecko:backoff`,
+  /** Present while the last discovery failed. */
+  geckoFailing: `${prefix}gecko:failing`,
+  /** The last discovery's claim, present for 5 minutes. */
+  geckoDiscovery: `${prefix}gecko:discovery`,
+  /** A client's throttle on one endpoint (`client` is an address, or an IPv6 /64). */
+  throttle: (endpoint: string, client: string) => `${prefix}throttle:${endpoint}:${client}`,
+})
+
+/** The store keys of the read side. */
+export type ReadKeys = ReturnType<typeof readKeys>

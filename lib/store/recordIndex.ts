@@ -1,0 +1,126 @@
+import { defineScript, type Store } from './types.js'
+
+/**
+ * Records filed in indexes: each record is a string at its own key, and each index a sorted set of members scored by
+ * epoch ms, so a list reads newest first and an old entry leaves by itself. Used by the deploy history, the agent
+ * registry, the followed markets and the webhook outbox.
+ */
+
+/**
+ * Writes a record and files it in indexes atomically. KEYS[1] the record, KEYS[2..] the indexes; ARGV: value, ttl
+ * ms, member, score (epoch ms), most entries per index. Each index keeps its newest entries, none older than the ttl.
+ */
+const putIndexedScript = defineScript<number>({
+  name: 'index',
+  lua: `
+local ttl = tonumber(ARGV[2])
+local score = tonumber(ARGV[4])
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ttl)
+for i = 2, #KEYS do
+  redis.call('ZADD', KEYS[i], score, ARGV[3])
+  redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', score - ttl)
+  redis.call('ZREMRANGEBYRANK', KEYS[i], 0, -(tonumber(ARGV[5]) + 1))
+  redis.call('PEXPIRE', KEYS[i], ttl)
+end
+return 1
+`,
+  inProcess: (data, [record, ...indexes], [value, ttlText, member, scoreText, maxText]) => {
+    const ttl = Number(ttlText)
+    const score = Number(scoreText)
+    data.set(record!, value!, { px: ttl })
+    for (const index of indexes) {
+      data.zadd(index, score, member!)
+      data.zremRangeByScore(index, Number.NEGATIVE_INFINITY, score - ttl)
+      data.zremRangeByRank(index, 0, -(Number(maxText) + 1))
+      data.pexpire(index, ttl)
+    }
+    return 1
+  },
+})
+
+/** The records of an index's newest ARGV[2] members, newest first. KEYS[1] the index; ARGV[1] the records' key prefix. */
+const listIndexedScript = defineScript<string[]>({
+  name: 'index',
+  lua: `
+local members = redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[2]) - 1, 'REV')
+local records = {}
+for _, member in ipairs(members) do
+  local record = redis.call('GET', ARGV[1] .. member)
+  if record then records[#records + 1] = record end
+end
+return records
+`,
+  inProcess: (data, [index], [prefix, limit]) =>
+    data
+      .zrange(index!, 0, Number(limit) - 1, true)
+      .map(({ member }) => data.get(prefix + member))
+      .filter((record): record is string => record !== null),
+})
+
+/** Removes ARGV[1] from every index in KEYS. */
+const removeFromIndexesScript = defineScript<number>({
+  name: 'index',
+  lua: `for i = 1, #KEYS do redis.call('ZREM', KEYS[i], ARGV[1]) end return 1`,
+  inProcess: (data, indexes, [member]) => {
+    for (const index of indexes) data.zrem(index, member!)
+    return 1
+  },
+})
+
+/** The score of an index's oldest member, or nothing when it is empty. KEYS[1] the index. */
+const oldestScoreScript = defineScript<string | null>({
+  name: 'index',
+  lua: `local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES') return oldest[2]`,
+  inProcess: (data, [index]) => {
+    const [oldest] = data.zrange(index!, 0, 0)
+    return oldest ? String(oldest.score) : null
+  },
+})
+
+/** Parameters of {@link putIndexed}. */
+export type PutIndexedParameters = {
+  recordKey: string
+  value: string
+  ttlMs: number
+  member: string
+  /** Epoch ms: the order of the indexes. */
+  score: number
+  indexKeys: readonly string[]
+  maxEntries: number
+}
+
+/**
+ * Writes a record at `recordKey` for `ttlMs` and files `member` in every index, in one atomic step. Each index keeps
+ * its newest `maxEntries` members and none older than `ttlMs`.
+ */
+export async function putIndexed(store: Store, parameters: PutIndexedParameters): Promise<void> {
+  const { recordKey, value, ttlMs, member, score, indexKeys, maxEntries } = parameters
+  const args = [value, Math.max(1, Math.round(ttlMs)), member, Math.round(score), maxEntries]
+  await store.run(putIndexedScript, [recordKey, ...indexKeys], args)
+}
+
+/** Parameters of {@link listIndexed}. */
+export type ListIndexedParameters = { indexKey: string; recordPrefix: string; limit: number }
+
+/** The records of the newest `limit` members of an index, newest first, each read at `recordPrefix + member`; one round trip. */
+export async function listIndexed(store: Store, { indexKey, recordPrefix, limit }: ListIndexedParameters): Promise<string[]> {
+  if (limit <= 0) return []
+  // A record that expired or was removed since is skipped.
+  return (await store.run(listIndexedScript, [indexKey], [recordPrefix, limit])).map(String)
+}
+
+/** Removes `member` from every index in `indexKeys` (the record stays), in one step. */
+export async function removeFromIndexes(store: Store, indexKeys: readonly string[], member: string): Promise<void> {
+  if (indexKeys.length > 0) await store.run(removeFromIndexesScript, indexKeys, [member])
+}
+
+/** Removes `member` from the index `indexKey` (the record stays). */
+export function removeFromIndex(store: Store, indexKey: string, member: string): Promise<void> {
+  return removeFromIndexes(store, [indexKey], member)
+}
+
+/** The score (epoch ms) of the oldest member of an index, or null when it is empty. */
+export async function oldestInIndex(store: Store, indexKey: string): Promise<number | null> {
+  const score = await store.run(oldestScoreScript, [indexKey], [])
+  return score === null || score === undefined ? null : Number(score)
+}
