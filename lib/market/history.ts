@@ -1,3 +1,4 @@
+import { z } from 'zod'
 import type { Token } from './types.js'
 
 // The service's own memory of the market: a compact snapshot of the top 100 every 5 minutes, kept 24 hours.
@@ -34,21 +35,26 @@ export type HistoryPoint = {
  */
 export type PriceLine = { pool: string; fetchedAt: number; points: [t: number, close: number][] }
 
-/** Parses a stored price line; null when it is not one (stray rows are dropped, never trusted). */
-export function parsePriceLine(value: string | null): PriceLine | null {
-  if (value === null) return null
-  try {
-    const parsed = JSON.parse(value) as PriceLine
-    if (typeof parsed?.pool !== 'string' || typeof parsed.fetchedAt !== 'number' || !Array.isArray(parsed.points)) return null
-    const points = parsed.points.filter(
-      (p): p is [number, number] =>
-        Array.isArray(p) && Number.isFinite(p[0]) && typeof p[1] === 'number' && Number.isFinite(p[1]) && p[1] > 0,
-    )
-    return { pool: parsed.pool, fetchedAt: parsed.fetchedAt, points }
-  } catch {
-    return null
-  }
+/** Keeps the items of a stored list that are of `item`'s schema: a stray row is dropped, never trusted, never fatal. */
+const validItems = <T extends z.ZodType>(item: T) => {
+  const all = z.array(item)
+  return z.array(z.unknown()).transform((items): z.output<T>[] => {
+    // The whole list at once first: a list the service wrote itself is all valid, and checked in one pass.
+    const whole = all.safeParse(items)
+    if (whole.success) return whole.data
+    return items.flatMap((value) => {
+      const parsed = item.safeParse(value)
+      return parsed.success ? [parsed.data] : []
+    })
+  })
 }
+
+/** A stored price line; points without a positive, finite close are dropped. */
+export const priceLineSchema: z.ZodType<PriceLine> = z.object({
+  pool: z.string(),
+  fetchedAt: z.number(),
+  points: validItems(z.tuple([z.number(), z.number().positive()])),
+})
 
 /** The start of the 5-minute interval `now` falls in. */
 export const snapshotTime = (now: number) => Math.floor(now / SNAPSHOT_INTERVAL_MS) * SNAPSHOT_INTERVAL_MS
@@ -62,26 +68,11 @@ export function takeSnapshot(tokens: readonly Token[], now: number): Snapshot {
   return { t: snapshotTime(now), rows: tokens.map((t) => [t.address.toLowerCase(), price(t), t.volume24h, t.liquidity, t.rank]) }
 }
 
-/** Parses a stored snapshot; null when it is not one (a stray or truncated value is skipped, never trusted). */
-export function parseSnapshot(value: string | null): Snapshot | null {
-  if (value === null) return null
-  try {
-    const parsed = JSON.parse(value) as Snapshot
-    if (typeof parsed?.t !== 'number' || !Array.isArray(parsed.rows)) return null
-    const rows = parsed.rows.filter(
-      (r): r is SnapshotRow =>
-        Array.isArray(r) &&
-        typeof r[0] === 'string' &&
-        (r[1] === null || typeof r[1] === 'number') &&
-        typeof r[2] === 'number' &&
-        typeof r[3] === 'number' &&
-        typeof r[4] === 'number',
-    )
-    return { t: parsed.t, rows }
-  } catch {
-    return null
-  }
-}
+/** A stored snapshot; rows not of the snapshot's shape are dropped. */
+export const snapshotSchema: z.ZodType<Snapshot> = z.object({
+  t: z.number(),
+  rows: validItems(z.tuple([z.string(), z.number().nullable(), z.number(), z.number(), z.number()])),
+})
 
 /**
  * A token's series over the 24 hours before `now` (oldest first): every snapshot that holds it, and, at the other

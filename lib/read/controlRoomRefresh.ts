@@ -1,8 +1,9 @@
-import { describeHourChanges, hourChanges, parseSnapshot, snapshotTime, takeSnapshot } from '../market/history.js'
+import { describeHourChanges, hourChanges, snapshotSchema, snapshotTime, takeSnapshot } from '../market/history.js'
 import { isHexAddress } from '../market/normalize.js'
 import { CONTROL_ROOM_LIMIT, type ControlRoom } from '../market/types.js'
 import { mergeSightings, parseUniverse, type Sighting } from '../market/universe.js'
 import { errorName, publicErrorMessage } from '../platform/log.js'
+import { parseRecord } from '../store/records.js'
 import type { WriteEntry } from '../store/types.js'
 import { droppedLogFields } from '../upstream/fields.js'
 import { UpstreamError } from '../upstream/jsonGetter.js'
@@ -33,7 +34,7 @@ export async function refreshControlRoom(services: ReadServices): Promise<Refres
     services.reserveUpstream(MAX_REQUESTS_PER_REFRESH),
   ])
   const universe = parseUniverse(state?.[0] ?? null)
-  const hourAgo = parseSnapshot(state?.[1] ?? null)
+  const hourAgo = parseRecord(snapshotSchema, state?.[1] ?? null)
   const claim = gecko
     ? await claimGeckoDiscovery({ store, keyPrefix, now: now(), logger, seen: state?.slice(2) })
     : { pages: 0, unavailable: true }

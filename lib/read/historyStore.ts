@@ -1,14 +1,15 @@
 import {
   HISTORY_WINDOW_MS,
   type PriceLine,
-  parsePriceLine,
-  parseSnapshot,
+  priceLineSchema,
   SNAPSHOT_INTERVAL_MS,
   SNAPSHOTS_IN_WINDOW,
   type Snapshot,
+  snapshotSchema,
   snapshotTime,
 } from '../market/history.js'
 import { errorName, type Logger } from '../platform/log.js'
+import { parseRecord } from '../store/records.js'
 import type { Store, WriteEntry } from '../store/types.js'
 import { readKeys } from './keys.js'
 
@@ -43,7 +44,7 @@ export async function loadPriceLines(
   if (missing.length > 0) {
     const values = await store.getMany(missing.map(readKeys(keyPrefix).priceLine))
     missing.forEach((address, i) => {
-      const line = parsePriceLine(values[i] ?? null)
+      const line = parseRecord(priceLineSchema, values[i] ?? null)
       if (line) byAddress.set(address, line)
     })
   }
@@ -111,7 +112,7 @@ export async function loadSnapshots(store: Store, keyPrefix: string, now: number
   if (missing.length > 0) {
     const values = await store.getMany(missing.map(readKeys(keyPrefix).snapshot))
     missing.forEach((t, i) => {
-      const snapshot = parseSnapshot(values[i] ?? null)
+      const snapshot = parseRecord(snapshotSchema, values[i] ?? null)
       // The current mark may still be written: its absence is not remembered.
       if (snapshot !== null || t !== latest) byMark.set(t, snapshot)
     })

@@ -1,17 +1,22 @@
+import { z } from 'zod'
+import { parseRecord } from '../store/records.js'
 import type { Store } from '../store/types.js'
 import { tickKeys } from './keys.js'
 
 /** What the last tick did, as health shows it. */
-export type LastTick = {
+const lastTickSchema = z.object({
   /** When it began (ISO 8601). */
-  at: string
-  durationMs: number
-  caller: string
+  at: z.string().refine((at) => Number.isFinite(Date.parse(at))),
+  durationMs: z.number(),
+  caller: z.string(),
   /** The parts that failed (empty: all went well). */
-  failed: string[]
+  failed: z.array(z.string()),
   /** Each part's summary. */
-  parts: Record<string, unknown>
-}
+  parts: z.record(z.string(), z.unknown()),
+})
+
+/** What the last tick did (see {@link lastTickSchema}). */
+export type LastTick = z.infer<typeof lastTickSchema>
 
 /** How long the last tick's summary is kept. */
 const LAST_TICK_TTL_MS = 7 * 86_400_000
@@ -23,11 +28,5 @@ export async function saveLastTick(store: Store, keyPrefix: string, tick: LastTi
 
 /** Parses a stored tick summary; null when absent or not one. */
 export function parseLastTick(value: string | null): LastTick | null {
-  if (value === null) return null
-  try {
-    const tick = JSON.parse(value) as LastTick
-    return typeof tick.at === 'string' && Number.isFinite(Date.parse(tick.at)) && Array.isArray(tick.failed) ? tick : null
-  } catch {
-    return null
-  }
+  return parseRecord(lastTickSchema, value)
 }

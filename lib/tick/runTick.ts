@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { FollowDeploysReturnType } from '../deploy/pipeline/followDeploys.js'
 import type { DeployServices } from '../deploy/services.js'
 import { takeSnapshot } from '../market/history.js'
-import type { ControlRoom } from '../market/types.js'
+import { type ControlRoom, controlRoomSchema } from '../market/types.js'
 import { errorName, publicErrorMessage } from '../platform/log.js'
 import { discoverIfDue, refreshControlRoom } from '../read/controlRoomRefresh.js'
 import { recordSnapshot } from '../read/historyStore.js'
@@ -10,6 +10,7 @@ import { readKeys } from '../read/keys.js'
 import { READ_CACHE_TTL_MS } from '../read/models.js'
 import { backfillPriceLines } from '../read/priceBackfill.js'
 import type { ReadServices } from '../read/services.js'
+import { parseRecord } from '../store/records.js'
 import { tickKeys } from './keys.js'
 import { type LastTick, saveLastTick } from './lastTick.js'
 
@@ -91,7 +92,9 @@ export async function runTick({ read, deploy, caller, intervalSeconds }: RunTick
         olderThanMs: READ_CACHE_TTL_MS,
         refresh: () => refreshControlRoom(read),
       })
-      tokens = (JSON.parse(entry.body) as ControlRoom).liveActivity
+      const room = parseRecord(controlRoomSchema, entry.body)
+      if (!room) throw Object.assign(new Error('the cached control room is not one'), { name: 'UnreadableControlRoom' })
+      tokens = room.liveActivity
       roomRefreshed = refreshed
       return {
         refreshed,

@@ -4,15 +4,16 @@ import {
   hourChanges,
   marketHistory,
   type PriceLine,
-  parsePriceLine,
-  parseSnapshot,
+  priceLineSchema,
   SNAPSHOT_INTERVAL_MS,
   type Snapshot,
+  snapshotSchema,
   snapshotTime,
   takeSnapshot,
   tokenSeries,
 } from '../../lib/market/history.js'
 import type { Token } from '../../lib/market/types.js'
+import { parseRecord } from '../../lib/store/records.js'
 import { parseCandlesBody } from '../../lib/upstream/geckoterminal.js'
 
 const token = (rank: number, symbol: string, over: Partial<Token> = {}): Token =>
@@ -54,9 +55,12 @@ describe('history snapshots', () => {
 
   it('parses what it wrote and refuses what it did not', () => {
     const snapshot = takeSnapshot([token(1, 'AAA')], T0)
-    expect(parseSnapshot(JSON.stringify(snapshot))).toEqual(snapshot)
-    for (const bad of [null, '', '{', '[]', '{"t":"x","rows":[]}', '{"t":1}']) expect(parseSnapshot(bad)).toBeNull()
-    expect(parseSnapshot('{"t":1,"rows":[["0xabc",1,2,3,4],["bad"],[1,2,3,4,5]]}')).toEqual({ t: 1, rows: [['0xabc', 1, 2, 3, 4]] })
+    expect(parseRecord(snapshotSchema, JSON.stringify(snapshot))).toEqual(snapshot)
+    for (const bad of [null, '', '{', '[]', '{"t":"x","rows":[]}', '{"t":1}']) expect(parseRecord(snapshotSchema, bad)).toBeNull()
+    expect(parseRecord(snapshotSchema, '{"t":1,"rows":[["0xabc",1,2,3,4],["bad"],[1,2,3,4,5]]}')).toEqual({
+      t: 1,
+      rows: [['0xabc', 1, 2, 3, 4]],
+    })
   })
 
   it('gives a token’s series oldest first, only where it was listed, whatever the case of the address', () => {
@@ -181,7 +185,7 @@ describe('price lines from candles', () => {
 
   it('parses a stored line, dropping stray points, and refuses what is not one', () => {
     const stored = JSON.stringify({ pool: '0xp', fetchedAt: 5, points: [[1, 2], [2, 'x'], [3, -1], 'junk', [4, 5]] })
-    expect(parsePriceLine(stored)).toEqual({
+    expect(parseRecord(priceLineSchema, stored)).toEqual({
       pool: '0xp',
       fetchedAt: 5,
       points: [
@@ -189,9 +193,9 @@ describe('price lines from candles', () => {
         [4, 5],
       ],
     })
-    expect(parsePriceLine('{"pool":1}')).toBeNull()
-    expect(parsePriceLine('not json')).toBeNull()
-    expect(parsePriceLine(null)).toBeNull()
+    expect(parseRecord(priceLineSchema, '{"pool":1}')).toBeNull()
+    expect(parseRecord(priceLineSchema, 'not json')).toBeNull()
+    expect(parseRecord(priceLineSchema, null)).toBeNull()
   })
 
   it('token-history: candle closes at the marks no snapshot holds (price only), snapshots everywhere else, nothing invented', () => {

@@ -1,4 +1,6 @@
+import { z } from 'zod'
 import { listIndexed, putIndexed, removeFromIndex } from '../../store/recordIndex.js'
+import { parseRecord } from '../../store/records.js'
 import type { Store } from '../../store/types.js'
 import { agentRegistryKeys } from '../keys.js'
 import { AGENT_KEY_MAX_LENGTH, type AgentRefusalReason, digestAgentKey, generateAgentKey } from './agentKeys.js'
@@ -7,18 +9,21 @@ import { AGENT_KEY_MAX_LENGTH, type AgentRefusalReason, digestAgentKey, generate
  * An agent key issued at runtime (`npm run agents -- issue`), as the shared store keeps it: never the key, only its
  * SHA-256 digest, with a label, an optional daily cap and expiry, and when it was revoked.
  */
-export type AgentRecord = {
-  digest: string
-  label: string
+export const agentRecordSchema = z.object({
+  digest: z.string(),
+  label: z.string(),
   /** Epoch ms. */
-  createdAt: number
+  createdAt: z.number(),
   /** Epoch ms after which the key is refused; null: never. */
-  expiresAt: number | null
+  expiresAt: z.number().nullable(),
   /** Deploys this key may make in any rolling cap window; null: the service-wide per-agent cap applies. */
-  dailyCap: number | null
+  dailyCap: z.number().nullable(),
   /** Epoch ms; null while the key is valid. */
-  revokedAt: number | null
-}
+  revokedAt: z.number().nullable(),
+})
+
+/** An agent key's record (see {@link agentRecordSchema}). */
+export type AgentRecord = z.infer<typeof agentRecordSchema>
 
 /** Most agents a registry holds: issuing past it is refused (after purging), never done by dropping a valid key. */
 export const AGENT_REGISTRY_MAX = 1000
@@ -37,13 +42,7 @@ export async function listAgentRecords(store: Store, storePrefix: string): Promi
     recordPrefix: keys.recordPrefix,
     limit: AGENT_REGISTRY_MAX + INDEX_SLACK,
   })
-  return values.flatMap((value) => {
-    try {
-      return [JSON.parse(value) as AgentRecord]
-    } catch {
-      return []
-    }
-  })
+  return values.flatMap((value) => parseRecord(agentRecordSchema, value) ?? [])
 }
 
 /** Writes a record (a new one, or one revoked): the record and its place in the index, in one step. */

@@ -1,32 +1,40 @@
 import { randomBytes } from 'node:crypto'
+import { z } from 'zod'
+import { parseRecord } from '../../store/records.js'
 import type { Store } from '../../store/types.js'
 import { webhookTargetKeys } from '../keys.js'
 import { AgentAdminError, type AgentListing, type AgentRecord, findAgentRecord, listAgentRecordsWithUse } from './agentRegistry.js'
 import { checkWebhookUrl } from './webhookUrl.js'
 
 /** Where an agent's deploy events go: its URL and signing secret, and whether deliveries are on. */
-export type WebhookTarget = {
-  url: string
+export const webhookTargetSchema = z.object({
+  url: z.string(),
   /** Standard Webhooks secret (`whsec_` + base64 of 32 random bytes), shown once when set; never listed. */
-  secret: string
-  state: 'active' | 'disabled'
+  secret: z.string(),
+  state: z.enum(['active', 'disabled']),
   /** Epoch ms. */
-  setAt: number
-  disabledAt: number | null
-  disabledReason: string | null
-}
+  setAt: z.number(),
+  disabledAt: z.number().nullable(),
+  disabledReason: z.string().nullable(),
+})
+
+/** Where an agent's deploy events go (see {@link webhookTargetSchema}). */
+export type WebhookTarget = z.infer<typeof webhookTargetSchema>
 
 /** How an agent's deliveries went lately, for `npm run agents -- list`. */
-export type WebhookStatus = {
-  lastAttemptAt: number | null
-  lastDeliveryAt: number | null
-  lastError: string | null
-  lastErrorAt: number | null
+export const webhookStatusSchema = z.object({
+  lastAttemptAt: z.number().nullable(),
+  lastDeliveryAt: z.number().nullable(),
+  lastError: z.string().nullable(),
+  lastErrorAt: z.number().nullable(),
   /** Attempts in a row that failed (0 after a delivery). */
-  failing: number
+  failing: z.number(),
   /** Events given up on after their last retry. */
-  failedEvents: number
-}
+  failedEvents: z.number(),
+})
+
+/** How an agent's deliveries went lately (see {@link webhookStatusSchema}). */
+export type WebhookStatus = z.infer<typeof webhookStatusSchema>
 
 /** An agent's webhook as listed: never its secret. */
 export type WebhookListing = Omit<WebhookTarget, 'secret'> & WebhookStatus
@@ -52,15 +60,6 @@ export function generateWebhookSecret(): string {
   return `whsec_${randomBytes(32).toString('base64')}`
 }
 
-const parse = <T>(value: string | null): T | null => {
-  if (value === null) return null
-  try {
-    return JSON.parse(value) as T
-  } catch {
-    return null
-  }
-}
-
 /** Reads the webhook target and status of each agent, in one store round trip. */
 export async function readWebhookTargets(
   store: Store,
@@ -73,8 +72,8 @@ export async function readWebhookTargets(
     digests.map((digest, i) => [
       digest,
       {
-        target: parse<WebhookTarget>(values[2 * i] ?? null),
-        status: { ...EMPTY_WEBHOOK_STATUS, ...parse<WebhookStatus>(values[2 * i + 1] ?? null) },
+        target: parseRecord(webhookTargetSchema, values[2 * i]),
+        status: parseRecord(webhookStatusSchema, values[2 * i + 1]) ?? EMPTY_WEBHOOK_STATUS,
       },
     ]),
   )

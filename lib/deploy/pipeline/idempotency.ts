@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto'
+import { z } from 'zod'
 import { errorName, type Logger } from '../../platform/log.js'
+import { parseRecord } from '../../store/records.js'
 import type { Store } from '../../store/types.js'
 import { idempotencyKey as idempotencyKeyOf } from '../keys.js'
 import { type DeployFailure, failure } from '../outcome.js'
@@ -24,7 +26,8 @@ export function canonicalJson(value: unknown): string {
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
 
-type StoredRecord = { state: 'pending' | 'done'; bodyHash: string; response?: unknown }
+/** What the store keeps per agent and Idempotency-Key: the body's hash, and the answer once there is one. */
+const storedRecordSchema = z.object({ state: z.enum(['pending', 'done']), bodyHash: z.string(), response: z.unknown().optional() })
 
 /** Parameters of {@link runIdempotently}. */
 export type RunIdempotentlyParameters<T extends { ok: boolean }> = {
@@ -57,7 +60,9 @@ export async function runIdempotently<T extends { ok: boolean }>(
   const existing = async (): Promise<{ response: T | DeployFailure; replayed: boolean } | null> => {
     const raw = await store.get(key)
     if (raw === null) return null
-    const record = JSON.parse(raw) as StoredRecord
+    const record = parseRecord(storedRecordSchema, raw)
+    // A record this version cannot read is never replayed: its key stays taken, so the caller is told to try later.
+    if (record === null) return null
     if (record.bodyHash !== bodyHash) {
       return {
         response: failure(
@@ -83,7 +88,7 @@ export async function runIdempotently<T extends { ok: boolean }>(
   try {
     const found = await existing()
     if (found) return found
-    const pending: StoredRecord = { state: 'pending', bodyHash }
+    const pending: z.infer<typeof storedRecordSchema> = { state: 'pending', bodyHash }
     if (!(await store.setIfAbsent(key, JSON.stringify(pending), IN_PROGRESS_TTL_MS))) {
       return (await existing()) ?? { response: unavailable(), replayed: false }
     }
@@ -101,7 +106,11 @@ export async function runIdempotently<T extends { ok: boolean }>(
   }
   try {
     if (isFinal(response))
-      await store.set(key, JSON.stringify({ state: 'done', bodyHash, response } satisfies StoredRecord), IDEMPOTENCY_TTL_MS)
+      await store.set(
+        key,
+        JSON.stringify({ state: 'done', bodyHash, response } satisfies z.infer<typeof storedRecordSchema>),
+        IDEMPOTENCY_TTL_MS,
+      )
     else await store.delete(key)
   } catch (error) {
     // The deploy already happened: answer it, and say in the log that a replay may not find it.

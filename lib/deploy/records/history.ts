@@ -1,41 +1,48 @@
 import type { Hex } from 'viem'
+import { z } from 'zod'
 import { listIndexed, putIndexed, removeFromIndex } from '../../store/recordIndex.js'
+import { parseRecord } from '../../store/records.js'
 import type { Store } from '../../store/types.js'
 import type { DeployHistoryKeys } from '../keys.js'
 
 /** Last known state of a deploy: sent, mined (successfully or reverted), or replaced by a higher-fee copy. */
 export type DeployStatus = 'broadcast' | 'confirmed' | 'reverted' | 'replaced'
 
+const hex = z.custom<Hex>((value) => typeof value === 'string' && /^0x[0-9a-fA-F]*$/.test(value), 'a 0x hex string')
+
 /** What the service keeps about each transaction it sent: enough to list it, answer receipts and re-sign it. */
-export type DeployRecord = {
-  txHash: Hex
+export const deployRecordSchema = z.object({
+  txHash: hex,
   /** Allowlist digest of the agent that asked for it. */
-  agent: string
-  predictedAddress: Hex
-  name: string
-  symbol: string
-  variant: 'asset' | 'stablecoin'
-  decimals: number
+  agent: z.string(),
+  predictedAddress: hex,
+  name: z.string(),
+  symbol: z.string(),
+  variant: z.enum(['asset', 'stablecoin']),
+  decimals: z.number(),
   /** When the agent's deploy was first sent (epoch ms); a replacement keeps its original's. */
-  createdAt: number
+  createdAt: z.number(),
   /** When this very transaction was sent (epoch ms). */
-  sentAt: number
-  status: DeployStatus
+  sentAt: z.number(),
+  status: z.enum(['broadcast', 'confirmed', 'reverted', 'replaced'] satisfies DeployStatus[]),
   /** The transaction that replaced this one (same nonce, higher fees). */
-  replacedBy?: Hex
+  replacedBy: hex.optional(),
   /** The transaction this one replaced. */
-  replaces?: Hex
+  replaces: hex.optional(),
   /** For a replacement: the hash the agent's deploy was first sent with (what `agent_deploy` answered). */
-  originalTxHash?: Hex
+  originalTxHash: hex.optional(),
   /** How the replacement (the last copy) ended, once it was mined: what the agent's deploy came to. */
-  replacementStatus?: 'confirmed' | 'reverted'
+  replacementStatus: z.enum(['confirmed', 'reverted']).optional(),
   /** What a replacement re-signs: the same nonce, gas and calldata. */
-  nonce: number
-  gas: string
-  maxFeePerGas: string
-  maxPriorityFeePerGas: string
-  data: Hex
-}
+  nonce: z.number(),
+  gas: z.string(),
+  maxFeePerGas: z.string(),
+  maxPriorityFeePerGas: z.string(),
+  data: hex,
+})
+
+/** What the service keeps about each transaction it sent (see {@link deployRecordSchema}). */
+export type DeployRecord = z.infer<typeof deployRecordSchema>
 
 /** One entry of `list_deploys`. */
 export type ListedDeploy = {
@@ -93,13 +100,7 @@ export async function forgetDeploy(store: Store, keys: DeployHistoryKeys, signer
 
 /** Parses a stored record; null when absent or not one. */
 export function parseDeployRecord(value: string | null): DeployRecord | null {
-  if (value === null) return null
-  try {
-    const record = JSON.parse(value) as DeployRecord
-    return typeof record.txHash === 'string' && typeof record.nonce === 'number' && typeof record.status === 'string' ? record : null
-  } catch {
-    return null
-  }
+  return parseRecord(deployRecordSchema, value)
 }
 
 /** The record of a transaction this service sent, or null. */

@@ -1,12 +1,13 @@
 import { pairToToken } from '../../market/normalize.js'
 import { errorName } from '../../platform/log.js'
 import { listIndexed } from '../../store/recordIndex.js'
+import { parseRecord } from '../../store/records.js'
 import type { Store } from '../../store/types.js'
 import { type DexScreenerClient, TOKENS_BATCH_SIZE } from '../../upstream/dexscreener.js'
 import type { RequestBudget } from '../../upstream/jsonGetter.js'
 import type { Pair } from '../../upstream/pair.js'
 import { deployHistoryKeys, tokenMarketKey } from '../keys.js'
-import type { TokenMarket } from '../responses.js'
+import { type TokenMarket, tokenMarketSchema } from '../responses.js'
 import type { DeployServices } from '../services.js'
 import { notifyAgent } from '../webhooks/outbox.js'
 import { type DeployRecord, parseDeployRecord } from './history.js'
@@ -56,13 +57,7 @@ export async function readTokenMarkets(
 ): Promise<(TokenMarket | null)[]> {
   if (addresses.length === 0) return []
   const values = await store.getMany(addresses.map((address) => tokenMarketKey(storePrefix, chainId, address)))
-  return values.map((value) => {
-    try {
-      return value === null ? null : (JSON.parse(value) as TokenMarket)
-    } catch {
-      return null
-    }
-  })
+  return values.map((value) => parseRecord(tokenMarketSchema, value))
 }
 
 /** What one refresh of the deployed tokens' markets did. */

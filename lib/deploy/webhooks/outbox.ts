@@ -1,6 +1,8 @@
 import type { LookupFunction } from 'node:net'
+import { z } from 'zod'
 import { errorName, type Logger } from '../../platform/log.js'
 import { putIndexed, removeFromIndex } from '../../store/recordIndex.js'
+import { parseRecord } from '../../store/records.js'
 import type { Store } from '../../store/types.js'
 import {
   readWebhookTargets,
@@ -11,25 +13,28 @@ import {
 } from '../agents/webhookTargets.js'
 import { webhookOutboxKeys } from '../keys.js'
 import { attemptWebhook } from './attempt.js'
-import { type BuildDeployEventParameters, buildDeployEvent, type DeployEventType, nextAttemptAt } from './events.js'
+import { type BuildDeployEventParameters, buildDeployEvent, DEPLOY_EVENT_TYPES, type DeployEventType, nextAttemptAt } from './events.js'
 import { claimDue } from './leases.js'
 
 /** An event in the outbox: what was sent, how often, and how it stands. */
-export type StoredWebhookEvent = {
-  id: string
+export const storedWebhookEventSchema = z.object({
+  id: z.string(),
   /** Digest of the agent whose webhook it goes to. */
-  agent: string
-  type: DeployEventType
-  body: string
+  agent: z.string(),
+  type: z.enum(DEPLOY_EVENT_TYPES),
+  body: z.string(),
   /** Attempts made so far. */
-  attempts: number
-  state: 'pending' | 'delivered' | 'failed'
-  createdAt: number
+  attempts: z.number(),
+  state: z.enum(['pending', 'delivered', 'failed']),
+  createdAt: z.number(),
   /** When the next attempt is due (epoch ms); null once delivered or failed. */
-  nextAt: number | null
-  lastError: string | null
-  lastStatus: number | null
-}
+  nextAt: z.number().nullable(),
+  lastError: z.string().nullable(),
+  lastStatus: z.number().nullable(),
+})
+
+/** An event in the outbox (see {@link storedWebhookEventSchema}). */
+export type StoredWebhookEvent = z.infer<typeof storedWebhookEventSchema>
 
 /** How long an instance holds an attempt it claimed: past one attempt's 10 s timeout and its writes. */
 const ATTEMPT_LEASE_MS = 60_000
@@ -76,13 +81,7 @@ export type CreateWebhookOutboxParameters = {
 
 type AttemptOutcome = 'delivered' | 'retrying' | 'failed' | 'disabled'
 
-const parseEvent = (value: string | null): StoredWebhookEvent | null => {
-  try {
-    return value === null ? null : (JSON.parse(value) as StoredWebhookEvent)
-  } catch {
-    return null
-  }
-}
+const parseEvent = (value: string | null): StoredWebhookEvent | null => parseRecord(storedWebhookEventSchema, value)
 
 /** The outbox over the shared store: events, the due index (claimed with a lease), and each agent's status. */
 export function createWebhookOutbox(parameters: CreateWebhookOutboxParameters): WebhookOutbox {
