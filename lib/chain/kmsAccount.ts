@@ -1,12 +1,13 @@
 import { GetPublicKeyCommand, type KMSClient, SignCommand } from '@aws-sdk/client-kms'
+import { secp256k1 } from '@noble/curves/secp256k1.js'
 import {
   type Address,
   type Hex,
   hashMessage,
   hashTypedData,
+  hexToBytes,
   keccak256,
   type LocalAccount,
-  recoverAddress,
   serializeSignature,
   serializeTransaction,
   toHex,
@@ -20,9 +21,6 @@ export class KmsSignerError extends Error {
 
 /** The fixed DER prefix of a secp256k1 SubjectPublicKeyInfo, before `04 || X || Y`. */
 const SPKI_PREFIX = '3056301006072a8648ce3d020106052b8104000a034200'
-/** Order of the secp256k1 group. */
-const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n
-const HALF_N = SECP256K1_N / 2n
 
 /** Reads the uncompressed public key (`0x04…`, 65 bytes) out of KMS's DER SubjectPublicKeyInfo. */
 export function publicKeyFromSpki(der: Uint8Array): Hex {
@@ -33,34 +31,14 @@ export function publicKeyFromSpki(der: Uint8Array): Hex {
   return `0x${hex.slice(46)}`
 }
 
-/** Parses a DER ECDSA signature `30 L 02 Lr r 02 Ls s` into r and s. */
+/** Parses a DER ECDSA signature (`30 L 02 Lr r 02 Ls s`, strictly, r and s in [1, n)) into r and s. */
 export function parseDerSignature(der: Uint8Array): { r: bigint; s: bigint } {
-  const bytes = Buffer.from(der)
-  let offset = 0
-  const expect = (byte: number) => {
-    if (bytes[offset++] !== byte) throw new KmsSignerError('KMS signature is not DER')
-  }
-  const readLength = () => {
-    const first = bytes[offset++]
-    if (first === undefined || first > 0x80) throw new KmsSignerError('KMS signature is not DER')
-    return first
-  }
-  const readInteger = () => {
-    expect(0x02)
-    const length = readLength()
-    if (length === 0 || length > 33 || offset + length > bytes.length) throw new KmsSignerError('KMS signature is not DER')
-    const value = BigInt(`0x${bytes.subarray(offset, offset + length).toString('hex')}`)
-    offset += length
-    return value
-  }
-  expect(0x30)
-  const total = readLength()
-  if (total !== bytes.length - 2) throw new KmsSignerError('KMS signature is not DER')
-  const r = readInteger()
-  const s = readInteger()
-  if (offset !== bytes.length || r === 0n || s === 0n || r >= SECP256K1_N || s >= SECP256K1_N)
+  try {
+    const { r, s } = secp256k1.Signature.fromBytes(der, 'der')
+    return { r, s }
+  } catch {
     throw new KmsSignerError('KMS signature is not DER')
-  return { r, s }
+  }
 }
 
 /** Parameters of {@link createKmsAccount}. */
@@ -81,7 +59,7 @@ export type KmsAccount = LocalAccount & { signDigest(hash: Hex): Promise<{ r: He
 
 /**
  * A viem account whose every signature comes from AWS KMS (`Sign` over the 32-byte digest, `MessageType: DIGEST`),
- * normalised to low-s with the recovery id found by recovery. Calls `GetPublicKey` once.
+ * normalised to low-s with the recovery id found by recovery (`@noble/curves`). Calls `GetPublicKey` once.
  */
 export async function createKmsAccount({
   kms,
@@ -121,13 +99,15 @@ export async function createKmsAccount({
       throw new KmsSignerError(`KMS Sign failed (${(error as Error).name})`)
     }
     if (!der) throw new KmsSignerError('KMS returned no signature')
-    const { r, s: rawS } = parseDerSignature(der)
-    const s = rawS > HALF_N ? SECP256K1_N - rawS : rawS
-    const rHex = toHex(r, { size: 32 })
-    const sHex = toHex(s, { size: 32 })
+    const { r, s } = parseDerSignature(der)
+    // Ethereum takes only low-s signatures; KMS may answer either half.
+    const n = secp256k1.Point.Fn.ORDER
+    const signature = new secp256k1.Signature(r, s > n / 2n ? n - s : s)
+    const digest = hexToBytes(hash)
     for (const yParity of [0, 1] as const) {
-      const recovered = await recoverAddress({ hash, signature: { r: rHex, s: sHex, yParity } })
-      if (recovered.toLowerCase() === address.toLowerCase()) return { r: rHex, s: sHex, yParity }
+      const recovered = signature.addRecoveryBit(yParity).recoverPublicKey(digest).toHex(false)
+      if (`0x${recovered}` === publicKey.toLowerCase())
+        return { r: toHex(signature.r, { size: 32 }), s: toHex(signature.s, { size: 32 }), yParity }
     }
     throw new KmsSignerError('KMS signature does not recover to the key address')
   }

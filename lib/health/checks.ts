@@ -95,9 +95,6 @@ export type CheckDetailedHealthParameters = {
   config: HealthConfig
 }
 
-const ETH = 10n ** 18n
-const formatEth = (wei: bigint) => `${wei / ETH}.${(wei % ETH).toString().padStart(18, '0').replace(/0+$/, '') || '0'}`
-
 /** The detailed view: every part probed at once, each under {@link HEALTH_PART_TIMEOUT_MS}. Never throws. */
 export async function checkDetailedHealth({ read, deploy, config }: CheckDetailedHealthParameters): Promise<DetailedHealth> {
   const services = deploy().catch((error: unknown) => {
@@ -126,11 +123,13 @@ export async function checkDetailedHealth({ read, deploy, config }: CheckDetaile
     }),
     probe(async () => {
       const { ctx, address } = await signerAddress()
+      // Loaded here, as the deploy services are: the public view loads no chain code.
+      const { formatEther } = await import('viem')
       const balance = await ctx.publicClient.getBalance({ address })
       return {
         address,
-        balanceEth: formatEth(balance),
-        minBalanceEth: formatEth(config.signerMinBalanceWei),
+        balanceEth: formatEther(balance),
+        minBalanceEth: formatEther(config.signerMinBalanceWei),
         lowBalance: balance < config.signerMinBalanceWei,
       }
     }),

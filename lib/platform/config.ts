@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { errorName, type Logger, processLogger, registerSecret, registerSecretUrl } from './log.js'
+import { errorName, type Logger, processLogger, registerEnvironmentSecrets } from './log.js'
 
 /** The environment could not be turned into a configuration; the message names each variable and what is wrong. */
 export class ConfigError extends Error {
@@ -90,6 +90,8 @@ type CrossCheck = (env: Environment) => string[]
  * everything), naming variables, never their values (they may be secrets).
  */
 function parseWith<T extends z.ZodType>(schema: T, env: Environment, what: string, checks: CrossCheck[] = []): z.infer<T> {
+  // Whichever loader runs, every credential of this environment is known to the logs' redaction from now on.
+  registerEnvironmentSecrets(env)
   const result = schema.safeParse(env)
   const present: Environment = Object.fromEntries(Object.entries(env).filter(([, v]) => typeof v === 'string' && v.trim() !== ''))
   const problems = [
@@ -128,8 +130,6 @@ const checkKmsRegion: CrossCheck = (env) =>
 function storeConfig(env: StoreEnv): { url: string; token: string } | null {
   const url = env.UPSTASH_REDIS_REST_URL ?? env.KV_REST_API_URL
   const token = env.UPSTASH_REDIS_REST_URL ? env.UPSTASH_REDIS_REST_TOKEN : env.KV_REST_API_TOKEN
-  registerSecret(token)
-  registerSecretUrl(url)
   return url && token ? { url, token } : null
 }
 
@@ -179,10 +179,6 @@ const deploySchema = z.object({
 export function loadDeployConfig(env: Environment = process.env): DeployConfig {
   const parsed = parseWith(deploySchema, env, 'deploy', [checkStorePairs, checkKmsRegion])
   const chainId = Number(parsed.CHAIN_ID) as 8453 | 84532
-  registerSecret(env.VERCEL_OIDC_TOKEN) // a bearer credential for STS: never in a log line
-  // An RPC URL often holds its API key in the path; a KMS endpoint or a store URL may hold one too.
-  registerSecretUrl(env.BASE_RPC_URL)
-  registerSecretUrl(env.AWS_ENDPOINT_URL_KMS)
   return {
     allowlist: parsed.DEPLOY_ALLOWLIST,
     kmsKeyId: parsed.KMS_KEY_ID ?? null,
@@ -221,8 +217,6 @@ const readSchema = z.object({
 export function loadReadConfig(env: Environment = process.env): ReadConfig {
   const parsed = parseWith(readSchema, env, 'read API', [checkStorePairs])
   // A proxy in front of an upstream may carry its key in the URL.
-  registerSecretUrl(env.DEXSCREENER_BASE_URL)
-  registerSecretUrl(env.GECKOTERMINAL_BASE_URL)
   return {
     dexscreenerBaseUrl: parsed.DEXSCREENER_BASE_URL,
     geckoTerminalBaseUrl:
@@ -258,7 +252,6 @@ const healthSchema = z.object({
 /** Parses `/api/health`'s configuration from the environment; throws {@link ConfigError} with every problem. */
 export function loadHealthConfig(env: Environment = process.env): HealthConfig {
   const parsed = parseWith(healthSchema, env, 'health')
-  registerSecret(parsed.HEALTH_TOKEN)
   return {
     healthToken: parsed.HEALTH_TOKEN ?? null,
     signerMinBalanceWei: BigInt(Math.round(parsed.SIGNER_MIN_BALANCE_ETH * 1e9)) * 10n ** 9n,
@@ -297,9 +290,6 @@ const checkQstashPair: CrossCheck = (env) => {
 /** Parses the tick's configuration from the environment; throws {@link ConfigError} with every problem. */
 export function loadTickConfig(env: Environment = process.env): TickConfig {
   const parsed = parseWith(tickSchema, env, 'tick', [checkQstashPair])
-  registerSecret(parsed.CRON_SECRET)
-  registerSecret(parsed.QSTASH_CURRENT_SIGNING_KEY)
-  registerSecret(parsed.QSTASH_NEXT_SIGNING_KEY)
   return {
     cronSecret: parsed.CRON_SECRET ?? null,
     qstash:

@@ -1,4 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
+import ipaddr from 'ipaddr.js'
 import { z } from 'zod'
 import { publicOrigin } from './config.js'
 import { currentRequestId, stampRequestId } from './requestId.js'
@@ -53,21 +54,13 @@ export function clientAddress(request: Request): string {
 /** An IPv6 address's /64 (`2001:db8:1:2::/64`), an IPv4-mapped one's IPv4, anything else as it is. */
 export function clientBlock(address: string): string {
   if (!address.includes(':')) return address
-  const bare = address
-    .replace(/^\[|\](:\d+)?$/g, '')
-    .replace(/%.*$/, '')
-    .toLowerCase()
-  const mapped = /^(?:0{0,4}:){0,5}(?:0{0,4}:)?ffff:(\d{1,3}(?:\.\d{1,3}){3})$/.exec(bare.replace(/^::/, '0:'))
-  if (mapped) return mapped[1]!
-  const halves = bare.split('::')
-  if (halves.length > 2) return address
-  const head = halves[0] ? halves[0].split(':') : []
-  const tail = halves.length === 2 && halves[1] ? halves[1].split(':') : []
-  const groups = halves.length === 2 ? [...head, ...Array(Math.max(0, 8 - head.length - tail.length)).fill('0'), ...tail] : head
-  if (groups.length !== 8 || !groups.every((g) => /^[0-9a-f]{1,4}$/.test(g))) return address
-  return `${groups
+  const bare = address.replace(/^\[|\](:\d+)?$/g, '').replace(/%.*$/, '')
+  if (!ipaddr.IPv6.isValid(bare)) return address
+  const parsed = ipaddr.IPv6.parse(bare)
+  if (parsed.isIPv4MappedAddress()) return parsed.toIPv4Address().toString()
+  return `${parsed.parts
     .slice(0, 4)
-    .map((g) => Number.parseInt(g, 16).toString(16))
+    .map((part) => part.toString(16))
     .join(':')}::/64`
 }
 

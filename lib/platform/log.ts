@@ -53,11 +53,55 @@ export function registerSecretUrl(value: string | undefined): void {
   }
 }
 
+/** Environment variables whose whole value is a credential. */
+export const SECRET_VARIABLES = [
+  'UPSTASH_REDIS_REST_TOKEN',
+  'KV_REST_API_TOKEN',
+  'VERCEL_OIDC_TOKEN',
+  'HEALTH_TOKEN',
+  'CRON_SECRET',
+  'QSTASH_CURRENT_SIGNING_KEY',
+  'QSTASH_NEXT_SIGNING_KEY',
+  'QSTASH_TOKEN',
+  'AWS_SECRET_ACCESS_KEY',
+  'AWS_SESSION_TOKEN',
+] as const
+
+/** Environment variables holding a URL that may carry a credential in its password, path or query. */
+export const SECRET_URL_VARIABLES = [
+  'UPSTASH_REDIS_REST_URL',
+  'KV_REST_API_URL',
+  'BASE_RPC_URL',
+  'AWS_ENDPOINT_URL_KMS',
+  'DEXSCREENER_BASE_URL',
+  'GECKOTERMINAL_BASE_URL',
+] as const
+
+/**
+ * Registers every credential an environment holds, by variable name: what is redacted never depends on which
+ * configuration happened to be loaded first in the process.
+ */
+export function registerEnvironmentSecrets(env: Readonly<Record<string, string | undefined>>): void {
+  for (const name of SECRET_VARIABLES) registerSecret(env[name])
+  for (const name of SECRET_URL_VARIABLES) registerSecretUrl(env[name])
+}
+
+let processEnvironmentRegistered = false
+
+/** The registered secrets, the process's own environment's among them from the first line on. */
+function processSecrets(): string[] {
+  if (!processEnvironmentRegistered) {
+    processEnvironmentRegistered = true
+    registerEnvironmentSecrets(process.env)
+  }
+  return [...registeredSecrets]
+}
+
 /** Creates a logger that redacts secrets by construction: the finished line is scrubbed before it is written. */
 export function createLogger(parameters: CreateLoggerParameters = {}): Logger {
   const {
     write = (line, level) => (level === 'info' ? process.stdout : process.stderr).write(`${line}\n`),
-    secrets = () => [...registeredSecrets],
+    secrets = processSecrets,
     now = Date.now,
   } = parameters
   const emit = (level: LogLevel, event: string, fields: Record<string, LogValue> = {}) => {

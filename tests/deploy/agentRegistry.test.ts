@@ -262,10 +262,10 @@ describe('running instances and runtime keys, over HTTP and MCP (npm start, chai
     expect((await agentsCli(['revoke', 'erin'], parts.env)).status).toBe(0)
     await expect.poll(async () => (await post(key, { action: 'list_deploys' })).status, { timeout: 15_000, interval: 250 }).toBe(403)
     expect(await mcpListDeploys(key)).toMatchObject({ isError: true, structuredContent: { code: 'FORBIDDEN' } })
-    const refusals = server.lines
-      .filter((line) => line.includes('"deploy_refused"'))
-      .map((line) => JSON.parse(line) as Record<string, string>)
-    expect(refusals).toEqual(
+    // The lines come through the server's stdout: wait for them, not for the clock.
+    const refusals = () =>
+      server.lines.filter((line) => line.includes('"deploy_refused"')).map((line) => JSON.parse(line) as Record<string, string>)
+    await expect.poll(refusals, { timeout: 5_000 }).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ door: 'b20-skill', reason: 'key revoked', keyDigest: digestAgentKey(key).slice(0, 8) }),
         expect.objectContaining({ door: 'mcp', reason: 'key revoked' }),

@@ -91,7 +91,7 @@ describe('GET /api/health', () => {
       deploy.clock.now += 30_000
       const view = await detailed(handlerFor({ HEALTH_TOKEN: TOKEN, SIGNER_MIN_BALANCE_ETH: '1000000' }))
       expect(view.ok).toBe(true)
-      expect(view.signer).toMatchObject({ ok: true, lowBalance: true, minBalanceEth: '1000000.0' })
+      expect(view.signer).toMatchObject({ ok: true, lowBalance: true, minBalanceEth: '1000000' })
       expect(view.deploys.oldestUnmined).toEqual({ txHash: body.txHash, nonce: expect.any(Number), pendingSeconds: 30 })
     } finally {
       await deploy.chain.testClient.mine({ blocks: 1 })

@@ -179,6 +179,21 @@ describe('URLs that carry credentials, and error text', () => {
     expect(text).toContain('[redacted]')
   })
 
+  it('redacts every credential of an environment whichever configuration was loaded: the read one knows the deploy’s', () => {
+    const env = {
+      BASE_RPC_URL: 'https://base.example/v2/RpcKeyOnlyDeployReads0123',
+      CRON_SECRET: 'cron-secret-only-the-tick-reads',
+      QSTASH_CURRENT_SIGNING_KEY: 'sig_only-the-tick-reads-0123',
+      AWS_SECRET_ACCESS_KEY: 'aws/secret+read-by-the-sdk-alone',
+    }
+    loadReadConfig(env) // reads none of these itself
+    const lines: string[] = []
+    const logger = createLogger({ write: (line) => lines.push(line) })
+    logger.error('x', { a: Object.values(env).join(' and ') })
+    for (const secret of Object.values(env)) expect(lines.join('\n')).not.toContain(secret)
+    expect(lines.join('\n')).toContain('[redacted]')
+  })
+
   it('lets only viem’s shortMessage or a message declared public into answers and logs', () => {
     const viemLike = Object.assign(new Error('HTTP request failed.\n\nURL: https://rpc.example/v2/key'), {
       shortMessage: 'HTTP request failed.',

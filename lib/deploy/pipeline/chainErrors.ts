@@ -1,4 +1,5 @@
-import { BaseError, type Hex, HttpRequestError, TimeoutError } from 'viem'
+import { BaseError, ExecutionRevertedError, type Hex, HttpRequestError, InsufficientFundsError, NonceTooLowError, TimeoutError } from 'viem'
+import { getNodeError } from 'viem/utils'
 import { decodeB20Revert } from '../../chain/b20.js'
 import { errorName } from '../../platform/log.js'
 import { type DeployFailure, failure } from '../outcome.js'
@@ -24,6 +25,23 @@ export function isTransportFailure(error: unknown): boolean {
   return Boolean(error.walk((e) => e instanceof HttpRequestError || e instanceof TimeoutError))
 }
 
+/** What the node said, as viem's typed node errors name it: the nonce is used, no funds, a revert, or something else. */
+export type NodeRefusal = 'nonce-used' | 'insufficient-funds' | 'reverted' | 'other'
+
+/**
+ * Names a node's refusal by viem's typed node errors (`NonceTooLowError`, also "already known";
+ * `InsufficientFundsError`; `ExecutionRevertedError`), found in the error's chain or mapped by viem's `getNodeError`.
+ */
+export function nodeRefusalOf(error: unknown): NodeRefusal {
+  if (!(error instanceof BaseError)) return 'other'
+  const typed = (e: unknown) => e instanceof NonceTooLowError || e instanceof InsufficientFundsError || e instanceof ExecutionRevertedError
+  const found = error.walk(typed) ?? getNodeError(error, {})
+  if (found instanceof NonceTooLowError) return 'nonce-used'
+  if (found instanceof InsufficientFundsError) return 'insufficient-funds'
+  if (found instanceof ExecutionRevertedError) return 'reverted'
+  return 'other'
+}
+
 /** The short message of a viem error (or the error's name), at most 200 characters. */
 export const shortMessage = (error: unknown) => (error instanceof BaseError ? error.shortMessage : errorName(error)).slice(0, 200)
 
@@ -36,7 +54,7 @@ export function chainFailure(error: unknown): DeployFailure {
   if (revertData === undefined && isTransportFailure(error)) {
     return failure('RPC_UNAVAILABLE', 'The chain RPC is unavailable; nothing was signed. Try again shortly.', { retryAfterSeconds: 5 })
   }
-  if (revertData === undefined && !/revert/i.test(shortMessage(error)))
+  if (revertData === undefined && nodeRefusalOf(error) !== 'reverted')
     return failure('RPC_REJECTED', `The node refused the request: ${shortMessage(error)}`)
   const revert = decodeB20Revert(revertData)
   return failure('SIMULATION_REVERTED', `The deploy would revert with ${revert.name}; nothing was signed and no gas was spent.`, { revert })

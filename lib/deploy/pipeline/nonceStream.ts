@@ -7,7 +7,7 @@ import type { Store } from '../../store/types.js'
 import type { DeployHistoryKeys } from '../keys.js'
 import { type DeployFailure, failure } from '../outcome.js'
 import { type DeployRecord, listUnmined, recordDeploy, updateDeployRecord } from '../records/history.js'
-import { isTransportFailure, shortMessage } from './chainErrors.js'
+import { isTransportFailure, nodeRefusalOf, shortMessage } from './chainErrors.js'
 import { type ClaimNextNonceReturnType, claimNextNonce, releaseNonce } from './nonceFence.js'
 
 // The signer's one nonce stream, shared by every instance: the lock that serialises deploys, the fence that signs a
@@ -410,13 +410,15 @@ async function sendReplacement(
     await publicClient.sendRawTransaction({ serializedTransaction: serialized })
   } catch (error) {
     const message = shortMessage(error)
-    if (/nonce too low|already imported/i.test(message)) {
-      // The original was mined meanwhile: the replacement can never be, so it is forgotten.
+    const refusal = nodeRefusalOf(error)
+    // The nonce is used: either the original was mined meanwhile (the replacement can never be, so it is forgotten),
+    // or the node already holds this replacement. The chain tells which.
+    if (refusal === 'nonce-used' && (await nonceMined(publicClient, signer.address, record.nonce))) {
       await removeFromIndex(store, keys.unmined(signer.address), txHash)
       await store.delete(keys.record(txHash))
       return { kind: 'mined' }
     }
-    if (!isTransportFailure(error) && !/already known|known transaction/i.test(message)) {
+    if (!isTransportFailure(error) && refusal !== 'nonce-used') {
       await removeFromIndex(store, keys.unmined(signer.address), txHash)
       await store.delete(keys.record(txHash))
       logger.error('deploy_replacement_refused', { txHash: record.txHash, nonce: record.nonce, message })
@@ -443,4 +445,10 @@ async function sendReplacement(
     maxPriorityFeePerGas: fees.maxPriorityFeePerGas.toString(),
   })
   return { kind: 'sent', txHash }
+}
+
+/** Whether the signer's `nonce` is mined (the latest block's count is past it); on no answer, assumed not. */
+async function nonceMined(publicClient: PublicClient, address: Address, nonce: number): Promise<boolean> {
+  const mined = await publicClient.getTransactionCount({ address, blockTag: 'latest' }).catch(() => 0)
+  return mined > nonce
 }

@@ -1,6 +1,6 @@
 import type { Hex, PublicClient } from 'viem'
 import { type DeployFailure, failure } from '../outcome.js'
-import { isTransportFailure, shortMessage } from './chainErrors.js'
+import { isTransportFailure, nodeRefusalOf, shortMessage } from './chainErrors.js'
 
 /**
  * How a broadcast ended: sent; uncertain (no answer, or a retry that met its own first attempt: it may have gone out,
@@ -20,7 +20,8 @@ export async function sendDeploy({ publicClient, serialized, txHash, explorerUrl
     await publicClient.sendRawTransaction({ serializedTransaction: serialized })
     return { kind: 'sent' }
   } catch (error) {
-    if (isTransportFailure(error) || /already known|known transaction|nonce too low|already imported/i.test(shortMessage(error))) {
+    // No answer, or the node already has this nonce (this very transaction, most likely): the broadcast may have landed.
+    if (isTransportFailure(error) || nodeRefusalOf(error) === 'nonce-used') {
       return {
         kind: 'uncertain',
         failure: failure(
@@ -31,7 +32,7 @@ export async function sendDeploy({ publicClient, serialized, txHash, explorerUrl
       }
     }
     const message = shortMessage(error)
-    if (/insufficient funds/i.test(message))
+    if (nodeRefusalOf(error) === 'insufficient-funds')
       return {
         kind: 'refused',
         failure: failure(
