@@ -265,12 +265,14 @@ describe('running instances and runtime keys, over HTTP and MCP (npm start, chai
     // The lines come through the server's stdout: wait for them, not for the clock.
     const refusals = () =>
       server.lines.filter((line) => line.includes('"deploy_refused"')).map((line) => JSON.parse(line) as Record<string, string>)
-    await expect.poll(refusals, { timeout: 5_000 }).toEqual(
-      expect.arrayContaining([
-        expect.objectContaining({ door: 'b20-skill', reason: 'key revoked', keyDigest: digestAgentKey(key).slice(0, 8) }),
-        expect.objectContaining({ door: 'mcp', reason: 'key revoked' }),
-      ]),
-    )
+    await expect
+      .poll(refusals, { timeout: 5_000 })
+      .toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ door: 'b20-skill', reason: 'key revoked', keyDigest: digestAgentKey(key).slice(0, 8) }),
+          expect.objectContaining({ door: 'mcp', reason: 'key revoked' }),
+        ]),
+      )
   })
 })
 
