@@ -11,6 +11,7 @@ import { createLogger, type Logger } from '../platform/log.js'
 import { createMemoryStore } from '../store/memory.js'
 import type { Store } from '../store/types.js'
 import { createUpstashStore } from '../store/upstash.js'
+import { createNonceLocks, type NonceLocks } from './pipeline/nonceLock.js'
 import { createWebhookOutbox, type WebhookOutbox } from './webhooks/outbox.js'
 
 /** Everything the deploy endpoint talks to, built once per instance. */
@@ -26,6 +27,8 @@ export type DeployServices = {
   logger: Logger
   now: () => number
   randomSalt: () => Hex
+  /** This instance's nonce locks (its local queue of deploys per signer); null without a shared store. */
+  nonceLocks: NonceLocks | null
   /** How long a deploy waits for the nonce lock before answering "busy". */
   lockWaitMs: number
   /** Lease of the nonce lock: longer than the slowest sign-and-send. */
@@ -105,6 +108,8 @@ export function createDeployServices(parameters: CreateDeployServicesParameters 
     logger,
     now,
     randomSalt: () => `0x${randomBytes(32).toString('hex')}`,
+    // The lock waits in real time, whatever clock the records are stamped with.
+    nonceLocks: store ? createNonceLocks({ store }) : null,
     lockWaitMs: parameters.lockWaitMs ?? 20_000,
     lockLeaseMs: parameters.lockLeaseMs ?? 60_000,
     receiptPollMs: parameters.receiptPollMs ?? 2000,

@@ -5,17 +5,18 @@ import { oldestInIndex } from '../../store/recordIndex.js'
 import type { Store } from '../../store/types.js'
 import { deployHistoryKeys, deployStoreKeys } from '../keys.js'
 import { type DeployFailure, failure } from '../outcome.js'
-import { type DeployRecord, forgetDeploy, recordDeploy } from '../records/history.js'
+import { type DeployRecord, recordDeploy } from '../records/history.js'
 import type { DeployBroadcast, DeployedToken, DeploySimulated } from '../responses.js'
 import type { DeployServices } from '../services.js'
 import { notifyReplaced } from '../webhooks/outbox.js'
 import { chainFailure } from './chainErrors.js'
 import { BLOCK_MS, feesOfBlock } from './feeCache.js'
+import { createHoldings, type Holdings } from './holdings.js'
 import type { DeployIntent } from './intent.js'
-import { releaseNonce } from './nonceFence.js'
-import { acquireNonceLock, NONCE_CLAIM_MS, type NonceLock, replaceStuckDeploys, type SendOutcome } from './nonceStream.js'
+import { type NonceLock, type NonceLocks, signerLock } from './nonceLock.js'
 import { type DeployPlan, type DeployPrice, feesFrom, planDeploy } from './plan.js'
 import { dryRunDeploy, type PreparedDeploy, prepareDeploy, readySigner } from './prepare.js'
+import { replaceStuckDeploys } from './replaceStuck.js'
 import { type CapReservation, createCapReservation, type DeployCap } from './reserve.js'
 import { sendDeploy } from './send.js'
 import { type SignedDeploy, serialiseDeploy, signDeploy } from './sign.js'
@@ -35,9 +36,6 @@ export type DeployTokenParameters = {
   agentDailyCap?: number | null
 }
 
-/** How long the signer's next-nonce counter outlives its last deploy (the node's pending count takes over after). */
-const NONCE_COUNTER_TTL_MS = 86_400_000
-
 /**
  * Deploys a B20 token for an agent, in named steps. Plan (pure), then before the nonce lock, all at once: reserve a
  * cap slot and prepare (the simulation of `createB20` from the signer, gas, fees, chain id, the node's pending
@@ -51,13 +49,13 @@ export async function deployToken({
   agentDigest,
   agentDailyCap = null,
 }: DeployTokenParameters): Promise<DeployTokenReturnType> {
-  const { store } = services
+  const { store, nonceLocks } = services
   if (!services.getSigner)
     return failure(
       'SIGNER_NOT_CONFIGURED',
       'The deploy signer is not configured on this server (KMS_KEY_ID is unset); no deploy can be signed.',
     )
-  if (!store)
+  if (!store || !nonceLocks)
     return failure('DEPLOYS_DISABLED', 'Deploys need the shared store (Upstash Redis) on this deployment, and none is configured.')
   const ready = await readySigner(services)
   if (!ready.ok) return ready
@@ -67,7 +65,7 @@ export async function deployToken({
 
   const reserved = await reserveAndPrepare({ services, store, signer, plan, agentDigest, agentDailyCap })
   if (!reserved.ok) return reserved
-  return sendUnderNonceLock({ services, store, signer, plan, intent, agentDigest, ...reserved })
+  return sendUnderNonceLock({ services, store, nonceLocks, signer, plan, intent, agentDigest, ...reserved })
 }
 
 /** What a deploy under way carries from step to step. */
@@ -131,23 +129,23 @@ async function reserveAndPrepare(context: DeployContext & { agentDailyCap: numbe
   }
 }
 
-/** What the lock's `finally` must undo unless the deploy went out. */
-type LockedState = { claimedNonce: number | null; recorded: DeployRecord | null; keep: boolean; outcome: SendOutcome }
-
-type LockedDeploy = DeployContext & Omit<ReservedDeploy, 'ok'> & { intent: DeployIntent }
+type LockedDeploy = DeployContext & Omit<ReservedDeploy, 'ok'> & { intent: DeployIntent; nonceLocks: NonceLocks }
 
 /** Steps 3 to 7 under the nonce lock; whatever did not go out is given back, and the lock passes on. */
 async function sendUnderNonceLock(deploy: LockedDeploy): Promise<DeployTokenReturnType> {
-  const { services, store, reservation } = deploy
-  const keys = keysOf(deploy).lock
+  const { services, signer, reservation } = deploy
+  const { config } = services
   let lock: NonceLock | null
   try {
-    lock = await acquireNonceLock(store, keys.lock, services.lockLeaseMs, services.lockWaitMs, {
-      counterKey: keys.nonceNext,
-      fencePrefix: keys.noncePrefix,
-      fenceTtlMs: NONCE_CLAIM_MS,
-      counterTtlMs: NONCE_COUNTER_TTL_MS,
-    })
+    lock = await deploy.nonceLocks.acquire(
+      signerLock({
+        storePrefix: config.storePrefix,
+        chainId: config.chainId,
+        signer: signer.address,
+        leaseMs: services.lockLeaseMs,
+        waitMs: services.lockWaitMs,
+      }),
+    )
   } catch (error) {
     await reservation.release()
     return storeFailure(services, 'nonce-lock', error)
@@ -156,21 +154,24 @@ async function sendUnderNonceLock(deploy: LockedDeploy): Promise<DeployTokenRetu
     await reservation.release()
     return failure('DEPLOY_BUSY', 'Other deploys are in progress; nothing was signed. Retry in a few seconds.', { retryAfterSeconds: 3 })
   }
-  const state: LockedState = { claimedNonce: null, recorded: null, keep: false, outcome: 'refused' }
-  let settle!: (outcome: SendOutcome) => void
-  const sending = new Promise<SendOutcome>((resolve) => (settle = resolve))
+  const keys = keysOf(deploy)
+  const holdings = createHoldings({
+    store: deploy.store,
+    signer: signer.address,
+    reservation,
+    lock,
+    lockKeys: keys.lock,
+    historyKeys: keys.history,
+  })
   try {
-    return await runUnderLock(deploy, lock, state, sending)
+    return await runUnderLock(deploy, lock, holdings)
   } catch (error) {
     services.logger.error('store_unavailable', { operation: 'deploy', error: errorName(error), effect: 'deploy refused' })
     return failure('STORE_UNAVAILABLE', 'The deploy coordinator (Redis) failed mid-deploy; nothing was broadcast. Try again shortly.', {
       retryAfterSeconds: 10,
     })
   } finally {
-    if (!state.keep) await giveBack(deploy, lock, state)
-    // Told only now, after its nonce went back: the next deploy then finds the gap to move into.
-    settle(state.outcome)
-    await lock.release()
+    await holdings.settle()
   }
 }
 
@@ -179,12 +180,7 @@ async function sendUnderNonceLock(deploy: LockedDeploy): Promise<DeployTokenRetu
  * and sign, 6. record, then wait for the previous send of this instance (moving into its nonce if the node refused
  * it), and 7. send.
  */
-async function runUnderLock(
-  deploy: LockedDeploy,
-  lock: NonceLock,
-  state: LockedState,
-  sending: Promise<SendOutcome>,
-): Promise<DeployTokenReturnType> {
+async function runUnderLock(deploy: LockedDeploy, lock: NonceLock, holdings: Holdings): Promise<DeployTokenReturnType> {
   const { services, signer, plan } = deploy
   const { config } = services
   if (deploy.stuckSeen) {
@@ -202,24 +198,23 @@ async function runUnderLock(
     if (!unjammed.ok) return unjammed
     notifyReplaced({ webhooks: services.webhooks, background: services.background, replaced: unjammed.replaced })
   }
-  const claimed = await claimNonceAndPrice(deploy, lock, state)
+  const claimed = await claimNonceAndPrice(deploy, lock, holdings)
   if (!claimed.ok) return claimed
-  let signed = await signAndRecord(deploy, claimed.nonce, claimed.price, state)
+  let signed = await signAndRecord(deploy, claimed.nonce, claimed.price, holdings)
   if ('ok' in signed) return signed
   const previous = lock.previousSend ? await lock.previousSend : 'sent'
   const renumbered = previous !== 'sent'
   if (renumbered) {
-    const moved = await moveIntoGap(deploy, lock, state, claimed.price)
+    const moved = await moveIntoGap(deploy, lock, holdings, claimed.price)
     if ('ok' in moved) return moved
     signed = moved
   }
   // The next deploy waiting here signs while this one sends.
-  lock.handOffBeforeSend(sending)
+  lock.handOffBeforeSend(holdings.sending)
   const explorerUrl = `${config.explorerUrl}/tx/${signed.txHash}`
   const sent = await sendDeploy({ publicClient: services.publicClient, serialized: signed.serialized, txHash: signed.txHash, explorerUrl })
   if (sent.kind === 'refused') return sent.failure
-  state.keep = true
-  state.outcome = renumbered ? 'renumbered' : 'sent'
+  holdings.wentOut(renumbered ? 'renumbered' : 'sent')
   if (sent.kind === 'uncertain') return sent.failure
   return {
     ok: true,
@@ -241,7 +236,7 @@ async function runUnderLock(
 async function claimNonceAndPrice(
   deploy: LockedDeploy,
   lock: NonceLock,
-  state: LockedState,
+  holdings: Holdings,
 ): Promise<{ ok: true; nonce: number; price: DeployPrice } | DeployFailure> {
   const { services, prepared } = deploy
   const [claim, fees] = await Promise.all([
@@ -256,7 +251,7 @@ async function claimNonceAndPrice(
     )
   if (claim.kind === 'lock-lost')
     return failure('DEPLOY_BUSY', 'The deploy lock expired before signing; nothing was signed. Retry shortly.', { retryAfterSeconds: 3 })
-  state.claimedNonce = claim.nonce
+  holdings.tookNonce(claim.nonce)
   if (fees instanceof Error) return chainFailure(fees)
   lock.prefetchForSuccessor(prepared.pending)
   return { ok: true, nonce: claim.nonce, price: { gas: prepared.gas, ...feesFrom(fees) } }
@@ -270,13 +265,13 @@ async function signAndRecord(
   deploy: LockedDeploy,
   nonce: number,
   price: DeployPrice,
-  state: LockedState,
+  holdings: Holdings,
 ): Promise<SignedDeploy | DeployFailure> {
   const { services, signer, plan, intent } = deploy
   const signed = await signDeploy(signer, serialiseDeploy({ plan, chainId: services.config.chainId, nonce, price }), services.logger)
   if ('ok' in signed) return signed
   const sentAt = services.now()
-  state.recorded = {
+  const record: DeployRecord = {
     txHash: signed.txHash,
     agent: deploy.agentDigest,
     predictedAddress: plan.predictedAddress,
@@ -297,9 +292,10 @@ async function signAndRecord(
     store: deploy.store,
     keys: keysOf(deploy).history,
     signer: signer.address,
-    record: state.recorded,
+    record,
     inAgentHistory: true,
   })
+  holdings.recorded(record)
   return signed
 }
 
@@ -310,16 +306,11 @@ async function signAndRecord(
 async function moveIntoGap(
   deploy: LockedDeploy,
   lock: NonceLock,
-  state: LockedState,
+  holdings: Holdings,
   price: DeployPrice,
 ): Promise<SignedDeploy | DeployFailure> {
-  const { store, signer, prepared } = deploy
-  const keys = keysOf(deploy)
-  await lock.dropPrefetch()
-  await forgetDeploy(store, keys.history, signer.address, state.recorded!)
-  state.recorded = null
-  await releaseNonce(store, { counterKey: keys.lock.nonceNext, fencePrefix: keys.lock.noncePrefix, nonce: state.claimedNonce! })
-  state.claimedNonce = null
+  const { prepared } = deploy
+  await holdings.giveBackNonceAndRecord()
   const again = await lock.claimNonce(prepared.pending)
   if (again.kind !== 'claimed')
     return failure(
@@ -329,23 +320,7 @@ async function moveIntoGap(
         retryAfterSeconds: 3,
       },
     )
-  state.claimedNonce = again.nonce
+  holdings.tookNonce(again.nonce)
   lock.prefetchForSuccessor(prepared.pending)
-  return signAndRecord(deploy, again.nonce, price, state)
-}
-
-/**
- * Gives back what a deploy that did not go out holds: its cap slots, the successor's prefetched nonce first (so the
- * stream has no gap), its own nonce with its fence (the next deploy takes it), and its record.
- */
-async function giveBack(deploy: LockedDeploy, lock: NonceLock, state: LockedState): Promise<void> {
-  const { store, signer, reservation } = deploy
-  const keys = keysOf(deploy)
-  await reservation.release()
-  await lock.dropPrefetch()
-  if (state.claimedNonce !== null)
-    await releaseNonce(store, { counterKey: keys.lock.nonceNext, fencePrefix: keys.lock.noncePrefix, nonce: state.claimedNonce }).catch(
-      () => undefined,
-    )
-  if (state.recorded) await forgetDeploy(store, keys.history, signer.address, state.recorded).catch(() => undefined)
+  return signAndRecord(deploy, again.nonce, price, holdings)
 }

@@ -1,5 +1,5 @@
 import type { PublicClient } from 'viem'
-import { currentFees } from './nonceStream.js'
+import { currentFees } from './fees.js'
 
 /** The next block's base fee and the priority fee the network asks, as {@link currentFees} reads them. */
 export type NetworkFees = Awaited<ReturnType<typeof currentFees>>

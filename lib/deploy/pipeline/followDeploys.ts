@@ -7,7 +7,8 @@ import { type DeployRecord, listUnmined, readDeployRecord, updateDeployRecord } 
 import { minedEventDetails } from '../records/receipt.js'
 import type { DeployServices } from '../services.js'
 import { notifyAgent, notifyReplaced } from '../webhooks/outbox.js'
-import { acquireNonceLock, replaceStuckDeploys } from './nonceStream.js'
+import { signerLock } from './nonceLock.js'
+import { replaceStuckDeploys } from './replaceStuck.js'
 
 /** How long a follow-up waits for the nonce lock: a deploy holding it replaces stuck transactions itself. */
 const FOLLOW_LOCK_WAIT_MS = 2000
@@ -39,7 +40,8 @@ export async function followDeploys(services: DeployServices): Promise<FollowDep
   const { store, config, publicClient, logger } = services
   const none = { unmined: 0, confirmed: 0, reverted: 0, replaced: 0 }
   if (!services.getSigner) return { skipped: 'no signer configured', ...none }
-  if (!store) return { skipped: 'no shared store', ...none }
+  const { nonceLocks } = services
+  if (!store || !nonceLocks) return { skipped: 'no shared store', ...none }
   const signer: Address = config.signerAddress ?? (await services.getSigner()).address
   const keys = deployHistoryKeys({ storePrefix: config.storePrefix, chainId: config.chainId })
   const unmined = await listUnmined(store, keys, signer)
@@ -79,8 +81,15 @@ export async function followDeploys(services: DeployServices): Promise<FollowDep
   if (!stuck) return result
 
   // Under the nonce lock, as before a new deploy: nothing else signs meanwhile.
-  const lockKey = deployStoreKeys({ storePrefix: config.storePrefix, chainId: config.chainId, signer }).lock
-  const lock = await acquireNonceLock(store, lockKey, services.lockLeaseMs, FOLLOW_LOCK_WAIT_MS)
+  const lock = await nonceLocks.acquire(
+    signerLock({
+      storePrefix: config.storePrefix,
+      chainId: config.chainId,
+      signer,
+      leaseMs: services.lockLeaseMs,
+      waitMs: FOLLOW_LOCK_WAIT_MS,
+    }),
+  )
   if (!lock) return { ...result, replacement: 'a deploy holds the nonce lock; it replaces stuck transactions itself' }
   try {
     const replaced = await replaceStuckDeploys({

@@ -2,8 +2,8 @@ import type { Address, Hex } from 'viem'
 import { B20_FACTORY_ADDRESS, type B20TokenSpec, encodeCreateB20, predictB20Address } from '../../chain/b20.js'
 import type { DeployedToken } from '../responses.js'
 import type { NetworkFees } from './feeCache.js'
+import { MIN_PRIORITY_FEE, maxBigInt } from './fees.js'
 import type { DeployIntent } from './intent.js'
-import { MIN_PRIORITY_FEE, maxBigInt } from './nonceStream.js'
 
 /** What a deploy sends, worked out before any I/O: the factory call, the address it creates and the token. */
 export type DeployPlan = {

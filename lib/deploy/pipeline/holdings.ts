@@ -1,0 +1,81 @@
+import type { Store } from '../../store/types.js'
+import type { DeployHistoryKeys, deployStoreKeys } from '../keys.js'
+import { type DeployRecord, forgetDeploy } from '../records/history.js'
+import { releaseNonce } from './nonceFence.js'
+import type { NonceLock, SendOutcome } from './nonceLock.js'
+import type { CapReservation } from './reserve.js'
+
+/**
+ * What a deploy under the lock holds and must give back unless its transaction went out: its cap slots, its claimed
+ * nonce, its record, a nonce claimed for its successor. Its one owner: every step says what it took, and `settle`
+ * gives back whatever did not go out, tells the next deploy how this send ended, and lets the lock go.
+ */
+export type Holdings = {
+  /** The send of this deploy, as the next deploy of this instance waits for it. */
+  readonly sending: Promise<SendOutcome>
+  readonly nonce: number | null
+  readonly record: DeployRecord | null
+  tookNonce(nonce: number): void
+  recorded(record: DeployRecord): void
+  /** Gives back the nonce and record taken so far (the deploy moves to another nonce, or stops). */
+  giveBackNonceAndRecord(): Promise<void>
+  /** The transaction went out (or may have): nothing is given back. */
+  wentOut(outcome: 'sent' | 'renumbered'): void
+  settle(): Promise<void>
+}
+
+/** Parameters of {@link createHoldings}. */
+export type CreateHoldingsParameters = {
+  store: Store
+  /** The signer's address. */
+  signer: string
+  reservation: CapReservation
+  lock: NonceLock
+  lockKeys: ReturnType<typeof deployStoreKeys>
+  historyKeys: DeployHistoryKeys
+}
+
+/** The holdings of one deploy under the nonce lock, as {@link Holdings}. */
+export function createHoldings({ store, signer, reservation, lock, lockKeys, historyKeys }: CreateHoldingsParameters): Holdings {
+  const sending = Promise.withResolvers<SendOutcome>()
+  let nonce: number | null = null
+  let record: DeployRecord | null = null
+  let outcome: SendOutcome = 'refused'
+  const giveBackNonceAndRecord = async () => {
+    await lock.dropPrefetch()
+    const [taken, kept] = [nonce, record]
+    nonce = null
+    record = null
+    if (kept) await forgetDeploy(store, historyKeys, signer, kept)
+    if (taken !== null) await releaseNonce(store, { counterKey: lockKeys.nonceNext, fencePrefix: lockKeys.noncePrefix, nonce: taken })
+  }
+  return {
+    sending: sending.promise,
+    get nonce() {
+      return nonce
+    },
+    get record() {
+      return record
+    },
+    tookNonce: (taken) => {
+      nonce = taken
+    },
+    recorded: (kept) => {
+      record = kept
+    },
+    giveBackNonceAndRecord,
+    wentOut: (how) => {
+      outcome = how
+    },
+    async settle() {
+      if (outcome === 'refused') {
+        await reservation.release()
+        // The successor's prefetched nonce goes back first, then this one's, so the stream keeps no gap.
+        await giveBackNonceAndRecord().catch(() => undefined)
+      }
+      // Told only now, after its nonce went back: the next deploy then finds the gap to move into.
+      sending.resolve(outcome)
+      await lock.release()
+    },
+  }
+}

@@ -1,0 +1,179 @@
+import { type Address, type Hex, keccak256, type PublicClient } from 'viem'
+import { B20_FACTORY_ADDRESS } from '../../chain/b20.js'
+import type { KmsAccount } from '../../chain/kmsAccount.js'
+import { errorName, type Logger } from '../../platform/log.js'
+import { removeFromIndex } from '../../store/recordIndex.js'
+import type { Store } from '../../store/types.js'
+import type { DeployHistoryKeys } from '../keys.js'
+import { type DeployFailure, failure } from '../outcome.js'
+import { type DeployRecord, listUnmined, recordDeploy, updateDeployRecord } from '../records/history.js'
+import { isTransportFailure, nodeRefusalOf, shortMessage } from './chainErrors.js'
+import { currentFees, type Fees, replacementFees } from './fees.js'
+
+// A transaction left unmined (underpriced after a base-fee jump) holds every later nonce of the signer behind it:
+// under the nonce lock, it is re-signed with the same nonce, gas and calldata at higher fees and sent again.
+
+/** Parameters of {@link replaceStuckDeploys}. */
+export type ReplaceStuckDeploysParameters = {
+  store: Store
+  keys: DeployHistoryKeys
+  publicClient: PublicClient
+  signer: KmsAccount
+  chainId: number
+  logger: Logger
+  now: number
+  /** Age (ms since sent) past which an unmined transaction is replaced. */
+  stuckMs: number
+  /** Highest `maxFeePerGas` a replacement may offer. */
+  maxFeePerGas: bigint
+}
+
+/** Result of {@link replaceStuckDeploys}: done (with what was replaced), or why the new deploy must wait. */
+export type ReplaceStuckDeploysReturnType = { ok: true; replaced: { from: Hex; to: Hex; record: DeployRecord }[] } | DeployFailure
+
+/**
+ * Called under the nonce lock before a new deploy is signed: every transaction of the signer still unmined after
+ * `stuckMs` is re-signed with the same nonce, gas and calldata at higher fees and sent, and the swap is recorded.
+ * Transactions seen mined (their nonce is below the signer's mined count) leave the unmined list.
+ */
+export async function replaceStuckDeploys(parameters: ReplaceStuckDeploysParameters): Promise<ReplaceStuckDeploysReturnType> {
+  const { store, keys, publicClient, signer, logger, now, stuckMs, maxFeePerGas: cap } = parameters
+  const unmined = await listUnmined(store, keys, signer.address)
+  const unminedKey = keys.unmined(signer.address)
+  // Only an old entry costs a chain request; younger ones (most likely mined already) wait for a later look.
+  if (!unmined.some((record) => now - record.sentAt >= stuckMs)) return { ok: true, replaced: [] }
+  let minedCount: number
+  try {
+    minedCount = await publicClient.getTransactionCount({ address: signer.address, blockTag: 'latest' })
+  } catch {
+    return failure('RPC_UNAVAILABLE', 'The chain RPC is unavailable; nothing was signed. Try again shortly.', { retryAfterSeconds: 5 })
+  }
+  const replaced: { from: Hex; to: Hex; record: DeployRecord }[] = []
+  let fees: { nextBaseFee: bigint; suggestedPriorityFee: bigint } | undefined
+  for (const record of unmined) {
+    if (record.nonce < minedCount) {
+      await removeFromIndex(store, unminedKey, record.txHash)
+      continue
+    }
+    if (now - record.sentAt < stuckMs) continue
+    try {
+      fees ??= await currentFees(publicClient)
+    } catch {
+      return failure('RPC_UNAVAILABLE', 'The chain RPC is unavailable; nothing was signed. Try again shortly.', { retryAfterSeconds: 5 })
+    }
+    const next = replacementFees({
+      previous: { maxFeePerGas: BigInt(record.maxFeePerGas), maxPriorityFeePerGas: BigInt(record.maxPriorityFeePerGas) },
+      ...fees,
+      cap,
+    })
+    if (!next.ok) {
+      logger.error('deploy_replacement_over_cap', {
+        txHash: record.txHash,
+        nonce: record.nonce,
+        neededMaxFeePerGas: next.neededMaxFeePerGas.toString(),
+        capMaxFeePerGas: cap.toString(),
+      })
+      return failure(
+        'DEPLOY_BUSY',
+        `An earlier deploy (${record.txHash}, nonce ${record.nonce}) is stuck and replacing it would need a max fee of ${next.neededMaxFeePerGas} wei per gas, above this service's cap of ${cap}; nothing was signed. The operator has been told.`,
+        { retryAfterSeconds: 60, txHash: record.txHash },
+      )
+    }
+    const outcome = await sendReplacement({ ...parameters, record, fees: next })
+    if (outcome.kind === 'failed') return outcome.failure
+    if (outcome.kind === 'mined') {
+      await removeFromIndex(store, unminedKey, record.txHash)
+      continue
+    }
+    replaced.push({ from: record.txHash, to: outcome.txHash, record })
+  }
+  return { ok: true, replaced }
+}
+
+type SendReplacementOutcome = { kind: 'sent'; txHash: Hex } | { kind: 'mined' } | { kind: 'failed'; failure: DeployFailure }
+
+/** Signs and sends one replacement, recording it before the broadcast so that a lost answer is still tracked. */
+async function sendReplacement(
+  parameters: ReplaceStuckDeploysParameters & { record: DeployRecord; fees: Fees },
+): Promise<SendReplacementOutcome> {
+  const { store, keys, publicClient, signer, chainId, logger, now, record, fees } = parameters
+  let serialized: Hex
+  try {
+    serialized = await signer.signTransaction({
+      type: 'eip1559',
+      chainId,
+      to: B20_FACTORY_ADDRESS as Address,
+      data: record.data,
+      value: 0n,
+      nonce: record.nonce,
+      gas: BigInt(record.gas),
+      ...fees,
+    })
+  } catch (error) {
+    logger.error('kms_unavailable', { operation: 'Sign', error: errorName(error) })
+    return {
+      kind: 'failed',
+      failure: failure('SIGNER_UNAVAILABLE', 'The signing service (KMS) failed; nothing was broadcast. Try again shortly.', {
+        retryAfterSeconds: 10,
+      }),
+    }
+  }
+  const txHash = keccak256(serialized)
+  const replacement: DeployRecord = {
+    ...record,
+    txHash,
+    sentAt: now,
+    status: 'broadcast',
+    replaces: record.txHash,
+    originalTxHash: record.originalTxHash ?? record.txHash,
+    replacedBy: undefined,
+    maxFeePerGas: fees.maxFeePerGas.toString(),
+    maxPriorityFeePerGas: fees.maxPriorityFeePerGas.toString(),
+  }
+  await recordDeploy({ store, keys, signer: signer.address, record: replacement, inAgentHistory: false })
+  try {
+    await publicClient.sendRawTransaction({ serializedTransaction: serialized })
+  } catch (error) {
+    const message = shortMessage(error)
+    const refusal = nodeRefusalOf(error)
+    // The nonce is used: either the original was mined meanwhile (the replacement can never be, so it is forgotten),
+    // or the node already holds this replacement. The chain tells which.
+    if (refusal === 'nonce-used' && (await nonceMined(publicClient, signer.address, record.nonce))) {
+      await removeFromIndex(store, keys.unmined(signer.address), txHash)
+      await store.delete(keys.record(txHash))
+      return { kind: 'mined' }
+    }
+    if (!isTransportFailure(error) && refusal !== 'nonce-used') {
+      await removeFromIndex(store, keys.unmined(signer.address), txHash)
+      await store.delete(keys.record(txHash))
+      logger.error('deploy_replacement_refused', { txHash: record.txHash, nonce: record.nonce, message })
+      return {
+        kind: 'failed',
+        failure: failure(
+          'DEPLOY_BUSY',
+          `An earlier deploy (${record.txHash}) is stuck and the node refused its replacement (${message}); nothing new was signed. Retry shortly.`,
+          { retryAfterSeconds: 10, txHash: record.txHash },
+        ),
+      }
+    }
+    // No answer: the replacement may be on its way; it stays recorded and is followed like a sent one.
+  }
+  await Promise.all([
+    removeFromIndex(store, keys.unmined(signer.address), record.txHash),
+    updateDeployRecord(store, keys, { ...record, status: 'replaced', replacedBy: txHash }),
+  ])
+  logger.warn('deploy_replaced', {
+    txHash: record.txHash,
+    replacedBy: txHash,
+    nonce: record.nonce,
+    maxFeePerGas: fees.maxFeePerGas.toString(),
+    maxPriorityFeePerGas: fees.maxPriorityFeePerGas.toString(),
+  })
+  return { kind: 'sent', txHash }
+}
+
+/** Whether the signer's `nonce` is mined (the latest block's count is past it); on no answer, assumed not. */
+async function nonceMined(publicClient: PublicClient, address: Address, nonce: number): Promise<boolean> {
+  const mined = await publicClient.getTransactionCount({ address, blockTag: 'latest' }).catch(() => 0)
+  return mined > nonce
+}
