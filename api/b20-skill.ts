@@ -34,7 +34,7 @@ export function createB20SkillHandler(source: DeployServicesSource) {
     if (agent.kind === 'unavailable') return reply(AGENT_CHECK_UNAVAILABLE.status, AGENT_CHECK_UNAVAILABLE.body)
     if (agent.kind === 'refused') {
       logRefusal ??= createRefusalLog({ logger: source.logger() })
-      logRefusal({ door: 'b20-skill', presented, reason: agent.reason })
+      logRefusal({ endpoint: 'b20-skill', presented, reason: agent.reason })
       return reply(403, { ok: false, error: `X-Service-Key is ${refusalText(agent.reason)}.`, code: 'FORBIDDEN' })
     }
 

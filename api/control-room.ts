@@ -1,6 +1,6 @@
 import { withRequestId } from '../lib/platform/requestId.js'
 import { createCachedReadHandler } from '../lib/read/cachedReadHandler.js'
-import { peekControlRoom, readControlRoom } from '../lib/read/models.js'
+import { peekControlRoom, readControlRoom } from '../lib/read/readers.js'
 import { getReadServices, type ReadServices } from '../lib/read/services.js'
 
 /** The `GET /api/control-room` handler over the given services. */

@@ -1,6 +1,6 @@
 import { withRequestId } from '../lib/platform/requestId.js'
 import { createCachedReadHandler } from '../lib/read/cachedReadHandler.js'
-import { peekMarketHistory, readMarketHistory } from '../lib/read/models.js'
+import { peekMarketHistory, readMarketHistory } from '../lib/read/readers.js'
 import { getReadServices, type ReadServices } from '../lib/read/services.js'
 
 /** The `GET /api/market-history` handler over the given services: the dashboard's charts in one request. */

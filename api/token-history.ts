@@ -1,6 +1,6 @@
 import { withRequestId } from '../lib/platform/requestId.js'
 import { badReadRequest, createCachedReadHandler } from '../lib/read/cachedReadHandler.js'
-import { readTokenHistory } from '../lib/read/models.js'
+import { readTokenHistory } from '../lib/read/readers.js'
 import { getReadServices, type ReadServices } from '../lib/read/services.js'
 
 /** The `GET /api/token-history?address=0x…` handler over the given services. */

@@ -1,7 +1,7 @@
 import { parseQuery, QUERY_MAX_LENGTH } from '../lib/market/search.js'
 import { withRequestId } from '../lib/platform/requestId.js'
 import { badReadRequest, createCachedReadHandler } from '../lib/read/cachedReadHandler.js'
-import { readTokenSearch } from '../lib/read/models.js'
+import { readTokenSearch } from '../lib/read/readers.js'
 import { getReadServices, type ReadServices } from '../lib/read/services.js'
 
 /** The `GET /api/token-search?q=` handler over the given services. */

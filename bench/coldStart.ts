@@ -16,7 +16,7 @@ function importMs(file: string): number {
   return Number(out)
 }
 
-/** The cold-start benchmark of issue 4: how long each handler module takes to import, median of 5 fresh processes. */
+/** The cold-start benchmark: how long each handler module takes to import, median of 5 fresh processes. */
 export async function benchColdStart(): Promise<Record<string, number | string>> {
   const results: Record<string, number | string> = {}
   const medians: Record<string, number> = {}

@@ -104,7 +104,7 @@ async function lighthouse(url: string): Promise<LighthouseScores> {
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
 
-/** The dashboard benchmark of issue 11: Lighthouse (mobile) on the sandbox page, three runs, medians against the goals. */
+/** The dashboard benchmark: Lighthouse (mobile) on the sandbox page, three runs, medians against the goals. */
 export async function benchDashboard(): Promise<Record<string, number | string>> {
   ensureLighthouse()
   const sandbox = await startSandbox()

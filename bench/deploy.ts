@@ -5,7 +5,7 @@ const DEPLOYS = 30
 const AGENTS = 10
 const EACH = 5
 
-/** The deploy benchmark of issue 3: RPC and KMS requests per deploy, latency, sequential deploys per second. */
+/** The deploy benchmark: RPC and KMS requests per deploy, latency, sequential deploys per second. */
 export async function benchDeploy(): Promise<Record<string, number | string>> {
   const redis = await startRedisServer()
   const stack = await startDeployStack({ storeKind: 'upstash', redisSocket: redis.socket, env: { DEPLOY_DAILY_CAP: '100000' } })

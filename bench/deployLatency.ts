@@ -16,7 +16,7 @@ const LOCK_WAIT_MS = 20_000
 type Answer = { ok: boolean; code?: string; txHash?: Hex; ms: number }
 
 /**
- * Deploys at production latency (issue 19): delaying proxies in front of anvil (60 ms), the KMS-compatible server
+ * Deploys at production latency: delaying proxies in front of anvil (60 ms), the KMS-compatible server
  * (40 ms) and the Upstash front (5 ms); three `npm start` processes over them; one deploy alone, then 40 and 100
  * agents at once, spread over the three. Prints deploys per RPC round trip, requests per deploy, answer times, and the
  * single deploy's critical path in round trips.

@@ -141,7 +141,7 @@ async function benchSearchFlood(): Promise<Record<string, number | string>> {
   }
 }
 
-/** The freshness benchmarks of issue 7. */
+/** The freshness benchmarks. */
 export async function benchReadFreshness(): Promise<Record<string, number | string>> {
   return { ...(await benchRefresh()), ...(await benchSteadyLoad()), ...(await benchSearchFlood()) }
 }

@@ -5,10 +5,10 @@ import { describe, expect, it } from 'vitest'
 const ROOT = join(import.meta.dirname, '..')
 
 /**
- * lib/'s rooms from the floor up: a room may import its own floor and the floors below it, never one above.
+ * lib/'s folders from the bottom layer up: a folder may import its own layer and the layers below it, never one above.
  * docs/architecture.md draws the same map.
  */
-const FLOORS: readonly (readonly string[])[] = [
+const LAYERS: readonly (readonly string[])[] = [
   ['platform'],
   ['store'],
   ['upstream', 'chain'],
@@ -17,13 +17,13 @@ const FLOORS: readonly (readonly string[])[] = [
   ['tick', 'health', 'mcp'],
   ['docs'],
 ]
-/** Rooms on one floor that must not import each other (two use cases stay apart). */
+/** Folders of one layer that must not import each other (two use cases stay apart). */
 const APART: readonly (readonly [string, string])[] = [
   ['read', 'deploy'],
   ['upstream', 'chain'],
 ]
 
-const floorOf = (room: string) => FLOORS.findIndex((rooms) => rooms.includes(room))
+const layerOf = (folder: string) => LAYERS.findIndex((folders) => folders.includes(folder))
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
@@ -31,8 +31,8 @@ function sourceFiles(dir: string): string[] {
   )
 }
 
-/** Every `lib/<room>/… -> lib/<room>/…` import edge between two rooms. */
-function roomEdges(): { file: string; from: string; to: string }[] {
+/** Every `lib/<folder>/… -> lib/<folder>/…` import edge between two folders. */
+function folderEdges(): { file: string; from: string; to: string }[] {
   const lib = join(ROOT, 'lib')
   return sourceFiles(lib).flatMap((file) => {
     const from = relative(lib, file).split('/')[0]!
@@ -46,16 +46,16 @@ function roomEdges(): { file: string; from: string; to: string }[] {
 }
 
 describe('lib/ layout', () => {
-  it('has every room on a floor and no file at its root', () => {
+  it('has every folder in a layer and no file at its root', () => {
     const entries = readdirSync(join(ROOT, 'lib'), { withFileTypes: true })
     expect(entries.filter((e) => !e.isDirectory()).map((e) => e.name)).toEqual([])
-    for (const room of entries.map((e) => e.name)) expect(floorOf(room), `lib/${room} is on no floor`).toBeGreaterThanOrEqual(0)
+    for (const folder of entries.map((e) => e.name)) expect(layerOf(folder), `lib/${folder} is in no layer`).toBeGreaterThanOrEqual(0)
   })
 
-  it('imports only down or across the same floor, never up, and keeps the use cases apart', () => {
-    const edges = roomEdges()
+  it('imports only down or across the same layer, never up, and keeps the use cases apart', () => {
+    const edges = folderEdges()
     expect(edges.length).toBeGreaterThan(20) // the scanner sees the imports
-    const upward = edges.filter((e) => floorOf(e.to) > floorOf(e.from)).map((e) => `${e.file} -> ${e.to}`)
+    const upward = edges.filter((e) => layerOf(e.to) > layerOf(e.from)).map((e) => `${e.file} -> ${e.to}`)
     expect(upward).toEqual([])
     const across = edges.filter((e) => APART.some(([a, b]) => (e.from === a && e.to === b) || (e.from === b && e.to === a)))
     expect(across.map((e) => `${e.file} -> ${e.to}`)).toEqual([])

@@ -8,7 +8,7 @@ import { IDEMPOTENCY_KEY_PATTERN, runIdempotently } from './pipeline/idempotency
 import { type DeployIntent, parseDeployIntent, parseListDeploysRequest, parseReceiptRequest } from './pipeline/intent.js'
 import type { DeployServices } from './services.js'
 
-// The agent actions (agent_deploy, receipt, list_deploys) behind both doors: POST /api/b20-skill and the MCP tools.
+// The agent actions (agent_deploy, receipt, list_deploys) behind both endpoints: POST /api/b20-skill and the MCP tools.
 // The caller has already matched the agent key; every refusal that needs only the body comes before the chain and
 // signing code is loaded.
 
@@ -77,13 +77,13 @@ export type AgentAuthorization =
 export async function authorizeAgent(
   source: DeployServicesSource,
   presented: string | null,
-  door: 'b20-skill' | 'mcp',
+  endpoint: 'b20-skill' | 'mcp',
 ): Promise<AgentAuthorization> {
   let config: DeployConfig
   try {
     config = source.config()
   } catch (error) {
-    logConfigFailure(door, error)
+    logConfigFailure(endpoint, error)
     return { kind: 'misconfigured' }
   }
   if (!presented) return { kind: 'refused', reason: 'no key' }

@@ -15,7 +15,7 @@ export const deployedTokenSchema = z.object({
   decimals: z.number().int().min(6).max(18),
 })
 
-/** Success body of `agent_deploy` (spec 2.5), fields in spec order. */
+/** Success body of `agent_deploy`, fields in the order `docs/api.md` shows them. */
 export const deployBroadcastSchema = z
   .object({
     ok: z.literal(true),
@@ -189,7 +189,7 @@ export type DeployFailureCode = z.infer<typeof deployFailureCodeSchema>
 export type DeployFailure = z.infer<typeof deployFailureSchema>
 /** The token part of a deploy answer. */
 export type DeployedToken = z.infer<typeof deployedTokenSchema>
-/** Success body of `agent_deploy` (spec 2.5). */
+/** Success body of `agent_deploy`. */
 export type DeployBroadcast = Omit<z.infer<typeof deployBroadcastSchema>, 'txHash' | 'predictedAddress' | 'signer'> & {
   txHash: `0x${string}`
   predictedAddress: `0x${string}`

@@ -59,7 +59,7 @@ function tokenLabel(token: Pair['quoteToken']): string {
 }
 
 /**
- * Turns one upstream pair into the Token it describes (its base token), with every fallback of spec 2.1 applied: a
+ * Turns one upstream pair into the Token it describes (its base token), with every fallback of `docs/api.md` applied (`Which pools count, and what the pool fields mean`): a
  * missing symbol or name is the other one (never `?`), `dexId` is in DexScreener's vocabulary whichever source served
  * the pair, and `pairUrl` is the aggregator's page of the pool.
  */

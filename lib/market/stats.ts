@@ -6,7 +6,7 @@ export const roundUsd = (n: number): number => Math.round(n * 100) / 100
 /** Parameters of {@link computeStats}. */
 export type ComputeStatsParameters = { tokens: readonly Token[]; ts: number }
 
-/** Market statistics of spec 2.2 over the returned tokens; `ts` is when the data was fetched. */
+/** Market statistics (`docs/api.md`, `GET /api/control-room`) over the returned tokens; `ts` is when the data was fetched. */
 export function computeStats({ tokens, ts }: ComputeStatsParameters): Stats {
   let safeCount = 0
   let totalVol1h = 0

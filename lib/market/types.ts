@@ -4,7 +4,7 @@ const usd = (what: string) => z.number().min(0).describe(`${what} in USD (0 when
 const change = (window: string) => z.number().nullable().describe(`Price change in percent over ${window}; null when unknown`)
 const count = (what: string) => z.number().int().min(0).describe(what)
 
-/** One token as served by the read API (spec 2.1): exactly these 24 fields, in this order. */
+/** One token as served by the read API (`docs/api.md`, `GET /api/control-room`): exactly these 24 fields, in this order. */
 export const tokenSchema = z
   .object({
     rank: z.number().int().min(1).describe('Position, 1 first, by 24h volume'),
@@ -43,13 +43,13 @@ export const tokenSchema = z
   })
   .describe('A Base token, described by its Base pair in which it is the base token')
 
-/** One token as served by the read API (spec 2.1). */
+/** One token as served by the read API (`docs/api.md`, `GET /api/control-room`). */
 export type Token = z.infer<typeof tokenSchema>
 
 /** The field names of {@link Token} in their contract order. */
 export const TOKEN_FIELDS = Object.keys(tokenSchema.shape) as (keyof Token)[]
 
-/** Market statistics of a control-room snapshot (spec 2.2). */
+/** Market statistics of a control-room snapshot (`docs/api.md`, `GET /api/control-room`). */
 export const statsSchema = z.object({
   total: z.number().int().min(0).max(100).describe('Number of tokens returned'),
   safeCount: z.number().int().min(0).describe('Tokens with liquidity of at least 50,000 USD'),
@@ -57,10 +57,10 @@ export const statsSchema = z.object({
   ts: z.number().int().describe('When the data was fetched, Unix epoch milliseconds'),
 })
 
-/** Market statistics of a control-room snapshot (spec 2.2). */
+/** Market statistics of a control-room snapshot (`docs/api.md`, `GET /api/control-room`). */
 export type Stats = z.infer<typeof statsSchema>
 
-/** Body of `GET /api/control-room` (spec 2.3). */
+/** Body of `GET /api/control-room` (`docs/api.md`). */
 export const controlRoomSchema = z.object({
   liveActivity: z.array(tokenSchema).max(100).describe('Up to 100 Base tokens by 24h volume, rank 1 first'),
   trending: z.array(tokenSchema).max(15).describe('The first 15 of liveActivity'),
@@ -68,26 +68,26 @@ export const controlRoomSchema = z.object({
   commentary: z.string().describe('2-4 sentences generated from these figures alone'),
 })
 
-/** Body of `GET /api/control-room` (spec 2.3). */
+/** Body of `GET /api/control-room` (`docs/api.md`). */
 export type ControlRoom = z.infer<typeof controlRoomSchema>
 
-/** Body of `GET /api/token-search` (spec 2.4). */
+/** Body of `GET /api/token-search` (`docs/api.md`). */
 export const tokenSearchResultSchema = z.object({
   tokens: z.array(tokenSchema).describe('Matching Base pairs by 24h volume; rank is the position'),
   total: z.number().int().min(0).describe('Number of results'),
   query: z.string().describe('The search term used (trimmed)'),
 })
 
-/** Body of `GET /api/token-search` (spec 2.4). */
+/** Body of `GET /api/token-search` (`docs/api.md`). */
 export type TokenSearchResult = z.infer<typeof tokenSearchResultSchema>
 
-/** Liquidity in USD from which a token counts as "safe" (spec 8). */
+/** Liquidity in USD from which a token counts as "safe" (`docs/api.md`). */
 export const SAFE_LIQUIDITY_USD = 50_000
 
-/** Most tokens in a control-room snapshot (spec 8). */
+/** Most tokens in a control-room snapshot (`docs/api.md`). */
 export const CONTROL_ROOM_LIMIT = 100
 
-/** Length of the trending list (spec 8). */
+/** Length of the trending list (`docs/api.md`). */
 export const TRENDING_LENGTH = 15
 
 /** Body of `GET /api/token-history`: a token's last 24 hours in the top 100, at 5-minute resolution, oldest first. */

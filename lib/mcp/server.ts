@@ -146,7 +146,7 @@ async function callTool({ name, args, request, dependencies, logRefusal }: CallP
   if (agent.kind === 'misconfigured') return toolResult(MISCONFIGURED.body, summarize(tool.name, MISCONFIGURED.body))
   if (agent.kind === 'unavailable') return toolResult(AGENT_CHECK_UNAVAILABLE.body, summarize(tool.name, AGENT_CHECK_UNAVAILABLE.body))
   if (agent.kind === 'refused') {
-    logRefusal({ door: 'mcp', presented, reason: agent.reason })
+    logRefusal({ endpoint: 'mcp', presented, reason: agent.reason })
     return failed('FORBIDDEN', `The agent key (X-Service-Key or Authorization: Bearer) is ${refusalText(agent.reason)}.`)
   }
   let body: Record<string, unknown>

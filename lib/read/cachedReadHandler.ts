@@ -16,7 +16,7 @@ import { UpstreamError } from '../upstream/dexscreener.js'
 import type { CacheReadReturnType, LocalCachedBody } from './cache.js'
 import { ReadNotFoundError } from './errors.js'
 import { readKeys } from './keys.js'
-import { READ_CACHE_TTL_MS } from './models.js'
+import { READ_CACHE_TTL_MS } from './readers.js'
 import type { ReadServices } from './services.js'
 
 const METHODS: readonly Method[] = ['GET', 'HEAD']

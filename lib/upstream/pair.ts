@@ -41,7 +41,7 @@ export type TxnCount = { buys: number | null; sells: number | null }
 const looseToken = looseObject({ address: looseString, name: looseString, symbol: looseString })
 
 /**
- * A DexScreener pair as the API really sends it (reference/upstream.md): `priceChange` with any subset of its windows
+ * A DexScreener pair as the API really sends it (the recorded bodies in `tests/fixtures/upstream/`): `priceChange` with any subset of its windows
  * or none, `liquidity`, `pairCreatedAt`, `fdv`, `marketCap`, `labels`, `info` and `boosts` often absent, numbers
  * that may arrive as strings. Only `chainId` and the base token's address are required; every other field reads as
  * null when odd. `labels`, `info` and `boosts` are not read.

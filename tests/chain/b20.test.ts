@@ -26,7 +26,7 @@ const SALT = `0x${'22'.repeat(32)}` as Hex
 const ADMIN = getAddress('0x00000000000000000000000000000000000000aa')
 
 describe('predictB20Address', () => {
-  it('matches the reference vectors of reference/b20.md for both variants', () => {
+  it('matches Base’s published test vectors for both variants', () => {
     expect(predictB20Address('asset', SENDER, SALT)).toBe('0xB200000000000000000000f4f69ba108F6504Dc5')
     expect(predictB20Address('stablecoin', SENDER, SALT)).toBe('0xb200000000000000000001F4f69Ba108F6504dc5')
   })

@@ -269,8 +269,8 @@ describe('running instances and runtime keys, over HTTP and MCP (npm start, chai
       .poll(refusals, { timeout: 5_000 })
       .toEqual(
         expect.arrayContaining([
-          expect.objectContaining({ door: 'b20-skill', reason: 'key revoked', keyDigest: digestAgentKey(key).slice(0, 8) }),
-          expect.objectContaining({ door: 'mcp', reason: 'key revoked' }),
+          expect.objectContaining({ endpoint: 'b20-skill', reason: 'key revoked', keyDigest: digestAgentKey(key).slice(0, 8) }),
+          expect.objectContaining({ endpoint: 'mcp', reason: 'key revoked' }),
         ]),
       )
   })

@@ -486,8 +486,12 @@ describe('POST /api/b20-skill on anvil (chain 8453) with the B20 emulator, the K
         .map((l) => JSON.parse(l) as Record<string, unknown>)
         .filter((l) => l.event === 'deploy_refused')
     expect(refused()).toEqual([
-      expect.objectContaining({ door: 'b20-skill', reason: 'key not on the allowlist', keyDigest: digestAgentKey(stranger).slice(0, 8) }),
-      expect.objectContaining({ door: 'b20-skill', reason: 'no key', keyDigest: null }),
+      expect.objectContaining({
+        endpoint: 'b20-skill',
+        reason: 'key not on the allowlist',
+        keyDigest: digestAgentKey(stranger).slice(0, 8),
+      }),
+      expect.objectContaining({ endpoint: 'b20-skill', reason: 'no key', keyDigest: null }),
     ])
     // 200 refusals at once: at most 5 lines a second, and a later line counts what was left out.
     await Promise.all(Array.from({ length: 200 }, (_, i) => stack.post(deployBody(), { key: `flood-${i}-xxxxxxxx` })))

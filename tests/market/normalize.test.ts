@@ -18,7 +18,7 @@ const raw = (overrides: Record<string, unknown> = {}) => ({
 const toToken = (overrides: Record<string, unknown> = {}) => pairToToken(parsePair(raw(overrides))!, 7)
 
 describe('pairToToken', () => {
-  it('gives exactly the 24 fields of spec 2.1, in order, with their types', () => {
+  it('gives exactly the 24 fields docs/api.md lists, in order, with their types', () => {
     const token = toToken()
     expect(Object.keys(token)).toEqual([...TOKEN_FIELDS])
     expect(token).toMatchObject({

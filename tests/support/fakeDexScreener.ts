@@ -2,7 +2,7 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { RawPair } from './syntheticMarket.js'
 
-/** A way the fake upstream misbehaves, as seen in the wild (reference/upstream.md). */
+/** A way the fake upstream misbehaves, as seen in the wild. */
 export type Fault =
   | { kind: 'status'; status: number; headers?: Record<string, string>; body?: string }
   | { kind: 'html'; status?: number }

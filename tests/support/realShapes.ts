@@ -2,7 +2,7 @@ import type { RawPair } from './syntheticMarket.js'
 
 /**
  * What real upstream bodies look like, in the shares counted over recorded bodies (61 DexScreener pairs, 20 Base
- * GeckoTerminal pools; ../shared/reference/upstream.md), applied to the fakes' markets so the suite parses what the
+ * GeckoTerminal pools, as recorded in tests/fixtures/upstream/), applied to the fakes' markets so the suite parses what the
  * real APIs send rather than a tidier world.
  */
 

@@ -36,8 +36,8 @@ export type CreateRefusalLogParameters = { logger: Logger; now?: () => number; l
 /** Why a presented agent key is refused. */
 export type AgentRefusalReason = 'no key' | 'unknown key' | 'revoked' | 'expired'
 
-/** One refused agent request: which door, the key presented (null when none was), and why it was refused. */
-export type Refusal = { door: 'b20-skill' | 'mcp'; presented: string | null; reason?: AgentRefusalReason }
+/** One refused agent request: which endpoint, the key presented (null when none was), and why it was refused. */
+export type Refusal = { endpoint: 'b20-skill' | 'mcp'; presented: string | null; reason?: AgentRefusalReason }
 
 /** Why a key was refused, in words for the caller and the log: "missing", "not on the deploy allowlist", "revoked"… */
 export function refusalText(reason: AgentRefusalReason): string {
@@ -55,7 +55,7 @@ export function createRefusalLog({ logger, now = Date.now, linesPerSecond = 5 }:
   let second = -1
   let written = 0
   let suppressed = 0
-  return ({ door, presented, reason = presented ? 'unknown key' : 'no key' }) => {
+  return ({ endpoint, presented, reason = presented ? 'unknown key' : 'no key' }) => {
     const current = Math.floor(now() / 1000)
     if (current !== second) {
       second = current
@@ -67,7 +67,7 @@ export function createRefusalLog({ logger, now = Date.now, linesPerSecond = 5 }:
     }
     written += 1
     logger.warn('deploy_refused', {
-      door,
+      endpoint,
       reason: reason === 'unknown key' ? 'key not on the allowlist' : reason === 'no key' ? 'no key' : `key ${reason}`,
       keyDigest: presented ? digestAgentKey(presented).slice(0, 8) : null,
       suppressedBefore: suppressed,

@@ -7,9 +7,9 @@ import { ISO_4217_CODES } from './iso4217.js'
 /** One problem with a request body: the field it concerns and why. */
 export type IntentProblem = { field: string; reason: string }
 
-/** Longest token name accepted (spec 8). */
+/** Longest token name accepted (`docs/api.md`, `POST /api/b20-skill`). */
 export const DEPLOY_NAME_MAX = 64
-/** Longest token symbol accepted (spec 8). */
+/** Longest token symbol accepted (`docs/api.md`, `POST /api/b20-skill`). */
 export const DEPLOY_SYMBOL_MAX = 11
 
 // Control, zero-width and bidi formatting characters: refused in names, which end up on chain and in explorers.
@@ -22,7 +22,7 @@ const addressField = z
     'must be a 20-byte 0x address, lower-case or with a valid checksum, and not the zero address',
   )
 
-/** The `agent_deploy` body schema; every rule of spec 4.3 and issue 3, with the reasons agents see. */
+/** The `agent_deploy` body schema: every rule of `docs/api.md` (`POST /api/b20-skill`), with the reasons agents see. */
 export const agentDeploySchema = z.strictObject({
   action: z.literal('agent_deploy'),
   name: z

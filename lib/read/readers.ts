@@ -8,7 +8,7 @@ import { readKeys } from './keys.js'
 import type { ReadServices } from './services.js'
 import { searchTokens } from './tokenSearch.js'
 
-/** How long a read stays cached server-side (spec 8). */
+/** How long a read stays cached server-side (`docs/api.md`, `GET /api/control-room`). */
 export const READ_CACHE_TTL_MS = 30_000
 
 /** The control-room read of each set of services, made once: a warm read allocates nothing to ask the cache. */
