@@ -1,9 +1,8 @@
 import { defaultDeployServicesSource } from '../lib/deploy/agentActions.js'
 import { createMcpHandler } from '../lib/mcp/server.js'
 import { withRequestId } from '../lib/platform/requestId.js'
+import { createControlRoomHandler, createTokenSearchHandler } from '../lib/read/handlers.js'
 import { getReadServices } from '../lib/read/services.js'
-import { createControlRoomHandler } from './control-room.js'
-import { createTokenSearchHandler } from './token-search.js'
 
 export default {
   fetch: withRequestId(

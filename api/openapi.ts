@@ -1,16 +1,4 @@
-import { buildOpenApiDocument } from '../lib/docs/openapi.js'
-import { guardRequest, jsonResponse, type Method } from '../lib/platform/http.js'
+import { handleOpenApi } from '../lib/docs/openapiHandler.js'
 import { withRequestId } from '../lib/platform/requestId.js'
-
-const METHODS: readonly Method[] = ['GET', 'HEAD']
-let body: string | undefined
-
-/** `GET /api/openapi` (and `/openapi.json`): the OpenAPI 3.1 document. */
-export async function handleOpenApi(request: Request): Promise<Response> {
-  const guarded = guardRequest(request, METHODS)
-  if (guarded) return guarded
-  body ??= JSON.stringify(buildOpenApiDocument(), null, 2)
-  return jsonResponse({ body, head: request.method === 'HEAD', headers: { 'cache-control': 'public, max-age=300' } })
-}
 
 export default { fetch: withRequestId(handleOpenApi) }

@@ -1,6 +1,6 @@
-import { createControlRoomHandler } from '../api/control-room.js'
 import { startServer } from '../dev/server.js'
 import { silentLogger } from '../lib/platform/log.js'
+import { createControlRoomHandler } from '../lib/read/handlers.js'
 import { createReadServices } from '../lib/read/services.js'
 import { createMemoryStore } from '../lib/store/memory.js'
 import { createDexScreenerClient } from '../lib/upstream/dexscreener.js'

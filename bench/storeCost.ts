@@ -1,7 +1,3 @@
-import { createControlRoomHandler } from '../api/control-room.js'
-import { createMarketHistoryHandler } from '../api/market-history.js'
-import { createTokenHistoryHandler } from '../api/token-history.js'
-import { createTokenSearchHandler } from '../api/token-search.js'
 import { deployServicesFrom } from '../lib/deploy/agentActions.js'
 import { issueAgentKey } from '../lib/deploy/agents/agentRegistry.js'
 import { setAgentWebhook } from '../lib/deploy/agents/webhookTargets.js'
@@ -10,6 +6,12 @@ import { refreshDeployMarkets } from '../lib/deploy/records/tokenMarket.js'
 import { createDeployServices } from '../lib/deploy/services.js'
 import type { ControlRoom } from '../lib/market/types.js'
 import { silentLogger } from '../lib/platform/log.js'
+import {
+  createControlRoomHandler,
+  createMarketHistoryHandler,
+  createTokenHistoryHandler,
+  createTokenSearchHandler,
+} from '../lib/read/handlers.js'
 import { createReadServices } from '../lib/read/services.js'
 import { createUpstashStore } from '../lib/store/upstash.js'
 import { runTick } from '../lib/tick/runTick.js'

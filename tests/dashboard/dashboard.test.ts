@@ -1,16 +1,18 @@
 import AxeBuilder from '@axe-core/playwright'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { createControlRoomHandler } from '../../api/control-room.js'
-import { createHealthHandler } from '../../api/health.js'
-import { createMarketHistoryHandler } from '../../api/market-history.js'
-import { createTokenHistoryHandler } from '../../api/token-history.js'
-import { createTokenSearchHandler } from '../../api/token-search.js'
 import { type RunningServer, startServer, vercelRouting } from '../../dev/server.js'
 import { defaultDeployServicesSource } from '../../lib/deploy/agentActions.js'
+import { createHealthHandler } from '../../lib/health/handler.js'
 import type { ControlRoom } from '../../lib/market/types.js'
 import { loadHealthConfig } from '../../lib/platform/config.js'
 import { silentLogger } from '../../lib/platform/log.js'
+import {
+  createControlRoomHandler,
+  createMarketHistoryHandler,
+  createTokenHistoryHandler,
+  createTokenSearchHandler,
+} from '../../lib/read/handlers.js'
 import { createReadServices, type ReadServices } from '../../lib/read/services.js'
 import { createMemoryStore } from '../../lib/store/memory.js'
 import { createDexScreenerClient } from '../../lib/upstream/dexscreener.js'

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createB20SkillHandler, deployServicesFrom } from '../../api/b20-skill.js'
+import { deployServicesFrom } from '../../lib/deploy/agentActions.js'
 import { digestAgentKey } from '../../lib/deploy/agents/agentKeys.js'
+import { createB20SkillHandler } from '../../lib/deploy/handler.js'
 import { createDeployServices } from '../../lib/deploy/services.js'
 import { ConfigError, loadDeployConfig } from '../../lib/platform/config.js'
 import { silentLogger } from '../../lib/platform/log.js'

@@ -155,7 +155,8 @@ describe('cold start of the deploy handler', () => {
     ['an invalid intent', { 'x-service-key': 'k' }, JSON.stringify({ action: 'agent_deploy', name: '', symbol: 'B@D' }), 200],
   ])('answers %s in a fresh process without loading them', (_, headers, body, status) => {
     const script = `
-      const { createB20SkillHandler } = await import('./api/b20-skill.ts')
+      await import('./api/b20-skill.ts') // the route's own module loads nothing more either
+      const { createB20SkillHandler } = await import('./lib/deploy/handler.ts')
       const { digestAgentKey } = await import('./lib/deploy/agents/agentKeys.ts')
       const { loadDeployConfig } = await import('./lib/platform/config.ts')
       const config = loadDeployConfig({ DEPLOY_ALLOWLIST: digestAgentKey('k') })

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { createHealthHandler } from '../../api/health.js'
 import { deployServicesFrom } from '../../lib/deploy/agentActions.js'
+import { createHealthHandler } from '../../lib/health/handler.js'
 import { loadHealthConfig } from '../../lib/platform/config.js'
 import { runTick } from '../../lib/tick/runTick.js'
 import { type DeployStack, startDeployStack } from '../support/deployStack.js'

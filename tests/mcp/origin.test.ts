@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest'
-import { createControlRoomHandler } from '../../api/control-room.js'
 import type { DeployServicesSource } from '../../lib/deploy/agentActions.js'
 import { digestAgentKey } from '../../lib/deploy/agents/agentKeys.js'
 import { createAgentRegistry } from '../../lib/deploy/agents/agentRegistry.js'
@@ -7,6 +6,7 @@ import { createMcpHandler } from '../../lib/mcp/server.js'
 import { loadDeployConfig } from '../../lib/platform/config.js'
 import { silentLogger } from '../../lib/platform/log.js'
 import { judgeOrigin, loadMcpOriginPolicy, type OriginPolicy } from '../../lib/platform/origins.js'
+import { createControlRoomHandler } from '../../lib/read/handlers.js'
 import { createReadServices } from '../../lib/read/services.js'
 import { createMemoryStore } from '../../lib/store/memory.js'
 

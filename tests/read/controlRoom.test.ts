@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest'
-import { createControlRoomHandler } from '../../api/control-room.js'
 import { type ControlRoom, TOKEN_FIELDS } from '../../lib/market/types.js'
 import { withRequestId } from '../../lib/platform/requestId.js'
 import { MAX_REQUESTS_PER_REFRESH } from '../../lib/read/controlRoom.js'
+import { createControlRoomHandler } from '../../lib/read/handlers.js'
 import { type ReadStack, readUntilFresh, type StoreKind, startReadStack } from '../support/readStack.js'
 import { createSyntheticMarket, HUBS } from '../support/syntheticMarket.js'
 

@@ -1,9 +1,11 @@
-import { createControlRoomHandler } from '../../api/control-room.js'
-import { createMarketHistoryHandler } from '../../api/market-history.js'
-import { createTokenHistoryHandler } from '../../api/token-history.js'
-import { createTokenSearchHandler } from '../../api/token-search.js'
 import type { ControlRoom } from '../../lib/market/types.js'
 import { createLogger, type Logger } from '../../lib/platform/log.js'
+import {
+  createControlRoomHandler,
+  createMarketHistoryHandler,
+  createTokenHistoryHandler,
+  createTokenSearchHandler,
+} from '../../lib/read/handlers.js'
 import { readKeys } from '../../lib/read/keys.js'
 import { createReadServices, type ReadServices } from '../../lib/read/services.js'
 import { createMemoryStore } from '../../lib/store/memory.js'
