@@ -1,6 +1,19 @@
+import type { ZodOpenApiPathItemObject } from 'zod-openapi'
 import { guardRequest, jsonResponse, type Method, readJsonBody } from '../platform/http.js'
+import { corsHeaders, jsonAnswer, notAllowedAnswer, oneOf, preflightOperation, redirectAnswer } from '../platform/routeDocs.js'
 import { AGENT_CHECK_UNAVAILABLE, authorizeAgent, type DeployServicesSource, MISCONFIGURED, runAgentAction } from './agentActions.js'
 import { createRefusalLog, refusalText } from './agents/agentKeys.js'
+import { agentDeploySchema, listDeploysRequestSchema, receiptRequestSchema } from './pipeline/intent.js'
+import {
+  deployBroadcastSchema,
+  deployFailureSchema,
+  deploySimulatedSchema,
+  listDeploysSchema,
+  receiptConfirmedSchema,
+  receiptPendingSchema,
+  receiptReplacedSchema,
+  skillHttpErrorSchema,
+} from './responses.js'
 
 const METHODS: readonly Method[] = ['POST']
 
@@ -39,4 +52,63 @@ export function createB20SkillHandler(source: DeployServicesSource) {
     })
     return reply(answer.status, answer.body, answer.headers)
   }
+}
+
+/** `POST /api/b20-skill`, as the OpenAPI document declares it. */
+export const b20SkillRoute: ZodOpenApiPathItemObject = {
+  post: {
+    operationId: 'b20Skill',
+    summary:
+      'Deploy a B20 token (action agent_deploy), read a deploy receipt, waiting up to 25 s (action receipt), or list your deploys (action list_deploys)',
+    description:
+      'One endpoint, three actions, told apart by action in the body. The agent key (X-Service-Key) is checked before anything else. agent_deploy validates, simulates, signs with KMS and broadcasts (dryRun: validate and simulate only); receipt answers pending, confirmed, reverted or replaced, waiting up to waitSeconds; list_deploys answers the calling agent’s own deploys. Domain outcomes are 200 with ok true or false and a code.',
+    security: [{ serviceKey: [] }],
+    parameters: [
+      {
+        name: 'Idempotency-Key',
+        in: 'header',
+        required: false,
+        description: 'agent_deploy only: the same agent key + idempotency key + body within 24 h returns the original answer',
+        schema: { type: 'string', minLength: 1, maxLength: 128, pattern: '^[\\x21-\\x7e]+$' },
+      },
+    ],
+    requestBody: {
+      required: true,
+      content: { 'application/json': { schema: oneOf([agentDeploySchema, receiptRequestSchema, listDeploysRequestSchema]) } },
+    },
+    responses: {
+      '308': redirectAnswer,
+      '200': {
+        ...jsonAnswer(
+          oneOf([
+            deployBroadcastSchema,
+            deploySimulatedSchema,
+            receiptPendingSchema,
+            receiptConfirmedSchema,
+            receiptReplacedSchema,
+            listDeploysSchema,
+            deployFailureSchema,
+          ]),
+          'The outcome: ok true (broadcast, simulated, pending, confirmed, replaced, or the deploy list) or ok false with error and code',
+        ),
+        headers: {
+          ...corsHeaders,
+          'Idempotent-Replayed': {
+            description: '"true" when this is the stored answer of an earlier request with the same Idempotency-Key',
+            required: false,
+            schema: { type: 'string', const: 'true' },
+          },
+        },
+      },
+      '400': jsonAnswer(
+        skillHttpErrorSchema,
+        'The body is not JSON (INVALID_JSON) or not sent as application/json (UNSUPPORTED_CONTENT_TYPE)',
+      ),
+      '403': jsonAnswer(skillHttpErrorSchema, 'X-Service-Key missing or not allowlisted (FORBIDDEN)'),
+      '405': notAllowedAnswer,
+      '413': jsonAnswer(skillHttpErrorSchema, `Body larger than ${SKILL_BODY_LIMIT_BYTES / 1024} KiB (BODY_TOO_LARGE)`),
+      '500': jsonAnswer(skillHttpErrorSchema, 'Misconfigured or unexpected failure'),
+    },
+  },
+  options: preflightOperation,
 }

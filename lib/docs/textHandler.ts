@@ -1,4 +1,6 @@
+import type { ZodOpenApiPathItemObject } from 'zod-openapi'
 import { CORS_HEADERS, errorResponse, guardRequest, type Method } from '../platform/http.js'
+import { notAllowedAnswer } from '../platform/routeDocs.js'
 
 const METHODS: readonly Method[] = ['GET', 'HEAD']
 
@@ -22,4 +24,27 @@ export function createTextHandler(contentType: string, produce: () => Promise<st
       },
     })
   }
+}
+
+/** `GET /api/skill`, as the OpenAPI document declares it. */
+export const skillRoute: ZodOpenApiPathItemObject = {
+  get: {
+    operationId: 'getSkill',
+    summary: 'The agent skill file (also at /skill.md)',
+    description: 'The agent skill file: how an AI agent reads market data and deploys, with examples.',
+    responses: {
+      '200': { description: 'Markdown', content: { 'text/markdown': { schema: { type: 'string' } } } },
+      '405': notAllowedAnswer,
+    },
+  },
+}
+
+/** `GET /api/llms`, as the OpenAPI document declares it. */
+export const llmsTxtRoute: ZodOpenApiPathItemObject = {
+  get: {
+    operationId: 'getLlmsTxt',
+    summary: 'llms.txt index (also at /llms.txt)',
+    description: 'The llms.txt index: what the service is and where an agent reads on.',
+    responses: { '200': { description: 'Text', content: { 'text/plain': { schema: { type: 'string' } } } }, '405': notAllowedAnswer },
+  },
 }

@@ -8,8 +8,11 @@ import { describe, expect, it } from 'vitest'
 import llms from '../../api/llms.js'
 import openapi from '../../api/openapi.js'
 import skill from '../../api/skill.js'
+import { SKILL_BODY_LIMIT_BYTES } from '../../lib/deploy/handler.js'
 import { deployFailureCodeSchema, skillHttpErrorSchema } from '../../lib/deploy/responses.js'
+import { QUERY_MAX_LENGTH } from '../../lib/market/search.js'
 import { SERVICE_VERSION } from '../../lib/platform/version.js'
+import { TICK_BODY_LIMIT_BYTES } from '../../lib/tick/handler.js'
 import { withOpenApiCheck } from '../support/openapiCheck.js'
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
@@ -42,6 +45,16 @@ describe('GET /api/openapi', () => {
     const text = JSON.stringify(doc)
     expect(text).toContain('"Idempotency-Key"')
     for (const status of ['"304"', '"400"', '"403"', '"405"', '"413"', '"500"', '"502"']) expect(text).toContain(status)
+  })
+
+  it('states the limits the handlers enforce, from the same constants (the document is generated from the routes)', async () => {
+    const document = (await (await openapi.fetch(get('/api/openapi'))).json()) as {
+      paths: Record<string, Record<string, { parameters?: { name: string; schema: { maxLength?: number } }[]; [key: string]: unknown }>>
+    }
+    const q = document.paths['/api/token-search']!.get!.parameters!.find((p) => p.name === 'q')!
+    expect(q.schema.maxLength).toBe(QUERY_MAX_LENGTH)
+    expect(JSON.stringify(document.paths['/api/tick']!.post)).toContain(`"maxLength":${TICK_BODY_LIMIT_BYTES}`)
+    expect(JSON.stringify(document.paths['/api/b20-skill']!.post)).toContain(`larger than ${SKILL_BODY_LIMIT_BYTES / 1024} KiB`)
   })
 
   it('has component schemas that are valid JSON Schema 2020-12 and reject extra fields in responses', async () => {
