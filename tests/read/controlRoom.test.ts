@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest'
 import { type ControlRoom, TOKEN_FIELDS } from '../../lib/market/types.js'
 import { withRequestId } from '../../lib/platform/requestId.js'
-import { MAX_REQUESTS_PER_REFRESH } from '../../lib/read/controlRoom.js'
+import { MAX_REQUESTS_PER_REFRESH } from '../../lib/read/controlRoomPlan.js'
 import { createControlRoomHandler } from '../../lib/read/handlers.js'
 import { type ReadStack, readUntilFresh, type StoreKind, startReadStack } from '../support/readStack.js'
 import { createSyntheticMarket, HUBS } from '../support/syntheticMarket.js'

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import type { ControlRoom } from '../../lib/market/types.js'
 import { parseUniverse, serializeUniverse } from '../../lib/market/universe.js'
-import { DEFAULT_SEED_QUERIES, MAX_REQUESTS_PER_REFRESH } from '../../lib/read/controlRoom.js'
+import { DEFAULT_SEED_QUERIES, MAX_REQUESTS_PER_REFRESH } from '../../lib/read/controlRoomPlan.js'
 import { discoverIfDue, refreshControlRoom } from '../../lib/read/controlRoomRefresh.js'
 import { readKeys } from '../../lib/read/keys.js'
 import { parsePromotedBaseTokens } from '../../lib/upstream/dexscreener.js'
