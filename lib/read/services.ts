@@ -53,6 +53,8 @@ export type CreateReadServicesParameters = {
   gecko?: GeckoTerminalClient | null
   logger?: Logger
   now?: () => number
+  /** Keeps the instance alive for work after the answer (default: Vercel's `waitUntil`; tests collect it). */
+  waitUntil?: (promise: Promise<unknown>) => void
 }
 
 /** Builds the read services from the environment (or from what a test hands in). */
@@ -112,7 +114,13 @@ export function createReadServices(parameters: CreateReadServicesParameters = {}
     throttle: createThrottle(store),
     reserveUpstream,
     // On Vercel, waitUntil keeps the function alive for a background refresh; elsewhere it is a no-op and the refresh runs on.
-    cache: createReadCache({ store, logger, now, staleForMs: config.staleIfErrorSeconds * 1000, waitUntil }),
+    cache: createReadCache({
+      store,
+      logger,
+      now,
+      staleForMs: config.staleIfErrorSeconds * 1000,
+      waitUntil: parameters.waitUntil ?? waitUntil,
+    }),
     upstream,
     searchUpstream,
     gecko,

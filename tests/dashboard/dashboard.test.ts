@@ -283,12 +283,16 @@ describe('the dashboard page', () => {
 
   it('loads everything in three API requests: the room (its preload reused, asked once), every chart in one, and the status', async () => {
     // A fresh body first: a stale first answer would rightly make the page ask again 5 s later, which is not a double fetch.
-    for (let i = 0; i < 50; i++) {
-      const response = await fetch(`${server.url}/api/control-room`)
-      await response.arrayBuffer()
-      if (response.headers.get('x-data-state') === 'fresh') break
-      await new Promise((r) => setTimeout(r, 100))
-    }
+    await expect
+      .poll(
+        async () => {
+          const response = await fetch(`${server.url}/api/control-room`)
+          await response.arrayBuffer()
+          return response.headers.get('x-data-state')
+        },
+        { timeout: 5_000, interval: 100 },
+      )
+      .toBe('fresh')
     const context = await browser.newContext({ viewport: { width: 1400, height: 1000 }, userAgent: COUNTED_AGENT })
     const page = await context.newPage()
     const asked: string[] = []

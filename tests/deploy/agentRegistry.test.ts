@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest'
 import { authorizeAgent, deployServicesFrom } from '../../lib/deploy/agentActions.js'
 import { digestAgentKey, generateAgentKey } from '../../lib/deploy/agents/agentKeys.js'
 import {
@@ -41,9 +41,17 @@ function agentsCli(args: string[], env: Record<string, string>): Promise<{ statu
 describe('npm run agents (issue, list, revoke) on the shared store', () => {
   let upstash: UpstashRestServer
   let env: Record<string, string>
+  let registries = 0
   beforeAll(async () => {
     upstash = await startUpstashRestServer({ redisSocket: inject('redisSocket') })
-    env = { UPSTASH_REDIS_REST_URL: upstash.url, UPSTASH_REDIS_REST_TOKEN: upstash.token, STORE_KEY_PREFIX: `cli${process.pid}:` }
+  })
+  // Every case starts from an empty registry of its own, so each runs alone and in any order.
+  beforeEach(() => {
+    env = {
+      UPSTASH_REDIS_REST_URL: upstash.url,
+      UPSTASH_REDIS_REST_TOKEN: upstash.token,
+      STORE_KEY_PREFIX: `cli${process.pid}-${++registries}:`,
+    }
   })
   afterAll(() => upstash?.close())
   const listed = async () => JSON.parse((await agentsCli(['list', '--json'], env)).stdout) as { label: string; revokedAt: number | null }[]
@@ -79,7 +87,7 @@ describe('npm run agents (issue, list, revoke) on the shared store', () => {
   })
 
   it.each([
-    ['a label already taken', ['issue', '--label', 'alice'], /label "alice" is taken/],
+    ['a label already taken', ['issue', '--label', 'taken'], /label "taken" is taken/],
     ['a label with spaces', ['issue', '--label', 'bad label!'], /label "bad label!" must be/],
     ['a negative cap', ['issue', '--label', 'bob', '--daily-cap=-1'], /--daily-cap must be a whole number/],
     ['a cap that is no number', ['issue', '--label', 'bob', '--daily-cap', 'lots'], /--daily-cap must be a number/],
@@ -88,6 +96,7 @@ describe('npm run agents (issue, list, revoke) on the shared store', () => {
     ['an unknown agent to revoke', ['revoke', 'mallory'], /no agent with the label or digest prefix "mallory"/],
     ['an unknown command', ['delete', 'alice'], /usage:/],
   ])('refuses %s with a clear message, exit 1 and nothing written', async (_, args, message) => {
+    expect((await agentsCli(['issue', '--label', 'taken'], env)).status).toBe(0)
     const before = await listed()
     const run = await agentsCli(args, env)
     expect(run.status).toBe(1)
@@ -96,6 +105,7 @@ describe('npm run agents (issue, list, revoke) on the shared store', () => {
   })
 
   it('revokes by label or by digest prefix', async () => {
+    expect((await agentsCli(['issue', '--label', 'alice'], env)).status).toBe(0)
     const bob = JSON.parse((await agentsCli(['issue', '--label', 'bob', '--json'], env)).stdout) as { digest: string }
     expect((await agentsCli(['revoke', bob.digest.slice(0, 10)], env)).stdout).toMatch(/revoked "bob"/)
     expect((await agentsCli(['revoke', 'alice'], env)).status).toBe(0)

@@ -1,5 +1,5 @@
 import { type Hex, keccak256, toHex } from 'viem'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished, vi } from 'vitest'
 import { B20_FACTORY_ADDRESS, b20FactoryAbi, encodeCreateB20, MINT_ROLE, predictB20Address } from '../../lib/chain/b20.js'
 import { activationStubAbi } from '../support/anvil.js'
 import { AGENT_KEYS, type DeployStack, startDeployStack } from '../support/deployStack.js'
@@ -475,7 +475,12 @@ describe('POST /api/b20-skill on anvil (chain 8453) with the B20 emulator, the K
 
   it('logs each refused key as deploy_refused with its digest prefix, never the key, and a flood as a few lines', async () => {
     const { digestAgentKey } = await import('../../lib/deploy/agents/agentKeys.js')
-    await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000))) // start on a fresh second
+    // The lines are counted per second: the clock starts this case on a fresh second and moves on by itself.
+    vi.useFakeTimers({ toFake: ['Date'] })
+    vi.setSystemTime(Math.ceil(Date.now() / 1000) * 1000)
+    onTestFinished(() => {
+      vi.useRealTimers()
+    })
     const before = stack.logs.length
     const stranger = 'stranger-key-9f8e7d6c5b4a'
     await stack.post(deployBody(), { key: stranger })
@@ -498,7 +503,7 @@ describe('POST /api/b20-skill on anvil (chain 8453) with the B20 emulator, the K
     const flood = refused().length - 2
     expect(flood).toBeGreaterThanOrEqual(3)
     expect(flood).toBeLessThanOrEqual(10)
-    await new Promise((r) => setTimeout(r, 1000))
+    vi.setSystemTime(Date.now() + 1000)
     await stack.post(deployBody(), { key: stranger })
     // The first two lines may report refusals earlier tests left out; the flood's own are counted after them.
     const reportedLeftOut = refused()

@@ -174,7 +174,10 @@ describe('Redis stops during a burst of deploys, then returns', () => {
     const sentBefore = stack.chain.rpcMethods.filter((m) => m === 'eth_sendRawTransaction').length
     const signsBefore = stack.kms.calls.filter((c) => c === 'Sign').length
     const burst = Array.from({ length: 12 }, (_, i) => timed(() => stack.post(deployBody(`B${i}`))))
-    await new Promise((r) => setTimeout(r, 30))
+    // Redis goes away once the burst is under way: after its first signature, with the others still queued.
+    await expect
+      .poll(() => stack.kms.calls.filter((c) => c === 'Sign').length, { timeout: 10_000, interval: 5 })
+      .toBeGreaterThan(signsBefore)
     await redisServer.pause()
     const answers = await Promise.all(burst)
     const failed = answers.filter((a) => !a.value.body.ok)

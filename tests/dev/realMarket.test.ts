@@ -72,9 +72,12 @@ describe('npm start on the real shapes of the Base market', () => {
     expect(v4Leader).toBeDefined()
     // The tick backfills the leaders' lines within seconds of the first refresh; token-history is read once it has.
     const ohlcv = `/networks/base/pools/${v4Leader.pairAddress}/ohlcv/minute`
-    for (let i = 0; i < 100 && !gecko.requests.some((r) => r.path.startsWith(ohlcv) && r.status === 200); i++)
-      await new Promise((r) => setTimeout(r, 100))
-    await new Promise((r) => setTimeout(r, 1000)) // the line is stored right after the answer; a read before it is cached 30 s
+    await expect
+      .poll(() => gecko.requests.some((r) => r.path.startsWith(ohlcv) && r.status === 200), { timeout: 10_000, interval: 100 })
+      .toBe(true)
+    // npm start stores the line in its own process right after the answer, and a read before that would be cached for
+    // 30 s: this one wait is on the clock, as a client of a separate process has no event to wait for.
+    await new Promise((r) => setTimeout(r, 1000))
     const history = (await (await fetchChecked(`${server.url}/api/token-history?address=${v4Leader.address}`)).json()) as TokenHistory
     const candles = history.points.filter((p) => p.rank === null)
     expect(candles.length).toBeGreaterThan(100) // a day at 5 minutes, less the intervals nobody traded in

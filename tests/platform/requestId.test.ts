@@ -1,3 +1,4 @@
+import { setImmediate } from 'node:timers/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { digestAgentKey } from '../../lib/deploy/agents/agentKeys.js'
 import { createLogger } from '../../lib/platform/log.js'
@@ -15,9 +16,10 @@ describe('withRequestId', () => {
     const handle = withRequestId(async (request) => {
       const name = new URL(request.url).searchParams.get('n') ?? ''
       logger.info('start', { name })
-      await new Promise((r) => setTimeout(r, Math.random() * 20))
+      // Interleave the requests: each waits a different number of event-loop turns (no clock involved).
+      for (let turn = 0; turn < name.charCodeAt(0) % 5; turn++) await setImmediate()
       logger.info('end', { name })
-      background.push(new Promise((r) => setTimeout(r, 10)).then(() => logger.info('after', { name })))
+      background.push(setImmediate().then(() => logger.info('after', { name })))
       return new Response('{}')
     })
     return { handle, settled: () => Promise.all(background) }

@@ -13,7 +13,7 @@ const URL_CR = 'https://svc.test/api/control-room'
 const get = (headers: Record<string, string> = {}, method = 'GET') => new Request(URL_CR, { method, headers })
 
 /** Lets a background refresh finish (or fail) before the next step. */
-const settle = (_stack: ReadStack) => new Promise((r) => setTimeout(r, 50))
+const settle = (stack: ReadStack) => stack.drain()
 
 describe.each<StoreKind>(['memory', 'upstash'])('GET /api/control-room on the %s store', (storeKind) => {
   let stack: ReadStack

@@ -29,7 +29,7 @@ describe.each<StoreKind>(['memory', 'upstash'])('GET /api/token-search on the %s
     expect(await stale.text()).toBe(first)
     expect(stale.headers.get('x-data-state')).toBe('stale')
     expect(stale.headers.get('x-data-age')).toBe('120')
-    await new Promise((r) => setTimeout(r, 50)) // the background refresh fails and changes nothing
+    await stack.drain() // the background refresh fails and changes nothing
     stack.clock.now += 481_000
     const gone = await stack.tokenSearch(search('degen'))
     expect(gone.status).toBe(502)

@@ -31,6 +31,8 @@ export type ReadInstance = {
   tokenHistory: (request: Request) => Promise<Response>
   marketHistory: (request: Request) => Promise<Response>
   logs: string[]
+  /** Waits for the work this instance runs after its answers (background refreshes), as `waitUntil` would. */
+  drain(): Promise<void>
 }
 
 /** A read API over real local parts: the fake upstream, and the in-process store or Upstash over redis-server. */
@@ -76,7 +78,11 @@ export async function startReadStack(parameters: StartReadStackParameters): Prom
   const newInstance = (): ReadInstance => {
     const logs: string[] = []
     const logger: Logger = createLogger({ write: (line) => logs.push(line) })
+    const background: Promise<unknown>[] = []
     const services = createReadServices({
+      waitUntil: (promise) => {
+        background.push(promise)
+      },
       env: { ...parameters.env, STORE_KEY_PREFIX: prefix },
       store,
       logger,
@@ -98,6 +104,9 @@ export async function startReadStack(parameters: StartReadStackParameters): Prom
     return {
       services,
       logs,
+      drain: async () => {
+        while (background.length > 0) await Promise.allSettled(background.splice(0))
+      },
       controlRoom: withOpenApiCheck(
         '/api/control-room',
         createControlRoomHandler(() => services),
@@ -137,11 +146,11 @@ export async function startReadStack(parameters: StartReadStackParameters): Prom
  * Reads the control room until a background refresh has landed (bounded: 2 s), and answers that fresh body. After
  * the 30 s window the first read answers the last body at once while the refresh runs behind it.
  */
-export async function readUntilFresh(instance: Pick<ReadInstance, 'controlRoom'>): Promise<ControlRoom> {
-  for (let i = 0; i < 200; i++) {
+export async function readUntilFresh(instance: Pick<ReadInstance, 'controlRoom' | 'drain'>): Promise<ControlRoom> {
+  for (let i = 0; i < 3; i++) {
     const response = await instance.controlRoom(new Request('https://svc.test/api/control-room'))
     if (response.headers.get('x-data-state') === 'fresh') return (await response.json()) as ControlRoom
-    await new Promise((r) => setTimeout(r, 10))
+    await instance.drain()
   }
   throw new Error('the background refresh never landed')
 }

@@ -13,10 +13,15 @@ describe('npm start is always on: it runs the tick in-process', () => {
       expect(server.firstLine).toContain('tick every 1 s')
       // Nobody reads: the ticks alone fetch the market and leave their mark in health.
       let health: { dataAgeSeconds: number | null; lastTickAgeSeconds: number | null } = { dataAgeSeconds: null, lastTickAgeSeconds: null }
-      for (let i = 0; i < 100 && (health.dataAgeSeconds === null || health.lastTickAgeSeconds === null); i++) {
-        await new Promise((r) => setTimeout(r, 100))
-        health = (await (await fetch(`${server.url}/api/health`)).json()) as typeof health
-      }
+      await expect
+        .poll(
+          async () => {
+            health = (await (await fetch(`${server.url}/api/health`)).json()) as typeof health
+            return health.dataAgeSeconds !== null && health.lastTickAgeSeconds !== null
+          },
+          { timeout: 10_000, interval: 100 },
+        )
+        .toBe(true)
       expect(health.lastTickAgeSeconds).not.toBeNull()
       expect(health.dataAgeSeconds).not.toBeNull()
       expect(upstream.requests.some((p) => p.startsWith('/latest/dex/search'))).toBe(true)

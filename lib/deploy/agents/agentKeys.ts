@@ -51,7 +51,11 @@ export function refusalText(reason: AgentRefusalReason): string {
  * the key), at most `linesPerSecond` (5) lines a second per instance, so a flood cannot flood the logs; the next line
  * after a quiet spell says how many were left out.
  */
-export function createRefusalLog({ logger, now = Date.now, linesPerSecond = 5 }: CreateRefusalLogParameters): (refusal: Refusal) => void {
+export function createRefusalLog({
+  logger,
+  now = () => Date.now(),
+  linesPerSecond = 5,
+}: CreateRefusalLogParameters): (refusal: Refusal) => void {
   let second = -1
   let written = 0
   let suppressed = 0
