@@ -3,7 +3,7 @@ import type { FollowDeploysReturnType } from '../deploy/pipeline/followDeploys.j
 import type { DeployServices } from '../deploy/services.js'
 import { takeSnapshot } from '../market/history.js'
 import { type ControlRoom, controlRoomSchema } from '../market/types.js'
-import { errorName, publicErrorMessage } from '../platform/log.js'
+import { errorName, type Logger, publicErrorMessage } from '../platform/log.js'
 import { discoverIfDue, refreshControlRoom } from '../read/controlRoomRefresh.js'
 import { recordSnapshot } from '../read/historyStore.js'
 import { readKeys } from '../read/keys.js'
@@ -56,92 +56,11 @@ export async function runTick({ read, deploy, caller, intervalSeconds }: RunTick
   const { store, keyPrefix, logger } = read
   const startedAt = read.now()
   const started = Date.now()
-  // One claim per interval of the schedule (on the service's clock): duplicates and concurrent ticks in it do nothing.
-  const intervalMs = Math.max(1, intervalSeconds) * 1000
-  const claimKey = tickKeys(keyPrefix).claim(Math.floor(startedAt / intervalMs))
-  const claimed = await store.setIfAbsent(claimKey, randomUUID(), 2 * intervalMs).catch((error: unknown) => {
-    // Without the store the parts degrade on their own; a tick that cannot claim still does its work.
-    logger.warn('store_unavailable', { operation: 'tick_claim', error: errorName(error), effect: 'tick runs unclaimed' })
-    return true
-  })
-  if (!claimed) return { ok: true, ran: false, caller, startedAt: new Date(startedAt).toISOString(), durationMs: Date.now() - started }
+  if (!(await claimInterval(read, startedAt, intervalSeconds)))
+    return { ok: true, ran: false, caller, startedAt: new Date(startedAt).toISOString(), durationMs: Date.now() - started }
 
-  const parts: NonNullable<TickSummary['parts']> = {}
-  const part = async <T extends Record<string, unknown>>(name: (typeof TICK_PARTS)[number], run: () => Promise<T>): Promise<T | null> => {
-    try {
-      const result = await run()
-      parts[name] = { ok: true, ...result }
-      return result
-    } catch (error) {
-      const message = publicErrorMessage(error)
-      parts[name] = { ok: false, error: errorName(error), ...(message ? { message } : {}) }
-      // A part that could not start because the room failed is named in the answer; the room's failure is the line.
-      if (errorName(error) !== 'NoControlRoom') logger.warn('tick_part_failed', { part: name, error: errorName(error), message })
-      return null
-    }
-  }
-
-  const readParts = async () => {
-    let tokens: ControlRoom['liveActivity'] | null = null
-    // A refresh writes the snapshot of its mark and runs the discovery that is due: the tick does neither again.
-    let roomRefreshed = false
-    await part('controlRoom', async () => {
-      const { entry, refreshed } = await read.cache.refreshIfOlder({
-        key: readKeys(keyPrefix).controlRoom,
-        ttlMs: READ_CACHE_TTL_MS,
-        olderThanMs: READ_CACHE_TTL_MS,
-        refresh: () => refreshControlRoom(read),
-      })
-      const room = parseRecord(controlRoomSchema, entry.body)
-      if (!room) throw Object.assign(new Error('the cached control room is not one'), { name: 'UnreadableControlRoom' })
-      tokens = room.liveActivity
-      roomRefreshed = refreshed
-      return {
-        refreshed,
-        ageSeconds: Math.max(0, Math.floor((read.now() - entry.fetchedAt) / 1000)),
-        tokens: tokens.length,
-        ...(entry.source ? { source: entry.source } : {}),
-      }
-    })
-    const needsRoom = (): ControlRoom['liveActivity'] => {
-      if (!tokens)
-        throw Object.assign(new Error('no control room to work from (its part failed)'), { name: 'NoControlRoom', messageIsPublic: true })
-      return tokens
-    }
-    await Promise.all([
-      part('snapshot', async () => {
-        const snapshot = takeSnapshot(needsRoom(), read.now())
-        if (roomRefreshed) return { mark: new Date(snapshot.t).toISOString(), written: true, by: 'refresh' }
-        const written = await recordSnapshot({ store, keyPrefix, snapshot, logger })
-        return { mark: new Date(snapshot.t).toISOString(), written }
-      }),
-      part('backfill', async () => ({ ...(await backfillPriceLines({ services: read, tokens: needsRoom() })) })),
-      part('discovery', async () =>
-        roomRefreshed ? { due: false, pages: 0, failedPages: 0, learned: 0, by: 'refresh' } : { ...(await discoverIfDue(read)) },
-      ),
-    ])
-  }
-  const deployParts = () =>
-    Promise.all([
-      part(
-        'deploys',
-        async (): Promise<FollowDeploysReturnType> => (await import('../deploy/pipeline/followDeploys.js')).followDeploys(await deploy()),
-      ),
-      // Without a signer there are no deploys to follow or tell: neither part spends a store command.
-      part('markets', async () => {
-        const services = await deploy()
-        if (!services.getSigner) return { skipped: 'no signer configured' }
-        const { refreshDeployMarkets } = await import('../deploy/records/tokenMarket.js')
-        return { ...(await refreshDeployMarkets({ services, upstream: read.upstream, reserveUpstream: read.reserveUpstream })) }
-      }),
-      part('webhooks', async () => {
-        const { webhooks, getSigner } = await deploy()
-        if (!getSigner) return { skipped: 'no signer configured' }
-        return webhooks ? { ...(await webhooks.deliverDue()) } : { skipped: 'no shared store' }
-      }),
-    ])
-
-  await Promise.all([readParts(), deployParts()])
+  const { parts, part } = createPartRunner(logger)
+  await Promise.all([runReadParts(read, part), runDeployParts(read, deploy, part)])
 
   const failed = TICK_PARTS.filter((name) => parts[name] && !parts[name]!.ok)
   const summary: TickSummary = {
@@ -159,4 +78,104 @@ export async function runTick({ read, deploy, caller, intervalSeconds }: RunTick
   )
   logger.info('tick', { caller, durationMs: summary.durationMs, failed: failed.join(',') })
   return summary
+}
+
+/**
+ * One claim per interval of the schedule (on the service's clock): duplicates and concurrent ticks in it do nothing.
+ * Without the store the parts degrade on their own; a tick that cannot claim still does its work.
+ */
+async function claimInterval(read: ReadServices, startedAt: number, intervalSeconds: number): Promise<boolean> {
+  const intervalMs = Math.max(1, intervalSeconds) * 1000
+  const claimKey = tickKeys(read.keyPrefix).claim(Math.floor(startedAt / intervalMs))
+  return read.store.setIfAbsent(claimKey, randomUUID(), 2 * intervalMs).catch((error: unknown) => {
+    read.logger.warn('store_unavailable', { operation: 'tick_claim', error: errorName(error), effect: 'tick runs unclaimed' })
+    return true
+  })
+}
+
+type Parts = NonNullable<TickSummary['parts']>
+/** Runs one part on its own: its result or its failure goes into the summary, and never stops the others. */
+type RunPart = <T extends Record<string, unknown>>(name: (typeof TICK_PARTS)[number], run: () => Promise<T>) => Promise<T | null>
+
+function createPartRunner(logger: Logger): { parts: Parts; part: RunPart } {
+  const parts: Parts = {}
+  const part: RunPart = async (name, run) => {
+    try {
+      const result = await run()
+      parts[name] = { ok: true, ...result }
+      return result
+    } catch (error) {
+      const message = publicErrorMessage(error)
+      parts[name] = { ok: false, error: errorName(error), ...(message ? { message } : {}) }
+      // A part that could not start because the room failed is named in the answer; the room's failure is the line.
+      if (errorName(error) !== 'NoControlRoom') logger.warn('tick_part_failed', { part: name, error: errorName(error), message })
+      return null
+    }
+  }
+  return { parts, part }
+}
+
+/** The read parts: the control room first, then from its tokens the snapshot, the backfill and the discovery. */
+async function runReadParts(read: ReadServices, part: RunPart): Promise<void> {
+  const { store, keyPrefix, logger } = read
+  let tokens: ControlRoom['liveActivity'] | null = null
+  // A refresh writes the snapshot of its mark and runs the discovery that is due: the tick does neither again.
+  let roomRefreshed = false
+  await part('controlRoom', async () => {
+    const { entry, refreshed } = await read.cache.refreshIfOlder({
+      key: readKeys(keyPrefix).controlRoom,
+      ttlMs: READ_CACHE_TTL_MS,
+      olderThanMs: READ_CACHE_TTL_MS,
+      refresh: () => refreshControlRoom(read),
+    })
+    const room = parseRecord(controlRoomSchema, entry.body)
+    if (!room) throw Object.assign(new Error('the cached control room is not one'), { name: 'UnreadableControlRoom' })
+    tokens = room.liveActivity
+    roomRefreshed = refreshed
+    return {
+      refreshed,
+      ageSeconds: Math.max(0, Math.floor((read.now() - entry.fetchedAt) / 1000)),
+      tokens: tokens.length,
+      ...(entry.source ? { source: entry.source } : {}),
+    }
+  })
+  const needsRoom = (): ControlRoom['liveActivity'] => {
+    if (!tokens)
+      throw Object.assign(new Error('no control room to work from (its part failed)'), { name: 'NoControlRoom', messageIsPublic: true })
+    return tokens
+  }
+  await Promise.all([
+    part('snapshot', async () => {
+      const snapshot = takeSnapshot(needsRoom(), read.now())
+      if (roomRefreshed) return { mark: new Date(snapshot.t).toISOString(), written: true, by: 'refresh' }
+      const written = await recordSnapshot({ store, keyPrefix, snapshot, logger })
+      return { mark: new Date(snapshot.t).toISOString(), written }
+    }),
+    part('backfill', async () => ({ ...(await backfillPriceLines({ services: read, tokens: needsRoom() })) })),
+    part('discovery', async () =>
+      roomRefreshed ? { due: false, pages: 0, failedPages: 0, learned: 0, by: 'refresh' } : { ...(await discoverIfDue(read)) },
+    ),
+  ])
+}
+
+/** The deploy parts, each loading the deploy services only when it runs. */
+async function runDeployParts(read: ReadServices, deploy: () => Promise<DeployServices>, part: RunPart): Promise<void> {
+  await Promise.all([
+    part(
+      'deploys',
+      async (): Promise<FollowDeploysReturnType> => (await import('../deploy/pipeline/followDeploys.js')).followDeploys(await deploy()),
+    ),
+    // Without a signer there are no deploys to follow or tell: neither part spends a store command.
+    part('markets', async () => {
+      const services = await deploy()
+      if (!services.getSigner) return { skipped: 'no signer configured' }
+      const { refreshDeployMarkets } = await import('../deploy/records/tokenMarket.js')
+      return { ...(await refreshDeployMarkets({ services, upstream: read.upstream, reserveUpstream: read.reserveUpstream })) }
+    }),
+    part('webhooks', async () => {
+      const { webhooks, getSigner } = await deploy()
+      if (!getSigner) return { skipped: 'no signer configured' }
+      return webhooks ? { ...(await webhooks.deliverDue()) } : { skipped: 'no shared store' }
+    }),
+  ])
 }

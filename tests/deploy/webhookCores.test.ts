@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { checkWebhookUrl, isLoopbackHost, refusedAddressRange } from '../../lib/deploy/agents/webhookUrl.js'
 import { isDeployed, marketOfToken } from '../../lib/deploy/records/tokenMarket.js'
-import { buildDeployEvent, nextAttemptAt, WEBHOOK_MAX_ATTEMPTS } from '../../lib/deploy/webhooks/events.js'
+import { buildDeployEvent, nextAttemptAt, outcomeOf, statusAfter, WEBHOOK_MAX_ATTEMPTS } from '../../lib/deploy/webhooks/events.js'
 import { deployEventSubject } from '../../lib/deploy/webhooks/outbox.js'
 import { parsePair } from '../../lib/upstream/pair.js'
 import { v4PoolIdOf } from '../support/realShapes.js'
@@ -63,6 +63,35 @@ describe('webhook URLs (pure)', () => {
     [`https://hooks.example.com/${'a'.repeat(2048)}`, false, 'is longer than 2048 characters'],
   ])('refuses %s (on Vercel: %s)', (url, onVercel, reason) => {
     expect(checkWebhookUrl({ url, onVercel })).toEqual({ ok: false, reason })
+  })
+})
+
+describe('what an attempt means (pure)', () => {
+  const fresh = { lastAttemptAt: null, lastDeliveryAt: null, lastError: null, lastErrorAt: null, failing: 2, failedEvents: 1 }
+
+  it('retries a failure on the schedule, gives up after the last attempt, and disables on 410', () => {
+    expect(outcomeOf({ ok: true, status: 200 }, 1, 1000)).toEqual({ outcome: 'delivered', next: null, error: null })
+    expect(outcomeOf({ ok: false, status: 500, error: 'status 500' }, 1, 1000)).toEqual({
+      outcome: 'retrying',
+      next: nextAttemptAt(1, 1000),
+      error: 'status 500',
+    })
+    expect(outcomeOf({ ok: false, status: null, error: 'timeout' }, WEBHOOK_MAX_ATTEMPTS, 1000)).toMatchObject({
+      outcome: 'failed',
+      next: null,
+    })
+    expect(outcomeOf({ ok: false, status: 410, error: 'gone' }, 1, 1000)).toMatchObject({ outcome: 'disabled', next: null })
+  })
+
+  it('counts failures in a row until a delivery, and events given up', () => {
+    expect(statusAfter(fresh, { startedAt: 1, at: 2, outcome: 'delivered', error: null })).toMatchObject({ failing: 0, lastDeliveryAt: 2 })
+    expect(statusAfter(fresh, { startedAt: 1, at: 2, outcome: 'retrying', error: 'e' })).toMatchObject({
+      failing: 3,
+      failedEvents: 1,
+      lastError: 'e',
+    })
+    expect(statusAfter(fresh, { startedAt: 1, at: 2, outcome: 'failed', error: 'e' })).toMatchObject({ failing: 3, failedEvents: 2 })
+    expect(statusAfter(fresh, { startedAt: 1, at: 2, outcome: 'disabled', error: 'e' })).toMatchObject({ failedEvents: 2, lastErrorAt: 2 })
   })
 })
 

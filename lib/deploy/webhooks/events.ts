@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import type { WebhookStatus } from '../agents/webhookTargets.js'
 
 /** What an agent is told about its deploys, one event type per outcome (Standard Webhooks `<noun>.<verb>`). */
 export const DEPLOY_EVENT_TYPES = ['deploy.broadcast', 'deploy.confirmed', 'deploy.reverted', 'deploy.replaced', 'token.listed'] as const
@@ -58,4 +59,32 @@ export const WEBHOOK_MAX_ATTEMPTS = WEBHOOK_RETRY_DELAYS_MS.length + 1
 export function nextAttemptAt(attemptsMade: number, now: number): number | null {
   const delay = WEBHOOK_RETRY_DELAYS_MS[attemptsMade - 1]
   return delay === undefined ? null : now + delay
+}
+
+/** How an attempt ended for the event: delivered, to be retried, given up, or its webhook disabled by a 410. */
+export type AttemptOutcome = 'delivered' | 'retrying' | 'failed' | 'disabled'
+
+/** How one attempt ended: the outcome, when the next attempt is due (null: none), and the error to record. */
+export function outcomeOf(result: { ok: boolean; status: number | null; error?: string | null }, attempts: number, at: number) {
+  if (result.ok) return { outcome: 'delivered' as AttemptOutcome, next: null, error: null }
+  if (result.status === 410)
+    return { outcome: 'disabled' as AttemptOutcome, next: null, error: 'the receiver answered 410 Gone: webhook disabled' }
+  const next = nextAttemptAt(attempts, at)
+  return { outcome: (next === null ? 'failed' : 'retrying') as AttemptOutcome, next, error: result.error ?? null }
+}
+
+/** An agent's delivery status after one attempt (`error` null: delivered). */
+export function statusAfter(
+  status: WebhookStatus,
+  { startedAt, at, outcome, error }: { startedAt: number; at: number; outcome: AttemptOutcome; error: string | null },
+): WebhookStatus {
+  if (outcome === 'delivered') return { ...status, lastAttemptAt: startedAt, lastDeliveryAt: at, failing: 0 }
+  return {
+    ...status,
+    lastAttemptAt: startedAt,
+    lastError: error,
+    lastErrorAt: at,
+    failing: status.failing + 1,
+    failedEvents: status.failedEvents + (outcome === 'failed' || outcome === 'disabled' ? 1 : 0),
+  }
 }

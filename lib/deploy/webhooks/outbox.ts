@@ -13,7 +13,15 @@ import {
 } from '../agents/webhookTargets.js'
 import { webhookOutboxKeys } from '../keys.js'
 import { attemptWebhook } from './attempt.js'
-import { type BuildDeployEventParameters, buildDeployEvent, DEPLOY_EVENT_TYPES, type DeployEventType, nextAttemptAt } from './events.js'
+import {
+  type AttemptOutcome,
+  type BuildDeployEventParameters,
+  buildDeployEvent,
+  DEPLOY_EVENT_TYPES,
+  type DeployEventType,
+  outcomeOf,
+  statusAfter,
+} from './events.js'
 import { claimDue } from './leases.js'
 
 /** An event in the outbox: what was sent, how often, and how it stands. */
@@ -79,8 +87,6 @@ export type CreateWebhookOutboxParameters = {
   withoutWebhooks?: readonly string[]
 }
 
-type AttemptOutcome = 'delivered' | 'retrying' | 'failed' | 'disabled'
-
 const parseEvent = (value: string | null): StoredWebhookEvent | null => parseRecord(storedWebhookEventSchema, value)
 
 /** The outbox over the shared store: events, the due index (claimed with a lease), and each agent's status. */
@@ -126,9 +132,7 @@ export function createWebhookOutbox(parameters: CreateWebhookOutboxParameters): 
     })
     const at = now()
     const attempts = event.attempts + 1
-    const next = result.ok ? null : result.status === 410 ? null : nextAttemptAt(attempts, at)
-    const outcome: AttemptOutcome = result.ok ? 'delivered' : result.status === 410 ? 'disabled' : next === null ? 'failed' : 'retrying'
-    const error = result.ok ? null : result.status === 410 ? 'the receiver answered 410 Gone: webhook disabled' : result.error
+    const { outcome, next, error } = outcomeOf(result, attempts, at)
     await saveEvent({
       ...event,
       attempts,
@@ -139,16 +143,7 @@ export function createWebhookOutbox(parameters: CreateWebhookOutboxParameters): 
     })
     if (outcome === 'disabled')
       await saveWebhookTarget(store, storePrefix, event.agent, { ...target, state: 'disabled', disabledAt: at, disabledReason: error })
-    const updated: WebhookStatus = result.ok
-      ? { ...status, lastAttemptAt: startedAt, lastDeliveryAt: at, failing: 0 }
-      : {
-          ...status,
-          lastAttemptAt: startedAt,
-          lastError: `${event.type} attempt ${attempts}: ${error}`,
-          lastErrorAt: at,
-          failing: status.failing + 1,
-          failedEvents: status.failedEvents + (outcome === 'failed' || outcome === 'disabled' ? 1 : 0),
-        }
+    const updated = statusAfter(status, { startedAt, at, outcome, error: error && `${event.type} attempt ${attempts}: ${error}` })
     await saveWebhookStatus(store, storePrefix, event.agent, updated)
     const line = { agent: event.agent.slice(0, 8), type: event.type, id: event.id, attempt: attempts, status: result.status, outcome }
     if (result.ok) logger.info('webhook_delivered', line)
@@ -187,40 +182,64 @@ export function createWebhookOutbox(parameters: CreateWebhookOutboxParameters): 
       }
     },
 
-    async deliverDue() {
-      const at = now()
-      const ids = await claimDue(store, { indexKey: keys.due, now: at, until: at + ATTEMPT_LEASE_MS, limit: DELIVER_DUE_LIMIT })
-      const summary: DeliverDueReturnType = { due: ids.length, delivered: 0, retrying: 0, failed: 0, disabled: 0 }
-      if (ids.length === 0) return summary
-      const events = (await store.getMany(ids.map(keys.event))).map(parseEvent)
-      const byAgent = new Map<string, StoredWebhookEvent[]>()
-      for (const [i, event] of events.entries()) {
-        if (event?.state !== 'pending') await removeFromIndex(store, keys.due, ids[i]!)
-        else byAgent.set(event.agent, [...(byAgent.get(event.agent) ?? []), event])
-      }
-      const targets = await readWebhookTargets(store, storePrefix, [...byAgent.keys()])
-      const queue = [...byAgent]
-      const worker = async () => {
-        for (let next = queue.shift(); next; next = queue.shift()) {
-          const [agent, list] = next
-          let { target, status } = targets.get(agent)!
-          for (const event of list) {
-            if (target?.state !== 'active') {
-              await abandon(event, target ? 'the webhook is disabled' : 'the webhook was removed')
-              summary.failed++
-              continue
-            }
-            const attempted = await attemptAndRecord(event, target, status)
-            status = attempted.status
-            summary[attempted.outcome]++
-            if (attempted.outcome === 'disabled') target = { ...target, state: 'disabled' }
-          }
-        }
-      }
-      await Promise.all(Array.from({ length: Math.min(DELIVER_DUE_PARALLEL, queue.length) }, worker))
-      return summary
-    },
+    deliverDue: () => deliverDueEvents({ store, storePrefix, keys, now, attemptAndRecord, abandon }),
   }
+}
+
+/** What {@link deliverDueEvents} works with: the outbox's store and keys, and its attempt and abandon steps. */
+type DeliverDueContext = {
+  store: Store
+  storePrefix: string
+  keys: ReturnType<typeof webhookOutboxKeys>
+  now: () => number
+  attemptAndRecord: (
+    event: StoredWebhookEvent,
+    target: WebhookTarget,
+    status: WebhookStatus,
+  ) => Promise<{ outcome: AttemptOutcome; status: WebhookStatus }>
+  abandon: (event: StoredWebhookEvent, reason: string) => Promise<void>
+}
+
+/** Claims the due attempts (each by one instance, for a lease) and makes them, one agent's events in order. */
+async function deliverDueEvents({
+  store,
+  storePrefix,
+  keys,
+  now,
+  attemptAndRecord,
+  abandon,
+}: DeliverDueContext): Promise<DeliverDueReturnType> {
+  const at = now()
+  const ids = await claimDue(store, { indexKey: keys.due, now: at, until: at + ATTEMPT_LEASE_MS, limit: DELIVER_DUE_LIMIT })
+  const summary: DeliverDueReturnType = { due: ids.length, delivered: 0, retrying: 0, failed: 0, disabled: 0 }
+  if (ids.length === 0) return summary
+  const events = (await store.getMany(ids.map(keys.event))).map(parseEvent)
+  const byAgent = new Map<string, StoredWebhookEvent[]>()
+  for (const [i, event] of events.entries()) {
+    if (event?.state !== 'pending') await removeFromIndex(store, keys.due, ids[i]!)
+    else byAgent.set(event.agent, [...(byAgent.get(event.agent) ?? []), event])
+  }
+  const targets = await readWebhookTargets(store, storePrefix, [...byAgent.keys()])
+  const queue = [...byAgent]
+  const worker = async () => {
+    for (let next = queue.shift(); next; next = queue.shift()) {
+      const [agent, list] = next
+      let { target, status } = targets.get(agent)!
+      for (const event of list) {
+        if (target?.state !== 'active') {
+          await abandon(event, target ? 'the webhook is disabled' : 'the webhook was removed')
+          summary.failed++
+          continue
+        }
+        const attempted = await attemptAndRecord(event, target, status)
+        status = attempted.status
+        summary[attempted.outcome]++
+        if (attempted.outcome === 'disabled') target = { ...target, state: 'disabled' }
+      }
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(DELIVER_DUE_PARALLEL, queue.length) }, worker))
+  return summary
 }
 
 /** What events need of a deploy's record: whose it is, and the hashes the agent knows it by. */
