@@ -37,6 +37,58 @@ export function createMemoryStore(parameters: CreateMemoryStoreParameters = {}):
       if (next.value[1].expiresAt <= at) values.delete(next.value[0])
     }
   }
+  const { data, text } = createScriptData(values, now, maxEntries)
+
+  return {
+    kind: 'memory',
+    size: () => values.size,
+    async get(key) {
+      sweep()
+      return text(key)
+    },
+    async getMany(keys) {
+      sweep()
+      return keys.map(text)
+    },
+    async set(key, value, ttlMs) {
+      sweep()
+      data.set(key, value, { px: ttlMs })
+    },
+    async setIfAbsent(key, value, ttlMs) {
+      sweep()
+      return data.set(key, value, { px: ttlMs, nx: true })
+    },
+    async delete(key) {
+      values.delete(key)
+    },
+    async writeMany({ entries, releaseLock }) {
+      sweep()
+      for (const { key, value, ttlMs, ifAbsent } of entries) data.set(key, value, { px: ttlMs, nx: ifAbsent === true })
+      if (releaseLock && text(releaseLock.key) === releaseLock.token) values.delete(releaseLock.key)
+    },
+    async acquireLock(key, ttlMs) {
+      sweep()
+      const token = randomUUID()
+      return data.set(key, token, { px: ttlMs, nx: true }) ? token : null
+    },
+    async releaseLock(key, token) {
+      if (text(key) !== token) return false
+      values.delete(key)
+      return true
+    },
+    async run(script, keys, args) {
+      sweep()
+      return script.inProcess(
+        data,
+        keys,
+        args.map((a) => String(a)),
+      )
+    },
+  }
+}
+
+/** The in-process store's data as scripts see it ({@link ScriptData}), and a string reader for the port's reads. */
+function createScriptData(values: Map<string, Entry>, now: () => number, maxEntries: number) {
   const live = (key: string): Entry | null => {
     const entry = values.get(key)
     if (!entry) return null
@@ -109,50 +161,5 @@ export function createMemoryStore(parameters: CreateMemoryStoreParameters = {}):
     },
   }
 
-  return {
-    kind: 'memory',
-    size: () => values.size,
-    async get(key) {
-      sweep()
-      return text(key)
-    },
-    async getMany(keys) {
-      sweep()
-      return keys.map(text)
-    },
-    async set(key, value, ttlMs) {
-      sweep()
-      data.set(key, value, { px: ttlMs })
-    },
-    async setIfAbsent(key, value, ttlMs) {
-      sweep()
-      return data.set(key, value, { px: ttlMs, nx: true })
-    },
-    async delete(key) {
-      values.delete(key)
-    },
-    async writeMany({ entries, releaseLock }) {
-      sweep()
-      for (const { key, value, ttlMs, ifAbsent } of entries) data.set(key, value, { px: ttlMs, nx: ifAbsent === true })
-      if (releaseLock && text(releaseLock.key) === releaseLock.token) values.delete(releaseLock.key)
-    },
-    async acquireLock(key, ttlMs) {
-      sweep()
-      const token = randomUUID()
-      return data.set(key, token, { px: ttlMs, nx: true }) ? token : null
-    },
-    async releaseLock(key, token) {
-      if (text(key) !== token) return false
-      values.delete(key)
-      return true
-    },
-    async run(script, keys, args) {
-      sweep()
-      return script.inProcess(
-        data,
-        keys,
-        args.map((a) => String(a)),
-      )
-    },
-  }
+  return { data, text }
 }
