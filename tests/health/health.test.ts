@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished } from 'vitest'
 import { deployServicesFrom } from '../../lib/deploy/agentActions.js'
 import { createHealthHandler } from '../../lib/health/handler.js'
 import { loadHealthConfig } from '../../lib/platform/config.js'
+import { tickKeys } from '../../lib/tick/keys.js'
 import { runTick } from '../../lib/tick/runTick.js'
 import { type DeployStack, startDeployStack } from '../support/deployStack.js'
 import { withOpenApiCheck } from '../support/openapiCheck.js'
@@ -66,6 +67,7 @@ describe('GET /api/health', () => {
   })
 
   it('shows every part up: store, upstreams, RPC chain and head, signer balance, deploys in the window', async () => {
+    const usedBefore = (await detailed()).deploys.usedInWindow as number
     await deploy.post({ action: 'agent_deploy', name: 'Health Check', symbol: 'HLTH' })
     const view = await detailed()
     expect(view).toMatchObject({
@@ -74,7 +76,7 @@ describe('GET /api/health', () => {
       upstreams: { dexscreener: { ok: true }, geckoterminal: { ok: true, configured: false } },
       rpc: { ok: true, chainId: 8453, expectedChainId: 8453, head: expect.any(Number) },
       signer: { ok: true, address: deploy.signer, lowBalance: false, minBalanceEth: '0.01' },
-      deploys: { ok: true, usedInWindow: 1, cap: 50, windowSeconds: 86_400, oldestUnmined: null },
+      deploys: { ok: true, usedInWindow: usedBefore + 1, cap: 50, windowSeconds: 86_400, oldestUnmined: null },
     })
     expect(Number(view.signer.balanceEth)).toBeGreaterThan(1)
     // Nothing secret: no store token, no agent key, no AWS secret anywhere in it.
@@ -158,6 +160,12 @@ describe('GET /api/health', () => {
   })
 
   it('shows the last tick: its age to anyone, what it did and what failed to the operator; a stopped schedule is not ok', async () => {
+    // The tick it runs and the time it lets pass are undone after, so the other cases see the service as they left it.
+    const clockBefore = read.clock.now
+    onTestFinished(async () => {
+      read.clock.now = clockBefore
+      await read.store.delete(tickKeys(read.services.keyPrefix).last)
+    })
     const instance = deploy.newInstance()
     const summary = await runTick({
       read: read.services,

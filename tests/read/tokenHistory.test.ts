@@ -137,18 +137,23 @@ describe('history kept by the service: snapshots every 5 minutes, token-history,
   })
 
   it('keeps one snapshot per 5-minute mark across instances, for 24 hours', async () => {
-    const other = stack.newInstance()
-    stack.clock.now += 300_000
-    await Promise.all([readUntilFresh(stack), readUntilFresh(other)])
+    // A stack of its own: the shared one's marks stay as the other cases read them.
+    const own = await startReadStack({ storeKind: 'upstash', redisSocket: inject('redisSocket'), market })
+    const other = own.newInstance()
+    own.clock.now = Math.floor(Date.now() / 300_000) * 300_000 + 1000
     const redis = await openRespConnection(inject('redisSocket'))
     try {
-      const keys = (await redis.send(['KEYS', `${stack.services.keyPrefix}history:v1:*`])) as string[]
-      expect(keys).toHaveLength(15)
+      await Promise.all([readUntilFresh(own), readUntilFresh(other)])
+      own.clock.now += 300_000
+      await Promise.all([readUntilFresh(own), readUntilFresh(other)])
+      const keys = (await redis.send(['KEYS', `${own.services.keyPrefix}history:v1:*`])) as string[]
+      expect(keys).toHaveLength(2)
       const ttl = (await redis.send(['PTTL', keys[0]!])) as number
       expect(ttl).toBeGreaterThan(24 * 3_600_000)
       expect(ttl).toBeLessThanOrEqual(24 * 3_600_000 + 300_000)
     } finally {
       redis.close()
+      await own.close()
     }
   })
 })
