@@ -1,8 +1,9 @@
-import { createHash } from 'node:crypto'
+import { LRUCache } from 'lru-cache'
 import { z } from 'zod'
 import { errorName, type Logger, publicErrorMessage } from '../platform/log.js'
 import { parseRecord } from '../store/records.js'
 import type { Store, WriteEntry } from '../store/types.js'
+import { createSharedRefresh, type TryStore } from './sharedRefresh.js'
 
 /** A cached response body with its validator, when it was made, until when it is fresh, and where it came from. */
 export type CachedBody = {
@@ -44,11 +45,6 @@ export type RefreshResult = {
   source?: string
   /** What the refresh learned besides the body (the universe, a snapshot): written with the body, in one store call. */
   writes?: readonly WriteEntry[]
-}
-
-/** Computes the strong ETag of a body. */
-export function etagOf(body: string): string {
-  return `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`
 }
 
 /** Parameters of {@link createReadCache}. */
@@ -96,10 +92,11 @@ export type ReadCache = {
 /** What {@link ReadCache.refreshIfOlder} answers: the body now held, and whether this call had it made. */
 export type RefreshIfOlderReturnType = { entry: LocalCachedBody; refreshed: boolean }
 
-/** Most entries kept in the instance's own copy of the shared cache. */
+/**
+ * Most entries kept in the instance's own copy of the shared cache. The least recently read goes first, so a flood of
+ * distinct search terms never pushes out the always-read control room.
+ */
 export const LOCAL_ENTRIES_MAX = 1000
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
 /** Creates the read-through cache used by the read endpoints. */
 export function createReadCache(parameters: CreateReadCacheParameters): ReadCache {
@@ -113,16 +110,16 @@ export function createReadCache(parameters: CreateReadCacheParameters): ReadCach
     pollIntervalMs = 50,
     retryFailedAfterMs = 5000,
   } = parameters
-  const local = new Map<string, LocalCachedBody>()
+  const local = new LRUCache<string, LocalCachedBody>({ max: LOCAL_ENTRIES_MAX })
   const inFlight = new Map<string, Promise<LocalCachedBody>>()
   /** Real time of the last failed background refresh, per key. */
-  const failedAt = new Map<string, number>()
+  const failedAt = new LRUCache<string, number>({ max: LOCAL_ENTRIES_MAX })
 
   const isFresh = (entry: CachedBody | null | undefined): boolean => !!entry && entry.expiresAt > now()
   const isServable = (entry: CachedBody | null | undefined): boolean => !!entry && now() - entry.fetchedAt < staleForMs
 
   /** Runs a store call; a failing store degrades to "no cache" with one log line instead of failing the read. */
-  const tryStore = async <T>(operation: string, run: () => Promise<T>): Promise<{ ok: true; value: T } | { ok: false }> => {
+  const tryStore: TryStore = async (operation, run) => {
     try {
       return { ok: true, value: await run() }
     } catch (error) {
@@ -141,64 +138,11 @@ export function createReadCache(parameters: CreateReadCacheParameters): ReadCach
     const current = local.get(key)
     if (current && current.etag === shared.etag && current.expiresAt === shared.expiresAt) return current
     const entry = { ...shared, bytes: Buffer.from(shared.body, 'utf8') }
-    // Bounded: search terms are open-ended, so the oldest entry makes room.
-    if (!local.has(key) && local.size >= LOCAL_ENTRIES_MAX) local.delete(local.keys().next().value!)
     local.set(key, entry)
     return entry
   }
 
-  /**
-   * Runs the refresh; when `save`, writes its body (kept past its window, for as long as it may be served stale) with
-   * the refresh's other writes and the release of `lock`, all in one store call.
-   */
-  const produce = async (
-    { key, ttlMs, refresh }: ReadParameters,
-    save: boolean,
-    lock?: { key: string; token: string },
-  ): Promise<CachedBody> => {
-    const { body, source, writes = [] } = await refresh()
-    const fetchedAt = now()
-    const entry: CachedBody = { body, etag: etagOf(body), fetchedAt, expiresAt: fetchedAt + ttlMs, ...(source ? { source } : {}) }
-    if (save) {
-      const entries = [{ key, value: JSON.stringify(entry), ttlMs: Math.max(ttlMs, staleForMs) }, ...writes]
-      await tryStore('set', () => store.writeMany({ entries, ...(lock ? { releaseLock: lock } : {}) }))
-    }
-    return entry
-  }
-
-  /**
-   * A refresh that the caller waits for: single-flight across instances through a short lock. `firstRead` is the
-   * shared entry the caller has just read, so it is not read again before the lock.
-   */
-  const refreshShared = async (parameters: ReadParameters, firstRead?: CachedBody | null | 'down'): Promise<CachedBody> => {
-    const { key } = parameters
-    const lockKey = `${key}:refresh-lock`
-    const deadline = Date.now() + lockTtlMs
-    for (let pending = firstRead; ; pending = undefined) {
-      const shared = pending !== undefined ? pending : await readShared(key)
-      if (shared === 'down') return produce(parameters, false)
-      if (shared && isFresh(shared)) return shared
-      const lock = await tryStore('lock', () => store.acquireLock(lockKey, lockTtlMs))
-      if (!lock.ok) return produce(parameters, false)
-      if (lock.value !== null) {
-        const owner = { key: lockKey, token: lock.value }
-        let released = false
-        try {
-          // Another instance may have finished between our read and our lock.
-          const again = await readShared(key)
-          if (again !== 'down' && again && isFresh(again)) return again
-          const produced = await produce(parameters, true, owner)
-          released = true // with the body, in the same store call
-          return produced
-        } finally {
-          if (!released) await tryStore('unlock', () => store.releaseLock(lockKey, owner.token))
-        }
-      }
-      // Someone else is refreshing: wait for their result, but never past the lock's lease.
-      if (Date.now() >= deadline) return produce(parameters, true)
-      await sleep(pollIntervalMs)
-    }
-  }
+  const refreshShared = createSharedRefresh({ store, now, staleForMs, lockTtlMs, pollIntervalMs, tryStore, readShared, isFresh })
 
   /** One refresh per key in this instance at a time; the result becomes the instance's entry. */
   const flight = (parameters: ReadParameters, firstRead?: CachedBody | null | 'down'): Promise<LocalCachedBody> => {
@@ -224,7 +168,6 @@ export function createReadCache(parameters: CreateReadCacheParameters): ReadCach
     const running = flight(parameters).then(
       () => void failedAt.delete(key),
       (error: unknown) => {
-        if (failedAt.size >= LOCAL_ENTRIES_MAX) failedAt.clear()
         failedAt.set(key, Date.now())
         logger.warn('background_refresh_failed', {
           key: key.split(':').slice(-2).join(':'),
