@@ -1,10 +1,10 @@
+import { clientAddress } from '../platform/clientAddress.js'
 import { logConfigFailure } from '../platform/config.js'
 import {
   type CachedAnswerHeaders,
   type CachedJsonResponseParameters,
   cachedAnswerHeaders,
   cachedJsonResponse,
-  clientAddress,
   errorResponse,
   guardRequest,
   type Method,

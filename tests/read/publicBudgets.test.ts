@@ -1,7 +1,7 @@
 import { request as httpRequest } from 'node:http'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import type { ControlRoom } from '../../lib/market/types.js'
-import { clientBlock } from '../../lib/platform/http.js'
+import { clientBlock } from '../../lib/platform/clientAddress.js'
 import { type FakeDexScreener, startFakeDexScreener } from '../support/fakeDexScreener.js'
 import { type NpmStart, startNpmStart } from '../support/npmStart.js'
 import { type ReadStack, startReadStack } from '../support/readStack.js'

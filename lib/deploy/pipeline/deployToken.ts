@@ -1,23 +1,18 @@
-import { randomUUID } from 'node:crypto'
-import type { KmsAccount } from '../../chain/kmsAccount.js'
 import { errorName } from '../../platform/log.js'
-import { oldestInIndex } from '../../store/recordIndex.js'
-import type { Store } from '../../store/types.js'
-import { deployHistoryKeys, deployStoreKeys } from '../keys.js'
 import { type DeployFailure, failure } from '../outcome.js'
 import { type DeployRecord, recordDeploy } from '../records/history.js'
 import type { DeployBroadcast, DeployedToken, DeploySimulated } from '../responses.js'
 import type { DeployServices } from '../services.js'
 import { notifyReplaced } from '../webhooks/outbox.js'
+import { type DeployContext, keysOf, type ReservedDeploy, reserveAndPrepare, storeFailure } from './beforeLock.js'
 import { chainFailure } from './chainErrors.js'
 import { BLOCK_MS, feesOfBlock } from './feeCache.js'
 import { createHoldings, type Holdings } from './holdings.js'
 import type { DeployIntent } from './intent.js'
 import { type NonceLock, type NonceLocks, signerLock } from './nonceLock.js'
-import { type DeployPlan, type DeployPrice, feesFrom, planDeploy } from './plan.js'
-import { dryRunDeploy, type PreparedDeploy, prepareDeploy, readySigner } from './prepare.js'
+import { type DeployPrice, feesFrom, planDeploy } from './plan.js'
+import { dryRunDeploy, readySigner } from './prepare.js'
 import { replaceStuckDeploys } from './replaceStuck.js'
-import { type CapReservation, createCapReservation, type DeployCap } from './reserve.js'
 import { sendDeploy } from './send.js'
 import { type SignedDeploy, serialiseDeploy, signDeploy } from './sign.js'
 
@@ -68,67 +63,7 @@ export async function deployToken({
   return sendUnderNonceLock({ services, store, nonceLocks, signer, plan, intent, agentDigest, ...reserved })
 }
 
-/** What a deploy under way carries from step to step. */
-type DeployContext = {
-  services: DeployServices
-  store: Store
-  signer: KmsAccount
-  plan: DeployPlan
-  agentDigest: string
-}
-
-/** A deploy that holds its cap slots and knows the chain's state: ready for the nonce lock. */
-type ReservedDeploy = { ok: true; reservation: CapReservation; prepared: PreparedDeploy; stuckSeen: boolean }
-
-/** The store's failure before anything was signed: deploys fail closed. */
-function storeFailure(services: DeployServices, operation: string, error: unknown): DeployFailure {
-  services.logger.error('store_unavailable', { operation, error: errorName(error), effect: 'deploy refused' })
-  return failure(
-    'STORE_UNAVAILABLE',
-    'The deploy coordinator (Redis) is unavailable; deploys fail closed and nothing was signed. Try again shortly.',
-    { retryAfterSeconds: 10 },
-  )
-}
-
-const keysOf = ({ services, signer }: Pick<DeployContext, 'services' | 'signer'>) => ({
-  lock: deployStoreKeys({ storePrefix: services.config.storePrefix, chainId: services.config.chainId, signer: signer.address }),
-  history: deployHistoryKeys({ storePrefix: services.config.storePrefix, chainId: services.config.chainId }),
-})
-
-/**
- * Steps 1 and 2, reserve and prepare, at once: the cap slots (exact across instances on their own), the chain reads
- * of {@link prepareDeploy}, and a look at the oldest unmined deploy (one sent long ago may be stuck). Nothing of it
- * depends on the nonce, so the lock holds only what must go one after another. A refusal gives the slots back.
- */
-async function reserveAndPrepare(context: DeployContext & { agentDailyCap: number | null }): Promise<ReservedDeploy | DeployFailure> {
-  const { services, store, signer, plan, agentDigest, agentDailyCap } = context
-  const { config } = services
-  const keys = keysOf(context)
-  const now = services.now()
-  const caps: DeployCap[] = [{ key: keys.lock.cap, limit: config.dailyCap, code: 'DEPLOY_CAP_REACHED', who: 'this service' }]
-  const agentCap = agentDailyCap ?? config.agentDailyCap
-  if (agentCap !== null)
-    caps.push({ key: keys.lock.agentCap(agentDigest), limit: agentCap, code: 'AGENT_CAP_REACHED', who: 'your agent key' })
-  const reservation = createCapReservation({ store, caps, member: `${now}:${randomUUID()}`, windowMs: config.capWindowSeconds * 1000, now })
-  try {
-    const [capped, prepared, oldest] = await Promise.all([
-      reservation.reserve(),
-      prepareDeploy(services, plan, signer),
-      oldestInIndex(store, keys.history.unmined(signer.address)),
-    ])
-    const refused = capped ?? (prepared.ok ? null : (prepared as DeployFailure))
-    if (refused) {
-      await reservation.release()
-      return refused
-    }
-    const stuckSeen = oldest !== null && now - oldest >= config.stuckSeconds * 1000
-    return { ok: true, reservation, prepared: prepared as PreparedDeploy, stuckSeen }
-  } catch (error) {
-    await reservation.release()
-    return storeFailure(services, 'deploy-prepare', error)
-  }
-}
-
+/** A deploy ready for the nonce lock: reserved, prepared, with its intent and the instance's locks. */
 type LockedDeploy = DeployContext & Omit<ReservedDeploy, 'ok'> & { intent: DeployIntent; nonceLocks: NonceLocks }
 
 /** Steps 3 to 7 under the nonce lock; whatever did not go out is given back, and the lock passes on. */

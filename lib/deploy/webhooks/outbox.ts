@@ -87,8 +87,6 @@ export type CreateWebhookOutboxParameters = {
   withoutWebhooks?: readonly string[]
 }
 
-const parseEvent = (value: string | null): StoredWebhookEvent | null => parseRecord(storedWebhookEventSchema, value)
-
 /** The outbox over the shared store: events, the due index (claimed with a lease), and each agent's status. */
 export function createWebhookOutbox(parameters: CreateWebhookOutboxParameters): WebhookOutbox {
   const { store, storePrefix, chainId, logger, now = Date.now, onVercel, lookup, timeoutMs, withoutWebhooks = [] } = parameters
@@ -213,7 +211,7 @@ async function deliverDueEvents({
   const ids = await claimDue(store, { indexKey: keys.due, now: at, until: at + ATTEMPT_LEASE_MS, limit: DELIVER_DUE_LIMIT })
   const summary: DeliverDueReturnType = { due: ids.length, delivered: 0, retrying: 0, failed: 0, disabled: 0 }
   if (ids.length === 0) return summary
-  const events = (await store.getMany(ids.map(keys.event))).map(parseEvent)
+  const events = (await store.getMany(ids.map(keys.event))).map((value) => parseRecord(storedWebhookEventSchema, value))
   const byAgent = new Map<string, StoredWebhookEvent[]>()
   for (const [i, event] of events.entries()) {
     if (event?.state !== 'pending') await removeFromIndex(store, keys.due, ids[i]!)

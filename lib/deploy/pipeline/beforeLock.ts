@@ -1,0 +1,77 @@
+import { randomUUID } from 'node:crypto'
+import type { KmsAccount } from '../../chain/kmsAccount.js'
+import { errorName } from '../../platform/log.js'
+import { oldestInIndex } from '../../store/recordIndex.js'
+import type { Store } from '../../store/types.js'
+import { deployHistoryKeys, deployStoreKeys } from '../keys.js'
+import { type DeployFailure, failure } from '../outcome.js'
+import type { DeployServices } from '../services.js'
+import type { DeployPlan } from './plan.js'
+import { type PreparedDeploy, prepareDeploy } from './prepare.js'
+import { type CapReservation, createCapReservation, type DeployCap } from './reserve.js'
+
+// What a deploy does before the nonce lock: its cap slots and the chain reads, at once.
+
+/** What a deploy under way carries from step to step. */
+export type DeployContext = {
+  services: DeployServices
+  store: Store
+  signer: KmsAccount
+  plan: DeployPlan
+  agentDigest: string
+}
+
+/** A deploy that holds its cap slots and knows the chain's state: ready for the nonce lock. */
+export type ReservedDeploy = { ok: true; reservation: CapReservation; prepared: PreparedDeploy; stuckSeen: boolean }
+
+/** The store's failure before anything was signed: deploys fail closed. */
+export function storeFailure(services: DeployServices, operation: string, error: unknown): DeployFailure {
+  services.logger.error('store_unavailable', { operation, error: errorName(error), effect: 'deploy refused' })
+  return failure(
+    'STORE_UNAVAILABLE',
+    'The deploy coordinator (Redis) is unavailable; deploys fail closed and nothing was signed. Try again shortly.',
+    { retryAfterSeconds: 10 },
+  )
+}
+
+/** The store keys of a deploy: its signer's lock and nonces, and the deploy history. */
+export const keysOf = ({ services, signer }: Pick<DeployContext, 'services' | 'signer'>) => ({
+  lock: deployStoreKeys({ storePrefix: services.config.storePrefix, chainId: services.config.chainId, signer: signer.address }),
+  history: deployHistoryKeys({ storePrefix: services.config.storePrefix, chainId: services.config.chainId }),
+})
+
+/**
+ * Steps 1 and 2, reserve and prepare, at once: the cap slots (exact across instances on their own), the chain reads
+ * of {@link prepareDeploy}, and a look at the oldest unmined deploy (one sent long ago may be stuck). Nothing of it
+ * depends on the nonce, so the lock holds only what must go one after another. A refusal gives the slots back.
+ */
+export async function reserveAndPrepare(
+  context: DeployContext & { agentDailyCap: number | null },
+): Promise<ReservedDeploy | DeployFailure> {
+  const { services, store, signer, plan, agentDigest, agentDailyCap } = context
+  const { config } = services
+  const keys = keysOf(context)
+  const now = services.now()
+  const caps: DeployCap[] = [{ key: keys.lock.cap, limit: config.dailyCap, code: 'DEPLOY_CAP_REACHED', who: 'this service' }]
+  const agentCap = agentDailyCap ?? config.agentDailyCap
+  if (agentCap !== null)
+    caps.push({ key: keys.lock.agentCap(agentDigest), limit: agentCap, code: 'AGENT_CAP_REACHED', who: 'your agent key' })
+  const reservation = createCapReservation({ store, caps, member: `${now}:${randomUUID()}`, windowMs: config.capWindowSeconds * 1000, now })
+  try {
+    const [capped, prepared, oldest] = await Promise.all([
+      reservation.reserve(),
+      prepareDeploy(services, plan, signer),
+      oldestInIndex(store, keys.history.unmined(signer.address)),
+    ])
+    const refused = capped ?? (prepared.ok ? null : (prepared as DeployFailure))
+    if (refused) {
+      await reservation.release()
+      return refused
+    }
+    const stuckSeen = oldest !== null && now - oldest >= config.stuckSeconds * 1000
+    return { ok: true, reservation, prepared: prepared as PreparedDeploy, stuckSeen }
+  } catch (error) {
+    await reservation.release()
+    return storeFailure(services, 'deploy-prepare', error)
+  }
+}
