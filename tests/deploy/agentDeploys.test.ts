@@ -14,15 +14,18 @@ describe('list_deploys: each agent sees its own deploys (anvil, KMS server, real
   afterAll(() => stack.close())
 
   it('lists the agent’s deploys newest first with their fields; dry runs and refused deploys are not deploys', async () => {
-    const first = (await stack.post(deployBody({ symbol: 'ONE' }))).body
+    // A history of its own (another store prefix): the other cases' deploys are not in it.
+    const own = stack.newInstance({ STORE_KEY_PREFIX: `hist${process.pid}-${Date.now()}:` })
+    const post = (body: unknown, options: { key?: string | null } = {}) => stack.post(body, { ...options, instance: own.handle })
+    const first = (await post(deployBody({ symbol: 'ONE' }))).body
     stack.clock.now += 1000
-    const second = (await stack.post(deployBody({ symbol: 'TWO', variant: 'stablecoin' }))).body
+    const second = (await post(deployBody({ symbol: 'TWO', variant: 'stablecoin' }))).body
     stack.clock.now += 1000
-    await stack.post(deployBody({ symbol: 'DRY', dryRun: true }))
-    await stack.post(deployBody({ symbol: 'BAD', admin: '0x0000000000000000000000000000000000000000' }))
-    const bobs = (await stack.post(deployBody({ symbol: 'BOB' }), { key: AGENT_KEYS.bob })).body
+    await post(deployBody({ symbol: 'DRY', dryRun: true }))
+    await post(deployBody({ symbol: 'BAD', admin: '0x0000000000000000000000000000000000000000' }))
+    const bobs = (await post(deployBody({ symbol: 'BOB' }), { key: AGENT_KEYS.bob })).body
 
-    const listed = await stack.post({ action: 'list_deploys' })
+    const listed = await post({ action: 'list_deploys' })
     expect(listed.status).toBe(200)
     expect(listed.body).toEqual({
       ok: true,
@@ -52,13 +55,14 @@ describe('list_deploys: each agent sees its own deploys (anvil, KMS server, real
     expect(Date.parse(listed.body.deploys[0].createdAt) - Date.parse(listed.body.deploys[1].createdAt)).toBe(1000)
 
     // Bob sees only Bob's; the limit cuts from the newest.
-    expect(
-      (await stack.post({ action: 'list_deploys' }, { key: AGENT_KEYS.bob })).body.deploys.map((d: { txHash: Hex }) => d.txHash),
-    ).toEqual([bobs.txHash])
-    expect((await stack.post({ action: 'list_deploys', limit: 1 })).body.deploys.map((d: { symbol: string }) => d.symbol)).toEqual(['TWO'])
+    expect((await post({ action: 'list_deploys' }, { key: AGENT_KEYS.bob })).body.deploys.map((d: { txHash: Hex }) => d.txHash)).toEqual([
+      bobs.txHash,
+    ])
+    expect((await post({ action: 'list_deploys', limit: 1 })).body.deploys.map((d: { symbol: string }) => d.symbol)).toEqual(['TWO'])
   })
 
   it('shows the last known status once a receipt saw the deploy mined', async () => {
+    stack.clock.now += 1000 // the newest deploy of the history is this one
     const { txHash } = (await stack.post(deployBody({ symbol: 'SEEN' }))).body
     expect((await stack.post({ action: 'receipt', tx_hash: txHash })).body).toMatchObject({ status: 'confirmed' })
     const [newest] = (await stack.post({ action: 'list_deploys', limit: 1 })).body.deploys
@@ -84,6 +88,7 @@ describe('list_deploys: each agent sees its own deploys (anvil, KMS server, real
   })
 
   it('keeps the history 30 days and bounded per agent in the store', async () => {
+    expect((await stack.post(deployBody({ symbol: 'KEPT' }))).body).toMatchObject({ ok: true })
     const prefix = stack.newInstance().services.config.storePrefix
     const { digestAgentKey } = await import('../../lib/deploy/agents/agentKeys.js')
     const { openRespConnection } = await import('../support/resp.js')
@@ -179,7 +184,9 @@ describe('a deploy stuck in the pool is replaced, never left to jam the nonce st
   }
 
   it('re-signs the stuck transaction with higher fees; the replacement is mined, the original never, the next deploy goes through', async () => {
+    stack.clock.now += 1000 // after whatever earlier cases sent, so the history's order is this case's
     const stuck = await stuckDeploy('JAM')
+    const logStart = stack.logs.length // what earlier cases logged is theirs
     const capKey = `${stack.newInstance().services.config.storePrefix}deploy:8453:cap`
     const { openRespConnection } = await import('../support/resp.js')
     const redis = await openRespConnection(inject('redisSocket'))
@@ -191,7 +198,7 @@ describe('a deploy stuck in the pool is replaced, never left to jam the nonce st
       stack.clock.now += 30_000
       const queued = await stack.post(deployBody({ symbol: 'QUEUED' }))
       expect(queued.body).toMatchObject({ ok: true, status: 'broadcast' })
-      expect(events(stack.logs).filter((e) => e.event === 'deploy_replaced')).toEqual([])
+      expect(events(stack.logs.slice(logStart)).filter((e) => e.event === 'deploy_replaced')).toEqual([])
 
       // Past it, the next deploy replaces it first, then goes out behind the replacement; mining resumes.
       stack.clock.now += 31_000
@@ -199,7 +206,7 @@ describe('a deploy stuck in the pool is replaced, never left to jam the nonce st
       expect(next.body).toMatchObject({ ok: true, status: 'broadcast' })
       await stack.chain.testClient.mine({ blocks: 1 })
       await stack.chain.testClient.setAutomine(true)
-      const replaced = events(stack.logs).find((e) => e.event === 'deploy_replaced')
+      const replaced = events(stack.logs.slice(logStart)).find((e) => e.event === 'deploy_replaced' && e.txHash === stuck.txHash)
       expect(replaced).toMatchObject({ txHash: stuck.txHash, nonce: original.nonce })
       const replacement = await stack.chain.publicClient.getTransaction({ hash: replaced!.replacedBy as Hex })
       expect(replacement.nonce).toBe(original.nonce)

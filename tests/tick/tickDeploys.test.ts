@@ -80,5 +80,7 @@ describe('the tick follows deploys with nobody asking (anvil, the fake KMS, Upst
     // Nothing is left to follow, and the next deploy goes straight out.
     expect((await tick()).parts?.deploys).toMatchObject({ ok: true, unmined: 0 })
     expect((await stack.post(deployBody('AFTER'))).body).toMatchObject({ ok: true, status: 'broadcast' })
+    // And the tick records it: the case leaves nothing unmined for the next.
+    expect((await tick()).parts?.deploys).toMatchObject({ ok: true, unmined: 1, confirmed: 1 })
   })
 })
