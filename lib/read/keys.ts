@@ -7,7 +7,7 @@
 const BODY_VERSION = 'v2'
 
 /** Store keys of the read side under `prefix`. */
-export const readKeys = (prefix: string) => ({
+const keysUnder = (prefix: string) => ({
   /** The cached control-room body. */
   controlRoom: `${prefix}${BODY_VERSION}:control-room`,
   /** The cached market-history body. */
@@ -38,5 +38,18 @@ export const readKeys = (prefix: string) => ({
   throttle: (endpoint: string, client: string) => `${prefix}throttle:${endpoint}:${client}`,
 })
 
+/** A service has one prefix; tests a few hundred. */
+const byPrefix = new Map<string, ReturnType<typeof keysUnder>>()
+
+/** Store keys of the read side under `prefix`, built once per prefix (a search or history request asks for them). */
+export const readKeys = (prefix: string): ReadKeys => {
+  let keys = byPrefix.get(prefix)
+  if (!keys) {
+    keys = keysUnder(prefix)
+    byPrefix.set(prefix, keys)
+  }
+  return keys
+}
+
 /** The store keys of the read side. */
-export type ReadKeys = ReturnType<typeof readKeys>
+export type ReadKeys = ReturnType<typeof keysUnder>

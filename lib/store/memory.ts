@@ -110,6 +110,10 @@ function createScriptData(values: Map<string, Entry>, now: () => number, maxEntr
     const value = live(key)?.value
     return value instanceof Map ? value : null
   }
+  /** As Redis does, a sorted set left empty is no key at all. */
+  const dropIfEmpty = (key: string, set: Map<string, number>) => {
+    if (set.size === 0) values.delete(key)
+  }
   /** A sorted set's members in Redis's order: by score, then by member. */
   const ordered = (set: Map<string, number> | null) =>
     [...(set ?? [])].map(([member, score]) => ({ member, score })).sort((a, b) => a.score - b.score || (a.member < b.member ? -1 : 1))
@@ -141,7 +145,12 @@ function createScriptData(values: Map<string, Entry>, now: () => number, maxEntr
       set.set(member, score)
       put(key, { value: set, expiresAt: entry?.value instanceof Map ? entry.expiresAt : Number.POSITIVE_INFINITY })
     },
-    zrem: (key, member) => void sortedSet(key)?.delete(member),
+    zrem(key, member) {
+      const set = sortedSet(key)
+      if (!set) return
+      set.delete(member)
+      dropIfEmpty(key, set)
+    },
     zcard: (key) => sortedSet(key)?.size ?? 0,
     zrangeByScore: (key, min, max, limit = Number.POSITIVE_INFINITY) =>
       ordered(sortedSet(key))
@@ -153,11 +162,15 @@ function createScriptData(values: Map<string, Entry>, now: () => number, maxEntr
     },
     zremRangeByScore(key, min, max) {
       const set = sortedSet(key)
-      if (set) for (const [member, score] of set) if (score >= min && score <= max) set.delete(member)
+      if (!set) return
+      for (const [member, score] of set) if (score >= min && score <= max) set.delete(member)
+      dropIfEmpty(key, set)
     },
     zremRangeByRank(key, start, stop) {
       const set = sortedSet(key)
-      if (set) for (const { member } of rankSlice(ordered(set), start, stop)) set.delete(member)
+      if (!set) return
+      for (const { member } of rankSlice(ordered(set), start, stop)) set.delete(member)
+      dropIfEmpty(key, set)
     },
   }
 

@@ -158,7 +158,17 @@ describe.each(['memory', 'upstash'] as const)('the %s store', (kind) => {
     await releaseCapSlot(store, key, 'a')
     expect((await reserveCapSlot(store, { key, member: 'b', limit: 1, windowMs: 10_000, now: 7 })).ok).toBe(true)
     expect((await reserveCapSlot(store, { key: `${prefix}zero`, member: 'a', limit: 0, windowMs: 10_000, now: 7 })).ok).toBe(false)
+    // A window emptied is no key at all, as in Redis.
+    const exists = defineScript<number>({
+      name: 'test',
+      lua: `return redis.call('EXISTS', KEYS[1])`,
+      inProcess: (data, [k]) => (data.exists(k!) ? 1 : 0),
+    })
+    expect(await store.run(exists, [key], [])).toBe(1)
+    await releaseCapSlot(store, key, 'b')
+    expect(await store.run(exists, [key], [])).toBe(0)
   })
+
   it('files records in indexes atomically, lists the newest first, bounds each index, and forgets on request', async () => {
     const put = (member: string, score: number, indexKeys = [`${prefix}idx:a`, `${prefix}idx:b`]) =>
       putIndexed(store, {
