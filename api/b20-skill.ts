@@ -1,5 +1,5 @@
 import { defaultDeployServicesSource } from '../lib/deploy/agentActions.js'
-import { createB20SkillHandler } from '../lib/deploy/handler.js'
-import { withRequestId } from '../lib/platform/requestId.js'
+import { createB20SkillEndpoint } from '../lib/deploy/handler.js'
 
-export default { fetch: withRequestId(createB20SkillHandler(defaultDeployServicesSource)) }
+/** `POST /api/b20-skill`: the agent actions. */
+export default createB20SkillEndpoint(defaultDeployServicesSource)

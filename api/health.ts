@@ -1,4 +1,4 @@
-import { defaultHealthHandler } from '../lib/health/handler.js'
-import { withRequestId } from '../lib/platform/requestId.js'
+import { defaultHealthEndpoint } from '../lib/health/handler.js'
 
-export default { fetch: withRequestId(defaultHealthHandler()) }
+/** `GET /api/health`. */
+export default defaultHealthEndpoint()

@@ -1,6 +1,5 @@
 import { buildLlmsTxt } from '../lib/docs/llmsTxt.js'
-import { createTextHandler } from '../lib/docs/textHandler.js'
-import { withRequestId } from '../lib/platform/requestId.js'
+import { createTextEndpoint } from '../lib/docs/textHandler.js'
 
 /** `GET /api/llms` (and `/llms.txt`): the llms.txt index. */
-export default { fetch: withRequestId(createTextHandler('text/plain; charset=utf-8', buildLlmsTxt)) }
+export default createTextEndpoint('text/plain; charset=utf-8', buildLlmsTxt)

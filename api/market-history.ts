@@ -1,7 +1,5 @@
-import { withRequestId } from '../lib/platform/requestId.js'
-import { createMarketHistoryHandler } from '../lib/read/handlers.js'
+import { createMarketHistoryEndpoint } from '../lib/read/handlers.js'
 import { getReadServices } from '../lib/read/services.js'
 
-const handler = createMarketHistoryHandler(getReadServices)
-
-export default { fetch: withRequestId(handler, handler.answerAtOnce) }
+/** `GET /api/market-history`. */
+export default createMarketHistoryEndpoint(getReadServices)

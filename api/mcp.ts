@@ -1,15 +1,11 @@
 import { defaultDeployServicesSource } from '../lib/deploy/agentActions.js'
-import { createMcpHandler } from '../lib/mcp/server.js'
-import { withRequestId } from '../lib/platform/requestId.js'
-import { createControlRoomHandler, createTokenSearchHandler } from '../lib/read/handlers.js'
+import { createMcpEndpoint } from '../lib/mcp/server.js'
+import { createControlRoomEndpoint, createTokenSearchEndpoint } from '../lib/read/handlers.js'
 import { getReadServices } from '../lib/read/services.js'
 
-export default {
-  fetch: withRequestId(
-    createMcpHandler({
-      controlRoom: createControlRoomHandler(getReadServices),
-      tokenSearch: createTokenSearchHandler(getReadServices),
-      deploy: defaultDeployServicesSource,
-    }),
-  ),
-}
+/** `POST /api/mcp`: the read endpoints and the deploy actions as MCP tools. */
+export default createMcpEndpoint({
+  controlRoom: createControlRoomEndpoint(getReadServices).fetch,
+  tokenSearch: createTokenSearchEndpoint(getReadServices).fetch,
+  deploy: defaultDeployServicesSource,
+})

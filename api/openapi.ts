@@ -1,4 +1,4 @@
-import { handleOpenApi } from '../lib/docs/openapiHandler.js'
-import { withRequestId } from '../lib/platform/requestId.js'
+import { openApiEndpoint } from '../lib/docs/openapiHandler.js'
 
-export default { fetch: withRequestId(handleOpenApi) }
+/** `GET /api/openapi` (and `/openapi.json`). */
+export default openApiEndpoint

@@ -1,4 +1,4 @@
-import { withRequestId } from '../lib/platform/requestId.js'
-import { defaultTickHandler } from '../lib/tick/handler.js'
+import { defaultTickEndpoint } from '../lib/tick/handler.js'
 
-export default { fetch: withRequestId(defaultTickHandler()) }
+/** `GET`/`POST /api/tick`: the scheduled work. */
+export default defaultTickEndpoint()

@@ -1,5 +1,5 @@
-import { withRequestId } from '../lib/platform/requestId.js'
-import { createTokenSearchHandler } from '../lib/read/handlers.js'
+import { createTokenSearchEndpoint } from '../lib/read/handlers.js'
 import { getReadServices } from '../lib/read/services.js'
 
-export default { fetch: withRequestId(createTokenSearchHandler(getReadServices)) }
+/** `GET /api/token-search?q=`. */
+export default createTokenSearchEndpoint(getReadServices)

@@ -1,6 +1,6 @@
 import { startServer } from '../dev/server.js'
 import { silentLogger } from '../lib/platform/log.js'
-import { createControlRoomHandler } from '../lib/read/handlers.js'
+import { createControlRoomEndpoint } from '../lib/read/handlers.js'
 import { createReadServices } from '../lib/read/services.js'
 import { createMemoryStore } from '../lib/store/memory.js'
 import { createDexScreenerClient } from '../lib/upstream/dexscreener.js'
@@ -87,7 +87,7 @@ export async function benchReadApi(): Promise<Record<string, number | string>> {
     upstream: createDexScreenerClient({ baseUrl: upstream.url }),
     gecko: null,
   })
-  const server = await startServer({ port: 0, handlers: { 'control-room': createControlRoomHandler(() => services) } })
+  const server = await startServer({ port: 0, endpoints: { 'control-room': createControlRoomEndpoint(() => services) } })
   const url = `${server.url}/api/control-room`
 
   // (b) cold refreshes against an upstream that answers after a fixed delay: the first one of the process (module

@@ -7,10 +7,10 @@ import { createDeployServices } from '../lib/deploy/services.js'
 import type { ControlRoom } from '../lib/market/types.js'
 import { silentLogger } from '../lib/platform/log.js'
 import {
-  createControlRoomHandler,
-  createMarketHistoryHandler,
-  createTokenHistoryHandler,
-  createTokenSearchHandler,
+  createControlRoomEndpoint,
+  createMarketHistoryEndpoint,
+  createTokenHistoryEndpoint,
+  createTokenSearchEndpoint,
 } from '../lib/read/handlers.js'
 import { createReadServices } from '../lib/read/services.js'
 import { createUpstashStore } from '../lib/store/upstash.js'
@@ -69,18 +69,18 @@ export async function benchStoreCost(): Promise<Record<string, number | string>>
     }
     const perTick = steady.reduce((a, b) => a + b, 0) / steady.length
     const get = (path: string) => new Request(`https://svc.test${path}`, { headers: { 'x-real-ip': '198.51.100.1' } })
-    const room = (await (await createControlRoomHandler(() => read)(get('/api/control-room'))).json()) as ControlRoom
+    const room = (await (await createControlRoomEndpoint(() => read).fetch(get('/api/control-room'))).json()) as ControlRoom
     // Each endpoint is read once to warm it; the second read is counted (the per-client throttle's script included).
     const handlers = {
-      'control-room': [createControlRoomHandler(() => read), '/api/control-room'],
-      'token-search (cached term)': [createTokenSearchHandler(() => read), '/api/token-search?q=weth'],
-      'token-history': [createTokenHistoryHandler(() => read), `/api/token-history?address=${room.liveActivity[0]!.address}`],
-      'market-history': [createMarketHistoryHandler(() => read), '/api/market-history'],
+      'control-room': [createControlRoomEndpoint(() => read), '/api/control-room'],
+      'token-search (cached term)': [createTokenSearchEndpoint(() => read), '/api/token-search?q=weth'],
+      'token-history': [createTokenHistoryEndpoint(() => read), `/api/token-history?address=${room.liveActivity[0]!.address}`],
+      'market-history': [createMarketHistoryEndpoint(() => read), '/api/market-history'],
     } as const
     const warm: Record<string, string[]> = {}
     for (const [name, [handle, path]] of Object.entries(handlers)) {
-      await handle(get(path))
-      warm[name] = await counted(() => handle(get(path)))
+      await handle.fetch(get(path))
+      warm[name] = await counted(() => handle.fetch(get(path)))
     }
     const monthly = perTick * TICKS_PER_MONTH
     const figures: Record<string, number | string> = {

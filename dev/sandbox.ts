@@ -8,7 +8,7 @@ import { startFakeGeckoTerminal } from '../tests/support/fakeGeckoTerminal.js'
 import { startFakeKms } from '../tests/support/fakeKms.js'
 import { seedHistory, syntheticHistory } from '../tests/support/syntheticHistory.js'
 import { createSyntheticMarket } from '../tests/support/syntheticMarket.js'
-import { loadApiHandlers, startServer, vercelRouting } from './server.js'
+import { loadApiEndpoints, startServer, vercelRouting } from './server.js'
 
 const market = createSyntheticMarket({ tokens: 220 })
 const upstream = await startFakeDexScreener(market)
@@ -46,7 +46,7 @@ await chain.fund(signer.address)
 const server = await startServer({
   port: Number(process.env.PORT ?? 3000),
   host: process.env.HOST ?? '127.0.0.1',
-  handlers: await loadApiHandlers(),
+  endpoints: await loadApiEndpoints(),
   ...(await vercelRouting()),
 })
 const base = server.url

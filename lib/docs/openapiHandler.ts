@@ -1,5 +1,6 @@
 import type { ZodOpenApiPathItemObject } from 'zod-openapi'
-import { guardRequest, jsonResponse, type Method } from '../platform/http.js'
+import { createEndpoint } from '../platform/edge.js'
+import { jsonResponse, type Method } from '../platform/http.js'
 import { notAllowedAnswer } from '../platform/routeDocs.js'
 import { buildOpenApiDocument } from './openapi.js'
 
@@ -7,12 +8,13 @@ const METHODS: readonly Method[] = ['GET', 'HEAD']
 let body: string | undefined
 
 /** `GET /api/openapi` (and `/openapi.json`): the OpenAPI 3.1 document. */
-export async function handleOpenApi(request: Request): Promise<Response> {
-  const guarded = guardRequest(request, METHODS)
-  if (guarded) return guarded
-  body ??= JSON.stringify(buildOpenApiDocument(), null, 2)
-  return jsonResponse({ body, head: request.method === 'HEAD', headers: { 'cache-control': 'public, max-age=300' } })
-}
+export const openApiEndpoint = createEndpoint({
+  methods: METHODS,
+  handler: (request) => {
+    body ??= JSON.stringify(buildOpenApiDocument(), null, 2)
+    return jsonResponse({ body, head: request.method === 'HEAD', headers: { 'cache-control': 'public, max-age=300' } })
+  },
+})
 
 /** `GET /api/openapi`, as the document declares itself. */
 export const openApiRoute: ZodOpenApiPathItemObject = {

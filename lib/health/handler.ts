@@ -1,7 +1,8 @@
 import type { ZodOpenApiPathItemObject } from 'zod-openapi'
 import { type DeployServicesSource, defaultDeployServicesSource } from '../deploy/agentActions.js'
 import { type HealthConfig, loadHealthConfig, logConfigFailure, memoizeConfig } from '../platform/config.js'
-import { guardRequest, isBearerValid, jsonResponse, type Method } from '../platform/http.js'
+import { createEndpoint, type Endpoint } from '../platform/edge.js'
+import { isBearerValid, jsonResponse, type Method } from '../platform/http.js'
 import { corsHeaders, errorAnswer, jsonAnswer, notAllowedAnswer, preflightOperation, redirectAnswer } from '../platform/routeDocs.js'
 import { getReadServices, type ReadServices } from '../read/services.js'
 import { checkDetailedHealth, checkPublicHealth } from './checks.js'
@@ -9,61 +10,62 @@ import { healthSchema } from './schema.js'
 
 const METHODS: readonly Method[] = ['GET', 'HEAD']
 
-/** Parameters of {@link createHealthHandler}. */
-export type CreateHealthHandlerParameters = { read: () => ReadServices; deploy: DeployServicesSource; config: () => HealthConfig }
+/** Parameters of {@link createHealthEndpoint}. */
+export type CreateHealthEndpointParameters = { read: () => ReadServices; deploy: DeployServicesSource; config: () => HealthConfig }
 
 /**
  * The `GET /api/health` handler: the public view for anyone (cacheable for 5 s); with `Authorization: Bearer
  * <HEALTH_TOKEN>` the detailed view of every part (never cached). A wrong token gets 401.
  */
-export function createHealthHandler({ read, deploy, config }: CreateHealthHandlerParameters) {
-  return async (request: Request): Promise<Response> => {
-    const guarded = guardRequest(request, METHODS)
-    if (guarded) return guarded
-    const head = request.method === 'HEAD'
-    let health: HealthConfig
-    let services: ReadServices
-    try {
-      health = config()
-      services = read()
-    } catch (error) {
-      logConfigFailure('health', error)
-      return jsonResponse({
-        status: 500,
-        body: JSON.stringify({ error: 'The service is misconfigured; the operator has been told.', code: 'CONFIG_INVALID' }),
-        headers: { 'cache-control': 'no-store' },
-        head,
-      })
-    }
-    const authorization = request.headers.get('authorization')
-    if (authorization !== null && health.healthToken !== null) {
-      if (!isBearerValid(authorization, health.healthToken)) {
+export function createHealthEndpoint({ read, deploy, config }: CreateHealthEndpointParameters): Endpoint {
+  return createEndpoint({
+    methods: METHODS,
+    handler: async (request) => {
+      const head = request.method === 'HEAD'
+      let health: HealthConfig
+      let services: ReadServices
+      try {
+        health = config()
+        services = read()
+      } catch (error) {
+        logConfigFailure('health', error)
         return jsonResponse({
-          status: 401,
-          body: JSON.stringify({ error: 'The health token is wrong.', code: 'UNAUTHORIZED' }),
+          status: 500,
+          body: JSON.stringify({ error: 'The service is misconfigured; the operator has been told.', code: 'CONFIG_INVALID' }),
+          headers: { 'cache-control': 'no-store' },
+          head,
+        })
+      }
+      const authorization = request.headers.get('authorization')
+      if (authorization !== null && health.healthToken !== null) {
+        if (!isBearerValid(authorization, health.healthToken)) {
+          return jsonResponse({
+            status: 401,
+            body: JSON.stringify({ error: 'The health token is wrong.', code: 'UNAUTHORIZED' }),
+            headers: { 'cache-control': 'no-store', vary: 'Authorization' },
+            head,
+          })
+        }
+        const detailed = await checkDetailedHealth({ read: services, deploy: deploy.services, config: health })
+        return jsonResponse({
+          body: JSON.stringify(detailed),
           headers: { 'cache-control': 'no-store', vary: 'Authorization' },
           head,
         })
       }
-      const detailed = await checkDetailedHealth({ read: services, deploy: deploy.services, config: health })
+      const view = await checkPublicHealth(services)
       return jsonResponse({
-        body: JSON.stringify(detailed),
-        headers: { 'cache-control': 'no-store', vary: 'Authorization' },
+        body: JSON.stringify(view),
+        headers: { 'cache-control': 'public, max-age=5, s-maxage=5', vary: 'Authorization' },
         head,
       })
-    }
-    const view = await checkPublicHealth(services)
-    return jsonResponse({
-      body: JSON.stringify(view),
-      headers: { 'cache-control': 'public, max-age=5, s-maxage=5', vary: 'Authorization' },
-      head,
-    })
-  }
+    },
+  })
 }
 
-/** The health handler over the instance's own services and `process.env`. */
-export const defaultHealthHandler = () =>
-  createHealthHandler({
+/** The health endpoint over the instance's own services and `process.env`. */
+export const defaultHealthEndpoint = () =>
+  createHealthEndpoint({
     read: getReadServices,
     deploy: defaultDeployServicesSource,
     config: memoizeConfig(() => loadHealthConfig(process.env)),

@@ -11,9 +11,10 @@ import {
 } from '../deploy/agentActions.js'
 import { AGENT_KEY_MAX_LENGTH, createRefusalLog, refusalText } from '../deploy/agents/agentKeys.js'
 import { logConfigFailure } from '../platform/config.js'
-import { BASE_HEADERS, CORS_HEADERS, guardRequest, readBodyBytes } from '../platform/http.js'
+import { createEndpoint, type Endpoint } from '../platform/edge.js'
+import { CORS_EXPOSED_HEADERS, readBodyBytes } from '../platform/http.js'
 import { errorName, processLogger } from '../platform/log.js'
-import { judgeOrigin, loadMcpOriginPolicy, type OriginPolicy, type OriginVerdict } from '../platform/origins.js'
+import { loadMcpOriginPolicy, type OriginPolicy, originGate } from '../platform/origins.js'
 import { SERVICE_VERSION } from '../platform/version.js'
 import { getControlRoomInput, searchTokensInput, TOOLS, type ToolName, toolInputJsonSchema } from './tools.js'
 
@@ -34,7 +35,15 @@ const INSTRUCTIONS =
   'deploy_token, get_deploy_receipt and list_deploys need the agent key on the HTTP request (X-Service-Key, or Authorization: Bearer <key>). ' +
   'Deploy with dryRun: true first; after a deploy, call get_deploy_receipt with waitSeconds to learn the token address. Failures are tool results with isError and a code.'
 
-const MCP_ALLOWED_HEADERS = 'Content-Type, Accept, Authorization, X-Service-Key, Mcp-Protocol-Version, Mcp-Session-Id, Last-Event-ID'
+const MCP_ALLOWED_HEADERS = [
+  'Content-Type',
+  'Accept',
+  'Authorization',
+  'X-Service-Key',
+  'Mcp-Protocol-Version',
+  'Mcp-Session-Id',
+  'Last-Event-ID',
+]
 
 /** The agent key of a request: `X-Service-Key`, else `Authorization: Bearer <key>`. */
 export function presentedAgentKey(request: Request): string | null {
@@ -207,61 +216,41 @@ function createServer(request: Request, dependencies: McpDependencies, logRefusa
   return server
 }
 
-const METHODS = ['POST'] as const
-
 /**
- * The `/api/mcp` handler: Model Context Protocol over Streamable HTTP, stateless (a new server per request, JSON
- * answers, no session), which fits serverless functions.
+ * The `/api/mcp` endpoint: Model Context Protocol over Streamable HTTP, stateless (a new server per request, JSON
+ * answers, no session), which fits serverless functions. The Origin is judged first (MCP transport security, against
+ * DNS rebinding): a browser page from an origin that is not allowed is refused before any tool runs. Stateless: no
+ * server-to-client stream (GET), no session to end (DELETE); POST alone is served.
  */
-export function createMcpHandler(dependencies: McpDependencies): (request: Request) => Promise<Response> {
+export function createMcpEndpoint(dependencies: McpDependencies): Endpoint {
   let logRefusal: ReturnType<typeof createRefusalLog> | undefined
-  let policy: OriginPolicy | undefined
-  return async (request) => {
-    // The Origin first (MCP transport security, against DNS rebinding): a browser page from an origin that is not
-    // allowed is refused before any tool runs or any header tells it more.
-    let verdict: OriginVerdict
-    try {
-      policy ??= (dependencies.origins ?? (() => loadMcpOriginPolicy(process.env)))()
-      verdict = judgeOrigin(request.headers.get('origin'), policy)
-    } catch (error) {
-      logConfigFailure('mcp', error)
-      return mcpAnswer(500, { ok: false, error: 'The service is misconfigured; the operator has been told.', code: 'CONFIG_INVALID' })
-    }
-    if (verdict.kind === 'refused') {
-      return mcpAnswer(403, {
+  const gate = originGate({
+    policy: dependencies.origins ?? (() => loadMcpOriginPolicy(process.env)),
+    allowMethods: ['POST', 'OPTIONS'],
+    allowHeaders: MCP_ALLOWED_HEADERS,
+    exposeHeaders: CORS_EXPOSED_HEADERS,
+    refused: (origin) =>
+      mcpAnswer(403, {
         jsonrpc: '2.0',
         id: null,
         error: {
           code: -32000,
-          message: `Origin ${verdict.origin} may not call this MCP server (the operator can allow it in MCP_ALLOWED_ORIGINS).`,
+          message: `Origin ${origin} may not call this MCP server (the operator can allow it in MCP_ALLOWED_ORIGINS).`,
         },
-      })
-    }
-    const cors = corsFor(verdict)
-    if (request.method === 'OPTIONS') {
-      const preflight: Record<string, string> =
-        verdict.kind === 'allowed'
-          ? {
-              'access-control-allow-methods': 'POST, OPTIONS',
-              'access-control-allow-headers': MCP_ALLOWED_HEADERS,
-              'access-control-max-age': '86400',
-            }
-          : {}
-      return new Response(null, { status: 204, headers: { ...BASE_HEADERS, ...cors, ...preflight } })
-    }
-    // Plain-HTTP redirect as on every endpoint; stateless: no server-to-client stream (GET), no session to end (DELETE).
-    const guarded = guardRequest(request, METHODS)
-    if (guarded) return withCors(guarded, cors)
+      }),
+    misconfigured: (error) => {
+      logConfigFailure('mcp', error)
+      return mcpAnswer(500, { ok: false, error: 'The service is misconfigured; the operator has been told.', code: 'CONFIG_INVALID' })
+    },
+  })
+  const handler = async (request: Request): Promise<Response> => {
     // One message per request: MCP dropped JSON-RPC batching in 2025-06-18, and a batch of a hundred tool calls would
     // cost a hundred calls' store commands for one request.
     const peeked = await peekJsonRpc(request)
     if (peeked.kind === 'too-large')
-      return withCors(mcpAnswer(413, jsonRpcError(-32600, `The request body is larger than ${MCP_BODY_LIMIT_BYTES} bytes.`)), cors)
+      return mcpAnswer(413, jsonRpcError(-32600, `The request body is larger than ${MCP_BODY_LIMIT_BYTES} bytes.`))
     if (peeked.kind === 'batch')
-      return withCors(
-        mcpAnswer(400, jsonRpcError(-32600, 'Batches are not accepted: send one JSON-RPC message per request (MCP 2025-06-18).')),
-        cors,
-      )
+      return mcpAnswer(400, jsonRpcError(-32600, 'Batches are not accepted: send one JSON-RPC message per request (MCP 2025-06-18).'))
     logRefusal ??= createRefusalLog({ logger: dependencies.deploy.logger() })
     const server = createServer(peeked.request, dependencies, logRefusal)
     const transport = new WebStandardStreamableHTTPServerTransport({
@@ -273,11 +262,14 @@ export function createMcpHandler(dependencies: McpDependencies): (request: Reque
       await server.connect(transport)
       const response = await transport.handleRequest(peeked.request)
       const body = response.body ? await response.arrayBuffer() : null
-      return withCors(new Response(body, { status: response.status, headers: response.headers }), { ...cors, 'cache-control': 'no-store' })
+      const headers = new Headers(response.headers)
+      headers.set('cache-control', 'no-store')
+      return new Response(body, { status: response.status, headers })
     } finally {
       await server.close().catch(() => undefined)
     }
   }
+  return createEndpoint({ methods: ['POST'], handler, cors: gate })
 }
 
 /** A JSON-RPC error with no id (the request was refused whole). */
@@ -299,24 +291,6 @@ async function peekJsonRpc(request: Request): Promise<PeekedJsonRpc> {
 function mcpAnswer(status: number, body: object): Response {
   return new Response(JSON.stringify(body), {
     status,
-    headers: { 'content-type': 'application/json; charset=utf-8', ...BASE_HEADERS, 'cache-control': 'no-store', vary: 'Origin' },
+    headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', vary: 'Origin' },
   })
-}
-
-/** CORS headers for an allowed browser origin (that origin alone, never `*`); none for a caller that sent no Origin. */
-function corsFor(verdict: OriginVerdict): Record<string, string> {
-  if (verdict.kind !== 'allowed') return { vary: 'Origin' }
-  return {
-    'access-control-allow-origin': verdict.origin,
-    'access-control-expose-headers': CORS_HEADERS['access-control-expose-headers'] ?? '',
-    vary: 'Origin',
-  }
-}
-
-/** The answer with the site-wide open CORS headers replaced by the MCP endpoint's own, and the security headers. */
-function withCors(response: Response, headers: Record<string, string>): Response {
-  const merged = new Headers(response.headers)
-  for (const name of [...merged.keys()]) if (name.startsWith('access-control-')) merged.delete(name)
-  for (const [name, value] of Object.entries({ ...BASE_HEADERS, ...headers })) merged.set(name, value)
-  return new Response(response.body, { status: response.status, statusText: response.statusText, headers: merged })
 }

@@ -1,39 +1,22 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import { z } from 'zod'
-import { publicOrigin } from './config.js'
-import { currentRequestId, stampRequestId } from './requestId.js'
 
 /** HTTP methods as they appear on the wire. */
 export type Method = 'GET' | 'HEAD' | 'POST' | 'OPTIONS'
 
 /** Request headers a browser may send cross-origin. */
-export const CORS_ALLOWED_HEADERS = 'Content-Type, X-Service-Key, Idempotency-Key, If-None-Match'
+export const CORS_ALLOWED_HEADERS = ['Content-Type', 'X-Service-Key', 'Idempotency-Key', 'If-None-Match']
+
+/** Response headers a browser script may read cross-origin. */
+export const CORS_EXPOSED_HEADERS = ['ETag', 'Retry-After', 'X-Data-State', 'X-Data-Age', 'X-Data-Source', 'X-Request-Id']
 
 /**
- * The CORS headers of every actual response (errors included): any origin, no credentials, and the headers a browser
- * script may read. The preflight-only headers go on the OPTIONS answer alone ({@link preflightHeaders}).
+ * The CORS headers of an open endpoint's actual answers, as the edge's CORS middleware sets them; written into the
+ * headers of a warm read's answer, which skips the middleware (`edge.ts`).
  */
 export const CORS_HEADERS: Readonly<Record<string, string>> = {
   'access-control-allow-origin': '*',
-  'access-control-expose-headers': 'ETag, Retry-After, X-Data-State, X-Data-Age, X-Data-Source, X-Request-Id',
-}
-
-const preflightByMethods = new Map<string, Readonly<Record<string, string>>>()
-
-/** The headers of a CORS preflight answer: which methods and request headers are allowed, cached for a day. */
-export function preflightHeaders(methods: readonly Method[]): Readonly<Record<string, string>> {
-  const key = methods.join(',')
-  let headers = preflightByMethods.get(key)
-  if (!headers) {
-    headers = {
-      ...CORS_HEADERS,
-      'access-control-allow-methods': [...methods, 'OPTIONS'].join(', '),
-      'access-control-allow-headers': CORS_ALLOWED_HEADERS,
-      'access-control-max-age': '86400',
-    }
-    preflightByMethods.set(key, headers)
-  }
-  return headers
+  'access-control-expose-headers': CORS_EXPOSED_HEADERS.join(','),
 }
 
 /** Security headers of every answer. */
@@ -76,62 +59,18 @@ export type JsonResponseParameters = {
   head?: boolean
 }
 
-/** A JSON response with CORS and the security headers. */
+/** A JSON response with the security headers (the edge adds CORS and the request id). */
 export function jsonResponse({ status = 200, body, headers = {}, head = false }: JsonResponseParameters): Response {
-  return responseWithRequestId(head ? null : (body as BodyInit), status, {
-    'content-type': 'application/json; charset=utf-8',
-    ...BASE_HEADERS,
-    ...CORS_HEADERS,
-    ...headers,
+  return new Response(head ? null : (body as BodyInit), {
+    status,
+    headers: { 'content-type': 'application/json; charset=utf-8', ...BASE_HEADERS, ...headers },
   })
-}
-
-/**
- * A response made from `headers` (a record made for it, which this completes) with the `X-Request-Id` of the request
- * being served among them, so the answer needs no copy of its headers to carry it.
- */
-function responseWithRequestId(body: BodyInit | null, status: number, headers: Record<string, string>): Response {
-  const id = currentRequestId()
-  if (id === undefined) return new Response(body, { status, headers })
-  headers['x-request-id'] = id
-  return stampRequestId(new Response(body, { status, headers }))
 }
 
 /** A JSON error response `{ error, code }` that no cache keeps. */
 export function errorResponse(status: number, code: string, message: string, headers: Record<string, string> = {}): Response {
   const body: ErrorBody = { error: message, code }
   return jsonResponse({ status, body: JSON.stringify(body), headers: { 'cache-control': 'no-store', ...headers } })
-}
-
-/**
- * Answers what every endpoint answers the same way, or null to let the endpoint run: a 308 for plain-HTTP requests
- * (as the edge reports them) to the same path on the service's public https origin (`PUBLIC_URL`; never a host the
- * client names, and never kept by a cache), 204 for a CORS preflight, 405 with `Allow` for any other method. Without
- * an https public origin there is nowhere safe to redirect to, and the request is served. `publicOriginOf` is asked only
- * for a plain-HTTP request.
- */
-export function guardRequest(
-  request: Request,
-  methods: readonly Method[],
-  publicOriginOf: () => string | null = publicOrigin,
-): Response | null {
-  // The header first: a request the edge saw over https (every one on Vercel) never needs the origin looked up.
-  const plainHttp = request.headers.get('x-forwarded-proto')?.split(',')[0]?.trim().toLowerCase() === 'http'
-  const origin = plainHttp ? publicOriginOf() : null
-  if (origin?.startsWith('https://')) {
-    const url = new URL(request.url)
-    return new Response(null, {
-      status: 308,
-      headers: { location: `${origin}${url.pathname}${url.search}`, 'cache-control': 'no-store', ...CORS_HEADERS },
-    })
-  }
-  if (request.method === 'OPTIONS') return new Response(null, { status: 204, headers: { ...BASE_HEADERS, ...preflightHeaders(methods) } })
-  if (!methods.includes(request.method as Method)) {
-    return errorResponse(405, 'METHOD_NOT_ALLOWED', `Method ${request.method} is not allowed here; use ${methods.join(' or ')}.`, {
-      allow: [...methods, 'OPTIONS'].join(', '),
-    })
-  }
-  return null
 }
 
 /** True when an `If-None-Match` header names `etag` (or `*`); weak validators match too. */
@@ -181,12 +120,18 @@ export type CachedJsonResponseParameters = {
   etag: string
   /** From {@link cachedAnswerHeaders}. */
   headers: CachedAnswerHeaders
+  /** The request's id, when the answer skips the edge's middleware (a warm read, `edge.ts`). */
+  requestId?: string
 }
 
 /** A 200 (or 304 for a matching `If-None-Match`) for a cached read. */
-export function cachedJsonResponse({ request, body, etag, headers }: CachedJsonResponseParameters): Response {
-  if (matchesEtag(request.headers.get('if-none-match'), etag)) return responseWithRequestId(null, 304, { ...headers.notModified })
-  return responseWithRequestId(request.method === 'HEAD' ? null : (body as BodyInit), 200, { ...headers.ok })
+export function cachedJsonResponse({ request, body, etag, headers, requestId }: CachedJsonResponseParameters): Response {
+  const notModified = matchesEtag(request.headers.get('if-none-match'), etag)
+  // A record made for this answer: the id joins it here, for the local server's adapter writes a record as it is.
+  const record = { ...(notModified ? headers.notModified : headers.ok) }
+  if (requestId !== undefined) record['x-request-id'] = requestId
+  if (notModified) return new Response(null, { status: 304, headers: record })
+  return new Response(request.method === 'HEAD' ? null : (body as BodyInit), { status: 200, headers: record })
 }
 
 /** Result of {@link readJsonBody}. */

@@ -1,3 +1,5 @@
+import type { MiddlewareHandler } from 'hono'
+import { cors } from 'hono/cors'
 import type { Environment } from './config.js'
 import { ConfigError, loadPublicOrigin } from './config.js'
 
@@ -63,4 +65,45 @@ export function loadMcpOriginPolicy(env: Environment): OriginPolicy {
     if (origin) allowed.add(origin)
   }
   return { allowed, allowLoopback: !env.VERCEL }
+}
+
+/** Parameters of {@link originGate}. */
+export type OriginGateParameters = {
+  /** The policy, loaded at the first request; a {@link ConfigError} it throws goes to `misconfigured`. */
+  policy: () => OriginPolicy
+  allowMethods: string[]
+  allowHeaders: string[]
+  exposeHeaders: string[]
+  /** The answer to a browser page from an origin the policy does not allow. */
+  refused: (origin: string) => Response
+  /** The answer when the policy cannot be loaded. */
+  misconfigured: (error: unknown) => Response
+}
+
+/**
+ * CORS for the origins a policy allows (that origin alone, never `*`, with `Vary: Origin`), as edge middleware; a page
+ * from any other origin is refused before the handler runs or any header tells it more. Callers that send no `Origin`
+ * (not a browser) pass, and get no CORS headers.
+ */
+export function originGate(parameters: OriginGateParameters): MiddlewareHandler {
+  let policy: OriginPolicy | undefined
+  const allowed = cors({
+    // Only origins judged allowed below reach this, named as the policy normalised them.
+    origin: (origin) => (origin ? parseOrigin(origin) : null),
+    allowMethods: parameters.allowMethods,
+    allowHeaders: parameters.allowHeaders,
+    exposeHeaders: parameters.exposeHeaders,
+    maxAge: 86_400,
+  })
+  return async (c, next) => {
+    let verdict: OriginVerdict
+    try {
+      policy ??= parameters.policy()
+      verdict = judgeOrigin(c.req.header('origin') ?? null, policy)
+    } catch (error) {
+      return parameters.misconfigured(error)
+    }
+    if (verdict.kind === 'refused') return parameters.refused(verdict.origin)
+    return allowed(c, next)
+  }
 }

@@ -14,7 +14,7 @@ import {
   redirectAnswer,
   retryAfterHeaders,
 } from '../platform/routeDocs.js'
-import { badReadRequest, createCachedReadHandler } from './cachedReadHandler.js'
+import { badReadRequest, createCachedReadEndpoint } from './cachedReadEndpoint.js'
 import { peekControlRoom, peekMarketHistory, readControlRoom, readMarketHistory, readTokenHistory, readTokenSearch } from './readers.js'
 import type { ReadServices } from './services.js'
 
@@ -24,9 +24,9 @@ import type { ReadServices } from './services.js'
 /** A token address as `token-history` takes it: 0x and 40 hex digits, any case. */
 const ADDRESS_PATTERN = /^0x[0-9a-fA-F]{40}$/
 
-/** The `GET /api/control-room` handler over the given services. */
-export function createControlRoomHandler(services: () => ReadServices) {
-  return createCachedReadHandler({
+/** The `GET /api/control-room` endpoint over the given services. */
+export function createControlRoomEndpoint(services: () => ReadServices) {
+  return createCachedReadEndpoint({
     name: 'control_room',
     services,
     parseInput: () => ({ ok: true, input: undefined }),
@@ -40,9 +40,9 @@ export function createControlRoomHandler(services: () => ReadServices) {
   })
 }
 
-/** The `GET /api/token-search?q=` handler over the given services. */
-export function createTokenSearchHandler(services: () => ReadServices) {
-  return createCachedReadHandler({
+/** The `GET /api/token-search?q=` endpoint over the given services. */
+export function createTokenSearchEndpoint(services: () => ReadServices) {
+  return createCachedReadEndpoint({
     name: 'token_search',
     services,
     rateLimitPerMinute: (ctx) => ctx.searchRateLimitPerMinute,
@@ -63,9 +63,9 @@ export function createTokenSearchHandler(services: () => ReadServices) {
   })
 }
 
-/** The `GET /api/token-history?address=0x…` handler over the given services. */
-export function createTokenHistoryHandler(services: () => ReadServices) {
-  return createCachedReadHandler({
+/** The `GET /api/token-history?address=0x…` endpoint over the given services. */
+export function createTokenHistoryEndpoint(services: () => ReadServices) {
+  return createCachedReadEndpoint({
     name: 'token_history',
     services,
     rateLimitPerMinute: (ctx) => ctx.tokenHistoryRateLimitPerMinute,
@@ -80,9 +80,9 @@ export function createTokenHistoryHandler(services: () => ReadServices) {
   })
 }
 
-/** The `GET /api/market-history` handler over the given services: the dashboard's charts in one request. */
-export function createMarketHistoryHandler(services: () => ReadServices) {
-  return createCachedReadHandler({
+/** The `GET /api/market-history` endpoint over the given services: the dashboard's charts in one request. */
+export function createMarketHistoryEndpoint(services: () => ReadServices) {
+  return createCachedReadEndpoint({
     name: 'market_history',
     services,
     parseInput: () => ({ ok: true, input: undefined }),

@@ -1,7 +1,8 @@
 import type { ZodOpenApiPathItemObject, ZodOpenApiResponsesObject } from 'zod-openapi'
 import { type DeployServicesSource, defaultDeployServicesSource } from '../deploy/agentActions.js'
 import { loadTickConfig, logConfigFailure, memoizeConfig, type TickConfig } from '../platform/config.js'
-import { errorResponse, guardRequest, jsonResponse, type Method, readBodyBytes } from '../platform/http.js'
+import { createEndpoint, type Endpoint } from '../platform/edge.js'
+import { errorResponse, jsonResponse, type Method, readBodyBytes } from '../platform/http.js'
 import { corsHeaders, errorAnswer, jsonAnswer, notAllowedAnswer, preflightOperation, redirectAnswer } from '../platform/routeDocs.js'
 import { getReadServices, type ReadServices } from '../read/services.js'
 import { authorizeTick } from './authorize.js'
@@ -13,59 +14,60 @@ const METHODS: readonly Method[] = ['GET', 'POST']
 /** Largest body the tick accepts (QStash may send one; the tick reads none). */
 export const TICK_BODY_LIMIT_BYTES = 64 * 1024
 
-/** Parameters of {@link createTickHandler}. */
-export type CreateTickHandlerParameters = { read: () => ReadServices; deploy: DeployServicesSource; config: () => TickConfig }
+/** Parameters of {@link createTickEndpoint}. */
+export type CreateTickEndpointParameters = { read: () => ReadServices; deploy: DeployServicesSource; config: () => TickConfig }
 
 /**
  * The `GET`/`POST /api/tick` handler: the scheduled work, for Vercel Cron (`Authorization: Bearer <CRON_SECRET>`) or
  * QStash (`Upstash-Signature`). Anyone else gets 401 before anything is read or called; the answer is the tick's summary.
  */
-export function createTickHandler({ read, deploy, config }: CreateTickHandlerParameters) {
-  return async (request: Request): Promise<Response> => {
-    const guarded = guardRequest(request, METHODS)
-    if (guarded) return guarded
-    let tick: TickConfig
-    try {
-      tick = config()
-    } catch (error) {
-      logConfigFailure('tick', error)
-      return errorResponse(500, 'CONFIG_INVALID', 'The service is misconfigured; the operator has been told.')
-    }
-    const tooLarge = () => errorResponse(413, 'BODY_TOO_LARGE', `The request body is larger than ${TICK_BODY_LIMIT_BYTES} bytes.`)
-    if (Number(request.headers.get('content-length') ?? 0) > TICK_BODY_LIMIT_BYTES) return tooLarge()
-    // The caller is checked before the body is read: a stranger's slow body holds nothing.
-    let overLimit = false
-    const readBody = async () => {
-      const body = await readBodyBytes(request, TICK_BODY_LIMIT_BYTES)
-      overLimit = !body.ok
-      return body.ok ? body.bytes.toString('utf8') : null
-    }
-    const caller = await authorizeTick({ request, readBody, config: tick })
-    if (overLimit) return tooLarge()
-    if (!caller)
-      return errorResponse(
-        401,
-        'UNAUTHORIZED',
-        'Only the scheduler may run the tick: Vercel Cron with its bearer secret, or a signed QStash request.',
-        {
-          'www-authenticate': 'Bearer',
-        },
-      )
-    let services: ReadServices
-    try {
-      services = read()
-    } catch (error) {
-      logConfigFailure('tick', error)
-      return errorResponse(500, 'CONFIG_INVALID', 'The service is misconfigured; the operator has been told.')
-    }
-    const summary = await runTick({ read: services, deploy: deploy.services, caller, intervalSeconds: tick.intervalSeconds || 60 })
-    return jsonResponse({ body: JSON.stringify(summary), headers: { 'cache-control': 'no-store' } })
-  }
+export function createTickEndpoint({ read, deploy, config }: CreateTickEndpointParameters): Endpoint {
+  return createEndpoint({
+    methods: METHODS,
+    handler: async (request) => {
+      let tick: TickConfig
+      try {
+        tick = config()
+      } catch (error) {
+        logConfigFailure('tick', error)
+        return errorResponse(500, 'CONFIG_INVALID', 'The service is misconfigured; the operator has been told.')
+      }
+      const tooLarge = () => errorResponse(413, 'BODY_TOO_LARGE', `The request body is larger than ${TICK_BODY_LIMIT_BYTES} bytes.`)
+      if (Number(request.headers.get('content-length') ?? 0) > TICK_BODY_LIMIT_BYTES) return tooLarge()
+      // The caller is checked before the body is read: a stranger's slow body holds nothing.
+      let overLimit = false
+      const readBody = async () => {
+        const body = await readBodyBytes(request, TICK_BODY_LIMIT_BYTES)
+        overLimit = !body.ok
+        return body.ok ? body.bytes.toString('utf8') : null
+      }
+      const caller = await authorizeTick({ request, readBody, config: tick })
+      if (overLimit) return tooLarge()
+      if (!caller)
+        return errorResponse(
+          401,
+          'UNAUTHORIZED',
+          'Only the scheduler may run the tick: Vercel Cron with its bearer secret, or a signed QStash request.',
+          {
+            'www-authenticate': 'Bearer',
+          },
+        )
+      let services: ReadServices
+      try {
+        services = read()
+      } catch (error) {
+        logConfigFailure('tick', error)
+        return errorResponse(500, 'CONFIG_INVALID', 'The service is misconfigured; the operator has been told.')
+      }
+      const summary = await runTick({ read: services, deploy: deploy.services, caller, intervalSeconds: tick.intervalSeconds || 60 })
+      return jsonResponse({ body: JSON.stringify(summary), headers: { 'cache-control': 'no-store' } })
+    },
+  })
 }
 
-/** The tick handler over the instance's own services and `process.env`. */
-export const defaultTickHandler = () =>
-  createTickHandler({
+/** The tick endpoint over the instance's own services and `process.env`. */
+export const defaultTickEndpoint = () =>
+  createTickEndpoint({
     read: getReadServices,
     deploy: defaultDeployServicesSource,
     config: memoizeConfig(() => loadTickConfig(process.env)),

@@ -3,15 +3,15 @@ import type { Browser, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { type RunningServer, startServer, vercelRouting } from '../../dev/server.js'
 import { defaultDeployServicesSource } from '../../lib/deploy/agentActions.js'
-import { createHealthHandler } from '../../lib/health/handler.js'
+import { createHealthEndpoint } from '../../lib/health/handler.js'
 import type { ControlRoom } from '../../lib/market/types.js'
 import { loadHealthConfig } from '../../lib/platform/config.js'
 import { silentLogger } from '../../lib/platform/log.js'
 import {
-  createControlRoomHandler,
-  createMarketHistoryHandler,
-  createTokenHistoryHandler,
-  createTokenSearchHandler,
+  createControlRoomEndpoint,
+  createMarketHistoryEndpoint,
+  createTokenHistoryEndpoint,
+  createTokenSearchEndpoint,
 } from '../../lib/read/handlers.js'
 import { createReadServices, type ReadServices } from '../../lib/read/services.js'
 import { createMemoryStore } from '../../lib/store/memory.js'
@@ -124,18 +124,20 @@ describe('the dashboard page', () => {
       upstream: createDexScreenerClient({ baseUrl: upstream.url, backoffBaseMs: 5 }),
       gecko: createGeckoTerminalClient({ baseUrl: gecko.url, backoffBaseMs: 5, maxRetryAfterMs: 0 }),
     })
-    const controlRoom = createControlRoomHandler(() => services)
+    const controlRoom = createControlRoomEndpoint(() => services)
     server = await startServer({
       port: 0,
-      handlers: {
-        'control-room': (request: Request) => {
-          if (request.headers.get('user-agent') === COUNTED_AGENT) countedRoomRequests++
-          return controlRoom(request)
+      endpoints: {
+        'control-room': {
+          fetch: (request: Request) => {
+            if (request.headers.get('user-agent') === COUNTED_AGENT) countedRoomRequests++
+            return controlRoom.fetch(request)
+          },
         },
-        'token-search': createTokenSearchHandler(() => services),
-        'token-history': createTokenHistoryHandler(() => services),
-        'market-history': createMarketHistoryHandler(() => services),
-        health: createHealthHandler({ read: () => services, deploy: defaultDeployServicesSource, config: () => loadHealthConfig({}) }),
+        'token-search': createTokenSearchEndpoint(() => services),
+        'token-history': createTokenHistoryEndpoint(() => services),
+        'market-history': createMarketHistoryEndpoint(() => services),
+        health: createHealthEndpoint({ read: () => services, deploy: defaultDeployServicesSource, config: () => loadHealthConfig({}) }),
       },
       ...(await vercelRouting()),
     })

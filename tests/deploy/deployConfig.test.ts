@@ -1,19 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { deployServicesFrom } from '../../lib/deploy/agentActions.js'
 import { digestAgentKey } from '../../lib/deploy/agents/agentKeys.js'
-import { createB20SkillHandler } from '../../lib/deploy/handler.js'
+import { createB20SkillEndpoint } from '../../lib/deploy/handler.js'
 import { createDeployServices } from '../../lib/deploy/services.js'
 import { ConfigError, loadDeployConfig } from '../../lib/platform/config.js'
+import type { Endpoint } from '../../lib/platform/edge.js'
 import { silentLogger } from '../../lib/platform/log.js'
 import { type AnvilChain, startAnvilChain } from '../support/anvil.js'
 import { type FakeKms, startFakeKms } from '../support/fakeKms.js'
 import { withOpenApiCheck } from '../support/openapiCheck.js'
 
 const KEY = 'config-test-agent-key-0123456789'
-const post = (handle: (r: Request) => Promise<Response>, body: unknown) =>
+const post = (endpoint: Endpoint, body: unknown) =>
   withOpenApiCheck(
     '/api/b20-skill',
-    handle,
+    endpoint,
   )(
     new Request('https://svc.test/api/b20-skill', {
       method: 'POST',
@@ -86,7 +87,7 @@ describe('deploy services built from the environment alone', () => {
     const services = createDeployServices({ env: env(), logger: silentLogger })
     expect(services.store?.kind).toBe('memory')
     await chain.fund((await services.getSigner!()).address)
-    const { body } = await post(createB20SkillHandler(deployServicesFrom(() => services)), {
+    const { body } = await post(createB20SkillEndpoint(deployServicesFrom(() => services)), {
       action: 'agent_deploy',
       name: 'Env Token',
       symbol: 'ENV',
@@ -98,7 +99,7 @@ describe('deploy services built from the environment alone', () => {
   it('refuses deploys on Vercel without the shared store, since instances cannot share a lock in memory', async () => {
     const services = createDeployServices({ env: { ...env(), VERCEL: '1' }, logger: silentLogger })
     expect(services.store).toBeNull()
-    const { body } = await post(createB20SkillHandler(deployServicesFrom(() => services)), {
+    const { body } = await post(createB20SkillEndpoint(deployServicesFrom(() => services)), {
       action: 'agent_deploy',
       name: 'No Store',
       symbol: 'NOS',
@@ -107,7 +108,7 @@ describe('deploy services built from the environment alone', () => {
   })
 
   it('answers 500 CONFIG_INVALID, and nothing else, when the configuration is broken', async () => {
-    const handle = createB20SkillHandler(deployServicesFrom(() => createDeployServices({ env: { CHAIN_ID: '1' } })))
+    const handle = createB20SkillEndpoint(deployServicesFrom(() => createDeployServices({ env: { CHAIN_ID: '1' } })))
     const lines: string[] = []
     const original = process.stderr.write.bind(process.stderr)
     process.stderr.write = ((chunk: string | Uint8Array) => lines.push(String(chunk)) > 0) as typeof process.stderr.write

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { deployServicesFrom } from '../../lib/deploy/agentActions.js'
 import { digestAgentKey } from '../../lib/deploy/agents/agentKeys.js'
-import { createB20SkillHandler } from '../../lib/deploy/handler.js'
+import { createB20SkillEndpoint } from '../../lib/deploy/handler.js'
 import { createDeployServices } from '../../lib/deploy/services.js'
 import { createLogger } from '../../lib/platform/log.js'
 import { type AnvilChain, startAnvilChain } from '../support/anvil.js'
@@ -59,7 +59,7 @@ describe('KMS credentials from Vercel OIDC (AWS_ROLE_ARN, STS AssumeRoleWithWebI
     ...extra,
   })
   const deployWith = async (services: ReturnType<typeof createDeployServices>) => {
-    const handle = createB20SkillHandler(deployServicesFrom(() => services))
+    const handle = createB20SkillEndpoint(deployServicesFrom(() => services)).fetch
     const answer = await handle(
       new Request('http://x/api/b20-skill', {
         method: 'POST',

@@ -43,14 +43,18 @@ describe('vercel.json headers on npm start', () => {
     server = await startServer({
       port: 0,
       ...routing,
-      handlers: {
-        plain: () => new Response('{}', { headers: { 'content-type': 'application/json', 'x-content-type-options': 'nosniff' } }),
+      endpoints: {
+        plain: {
+          fetch: () => new Response('{}', { headers: { 'content-type': 'application/json', 'x-content-type-options': 'nosniff' } }),
+        },
         // A handler naming a site header in other letter case overrides it; the answer carries it once.
-        framed: () => new Response('{}', { headers: { 'X-Frame-Options': 'SAMEORIGIN', 'content-type': 'application/json' } }),
-        fromHeaders: () => new Response('{}', { headers: new Headers({ 'referrer-policy': 'same-origin' }) }),
-        later: async () => {
-          await new Promise((resolve) => setTimeout(resolve, 20))
-          return new Response(null, { status: 204 })
+        framed: { fetch: () => new Response('{}', { headers: { 'X-Frame-Options': 'SAMEORIGIN', 'content-type': 'application/json' } }) },
+        fromHeaders: { fetch: () => new Response('{}', { headers: new Headers({ 'referrer-policy': 'same-origin' }) }) },
+        later: {
+          fetch: async () => {
+            await new Promise((resolve) => setTimeout(resolve, 20))
+            return new Response(null, { status: 204 })
+          },
         },
       },
     })

@@ -29,7 +29,7 @@ describe('npm start closes requests that never finish arriving', () => {
   let server: RunningServer
   beforeAll(async () => {
     const read = async (request: Request) => new Response(await request.text(), { headers: { 'content-type': 'application/json' } })
-    server = await startServer({ port: 0, handlers: { echo: read }, headersTimeoutMs: 1000, requestTimeoutMs: 2000 })
+    server = await startServer({ port: 0, endpoints: { echo: { fetch: read } }, headersTimeoutMs: 1000, requestTimeoutMs: 2000 })
   })
   afterAll(() => server.close())
 

@@ -20,7 +20,7 @@ const get = (path: string) => new Request(`https://svc.test${path}`)
 
 describe('GET /api/openapi', () => {
   it('serves an OpenAPI 3.1 document with every endpoint in api/, the security scheme and the headers', async () => {
-    const response = await withOpenApiCheck('/api/openapi', openapi.fetch)(get('/api/openapi'))
+    const response = await withOpenApiCheck('/api/openapi', openapi)(get('/api/openapi'))
     expect(response.status).toBe(200)
     expect(response.headers.get('access-control-allow-origin')).toBe('*')
     const doc = (await response.json()) as {
@@ -169,12 +169,12 @@ describe('cold start of the deploy handler', () => {
   ])('answers %s in a fresh process without loading them', (_, headers, body, status) => {
     const script = `
       await import('./api/b20-skill.ts') // the route's own module loads nothing more either
-      const { createB20SkillHandler } = await import('./lib/deploy/handler.ts')
+      const { createB20SkillEndpoint } = await import('./lib/deploy/handler.ts')
       const { digestAgentKey } = await import('./lib/deploy/agents/agentKeys.ts')
       const { loadDeployConfig } = await import('./lib/platform/config.ts')
       const config = loadDeployConfig({ DEPLOY_ALLOWLIST: digestAgentKey('k') })
       const { createLogger } = await import('./lib/platform/log.ts')
-      const handle = createB20SkillHandler({ config: () => config, services: async () => { throw new Error('services loaded') }, logger: () => createLogger({ write: () => {} }) })
+      const handle = createB20SkillEndpoint({ config: () => config, services: async () => { throw new Error('services loaded') }, logger: () => createLogger({ write: () => {} }) }).fetch
       const init = { method: 'POST', headers: { 'content-type': 'application/json', ...${JSON.stringify(headers)} }, body: ${JSON.stringify(body)} }
       const response = await handle(new Request('http://x/api/b20-skill', init))
       process.stdout.write(JSON.stringify({ status: response.status, body: await response.json() }))`

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished } from 'vitest'
 import { deployServicesFrom } from '../../lib/deploy/agentActions.js'
-import { createHealthHandler } from '../../lib/health/handler.js'
+import { createHealthEndpoint } from '../../lib/health/handler.js'
 import { loadHealthConfig } from '../../lib/platform/config.js'
 import { tickKeys } from '../../lib/tick/keys.js'
 import { runTick } from '../../lib/tick/runTick.js'
@@ -18,7 +18,7 @@ describe('GET /api/health', () => {
   const handlerFor = (env: Record<string, string> = { HEALTH_TOKEN: TOKEN }, instance = deploy.newInstance()) =>
     withOpenApiCheck(
       '/api/health',
-      createHealthHandler({
+      createHealthEndpoint({
         read: () => read.services,
         deploy: deployServicesFrom(() => instance.services),
         config: () => loadHealthConfig(env),
@@ -140,7 +140,7 @@ describe('GET /api/health', () => {
     try {
       const handle = withOpenApiCheck(
         '/api/health',
-        createHealthHandler({
+        createHealthEndpoint({
           read: () => withGecko.services,
           deploy: deployServicesFrom(() => deploy.newInstance().services),
           config: () => loadHealthConfig({ HEALTH_TOKEN: TOKEN }),

@@ -2,11 +2,11 @@ import { describe, expect, it } from 'vitest'
 import type { DeployServicesSource } from '../../lib/deploy/agentActions.js'
 import { digestAgentKey } from '../../lib/deploy/agents/agentKeys.js'
 import { createAgentRegistry } from '../../lib/deploy/agents/agentRegistry.js'
-import { createMcpHandler } from '../../lib/mcp/server.js'
+import { createMcpEndpoint } from '../../lib/mcp/server.js'
 import { loadDeployConfig } from '../../lib/platform/config.js'
 import { silentLogger } from '../../lib/platform/log.js'
 import { judgeOrigin, loadMcpOriginPolicy, type OriginPolicy } from '../../lib/platform/origins.js'
-import { createControlRoomHandler } from '../../lib/read/handlers.js'
+import { createControlRoomEndpoint } from '../../lib/read/handlers.js'
 import { createReadServices } from '../../lib/read/services.js'
 import { createMemoryStore } from '../../lib/store/memory.js'
 
@@ -70,8 +70,8 @@ describe('POST /api/mcp and the Origin header (MCP transport security)', () => {
       logger: () => silentLogger,
       agents: async () => createAgentRegistry({ store: null, storePrefix: 'test:' }),
     }
-    const handle = createMcpHandler({
-      controlRoom: async (request) => {
+    const { fetch: handle } = createMcpEndpoint({
+      controlRoom: async (request: Request) => {
         reached.controlRoom++
         return new Response(JSON.stringify({ liveActivity: [], trending: [], stats: {}, commentary: 'quiet', url: request.url }))
       },
@@ -150,7 +150,7 @@ describe('POST /api/mcp and the Origin header (MCP transport security)', () => {
   it('leaves the read endpoints open to every origin, as the spec requires', async () => {
     // A closed loopback port as the upstream: a preflight never asks it anything.
     const env = { GECKOTERMINAL_BASE_URL: '', DEXSCREENER_BASE_URL: 'http://127.0.0.1:9' }
-    const read = createControlRoomHandler(() => createReadServices({ env, store: createMemoryStore(), logger: silentLogger }))
+    const read = createControlRoomEndpoint(() => createReadServices({ env, store: createMemoryStore(), logger: silentLogger })).fetch
     const answer = await read(
       new Request('http://127.0.0.1:3000/api/control-room', { method: 'OPTIONS', headers: { origin: 'http://evil.example' } }),
     )

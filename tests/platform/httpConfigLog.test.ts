@@ -1,64 +1,17 @@
 import { describe, expect, it } from 'vitest'
 import { parseQuery } from '../../lib/market/search.js'
 import { ConfigError, loadPublicOrigin, loadReadConfig } from '../../lib/platform/config.js'
-import { guardRequest, jsonResponse, matchesEtag } from '../../lib/platform/http.js'
+import { matchesEtag } from '../../lib/platform/http.js'
 import { createLogger, publicErrorMessage, registerSecretUrl } from '../../lib/platform/log.js'
 import { parseRetryAfter } from '../../lib/upstream/dexscreener.js'
 
-describe('guardRequest', () => {
-  const get = (init: RequestInit & { url?: string } = {}) => new Request(init.url ?? 'https://svc.example/api/control-room?x=1', init)
-
-  it('redirects plain HTTP (as the edge reports it) to the same path on the public https origin, never a client-named host', () => {
-    const plain = get({
-      url: 'http://svc.example/api/token-search?q=eth',
-      headers: { 'x-forwarded-proto': 'http', 'x-forwarded-host': 'evil.example', host: 'evil.example' },
-    })
-    const response = guardRequest(plain, ['GET'], () => 'https://svc.example')!
-    expect(response.status).toBe(308)
-    expect(response.headers.get('location')).toBe('https://svc.example/api/token-search?q=eth')
-    expect(response.headers.get('cache-control')).toBe('no-store')
-    expect(response.headers.get('access-control-allow-origin')).toBe('*')
-    // With no https public origin there is nowhere safe to send the client: it is served.
-    expect(guardRequest(plain, ['GET'], () => null)).toBeNull()
-    expect(guardRequest(plain, ['GET'], () => 'http://127.0.0.1:3000')).toBeNull()
-  })
-
+describe('loadPublicOrigin', () => {
   it('takes the public origin from PUBLIC_URL, else the Vercel production URL, and refuses one with a path', () => {
     expect(loadPublicOrigin({ PUBLIC_URL: 'https://svc.example/' })).toBe('https://svc.example')
     expect(loadPublicOrigin({ PUBLIC_URL: 'http://127.0.0.1:3000' })).toBe('http://127.0.0.1:3000')
     expect(loadPublicOrigin({ VERCEL_PROJECT_PRODUCTION_URL: 'svc.vercel.app' })).toBe('https://svc.vercel.app')
     expect(loadPublicOrigin({})).toBeNull()
     expect(() => loadPublicOrigin({ PUBLIC_URL: 'https://svc.example/api' })).toThrow(/PUBLIC_URL: must be an origin/)
-  })
-
-  it('answers a preflight with 204 and the CORS headers', () => {
-    const response = guardRequest(get({ method: 'OPTIONS' }), ['GET', 'HEAD'])!
-    expect(response.status).toBe(204)
-    expect(response.headers.get('access-control-allow-methods')).toBe('GET, HEAD, OPTIONS')
-    expect(response.headers.get('access-control-allow-headers')).toContain('X-Service-Key')
-    expect(response.headers.get('access-control-allow-credentials')).toBeNull()
-  })
-
-  it('keeps the preflight-only CORS headers off actual answers (fewer bytes on every poll)', () => {
-    const response = jsonResponse({ body: '{}' })
-    expect(response.headers.get('access-control-allow-origin')).toBe('*')
-    expect(response.headers.get('access-control-expose-headers')).toBe(
-      'ETag, Retry-After, X-Data-State, X-Data-Age, X-Data-Source, X-Request-Id',
-    )
-    expect(response.headers.get('access-control-allow-methods')).toBeNull()
-    expect(response.headers.get('access-control-max-age')).toBeNull()
-  })
-
-  it('answers other methods with 405 and Allow', async () => {
-    const response = guardRequest(get({ method: 'DELETE' }), ['GET', 'HEAD'])!
-    expect(response.status).toBe(405)
-    expect(response.headers.get('allow')).toBe('GET, HEAD, OPTIONS')
-    expect(await response.json()).toEqual({ error: expect.stringContaining('DELETE'), code: 'METHOD_NOT_ALLOWED' })
-  })
-
-  it('lets an allowed method through', () => {
-    expect(guardRequest(get(), ['GET'])).toBeNull()
-    expect(guardRequest(get({ headers: { 'x-forwarded-proto': 'https' } }), ['GET'])).toBeNull()
   })
 })
 

@@ -1,8 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest'
 import { type ControlRoom, TOKEN_FIELDS } from '../../lib/market/types.js'
-import { withRequestId } from '../../lib/platform/requestId.js'
 import { MAX_REQUESTS_PER_REFRESH } from '../../lib/read/controlRoomPlan.js'
-import { createControlRoomHandler } from '../../lib/read/handlers.js'
+import { createControlRoomEndpoint } from '../../lib/read/handlers.js'
 import { type ReadStack, readUntilFresh, type StoreKind, startReadStack } from '../support/readStack.js'
 import { createSyntheticMarket, HUBS } from '../support/syntheticMarket.js'
 
@@ -153,10 +152,8 @@ describe.each<StoreKind>(['memory', 'upstash'])('GET /api/control-room on the %s
   })
 
   it('answers a warm read at once, id and all; a read past the window refreshes under its request’s id', async () => {
-    const handler = createControlRoomHandler(() => stack.services)
-    const served = withRequestId(handler, handler.answerAtOnce)
+    const served = createControlRoomEndpoint(() => stack.services).fetch
     await (await served(get())).arrayBuffer()
-    expect(handler.answerAtOnce(get())).toBeInstanceOf(Response)
     const before = stack.logs.length
     const warm = served(get())
     expect(warm).toBeInstanceOf(Response) // no promise to wait for
@@ -165,12 +162,13 @@ describe.each<StoreKind>(['memory', 'upstash'])('GET /api/control-room on the %s
     // Past the window the instance has no fresh copy: the handler proper answers, and the refresh it starts logs
     // under the request's id.
     stack.clock.now += 31_000
-    expect(handler.answerAtOnce(get())).toBeNull()
-    const stale = await served(get())
-    expect(stale.headers.get('x-data-state')).toBe('stale')
+    const stale = served(get())
+    expect(stale).toBeInstanceOf(Promise)
+    await stale
+    expect((await stale).headers.get('x-data-state')).toBe('stale')
     await readUntilFresh(stack)
     const refreshed = stack.logs.slice(before).map((line) => JSON.parse(line) as { event: string; requestId?: string })
-    expect(refreshed.find((line) => line.event === 'control_room_refreshed')?.requestId).toBe(stale.headers.get('x-request-id'))
+    expect(refreshed.find((line) => line.event === 'control_room_refreshed')?.requestId).toBe((await stale).headers.get('x-request-id'))
   })
 
   it('sends Cache-Control for a 30 s shared cache and answers If-None-Match with 304', async () => {

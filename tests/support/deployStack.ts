@@ -3,7 +3,7 @@ import type { Address } from 'viem'
 import { createChainClient } from '../../lib/chain/client.js'
 import { deployServicesFrom } from '../../lib/deploy/agentActions.js'
 import { digestAgentKey } from '../../lib/deploy/agents/agentKeys.js'
-import { createB20SkillHandler } from '../../lib/deploy/handler.js'
+import { createB20SkillEndpoint } from '../../lib/deploy/handler.js'
 import { createDeployServices, type DeployServices } from '../../lib/deploy/services.js'
 import { createLogger } from '../../lib/platform/log.js'
 import { createMemoryStore } from '../../lib/store/memory.js'
@@ -93,7 +93,7 @@ export async function startDeployStack(parameters: StartDeployStackParameters): 
         background.add(tracked)
       },
     })
-    return { services, handle: withOpenApiCheck('/api/b20-skill', createB20SkillHandler(deployServicesFrom(() => services))) }
+    return { services, handle: withOpenApiCheck('/api/b20-skill', createB20SkillEndpoint(deployServicesFrom(() => services))) }
   }
   const main = newInstance()
   const signer = (await main.services.getSigner!()).address

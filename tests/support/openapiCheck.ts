@@ -54,9 +54,9 @@ export async function checkAgainstOpenApi(path: string, method: string, response
 }
 
 /** Wraps a handler so that every response it gives is checked against the OpenAPI document (a mismatch throws). */
-export function withOpenApiCheck(path: string, handler: (request: Request) => Response | Promise<Response>) {
+export function withOpenApiCheck(path: string, endpoint: { fetch: (request: Request) => Response | Promise<Response> }) {
   return async (request: Request): Promise<Response> => {
-    const response = await handler(request)
+    const response = await endpoint.fetch(request)
     const problems = await checkAgainstOpenApi(path, request.method, response)
     if (problems.length) throw new Error(`response breaks the OpenAPI document:\n${problems.join('\n')}`)
     return response

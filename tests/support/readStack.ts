@@ -1,10 +1,10 @@
 import type { ControlRoom } from '../../lib/market/types.js'
 import { createLogger, type Logger } from '../../lib/platform/log.js'
 import {
-  createControlRoomHandler,
-  createMarketHistoryHandler,
-  createTokenHistoryHandler,
-  createTokenSearchHandler,
+  createControlRoomEndpoint,
+  createMarketHistoryEndpoint,
+  createTokenHistoryEndpoint,
+  createTokenSearchEndpoint,
 } from '../../lib/read/handlers.js'
 import { readKeys } from '../../lib/read/keys.js'
 import { createReadServices, type ReadServices } from '../../lib/read/services.js'
@@ -109,19 +109,19 @@ export async function startReadStack(parameters: StartReadStackParameters): Prom
       },
       controlRoom: withOpenApiCheck(
         '/api/control-room',
-        createControlRoomHandler(() => services),
+        createControlRoomEndpoint(() => services),
       ),
       tokenSearch: withOpenApiCheck(
         '/api/token-search',
-        createTokenSearchHandler(() => services),
+        createTokenSearchEndpoint(() => services),
       ),
       tokenHistory: withOpenApiCheck(
         '/api/token-history',
-        createTokenHistoryHandler(() => services),
+        createTokenHistoryEndpoint(() => services),
       ),
       marketHistory: withOpenApiCheck(
         '/api/market-history',
-        createMarketHistoryHandler(() => services),
+        createMarketHistoryEndpoint(() => services),
       ),
     }
   }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { deployServicesFrom } from '../../lib/deploy/agentActions.js'
-import { createHealthHandler } from '../../lib/health/handler.js'
+import { createHealthEndpoint } from '../../lib/health/handler.js'
 import { loadHealthConfig } from '../../lib/platform/config.js'
 import { createLogger } from '../../lib/platform/log.js'
 import { createReadServices, type ReadServices } from '../../lib/read/services.js'
@@ -64,11 +64,11 @@ describe('an RPC URL with its key in the path never leaves the process (anvil, U
       const deploys = summary.parts?.deploys as { ok: boolean; error: string; message?: string }
       expect(deploys).toMatchObject({ ok: false, error: expect.any(String) })
 
-      const health = await createHealthHandler({
+      const health = await createHealthEndpoint({
         read: () => read,
         deploy: deployServicesFrom(() => broken.services),
         config: () => loadHealthConfig({ HEALTH_TOKEN }),
-      })(new Request('https://svc.test/api/health', { headers: { authorization: `Bearer ${HEALTH_TOKEN}` } }))
+      }).fetch(new Request('https://svc.test/api/health', { headers: { authorization: `Bearer ${HEALTH_TOKEN}` } }))
       const view = await health.text()
       expect(view).toContain('lastTick')
 

@@ -8,7 +8,7 @@ import { claimGeckoDiscovery } from '../../lib/read/discovery.js'
 import { loadSnapshots } from '../../lib/read/historyStore.js'
 import { backfillPriceLines } from '../../lib/read/priceBackfill.js'
 import type { Store } from '../../lib/store/types.js'
-import { createTickHandler } from '../../lib/tick/handler.js'
+import { createTickEndpoint } from '../../lib/tick/handler.js'
 import type { TickSummary } from '../../lib/tick/runTick.js'
 import { withOpenApiCheck } from '../support/openapiCheck.js'
 import { signAsQStash } from '../support/qstashSignature.js'
@@ -49,7 +49,7 @@ function countingStore(store: Store): { store: Store; calls: () => number } {
 }
 
 const tickOf = (instance: Pick<ReadInstance, 'services'>, tickConfig: TickConfig = config) =>
-  withOpenApiCheck('/api/tick', createTickHandler({ read: () => instance.services, deploy: noDeploys, config: () => tickConfig }))
+  withOpenApiCheck('/api/tick', createTickEndpoint({ read: () => instance.services, deploy: noDeploys, config: () => tickConfig }))
 
 const cron = () => new Request(TICK_URL, { headers: { authorization: `Bearer ${CRON_SECRET}` } })
 

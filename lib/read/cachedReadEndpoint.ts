@@ -1,16 +1,15 @@
 import { clientAddress } from '../platform/clientAddress.js'
 import { logConfigFailure } from '../platform/config.js'
+import { type AnswerAtOnce, createEndpoint, type Endpoint } from '../platform/edge.js'
 import {
   type CachedAnswerHeaders,
   type CachedJsonResponseParameters,
   cachedAnswerHeaders,
   cachedJsonResponse,
   errorResponse,
-  guardRequest,
   type Method,
 } from '../platform/http.js'
 import { errorName } from '../platform/log.js'
-import type { AnswerAtOnce } from '../platform/requestId.js'
 import { createLocalThrottle, type ThrottleReturnType } from '../store/throttle.js'
 import { UpstreamError } from '../upstream/dexscreener.js'
 import type { CacheReadReturnType, LocalCachedBody } from './cache.js'
@@ -22,7 +21,7 @@ import type { ReadServices } from './services.js'
 const METHODS: readonly Method[] = ['GET', 'HEAD']
 
 /** Parameters of {@link createCachedReadHandler}. */
-export type CreateCachedReadHandlerParameters<Input> = {
+export type CreateCachedReadEndpointParameters<Input> = {
   /** Event-name prefix of this endpoint's log lines. */
   name: string
   services: () => ReadServices
@@ -31,7 +30,7 @@ export type CreateCachedReadHandlerParameters<Input> = {
   read: (services: ReadServices, input: Input) => Promise<CacheReadReturnType>
   /**
    * The body when this instance holds it fresh, else null, with no I/O: lets an endpoint that throttles no client
-   * answer a warm read at once ({@link CachedReadHandler.answerAtOnce}).
+   * answer a warm read at once (`AnswerAtOnce` in `edge.ts`).
    */
   peek?: (services: ReadServices, input: Input) => CacheReadReturnType | null
   /** The answer when the upstream failed and nothing fresh is cached. */
@@ -42,17 +41,11 @@ export type CreateCachedReadHandlerParameters<Input> = {
   budgetSpentIs429?: boolean
 }
 
-/** A read endpoint's handler, and the answer it gives at once to a warm read. */
-export type CachedReadHandler = ((request: Request) => Response | Promise<Response>) & {
-  /**
-   * The answer to a request that needs no I/O, logs nothing and leaves nothing running (a warm read, a refusal of the
-   * method, a bad query), or null: the handler proper answers the rest. See {@link withRequestId}.
-   */
-  answerAtOnce: AnswerAtOnce
-}
-
-/** The shared shape of the read endpoints: guard, parse, cached read, and the mapping of failures to statuses. */
-export function createCachedReadHandler<Input>(parameters: CreateCachedReadHandlerParameters<Input>): CachedReadHandler {
+/**
+ * The shared shape of the read endpoints, bound to the edge (`edge.ts`): parse, cached read, and the mapping of
+ * failures to statuses; an endpoint that throttles no client answers a warm read on the edge's fast path.
+ */
+export function createCachedReadEndpoint<Input>(parameters: CreateCachedReadEndpointParameters<Input>): Endpoint {
   const { name, services, parseInput, read, peek, upstreamFailure, rateLimitPerMinute, budgetSpentIs429 = false } = parameters
   const headersOf = createAnswerHeadersMemo()
 
@@ -94,25 +87,20 @@ export function createCachedReadHandler<Input>(parameters: CreateCachedReadHandl
     return parsed.ok ? readAndAnswer(ctx, request, parsed.input) : parsed.response
   }
 
-  const answerAtOnce: AnswerAtOnce = (request) => {
-    if (!peek || rateLimitPerMinute) return null
-    const guarded = guardRequest(request, METHODS)
-    if (guarded) return guarded
+  /** A warm read's answer; anything else (a bad query, a broken configuration, a miss) is the handler's. */
+  const answerAtOnce: AnswerAtOnce = (request, requestId) => {
     let ctx: ReadServices
     try {
       ctx = services()
     } catch {
-      return null // the handler proper logs it
+      return null // the handler logs it
     }
     const parsed = parseInput(request)
-    if (!parsed.ok) return parsed.response
-    const warm = peek(ctx, parsed.input)
-    return warm ? cachedJsonResponse(answerParameters(ctx, request, warm, headersOf)) : null
+    const warm = parsed.ok ? (peek?.(ctx, parsed.input) ?? null) : null
+    return warm ? cachedJsonResponse({ ...answerParameters(ctx, request, warm, headersOf), requestId }) : null
   }
 
   const handler = (request: Request): Response | Promise<Response> => {
-    const guarded = guardRequest(request, METHODS)
-    if (guarded) return guarded
     let ctx: ReadServices
     try {
       ctx = services()
@@ -125,7 +113,7 @@ export function createCachedReadHandler<Input>(parameters: CreateCachedReadHandl
     const parsed = parseInput(request)
     return parsed.ok ? readAndAnswer(ctx, request, parsed.input) : parsed.response
   }
-  return Object.assign(handler, { answerAtOnce })
+  return createEndpoint({ methods: METHODS, handler, answerAtOnce: peek && !rateLimitPerMinute ? answerAtOnce : undefined })
 }
 
 /** What {@link cachedJsonResponse} needs for one read's answer. */
