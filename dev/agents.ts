@@ -6,7 +6,8 @@ import { parseArgs } from 'node:util'
 import { AgentAdminError, issueAgentKey, revokeAgentKey } from '../lib/deploy/agents/agentRegistry.js'
 import { type AgentWithWebhook, listAgentsWithWebhooks, setAgentWebhook } from '../lib/deploy/agents/webhookTargets.js'
 import { checkWebhookUrl } from '../lib/deploy/agents/webhookUrl.js'
-import { ConfigError, loadDeployConfig } from '../lib/platform/config.js'
+import { loadDeployConfig } from '../lib/deploy/config.js'
+import { ConfigError } from '../lib/platform/config.js'
 import { createUpstashStore } from '../lib/store/upstash.js'
 
 const USAGE = `usage:

@@ -98,27 +98,11 @@ export type RefreshIfOlderReturnType = { entry: LocalCachedBody; refreshed: bool
  */
 export const LOCAL_ENTRIES_MAX = 1000
 
-/** Creates the read-through cache used by the read endpoints. */
-export function createReadCache(parameters: CreateReadCacheParameters): ReadCache {
-  const {
-    store,
-    logger,
-    now = Date.now,
-    staleForMs = 600_000,
-    waitUntil,
-    lockTtlMs = 12_000,
-    pollIntervalMs = 50,
-    retryFailedAfterMs = 5000,
-  } = parameters
-  const local = new LRUCache<string, LocalCachedBody>({ max: LOCAL_ENTRIES_MAX })
-  const inFlight = new Map<string, Promise<LocalCachedBody>>()
-  /** Real time of the last failed background refresh, per key. */
-  const failedAt = new LRUCache<string, number>({ max: LOCAL_ENTRIES_MAX })
-
-  const isFresh = (entry: CachedBody | null | undefined): boolean => !!entry && entry.expiresAt > now()
-  const isServable = (entry: CachedBody | null | undefined): boolean => !!entry && now() - entry.fetchedAt < staleForMs
-
-  /** Runs a store call; a failing store degrades to "no cache" with one log line instead of failing the read. */
+/**
+ * The shared store as the cache uses it: a failing store call degrades to "no cache" with one log line instead of
+ * failing the read, and a body read back is parsed (`'down'` when the store did not answer).
+ */
+function sharedCacheAccess(store: Store, logger: Logger) {
   const tryStore: TryStore = async (operation, run) => {
     try {
       return { ok: true, value: await run() }
@@ -127,24 +111,31 @@ export function createReadCache(parameters: CreateReadCacheParameters): ReadCach
       return { ok: false }
     }
   }
-
   const readShared = async (key: string): Promise<CachedBody | null | 'down'> => {
     const result = await tryStore('get', () => store.get(key))
-    if (!result.ok) return 'down'
-    return parseCachedBody(result.value)
+    return result.ok ? parseCachedBody(result.value) : 'down'
   }
+  return { tryStore, readShared }
+}
 
-  const keepLocal = (key: string, shared: CachedBody): LocalCachedBody => {
-    const current = local.get(key)
-    if (current && current.etag === shared.etag && current.expiresAt === shared.expiresAt) return current
-    const entry = { ...shared, bytes: Buffer.from(shared.body, 'utf8') }
-    local.set(key, entry)
-    return entry
-  }
+/** Parameters of {@link createRefreshFlights}. */
+type CreateRefreshFlightsParameters = {
+  refreshShared: (parameters: ReadParameters, firstRead?: CachedBody | null | 'down') => Promise<CachedBody>
+  keepLocal: (key: string, shared: CachedBody) => LocalCachedBody
+  logger: Logger
+  waitUntil?: (promise: Promise<unknown>) => void
+  retryFailedAfterMs: number
+}
 
-  const refreshShared = createSharedRefresh({ store, now, staleForMs, lockTtlMs, pollIntervalMs, tryStore, readShared, isFresh })
+/**
+ * The instance's refreshes: one per key at a time (single flight), its result kept as the instance's entry; and the
+ * background refresh of a stale key, paused for a few seconds after one failed.
+ */
+function createRefreshFlights({ refreshShared, keepLocal, logger, waitUntil, retryFailedAfterMs }: CreateRefreshFlightsParameters) {
+  const inFlight = new Map<string, Promise<LocalCachedBody>>()
+  /** Real time of the last failed background refresh, per key. */
+  const failedAt = new LRUCache<string, number>({ max: LOCAL_ENTRIES_MAX })
 
-  /** One refresh per key in this instance at a time; the result becomes the instance's entry. */
   const flight = (parameters: ReadParameters, firstRead?: CachedBody | null | 'down'): Promise<LocalCachedBody> => {
     let running = inFlight.get(parameters.key)
     if (!running) {
@@ -179,6 +170,40 @@ export function createReadCache(parameters: CreateReadCacheParameters): ReadCach
     waitUntil?.(running)
   }
 
+  return { flight, revalidate, isRunning: (key: string) => inFlight.has(key) }
+}
+
+/** Creates the read-through cache used by the read endpoints. */
+export function createReadCache(parameters: CreateReadCacheParameters): ReadCache {
+  const {
+    store,
+    logger,
+    now = Date.now,
+    staleForMs = 600_000,
+    waitUntil,
+    lockTtlMs = 12_000,
+    pollIntervalMs = 50,
+    retryFailedAfterMs = 5000,
+  } = parameters
+  const local = new LRUCache<string, LocalCachedBody>({ max: LOCAL_ENTRIES_MAX })
+
+  const isFresh = (entry: CachedBody | null | undefined): boolean => !!entry && entry.expiresAt > now()
+  const isServable = (entry: CachedBody | null | undefined): boolean => !!entry && now() - entry.fetchedAt < staleForMs
+
+  const { tryStore, readShared } = sharedCacheAccess(store, logger)
+
+  const keepLocal = (key: string, shared: CachedBody): LocalCachedBody => {
+    const current = local.get(key)
+    if (current && current.etag === shared.etag && current.expiresAt === shared.expiresAt) return current
+    const entry = { ...shared, bytes: Buffer.from(shared.body, 'utf8') }
+    local.set(key, entry)
+    return entry
+  }
+
+  const refreshShared = createSharedRefresh({ store, now, staleForMs, lockTtlMs, pollIntervalMs, tryStore, readShared, isFresh })
+
+  const { flight, revalidate, isRunning } = createRefreshFlights({ refreshShared, keepLocal, logger, waitUntil, retryFailedAfterMs })
+
   return {
     async refreshIfOlder({ olderThanMs, ...parameters }) {
       const shared = await readShared(parameters.key)
@@ -203,7 +228,7 @@ export function createReadCache(parameters: CreateReadCacheParameters): ReadCach
     const { key } = parameters
     // Past the instance's window: another instance may have refreshed already.
     let best: LocalCachedBody | undefined = cached
-    if (!inFlight.has(key)) {
+    if (!isRunning(key)) {
       const shared = await readShared(key)
       if (shared !== 'down' && shared && (!best || shared.fetchedAt > best.fetchedAt)) best = keepLocal(key, shared)
       if (best && isFresh(best)) return { entry: best, stale: false }

@@ -1,0 +1,111 @@
+import { z } from 'zod'
+import {
+  type CrossCheck,
+  checkStorePairs,
+  type Environment,
+  httpUrl,
+  optional,
+  parseWith,
+  storeConfig,
+  storeFields,
+  wholeNumber,
+} from '../platform/config.js'
+
+/** Configuration of the deploy endpoint. */
+export type DeployConfig = {
+  /** SHA-256 hex digests of the agent keys that may deploy. */
+  allowlist: string[]
+  /** KMS key id or ARN; null when no signer is configured. */
+  kmsKeyId: string | null
+  awsRegion: string | null
+  /**
+   * IAM role the KMS client assumes with Vercel's OIDC token (`AWS_ROLE_ARN`), used only when no static access key is
+   * set (`AWS_ACCESS_KEY_ID`): then the service holds no long-lived AWS secret. Null: the SDK's default chain.
+   */
+  awsRoleArn: string | null
+  /** Address the KMS key must have, when set. */
+  signerAddress: `0x${string}` | null
+  rpcUrl: string
+  chainId: 8453 | 84532
+  explorerUrl: string
+  dailyCap: number
+  capWindowSeconds: number
+  agentDailyCap: number | null
+  /** Seconds a deploy may stay unmined before the next deploy replaces it with higher fees (`DEPLOY_STUCK_SECONDS`). */
+  stuckSeconds: number
+  /** Highest `maxFeePerGas` a replacement may offer, in wei (`DEPLOY_MAX_FEE_GWEI`). */
+  maxFeePerGasWei: bigint
+  /** Upstash REST endpoint and token, or null for the in-process store. */
+  redis: { url: string; token: string } | null
+  storePrefix: string
+  /** True on Vercel: deploys then need the shared store, since instances cannot share a lock in memory. */
+  onVercel: boolean
+}
+
+const checkKmsRegion: CrossCheck = (env) =>
+  env.KMS_KEY_ID && !env.AWS_REGION && !env.AWS_DEFAULT_REGION ? ['AWS_REGION: is required when KMS_KEY_ID is set'] : []
+
+const deploySchema = z.object({
+  DEPLOY_ALLOWLIST: optional(z.string()).transform((v, ctx) => {
+    const entries = (v ?? '')
+      .split(',')
+      .map((e) => e.trim())
+      .filter(Boolean)
+    entries.forEach((entry, i) => {
+      if (!/^[0-9a-f]{64}$/.test(entry))
+        ctx.addIssue({
+          code: 'custom',
+          message: `entry ${i + 1} is not a lower-case hex SHA-256 digest (64 characters); list digests, never keys`,
+        })
+    })
+    return entries
+  }),
+  KMS_KEY_ID: optional(z.string().trim()),
+  AWS_REGION: optional(z.string().trim()),
+  AWS_DEFAULT_REGION: optional(z.string().trim()),
+  AWS_ROLE_ARN: optional(
+    z
+      .string()
+      .trim()
+      .regex(/^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]{1,512}$/, 'must be an IAM role ARN (arn:aws:iam::<account>:role/<name>)'),
+  ),
+  AWS_ACCESS_KEY_ID: optional(z.string()),
+  SIGNER_ADDRESS: optional(z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x address')),
+  BASE_RPC_URL: optional(httpUrl).default('https://mainnet.base.org'),
+  CHAIN_ID: optional(z.enum(['8453', '84532'], { error: 'must be 8453 (Base) or 84532 (Base Sepolia, staging)' })).default('8453'),
+  EXPLORER_URL: optional(httpUrl),
+  DEPLOY_DAILY_CAP: optional(wholeNumber(0)).default(20),
+  DEPLOY_CAP_WINDOW_SECONDS: optional(wholeNumber(1)).default(86_400),
+  DEPLOY_AGENT_DAILY_CAP: optional(wholeNumber(0)),
+  DEPLOY_STUCK_SECONDS: optional(wholeNumber(1)).default(60),
+  DEPLOY_MAX_FEE_GWEI: optional(
+    z.coerce.number({ error: 'must be a number of gwei' }).positive('must be more than 0').max(10_000, 'must be at most 10000'),
+  ).default(5),
+  VERCEL: optional(z.string()),
+  ...storeFields,
+})
+
+/** Parses the deploy endpoint's configuration from the environment; throws {@link ConfigError} with every problem. */
+export function loadDeployConfig(env: Environment = process.env): DeployConfig {
+  const parsed = parseWith(deploySchema, env, 'deploy', [checkStorePairs, checkKmsRegion])
+  const chainId = Number(parsed.CHAIN_ID) as 8453 | 84532
+  return {
+    allowlist: parsed.DEPLOY_ALLOWLIST,
+    kmsKeyId: parsed.KMS_KEY_ID ?? null,
+    awsRegion: parsed.AWS_REGION ?? parsed.AWS_DEFAULT_REGION ?? null,
+    // A static key wins: it is the fallback an operator set on purpose.
+    awsRoleArn: parsed.AWS_ACCESS_KEY_ID ? null : (parsed.AWS_ROLE_ARN ?? null),
+    signerAddress: (parsed.SIGNER_ADDRESS as `0x${string}` | undefined) ?? null,
+    rpcUrl: parsed.BASE_RPC_URL,
+    chainId,
+    explorerUrl: (parsed.EXPLORER_URL ?? (chainId === 84532 ? 'https://sepolia.basescan.org' : 'https://basescan.org')).replace(/\/+$/, ''),
+    dailyCap: parsed.DEPLOY_DAILY_CAP,
+    capWindowSeconds: parsed.DEPLOY_CAP_WINDOW_SECONDS,
+    agentDailyCap: parsed.DEPLOY_AGENT_DAILY_CAP ?? null,
+    stuckSeconds: parsed.DEPLOY_STUCK_SECONDS,
+    maxFeePerGasWei: BigInt(Math.round(parsed.DEPLOY_MAX_FEE_GWEI * 1e9)),
+    redis: storeConfig(parsed),
+    storePrefix: parsed.STORE_KEY_PREFIX,
+    onVercel: Boolean(parsed.VERCEL),
+  }
+}
