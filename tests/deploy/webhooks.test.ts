@@ -38,7 +38,7 @@ describe('webhooks: every deploy outcome, signed, at least once (anvil, KMS serv
       now: () => stack.clock.now,
     })
     // Issued before any request: the instances' registry reads a new key at once on its first look.
-    for (const label of ['happy', 'retry', 'gone', 'shared', 'market']) {
+    for (const label of ['happy', 'retry', 'giveup', 'gone', 'shared', 'market', 'steady']) {
       const receiver = await startWebhookReceiver()
       const { key } = await issueAgentKey({ store: stack.store, storePrefix: prefix, label })
       const { secret } = await setAgentWebhook({
@@ -177,8 +177,7 @@ describe('webhooks: every deploy outcome, signed, at least once (anvil, KMS serv
   })
 
   it('gives an event up after its last retry (about 3.3 days), and says so in the agent’s status', async () => {
-    const { key, receiver } = agents.retry!
-    const before = receiver.deliveries.length
+    const { key, receiver } = agents.giveup!
     receiver.answerWith(...Array.from({ length: 10 }, () => 503))
     expect((await stack.post(deployBody('GIVEUP'), { key })).body).toMatchObject({ ok: true })
     await stack.drain()
@@ -187,8 +186,8 @@ describe('webhooks: every deploy outcome, signed, at least once (anvil, KMS serv
       stack.clock.now += seconds * 1000
       expect((await instance().deliverDue()).due, `the retry ${seconds} s after the previous attempt`).toBe(1)
     }
-    expect(receiver.deliveries.length - before).toBe(10)
-    expect(await webhookOf('retry')).toMatchObject({
+    expect(receiver.deliveries).toHaveLength(10)
+    expect(await webhookOf('giveup')).toMatchObject({
       state: 'active',
       failing: 10,
       failedEvents: 1,
@@ -196,7 +195,7 @@ describe('webhooks: every deploy outcome, signed, at least once (anvil, KMS serv
     })
     stack.clock.now += 7 * 86_400_000
     expect(await instance().deliverDue()).toMatchObject({ due: 0 })
-    expect(receiver.deliveries.length - before).toBe(10)
+    expect(receiver.deliveries).toHaveLength(10)
   })
 
   it('disables the webhook on 410 Gone: the failure is listed and later events are not sent', async () => {
@@ -237,9 +236,14 @@ describe('webhooks: every deploy outcome, signed, at least once (anvil, KMS serv
     expect(receiver.deliveries.at(-1)!.headers['webhook-id']).toBe(receiver.deliveries[0]!.headers['webhook-id'])
   })
 
-  it('follows the deployed token to the market: market in list_deploys and receipt, and token.listed once', async () => {
-    const { key, secret, receiver } = agents.market!
-    const sent = (await stack.post(deployBody('MKT'), { key })).body
+  /**
+   * Deploys for `agent`, confirms it, and lists its token as young tokens start trading: a shallow v4 pool (32-byte id,
+   * no liquidity reported), a deeper v2 pool, and a pool where it is the quote side (not its own market); the address
+   * comes checksummed. Answers the deploy and the market it was listed with.
+   */
+  async function deployUntilListed(agent: HookedAgent, symbol: string) {
+    const { key } = agent
+    const sent = (await stack.post(deployBody(symbol), { key })).body
     await stack.drain()
     const first = await tick()
     await stack.drain()
@@ -249,9 +253,7 @@ describe('webhooks: every deploy outcome, signed, at least once (anvil, KMS serv
     const listed = async () => (await stack.post({ action: 'list_deploys', limit: 1 }, { key })).body.deploys[0]
     expect(await listed()).toMatchObject({ txHash: sent.txHash, status: 'confirmed', market: null })
 
-    // The token starts trading as young tokens do: a shallow v4 pool (32-byte id, no liquidity reported), a deeper
-    // v2 pool, and a pool where it is the quote side (not its own market); the address comes checksummed.
-    const token = { address: mixCase(sent.predictedAddress.toLowerCase()), name: 'Hook Token', symbol: 'MKT' }
+    const token = { address: mixCase(sent.predictedAddress.toLowerCase()), name: 'Hook Token', symbol }
     const deep = '0x00000000000000000000000000000000000d0e01'
     const v4 = makePair({ base: token, quote: HUBS.WETH, pairAddress: v4PoolIdOf(deep), volume24h: 900, dexId: 'uniswap' })
     delete (v4 as Record<string, unknown>).liquidity
@@ -287,6 +289,12 @@ describe('webhooks: every deploy outcome, signed, at least once (anvil, KMS serv
       firstSeenAt: new Date(stack.clock.now).toISOString(),
     }
     expect((await listed()).market).toEqual(market)
+    return { sent, market, token, deep, listed }
+  }
+
+  it('follows the deployed token to the market: market in list_deploys and receipt, and token.listed once', async () => {
+    const { key, secret, receiver } = agents.market!
+    const { sent, market, token, deep, listed } = await deployUntilListed(agents.market!, 'MKT')
     expect((await stack.post({ action: 'receipt', tx_hash: sent.txHash }, { key })).body).toMatchObject({ status: 'confirmed', market })
 
     const tokenListed = receiver.deliveries.find((d) => typeOf(d) === 'token.listed')!
@@ -322,8 +330,8 @@ describe('webhooks: every deploy outcome, signed, at least once (anvil, KMS serv
   })
 
   it('keeps the market when DexScreener fails, and says so in the tick', async () => {
-    const { key } = agents.market!
-    const before = (await stack.post({ action: 'list_deploys', limit: 1 }, { key })).body.deploys[0].market
+    const { key } = agents.steady!
+    const { market: before } = await deployUntilListed(agents.steady!, 'STDY')
     dexscreener.failAlways('/tokens/v1', { kind: 'status', status: 503 })
     try {
       expect((await tick()).parts?.markets).toMatchObject({ ok: true, failedCalls: expect.any(Number), updated: 0 })

@@ -75,9 +75,16 @@ describe('npm start on the real shapes of the Base market', () => {
     await expect
       .poll(() => gecko.requests.some((r) => r.path.startsWith(ohlcv) && r.status === 200), { timeout: 10_000, interval: 100 })
       .toBe(true)
-    // npm start stores the line in its own process right after the answer, and a read before that would be cached for
-    // 30 s: this one wait is on the clock, as a client of a separate process has no event to wait for.
-    await new Promise((r) => setTimeout(r, 1000))
+    // npm start stores the line in its own process after the answer, and a read before that would be cached for 30 s:
+    // the event to wait for is the end of the tick that asked for the candles, which npm start logs once all its parts
+    // (the backfill's writes included) are done.
+    const askedAt = gecko.requests.find((r) => r.path.startsWith(ohlcv))!.at
+    await expect
+      .poll(() => server.lines.some((l) => l.includes('"event":"tick"') && Date.parse((JSON.parse(l) as { ts: string }).ts) >= askedAt), {
+        timeout: 10_000,
+        interval: 100,
+      })
+      .toBe(true)
     const history = (await (await fetchChecked(`${server.url}/api/token-history?address=${v4Leader.address}`)).json()) as TokenHistory
     const candles = history.points.filter((p) => p.rank === null)
     expect(candles.length).toBeGreaterThan(100) // a day at 5 minutes, less the intervals nobody traded in

@@ -4,45 +4,54 @@ import { createInterface } from 'node:readline'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { fetchChecked } from '../support/openapiCheck.js'
 
+/** A running `npm run sandbox`: its process, what it printed, and the URLs and key it printed. */
+type Sandbox = { child: ChildProcess; lines: string[]; base: string; key: string; chainUrl: string }
+
+/** Starts `npm run sandbox` on a free port and reads what it prints until it is ready. */
+async function startSandbox(): Promise<Sandbox> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'dev/sandbox.ts'], {
+    env: { ...process.env, PORT: '0' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  const lines: string[] = []
+  for await (const line of createInterface({ input: child.stdout! })) {
+    lines.push(line)
+    if (line.startsWith('Ctrl-C')) break
+  }
+  const printed = lines.join('\n')
+  return {
+    child,
+    lines,
+    base: /sandbox ready at (\S+)/.exec(printed)![1]!,
+    key: /agent key: (\S+)/.exec(printed)![1]!,
+    chainUrl: /chain (http:\/\/\S+)/.exec(printed)![1]!,
+  }
+}
+
 /** `npm run sandbox` as a user runs it: everything local, the real api/ modules, Ctrl-C stops it all. */
 describe('npm run sandbox', () => {
-  let child: ChildProcess
-  const lines: string[] = []
-  let base = ''
-  let key = ''
-  let chainUrl = ''
-
+  let sandbox: Sandbox
   beforeAll(async () => {
-    child = spawn(process.execPath, ['--import', 'tsx', 'dev/sandbox.ts'], {
-      env: { ...process.env, PORT: '0' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    const reader = createInterface({ input: child.stdout! })
-    for await (const line of reader) {
-      lines.push(line)
-      if (line.startsWith('Ctrl-C')) break
-    }
-    base = /sandbox ready at (\S+)/.exec(lines.join('\n'))![1]!
-    key = /agent key: (\S+)/.exec(lines.join('\n'))![1]!
-    chainUrl = /chain (http:\/\/\S+)/.exec(lines.join('\n'))![1]!
+    sandbox = await startSandbox()
   }, 60_000)
   afterAll(() => {
-    if (child.exitCode === null) child.kill('SIGKILL')
+    if (sandbox?.child.exitCode === null) sandbox.child.kill('SIGKILL')
   })
 
   const skill = (body: unknown) =>
-    fetchChecked(`${base}/api/b20-skill`, {
+    fetchChecked(`${sandbox.base}/api/b20-skill`, {
       method: 'POST',
-      headers: { 'x-service-key': key, 'content-type': 'application/json' },
+      headers: { 'x-service-key': sandbox.key, 'content-type': 'application/json' },
       body: JSON.stringify(body),
     }).then((r) => r.json() as Promise<Record<string, any>>)
 
   it('prints the URLs and a ready agent key', () => {
-    expect(lines.join('\n')).toMatch(/dashboard\s+http:\/\/127\.0\.0\.1:\d+\//)
-    expect(key).toMatch(/^bcr_/)
+    expect(sandbox.lines.join('\n')).toMatch(/dashboard\s+http:\/\/127\.0\.0\.1:\d+\//)
+    expect(sandbox.key).toMatch(/^bcr_/)
   })
 
   it('serves the dashboard, market data, search and the documents', async () => {
+    const base = sandbox.base
     expect((await fetch(`${base}/`)).headers.get('content-type')).toContain('text/html')
     const room = (await (await fetchChecked(`${base}/api/control-room`)).json()) as { liveActivity: unknown[] }
     expect(room.liveActivity).toHaveLength(100)
@@ -58,12 +67,19 @@ describe('npm run sandbox', () => {
     const receipt = await skill({ action: 'receipt', tx_hash: deployed.txHash })
     expect(receipt).toMatchObject({ ok: true, status: 'confirmed', tokenAddress: deployed.predictedAddress })
   })
+})
 
-  it('stops everything on Ctrl-C (SIGINT)', async () => {
-    child.kill('SIGINT')
-    const [code] = (await once(child, 'exit')) as [number]
-    expect(code).toBe(0)
-    await expect(fetch(`${base}/api/control-room`)).rejects.toThrow()
-    await expect(fetch(chainUrl, { method: 'POST', body: '{}' })).rejects.toThrow()
-  })
+describe('npm run sandbox on Ctrl-C', () => {
+  it('stops everything on SIGINT: the server and the chain', async () => {
+    const { child, base, chainUrl } = await startSandbox()
+    try {
+      child.kill('SIGINT')
+      const [code] = (await once(child, 'exit')) as [number]
+      expect(code).toBe(0)
+      await expect(fetch(`${base}/api/control-room`)).rejects.toThrow()
+      await expect(fetch(chainUrl, { method: 'POST', body: '{}' })).rejects.toThrow()
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL')
+    }
+  }, 60_000)
 })

@@ -171,7 +171,7 @@ describe('cold start of the deploy handler', () => {
       await import('./api/b20-skill.ts') // the route's own module loads nothing more either
       const { createB20SkillEndpoint } = await import('./lib/deploy/handler.ts')
       const { digestAgentKey } = await import('./lib/deploy/agents/agentKeys.ts')
-      const { loadDeployConfig } = await import('./lib/platform/config.ts')
+      const { loadDeployConfig } = await import('./lib/deploy/config.ts')
       const config = loadDeployConfig({ DEPLOY_ALLOWLIST: digestAgentKey('k') })
       const { createLogger } = await import('./lib/platform/log.ts')
       const handle = createB20SkillEndpoint({ config: () => config, services: async () => { throw new Error('services loaded') }, logger: () => createLogger({ write: () => {} }) }).fetch
