@@ -19,6 +19,7 @@ export function buildLlmsTxt(): string {
     '- [GET /api/control-room](/api/control-room): top 100 Base tokens by 24h volume, trending 15, stats, commentary (cached 30 s)',
     '- [GET /api/token-search?q=](/api/token-search?q=weth): Base pairs matching a symbol or name, by 24h volume',
     '- GET /api/token-history?address=0x…: a token’s last 24 h in the top 100 (price, volume, liquidity, rank every 5 minutes), from the service’s own snapshots',
+    '- GET /api/stream: the control room as Server-Sent Events (text/event-stream, keyless): a control-room event with the same body as GET /api/control-room at once, then one per change; Last-Event-ID resumes without a repeat',
     '- [GET /api/market-history](/api/market-history): the top 100’s total 24h volume every 5 minutes and a 24 h price line (48 half-hour slots) per current top-100 token, in one answer',
     '- [GET /api/health](/api/health): { ok, version, dataAgeSeconds }',
     '- POST /api/b20-skill: action agent_deploy (deploy a B20 token), receipt (where the token landed; waitSeconds waits for mining) or list_deploys (your deploys)',

@@ -26,6 +26,7 @@ import { errorBodySchema } from '../platform/http.js'
 import { errorAnswer } from '../platform/routeDocs.js'
 import { SERVICE_VERSION } from '../platform/version.js'
 import { controlRoomRoute, marketHistoryRoute, tokenHistoryRoute, tokenSearchRoute } from '../read/handlers.js'
+import { streamRoute } from '../stream/handler.js'
 import { tickRoute } from '../tick/handler.js'
 import { tickSummarySchema } from '../tick/schema.js'
 import { openApiRoute } from './openapiHandler.js'
@@ -42,6 +43,7 @@ const routes = (): Record<string, { route: ZodOpenApiPathItemObject; tag: string
   '/api/token-search': { route: tokenSearchRoute, tag: 'Market data', name: 'tokenSearch' },
   '/api/token-history': { route: tokenHistoryRoute, tag: 'Market data', name: 'tokenHistory' },
   '/api/market-history': { route: marketHistoryRoute, tag: 'Market data', name: 'marketHistory' },
+  '/api/stream': { route: streamRoute, tag: 'Market data', name: 'stream' },
   '/api/b20-skill': { route: b20SkillRoute, tag: 'Agents', name: 'b20Skill' },
   '/api/mcp': { route: mcpRoute, tag: 'Agents', name: 'mcp' },
   '/api/health': { route: healthRoute, tag: 'Service', name: 'health' },

@@ -145,7 +145,9 @@ async function callTool({ name, args, request, dependencies, logRefusal }: CallP
       new Request(`${origin}/api/token-search?q=${encodeURIComponent(parsed.data.query)}`, { headers: forwarded }),
     )
     const body = (await response.json()) as JsonObject
-    const result = response.ok ? body : { ok: false, ...body }
+    // A throttled call says when to come back, in seconds, as the HTTP answer's Retry-After does (and its text too).
+    const retryAfter = response.status === 429 ? { retryAfterSeconds: Number(response.headers.get('retry-after')) } : {}
+    const result = response.ok ? body : { ok: false, ...body, ...retryAfter }
     return toolResult(result, summarize(tool.name, result))
   }
 

@@ -8,7 +8,16 @@ export type Method = 'GET' | 'HEAD' | 'POST' | 'OPTIONS'
 export const CORS_ALLOWED_HEADERS = ['Content-Type', 'X-Service-Key', 'Idempotency-Key', 'If-None-Match']
 
 /** Response headers a browser script may read cross-origin. */
-export const CORS_EXPOSED_HEADERS = ['ETag', 'Retry-After', 'X-Data-State', 'X-Data-Age', 'X-Data-Source', 'X-Request-Id']
+export const CORS_EXPOSED_HEADERS = [
+  'ETag',
+  'Retry-After',
+  'X-Data-State',
+  'X-Data-Age',
+  'X-Data-Source',
+  'X-Request-Id',
+  'RateLimit',
+  'RateLimit-Policy',
+]
 
 /**
  * The CORS headers of an open endpoint's actual answers, as the edge's CORS middleware sets them; written into the
@@ -38,6 +47,7 @@ export const READ_ERROR_CODES = [
   'INVALID_ADDRESS',
   'UNKNOWN_TOKEN',
   'BODY_TOO_LARGE',
+  'STREAMS_FULL',
 ] as const
 
 /** A JSON error body of the read endpoints: a human message and a stable machine code. */
@@ -122,13 +132,15 @@ export type CachedJsonResponseParameters = {
   headers: CachedAnswerHeaders
   /** The request's id, when the answer skips the edge's middleware (a warm read, `edge.ts`). */
   requestId?: string
+  /** Headers of this answer alone (a throttled client's quota). */
+  extraHeaders?: Record<string, string> | undefined
 }
 
 /** A 200 (or 304 for a matching `If-None-Match`) for a cached read. */
-export function cachedJsonResponse({ request, body, etag, headers, requestId }: CachedJsonResponseParameters): Response {
+export function cachedJsonResponse({ request, body, etag, headers, requestId, extraHeaders }: CachedJsonResponseParameters): Response {
   const notModified = matchesEtag(request.headers.get('if-none-match'), etag)
   // A record made for this answer: the id joins it here, for the local server's adapter writes a record as it is.
-  const record = { ...(notModified ? headers.notModified : headers.ok) }
+  const record = { ...(notModified ? headers.notModified : headers.ok), ...extraHeaders }
   if (requestId !== undefined) record['x-request-id'] = requestId
   if (notModified) return new Response(null, { status: 304, headers: record })
   return new Response(request.method === 'HEAD' ? null : (body as BodyInit), { status: 200, headers: record })

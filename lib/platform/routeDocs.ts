@@ -66,6 +66,16 @@ export const retryAfterHeaders: Headers = {
   'Retry-After': { description: 'Seconds after which a retry is worth it', required: true, schema: { type: 'string' } },
 }
 
+/** The draft-11 throttling headers of a throttled endpoint (`policy` names it, `quota` is the variable that sets it). */
+export const quotaHeaders = (policy: string, quota: string): Headers => ({
+  'RateLimit-Policy': { description: `"${policy}";q=<${quota}>;w=60`, required: true, schema: { type: 'string' } },
+  RateLimit: {
+    description: `"${policy}";r=<requests this client has left>;t=<seconds until the window frees one>`,
+    required: true,
+    schema: { type: 'string' },
+  },
+})
+
 /** The 308 of a plain-HTTP request. */
 export const redirectAnswer: ZodOpenApiResponseObject = {
   description: 'The request reached the edge as plain HTTP: the same URL over https',

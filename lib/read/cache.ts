@@ -87,6 +87,11 @@ export type ReadCache = {
    * as a read (one refresh across instances), and waits for it: the scheduled tick keeps bodies warm this way.
    */
   refreshIfOlder(parameters: ReadParameters & { olderThanMs: number }): Promise<RefreshIfOlderReturnType>
+  /**
+   * Calls `listener` each time the instance's own copy of `key` becomes a different body, whoever made it (a read, the
+   * tick, another instance's refresh read back); answers the function that stops it. No store call of its own.
+   */
+  onChange(key: string, listener: (entry: LocalCachedBody) => void): () => void
 }
 
 /** What {@link ReadCache.refreshIfOlder} answers: the body now held, and whether this call had it made. */
@@ -186,6 +191,7 @@ export function createReadCache(parameters: CreateReadCacheParameters): ReadCach
     retryFailedAfterMs = 5000,
   } = parameters
   const local = new LRUCache<string, LocalCachedBody>({ max: LOCAL_ENTRIES_MAX })
+  const listeners = new Map<string, Set<(entry: LocalCachedBody) => void>>()
 
   const isFresh = (entry: CachedBody | null | undefined): boolean => !!entry && entry.expiresAt > now()
   const isServable = (entry: CachedBody | null | undefined): boolean => !!entry && now() - entry.fetchedAt < staleForMs
@@ -197,6 +203,7 @@ export function createReadCache(parameters: CreateReadCacheParameters): ReadCach
     if (current && current.etag === shared.etag && current.expiresAt === shared.expiresAt) return current
     const entry = { ...shared, bytes: Buffer.from(shared.body, 'utf8') }
     local.set(key, entry)
+    if (current?.etag !== entry.etag) for (const listener of listeners.get(key) ?? []) listener(entry)
     return entry
   }
 
@@ -220,6 +227,14 @@ export function createReadCache(parameters: CreateReadCacheParameters): ReadCach
     peek(key) {
       const cached = local.get(key)
       return cached && isFresh(cached) ? { entry: cached, stale: false } : null
+    },
+    onChange(key, listener) {
+      const forKey = listeners.get(key) ?? new Set()
+      listeners.set(key, forKey.add(listener))
+      return () => {
+        forKey.delete(listener)
+        if (forKey.size === 0) listeners.delete(key)
+      }
     },
   }
 

@@ -10,6 +10,7 @@ import {
   type Method,
 } from '../platform/http.js'
 import { errorName } from '../platform/log.js'
+import { rateLimitHeaders } from '../platform/rateLimitHeaders.js'
 import { createLocalThrottle, type ThrottleReturnType } from '../store/throttle.js'
 import { UpstreamError } from '../upstream/dexscreener.js'
 import type { CacheReadReturnType, LocalCachedBody } from './cache.js'
@@ -37,6 +38,8 @@ export type CreateCachedReadEndpointParameters<Input> = {
   upstreamFailure: { status: number; code: string; message: string }
   /** Requests a client may make per minute (token-search, token-history); absent: not throttled per client. */
   rateLimitPerMinute?: (services: ReadServices) => number
+  /** The throttle's name in the `RateLimit` headers (`search`, `history`). */
+  rateLimitPolicy?: string
   /** Answer 429 when the service-wide upstream budget is spent (token-search): the caller may retry shortly. */
   budgetSpentIs429?: boolean
 }
@@ -47,44 +50,58 @@ export type CreateCachedReadEndpointParameters<Input> = {
  */
 export function createCachedReadEndpoint<Input>(parameters: CreateCachedReadEndpointParameters<Input>): Endpoint {
   const { name, services, parseInput, read, peek, upstreamFailure, rateLimitPerMinute, budgetSpentIs429 = false } = parameters
+  const policy = parameters.rateLimitPolicy ?? name
   const headersOf = createAnswerHeadersMemo()
 
-  /** The answer to a read that failed. */
-  const failure = (ctx: ReadServices, error: unknown): Response => {
-    if (error instanceof ReadNotFoundError) return errorResponse(404, error.code, error.message)
+  /** The answer to a read that failed (with the client's quota, on a throttled endpoint). */
+  const failure = (ctx: ReadServices, error: unknown, quota: Record<string, string> = {}): Response => {
+    if (error instanceof ReadNotFoundError) return errorResponse(404, error.code, error.message, quota)
     if (error instanceof UpstreamError && error.kind === 'throttled' && budgetSpentIs429) {
       ctx.logger.warn(`${name}_upstream_budget_spent`, { message: error.message })
       return errorResponse(
         429,
         'RATE_LIMITED',
-        'The service is at its upstream request budget for this minute and has no cached answer for this; try again shortly.',
-        { 'retry-after': '10' },
+        'The service is at its upstream request budget for this minute and has no cached answer for this; retry in 10 s.',
+        { 'retry-after': '10', ...quota },
       )
     }
     if (error instanceof UpstreamError) {
       ctx.logger.warn(`${name}_upstream_failed`, { kind: error.kind, status: error.status, message: error.message })
       const { status, code, message } = upstreamFailure
-      return errorResponse(status, code, message, { 'retry-after': '5' })
+      return errorResponse(status, code, message, { 'retry-after': '5', ...quota })
     }
     ctx.logger.error(`${name}_failed`, { error: errorName(error) })
-    return errorResponse(500, 'INTERNAL', 'The request could not be completed; try again shortly.')
+    return errorResponse(500, 'INTERNAL', 'The request could not be completed; try again shortly.', quota)
   }
 
-  /** The answer to a read, or to its failure. */
-  const readAndAnswer = async (ctx: ReadServices, request: Request, input: Input): Promise<Response> => {
+  /** The answer to a read, or to its failure; `quota` adds the client's `RateLimit` headers to a 200 or 304. */
+  const readAndAnswer = async (ctx: ReadServices, request: Request, input: Input, quota?: Record<string, string>): Promise<Response> => {
     try {
-      return cachedJsonResponse(answerParameters(ctx, request, await read(ctx, input), headersOf))
+      return cachedJsonResponse({ ...answerParameters(ctx, request, await read(ctx, input), headersOf), extraHeaders: quota })
     } catch (error) {
-      return failure(ctx, error)
+      return failure(ctx, error, quota)
     }
   }
 
-  /** A throttled endpoint: the client's share first, then the read. */
+  /** A throttled endpoint: the client's share first, then the read; its 200, 304 and 429 tell the client its quota. */
   const throttleThenRead = async (ctx: ReadServices, request: Request, limit: number): Promise<Response> => {
-    const limited = await throttleClient(ctx, name, request, limit)
-    if (limited) return limited
+    const verdict = await throttleClient(ctx, name, request, limit)
+    const quota = rateLimitHeaders({
+      policy,
+      quota: limit,
+      windowSeconds: 60,
+      remaining: verdict.remaining,
+      resetSeconds: verdict.resetAfterMs / 1000,
+    })
+    if (!verdict.ok) {
+      const seconds = Math.max(1, Math.ceil(verdict.resetAfterMs / 1000))
+      return errorResponse(429, 'RATE_LIMITED', `Too many requests: at most ${limit} a minute per client; retry in ${seconds} s.`, {
+        'retry-after': String(seconds),
+        ...quota,
+      })
+    }
     const parsed = parseInput(request)
-    return parsed.ok ? readAndAnswer(ctx, request, parsed.input) : parsed.response
+    return parsed.ok ? readAndAnswer(ctx, request, parsed.input, quota) : parsed.response
   }
 
   /** A warm read's answer; anything else (a bad query, a broken configuration, a miss) is the handler's. */
@@ -183,18 +200,12 @@ const localThrottle = createLocalThrottle()
  * Per-client throttle of a read endpoint (an IPv6 client is its /64, {@link clientAddress}). With the shared store
  * unreachable the same limit holds per instance: a store outage is no reason to let everything through, nor a 500.
  */
-async function throttleClient(ctx: ReadServices, name: string, request: Request, limit: number): Promise<Response | null> {
+async function throttleClient(ctx: ReadServices, name: string, request: Request, limit: number): Promise<ThrottleReturnType> {
   const parameters = { key: readKeys(ctx.keyPrefix).throttle(name, clientAddress(request)), limit, windowMs: 60_000 }
-  let verdict: ThrottleReturnType
   try {
-    verdict = await ctx.throttle.limit(parameters)
+    return await ctx.throttle.limit(parameters)
   } catch (error) {
     ctx.logger.warn('store_unavailable', { operation: 'throttle', error: errorName(error), effect: 'throttled per instance' })
-    verdict = await localThrottle.limit(parameters)
+    return localThrottle.limit(parameters)
   }
-  if (verdict.ok) return null
-  const seconds = Math.max(1, Math.ceil(verdict.retryAfterMs / 1000))
-  return errorResponse(429, 'RATE_LIMITED', `Too many requests: at most ${limit} a minute per client; retry in ${seconds} s.`, {
-    'retry-after': String(seconds),
-  })
 }

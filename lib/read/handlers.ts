@@ -11,6 +11,7 @@ import {
   notAllowedAnswer,
   notModifiedAnswer,
   preflightOperation,
+  quotaHeaders,
   redirectAnswer,
   retryAfterHeaders,
 } from '../platform/routeDocs.js'
@@ -46,6 +47,7 @@ export function createTokenSearchEndpoint(services: () => ReadServices) {
     name: 'token_search',
     services,
     rateLimitPerMinute: (ctx) => ctx.searchRateLimitPerMinute,
+    rateLimitPolicy: 'search',
     budgetSpentIs429: true,
     parseInput: (request) => {
       const parsed = parseQuery(new URL(request.url).searchParams.get('q'))
@@ -69,6 +71,7 @@ export function createTokenHistoryEndpoint(services: () => ReadServices) {
     name: 'token_history',
     services,
     rateLimitPerMinute: (ctx) => ctx.tokenHistoryRateLimitPerMinute,
+    rateLimitPolicy: 'history',
     parseInput: (request) => {
       const address = new URL(request.url).searchParams.get('address')?.trim() ?? ''
       if (!ADDRESS_PATTERN.test(address))
@@ -127,7 +130,10 @@ export const tokenSearchRoute: ZodOpenApiPathItemObject = {
     parameters: [ifNoneMatchParameter],
     responses: {
       '308': redirectAnswer,
-      '200': { ...jsonAnswer(tokenSearchResultSchema, 'Matching pairs'), headers: cachedReadHeaders },
+      '200': {
+        ...jsonAnswer(tokenSearchResultSchema, 'Matching pairs'),
+        headers: { ...cachedReadHeaders, ...quotaHeaders('search', 'SEARCH_RATE_LIMIT_PER_MINUTE') },
+      },
       '304': notModifiedAnswer,
       '400': errorAnswer(`q is missing, blank (QUERY_REQUIRED) or longer than ${QUERY_MAX_LENGTH} characters (QUERY_TOO_LONG)`),
       '405': notAllowedAnswer,
@@ -136,7 +142,7 @@ export const tokenSearchRoute: ZodOpenApiPathItemObject = {
         ...errorAnswer(
           'Too many searches from this client (SEARCH_RATE_LIMIT_PER_MINUTE a minute; an IPv6 client is its /64), or the searches’ share of the service-wide upstream budget (SEARCH_UPSTREAM_REQUESTS_PER_MINUTE) is spent and the term is not cached (RATE_LIMITED)',
         ),
-        headers: retryAfterHeaders,
+        headers: { ...retryAfterHeaders, ...quotaHeaders('search', 'SEARCH_RATE_LIMIT_PER_MINUTE') },
       },
       '502': { ...errorAnswer('The upstream answered with an error (UPSTREAM_ERROR)'), headers: retryAfterHeaders },
     },
@@ -156,14 +162,17 @@ export const tokenHistoryRoute: ZodOpenApiPathItemObject = {
     parameters: [ifNoneMatchParameter],
     responses: {
       '308': redirectAnswer,
-      '200': { ...jsonAnswer(tokenHistorySchema, 'The series'), headers: cachedReadHeaders },
+      '200': {
+        ...jsonAnswer(tokenHistorySchema, 'The series'),
+        headers: { ...cachedReadHeaders, ...quotaHeaders('history', 'TOKEN_HISTORY_RATE_LIMIT_PER_MINUTE') },
+      },
       '304': notModifiedAnswer,
       '400': errorAnswer('address is missing or not a 20-byte hex address (INVALID_ADDRESS)'),
       '404': errorAnswer('No snapshot of the last 24 h holds this token (UNKNOWN_TOKEN); remembered for 30 s'),
       '405': notAllowedAnswer,
       '429': {
         ...errorAnswer('Too many requests from this client (TOKEN_HISTORY_RATE_LIMIT_PER_MINUTE a minute) (RATE_LIMITED)'),
-        headers: retryAfterHeaders,
+        headers: { ...retryAfterHeaders, ...quotaHeaders('history', 'TOKEN_HISTORY_RATE_LIMIT_PER_MINUTE') },
       },
       '500': errorAnswer('Unexpected failure (INTERNAL, CONFIG_INVALID)'),
     },

@@ -1,6 +1,6 @@
 import { marketHistory, SNAPSHOT_INTERVAL_MS, tokenSeries } from '../market/history.js'
 import type { MarketHistoryBody, TokenHistory } from '../market/types.js'
-import type { CacheReadReturnType, ReadParameters } from './cache.js'
+import type { CacheReadReturnType, LocalCachedBody, ReadParameters, RefreshIfOlderReturnType } from './cache.js'
 import { refreshControlRoom } from './controlRoomRefresh.js'
 import { ReadNotFoundError } from './errors.js'
 import { loadPriceLines, loadSnapshots } from './historyStore.js'
@@ -32,6 +32,19 @@ export function readControlRoom(services: ReadServices): Promise<CacheReadReturn
 /** The control-room body when this instance holds it fresh, else null (no I/O). */
 export function peekControlRoom(services: ReadServices): CacheReadReturnType | null {
   return services.cache.peek(controlRoomRead(services).key)
+}
+
+/**
+ * Looks at the shared control room once and refreshes it when it is past its window, through the same single flight
+ * and lock as a read (one refresh across instances): what a listening instance does when the window ends.
+ */
+export function lookAtControlRoom(services: ReadServices): Promise<RefreshIfOlderReturnType> {
+  return services.cache.refreshIfOlder({ ...controlRoomRead(services), olderThanMs: READ_CACHE_TTL_MS })
+}
+
+/** Calls `listener` each time this instance's control-room body changes; answers the function that stops it. */
+export function onControlRoomChange(services: ReadServices, listener: (entry: LocalCachedBody) => void): () => void {
+  return services.cache.onChange(controlRoomRead(services).key, listener)
 }
 
 /** How long an instance remembers that an address has no history, answering 404 with no store command. */

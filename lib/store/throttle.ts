@@ -5,8 +5,11 @@ import type { UpstashStore } from './upstash.js'
 /** Parameters of {@link Throttle.limit}: `limit` requests of the client `key` per `windowMs`. */
 export type ThrottleParameters = { key: string; limit: number; windowMs: number }
 
-/** Result of {@link Throttle.limit}: whether this request may pass, and in how many ms to retry when not. */
-export type ThrottleReturnType = { ok: true } | { ok: false; retryAfterMs: number }
+/**
+ * Result of {@link Throttle.limit}: whether this request may pass, how many the client has left in the window after
+ * it, and in how many ms the window frees a request again (when refused: when to retry).
+ */
+export type ThrottleReturnType = { ok: boolean; remaining: number; resetAfterMs: number }
 
 /** Per-client throttling: an approximate sliding window (right for throttling, not for a spending cap). */
 export type Throttle = { limit(parameters: ThrottleParameters): Promise<ThrottleReturnType> }
@@ -50,7 +53,7 @@ function createUpstashThrottle({ redis, timeoutMs }: UpstashStore): Throttle {
           throw new StoreError('store throttle failed')
         })
       // Its timeout answers success with reason "timeout": a throttle may fail open, never a read.
-      return result.success ? { ok: true } : { ok: false, retryAfterMs: Math.max(0, result.reset - Date.now()) }
+      return { ok: result.success, remaining: Math.max(0, result.remaining), resetAfterMs: Math.max(0, result.reset - Date.now()) }
     },
   }
 }
@@ -63,10 +66,10 @@ export function createLocalThrottle(now: () => number = Date.now): Throttle {
       const at = now()
       const log = (logs.get(key) ?? []).filter((t) => t > at - windowMs)
       logs.set(key, log)
-      if (log.length >= limit) return { ok: false, retryAfterMs: log[0]! + windowMs - at }
+      if (log.length >= limit) return { ok: false, remaining: 0, resetAfterMs: log[0]! + windowMs - at }
       log.push(at)
       if (logs.size > THROTTLED_CLIENTS_MAX) for (const [k, l] of logs) if (l.every((t) => t <= at - windowMs)) logs.delete(k)
-      return { ok: true }
+      return { ok: true, remaining: limit - log.length, resetAfterMs: log[0]! + windowMs - at }
     },
   }
 }

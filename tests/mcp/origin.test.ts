@@ -6,11 +6,20 @@ import { loadDeployConfig } from '../../lib/deploy/config.js'
 import { createMcpEndpoint } from '../../lib/mcp/server.js'
 import { silentLogger } from '../../lib/platform/log.js'
 import { judgeOrigin, loadMcpOriginPolicy, type OriginPolicy } from '../../lib/platform/origins.js'
-import { createControlRoomEndpoint } from '../../lib/read/handlers.js'
-import { createReadServices } from '../../lib/read/services.js'
+import { createControlRoomEndpoint, createTokenSearchEndpoint } from '../../lib/read/handlers.js'
+import { createReadServices, type ReadServices } from '../../lib/read/services.js'
 import { createMemoryStore } from '../../lib/store/memory.js'
 
 const KEY = 'bcr_origin-test-key-000000000000000000'
+
+const servicesByEnv = new Map<string, ReadServices>()
+/** One set of read services per environment, as an instance builds it once. */
+const createReadServicesOnce = (env: Record<string, string>) => {
+  const key = JSON.stringify(env)
+  const services = servicesByEnv.get(key) ?? createReadServices({ env, store: createMemoryStore(), logger: silentLogger })
+  servicesByEnv.set(key, services)
+  return services
+}
 
 describe('the MCP origin policy', () => {
   const off = (env: Record<string, string>) => loadMcpOriginPolicy(env)
@@ -59,7 +68,10 @@ describe('the MCP origin policy', () => {
 
 describe('POST /api/mcp and the Origin header (MCP transport security)', () => {
   /** An MCP handler whose read handler and deploy services count what reached them. */
-  function mcpUnderTest(env: Record<string, string> = {}) {
+  function mcpUnderTest(
+    env: Record<string, string> = {},
+    tokenSearch: (request: Request) => Response | Promise<Response> = async () => new Response('{}'),
+  ) {
     const reached = { controlRoom: 0, deployServices: 0 }
     const deploy: DeployServicesSource = {
       config: () => loadDeployConfig({ DEPLOY_ALLOWLIST: digestAgentKey(KEY) }),
@@ -75,7 +87,7 @@ describe('POST /api/mcp and the Origin header (MCP transport security)', () => {
         reached.controlRoom++
         return new Response(JSON.stringify({ liveActivity: [], trending: [], stats: {}, commentary: 'quiet', url: request.url }))
       },
-      tokenSearch: async () => new Response('{}'),
+      tokenSearch,
       deploy,
       origins: () => loadMcpOriginPolicy(env),
     })
@@ -87,6 +99,24 @@ describe('POST /api/mcp and the Origin header (MCP transport security)', () => {
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
     })
+
+  it('answers a throttled search_tokens with the seconds of the HTTP answer’s Retry-After, in its text and its content', async () => {
+    // The real token-search endpoint, one search a minute per client; the closed upstream port answers nothing.
+    const env = { SEARCH_RATE_LIMIT_PER_MINUTE: '1', GECKOTERMINAL_BASE_URL: '', DEXSCREENER_BASE_URL: 'http://127.0.0.1:9' }
+    const search = createTokenSearchEndpoint(() => createReadServicesOnce(env))
+    const { handle } = mcpUnderTest({}, search.fetch)
+    const ask = async () => {
+      const answer = await handle(call('search_tokens', { query: 'aero' }, { 'x-real-ip': '203.0.113.77' }))
+      return ((await answer.json()) as { result: { content: { text: string }[]; structuredContent: Record<string, unknown> } }).result
+    }
+    await ask() // the client's one search of the minute
+    const throttled = await ask()
+    const seconds = throttled.structuredContent.retryAfterSeconds as number
+    expect(seconds).toBeGreaterThanOrEqual(1)
+    expect(seconds).toBeLessThanOrEqual(60)
+    expect(throttled.structuredContent).toMatchObject({ ok: false, code: 'RATE_LIMITED' })
+    expect(throttled.content[0]!.text).toContain(`retry in ${seconds} s`)
+  })
 
   it('refuses a page from another origin with 403 before any tool runs, and tells it nothing through CORS', async () => {
     const { handle, reached } = mcpUnderTest()

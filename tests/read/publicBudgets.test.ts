@@ -88,9 +88,12 @@ describe('per-client limits count an IPv6 client by its /64, and hold per instan
   it('throttles token-history per client with its own limit, and answers a repeated unknown address from memory', async () => {
     const unknown = (ip: string) =>
       new Request('https://svc.test/api/token-history?address=0x00000000000000000000000000000000000c0ffe', { headers: { 'x-real-ip': ip } })
-    const statuses: number[] = []
-    for (let i = 0; i < 5; i++) statuses.push((await stack.tokenHistory(unknown('198.51.100.40'))).status)
-    expect(statuses).toEqual([404, 404, 404, 404, 429])
+    const answers: Response[] = []
+    for (let i = 0; i < 5; i++) answers.push(await stack.tokenHistory(unknown('198.51.100.40')))
+    expect(answers.map((a) => a.status)).toEqual([404, 404, 404, 404, 429])
+    // Its own policy in the draft-11 headers, on every answer of the count, the 429 included.
+    expect(answers.map((a) => a.headers.get('ratelimit-policy'))).toEqual(Array(5).fill('"history";q=4;w=60'))
+    expect(answers.map((a) => /r=(\d+)/.exec(a.headers.get('ratelimit') ?? '')?.[1])).toEqual(['3', '2', '1', '0', '0'])
     // The first 404 read the store; the ones after it, within 30 s, did not.
     const commands = stack.upstash!.commands.length
     expect((await stack.tokenHistory(unknown('198.51.100.41'))).status).toBe(404)

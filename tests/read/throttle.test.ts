@@ -28,15 +28,26 @@ describe.each<StoreKind>(['memory', 'upstash'])('token-search throttling on the 
     onTestFinished(() => {
       vi.useRealTimers()
     })
-    const statuses: number[] = []
-    for (let i = 0; i < 6; i++) statuses.push((await stack.tokenSearch(search('weth', '203.0.113.7'))).status)
-    expect(statuses).toEqual([200, 200, 200, 200, 200, 429])
+    const answers: Response[] = []
+    for (let i = 0; i < 6; i++) answers.push(await stack.tokenSearch(search('weth', '203.0.113.7')))
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200, 429])
+    // Every answer tells the client its quota (IETF draft-11): the policy, and what is left, one less per request.
+    for (const answer of answers) expect(answer.headers.get('ratelimit-policy')).toBe('"search";q=5;w=60')
+    const remaining = answers.map((a) => /"search";r=(\d+);t=(\d+)$/.exec(a.headers.get('ratelimit') ?? '')?.[1])
+    expect(remaining).toEqual(['4', '3', '2', '1', '0', '0'])
+    for (const answer of answers) {
+      const resetSeconds = Number(/;t=(\d+)$/.exec(answer.headers.get('ratelimit') ?? '')?.[1])
+      expect(resetSeconds).toBeGreaterThanOrEqual(1)
+      expect(resetSeconds).toBeLessThanOrEqual(60)
+    }
     const limited = await stack.tokenSearch(search('weth', '203.0.113.7'))
     expect(limited.status).toBe(429)
     expect(await limited.json()).toMatchObject({ code: 'RATE_LIMITED' })
     const retryAfter = Number(limited.headers.get('retry-after'))
     expect(retryAfter).toBeGreaterThanOrEqual(1)
     expect(retryAfter).toBeLessThanOrEqual(60)
+    // The 429 says the same seconds in its headers and in its words.
+    expect(limited.headers.get('ratelimit')).toBe(`"search";r=0;t=${retryAfter}`)
     expect((await stack.tokenSearch(search('weth', '198.51.100.9'))).status).toBe(200)
     if (storeKind === 'upstash') expect(stack.upstash!.commands).toEqual(expect.arrayContaining(['EVALSHA']))
   })

@@ -1,0 +1,149 @@
+import { AsyncResource } from 'node:async_hooks'
+import { errorName } from '../platform/log.js'
+import type { LocalCachedBody } from '../read/cache.js'
+import { lookAtControlRoom, onControlRoomChange, READ_CACHE_TTL_MS, readControlRoom } from '../read/readers.js'
+import type { ReadServices } from '../read/services.js'
+import type { StreamListener } from './listener.js'
+import { eventIdOf, sseComment, sseEvent, sseRetry } from './sse.js'
+
+/** Schedules `run` after `ms`; answers the function that cancels it. */
+export type Schedule = (run: () => void, ms: number) => () => void
+
+/** The default {@link Schedule}: a timer that never keeps the process alive on its own. */
+const realSchedule: Schedule = (run, ms) => {
+  const timer = setTimeout(run, ms)
+  timer.unref()
+  return () => clearTimeout(timer)
+}
+
+/** How long after the shared body's window ends the instance looks at it: another instance's refresh has begun by then. */
+const LOOK_AFTER_WINDOW_MS = 250
+
+/** Parameters of {@link createControlRoomFeed}. */
+export type CreateControlRoomFeedParameters = {
+  services: ReadServices
+  /** Seconds between heartbeat comments while nothing changes (default 15). */
+  heartbeatSeconds?: number
+  schedule?: Schedule
+}
+
+/** An instance's feed of the control room to its open streams. */
+export type ControlRoomFeed = {
+  /**
+   * Adds a listener and sends it what it is owed: the current body as a `control-room` event, or, when `lastEventId`
+   * is the current id, nothing but heartbeats until the next change. Rejects when no body can be had.
+   */
+  add(listener: StreamListener, lastEventId: string | null): Promise<void>
+  remove(listener: StreamListener): void
+  /** Open streams on this instance. */
+  readonly size: number
+}
+
+/**
+ * Feeds every open stream of the instance from the instance's own copy of the control room, so listeners cost nothing
+ * each: a change of that copy (a read, the tick, a refresh read back from another instance) goes to every stream as it
+ * happens, encoded once. While a stream is open the feed looks at the shared body once when its window ends, and
+ * refreshes it there if nobody has (`lookAtControlRoom`): one store read per window however many streams are open, and
+ * none at all with no stream open. A heartbeat comment goes out while nothing changes.
+ */
+export function createControlRoomFeed(parameters: CreateControlRoomFeedParameters): ControlRoomFeed {
+  const { services, heartbeatSeconds = 15, schedule = realSchedule } = parameters
+  // Timers start outside the request that opened the first stream: their log lines are no request's.
+  const detached = new AsyncResource('control-room-feed')
+  const later: Schedule = (run, ms) => detached.runInAsyncScope(() => schedule(run, ms))
+  /** Every open stream, and those that have had their first event and so take every later one. */
+  const open = new Set<StreamListener>()
+  const fed = new Set<StreamListener>()
+  let current: { id: string; frame: Uint8Array } | null = null
+  let watch: { lookAt: (expiresAt: number) => void; stop: () => void } | null = null
+  const heartbeat = sseComment('heartbeat')
+
+  /** Takes a body as the current one; a body not seen before goes to every stream, encoded once. */
+  const take = (entry: LocalCachedBody) => {
+    const id = eventIdOf(entry.etag)
+    if (current?.id === id) return
+    current = { id, frame: sseEvent({ event: 'control-room', id, data: entry.bytes }) }
+    for (const listener of fed) listener.send(current.frame)
+  }
+
+  /** While a stream is open: changes as they happen, a look when the window ends, heartbeats in between. */
+  const startWatch = () => {
+    let cancelLook = () => {}
+    let cancelBeat = () => {}
+    let stopped = false
+    const lookAt = (expiresAt: number) => {
+      if (stopped) return
+      cancelLook()
+      cancelLook = later(look, Math.max(1000, expiresAt - services.now()) + LOOK_AFTER_WINDOW_MS)
+    }
+    const look = () => {
+      lookAtControlRoom(services).then(
+        ({ entry }) => {
+          take(entry)
+          lookAt(entry.expiresAt)
+        },
+        (error: unknown) => {
+          services.logger.warn('stream_look_failed', { error: errorName(error) })
+          lookAt(services.now() + READ_CACHE_TTL_MS)
+        },
+      )
+    }
+    const beat = () => {
+      for (const listener of fed) listener.send(heartbeat)
+      cancelBeat = later(beat, heartbeatSeconds * 1000)
+    }
+    const stopChanges = onControlRoomChange(services, (entry) => {
+      take(entry)
+      lookAt(entry.expiresAt)
+    })
+    cancelBeat = later(beat, heartbeatSeconds * 1000)
+    return {
+      lookAt,
+      stop: () => {
+        stopped = true
+        stopChanges()
+        cancelLook()
+        cancelBeat()
+      },
+    }
+  }
+
+  const remove = (listener: StreamListener) => {
+    open.delete(listener)
+    fed.delete(listener)
+    if (open.size === 0 && watch) {
+      watch.stop()
+      watch = null
+    }
+  }
+
+  return {
+    async add(listener, lastEventId) {
+      open.add(listener)
+      if (!watch) {
+        current = null // a body kept from an earlier watch may be old: the instance's copy says what is current
+        watch = startWatch()
+      }
+      try {
+        if (!current) {
+          const { entry } = await readControlRoom(services)
+          take(entry)
+          watch?.lookAt(entry.expiresAt)
+        }
+      } catch (error) {
+        remove(listener)
+        throw error
+      }
+      if (!open.has(listener) || !current) return // the client went away meanwhile
+      if (lastEventId !== current.id) listener.send(current.frame)
+      fed.add(listener)
+    },
+    remove,
+    get size() {
+      return open.size
+    },
+  }
+}
+
+/** The first bytes of every stream: how long `EventSource` waits before it reconnects. */
+export const RETRY_FRAME = sseRetry(3000)

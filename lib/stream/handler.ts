@@ -1,0 +1,169 @@
+import type { ZodOpenApiPathItemObject } from 'zod-openapi'
+import { clientAddress } from '../platform/clientAddress.js'
+import { logConfigFailure, memoizeConfig } from '../platform/config.js'
+import { createEndpoint, type Endpoint } from '../platform/edge.js'
+import { errorResponse } from '../platform/http.js'
+import { errorName } from '../platform/log.js'
+import { rateLimitHeaders } from '../platform/rateLimitHeaders.js'
+import { corsHeaders, errorAnswer, notAllowedAnswer, preflightOperation, redirectAnswer, retryAfterHeaders } from '../platform/routeDocs.js'
+import { getReadServices, type ReadServices } from '../read/services.js'
+import { loadStreamConfig, type StreamConfig } from './config.js'
+import { type ControlRoomFeed, createControlRoomFeed, RETRY_FRAME, type Schedule } from './controlRoomStream.js'
+import { openStreamListener } from './listener.js'
+
+/** Seconds a refused client is told to wait: about when a stream of its own ends and frees a place. */
+const FULL_RETRY_AFTER_SECONDS = 30
+
+/** Parameters of {@link createStreamEndpoint}. */
+export type CreateStreamEndpointParameters = {
+  read: () => ReadServices
+  config: () => StreamConfig
+  /** Timers of the feed and of each stream's deadline (default: real, unref'd timers). */
+  schedule?: Schedule
+  heartbeatSeconds?: number
+}
+
+/**
+ * The `GET /api/stream` endpoint: the control room as Server-Sent Events, keyless. Each instance feeds its streams
+ * from its own copy (`createControlRoomFeed`); a client holds at most `maxPerClient` streams on an instance (429
+ * past it), an instance at most `maxPerInstance` (503), and every stream ends cleanly after `maxSeconds`.
+ */
+export function createStreamEndpoint(parameters: CreateStreamEndpointParameters): Endpoint {
+  const { read, config, schedule, heartbeatSeconds } = parameters
+  const feeds = new WeakMap<ReadServices, ControlRoomFeed>()
+  const perClient = new Map<string, number>()
+  const handler = async (request: Request): Promise<Response> => {
+    let services: ReadServices
+    let limits: StreamConfig
+    try {
+      services = read()
+      limits = config()
+    } catch (error) {
+      logConfigFailure('stream', error)
+      return errorResponse(500, 'CONFIG_INVALID', 'The service is misconfigured; the operator has been told.')
+    }
+    let feed = feeds.get(services)
+    if (!feed) {
+      feed = createControlRoomFeed({ services, schedule, heartbeatSeconds })
+      feeds.set(services, feed)
+    }
+    const client = clientAddress(request)
+    const held = perClient.get(client) ?? 0
+    const policy = { policy: 'stream', quota: limits.maxPerClient, resetSeconds: FULL_RETRY_AFTER_SECONDS }
+    if (held >= limits.maxPerClient) {
+      return errorResponse(
+        429,
+        'RATE_LIMITED',
+        `Too many open streams: at most ${limits.maxPerClient} per client; close one, or retry in ${FULL_RETRY_AFTER_SECONDS} s.`,
+        { 'retry-after': String(FULL_RETRY_AFTER_SECONDS), ...rateLimitHeaders({ ...policy, remaining: 0 }) },
+      )
+    }
+    if (feed.size >= limits.maxPerInstance) {
+      return errorResponse(503, 'STREAMS_FULL', `This instance holds all the streams it can; retry in ${FULL_RETRY_AFTER_SECONDS} s.`, {
+        'retry-after': String(FULL_RETRY_AFTER_SECONDS),
+      })
+    }
+    perClient.set(client, held + 1)
+    let cancelDeadline = () => {}
+    const { listener, body } = openStreamListener({
+      client,
+      onClose: () => {
+        const left = (perClient.get(client) ?? 1) - 1
+        if (left > 0) perClient.set(client, left)
+        else perClient.delete(client)
+        cancelDeadline()
+        feed.remove(listener)
+      },
+    })
+    listener.send(RETRY_FRAME)
+    try {
+      await feed.add(listener, request.headers.get('last-event-id'))
+    } catch (error) {
+      listener.end()
+      services.logger.warn('stream_unavailable', { error: errorName(error) })
+      return errorResponse(503, 'UPSTREAM_UNAVAILABLE', 'The market data is not available yet; retry shortly.', { 'retry-after': '5' })
+    }
+    const deadline = limits.maxSeconds * 1000
+    cancelDeadline = schedule ? schedule(listener.end, deadline) : unrefTimer(listener.end, deadline)
+    request.signal?.addEventListener('abort', listener.end, { once: true })
+    return new Response(body, {
+      headers: {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache, no-transform',
+        // Proxies that buffer answers (nginx) would hold the events back.
+        'x-accel-buffering': 'no',
+        ...rateLimitHeaders({ ...policy, remaining: limits.maxPerClient - held - 1, resetSeconds: 0 }),
+      },
+    })
+  }
+  return createEndpoint({ methods: ['GET'], handler })
+}
+
+/** A timer that does not keep the process alive; answers how to cancel it. */
+function unrefTimer(run: () => void, ms: number): () => void {
+  const timer = setTimeout(run, ms)
+  timer.unref()
+  return () => clearTimeout(timer)
+}
+
+/** The stream endpoint over the instance's own services and `process.env`. */
+export const defaultStreamEndpoint = () =>
+  createStreamEndpoint({ read: getReadServices, config: memoizeConfig(() => loadStreamConfig(process.env)) })
+
+/** `GET /api/stream`, as the OpenAPI document declares it. */
+export const streamRoute: ZodOpenApiPathItemObject = {
+  get: {
+    operationId: 'streamControlRoom',
+    summary: 'The control room as Server-Sent Events: the body of GET /api/control-room at once, then each time it changes',
+    description:
+      'A keyless, CORS-open event stream. It starts with `retry: 3000`, then one `control-room` event whose `data:` line is ' +
+      'exactly the body GET /api/control-room serves and whose `id:` is that body’s ETag without quotes. Each new body ' +
+      '(every 30 s while the market moves) is a new event; a `: heartbeat` comment goes out every 15 s. The stream ends ' +
+      'cleanly after STREAM_MAX_SECONDS (default 280), and EventSource reconnects by itself: with `Last-Event-ID` equal ' +
+      'to the current id it gets no repeated body, only heartbeats until the next change.',
+    parameters: [
+      {
+        name: 'Last-Event-ID',
+        in: 'header',
+        required: false,
+        description: 'The id of the last event received (EventSource sends it on reconnect)',
+        schema: { type: 'string' },
+      },
+    ],
+    responses: {
+      '308': redirectAnswer,
+      '200': {
+        description: 'The event stream',
+        headers: {
+          ...corsHeaders,
+          RateLimit: { description: '"stream";r=<streams this client may still open>;t=0', required: true, schema: { type: 'string' } },
+          'RateLimit-Policy': { description: '"stream";q=<STREAM_MAX_PER_CLIENT>', required: true, schema: { type: 'string' } },
+        },
+        content: {
+          'text/event-stream': {
+            schema: { type: 'string' },
+            example:
+              'retry: 3000\n\nevent: control-room\nid: 5f2c9a…\ndata: {"liveActivity":[…],"trending":[…],"stats":{…},"commentary":"…"}\n\n: heartbeat\n\n',
+          },
+        },
+      },
+      '405': notAllowedAnswer,
+      '429': {
+        ...errorAnswer('This client holds STREAM_MAX_PER_CLIENT streams already (RATE_LIMITED)'),
+        headers: {
+          ...retryAfterHeaders,
+          RateLimit: { description: '"stream";r=0;t=<seconds>', required: true, schema: { type: 'string' } },
+          'RateLimit-Policy': { description: '"stream";q=<STREAM_MAX_PER_CLIENT>', required: true, schema: { type: 'string' } },
+        },
+      },
+      '500': errorAnswer('Unexpected failure (INTERNAL, CONFIG_INVALID)'),
+      '503': {
+        ...errorAnswer(
+          'The instance holds STREAM_MAX_PER_INSTANCE streams (STREAMS_FULL), or no market data could be had yet (UPSTREAM_UNAVAILABLE)',
+        ),
+        headers: retryAfterHeaders,
+      },
+    },
+  },
+  options: preflightOperation,
+}

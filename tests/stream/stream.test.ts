@@ -1,0 +1,238 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { loadStreamConfig, type StreamConfig } from '../../lib/stream/config.js'
+import type { Schedule } from '../../lib/stream/controlRoomStream.js'
+import { createStreamEndpoint } from '../../lib/stream/handler.js'
+import { openStreamListener } from '../../lib/stream/listener.js'
+import { eventIdOf, sseComment, sseEvent, sseRetry } from '../../lib/stream/sse.js'
+import { type ReadInstance, type ReadStack, readUntilFresh, startReadStack } from '../support/readStack.js'
+
+/** One frame of an event stream: its fields, or a comment. */
+type Frame = { event?: string; id?: string; data?: string; retry?: string; comment?: string }
+
+/** Reads an event stream in the background into frames, as `EventSource` would parse them. */
+function readFrames(response: Response) {
+  const frames: Frame[] = []
+  let ended = false
+  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader()
+  let buffer = ''
+  const done = (async () => {
+    try {
+      for (;;) {
+        const { done, value } = await reader.read()
+        if (done) break
+        buffer += value
+        let end = buffer.indexOf('\n\n')
+        while (end >= 0) {
+          const frame: Frame = {}
+          for (const line of buffer.slice(0, end).split('\n')) {
+            if (line.startsWith(':')) frame.comment = line.slice(1).trim()
+            else {
+              const colon = line.indexOf(':')
+              ;(frame as Record<string, string>)[line.slice(0, colon)] = line.slice(colon + 1).replace(/^ /, '')
+            }
+          }
+          frames.push(frame)
+          buffer = buffer.slice(end + 2)
+          end = buffer.indexOf('\n\n')
+        }
+      }
+    } catch {
+      // a dropped stream ends here
+    }
+    ended = true
+  })()
+  return { frames, events: () => frames.filter((f) => f.event), ended: () => ended, done, cancel: () => reader.cancel() }
+}
+
+/** Timers the test fires itself: the feed's look and heartbeat, each stream's deadline. */
+function manualTimers() {
+  const timers: { run: () => void; ms: number; cancelled: boolean }[] = []
+  const schedule: Schedule = (run, ms) => {
+    const timer = { run, ms, cancelled: false }
+    timers.push(timer)
+    return () => {
+      timer.cancelled = true
+    }
+  }
+  /** Runs the pending timers `which` picks (each once). */
+  const fire = (which: (ms: number) => boolean) => {
+    for (const timer of timers.filter((t) => !t.cancelled && which(t.ms))) {
+      timer.cancelled = true
+      timer.run()
+    }
+  }
+  return { schedule, fire, pending: () => timers.filter((t) => !t.cancelled).map((t) => t.ms) }
+}
+
+const HEARTBEAT_MS = 15_000
+const DEADLINE_MS = 60_000
+const isLook = (ms: number) => ms !== HEARTBEAT_MS && ms !== DEADLINE_MS
+
+describe('GET /api/stream (Upstash over redis-server, the DexScreener-shaped upstream)', () => {
+  let stack: ReadStack
+  beforeAll(async () => {
+    stack = await startReadStack({ storeKind: 'upstash', redisSocket: inject('redisSocket') })
+  })
+  afterAll(() => stack?.close())
+
+  /** A stream endpoint on `instance` with its own timers and limits. */
+  function streamOn(instance: ReadInstance, limits: Partial<StreamConfig> = {}) {
+    const timers = manualTimers()
+    const config = { ...loadStreamConfig({}), maxSeconds: DEADLINE_MS / 1000, ...limits }
+    const endpoint = createStreamEndpoint({ read: () => instance.services, config: () => config, schedule: timers.schedule })
+    const open = (headers: Record<string, string> = {}) =>
+      endpoint.fetch(new Request('https://svc.test/api/stream', { headers: { 'x-real-ip': '198.51.100.7', ...headers } }))
+    return { timers, open }
+  }
+  const controlRoomBody = async (instance: ReadInstance) => {
+    const response = await instance.controlRoom(new Request('https://svc.test/api/control-room'))
+    return { body: await response.text(), etag: response.headers.get('etag')! }
+  }
+
+  it('sends retry, then at once the exact body GET /api/control-room serves, with its ETag as the id', async () => {
+    const instance = stack.newInstance()
+    const { open } = streamOn(instance)
+    const response = await open()
+    expect(response.status).toBe(200)
+    expect(response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8')
+    expect(response.headers.get('cache-control')).toBe('no-cache, no-transform')
+    expect(response.headers.get('access-control-allow-origin')).toBe('*')
+    expect(response.headers.get('ratelimit-policy')).toBe('"stream";q=10')
+    expect(response.headers.get('ratelimit')).toBe('"stream";r=9;t=0')
+    const stream = readFrames(response)
+    await expect.poll(() => stream.events().length).toBe(1)
+    expect(stream.frames[0]).toEqual({ retry: '3000' })
+    const served = await controlRoomBody(instance)
+    expect(stream.events()[0]).toEqual({ event: 'control-room', id: served.etag.replaceAll('"', ''), data: served.body })
+    await stream.cancel()
+  })
+
+  it('sends every open stream the new body when a read on the instance refreshes it, and a heartbeat while nothing changes', async () => {
+    const instance = stack.newInstance()
+    const { open, timers } = streamOn(instance)
+    const streams = await Promise.all([open(), open({ 'x-real-ip': '203.0.113.9' })]).then((r) => r.map(readFrames))
+    for (const stream of streams) await expect.poll(() => stream.events().length).toBe(1)
+    timers.fire((ms) => ms === HEARTBEAT_MS)
+    for (const stream of streams) await expect.poll(() => stream.frames.at(-1)).toEqual({ comment: 'heartbeat' })
+    stack.clock.now += 31_000
+    const fresh = await readUntilFresh(instance)
+    for (const stream of streams) await expect.poll(() => stream.events().length).toBe(2)
+    const [first, second] = streams[0]!.events()
+    expect(second!.id).not.toBe(first!.id)
+    expect(JSON.parse(second!.data!)).toEqual(fresh)
+    for (const stream of streams) await stream.cancel()
+  })
+
+  it('learns at the end of the window of a refresh another instance made, with one store read for all its streams', async () => {
+    const listening = stack.newInstance()
+    const { open, timers } = streamOn(listening)
+    const streams = await Promise.all(Array.from({ length: 50 }, (_, i) => open({ 'x-real-ip': `198.51.100.${i}` }))).then((r) =>
+      r.map(readFrames),
+    )
+    for (const stream of streams) await expect.poll(() => stream.events().length).toBe(1)
+    // Another instance refreshes once the window is over; the listening one looks when its window ends.
+    stack.clock.now += 31_000
+    await readUntilFresh(stack.newInstance())
+    const commands = stack.upstash!.commands.length
+    const upstreamCalls = stack.upstream.requests.length
+    expect(timers.pending().filter(isLook)).toHaveLength(1)
+    timers.fire(isLook)
+    for (const stream of streams) await expect.poll(() => stream.events().length).toBe(2)
+    // Fifty streams cost what one does: a single GET of the shared body, and no upstream call (it was fresh).
+    expect(stack.upstash!.commands.slice(commands)).toEqual(['GET'])
+    expect(stack.upstream.requests.length).toBe(upstreamCalls)
+    expect(timers.pending().filter(isLook)).toHaveLength(1) // the next look, at the end of the new window
+    for (const stream of streams) await stream.cancel()
+  })
+
+  it('refreshes the body itself at the end of the window when no other instance has', async () => {
+    const instance = stack.newInstance()
+    const { open, timers } = streamOn(instance)
+    const stream = readFrames(await open())
+    await expect.poll(() => stream.events().length).toBe(1)
+    stack.clock.now += 31_000
+    timers.fire(isLook)
+    await expect.poll(() => stream.events().length).toBe(2)
+    await stream.cancel()
+  })
+
+  it('resumes: the current Last-Event-ID gets heartbeats only, an old or unknown one the body at once', async () => {
+    const instance = stack.newInstance()
+    const { open, timers } = streamOn(instance)
+    const { etag } = await controlRoomBody(instance)
+    const current = readFrames(await open({ 'last-event-id': eventIdOf(etag) }))
+    timers.fire((ms) => ms === HEARTBEAT_MS)
+    await expect.poll(() => current.frames.at(-1)).toEqual({ comment: 'heartbeat' })
+    expect(current.events()).toEqual([])
+    const old = readFrames(await open({ 'last-event-id': 'an-id-from-yesterday' }))
+    await expect.poll(() => old.events().map((e) => e.id)).toEqual([eventIdOf(etag)])
+    await Promise.all([current.cancel(), old.cancel()])
+  })
+
+  it('ends each stream cleanly at STREAM_MAX_SECONDS, so that EventSource reconnects', async () => {
+    const { open, timers } = streamOn(stack.newInstance())
+    const stream = readFrames(await open())
+    await expect.poll(() => stream.events().length).toBe(1)
+    timers.fire((ms) => ms === DEADLINE_MS)
+    await stream.done
+    expect(stream.ended()).toBe(true)
+    // With no stream open the feed stops: no look, no heartbeat, nothing spent while nobody listens.
+    expect(timers.pending()).toEqual([])
+  })
+
+  it('holds a client to STREAM_MAX_PER_CLIENT (429) and the instance to STREAM_MAX_PER_INSTANCE (503), each with Retry-After', async () => {
+    const { open } = streamOn(stack.newInstance(), { maxPerClient: 2, maxPerInstance: 3 })
+    const held = [await open(), await open()].map(readFrames)
+    const refused = await open()
+    expect(refused.status).toBe(429)
+    expect(refused.headers.get('retry-after')).toBe('30')
+    expect(refused.headers.get('ratelimit-policy')).toBe('"stream";q=2')
+    expect(refused.headers.get('ratelimit')).toBe('"stream";r=0;t=30')
+    expect(await refused.json()).toMatchObject({ code: 'RATE_LIMITED' })
+    const other = readFrames(await open({ 'x-real-ip': '203.0.113.50' }))
+    const full = await open({ 'x-real-ip': '203.0.113.51' })
+    expect(full.status).toBe(503)
+    expect(full.headers.get('retry-after')).toBe('30')
+    expect(await full.json()).toMatchObject({ code: 'STREAMS_FULL' })
+    // A closed stream gives its place back.
+    await held[0]!.cancel()
+    await expect.poll(async () => (await open()).status).toBe(200)
+    await Promise.all([held[1]!.cancel(), other.cancel()])
+  })
+})
+
+describe('a stream’s buffer', () => {
+  it('drops a reader that stopped reading once its buffer is full, and never holds the others back', async () => {
+    let closed = 0
+    const slow = openStreamListener({ client: 'a', onClose: () => closed++, maxBufferedBytes: 1000 })
+    const quick = openStreamListener({ client: 'b', onClose: () => closed++, maxBufferedBytes: 1000 })
+    const reader = quick.body.getReader()
+    const chunk = new Uint8Array(400)
+    const sent: boolean[] = []
+    for (let i = 0; i < 4; i++) {
+      sent.push(slow.listener.send(chunk))
+      expect(quick.listener.send(chunk)).toBe(true)
+      expect((await reader.read()).value).toBe(chunk) // the bytes are shared, never copied per stream
+    }
+    expect(sent).toEqual([true, true, false, false])
+    expect(closed).toBe(1)
+    await expect(slow.body.getReader().read()).rejects.toThrow(/too far behind/)
+  })
+})
+
+describe('event-stream frames', () => {
+  const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes)
+  it('writes an event as event, id and one data line, and keeps any line break out of every field', () => {
+    expect(text(sseEvent({ event: 'control-room', id: 'abc', data: '{"a":1}' }))).toBe('event: control-room\nid: abc\ndata: {"a":1}\n\n')
+    expect(text(sseEvent({ event: 'x\ny', id: 'a\r\nid: forged', data: 'one\ntwo' }))).toBe(
+      'event: x y\nid: a id: forged\ndata: one two\n\n',
+    )
+    expect(text(sseComment('heartbeat'))).toBe(': heartbeat\n\n')
+    expect(text(sseRetry(3000))).toBe('retry: 3000\n\n')
+  })
+
+  it('makes the event id from the ETag, the same on every instance', () => {
+    expect(eventIdOf('"5f2c"')).toBe('5f2c')
+    expect(eventIdOf('W/"5f2c"')).toBe('5f2c')
+  })
+})
