@@ -57,6 +57,19 @@ const reads = getReadServices()
 await seedHistory(reads.store, reads.keyPrefix, syntheticHistory({ tokens: room.liveActivity, now: reads.now() }))
 const { startInProcessTicker } = await import('../lib/tick/ticker.js')
 const ticker = await startInProcessTicker()
+// Ctrl-C is handled before the sandbox says it is ready: a user (or a script) may press it at once.
+let stopping = false
+const stop = async () => {
+  if (stopping) return
+  stopping = true
+  ticker.stop()
+  await server.close()
+  await Promise.allSettled([chain.stop(), kms.close(), upstream.close(), gecko.close()])
+  process.exit(0)
+}
+process.on('SIGINT', () => void stop())
+process.on('SIGTERM', () => void stop())
+
 console.log(`sandbox ready at ${base}`)
 console.log(`  dashboard      ${base}/`)
 console.log(`  control room   ${base}/api/control-room`)
@@ -79,15 +92,3 @@ console.log(
   `  curl -s -X POST ${base}/api/b20-skill -H 'X-Service-Key: ${agent.key}' -H 'Content-Type: application/json' -d '{"action":"receipt","tx_hash":"<txHash>"}'`,
 )
 console.log('Ctrl-C stops everything.')
-
-let stopping = false
-const stop = async () => {
-  if (stopping) return
-  stopping = true
-  ticker.stop()
-  await server.close()
-  await Promise.allSettled([chain.stop(), kms.close(), upstream.close(), gecko.close()])
-  process.exit(0)
-}
-process.on('SIGINT', () => void stop())
-process.on('SIGTERM', () => void stop())

@@ -190,9 +190,10 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     console.error(error instanceof Error ? error.message : String(error))
     process.exit(1)
   })
-  const ticking = ticker.intervalSeconds > 0 ? `tick every ${ticker.intervalSeconds} s` : 'tick off'
-  console.log(`listening on ${running.url} (${describe}, ${ticking})`)
+  // Stopping is wired before the line that says the server is ready: a script may stop it at once.
   const stop = () => void running.close().then(() => process.exit(0))
   process.on('SIGINT', stop)
   process.on('SIGTERM', stop)
+  const ticking = ticker.intervalSeconds > 0 ? `tick every ${ticker.intervalSeconds} s` : 'tick off'
+  console.log(`listening on ${running.url} (${describe}, ${ticking})`)
 }

@@ -1,7 +1,8 @@
-// Talking to the service: the room, the charts and the status, polled while the page is shown; the header's freshness
-// and the error banner.
+// Talking to the service: the room (streamed, or polled while the stream is down), the charts and the status; the
+// header's freshness and the error banner.
 import { renderSparklines, renderVolumeChart } from './charts.js'
 import { keepingFocus } from './focus.js'
+import { isLive, startLive } from './live.js'
 import { byId, REFRESH_MS, STALE_AFTER_SECONDS, state } from './state.js'
 import { renderSummary, renderTable, renderTrending } from './table.js'
 
@@ -93,16 +94,40 @@ async function loadRoom() {
     // A slightly stale answer means a refresh has just started on the server: ask again shortly rather than in 30 s.
     // (Older stale data means an outage: the usual 30 s polling goes on, no faster.)
     if (state.served.state === 'stale' && (state.served.ageSeconds ?? 0) <= STALE_AFTER_SECONDS) scheduleCatchUp()
-    if (changed)
-      keepingFocus(() => {
-        renderSummary()
-        renderTrending()
-        renderTable()
-      })
+    if (changed) renderRoom()
     renderFreshness()
   } catch {
     showError('Market data unavailable: the service could not be reached.')
   }
+}
+
+/** Redraws the stats, the trending list and the table from the room in `state`, keeping the keyboard focus. */
+function renderRoom() {
+  keepingFocus(() => {
+    renderSummary()
+    renderTrending()
+    renderTable()
+  })
+}
+
+/**
+ * A room the stream sent: drawn at once when it is new, then the charts and the status follow; no request for the
+ * room. A body sent as it changed is fresh; the first after a (re)connect may be older, and its age is then told by
+ * its own timestamp.
+ * @param {import('./state.js').ControlRoom} room
+ * @param {string} id
+ * @param {boolean} first
+ */
+function takeStreamedRoom(room, id, first) {
+  const etag = `"${id}"`
+  if (etag === lastEtags.room && state.data) return
+  state.data = room
+  lastEtags.room = etag
+  state.served = { state: 'fresh', source: null, ageSeconds: first ? null : 0, receivedAt: Date.now() }
+  showError(null)
+  renderRoom()
+  renderFreshness()
+  void loadHistory().finally(() => void loadHealth())
 }
 
 let catchUp = 0
@@ -153,12 +178,16 @@ export const loadAll = () =>
     .then(loadHistory)
     .finally(() => void loadHealth())
 
-/** Loads now, then every 30 s while the page is shown; a tab in the background catches up as soon as it is shown. */
+/**
+ * Loads now, then listens to the stream; while the stream is down, polls every 30 s while the page is shown, and a
+ * tab in the background catches up as soon as it is shown.
+ */
 export function startPolling() {
   void loadAll()
-  setInterval(() => document.visibilityState === 'visible' && void loadAll(), REFRESH_MS)
+  startLive(takeStreamedRoom)
+  setInterval(() => document.visibilityState === 'visible' && !isLive() && void loadAll(), REFRESH_MS)
   document.addEventListener('visibilitychange', () => {
-    if (document.visibilityState === 'visible' && Date.now() - state.served.receivedAt > REFRESH_MS) void loadAll()
+    if (document.visibilityState === 'visible' && !isLive() && Date.now() - state.served.receivedAt > REFRESH_MS) void loadAll()
   })
   setInterval(renderFreshness, 1000)
 }

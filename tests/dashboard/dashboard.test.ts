@@ -15,6 +15,8 @@ import {
 } from '../../lib/read/handlers.js'
 import { createReadServices, type ReadServices } from '../../lib/read/services.js'
 import { createMemoryStore } from '../../lib/store/memory.js'
+import { loadStreamConfig } from '../../lib/stream/config.js'
+import { createStreamEndpoint } from '../../lib/stream/handler.js'
 import { createDexScreenerClient } from '../../lib/upstream/dexscreener.js'
 import { createGeckoTerminalClient } from '../../lib/upstream/geckoterminal.js'
 import { launchChromium } from '../support/browser.js'
@@ -138,6 +140,7 @@ describe('the dashboard page', () => {
         'token-history': createTokenHistoryEndpoint(() => services),
         'market-history': createMarketHistoryEndpoint(() => services),
         health: createHealthEndpoint({ read: () => services, deploy: defaultDeployServicesSource, config: () => loadHealthConfig({}) }),
+        stream: createStreamEndpoint({ read: () => services, config: () => loadStreamConfig({}) }),
       },
       ...(await vercelRouting()),
     })
@@ -283,6 +286,58 @@ describe('the dashboard page', () => {
     }
   })
 
+  it('updates from the stream when the room changes, without asking for the room again, and says it is live', async () => {
+    const context = await browser.newContext({ viewport: { width: 1400, height: 1000 }, userAgent: COUNTED_AGENT })
+    const page = await context.newPage()
+    try {
+      await page.goto(server.url)
+      await page.waitForSelector('[data-testid="live"][data-mode="live"]')
+      await page.waitForSelector('[data-testid="tokens"] tbody tr[data-address]')
+      const asked = countedRoomRequests
+      await page
+        .locator('[data-testid="tokens"] tbody tr[data-address]')
+        .first()
+        .evaluate((el) => el.setAttribute('data-seen', ''))
+      const seenGone = () => page.evaluate(() => document.querySelector('tr[data-seen]') === null)
+      // The window ends and someone else's read refreshes the room on the server: the page hears of it.
+      clock.offset += 31_000
+      await expect
+        .poll(async () => {
+          await (await fetch(`${server.url}/api/control-room`)).arrayBuffer()
+          return seenGone()
+        })
+        .toBe(true)
+      expect(countedRoomRequests).toBe(asked)
+      expect(await page.getByTestId('updated').textContent()).toMatch(/updated \d+ s ago/)
+    } finally {
+      await context.close()
+    }
+  }, 60_000)
+
+  it('falls back to polling when the service refuses the stream, and says so', async () => {
+    const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } })
+    const page = await context.newPage()
+    try {
+      await page.route('**/api/stream', (route) =>
+        route.fulfill({
+          status: 503,
+          contentType: 'application/json',
+          headers: { 'retry-after': '30' },
+          body: '{"error":"full","code":"STREAMS_FULL"}',
+        }),
+      )
+      await page.goto(server.url)
+      await page.waitForSelector('[data-testid="tokens"] tbody tr[data-address]')
+      await expect.poll(() => page.getByTestId('live').getAttribute('data-mode')).toBe('polling')
+      // The Refresh button still asks for the room.
+      const asked = page.waitForResponse((r) => r.url().endsWith('/api/control-room'))
+      await page.click('#refresh')
+      expect((await asked).status()).toBe(200)
+    } finally {
+      await context.close()
+    }
+  }, 60_000)
+
   it('loads everything in three API requests: the room (its preload reused, asked once), every chart in one, and the status', async () => {
     // A young body first: one that turned stale while the page loads would rightly make it ask again 5 s later,
     // which is not a double fetch. Young: at most 10 s into its 30 s window (a read past the window refreshes it).
@@ -304,7 +359,12 @@ describe('the dashboard page', () => {
     await page.goto(server.url)
     await page.waitForSelector('[data-testid="tokens"] svg.spark')
     await page.waitForSelector('[data-testid="health"]:has-text("service")')
-    expect(asked.filter((path) => path.startsWith('/api/')).sort()).toEqual(['/api/control-room', '/api/health', '/api/market-history'])
+    expect(asked.filter((path) => path.startsWith('/api/')).sort()).toEqual([
+      '/api/control-room',
+      '/api/health',
+      '/api/market-history',
+      '/api/stream',
+    ])
     expect(countedRoomRequests).toBe(1) // the preload was reused, not fetched twice
     // Every module of the page once (index.html preloads them all, so none waits for the one that imports it).
     expect(asked.filter((path) => path.startsWith('/modules/')).sort()).toEqual(

@@ -50,7 +50,7 @@ describe('what every endpoint answers the same way', () => {
     const response = await createEndpoint({ methods: ['GET'], handler: ok }).fetch(get())
     expect(response.headers.get('access-control-allow-origin')).toBe('*')
     expect(response.headers.get('access-control-expose-headers')).toBe(
-      'ETag,Retry-After,X-Data-State,X-Data-Age,X-Data-Source,X-Request-Id',
+      'ETag,Retry-After,X-Data-State,X-Data-Age,X-Data-Source,X-Request-Id,RateLimit,RateLimit-Policy',
     )
     expect(response.headers.get('access-control-allow-methods')).toBeNull()
     expect(response.headers.get('access-control-max-age')).toBeNull()

@@ -1,0 +1,51 @@
+// Live updates over Server-Sent Events: each new room arrives as the service makes it, with no request for it.
+// Polling takes over only while the stream is down (refused, or no EventSource), and the stream is tried again later.
+import { byId } from './state.js'
+
+/** How long after the service refused the stream (429, 503) it is tried again; the page polls meanwhile. */
+const RETRY_REFUSED_MS = 60_000
+
+let live = false
+
+/** True while the stream delivers: the page then does not poll. */
+export const isLive = () => live
+
+/**
+ * Shows whether the page is live or polling.
+ * @param {'live' | 'polling'} mode
+ */
+function showMode(mode) {
+  const el = byId('live')
+  el.dataset.mode = mode
+  el.textContent = mode === 'live' ? 'live' : 'polling'
+  el.title = mode === 'live' ? 'New data arrives as the service gets it' : 'The live stream is not available: the page asks every 30 s'
+}
+
+/**
+ * Opens the stream. `onRoom` gets each body the stream sends (the same JSON as GET /api/control-room), with its id
+ * (the body's ETag without quotes) and whether it is the first since the stream (re)connected.
+ * @param {(room: import('./state.js').ControlRoom, id: string, first: boolean) => void} onRoom
+ */
+export function startLive(onRoom) {
+  if (typeof EventSource === 'undefined') return showMode('polling')
+  const connect = () => {
+    const source = new EventSource('/api/stream')
+    let first = true
+    source.addEventListener('open', () => {
+      live = true
+      first = true
+      showMode('live')
+    })
+    source.addEventListener('control-room', (event) => {
+      onRoom(JSON.parse(/** @type {MessageEvent<string>} */ (event).data), /** @type {MessageEvent} */ (event).lastEventId, first)
+      first = false
+    })
+    source.addEventListener('error', () => {
+      live = false
+      showMode('polling')
+      // A stream that ended reconnects by itself; one the service refused stays closed: try again later.
+      if (source.readyState === EventSource.CLOSED) setTimeout(connect, RETRY_REFUSED_MS)
+    })
+  }
+  connect()
+}
