@@ -6,6 +6,7 @@ import { benchReadApi, benchWarmThroughput } from './readApi.js'
 import { benchReadFreshness, benchRefresh, benchSteadyLoad } from './readFreshness.js'
 import { type BenchRun, regenerateBenchmarkTables, saveRun } from './report.js'
 import { benchStoreCost } from './storeCost.js'
+import { benchStream } from './stream.js'
 import { startUpstreamThread } from './upstreamThread.js'
 
 /** Runs every benchmark (or those named on the command line) and prints their figures and ratios. */
@@ -18,6 +19,7 @@ const benches: Record<string, () => Promise<Record<string, number | string>>> = 
   'cold-start': benchColdStart,
   dashboard: benchDashboard,
   'store-cost': benchStoreCost,
+  stream: benchStream,
   warm: async () => {
     const upstream = await startUpstreamThread(0)
     try {

@@ -18,7 +18,7 @@ export type StreamConfig = {
 export const STREAM_FUNCTION_MAX_DURATION_SECONDS = 300
 
 const streamSchema = z.object({
-  STREAM_MAX_PER_CLIENT: optional(wholeNumber(1).max(1000, 'must be at most 1000')).default(10),
+  STREAM_MAX_PER_CLIENT: optional(wholeNumber(1).max(100_000, 'must be at most 100000')).default(10),
   STREAM_MAX_PER_INSTANCE: optional(wholeNumber(1).max(100_000, 'must be at most 100000')).default(2000),
   STREAM_MAX_SECONDS: optional(
     wholeNumber(5).max(STREAM_FUNCTION_MAX_DURATION_SECONDS - 5, `must be at most ${STREAM_FUNCTION_MAX_DURATION_SECONDS - 5}`),

@@ -84,7 +84,7 @@ export function createStreamEndpoint(parameters: CreateStreamEndpointParameters)
       return errorResponse(503, 'UPSTREAM_UNAVAILABLE', 'The market data is not available yet; retry shortly.', { 'retry-after': '5' })
     }
     const deadline = limits.maxSeconds * 1000
-    cancelDeadline = schedule ? schedule(listener.end, deadline) : unrefTimer(listener.end, deadline)
+    cancelDeadline = schedule ? schedule(listener.end, deadline) : deadlineTimer(listener.end, deadline)
     request.signal?.addEventListener('abort', listener.end, { once: true })
     return new Response(body, {
       headers: {
@@ -99,10 +99,12 @@ export function createStreamEndpoint(parameters: CreateStreamEndpointParameters)
   return createEndpoint({ methods: ['GET'], handler })
 }
 
-/** A timer that does not keep the process alive; answers how to cancel it. */
-function unrefTimer(run: () => void, ms: number): () => void {
+/**
+ * A stream's deadline; answers how to cancel it. It keeps the process alive while the stream is open, as the open
+ * stream is work in progress (a runtime that runs the function alone would otherwise exit under it).
+ */
+function deadlineTimer(run: () => void, ms: number): () => void {
   const timer = setTimeout(run, ms)
-  timer.unref()
   return () => clearTimeout(timer)
 }
 

@@ -37,6 +37,8 @@ const TABLE: Record<string, FunctionCall[]> = {
     { path: `/api/token-history?address=0x${'ab'.repeat(20)}` },
   ],
   'market-history': [{ path: '/api/market-history' }, { path: '/api/market-history', method: 'DELETE' }],
+  // Both sides end the stream after STREAM_MAX_SECONDS (5 s here), so each answer can be read whole and compared.
+  stream: [{ path: '/api/stream' }, { path: '/api/stream', method: 'POST' }],
   'token-search': [{ path: '/api/token-search?q=aero' }, { path: '/api/token-search' }, { path: `/api/token-search?q=${'x'.repeat(65)}` }],
   'b20-skill': [
     { path: '/api/b20-skill', method: 'POST', headers: json, body: '{"action":"agent_deploy","name":"A","symbol":"A"}' },
@@ -124,7 +126,7 @@ describe('the Vercel build output (vercel build with the official CLI, offline)'
       buildVercelOutput(),
       startServiceParts({ redisSocket: inject('redisSocket'), allowlist: [agent.digest], storePrefix: `vb${process.pid}:` }),
     ])
-    env = { ...parts.env, CRON_SECRET: TICK_SECRET }
+    env = { ...parts.env, CRON_SECRET: TICK_SECRET, STREAM_MAX_SECONDS: '5' }
     local = await startNpmStart(env)
     // The control room built once, as on any deployment that has served a read: the tokens token-history knows come
     // from it, whichever case runs first.
@@ -169,6 +171,11 @@ describe('the Vercel build output (vercel build with the official CLI, offline)'
     if (name === 'control-room') expect(built[3]!.headers['x-request-id']).toBe('fra1::iad1::built-1732350000000-0abc')
     // Not vacuous: the table reaches the real work, not only refusals.
     expect(built.some((a) => a.status === 200)).toBe(true)
+    if (name === 'stream') {
+      // The built function streams as npm start does: retry, then the control room as one event, then a clean end.
+      expect(built[0]!.headers['content-type']).toBe('text/event-stream; charset=utf-8')
+      expect(built[0]!.body).toMatch(/^retry: 3000\n\nevent: control-room\nid: [\w-]+\ndata: \{"/)
+    }
     if (name === 'b20-skill') {
       // The dry run went through the lazily loaded KMS and chain code to a simulation: the bundle carries it all.
       expect(JSON.parse(built[3]!.body)).toMatchObject({ ok: true, status: 'simulated' })
