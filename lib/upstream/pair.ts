@@ -104,8 +104,12 @@ function unusableBecause(pair: DexScreenerPair): DropCause | null {
   return null
 }
 
-/** Parses one DexScreener pair into a Base {@link Pair}, or null (not a pair, another chain, or unusable: counted). */
+/**
+ * Parses one DexScreener pair into a Base {@link Pair}, or null (not a pair, another chain, or unusable: counted).
+ * A pair of another chain is left before the schema runs: searches answer many, and a refresh keeps none of them.
+ */
 export function parsePair(raw: unknown, dropped?: DroppedRows): Pair | null {
+  if (typeof raw !== 'object' || raw === null || (raw as { chainId?: unknown }).chainId !== BASE_CHAIN_ID) return null
   const parsed = dexScreenerPairSchema.safeParse(raw)
   return parsed.success ? toBasePair(parsed.data, dropped) : null
 }
