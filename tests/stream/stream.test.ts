@@ -4,6 +4,7 @@ import type { Schedule } from '../../lib/stream/controlRoomStream.js'
 import { createStreamEndpoint } from '../../lib/stream/handler.js'
 import { openStreamListener } from '../../lib/stream/listener.js'
 import { eventIdOf, sseComment, sseEvent, sseRetry } from '../../lib/stream/sse.js'
+import { runTick } from '../../lib/tick/runTick.js'
 import { type ReadInstance, type ReadStack, readUntilFresh, startReadStack } from '../support/readStack.js'
 
 /** One frame of an event stream: its fields, or a comment. */
@@ -121,6 +122,21 @@ describe('GET /api/stream (Upstash over redis-server, the DexScreener-shaped ups
     expect(second!.id).not.toBe(first!.id)
     expect(JSON.parse(second!.data!)).toEqual(fresh)
     for (const stream of streams) await stream.cancel()
+  })
+
+  it('sends the body the scheduled tick refreshed on the instance, as it lands', async () => {
+    const instance = stack.newInstance()
+    const { open } = streamOn(instance)
+    const stream = readFrames(await open())
+    await expect.poll(() => stream.events().length).toBe(1)
+    stack.clock.now += 31_000
+    const noDeploys = async () => {
+      throw new Error('no deploys in this test')
+    }
+    const summary = await runTick({ read: instance.services, deploy: noDeploys, caller: 'test', intervalSeconds: 60 })
+    expect(summary.parts?.controlRoom).toMatchObject({ ok: true, refreshed: true })
+    await expect.poll(() => stream.events().length).toBe(2)
+    await stream.cancel()
   })
 
   it('learns at the end of the window of a refresh another instance made, with one store read for all its streams', async () => {
