@@ -1,5 +1,5 @@
 import type { Hex } from 'viem'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest'
 import { type DeployStack, startDeployStack } from '../support/deployStack.js'
 import { type ReadStack, startReadStack } from '../support/readStack.js'
 import { type RedisServer, startRedisServer } from '../support/redisServer.js'
@@ -48,6 +48,8 @@ describe('KMS and RPC faults: clear codes within seconds, nothing broadcast, the
     redis?.close()
     await stack?.close()
   })
+  // Each case ends with a sweep for secrets over everything the stack logged and answered so far.
+  afterEach(() => expectNoSecrets(stack))
 
   it('a KMS that accepts Sign and never answers: SIGNER_UNAVAILABLE within the 5 s deadline, the lock released at once', async () => {
     stack.kms.setFault('hang')
@@ -135,10 +137,6 @@ describe('KMS and RPC faults: clear codes within seconds, nothing broadcast, the
     }
     expect((await stack.post(deployBody('BACK'))).body).toMatchObject({ ok: true })
   })
-
-  it('leaked no agent key, AWS secret or Redis token into any log line, answer body or header', () => {
-    expectNoSecrets(stack)
-  })
 })
 
 /** Every answer body and header the fault scenarios got, for the secrets check. */
@@ -147,7 +145,7 @@ const seenAnswers: string[] = []
 /** Asserts that no secret appears in any log line of the stack or any answer seen. */
 function expectNoSecrets(stack: DeployStack) {
   expect(findLeaks([...stack.logs, ...seenAnswers], deployStackSecrets(stack))).toEqual([])
-  expect(stack.logs.length).toBeGreaterThan(10) // the check saw real traffic
+  expect(stack.logs.length).toBeGreaterThan(0) // the check saw real traffic
 }
 
 describe('Redis stops during a burst of deploys, then returns', () => {

@@ -1,6 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished } from 'vitest'
 import { generateAgentKey } from '../../lib/deploy/agents/agentKeys.js'
 import { type NpmStart, startNpmStart } from '../support/npmStart.js'
 import { type ServiceParts, startServiceParts } from '../support/serviceParts.js'
@@ -15,9 +15,9 @@ describe('the MCP server at /api/mcp, with the SDK’s own client, against npm s
   const clients: Client[] = []
 
   /** A connected SDK client; `headers` go on every HTTP request, as an MCP client configured with a key sends them. */
-  async function connect(headers: Record<string, string> = {}): Promise<Client> {
+  async function connect(headers: Record<string, string> = {}, url = service.url): Promise<Client> {
     const client = new Client({ name: 'mcp-test', version: '1.0.0' })
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${service.url}/api/mcp`), { requestInit: { headers } }))
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/api/mcp`), { requestInit: { headers } }))
     clients.push(client)
     return client
   }
@@ -30,7 +30,7 @@ describe('the MCP server at /api/mcp, with the SDK’s own client, against npm s
       redisSocket: inject('redisSocket'),
       allowlist: [agent.digest, other.digest],
       storePrefix: `mcp${process.pid}:`,
-      env: { DEPLOY_DAILY_CAP: '2' },
+      env: { DEPLOY_DAILY_CAP: '20' },
     })
     service = await startNpmStart(parts.env)
   }, 120_000)
@@ -160,7 +160,10 @@ describe('the MCP server at /api/mcp, with the SDK’s own client, against npm s
   })
 
   it('answers an invalid intent with every problem and the cap with its code, signing nothing', async () => {
-    const client = await connect({ 'x-service-key': agent.key })
+    // A service of its own with a cap of 1 (its own store prefix, so its own count), on the same chain and KMS.
+    const capped1 = await startNpmStart({ ...parts.env, DEPLOY_DAILY_CAP: '1', STORE_KEY_PREFIX: `mcpcap${process.pid}:` })
+    onTestFinished(() => capped1.stop())
+    const client = await connect({ 'x-service-key': agent.key }, capped1.url)
     const before = signs()
     const invalid = await call(client, 'deploy_token', { name: ' padded', symbol: 'B@D', decimals: 40, colour: 'red' })
     expect(invalid).toMatchObject({ isError: true, structuredContent: { ok: false, code: 'INVALID_INTENT' } })
@@ -176,7 +179,7 @@ describe('the MCP server at /api/mcp, with the SDK’s own client, against npm s
     })
     expect(signs()).toBe(before)
 
-    // DEPLOY_DAILY_CAP is 2: one deploy went out above, this one takes the last slot, the next is refused.
+    // DEPLOY_DAILY_CAP is 1 here: this deploy takes the slot, the next is refused.
     expect((await call(client, 'deploy_token', { name: 'Second', symbol: 'TWO' })).structuredContent).toMatchObject({
       ok: true,
       status: 'broadcast',
