@@ -6,10 +6,17 @@ import { type DeployConfig, loadDeployConfig } from './config.js'
 import { failure } from './outcome.js'
 import type { DeployTokenReturnType } from './pipeline/deployToken.js'
 import { IDEMPOTENCY_KEY_PATTERN, runIdempotently } from './pipeline/idempotency.js'
-import { type DeployIntent, parseDeployIntent, parseListDeploysRequest, parseReceiptRequest } from './pipeline/intent.js'
+import {
+  type DeployIntent,
+  parseDeployIntent,
+  parseListDeploysRequest,
+  parseListEventsRequest,
+  parseReceiptRequest,
+  parseRedeliverRequest,
+} from './pipeline/intent.js'
 import type { DeployServices } from './services.js'
 
-// The agent actions (agent_deploy, receipt, list_deploys) behind both endpoints: POST /api/b20-skill and the MCP tools.
+// The agent actions (agent_deploy, receipt, list_deploys, list_events, redeliver) behind both endpoints: POST /api/b20-skill and the MCP tools.
 // The caller has already matched the agent key; every refusal that needs only the body comes before the chain and
 // signing code is loaded.
 
@@ -164,10 +171,19 @@ export async function runAgentAction({
     if (!parsed.ok)
       return answer(failure('INVALID_INTENT', 'The list_deploys request is invalid; see details.', { details: parsed.details }))
     run = async (ctx) => answer(await (await loadRuntime()).listDeploys({ services: ctx, agentDigest, limit: parsed.limit }))
+  } else if (action === 'list_events') {
+    const parsed = parseListEventsRequest(body)
+    if (!parsed.ok)
+      return answer(failure('INVALID_INTENT', 'The list_events request is invalid; see details.', { details: parsed.details }))
+    run = async (ctx) => answer(await (await loadRuntime()).listEvents({ services: ctx, agentDigest, limit: parsed.limit }))
+  } else if (action === 'redeliver') {
+    const parsed = parseRedeliverRequest(body)
+    if (!parsed.ok) return answer(failure('INVALID_INTENT', 'The redeliver request is invalid; see details.', { details: parsed.details }))
+    run = async (ctx) => answer(await (await loadRuntime()).redeliverEvent({ services: ctx, agentDigest, eventId: parsed.eventId }))
   } else {
     return answer(
       failure('UNKNOWN_ACTION', 'Unknown or missing action.', {
-        details: [{ field: 'action', reason: 'must be "agent_deploy", "receipt" or "list_deploys"' }],
+        details: [{ field: 'action', reason: 'must be "agent_deploy", "receipt", "list_deploys", "list_events" or "redeliver"' }],
       }),
     )
   }

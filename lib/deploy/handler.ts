@@ -4,15 +4,23 @@ import { jsonResponse, type Method, readJsonBody } from '../platform/http.js'
 import { corsHeaders, jsonAnswer, notAllowedAnswer, oneOf, preflightOperation, redirectAnswer } from '../platform/routeDocs.js'
 import { AGENT_CHECK_UNAVAILABLE, authorizeAgent, type DeployServicesSource, MISCONFIGURED, runAgentAction } from './agentActions.js'
 import { createRefusalLog, refusalText } from './agents/agentKeys.js'
-import { agentDeploySchema, listDeploysRequestSchema, receiptRequestSchema } from './pipeline/intent.js'
+import {
+  agentDeploySchema,
+  listDeploysRequestSchema,
+  listEventsRequestSchema,
+  receiptRequestSchema,
+  redeliverRequestSchema,
+} from './pipeline/intent.js'
 import {
   deployBroadcastSchema,
   deployFailureSchema,
   deploySimulatedSchema,
   listDeploysSchema,
+  listEventsSchema,
   receiptConfirmedSchema,
   receiptPendingSchema,
   receiptReplacedSchema,
+  redeliveredSchema,
   skillHttpErrorSchema,
 } from './responses.js'
 
@@ -61,9 +69,9 @@ export const b20SkillRoute: ZodOpenApiPathItemObject = {
   post: {
     operationId: 'b20Skill',
     summary:
-      'Deploy a B20 token (action agent_deploy), read a deploy receipt, waiting up to 25 s (action receipt), or list your deploys (action list_deploys)',
+      'Deploy a B20 token (action agent_deploy), read a deploy receipt, waiting up to 25 s (action receipt), list your deploys (action list_deploys), list your webhook events (action list_events) or send one again (action redeliver)',
     description:
-      'One endpoint, three actions, told apart by action in the body. The agent key (X-Service-Key) is checked before anything else. agent_deploy validates, simulates, signs with KMS and broadcasts (dryRun: validate and simulate only); receipt answers pending, confirmed, reverted or replaced, waiting up to waitSeconds; list_deploys answers the calling agent’s own deploys. Domain outcomes are 200 with ok true or false and a code.',
+      'One endpoint, five actions, told apart by action in the body. The agent key (X-Service-Key) is checked before anything else. agent_deploy validates, simulates, signs with KMS and broadcasts (dryRun: validate and simulate only); receipt answers pending, confirmed, reverted or replaced, waiting up to waitSeconds; list_deploys answers the calling agent’s own deploys; list_events its own webhook events (kept 7 days) with how each delivery stands; redeliver queues one of them again with the same webhook-id and attempts it at once. Domain outcomes are 200 with ok true or false and a code.',
     security: [{ serviceKey: [] }],
     parameters: [
       {
@@ -76,7 +84,17 @@ export const b20SkillRoute: ZodOpenApiPathItemObject = {
     ],
     requestBody: {
       required: true,
-      content: { 'application/json': { schema: oneOf([agentDeploySchema, receiptRequestSchema, listDeploysRequestSchema]) } },
+      content: {
+        'application/json': {
+          schema: oneOf([
+            agentDeploySchema,
+            receiptRequestSchema,
+            listDeploysRequestSchema,
+            listEventsRequestSchema,
+            redeliverRequestSchema,
+          ]),
+        },
+      },
     },
     responses: {
       '308': redirectAnswer,
@@ -89,6 +107,8 @@ export const b20SkillRoute: ZodOpenApiPathItemObject = {
             receiptConfirmedSchema,
             receiptReplacedSchema,
             listDeploysSchema,
+            listEventsSchema,
+            redeliveredSchema,
             deployFailureSchema,
           ]),
           'The outcome: ok true (broadcast, simulated, pending, confirmed, replaced, or the deploy list) or ok false with error and code',

@@ -80,8 +80,14 @@ export function webhookTargetKeys(storePrefix: string) {
   }
 }
 
-/** The store keys of the webhook outbox: each event, and the index of events due for an attempt. */
+/** The store keys of the webhook outbox: each event, the index of events due for an attempt, and each agent's events. */
 export function webhookOutboxKeys(storePrefix: string) {
   const base = `${storePrefix}webhooks:v1:`
-  return { event: (id: string) => `${base}event:${id}`, due: `${base}due` }
+  return {
+    event: (id: string) => `${base}event:${id}`,
+    /** What an event's key starts with (its id follows). */
+    eventPrefix: `${base}event:`,
+    due: `${base}due`,
+    agentEvents: (digest: string) => `${base}agent:${digest}`,
+  }
 }

@@ -123,6 +123,30 @@ export const listedDeploySchema = z.object({
 /** Body of `list_deploys`: the calling agent's own deploys, newest first (kept 30 days). */
 export const listDeploysSchema = z.object({ ok: z.literal(true), deploys: z.array(listedDeploySchema) })
 
+/** One webhook event of the calling agent, as `list_events` answers it. */
+export const listedEventSchema = z.object({
+  id: z.string().describe('The event id: the webhook-id header of every attempt'),
+  type: z.enum(['deploy.broadcast', 'deploy.confirmed', 'deploy.reverted', 'deploy.replaced', 'token.listed']),
+  createdAt: z.string().describe('When the event was filed (ISO 8601)'),
+  state: z.enum(['pending', 'delivered', 'failed']).describe('pending: an attempt is due; delivered: a 2xx came back; failed: given up'),
+  attempts: z.number().int().min(0).describe('Attempts made since the event was (re)queued'),
+  lastStatus: z.number().int().nullable().describe('The HTTP status of the last attempt (null: none, or no answer)'),
+  lastError: z.string().nullable().describe('Why the last attempt failed, when it did'),
+  nextAttemptAt: z.string().nullable().describe('When the next attempt is due (ISO 8601), while pending'),
+})
+
+/** Body of `list_events`: the calling agent's own webhook events, newest first (kept 7 days). */
+export const listEventsSchema = z.object({ ok: z.literal(true), events: z.array(listedEventSchema) })
+
+/** Body of `redeliver`: the event was queued again and attempted at once. */
+export const redeliveredSchema = z.object({
+  ok: z.literal(true),
+  eventId: z.string(),
+  outcome: z
+    .enum(['delivered', 'retrying', 'failed', 'disabled'])
+    .describe('How the immediate attempt went; retrying: it follows the retry schedule'),
+})
+
 /** Machine codes of a deploy or receipt that did not succeed. */
 export const deployFailureCodeSchema = z.enum([
   'INVALID_INTENT',
@@ -146,6 +170,8 @@ export const deployFailureCodeSchema = z.enum([
   'TX_NOT_FOUND',
   'NOT_A_DEPLOY',
   'REVERTED',
+  'EVENT_NOT_FOUND',
+  'WEBHOOK_NOT_ACTIVE',
 ])
 
 /** A body with `ok: false` (HTTP 200): `error` always; the other fields where they apply. */
@@ -212,6 +238,10 @@ export type ReceiptReplaced = Omit<z.infer<typeof receiptReplacedSchema>, 'txHas
 export type TokenMarket = z.infer<typeof tokenMarketSchema>
 /** Body of `list_deploys`. */
 export type ListDeploys = z.infer<typeof listDeploysSchema>
+/** Body of `list_events`. */
+export type ListEvents = z.infer<typeof listEventsSchema>
+/** Body of `redeliver`. */
+export type Redelivered = z.infer<typeof redeliveredSchema>
 /** Receipt of a confirmed deploy. */
 export type ReceiptConfirmed = Omit<z.infer<typeof receiptConfirmedSchema>, 'txHash' | 'tokenAddress'> & {
   txHash: `0x${string}`

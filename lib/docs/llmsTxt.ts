@@ -22,8 +22,8 @@ export function buildLlmsTxt(): string {
     '- GET /api/stream: the control room as Server-Sent Events (text/event-stream, keyless): a control-room event with the same body as GET /api/control-room at once, then one per change; Last-Event-ID resumes without a repeat',
     '- [GET /api/market-history](/api/market-history): the top 100’s total 24h volume every 5 minutes and a 24 h price line (48 half-hour slots) per current top-100 token, in one answer',
     '- [GET /api/health](/api/health): { ok, version, dataAgeSeconds }',
-    '- POST /api/b20-skill: action agent_deploy (deploy a B20 token), receipt (where the token landed; waitSeconds waits for mining) or list_deploys (your deploys)',
-    '- POST /api/mcp: the same as MCP tools (Streamable HTTP, stateless): get_control_room, search_tokens, deploy_token, get_deploy_receipt, list_deploys; agent key as Authorization: Bearer',
+    '- POST /api/b20-skill: action agent_deploy (deploy a B20 token), receipt (where the token landed; waitSeconds waits for mining), list_deploys (your deploys), list_events (your webhook events and their delivery) or redeliver (send one again, same webhook-id)',
+    '- POST /api/mcp: the same as MCP tools (Streamable HTTP, stateless): get_control_room, search_tokens, deploy_token, get_deploy_receipt, list_deploys, list_events, redeliver_event; agent key as Authorization: Bearer',
     '',
   ].join('\n')
 }

@@ -1,14 +1,22 @@
 import { createDocument, type ZodOpenApiPathItemObject } from 'zod-openapi'
 import { b20SkillRoute } from '../deploy/handler.js'
-import { agentDeploySchema, listDeploysRequestSchema, receiptRequestSchema } from '../deploy/pipeline/intent.js'
+import {
+  agentDeploySchema,
+  listDeploysRequestSchema,
+  listEventsRequestSchema,
+  receiptRequestSchema,
+  redeliverRequestSchema,
+} from '../deploy/pipeline/intent.js'
 import {
   deployBroadcastSchema,
   deployFailureSchema,
   deploySimulatedSchema,
   listDeploysSchema,
+  listEventsSchema,
   receiptConfirmedSchema,
   receiptPendingSchema,
   receiptReplacedSchema,
+  redeliveredSchema,
   skillHttpErrorSchema,
 } from '../deploy/responses.js'
 import { healthRoute } from '../health/handler.js'
@@ -65,12 +73,16 @@ const COMPONENTS = {
   AgentDeployRequest: agentDeploySchema,
   ReceiptRequest: receiptRequestSchema,
   ListDeploysRequest: listDeploysRequestSchema,
+  ListEventsRequest: listEventsRequestSchema,
+  RedeliverRequest: redeliverRequestSchema,
   DeployBroadcast: deployBroadcastSchema,
   DeploySimulated: deploySimulatedSchema,
   ReceiptPending: receiptPendingSchema,
   ReceiptConfirmed: receiptConfirmedSchema,
   ReceiptReplaced: receiptReplacedSchema,
   ListDeploys: listDeploysSchema,
+  ListEvents: listEventsSchema,
+  Redelivered: redeliveredSchema,
   DeployFailure: deployFailureSchema,
   SkillHttpError: skillHttpErrorSchema,
   Health: healthSchema,

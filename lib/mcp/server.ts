@@ -32,7 +32,7 @@ export const MCP_BODY_LIMIT_BYTES = 64 * 1024
 
 const INSTRUCTIONS =
   'Live market data for Base (chain 8453) and B20 token deploys signed by the service. get_control_room and search_tokens need no key. ' +
-  'deploy_token, get_deploy_receipt and list_deploys need the agent key on the HTTP request (X-Service-Key, or Authorization: Bearer <key>). ' +
+  'deploy_token, get_deploy_receipt, list_deploys, list_events and redeliver_event need the agent key on the HTTP request (X-Service-Key, or Authorization: Bearer <key>). ' +
   'Deploy with dryRun: true first; after a deploy, call get_deploy_receipt with waitSeconds to learn the token address. Failures are tool results with isError and a code.'
 
 const MCP_ALLOWED_HEADERS = [
@@ -96,15 +96,24 @@ function summarize(name: ToolName, body: JsonObject): string {
       return `Pending${body.pendingSeconds !== undefined ? ` for ${body.pendingSeconds} s` : ''}; ask again with waitSeconds.`
     case 'list_deploys':
       return `${lengthOf(body.deploys)} deploys, newest first.`
+    case 'list_events':
+      return `${lengthOf(body.events)} webhook events, newest first.`
+    case 'redeliver_event':
+      return `Event ${body.eventId} queued again; the attempt: ${body.outcome}.`
   }
 }
 
-/** Maps the `tx_hash` of the receipt body back to the tool's `txHash` in problem details. */
-const renameReceiptFields = (body: Record<string, unknown>) =>
+/** The HTTP body's field names the tools spell otherwise (`tx_hash`, `event_id`), as problem details name them. */
+const TOOL_FIELD_NAMES: Record<string, string> = { tx_hash: 'txHash', event_id: 'eventId' }
+
+/** Maps the HTTP body's field names in problem details back to the tool's own. */
+const renameBodyFields = (body: Record<string, unknown>) =>
   Array.isArray(body.details)
     ? {
         ...body,
-        details: body.details.map((d: { field: string; reason: string }) => (d.field === 'tx_hash' ? { ...d, field: 'txHash' } : d)),
+        details: body.details.map((d: { field: string; reason: string }) =>
+          TOOL_FIELD_NAMES[d.field] ? { ...d, field: TOOL_FIELD_NAMES[d.field]! } : d,
+        ),
       }
     : body
 
@@ -174,8 +183,11 @@ async function callTool({ name, args, request, dependencies, logRefusal }: CallP
   } else if (tool.name === 'get_deploy_receipt') {
     const { txHash, ...rest } = args
     body = { ...rest, ...(txHash !== undefined ? { tx_hash: txHash } : {}), action: 'receipt' }
+  } else if (tool.name === 'redeliver_event') {
+    const { eventId, ...rest } = args
+    body = { ...rest, ...(eventId !== undefined ? { event_id: eventId } : {}), action: 'redeliver' }
   } else {
-    body = { ...args, action: 'list_deploys' }
+    body = { ...args, action: tool.name === 'list_events' ? 'list_events' : 'list_deploys' }
   }
   const answer = await runAgentAction({
     source: dependencies.deploy,
@@ -184,7 +196,7 @@ async function callTool({ name, args, request, dependencies, logRefusal }: CallP
     body,
     idempotencyKey,
   })
-  const result = tool.name === 'get_deploy_receipt' ? renameReceiptFields(answer.body) : answer.body
+  const result = renameBodyFields(answer.body)
   return toolResult(result, summarize(tool.name, result))
 }
 

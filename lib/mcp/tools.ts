@@ -1,6 +1,12 @@
 import { z } from 'zod'
 import { IDEMPOTENCY_KEY_PATTERN } from '../deploy/pipeline/idempotency.js'
-import { agentDeploySchema, listDeploysRequestSchema, receiptRequestSchema } from '../deploy/pipeline/intent.js'
+import {
+  agentDeploySchema,
+  listDeploysRequestSchema,
+  listEventsRequestSchema,
+  receiptRequestSchema,
+  redeliverRequestSchema,
+} from '../deploy/pipeline/intent.js'
 import { isWellFormedText, QUERY_MAX_LENGTH } from '../market/search.js'
 
 // The MCP tools: their names, descriptions, annotations and input schemas. The schemas are built from the very zod
@@ -18,7 +24,14 @@ export type ToolDefinition = {
 }
 
 /** The tools the server offers. */
-export type ToolName = 'get_control_room' | 'search_tokens' | 'deploy_token' | 'get_deploy_receipt' | 'list_deploys'
+export type ToolName =
+  | 'get_control_room'
+  | 'search_tokens'
+  | 'deploy_token'
+  | 'get_deploy_receipt'
+  | 'list_deploys'
+  | 'list_events'
+  | 'redeliver_event'
 
 const readOnly = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true }
 
@@ -54,6 +67,12 @@ export const getDeployReceiptInput = z.strictObject({
 
 /** Arguments of `list_deploys`. */
 export const listDeploysInput = listDeploysRequestSchema.omit({ action: true })
+
+/** Arguments of `list_events`. */
+export const listEventsInput = listEventsRequestSchema.omit({ action: true })
+
+/** Arguments of `redeliver_event`: the `redeliver` body's `event_id` as `eventId`. */
+export const redeliverEventInput = z.strictObject({ eventId: redeliverRequestSchema.shape.event_id })
 
 /** Every tool, in the order `tools/list` answers them. */
 export const TOOLS: readonly ToolDefinition[] = [
@@ -99,6 +118,24 @@ export const TOOLS: readonly ToolDefinition[] = [
       'The calling agent’s own deploys of the last 30 days, newest first, with their last known status and market: null until the token trades, then its DexScreener pair (pairAddress, dexId, priceUsd, liquidity, volume24h, pairUrl, firstSeenAt). Needs the agent key.',
     input: listDeploysInput,
     annotations: readOnly,
+    needsAgentKey: true,
+  },
+  {
+    name: 'list_events',
+    title: 'My webhook events',
+    description:
+      'The calling agent’s own webhook events of the last 7 days, newest first: id (the webhook-id), type, createdAt, state (pending, delivered, failed), attempts, lastStatus, lastError and nextAttemptAt. Needs the agent key.',
+    input: listEventsInput,
+    annotations: readOnly,
+    needsAgentKey: true,
+  },
+  {
+    name: 'redeliver_event',
+    title: 'Send a webhook event again',
+    description:
+      'Queues one of your own events again, with the same webhook-id, and attempts it at once (then the retry schedule, if it fails). Answers the attempt’s outcome. Needs the agent key and an active webhook.',
+    input: redeliverEventInput,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     needsAgentKey: true,
   },
 ]

@@ -33,7 +33,8 @@ export function renderFreshness() {
   el.title = new Date(state.data.stats.ts).toLocaleString()
   const notes = []
   // A stale body past one 30 s window is normal while the next refresh runs; past two, the upstream is not answering.
-  if (served.state === 'stale' && seconds > STALE_AFTER_SECONDS) notes.push('stale: upstream not answering')
+  // Live, a new body comes each window while refreshes work: none for two windows says the same.
+  if ((served.state === 'stale' || isLive()) && seconds > STALE_AFTER_SECONDS) notes.push('stale: upstream not answering')
   if (served.source === 'geckoterminal') notes.push('via GeckoTerminal (failover)')
   const badge = byId('data-state')
   badge.textContent = notes.join(' · ')
@@ -123,7 +124,9 @@ function takeStreamedRoom(room, id, first) {
   if (etag === lastEtags.room && state.data) return
   state.data = room
   lastEtags.room = etag
-  state.served = { state: 'fresh', source: null, ageSeconds: first ? null : 0, receivedAt: Date.now() }
+  // The body says which upstream served it by its links: GeckoTerminal's when the service failed over.
+  const source = room.liveActivity[0]?.pairUrl?.includes('geckoterminal.com') ? 'geckoterminal' : 'dexscreener'
+  state.served = { state: 'fresh', source, ageSeconds: first ? null : 0, receivedAt: Date.now() }
   showError(null)
   renderRoom()
   renderFreshness()

@@ -72,6 +72,7 @@ describe('the dashboard page', () => {
     page.on('console', (m) => m.type() === 'error' && pageErrors.push(`${width}px: ${m.text()}`))
     await page.goto(server.url)
     await untilLoaded(page)
+    await page.waitForSelector(`${rows}:nth-child(100)`)
     return page
   }
   /** Waits for the page's data, its rows and its charts. */
@@ -79,7 +80,7 @@ describe('the dashboard page', () => {
     await page.waitForSelector('[data-testid="trending"] svg.spark')
     // On a phone the table is below the fold: its rows are built as it comes near the screen.
     await page.getByTestId('table-wrap').scrollIntoViewIfNeeded()
-    await page.waitForSelector(`${rows}:nth-child(100)`)
+    await page.waitForSelector(rows)
     await page.waitForSelector('[data-testid="tokens"] svg.spark')
   }
   /** Which case last used each page. */
@@ -597,7 +598,7 @@ describe('the dashboard page', () => {
       upstream.clearFaults()
       gecko.clearFaults()
     }
-  })
+  }, 60_000)
 
   it('shows a clear message when the API errors, and keeps the last data', async () => {
     const page = await pageAt(1400)
@@ -619,7 +620,7 @@ describe('the dashboard page', () => {
     }
     await refreshUntil(page, '[data-testid="error"]', 'hidden')
     await refreshUntil(page, '[data-testid="data-state"]', 'hidden')
-  })
+  }, 60_000)
 
   it('ran through every step above without a script error or a failed load (CSP of vercel.json applied)', () => {
     // The only failed loads allowed are the control room's deliberate 500/503 answers in the two outage steps above.

@@ -38,7 +38,7 @@ describe('webhooks: every deploy outcome, signed, at least once (anvil, KMS serv
       now: () => stack.clock.now,
     })
     // Issued before any request: the instances' registry reads a new key at once on its first look.
-    for (const label of ['happy', 'retry', 'giveup', 'gone', 'shared', 'market', 'steady']) {
+    for (const label of ['happy', 'retry', 'giveup', 'gone', 'shared', 'market', 'steady', 'events', 'redeliver', 'stranger']) {
       const receiver = await startWebhookReceiver()
       const { key } = await issueAgentKey({ store: stack.store, storePrefix: prefix, label })
       const { secret } = await setAgentWebhook({
@@ -100,7 +100,8 @@ describe('webhooks: every deploy outcome, signed, at least once (anvil, KMS serv
     // Its deploy.confirmed went out after the answer (waitUntil on Vercel): done before the clock moves a minute.
     await stack.drain()
     const summary = await tick()
-    expect(summary.parts?.deploys).toMatchObject({ ok: true, confirmed: 2 })
+    // It records the deploys other cases left unmined too; this agent's are what its receiver saw.
+    expect(summary.parts?.deploys).toMatchObject({ ok: true, confirmed: expect.any(Number) })
     expect(summary.parts?.webhooks).toMatchObject({ ok: true, due: 0 })
     await stack.drain()
     expect(receiver.deliveries.map(typeOf)).toEqual(['deploy.broadcast', 'deploy.confirmed'])
@@ -125,6 +126,61 @@ describe('webhooks: every deploy outcome, signed, at least once (anvil, KMS serv
       lastDeliveryAt: expect.any(Number),
     })
     expect(JSON.stringify(await listAgentsWithWebhooks(stack.store, prefix))).not.toContain(secret)
+  })
+
+  it('lists an agent’s own events, newest first, with how each delivery stands; another agent sees none of them', async () => {
+    const { key, receiver } = agents.events!
+    receiver.answerWith(503)
+    const first = (await stack.post(deployBody('EVA'), { key })).body
+    await stack.drain()
+    stack.clock.now += 1000 // a second apart: newest first is then one order
+    const second = (await stack.post(deployBody('EVB'), { key })).body
+    await stack.drain()
+    expect([first.ok, second.ok]).toEqual([true, true])
+    const listed = (await stack.post({ action: 'list_events', limit: 5 }, { key })).body
+    expect(listed.ok).toBe(true)
+    expect(listed.events).toHaveLength(2)
+    const [newest, oldest] = listed.events
+    // The first attempt of the first event was refused: it waits for its retry; the second was delivered.
+    expect(oldest).toMatchObject({ type: 'deploy.broadcast', state: 'pending', attempts: 1, lastStatus: 503 })
+    expect(oldest.nextAttemptAt).toEqual(expect.any(String))
+    expect(newest).toMatchObject({ type: 'deploy.broadcast', state: 'delivered', attempts: 1, lastStatus: 200, nextAttemptAt: null })
+    expect(receiver.deliveries.map((d) => d.headers['webhook-id'])).toEqual([oldest.id, newest.id])
+    expect(Date.parse(newest.createdAt)).toBeGreaterThanOrEqual(Date.parse(oldest.createdAt))
+    expect((await stack.post({ action: 'list_events' }, { key: agents.stranger!.key })).body).toEqual({ ok: true, events: [] })
+    expect((await stack.post({ action: 'list_events', limit: 0 }, { key })).body).toMatchObject({
+      ok: false,
+      code: 'INVALID_INTENT',
+      details: [{ field: 'limit' }],
+    })
+    // The refused one is delivered at its retry, 5 s on, and says so.
+    stack.clock.now += 5_000
+    expect(await stack.newInstance().services.webhooks!.deliverDue()).toMatchObject({ due: 1, delivered: 1 })
+    const [, retried] = (await stack.post({ action: 'list_events', limit: 2 }, { key })).body.events
+    expect(retried).toMatchObject({ id: oldest.id, state: 'delivered', attempts: 2, lastStatus: 200, nextAttemptAt: null })
+  })
+
+  it('redelivers one of its own events with the same webhook-id, and refuses another agent’s', async () => {
+    const { key, secret, receiver } = agents.redeliver!
+    const sent = (await stack.post(deployBody('RDL'), { key })).body
+    await stack.drain()
+    const [event] = (await stack.post({ action: 'list_events', limit: 1 }, { key })).body.events
+    const before = receiver.deliveries.length
+    const again = (await stack.post({ action: 'redeliver', event_id: event.id }, { key })).body
+    expect(again).toEqual({ ok: true, eventId: event.id, outcome: 'delivered' })
+    expect(receiver.deliveries).toHaveLength(before + 1)
+    const redelivered = receiver.deliveries.at(-1)!
+    expect(redelivered.headers['webhook-id']).toBe(event.id)
+    expect(receiver.verify(redelivered, secret, stack.clock.now).data).toMatchObject({ txHash: sent.txHash })
+    // Another agent can neither see nor trigger it: the same answer as an id that does not exist.
+    const theirs = (await stack.post({ action: 'redeliver', event_id: event.id }, { key: agents.stranger!.key })).body
+    expect(theirs).toMatchObject({ ok: false, code: 'EVENT_NOT_FOUND' })
+    expect((await stack.post({ action: 'redeliver', event_id: 'msg_nothing' }, { key })).body).toMatchObject({ code: 'EVENT_NOT_FOUND' })
+    expect(receiver.deliveries).toHaveLength(before + 1)
+    expect((await stack.post({ action: 'redeliver', event_id: 'not an id' }, { key })).body).toMatchObject({
+      code: 'INVALID_INTENT',
+      details: [{ field: 'event_id' }],
+    })
   })
 
   it('spends no store command on the events of an allowlisted agent, which can have no webhook', async () => {

@@ -40,11 +40,19 @@ describe('the MCP server at /api/mcp, with the SDK’s own client, against npm s
     await parts?.close()
   })
 
-  it('lists the five tools with annotations and input schemas built from the HTTP API’s zod schemas', async () => {
+  it('lists the seven tools with annotations and input schemas built from the HTTP API’s zod schemas', async () => {
     const client = await connect()
     expect(client.getServerVersion()).toMatchObject({ name: 'base-control-room' })
     const { tools } = await client.listTools()
-    expect(tools.map((t) => t.name)).toEqual(['get_control_room', 'search_tokens', 'deploy_token', 'get_deploy_receipt', 'list_deploys'])
+    expect(tools.map((t) => t.name)).toEqual([
+      'get_control_room',
+      'search_tokens',
+      'deploy_token',
+      'get_deploy_receipt',
+      'list_deploys',
+      'list_events',
+      'redeliver_event',
+    ])
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]))
     expect(byName.get_control_room!.annotations).toMatchObject({ readOnlyHint: true, idempotentHint: true })
     expect(byName.deploy_token!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: false })
@@ -75,6 +83,7 @@ describe('the MCP server at /api/mcp, with the SDK’s own client, against npm s
       minimum: 1,
       maximum: 100,
     })
+    expect((byName.redeliver_event!.inputSchema as { required: string[] }).required).toEqual(['eventId'])
   })
 
   it('reads the control room and searches without a key: the same JSON as the HTTP API, and a short text', async () => {

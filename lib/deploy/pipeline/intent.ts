@@ -146,6 +146,27 @@ export const listDeploysRequestSchema = z.strictObject({
     .describe('How many of the newest deploys to answer (1-100, default 20)'),
 })
 
+/** The `list_events` body schema. */
+export const listEventsRequestSchema = z.strictObject({
+  action: z.literal('list_events'),
+  limit: z
+    .number({ error: 'must be a whole number from 1 to 100' })
+    .int('must be a whole number from 1 to 100')
+    .min(1, 'must be a whole number from 1 to 100')
+    .max(100, 'must be a whole number from 1 to 100')
+    .optional()
+    .describe('How many of the newest events to answer (1-100, default 20)'),
+})
+
+/** The `redeliver` body schema. */
+export const redeliverRequestSchema = z.strictObject({
+  action: z.literal('redeliver'),
+  event_id: z
+    .string({ error: 'must be an event id from list_events (msg_…)' })
+    .regex(/^msg_[A-Za-z0-9_-]{1,64}$/, 'must be an event id from list_events (msg_…)')
+    .describe('The id of one of your events, as list_events answers it'),
+})
+
 /** Every problem of a failed parse, by field. */
 function problemsOf(error: z.ZodError): IntentProblem[] {
   const details: IntentProblem[] = []
@@ -169,5 +190,19 @@ export function parseReceiptRequest(
 export function parseListDeploysRequest(body: unknown): { ok: true; limit: number } | { ok: false; details: IntentProblem[] } {
   const parsed = listDeploysRequestSchema.safeParse(body)
   if (parsed.success) return { ok: true, limit: parsed.data.limit ?? 20 }
+  return { ok: false, details: problemsOf(parsed.error) }
+}
+
+/** Validates a `list_events` body: `{ action: "list_events", limit? }`. */
+export function parseListEventsRequest(body: unknown): { ok: true; limit: number } | { ok: false; details: IntentProblem[] } {
+  const parsed = listEventsRequestSchema.safeParse(body)
+  if (parsed.success) return { ok: true, limit: parsed.data.limit ?? 20 }
+  return { ok: false, details: problemsOf(parsed.error) }
+}
+
+/** Validates a `redeliver` body: `{ action: "redeliver", event_id }`. */
+export function parseRedeliverRequest(body: unknown): { ok: true; eventId: string } | { ok: false; details: IntentProblem[] } {
+  const parsed = redeliverRequestSchema.safeParse(body)
+  if (parsed.success) return { ok: true, eventId: parsed.data.event_id }
   return { ok: false, details: problemsOf(parsed.error) }
 }

@@ -1,5 +1,4 @@
 import type { LookupFunction } from 'node:net'
-import { z } from 'zod'
 import { errorName, type Logger } from '../../platform/log.js'
 import { putIndexed, removeFromIndex } from '../../store/recordIndex.js'
 import { parseRecord } from '../../store/records.js'
@@ -13,36 +12,16 @@ import {
 } from '../agents/webhookTargets.js'
 import { webhookOutboxKeys } from '../keys.js'
 import { attemptWebhook } from './attempt.js'
+import { deliverDueEvents } from './deliverDue.js'
 import {
   type AttemptOutcome,
   type BuildDeployEventParameters,
   buildDeployEvent,
-  DEPLOY_EVENT_TYPES,
   type DeployEventType,
   outcomeOf,
   statusAfter,
 } from './events.js'
-import { claimDue } from './leases.js'
-
-/** An event in the outbox: what was sent, how often, and how it stands. */
-export const storedWebhookEventSchema = z.object({
-  id: z.string(),
-  /** Digest of the agent whose webhook it goes to. */
-  agent: z.string(),
-  type: z.enum(DEPLOY_EVENT_TYPES),
-  body: z.string(),
-  /** Attempts made so far. */
-  attempts: z.number(),
-  state: z.enum(['pending', 'delivered', 'failed']),
-  createdAt: z.number(),
-  /** When the next attempt is due (epoch ms); null once delivered or failed. */
-  nextAt: z.number().nullable(),
-  lastError: z.string().nullable(),
-  lastStatus: z.number().nullable(),
-})
-
-/** An event in the outbox (see {@link storedWebhookEventSchema}). */
-export type StoredWebhookEvent = z.infer<typeof storedWebhookEventSchema>
+import { type DeliverDueReturnType, type StoredWebhookEvent, storedWebhookEventSchema } from './storedEvent.js'
 
 /** How long an instance holds an attempt it claimed: past one attempt's 10 s timeout and its writes. */
 const ATTEMPT_LEASE_MS = 60_000
@@ -50,16 +29,9 @@ const ATTEMPT_LEASE_MS = 60_000
 const EVENT_TTL_MS = 7 * 86_400_000
 /** Events the due index holds at most. */
 const DUE_MAX = 100_000
-/** Attempts one tick claims at most. */
-const DELIVER_DUE_LIMIT = 20
-/** Agents delivered to at once (one agent's events go one after another). */
-const DELIVER_DUE_PARALLEL = 8
 
 /** Parameters of {@link WebhookOutbox.emit}. */
 export type EmitDeployEventParameters = Omit<BuildDeployEventParameters, 'chainId' | 'at'> & { agentDigest: string }
-
-/** What one round of due deliveries did. */
-export type DeliverDueReturnType = { due: number; delivered: number; retrying: number; failed: number; disabled: number }
 
 /** Deploy events on their way to agents' webhooks, at least once. */
 export type WebhookOutbox = {
@@ -70,7 +42,15 @@ export type WebhookOutbox = {
   emit(parameters: EmitDeployEventParameters): Promise<{ queued: boolean }>
   /** Claims the attempts that are due (across instances, each attempt once) and makes them. */
   deliverDue(): Promise<DeliverDueReturnType>
+  /**
+   * Queues one of the agent's own events again, with the same `webhook-id`, and makes an attempt at once; an event
+   * that is not the agent's is not found.
+   */
+  redeliver(agentDigest: string, id: string): Promise<RedeliverReturnType>
 }
+
+/** What {@link WebhookOutbox.redeliver} did. */
+export type RedeliverReturnType = { kind: 'not-found' } | { kind: 'no-webhook' } | { kind: 'attempted'; outcome: AttemptOutcome }
 
 /** Parameters of {@link createWebhookOutbox}. */
 export type CreateWebhookOutboxParameters = {
@@ -93,12 +73,17 @@ export function createWebhookOutbox(parameters: CreateWebhookOutboxParameters): 
   const unhooked = new Set(withoutWebhooks)
   const keys = webhookOutboxKeys(storePrefix)
 
-  /** Writes an event: still pending, it is due again at `nextAt`; done, it leaves the due index. */
-  const saveEvent = async (event: StoredWebhookEvent) => {
+  /**
+   * Writes an event: still pending, it is due again at `nextAt`; done, it leaves the due index. Filed the first time,
+   * it joins its agent's events too (`list_events`), in the same step: its first `nextAt` is its creation plus the
+   * lease, so the agent's index keeps the order of creation.
+   */
+  const saveEvent = async (event: StoredWebhookEvent, firstFiling = false) => {
     const value = JSON.stringify(event)
     if (event.state === 'pending' && event.nextAt !== null) {
       const entry = { recordKey: keys.event(event.id), value, ttlMs: EVENT_TTL_MS, member: event.id, score: event.nextAt }
-      await putIndexed(store, { ...entry, indexKeys: [keys.due], maxEntries: DUE_MAX })
+      const indexKeys = firstFiling ? [keys.due, keys.agentEvents(event.agent)] : [keys.due]
+      await putIndexed(store, { ...entry, indexKeys, maxEntries: DUE_MAX })
     } else {
       await store.set(keys.event(event.id), value, EVENT_TTL_MS)
       await removeFromIndex(store, keys.due, event.id)
@@ -171,7 +156,7 @@ export function createWebhookOutbox(parameters: CreateWebhookOutboxParameters): 
           lastStatus: null,
         }
         if (!(await store.setIfAbsent(keys.event(built.id), JSON.stringify(stored), EVENT_TTL_MS))) return { queued: false }
-        await saveEvent(stored)
+        await saveEvent(stored, true)
         await attemptAndRecord(stored, target, status)
         return { queued: true }
       } catch (error) {
@@ -180,64 +165,27 @@ export function createWebhookOutbox(parameters: CreateWebhookOutboxParameters): 
       }
     },
 
-    deliverDue: () => deliverDueEvents({ store, storePrefix, keys, now, attemptAndRecord, abandon }),
-  }
-}
+    deliverDue: () => deliverDueEvents({ store, storePrefix, keys, now, leaseMs: ATTEMPT_LEASE_MS, attemptAndRecord, abandon }),
 
-/** What {@link deliverDueEvents} works with: the outbox's store and keys, and its attempt and abandon steps. */
-type DeliverDueContext = {
-  store: Store
-  storePrefix: string
-  keys: ReturnType<typeof webhookOutboxKeys>
-  now: () => number
-  attemptAndRecord: (
-    event: StoredWebhookEvent,
-    target: WebhookTarget,
-    status: WebhookStatus,
-  ) => Promise<{ outcome: AttemptOutcome; status: WebhookStatus }>
-  abandon: (event: StoredWebhookEvent, reason: string) => Promise<void>
-}
-
-/** Claims the due attempts (each by one instance, for a lease) and makes them, one agent's events in order. */
-async function deliverDueEvents({
-  store,
-  storePrefix,
-  keys,
-  now,
-  attemptAndRecord,
-  abandon,
-}: DeliverDueContext): Promise<DeliverDueReturnType> {
-  const at = now()
-  const ids = await claimDue(store, { indexKey: keys.due, now: at, until: at + ATTEMPT_LEASE_MS, limit: DELIVER_DUE_LIMIT })
-  const summary: DeliverDueReturnType = { due: ids.length, delivered: 0, retrying: 0, failed: 0, disabled: 0 }
-  if (ids.length === 0) return summary
-  const events = (await store.getMany(ids.map(keys.event))).map((value) => parseRecord(storedWebhookEventSchema, value))
-  const byAgent = new Map<string, StoredWebhookEvent[]>()
-  for (const [i, event] of events.entries()) {
-    if (event?.state !== 'pending') await removeFromIndex(store, keys.due, ids[i]!)
-    else byAgent.set(event.agent, [...(byAgent.get(event.agent) ?? []), event])
-  }
-  const targets = await readWebhookTargets(store, storePrefix, [...byAgent.keys()])
-  const queue = [...byAgent]
-  const worker = async () => {
-    for (let next = queue.shift(); next; next = queue.shift()) {
-      const [agent, list] = next
-      let { target, status } = targets.get(agent)!
-      for (const event of list) {
-        if (target?.state !== 'active') {
-          await abandon(event, target ? 'the webhook is disabled' : 'the webhook was removed')
-          summary.failed++
-          continue
-        }
-        const attempted = await attemptAndRecord(event, target, status)
-        status = attempted.status
-        summary[attempted.outcome]++
-        if (attempted.outcome === 'disabled') target = { ...target, state: 'disabled' }
+    async redeliver(agentDigest, id) {
+      const event = parseRecord(storedWebhookEventSchema, await store.get(keys.event(id)))
+      // Another agent's event is not found: an agent never learns of another's events.
+      if (!event || event.agent !== agentDigest) return { kind: 'not-found' }
+      const { target, status } = (await readWebhookTargets(store, storePrefix, [agentDigest])).get(agentDigest)!
+      if (target?.state !== 'active') return { kind: 'no-webhook' }
+      // Queued again with the same id: a receiver that keeps ids sees a retry, not a new event; its schedule restarts.
+      const queued: StoredWebhookEvent = {
+        ...event,
+        attempts: 0,
+        state: 'pending',
+        nextAt: now() + ATTEMPT_LEASE_MS,
+        lastError: null,
+        lastStatus: null,
       }
-    }
+      await saveEvent(queued)
+      return { kind: 'attempted', outcome: (await attemptAndRecord(queued, target, status)).outcome }
+    },
   }
-  await Promise.all(Array.from({ length: Math.min(DELIVER_DUE_PARALLEL, queue.length) }, worker))
-  return summary
 }
 
 /** What events need of a deploy's record: whose it is, and the hashes the agent knows it by. */
