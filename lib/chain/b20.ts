@@ -85,7 +85,10 @@ export const b20FactoryAbi = [
   { type: 'error', name: 'FeatureNotActivated', inputs: [{ name: 'feature', type: 'bytes32' }] },
 ] as const
 
-/** Token errors that can bubble up from an initCall, decoded by name as well. */
+/**
+ * Token errors that can bubble up from an initCall, decoded by name as well: Base's exact signatures, arguments in
+ * Base's order (the names label the words, so an order of our own would mislabel them).
+ */
 export const b20TokenErrorsAbi = [
   {
     type: 'error',
@@ -100,10 +103,21 @@ export const b20TokenErrorsAbi = [
     type: 'error',
     name: 'SupplyCapExceeded',
     inputs: [
-      { name: 'increasedSupply', type: 'uint256' },
       { name: 'cap', type: 'uint256' },
+      { name: 'attempted', type: 'uint256' },
     ],
   },
+  {
+    type: 'error',
+    name: 'InvalidSupplyCap',
+    inputs: [
+      { name: 'currentSupply', type: 'uint256' },
+      { name: 'proposedCap', type: 'uint256' },
+    ],
+  },
+  { type: 'error', name: 'ContractPaused', inputs: [{ name: 'feature', type: 'uint8' }] },
+  { type: 'error', name: 'LastAdminCannotRenounce', inputs: [] },
+  { type: 'error', name: 'NotSoleAdmin', inputs: [] },
 ] as const
 
 const grantRoleAbi = [

@@ -6,6 +6,7 @@ import {
   type Hex,
   keccak256,
   parseAbiParameters,
+  toBytes,
   toHex,
 } from 'viem'
 import { describe, expect, it } from 'vitest'
@@ -89,6 +90,21 @@ describe('decodeB20Revert', () => {
     const data = encodeErrorResult({ abi: b20TokenErrorsAbi, errorName: 'AccessControlUnauthorizedAccount', args: [ADMIN, MINT_ROLE] })
     expect(decodeB20Revert(data)).toEqual({ name: 'AccessControlUnauthorizedAccount', args: { account: ADMIN, neededRole: MINT_ROLE } })
   })
+  it('labels the supply errors’ words in Base’s order: SupplyCapExceeded(cap, attempted), InvalidSupplyCap(currentSupply, proposedCap)', () => {
+    // Revert data as Base's token writes it, built from the signature alone (not from our ABI).
+    const words = (...values: bigint[]) => values.map((v) => v.toString(16).padStart(64, '0')).join('')
+    const selector = (signature: string) => keccak256(toBytes(signature)).slice(0, 10)
+    expect(decodeB20Revert(`${selector('SupplyCapExceeded(uint256,uint256)')}${words(1000n, 1500n)}` as Hex)).toEqual({
+      name: 'SupplyCapExceeded',
+      args: { cap: 1000, attempted: 1500 },
+    })
+    expect(decodeB20Revert(`${selector('InvalidSupplyCap(uint256,uint256)')}${words(700n, 500n)}` as Hex)).toEqual({
+      name: 'InvalidSupplyCap',
+      args: { currentSupply: 700, proposedCap: 500 },
+    })
+    expect(decodeB20Revert(selector('NotSoleAdmin()') as Hex)).toEqual({ name: 'NotSoleAdmin', args: {} })
+  })
+
   it('reports malformed params, empty and unknown data', () => {
     expect(decodeB20Revert(CREATE_B20_SELECTOR)).toEqual({ name: 'MalformedParams', args: {} })
     expect(decodeB20Revert('0x')).toEqual({ name: 'UnknownRevert', args: {} })
