@@ -31,13 +31,12 @@ import {
 } from '../market/types.js'
 import { mcpRoute } from '../mcp/route.js'
 import { errorBodySchema } from '../platform/http.js'
-import { errorAnswer } from '../platform/routeDocs.js'
+import { errorAnswer, notAllowedAnswer } from '../platform/routeDocs.js'
 import { SERVICE_VERSION } from '../platform/version.js'
 import { controlRoomRoute, marketHistoryRoute, tokenHistoryRoute, tokenSearchRoute } from '../read/handlers.js'
 import { streamRoute } from '../stream/handler.js'
 import { tickRoute } from '../tick/handler.js'
 import { tickSummarySchema } from '../tick/schema.js'
-import { openApiRoute } from './openapiHandler.js'
 import { llmsTxtRoute, skillRoute } from './textHandler.js'
 
 type Json = Record<string, unknown>
@@ -196,4 +195,17 @@ export function buildOpenApiDocument(): Json {
     ) as unknown as Json,
   )
   return cached
+}
+
+/** `GET /api/openapi`, as the document declares itself. */
+export const openApiRoute: ZodOpenApiPathItemObject = {
+  get: {
+    operationId: 'getOpenApi',
+    summary: 'This document (also at /openapi.json)',
+    description: 'This OpenAPI 3.1 document, generated from the zod schemas the handlers validate with.',
+    responses: {
+      '200': { description: 'OpenAPI 3.1', content: { 'application/json': { schema: { type: 'object' } } } },
+      '405': notAllowedAnswer,
+    },
+  },
 }

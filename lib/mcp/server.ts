@@ -16,7 +16,7 @@ import { CORS_EXPOSED_HEADERS, readBodyBytes } from '../platform/http.js'
 import { errorName, processLogger } from '../platform/log.js'
 import { loadMcpOriginPolicy, type OriginPolicy, originGate } from '../platform/origins.js'
 import { SERVICE_VERSION } from '../platform/version.js'
-import { getControlRoomInput, searchTokensInput, TOOLS, type ToolName, toolInputJsonSchema } from './tools.js'
+import { getControlRoomInput, searchTokensInput, summarize, TOOLS, toolInputJsonSchema } from './tools.js'
 
 /** What the MCP server calls: the read endpoints' handlers (cache, throttling and all) and the deploy actions. */
 export type McpDependencies = {
@@ -73,35 +73,6 @@ function invalidArguments(error: z.ZodError): CallToolResult {
 
 /** A JSON object as a tool or handler answered it. */
 type JsonObject = Record<string, unknown>
-
-/** How many items a JSON array field holds (0 when it is not an array). */
-const lengthOf = (value: unknown): number => (Array.isArray(value) ? value.length : 0)
-
-/** A short sentence for people (and models) beside the structured result. */
-function summarize(name: ToolName, body: JsonObject): string {
-  if (body.ok === false) return `${body.code}: ${body.error}`
-  switch (name) {
-    case 'get_control_room':
-      return `${lengthOf(body.liveActivity)} of the top Base tokens by 24h volume. ${body.commentary ?? ''}`.trim()
-    case 'search_tokens':
-      return `${lengthOf(body.tokens)} Base pairs match.`
-    case 'deploy_token':
-      return body.status === 'simulated'
-        ? `Simulated: the token would be at ${body.predictedAddress}; nothing was signed. Most it could cost: ${body.maxFeeWei} wei.`
-        : `Broadcast ${body.txHash}; the token will be at ${body.predictedAddress}. Call get_deploy_receipt with waitSeconds to confirm.`
-    case 'get_deploy_receipt':
-      if (body.status === 'confirmed') return `Confirmed in block ${body.blockNumber}: token ${body.tokenAddress}.`
-      if (body.status === 'replaced')
-        return `Replaced by ${body.replacedBy} (${body.replacementStatus})${body.tokenAddress ? `: token ${body.tokenAddress}` : ''}.`
-      return `Pending${body.pendingSeconds !== undefined ? ` for ${body.pendingSeconds} s` : ''}; ask again with waitSeconds.`
-    case 'list_deploys':
-      return `${lengthOf(body.deploys)} deploys, newest first.`
-    case 'list_events':
-      return `${lengthOf(body.events)} webhook events, newest first.`
-    case 'redeliver_event':
-      return `Event ${body.eventId} queued again; the attempt: ${body.outcome}.`
-  }
-}
 
 /** The HTTP body's field names the tools spell otherwise (`tx_hash`, `event_id`), as problem details name them. */
 const TOOL_FIELD_NAMES: Record<string, string> = { tx_hash: 'txHash', event_id: 'eventId' }

@@ -146,3 +146,32 @@ export function toolInputJsonSchema(tool: ToolDefinition): { type: 'object'; [ke
   delete schema.$schema
   return { ...schema, type: 'object' }
 }
+
+/** How many items a JSON array field holds (0 when it is not an array). */
+const lengthOf = (value: unknown): number => (Array.isArray(value) ? value.length : 0)
+
+/** A short sentence for people (and models) beside the structured result. */
+export function summarize(name: ToolName, body: Record<string, unknown>): string {
+  if (body.ok === false) return `${body.code}: ${body.error}`
+  switch (name) {
+    case 'get_control_room':
+      return `${lengthOf(body.liveActivity)} of the top Base tokens by 24h volume. ${body.commentary ?? ''}`.trim()
+    case 'search_tokens':
+      return `${lengthOf(body.tokens)} Base pairs match.`
+    case 'deploy_token':
+      return body.status === 'simulated'
+        ? `Simulated: the token would be at ${body.predictedAddress}; nothing was signed. Most it could cost: ${body.maxFeeWei} wei.`
+        : `Broadcast ${body.txHash}; the token will be at ${body.predictedAddress}. Call get_deploy_receipt with waitSeconds to confirm.`
+    case 'get_deploy_receipt':
+      if (body.status === 'confirmed') return `Confirmed in block ${body.blockNumber}: token ${body.tokenAddress}.`
+      if (body.status === 'replaced')
+        return `Replaced by ${body.replacedBy} (${body.replacementStatus})${body.tokenAddress ? `: token ${body.tokenAddress}` : ''}.`
+      return `Pending${body.pendingSeconds !== undefined ? ` for ${body.pendingSeconds} s` : ''}; ask again with waitSeconds.`
+    case 'list_deploys':
+      return `${lengthOf(body.deploys)} deploys, newest first.`
+    case 'list_events':
+      return `${lengthOf(body.events)} webhook events, newest first.`
+    case 'redeliver_event':
+      return `Event ${body.eventId} queued again; the attempt: ${body.outcome}.`
+  }
+}

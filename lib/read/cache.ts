@@ -1,51 +1,8 @@
 import { LRUCache } from 'lru-cache'
-import { z } from 'zod'
 import { errorName, type Logger, publicErrorMessage } from '../platform/log.js'
-import { parseRecord } from '../store/records.js'
-import type { Store, WriteEntry } from '../store/types.js'
+import type { Store } from '../store/types.js'
+import { type CachedBody, type CacheReadReturnType, type LocalCachedBody, parseCachedBody, type ReadParameters } from './cachedBody.js'
 import { createSharedRefresh, type TryStore } from './sharedRefresh.js'
-
-/** A cached response body with its validator, when it was made, until when it is fresh, and where it came from. */
-export type CachedBody = {
-  /** The JSON text served to clients, byte for byte the same across instances within the window. */
-  body: string
-  /** Strong ETag of `body`, quoted. */
-  etag: string
-  /** Epoch ms at which the body was made (on the cache's clock). */
-  fetchedAt: number
-  /** Epoch ms after which the entry is stale (on the cache's clock). */
-  expiresAt: number
-  /** The upstream that served it (`dexscreener`, `geckoterminal`), when the producer says. */
-  source?: string
-}
-
-/** The stored form of a {@link CachedBody}. */
-const cachedBodySchema = z.object({
-  body: z.string(),
-  etag: z.string(),
-  fetchedAt: z.number(),
-  expiresAt: z.number(),
-  source: z.string().optional(),
-})
-
-/** A cached body as the store holds it, or null when absent or not one. */
-export function parseCachedBody(raw: string | null): CachedBody | null {
-  return parseRecord(cachedBodySchema, raw)
-}
-
-/** A cache entry as held in the instance: the body is also kept UTF-8 encoded, so a warm hit copies nothing. */
-export type LocalCachedBody = CachedBody & { bytes: Uint8Array }
-
-/** What a read answers: the entry, and whether it is past its window (served while a refresh runs, or the upstream fails). */
-export type CacheReadReturnType = { entry: LocalCachedBody; stale: boolean }
-
-/** What a refresh produces: the body, and optionally which upstream served it. */
-export type RefreshResult = {
-  body: string
-  source?: string
-  /** What the refresh learned besides the body (the universe, a snapshot): written with the body, in one store call. */
-  writes?: readonly WriteEntry[]
-}
 
 /** Parameters of {@link createReadCache}. */
 export type CreateReadCacheParameters = {
@@ -62,14 +19,6 @@ export type CreateReadCacheParameters = {
   pollIntervalMs?: number
   /** After a background refresh failed, how long (real time) before the next one is tried (default 5 s). */
   retryFailedAfterMs?: number
-}
-
-/** Parameters of {@link ReadCache.read}. */
-export type ReadParameters = {
-  key: string
-  ttlMs: number
-  /** Produces the fresh body; its failure reaches the caller only when no body young enough exists. */
-  refresh: () => Promise<RefreshResult>
 }
 
 /**

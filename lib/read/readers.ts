@@ -1,6 +1,7 @@
 import { marketHistory, SNAPSHOT_INTERVAL_MS, tokenSeries } from '../market/history.js'
 import type { MarketHistoryBody, TokenHistory } from '../market/types.js'
-import type { CacheReadReturnType, LocalCachedBody, ReadParameters, RefreshIfOlderReturnType } from './cache.js'
+import type { RefreshIfOlderReturnType } from './cache.js'
+import type { CacheReadReturnType, LocalCachedBody, ReadParameters } from './cachedBody.js'
 import { refreshControlRoom } from './controlRoomRefresh.js'
 import { ReadNotFoundError } from './errors.js'
 import { loadPriceLines, loadSnapshots } from './historyStore.js'

@@ -1,6 +1,5 @@
 import type { LookupFunction } from 'node:net'
 import { errorName, type Logger } from '../../platform/log.js'
-import { putIndexed, removeFromIndex } from '../../store/recordIndex.js'
 import { parseRecord } from '../../store/records.js'
 import type { Store } from '../../store/types.js'
 import {
@@ -21,14 +20,17 @@ import {
   outcomeOf,
   statusAfter,
 } from './events.js'
-import { type DeliverDueReturnType, type StoredWebhookEvent, storedWebhookEventSchema } from './storedEvent.js'
+import {
+  type DeliverDueReturnType,
+  EVENT_TTL_MS,
+  requeued,
+  type StoredWebhookEvent,
+  saveStoredEvent,
+  storedWebhookEventSchema,
+} from './storedEvent.js'
 
 /** How long an instance holds an attempt it claimed: past one attempt's 10 s timeout and its writes. */
 const ATTEMPT_LEASE_MS = 60_000
-/** How long an event is kept: past its last retry (about 3.3 days after the first attempt). */
-const EVENT_TTL_MS = 7 * 86_400_000
-/** Events the due index holds at most. */
-const DUE_MAX = 100_000
 
 /** Parameters of {@link WebhookOutbox.emit}. */
 export type EmitDeployEventParameters = Omit<BuildDeployEventParameters, 'chainId' | 'at'> & { agentDigest: string }
@@ -73,22 +75,7 @@ export function createWebhookOutbox(parameters: CreateWebhookOutboxParameters): 
   const unhooked = new Set(withoutWebhooks)
   const keys = webhookOutboxKeys(storePrefix)
 
-  /**
-   * Writes an event: still pending, it is due again at `nextAt`; done, it leaves the due index. Filed the first time,
-   * it joins its agent's events too (`list_events`), in the same step: its first `nextAt` is its creation plus the
-   * lease, so the agent's index keeps the order of creation.
-   */
-  const saveEvent = async (event: StoredWebhookEvent, firstFiling = false) => {
-    const value = JSON.stringify(event)
-    if (event.state === 'pending' && event.nextAt !== null) {
-      const entry = { recordKey: keys.event(event.id), value, ttlMs: EVENT_TTL_MS, member: event.id, score: event.nextAt }
-      const indexKeys = firstFiling ? [keys.due, keys.agentEvents(event.agent)] : [keys.due]
-      await putIndexed(store, { ...entry, indexKeys, maxEntries: DUE_MAX })
-    } else {
-      await store.set(keys.event(event.id), value, EVENT_TTL_MS)
-      await removeFromIndex(store, keys.due, event.id)
-    }
-  }
+  const saveEvent = (event: StoredWebhookEvent, firstFiling = false) => saveStoredEvent(store, keys, event, firstFiling)
 
   /** Ends an event without an attempt (its webhook was removed or disabled meanwhile). */
   const abandon = async (event: StoredWebhookEvent, reason: string) => {
@@ -173,15 +160,7 @@ export function createWebhookOutbox(parameters: CreateWebhookOutboxParameters): 
       if (!event || event.agent !== agentDigest) return { kind: 'not-found' }
       const { target, status } = (await readWebhookTargets(store, storePrefix, [agentDigest])).get(agentDigest)!
       if (target?.state !== 'active') return { kind: 'no-webhook' }
-      // Queued again with the same id: a receiver that keeps ids sees a retry, not a new event; its schedule restarts.
-      const queued: StoredWebhookEvent = {
-        ...event,
-        attempts: 0,
-        state: 'pending',
-        nextAt: now() + ATTEMPT_LEASE_MS,
-        lastError: null,
-        lastStatus: null,
-      }
+      const queued = requeued(event, now() + ATTEMPT_LEASE_MS)
       await saveEvent(queued)
       return { kind: 'attempted', outcome: (await attemptAndRecord(queued, target, status)).outcome }
     },
