@@ -1,4 +1,4 @@
-import { type Address, encodeFunctionData, type Hex } from 'viem'
+import { type Address, encodeFunctionData, type Hex, parseAbi } from 'viem'
 import { MINT_ROLE } from './b20.js'
 
 // What a token needs at birth, as pure encoding: amounts in base units, the ERC-7572 metadata as an on-chain data URI,
@@ -9,36 +9,13 @@ import { MINT_ROLE } from './b20.js'
 /** The largest amount a B20 token holds, in base units: `type(uint128).max` (also the default cap, "no cap"). */
 export const MAX_TOKEN_UNITS = 2n ** 128n - 1n
 
-const tokenBirthAbi = [
-  {
-    type: 'function',
-    name: 'grantRole',
-    stateMutability: 'nonpayable',
-    inputs: [
-      { name: 'role', type: 'bytes32' },
-      { name: 'account', type: 'address' },
-    ],
-    outputs: [],
-  },
-  {
-    type: 'function',
-    name: 'updateSupplyCap',
-    stateMutability: 'nonpayable',
-    inputs: [{ name: 'newSupplyCap', type: 'uint256' }],
-    outputs: [],
-  },
-  {
-    type: 'function',
-    name: 'mint',
-    stateMutability: 'nonpayable',
-    inputs: [
-      { name: 'to', type: 'address' },
-      { name: 'amount', type: 'uint256' },
-    ],
-    outputs: [],
-  },
-  { type: 'function', name: 'updateContractURI', stateMutability: 'nonpayable', inputs: [{ name: 'uri', type: 'string' }], outputs: [] },
-] as const
+/** What a token's initCalls call on its own surface, by IB20's signatures. */
+const tokenBirthAbi = parseAbi([
+  'function grantRole(bytes32 role, address account)',
+  'function updateSupplyCap(uint256 newSupplyCap)',
+  'function mint(address to, uint256 amount)',
+  'function updateContractURI(string uri)',
+])
 
 /** Result of {@link parseTokenAmount}: the amount in base units, or why the text is not one. */
 export type ParseTokenAmountReturnType = { ok: true; units: bigint } | { ok: false; reason: string }

@@ -134,28 +134,26 @@ export const receiptRequestSchema = z.strictObject({
     .describe('Wait up to this many seconds (0-25, default 0) for the transaction to be mined before answering "pending"'),
 })
 
-/** The `list_deploys` body schema. */
-export const listDeploysRequestSchema = z.strictObject({
-  action: z.literal('list_deploys'),
-  limit: z
+/** How many of the newest records a list answers: 1-100, default 20. */
+const newestLimit = (what: string) =>
+  z
     .number({ error: 'must be a whole number from 1 to 100' })
     .int('must be a whole number from 1 to 100')
     .min(1, 'must be a whole number from 1 to 100')
     .max(100, 'must be a whole number from 1 to 100')
     .optional()
-    .describe('How many of the newest deploys to answer (1-100, default 20)'),
+    .describe(`How many of the newest ${what} to answer (1-100, default 20)`)
+
+/** The `list_deploys` body schema. */
+export const listDeploysRequestSchema = z.strictObject({
+  action: z.literal('list_deploys'),
+  limit: newestLimit('deploys'),
 })
 
 /** The `list_events` body schema. */
 export const listEventsRequestSchema = z.strictObject({
   action: z.literal('list_events'),
-  limit: z
-    .number({ error: 'must be a whole number from 1 to 100' })
-    .int('must be a whole number from 1 to 100')
-    .min(1, 'must be a whole number from 1 to 100')
-    .max(100, 'must be a whole number from 1 to 100')
-    .optional()
-    .describe('How many of the newest events to answer (1-100, default 20)'),
+  limit: newestLimit('events'),
 })
 
 /** The `redeliver` body schema. */
