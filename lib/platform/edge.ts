@@ -2,7 +2,7 @@ import { Hono, type MiddlewareHandler } from 'hono'
 import { contextStorage } from 'hono/context-storage'
 import { cors } from 'hono/cors'
 import { requestId } from 'hono/request-id'
-import { publicOrigin } from './config.js'
+import { logConfigFailure, publicOrigin } from './config.js'
 import { BASE_HEADERS, CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS, errorResponse, type Method } from './http.js'
 import { errorName, processLogger } from './log.js'
 import { currentRequestId, type EdgeVariables, requestIdOf, type WebHandler } from './requestId.js'
@@ -47,8 +47,7 @@ export function createEndpoint(parameters: CreateEndpointParameters): Endpoint {
   app.use(contextStorage())
   app.use(async (c, next) => {
     await next()
-    c.header('x-request-id', c.var.requestId)
-    for (const [name, value] of Object.entries(BASE_HEADERS)) c.header(name, value)
+    c.res = withEdgeHeaders(c.res, c.var.requestId)
   })
   app.use(redirectPlainHttp(publicOriginOf))
   app.use(parameters.cors ?? openCors(methods))
@@ -109,4 +108,27 @@ function allowOnly(methods: readonly Method[]): MiddlewareHandler {
       allow,
     })
   }
+}
+
+/**
+ * The answer with its request id and the security headers: set in place, or on one copy when its headers are
+ * immutable (a redirect's, a fetched answer's).
+ */
+function withEdgeHeaders(response: Response, id: string): Response {
+  const set = (target: Response) => {
+    target.headers.set('x-request-id', id)
+    for (const [name, value] of Object.entries(BASE_HEADERS)) if (!target.headers.has(name)) target.headers.set(name, value)
+    return target
+  }
+  try {
+    return set(response)
+  } catch {
+    return set(new Response(response.body, response))
+  }
+}
+
+/** The answer of an endpoint whose configuration does not load: the operator's log says what, the caller only that. */
+export function misconfiguredResponse(endpoint: string, error: unknown): Response {
+  logConfigFailure(endpoint, error)
+  return errorResponse(500, 'CONFIG_INVALID', 'The service is misconfigured; the operator has been told.')
 }

@@ -1,6 +1,5 @@
 import { clientAddress } from '../platform/clientAddress.js'
-import { logConfigFailure } from '../platform/config.js'
-import { type AnswerAtOnce, createEndpoint, type Endpoint } from '../platform/edge.js'
+import { type AnswerAtOnce, createEndpoint, type Endpoint, misconfiguredResponse } from '../platform/edge.js'
 import {
   type CachedAnswerHeaders,
   type CachedJsonResponseParameters,
@@ -101,7 +100,10 @@ export function createCachedReadEndpoint<Input>(parameters: CreateCachedReadEndp
       })
     }
     const parsed = parseInput(request)
-    return parsed.ok ? readAndAnswer(ctx, request, parsed.input, quota) : parsed.response
+    if (parsed.ok) return readAndAnswer(ctx, request, parsed.input, quota)
+    // A refused query counted too: its 400 tells the client its quota like every other answer.
+    for (const [name, value] of Object.entries(quota)) parsed.response.headers.set(name, value)
+    return parsed.response
   }
 
   /** A warm read's answer; anything else (a bad query, a broken configuration, a miss) is the handler's. */
@@ -123,8 +125,7 @@ export function createCachedReadEndpoint<Input>(parameters: CreateCachedReadEndp
       ctx = services()
     } catch (error) {
       // The message names the variables, never their values; the client only learns that the operator must act.
-      logConfigFailure(name, error)
-      return errorResponse(500, 'CONFIG_INVALID', 'The service is misconfigured; the operator has been told.')
+      return misconfiguredResponse(name, error)
     }
     if (rateLimitPerMinute) return throttleThenRead(ctx, request, rateLimitPerMinute(ctx))
     const parsed = parseInput(request)

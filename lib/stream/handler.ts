@@ -1,7 +1,7 @@
 import type { ZodOpenApiPathItemObject } from 'zod-openapi'
 import { clientAddress } from '../platform/clientAddress.js'
-import { logConfigFailure, memoizeConfig } from '../platform/config.js'
-import { createEndpoint, type Endpoint } from '../platform/edge.js'
+import { memoizeConfig } from '../platform/config.js'
+import { createEndpoint, type Endpoint, misconfiguredResponse } from '../platform/edge.js'
 import { errorResponse } from '../platform/http.js'
 import { errorName } from '../platform/log.js'
 import { rateLimitHeaders } from '../platform/rateLimitHeaders.js'
@@ -39,8 +39,7 @@ export function createStreamEndpoint(parameters: CreateStreamEndpointParameters)
       services = read()
       limits = config()
     } catch (error) {
-      logConfigFailure('stream', error)
-      return errorResponse(500, 'CONFIG_INVALID', 'The service is misconfigured; the operator has been told.')
+      return misconfiguredResponse('stream', error)
     }
     let feed = feeds.get(services)
     if (!feed) {

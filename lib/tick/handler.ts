@@ -1,7 +1,7 @@
 import type { ZodOpenApiPathItemObject, ZodOpenApiResponsesObject } from 'zod-openapi'
 import { type DeployServicesSource, defaultDeployServicesSource } from '../deploy/agentActions.js'
-import { loadTickConfig, logConfigFailure, memoizeConfig, type TickConfig } from '../platform/config.js'
-import { createEndpoint, type Endpoint } from '../platform/edge.js'
+import { loadTickConfig, memoizeConfig, type TickConfig } from '../platform/config.js'
+import { createEndpoint, type Endpoint, misconfiguredResponse } from '../platform/edge.js'
 import { errorResponse, jsonResponse, type Method, readBodyBytes } from '../platform/http.js'
 import { corsHeaders, errorAnswer, jsonAnswer, notAllowedAnswer, preflightOperation, redirectAnswer } from '../platform/routeDocs.js'
 import { getReadServices, type ReadServices } from '../read/services.js'
@@ -29,8 +29,7 @@ export function createTickEndpoint({ read, deploy, config }: CreateTickEndpointP
       try {
         tick = config()
       } catch (error) {
-        logConfigFailure('tick', error)
-        return errorResponse(500, 'CONFIG_INVALID', 'The service is misconfigured; the operator has been told.')
+        return misconfiguredResponse('tick', error)
       }
       const tooLarge = () => errorResponse(413, 'BODY_TOO_LARGE', `The request body is larger than ${TICK_BODY_LIMIT_BYTES} bytes.`)
       if (Number(request.headers.get('content-length') ?? 0) > TICK_BODY_LIMIT_BYTES) return tooLarge()
@@ -56,8 +55,7 @@ export function createTickEndpoint({ read, deploy, config }: CreateTickEndpointP
       try {
         services = read()
       } catch (error) {
-        logConfigFailure('tick', error)
-        return errorResponse(500, 'CONFIG_INVALID', 'The service is misconfigured; the operator has been told.')
+        return misconfiguredResponse('tick', error)
       }
       const summary = await runTick({ read: services, deploy: deploy.services, caller, intervalSeconds: tick.intervalSeconds || 60 })
       return jsonResponse({ body: JSON.stringify(summary), headers: { 'cache-control': 'no-store' } })

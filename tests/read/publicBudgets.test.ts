@@ -94,6 +94,12 @@ describe('per-client limits count an IPv6 client by its /64, and hold per instan
     // Its own policy in the draft-11 headers, on every answer of the count, the 429 included.
     expect(answers.map((a) => a.headers.get('ratelimit-policy'))).toEqual(Array(5).fill('"history";q=4;w=60'))
     expect(answers.map((a) => /r=(\d+)/.exec(a.headers.get('ratelimit') ?? '')?.[1])).toEqual(['3', '2', '1', '0', '0'])
+    // A malformed address is counted and told its quota as well.
+    const malformed = await stack.tokenHistory(
+      new Request('https://svc.test/api/token-history?address=0x12', { headers: { 'x-real-ip': '198.51.100.42' } }),
+    )
+    expect(malformed.status).toBe(400)
+    expect(malformed.headers.get('ratelimit')).toMatch(/^"history";r=3;t=\d+$/)
     // The first 404 read the store; the ones after it, within 30 s, did not.
     const commands = stack.upstash!.commands.length
     expect((await stack.tokenHistory(unknown('198.51.100.41'))).status).toBe(404)
