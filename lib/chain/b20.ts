@@ -136,7 +136,7 @@ const grantRoleAbi = [
 const ASSET_PARAMS = parseAbiParameters('(uint8 version, string name, string symbol, address initialAdmin, uint8 decimals)')
 const STABLECOIN_PARAMS = parseAbiParameters('(uint8 version, string name, string symbol, address initialAdmin, string currency)')
 
-/** What a B20 token is created from. */
+/** What a B20 token is created from; `admin` is `initialAdmin`, the zero address for a token with no admin. */
 export type B20TokenSpec =
   | { variant: 'asset'; name: string; symbol: string; admin: Address; decimals: number }
   | { variant: 'stablecoin'; name: string; symbol: string; admin: Address; currency: string }
@@ -158,12 +158,15 @@ export function encodeAdminInitCalls(admin: Address): Hex[] {
   return [encodeFunctionData({ abi: grantRoleAbi, functionName: 'grantRole', args: [MINT_ROLE, admin] })]
 }
 
-/** Calldata of `createB20(variant, salt, params, initCalls)` for a token spec. */
-export function encodeCreateB20(spec: B20TokenSpec, salt: Hex): Hex {
+/**
+ * Calldata of `createB20(variant, salt, params, initCalls)` for a token spec; the initCalls default to making the admin
+ * the mint-role holder (`encodeAdminInitCalls`).
+ */
+export function encodeCreateB20(spec: B20TokenSpec, salt: Hex, initCalls: readonly Hex[] = encodeAdminInitCalls(spec.admin)): Hex {
   return encodeFunctionData({
     abi: b20FactoryAbi,
     functionName: 'createB20',
-    args: [VARIANT_ID[spec.variant], salt, encodeB20Params(spec), encodeAdminInitCalls(spec.admin)],
+    args: [VARIANT_ID[spec.variant], salt, encodeB20Params(spec), initCalls],
   })
 }
 

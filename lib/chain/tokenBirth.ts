@@ -1,13 +1,21 @@
-import { type Address, encodeFunctionData, type Hex, parseAbi } from 'viem'
-import { MINT_ROLE } from './b20.js'
+import {
+  type Address,
+  decodeAbiParameters,
+  decodeFunctionData,
+  encodeFunctionData,
+  getAddress,
+  type Hex,
+  isAddressEqual,
+  parseAbi,
+  parseAbiParameters,
+  zeroAddress,
+} from 'viem'
+import { b20FactoryAbi, MINT_ROLE } from './b20.js'
 
-// What a token needs at birth, as pure encoding: amounts in base units, the ERC-7572 metadata as an on-chain data URI,
-// and the initCalls of createB20 in the order that works (roles, then the cap, then the mint, then the metadata).
-// Groundwork for the agent_deploy fields initialSupply, recipient, supplyCap, fixedSupply, description, image and
-// website: the deploy does not send these yet.
-
-/** The largest amount a B20 token holds, in base units: `type(uint128).max` (also the default cap, "no cap"). */
-export const MAX_TOKEN_UNITS = 2n ** 128n - 1n
+// What a token gets at birth, as pure encoding and decoding: the ERC-7572 metadata as an on-chain data URI, the
+// initCalls of createB20 in the order that works (roles, then the cap, then the mint, then the metadata), and the same
+// read back from a createB20's calldata, so every answer about a deploy (the deploy itself, its receipt, the list, the
+// webhooks) shows what the transaction really asks for. Amounts are read in `tokenAmount.ts`.
 
 /** What a token's initCalls call on its own surface, by IB20's signatures. */
 const tokenBirthAbi = parseAbi([
@@ -16,24 +24,6 @@ const tokenBirthAbi = parseAbi([
   'function mint(address to, uint256 amount)',
   'function updateContractURI(string uri)',
 ])
-
-/** Result of {@link parseTokenAmount}: the amount in base units, or why the text is not one. */
-export type ParseTokenAmountReturnType = { ok: true; units: bigint } | { ok: false; reason: string }
-
-/**
- * Reads a decimal amount of whole tokens (`"1000000"`, `"12.5"`) as base units of a token with `decimals`: more than
- * 0, at most `decimals` fraction digits, at most 2^128-1 base units. No exponent, sign or separator is accepted.
- */
-export function parseTokenAmount(text: string, decimals: number): ParseTokenAmountReturnType {
-  const match = /^(\d{1,78})(?:\.(\d{1,78}))?$/.exec(text)
-  if (!match) return { ok: false, reason: 'must be a decimal number of whole tokens, like "1000000" or "12.5"' }
-  const [, whole, fraction = ''] = match
-  if (fraction.length > decimals) return { ok: false, reason: `must have at most ${decimals} digits after the point` }
-  const units = BigInt(whole!) * 10n ** BigInt(decimals) + BigInt(fraction.padEnd(decimals, '0') || '0')
-  if (units === 0n) return { ok: false, reason: 'must be more than 0' }
-  if (units > MAX_TOKEN_UNITS) return { ok: false, reason: 'must be at most 2^128-1 base units' }
-  return { ok: true, units }
-}
 
 /** Parameters of {@link metadataDataUri}: name and symbol always, the rest only when given. */
 export type MetadataDataUriParameters = { name: string; symbol: string; description?: string; image?: string; website?: string }
@@ -78,4 +68,74 @@ export function encodeBirthInitCalls({ minter, supplyCap, mint, contractUri }: E
   if (contractUri !== undefined)
     calls.push(encodeFunctionData({ abi: tokenBirthAbi, functionName: 'updateContractURI', args: [contractUri] }))
   return calls
+}
+
+/** The metadata fields an agent gives, as the service names them (`website` is ERC-7572's `external_link`). */
+export type TokenMetadata = { description?: string; image?: string; website?: string }
+
+/** Reads back the metadata fields of a {@link metadataDataUri}; null when the text is not one (or has none of them). */
+export function readMetadataDataUri(uri: string): TokenMetadata | null {
+  const prefix = 'data:application/json;base64,'
+  if (!uri.startsWith(prefix)) return null
+  try {
+    const json = JSON.parse(Buffer.from(uri.slice(prefix.length), 'base64').toString('utf8')) as Record<string, unknown>
+    const text = (value: unknown) => (typeof value === 'string' ? value : undefined)
+    const metadata: TokenMetadata = {
+      ...(text(json.description) !== undefined ? { description: text(json.description) } : {}),
+      ...(text(json.image) !== undefined ? { image: text(json.image) } : {}),
+      ...(text(json.external_link) !== undefined ? { website: text(json.external_link) } : {}),
+    }
+    return Object.keys(metadata).length > 0 ? metadata : null
+  } catch {
+    return null
+  }
+}
+
+/** What a createB20 gives its token, read from the calldata: the admin in `params` and each known initCall. */
+export type TokenBirth = {
+  /** `initialAdmin` of `params`; null when it is the zero address (no admin, ever). */
+  admin: Address | null
+  /** Who was granted the mint role; null when nobody was. */
+  minter: Address | null
+  /** The cap set at birth, in base units; null when none was (the default: no cap). */
+  supplyCap: bigint | null
+  /** What was minted at birth, and to whom; null when nothing was. */
+  mint: { to: Address; units: bigint } | null
+  /** The `contractURI` set at birth; null when none was. */
+  contractUri: string | null
+}
+
+const ADMIN_OF_PARAMS = parseAbiParameters('(uint8 version, string name, string symbol, address initialAdmin)')
+
+/** Reads a createB20 calldata back into what the token gets at birth (pure); null when it is not a createB20. */
+export function readTokenBirth(data: Hex): TokenBirth | null {
+  let args: readonly unknown[]
+  try {
+    const decoded = decodeFunctionData({ abi: b20FactoryAbi, data })
+    if (decoded.functionName !== 'createB20') return null
+    args = decoded.args
+  } catch {
+    return null
+  }
+  const [, , params, initCalls] = args as [number, Hex, Hex, readonly Hex[]]
+  const birth: TokenBirth = { admin: null, minter: null, supplyCap: null, mint: null, contractUri: null }
+  try {
+    // Both variants' tuples begin with (version, name, symbol, initialAdmin): the head is read the same way.
+    const [head] = decodeAbiParameters(ADMIN_OF_PARAMS, params)
+    birth.admin = isAddressEqual(head.initialAdmin, zeroAddress) ? null : getAddress(head.initialAdmin)
+  } catch {
+    // malformed params: the admin stays unknown
+  }
+  for (const call of initCalls) {
+    try {
+      const decoded = decodeFunctionData({ abi: tokenBirthAbi, data: call })
+      if (decoded.functionName === 'grantRole' && decoded.args[0] === MINT_ROLE) birth.minter = getAddress(decoded.args[1])
+      if (decoded.functionName === 'updateSupplyCap') birth.supplyCap = decoded.args[0]
+      if (decoded.functionName === 'mint') birth.mint = { to: getAddress(decoded.args[0]), units: decoded.args[1] }
+      if (decoded.functionName === 'updateContractURI') birth.contractUri = decoded.args[0]
+    } catch {
+      // an initCall this service never sends
+    }
+  }
+  return birth
 }

@@ -244,7 +244,14 @@ async function handleDeploy(
     response = await run()
   }
   if (ctx.webhooks && response.ok && response.status === 'broadcast' && !replayed) {
-    const subject = { txHash: response.txHash, predictedAddress: response.predictedAddress, name: intent.name, symbol: intent.symbol }
+    const { initialSupply, supplyCap, recipient } = response.token
+    const subject = {
+      txHash: response.txHash,
+      predictedAddress: response.predictedAddress,
+      name: intent.name,
+      symbol: intent.symbol,
+      ...{ initialSupply, supplyCap, recipient },
+    }
     const details = { explorerUrl: response.explorerUrl, signer: response.signer, chainId: response.chainId }
     ctx.background(ctx.webhooks.emit({ agentDigest, type: 'deploy.broadcast', subject, details }))
   }

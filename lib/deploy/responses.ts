@@ -7,13 +7,39 @@ const txHash = z
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/)
 const wei = z.string().regex(/^\d+$/)
 
+const wholeTokens = z.string().regex(/^\d+(\.\d+)?$/)
+
+/** What a deploy gives its token at birth besides its name, as a deploy answer, receipt, list entry and event show it. */
+const supplyFields = {
+  initialSupply: wholeTokens.nullable().describe('Whole tokens minted to recipient in the creation transaction; null: none'),
+  supplyCap: wholeTokens.nullable().describe('The cap from birth, in whole tokens; null: no cap (type(uint128).max)'),
+  recipient: address.nullable().describe('Who received initialSupply; null: nobody'),
+}
+
 /** The token part of a deploy answer. */
 export const deployedTokenSchema = z.object({
   name: z.string(),
   symbol: z.string(),
   variant: z.enum(['asset', 'stablecoin']),
   decimals: z.number().int().min(6).max(18),
+  admin: address.nullable().describe('Holds the admin role and the mint role; null: no admin and no minter, ever (fixedSupply)'),
+  ...supplyFields,
+  metadata: z
+    .object({ description: z.string().optional(), image: z.string().optional(), website: z.string().optional() })
+    .nullable()
+    .describe('Set on chain as the token’s ERC-7572 contractURI (a JSON data URI; website is its external_link); null: none'),
 })
+
+/** What a confirmed deploy minted, read from the receipt's own `Transfer` logs. */
+export const mintedSchema = z
+  .array(
+    z.object({
+      to: address,
+      amount: wholeTokens.describe('Whole tokens'),
+      units: z.string().regex(/^\d+$/).describe('Base units: amount × 10^decimals'),
+    }),
+  )
+  .describe('What the creation transaction minted, from its Transfer logs; empty when nothing was')
 
 /** Success body of `agent_deploy`, fields in the order `docs/api.md` shows them. */
 export const deployBroadcastSchema = z
@@ -81,6 +107,7 @@ export const receiptConfirmedSchema = z.object({
   blockNumber: z.number().int().min(0),
   explorerUrl: z.string(),
   token: deployedTokenSchema,
+  minted: mintedSchema,
   market: tokenMarketSchema.nullable(),
 })
 
@@ -98,6 +125,7 @@ export const receiptReplacedSchema = z.object({
   tokenAddress: address.optional().describe('Once the replacement is confirmed: the token (the predicted address)'),
   blockNumber: z.number().int().min(0).optional(),
   token: deployedTokenSchema.optional(),
+  minted: mintedSchema.optional(),
   market: tokenMarketSchema.nullable().optional().describe('Once the replacement is confirmed: the token’s market'),
 })
 
@@ -108,6 +136,7 @@ export const listedDeploySchema = z.object({
   name: z.string(),
   symbol: z.string(),
   variant: z.enum(['asset', 'stablecoin']),
+  ...supplyFields,
   createdAt: z.string().describe('When the deploy was sent (ISO 8601)'),
   status: z
     .enum(['broadcast', 'confirmed', 'reverted', 'replaced'])

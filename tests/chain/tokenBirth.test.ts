@@ -1,7 +1,8 @@
 import { decodeFunctionData, encodeFunctionData, getAddress, keccak256, parseAbi, toBytes, toFunctionSelector } from 'viem'
 import { describe, expect, it } from 'vitest'
 import { encodeAdminInitCalls } from '../../lib/chain/b20.js'
-import { encodeBirthInitCalls, MAX_TOKEN_UNITS, metadataDataUri, parseTokenAmount } from '../../lib/chain/tokenBirth.js'
+import { MAX_TOKEN_UNITS, parseTokenAmount } from '../../lib/chain/tokenAmount.js'
+import { encodeBirthInitCalls, metadataDataUri } from '../../lib/chain/tokenBirth.js'
 
 const ADMIN = '0xadadadadadadadadadadadadadadadadadadadad'
 const HOLDER = '0x1111111111111111111111111111111111111111'

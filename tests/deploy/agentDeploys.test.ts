@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { AGENT_KEYS, type DeployStack, startDeployStack } from '../support/deployStack.js'
 
 const deployBody = (over: Record<string, unknown> = {}) => ({ action: 'agent_deploy', name: 'History Token', symbol: 'HIST', ...over })
+const HOLDER = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed'
 type Logged = { event: string; [field: string]: unknown }
 const events = (logs: string[]) => logs.map((l) => JSON.parse(l) as Logged)
 
@@ -19,7 +20,7 @@ describe('list_deploys: each agent sees its own deploys (anvil, KMS server, real
     const post = (body: unknown, options: { key?: string | null } = {}) => stack.post(body, { ...options, instance: own.handle })
     const first = (await post(deployBody({ symbol: 'ONE' }))).body
     stack.clock.now += 1000
-    const second = (await post(deployBody({ symbol: 'TWO', variant: 'stablecoin' }))).body
+    const second = (await post(deployBody({ symbol: 'TWO', variant: 'stablecoin', initialSupply: '1000000.25', recipient: HOLDER }))).body
     stack.clock.now += 1000
     await post(deployBody({ symbol: 'DRY', dryRun: true }))
     await post(deployBody({ symbol: 'BAD', admin: '0x0000000000000000000000000000000000000000' }))
@@ -36,6 +37,9 @@ describe('list_deploys: each agent sees its own deploys (anvil, KMS server, real
           name: 'History Token',
           symbol: 'TWO',
           variant: 'stablecoin',
+          initialSupply: '1000000.25',
+          supplyCap: null,
+          recipient: HOLDER,
           createdAt: expect.any(String),
           status: 'broadcast',
           market: null,
@@ -46,6 +50,9 @@ describe('list_deploys: each agent sees its own deploys (anvil, KMS server, real
           name: 'History Token',
           symbol: 'ONE',
           variant: 'asset',
+          initialSupply: null,
+          supplyCap: null,
+          recipient: null,
           createdAt: expect.any(String),
           status: 'broadcast',
           market: null,

@@ -1,20 +1,12 @@
-import { type Hex, keccak256, toHex } from 'viem'
+import { type Hex, keccak256, type PublicClient, toHex } from 'viem'
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it, onTestFinished, vi } from 'vitest'
 import { B20_FACTORY_ADDRESS, b20FactoryAbi, encodeCreateB20, MINT_ROLE, predictB20Address } from '../../lib/chain/b20.js'
 import { activationStubAbi } from '../support/anvil.js'
+import { ROLES, tokenAt } from '../support/b20Token.js'
 import { AGENT_KEYS, type DeployStack, startDeployStack } from '../support/deployStack.js'
 import { deployStackSecrets, findLeaks, recordAnswers } from '../support/secrets.js'
 
 const deployBody = (over: Record<string, unknown> = {}) => ({ action: 'agent_deploy', name: 'Test Token', symbol: 'TEST', ...over })
-const emulatorRoleAbi = [
-  {
-    type: 'function',
-    name: 'hasRole',
-    stateMutability: 'view',
-    inputs: [{ type: 'address' }, { type: 'bytes32' }, { type: 'address' }],
-    outputs: [{ type: 'bool' }],
-  },
-] as const
 
 describe('POST /api/b20-skill on anvil (chain 8453) with the B20 emulator, the KMS server and real Redis', () => {
   let stack: DeployStack
@@ -43,7 +35,17 @@ describe('POST /api/b20-skill on anvil (chain 8453) with the B20 emulator, the K
       status: 'broadcast',
       predictedAddress: predictB20Address('asset', stack.signer, salt),
       explorerUrl: `https://basescan.org/tx/${body.txHash}`,
-      token: { name: 'Test Token', symbol: 'TEST', variant: 'asset', decimals: 18 },
+      token: {
+        name: 'Test Token',
+        symbol: 'TEST',
+        variant: 'asset',
+        decimals: 18,
+        admin: stack.signer,
+        initialSupply: null,
+        supplyCap: null,
+        recipient: null,
+        metadata: null,
+      },
       signer: stack.signer,
       chainId: 8453,
     })
@@ -65,18 +67,27 @@ describe('POST /api/b20-skill on anvil (chain 8453) with the B20 emulator, the K
       tokenAddress: body.predictedAddress,
       blockNumber: expect.any(Number),
       explorerUrl: body.explorerUrl,
-      token: { name: 'Test Token', symbol: 'TEST', decimals: 18, variant: 'asset' },
+      token: {
+        name: 'Test Token',
+        symbol: 'TEST',
+        decimals: 18,
+        variant: 'asset',
+        admin: stack.signer,
+        initialSupply: null,
+        supplyCap: null,
+        recipient: null,
+        metadata: null,
+      },
+      minted: [],
       // Not trading yet: the tick has seen no pair for it.
       market: null,
     })
-    // The admin (the signer by default) holds the mint role, through the grantRole initCall.
-    const canMint = await stack.chain.publicClient.readContract({
-      address: B20_FACTORY_ADDRESS,
-      abi: emulatorRoleAbi,
-      functionName: 'hasRole',
-      args: [body.predictedAddress, MINT_ROLE, stack.signer],
-    })
-    expect(canMint).toBe(true)
+    // The admin (the signer by default) holds the mint role, through the grantRole initCall, read at the token itself.
+    const token = tokenAt(stack.chain.publicClient as PublicClient, body.predictedAddress)
+    expect(await token.hasRole(MINT_ROLE, stack.signer)).toBe(true)
+    expect(await token.hasRole(ROLES.admin, stack.signer)).toBe(true)
+    expect(await token.totalSupply()).toBe(0n)
+    expect(await token.supplyCap()).toBe(2n ** 128n - 1n)
     const factoryAgrees = await stack.chain.publicClient.readContract({
       address: B20_FACTORY_ADDRESS,
       abi: b20FactoryAbi,
@@ -108,15 +119,11 @@ describe('POST /api/b20-skill on anvil (chain 8453) with the B20 emulator, the K
     const admin = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed'
     const { body } = await stack.post(deployBody({ admin }))
     expect(body.ok).toBe(true)
-    const read = (role: Hex) =>
-      stack.chain.publicClient.readContract({
-        address: B20_FACTORY_ADDRESS,
-        abi: emulatorRoleAbi,
-        functionName: 'hasRole',
-        args: [body.predictedAddress, role, admin],
-      })
-    expect(await read(MINT_ROLE)).toBe(true)
-    expect(await read(`0x${'0'.repeat(64)}`)).toBe(true)
+    const token = tokenAt(stack.chain.publicClient as PublicClient, body.predictedAddress)
+    expect(await token.hasRole(MINT_ROLE, admin)).toBe(true)
+    expect(await token.hasRole(ROLES.admin, admin)).toBe(true)
+    // No power kept: the service's own signer holds no role on the token.
+    for (const role of Object.values(ROLES)) expect(await token.hasRole(role, stack.signer)).toBe(false)
   })
 
   it.each([

@@ -23,6 +23,7 @@ describe('parseDeployIntent', () => {
         admin: undefined,
         salt: undefined,
         currency: undefined,
+        birth: { initialSupply: undefined, recipient: undefined, supplyCap: undefined, fixedSupply: false, metadata: undefined },
         dryRun: false,
       },
     })

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest'
+import { encodeCreateB20 } from '../../lib/chain/b20.js'
+import { encodeBirthInitCalls } from '../../lib/chain/tokenBirth.js'
 import { checkWebhookUrl, isLoopbackHost, refusedAddressRange } from '../../lib/deploy/agents/webhookUrl.js'
 import { isDeployed, marketOfToken } from '../../lib/deploy/records/tokenMarket.js'
 import { buildDeployEvent, nextAttemptAt, outcomeOf, statusAfter, WEBHOOK_MAX_ATTEMPTS } from '../../lib/deploy/webhooks/events.js'
@@ -96,7 +98,15 @@ describe('what an attempt means (pure)', () => {
 })
 
 describe('deploy events (pure)', () => {
-  const subject = { txHash: `0x${'Ab'.repeat(32)}`, predictedAddress: `0x${'cd'.repeat(20)}`, name: 'Tok', symbol: 'TOK' }
+  const subject = {
+    txHash: `0x${'Ab'.repeat(32)}`,
+    predictedAddress: `0x${'cd'.repeat(20)}`,
+    name: 'Tok',
+    symbol: 'TOK',
+    initialSupply: '1000',
+    supplyCap: null,
+    recipient: `0x${'ef'.repeat(20)}`,
+  }
 
   it('builds { type, timestamp, data } with the subject in every data, and an id stable for the same outcome', () => {
     const at = Date.UTC(2026, 10, 24, 12, 0, 0)
@@ -144,8 +154,34 @@ describe('deploy events (pure)', () => {
     expect(nextAttemptAt(0, now)).toBeNull()
   })
 
-  it('names a deploy by the hash its agent was given, through replacements', () => {
-    const record = { agent: 'a', txHash: '0x02', predictedAddress: '0xp', name: 'n', symbol: 's' }
+  it('names a deploy by the hash its agent was given, through replacements, with its supply read from the calldata', () => {
+    const admin = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed'
+    const spec = { variant: 'asset', name: 'n', symbol: 's', admin, decimals: 6 } as const
+    const salt = `0x${'11'.repeat(32)}` as const
+    const record = {
+      agent: 'a',
+      txHash: '0x02',
+      predictedAddress: '0xp',
+      name: 'n',
+      symbol: 's',
+      decimals: 6,
+      data: encodeCreateB20(spec, salt),
+    }
+    expect(deployEventSubject(record)).toEqual({
+      txHash: '0x02',
+      predictedAddress: '0xp',
+      name: 'n',
+      symbol: 's',
+      initialSupply: null,
+      supplyCap: null,
+      recipient: null,
+    })
+    const minting = encodeCreateB20(
+      spec,
+      salt,
+      encodeBirthInitCalls({ minter: admin, supplyCap: 5_000_000n, mint: { to: admin, units: 1_500_000n } }),
+    )
+    expect(deployEventSubject({ ...record, data: minting })).toMatchObject({ initialSupply: '1.5', supplyCap: '5', recipient: admin })
     expect(deployEventSubject(record).txHash).toBe('0x02')
     expect(deployEventSubject({ ...record, replaces: '0x01' }).txHash).toBe('0x01')
     expect(deployEventSubject({ ...record, replaces: '0x02b', originalTxHash: '0x01' }).txHash).toBe('0x01')

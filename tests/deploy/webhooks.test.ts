@@ -16,6 +16,7 @@ import { HUBS, makePair, mixCase } from '../support/syntheticMarket.js'
 import { startWebhookReceiver, type WebhookDelivery, type WebhookReceiver } from '../support/webhookReceiver.js'
 
 const deployBody = (symbol: string) => ({ action: 'agent_deploy', name: 'Hook Token', symbol })
+const HOLDER = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed'
 const typeOf = (delivery: WebhookDelivery) => (JSON.parse(delivery.body) as { type: string }).type
 
 type HookedAgent = { label: string; key: string; secret: string; receiver: WebhookReceiver }
@@ -67,8 +68,10 @@ describe('webhooks: every deploy outcome, signed, at least once (anvil, KMS serv
 
   it('tells the agent deploy.broadcast at once and deploy.confirmed once, each signed with its secret', async () => {
     const { key, secret, receiver } = agents.happy!
-    const sent = (await stack.post(deployBody('HOOK'), { key })).body
-    expect(sent).toMatchObject({ ok: true, status: 'broadcast' })
+    // Born with a supply: every event carries it, as the deploy answer does.
+    const supply = { initialSupply: '2500.5', supplyCap: '1000000', recipient: HOLDER }
+    const sent = (await stack.post({ ...deployBody('HOOK'), ...supply, admin: HOLDER }, { key })).body
+    expect(sent).toMatchObject({ ok: true, status: 'broadcast', token: supply })
     await stack.drain()
     const [broadcast] = receiver.deliveries
     expect(receiver.verify(broadcast!, secret, stack.clock.now)).toEqual({
@@ -79,6 +82,7 @@ describe('webhooks: every deploy outcome, signed, at least once (anvil, KMS serv
         predictedAddress: sent.predictedAddress,
         name: 'Hook Token',
         symbol: 'HOOK',
+        ...supply,
         explorerUrl: sent.explorerUrl,
         signer: stack.signer,
         chainId: 8453,
@@ -113,6 +117,7 @@ describe('webhooks: every deploy outcome, signed, at least once (anvil, KMS serv
       predictedAddress: sent.predictedAddress,
       name: 'Hook Token',
       symbol: 'HOOK',
+      ...supply,
       tokenAddress: sent.predictedAddress,
       blockNumber: expect.any(Number),
       gasUsed: expect.stringMatching(/^[1-9]\d*$/),
@@ -185,7 +190,15 @@ describe('webhooks: every deploy outcome, signed, at least once (anvil, KMS serv
 
   it('spends no store command on the events of an allowlisted agent, which can have no webhook', async () => {
     const outbox = stack.newInstance().services.webhooks!
-    const subject = { txHash: `0x${'ef'.repeat(32)}`, predictedAddress: `0x${'cd'.repeat(20)}`, name: 'X', symbol: 'X' }
+    const subject = {
+      txHash: `0x${'ef'.repeat(32)}`,
+      predictedAddress: `0x${'cd'.repeat(20)}`,
+      name: 'X',
+      symbol: 'X',
+      initialSupply: null,
+      supplyCap: null,
+      recipient: null,
+    }
     const before = stack.upstash!.commands.length
     const emitted = await outbox.emit({ agentDigest: digestAgentKey(AGENT_KEYS.alice), type: 'deploy.broadcast', subject })
     expect(emitted).toEqual({ queued: false })
@@ -359,6 +372,9 @@ describe('webhooks: every deploy outcome, signed, at least once (anvil, KMS serv
       predictedAddress: sent.predictedAddress,
       name: 'Hook Token',
       symbol: 'MKT',
+      initialSupply: null,
+      supplyCap: null,
+      recipient: null,
       tokenAddress: sent.predictedAddress,
       pairAddress: deep,
       dexId: 'aerodrome',
@@ -456,7 +472,15 @@ describe('webhooks never reach a private address (server-side request forgery)',
       const digest = (await listAgentsWithWebhooks(stack.store, prefix)).find((a) => a.label === label)!.digestPrefix
       const agent = (await stack.store.get(`${prefix}agents:v1:label:${label}`))!
       expect(agent.startsWith(digest)).toBe(true)
-      const subject = { txHash: `0x${'ab'.repeat(32)}`, predictedAddress: `0x${'cd'.repeat(20)}`, name: 'X', symbol: 'X' }
+      const subject = {
+        txHash: `0x${'ab'.repeat(32)}`,
+        predictedAddress: `0x${'cd'.repeat(20)}`,
+        name: 'X',
+        symbol: 'X',
+        initialSupply: null,
+        supplyCap: null,
+        recipient: null,
+      }
       expect(await outbox.emit({ agentDigest: agent, type: 'deploy.broadcast', subject, key: label })).toEqual({ queued: true })
       expect(asked, `${address}: the name was resolved`).toEqual([`hooks-${n}.rebind.test`])
       const webhook = (await listAgentsWithWebhooks(stack.store, prefix)).find((a) => a.label === label)!.webhook!

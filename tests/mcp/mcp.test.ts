@@ -65,15 +65,24 @@ describe('the MCP server at /api/mcp, with the SDK’s own client, against npm s
       'admin',
       'currency',
       'decimals',
+      'description',
       'dryRun',
+      'fixedSupply',
       'idempotencyKey',
+      'image',
+      'initialSupply',
       'name',
+      'recipient',
       'salt',
+      'supplyCap',
       'symbol',
       'variant',
+      'website',
     ])
     expect(deploy.required.sort()).toEqual(['name', 'symbol'])
     expect(deploy.properties.symbol.pattern).toBe('^[A-Za-z0-9]{1,11}$')
+    expect(deploy.properties.initialSupply).toMatchObject({ type: 'string', examples: ['1000000'] })
+    expect(deploy.properties.fixedSupply).toMatchObject({ type: 'boolean', description: expect.stringContaining('no admin') })
     expect(deploy.additionalProperties).toBe(false)
     expect((byName.get_deploy_receipt!.inputSchema as { properties: Record<string, any> }).properties.waitSeconds).toMatchObject({
       minimum: 0,

@@ -6,9 +6,11 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { type Address, createPublicClient, createTestClient, type Hex, http } from 'viem'
 import { ACTIVATION_REGISTRY_ADDRESS, B20_FACTORY_ADDRESS } from '../../lib/chain/b20.js'
+import { placeTokenCode, tokenCreatedBy } from './tokenPlacement.js'
 
 const emulator = JSON.parse(readFileSync(fileURLToPath(new URL('./contracts/emulator.json', import.meta.url)), 'utf8')) as {
   B20FactoryEmulator: Hex
+  B20TokenEmulator: Hex
   ActivationRegistryStub: Hex
 }
 
@@ -26,8 +28,12 @@ export const activationStubAbi = [
   },
 ] as const
 
-/** A running anvil node at chain id 8453 with the B20 factory emulator and the ActivationRegistry stub in place. */
+/**
+ * A running anvil node at chain id 8453 with the B20 factory emulator and the ActivationRegistry stub in place, behind a
+ * JSON-RPC proxy that places the token emulator at the address each createB20 will create (`tokenPlacement.ts`).
+ */
 export type AnvilChain = {
+  /** The proxy: what the service and the tests send createB20 through. */
   rpcUrl: string
   /** JSON-RPC methods received through {@link rpcUrl}'s counting proxy, in order. */
   rpcMethods: string[]
@@ -67,7 +73,7 @@ const freePort = () =>
     })
   })
 
-/** Starts anvil (`--chain-id 8453`) with a JSON-RPC counting proxy in front, and installs the emulator. */
+/** Starts anvil (`--chain-id 8453`) with a JSON-RPC counting proxy in front, and installs the emulators. */
 export async function startAnvilChain(parameters: { chainId?: number } = {}): Promise<AnvilChain> {
   const port = await freePort()
   const child: ChildProcess = spawn(
@@ -115,7 +121,10 @@ export async function startAnvilChain(parameters: { chainId?: number } = {}): Pr
   }
 }
 
-/** A pass-through JSON-RPC proxy that records each method (batches included) and can play an outage. */
+/**
+ * A pass-through JSON-RPC proxy that records each method (batches included), places a B20 token's code before the
+ * createB20 that creates it reaches the node, and can play an outage.
+ */
 async function startRpcProxy(target: string) {
   const { createServer: createHttpServer } = await import('node:http')
   const methods: string[] = []
@@ -138,6 +147,8 @@ async function startRpcProxy(target: string) {
       const parsed = JSON.parse(body) as { method: string; id?: unknown } | { method: string; id?: unknown }[]
       for (const call of Array.isArray(parsed) ? parsed : [parsed]) {
         methods.push(call.method)
+        const token = await tokenCreatedBy(call)
+        if (token) await placeTokenCode({ nodeUrl: target, token, code: emulator.B20TokenEmulator })
         if (drop.delete(call.method)) dropAnswer = true
         const refusal = !Array.isArray(parsed) ? refuse.get(call.method) : undefined
         if (refusal) {

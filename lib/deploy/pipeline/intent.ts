@@ -1,37 +1,26 @@
 import type { Address, Hex } from 'viem'
 import { z } from 'zod'
-import { checksumAddress, isValidAddress } from '../../chain/address.js'
+import { checksumAddress } from '../../chain/address.js'
 import { type B20Variant, STABLECOIN_DECIMALS } from '../../chain/b20Variants.js'
+import { type BirthIntent, parseBirthIntent } from './birthIntent.js'
+import { addressField, httpsUrlField, type IntentProblem, onChainTextField, tokenAmountField } from './intentFields.js'
 import { ISO_4217_CODES } from './iso4217.js'
 
-/** One problem with a request body: the field it concerns and why. */
-export type IntentProblem = { field: string; reason: string }
+export type { BirthIntent, IntentProblem }
 
 /** Longest token name accepted (`docs/api.md`, `POST /api/b20-skill`). */
 export const DEPLOY_NAME_MAX = 64
 /** Longest token symbol accepted (`docs/api.md`, `POST /api/b20-skill`). */
 export const DEPLOY_SYMBOL_MAX = 11
-
-// Control, zero-width and bidi formatting characters: refused in names, which end up on chain and in explorers.
-const UNSAFE_TEXT = /[\p{Cc}\u00AD\u061C\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2069\uFEFF]/u
-
-const addressField = z
-  .string()
-  .refine(
-    (v) => isValidAddress(v) && !/^0x0{40}$/i.test(v),
-    'must be a 20-byte 0x address, lower-case or with a valid checksum, and not the zero address',
-  )
+/** Longest token description accepted (`docs/api.md`, `POST /api/b20-skill`). */
+export const DEPLOY_DESCRIPTION_MAX = 500
 
 /** The `agent_deploy` body schema: every rule of `docs/api.md` (`POST /api/b20-skill`), with the reasons agents see. */
 export const agentDeploySchema = z.strictObject({
   action: z.literal('agent_deploy'),
-  name: z
-    .string({ error: 'is required: a string of 1 to 64 characters' })
-    .refine((v) => v.trim().length > 0, 'must not be empty')
-    .refine((v) => Array.from(v).length <= DEPLOY_NAME_MAX, `must be at most ${DEPLOY_NAME_MAX} characters`)
-    .refine((v) => v === v.trim(), 'must not start or end with white space')
-    .refine((v) => !UNSAFE_TEXT.test(v), 'must not contain control, zero-width or bidi characters')
-    .describe('Token name: 1-64 characters, no leading or trailing space, no control, zero-width or bidi characters'),
+  name: onChainTextField(DEPLOY_NAME_MAX, 'is required: a string of 1 to 64 characters').describe(
+    'Token name: 1-64 characters, no leading or trailing space, no control, zero-width or bidi characters',
+  ),
   symbol: z
     .string({ error: 'is required: 1 to 11 letters or digits' })
     .regex(/^[A-Za-z0-9]{1,11}$/, `must be 1 to ${DEPLOY_SYMBOL_MAX} letters (A-Z, a-z) or digits`)
@@ -42,13 +31,48 @@ export const agentDeploySchema = z.strictObject({
     .int('must be a whole number')
     .optional()
     .describe('6 to 18 for an asset (default 18); a stablecoin always has 6'),
-  admin: addressField.optional().describe('Admin and mint-role holder, lower-case or checksummed; default the signer'),
+  admin: addressField
+    .optional()
+    .describe('Admin and mint-role holder, lower-case or checksummed; default the signer (the service keeps no role when given)'),
   salt: z
     .string()
     .regex(/^0x[0-9a-fA-F]{64}$/, 'must be 32 bytes of 0x-prefixed hex (66 characters)')
     .optional()
     .describe('CREATE2-style salt; random when omitted; reusing one reverts TokenAlreadyExists'),
   currency: z.string().optional().describe('Stablecoin only: an ISO 4217 code of three upper-case letters; default "USD"'),
+  initialSupply: tokenAmountField
+    .optional()
+    .describe(
+      'Whole tokens minted to recipient in the creation transaction, as a decimal string ("1000000", "12.5"): more than 0, at most `decimals` digits after the point, at most 2^128-1 base units',
+    )
+    .meta({ examples: ['1000000'] }),
+  recipient: addressField
+    .optional()
+    .describe('Who receives initialSupply; default admin. Required with initialSupply when admin is not given')
+    .meta({ examples: ['0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed'] }),
+  supplyCap: tokenAmountField
+    .optional()
+    .describe('The token’s cap from birth, in whole tokens, at least initialSupply; default no cap (type(uint128).max)')
+    .meta({ examples: ['10000000'] }),
+  fixedSupply: z
+    .boolean({ error: 'must be true or false' })
+    .optional()
+    .describe(
+      'true: the cap is initialSupply and the token has no admin and no minter, ever. Needs initialSupply and recipient; excludes supplyCap and admin',
+    )
+    .meta({ examples: [true] }),
+  description: onChainTextField(DEPLOY_DESCRIPTION_MAX, `must be a string of 1 to ${DEPLOY_DESCRIPTION_MAX} characters`)
+    .optional()
+    .describe('Set on chain in the token’s ERC-7572 contractURI: 1-500 characters, the same text rules as name')
+    .meta({ examples: ['The points token of the Example community.'] }),
+  image: httpsUrlField
+    .optional()
+    .describe('ERC-7572 image: an https URL (at most 512 characters, no user name or password)')
+    .meta({ examples: ['https://example.com/token.png'] }),
+  website: httpsUrlField
+    .optional()
+    .describe('ERC-7572 external_link: an https URL (at most 512 characters, no user name or password)')
+    .meta({ examples: ['https://example.com'] }),
   dryRun: z.boolean({ error: 'must be true or false' }).optional().describe('true: validate and simulate only; nothing is signed'),
 })
 
@@ -64,11 +88,17 @@ export type DeployIntent = {
   salt: Hex | undefined
   /** ISO 4217 code, stablecoins only. */
   currency: string | undefined
+  /** Supply, cap and metadata at birth. */
+  birth: BirthIntent
   dryRun: boolean
 }
 
 /** Result of {@link parseDeployIntent}. */
 export type ParseDeployIntentReturnType = { ok: true; intent: DeployIntent } | { ok: false; details: IntentProblem[] }
+
+/** An asset's decimals when given and valid (6-18), else the default 18: what amounts are checked against. */
+const validAssetDecimals = (value: unknown) =>
+  typeof value === 'number' && Number.isInteger(value) && value >= 6 && value <= 18 ? value : 18
 
 const fieldOf = (path: readonly PropertyKey[]) => (path.length ? path.map(String).join('.') : 'body')
 
@@ -100,6 +130,9 @@ export function parseDeployIntent(body: unknown): ParseDeployIntentReturnType {
       details.push({ field: 'currency', reason: `"${raw.currency}" is not an ISO 4217 currency code` })
     }
   }
+  const decimals = variant === 'stablecoin' ? STABLECOIN_DECIMALS : validAssetDecimals(raw.decimals)
+  const { birth, details: birthDetails } = parseBirthIntent(raw, decimals)
+  details.push(...birthDetails)
   if (details.length > 0 || !parsed.success) return { ok: false, details }
 
   const data = parsed.data
@@ -109,10 +142,11 @@ export function parseDeployIntent(body: unknown): ParseDeployIntentReturnType {
       name: data.name,
       symbol: data.symbol,
       variant,
-      decimals: variant === 'stablecoin' ? STABLECOIN_DECIMALS : (data.decimals ?? 18),
+      decimals,
       admin: data.admin ? checksumAddress(data.admin) : undefined,
       salt: data.salt ? (data.salt.toLowerCase() as Hex) : undefined,
       currency: variant === 'stablecoin' ? (data.currency ?? 'USD') : undefined,
+      birth,
       dryRun: data.dryRun ?? false,
     },
   }

@@ -1,5 +1,7 @@
-import type { Address, Hex } from 'viem'
+import { type Address, type Hex, zeroAddress } from 'viem'
 import { B20_FACTORY_ADDRESS, type B20TokenSpec, encodeCreateB20, predictB20Address } from '../../chain/b20.js'
+import { encodeBirthInitCalls, metadataDataUri } from '../../chain/tokenBirth.js'
+import { birthViewOf } from '../birthView.js'
 import type { DeployedToken } from '../responses.js'
 import type { NetworkFees } from './feeCache.js'
 import { MIN_PRIORITY_FEE, maxBigInt } from './fees.js'
@@ -18,18 +20,35 @@ export type DeployPlan = {
 /** Parameters of {@link planDeploy}. */
 export type PlanDeployParameters = { intent: DeployIntent; signer: Address; salt: Hex }
 
-/** Plans a deploy (pure): the admin defaults to the signer, a stablecoin's currency to USD. */
+/**
+ * Plans a deploy (pure): the admin defaults to the signer (and a fixed supply has none), a stablecoin's currency to
+ * USD. The initCalls make the admin the minter, then set the cap, mint and set the metadata; a deploy with none of the
+ * birth fields sends `[grantRole(MINT_ROLE, admin)]` alone, as it always has.
+ */
 export function planDeploy({ intent, signer, salt }: PlanDeployParameters): DeployPlan {
-  const admin = intent.admin ?? signer
+  const { birth } = intent
+  const admin = birth.fixedSupply ? zeroAddress : (intent.admin ?? signer)
   const spec: B20TokenSpec =
     intent.variant === 'asset'
       ? { variant: 'asset', name: intent.name, symbol: intent.symbol, admin, decimals: intent.decimals }
       : { variant: 'stablecoin', name: intent.name, symbol: intent.symbol, admin, currency: intent.currency ?? 'USD' }
-  const data = encodeCreateB20(spec, salt)
+  const initCalls = encodeBirthInitCalls({
+    minter: birth.fixedSupply ? null : admin,
+    supplyCap: birth.supplyCap,
+    mint: birth.initialSupply !== undefined && birth.recipient ? { to: birth.recipient, units: birth.initialSupply } : undefined,
+    contractUri: birth.metadata ? metadataDataUri({ name: intent.name, symbol: intent.symbol, ...birth.metadata }) : undefined,
+  })
+  const data = encodeCreateB20(spec, salt, initCalls)
   return {
     data,
     predictedAddress: predictB20Address(intent.variant, signer, salt),
-    token: { name: intent.name, symbol: intent.symbol, variant: intent.variant, decimals: intent.decimals },
+    token: {
+      name: intent.name,
+      symbol: intent.symbol,
+      variant: intent.variant,
+      decimals: intent.decimals,
+      ...birthViewOf(data, intent.decimals),
+    },
     request: { account: signer, to: B20_FACTORY_ADDRESS, data, value: 0n },
   }
 }

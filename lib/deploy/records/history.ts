@@ -3,6 +3,7 @@ import { z } from 'zod'
 import { listIndexed, putIndexed, removeFromIndex } from '../../store/recordIndex.js'
 import { parseRecord } from '../../store/records.js'
 import type { Store } from '../../store/types.js'
+import { supplyFieldsOf } from '../birthView.js'
 import type { DeployHistoryKeys } from '../keys.js'
 
 /** Last known state of a deploy: sent, mined (successfully or reverted), or replaced by a higher-fee copy. */
@@ -51,6 +52,9 @@ export type ListedDeploy = {
   name: string
   symbol: string
   variant: 'asset' | 'stablecoin'
+  initialSupply: string | null
+  supplyCap: string | null
+  recipient: string | null
   createdAt: string
   status: DeployStatus
   replacedBy?: Hex
@@ -142,6 +146,7 @@ export function toListedDeploy(record: DeployRecord): ListedDeploy {
     name: record.name,
     symbol: record.symbol,
     variant: record.variant,
+    ...supplyFieldsOf(record.data, record.decimals),
     createdAt: new Date(record.createdAt).toISOString(),
     status: record.status,
     ...(record.replacedBy ? { replacedBy: record.replacedBy } : {}),

@@ -7,10 +7,12 @@ import {
   type TransactionReceipt,
   TransactionReceiptNotFoundError,
 } from 'viem'
-import { B20_FACTORY_ADDRESS, type B20Variant, b20FactoryAbi, CREATE_B20_SELECTOR } from '../../chain/b20.js'
+import { B20_FACTORY_ADDRESS, b20FactoryAbi, CREATE_B20_SELECTOR } from '../../chain/b20.js'
+import { VARIANT_BY_ID } from '../../chain/b20Variants.js'
 import { KmsSignerError } from '../../chain/kmsAccount.js'
 import { errorName } from '../../platform/log.js'
 import type { Store } from '../../store/types.js'
+import { birthViewOf, mintsInLogs } from '../birthView.js'
 import { type DeployHistoryKeys, deployHistoryKeys } from '../keys.js'
 import { type DeployFailure, failure } from '../outcome.js'
 import type { ReceiptConfirmed, ReceiptPending, ReceiptReplaced } from '../responses.js'
@@ -35,8 +37,6 @@ export const RECEIPT_WAIT_SECONDS_MAX = 25
 
 /** Most replacements followed from one hash. */
 const REPLACEMENT_HOPS_MAX = 5
-
-const VARIANTS: Record<number, B20Variant> = { 0: 'asset', 1: 'stablecoin' }
 
 const notFound = (error: unknown) =>
   error instanceof BaseError &&
@@ -128,7 +128,7 @@ async function lookUp(
         tx.to?.toLowerCase() === B20_FACTORY_ADDRESS.toLowerCase() &&
         tx.input.toLowerCase().startsWith(CREATE_B20_SELECTOR)
       if (!isDeploy) return failure('NOT_A_DEPLOY', 'This transaction is not a createB20 deploy sent by this service’s signer.', { txHash })
-      if (tx.blockNumber !== null) return await minedAnswer(services, keys, record, txHash)
+      if (tx.blockNumber !== null) return await minedAnswer(services, keys, record, txHash, tx.input)
     }
     if (record?.replacedBy && hops < REPLACEMENT_HOPS_MAX) {
       const next = await lookUp(services, keys, signer, record.replacedBy, hops + 1)
@@ -166,6 +166,7 @@ function replacedAnswer(txHash: Hex, explorerUrl: string, next: ReadDeployReceip
     tokenAddress: next.tokenAddress,
     blockNumber: next.blockNumber,
     token: next.token,
+    minted: next.minted,
     market: next.market,
   }
 }
@@ -201,12 +202,16 @@ async function marketOf(services: DeployServices, token: Address): Promise<Token
   return market ?? null
 }
 
-/** A mined transaction: confirmed with the token from the `B20Created` log, or reverted. The record learns it too. */
+/**
+ * A mined transaction: confirmed with the token from the `B20Created` log, its birth from the calldata and its mints
+ * from the receipt's `Transfer` logs (no further RPC call), or reverted. The record learns it too.
+ */
 async function minedAnswer(
   services: DeployServices,
   keys: DeployHistoryKeys,
   record: DeployRecord | null,
   txHash: Hex,
+  input: Hex,
 ): Promise<ReadDeployReceiptReturnType> {
   const { publicClient, config, store } = services
   const explorerUrl = `${config.explorerUrl}/tx/${txHash}`
@@ -241,8 +246,10 @@ async function minedAnswer(
         name: created.name,
         symbol: created.symbol,
         decimals: created.decimals,
-        variant: VARIANTS[created.variant] ?? 'asset',
+        variant: VARIANT_BY_ID[created.variant] ?? 'asset',
+        ...birthViewOf(input, created.decimals),
       },
+      minted: mintsInLogs(receipt.logs, created.token, created.decimals),
       market: await marketOf(services, created.token),
     }
   }

@@ -8,7 +8,18 @@ export const DEPLOY_EVENT_TYPES = ['deploy.broadcast', 'deploy.confirmed', 'depl
 export type DeployEventType = (typeof DEPLOY_EVENT_TYPES)[number]
 
 /** What every event's `data` carries: the deploy as the agent knows it (the hash `agent_deploy` answered). */
-export type DeployEventSubject = { txHash: string; predictedAddress: string; name: string; symbol: string }
+export type DeployEventSubject = {
+  txHash: string
+  predictedAddress: string
+  name: string
+  symbol: string
+  /** Whole tokens minted at creation; null: none. */
+  initialSupply: string | null
+  /** The cap from birth in whole tokens; null: no cap. */
+  supplyCap: string | null
+  /** Who received the initial supply; null: nobody. */
+  recipient: string | null
+}
 
 /** An event as delivered: its id (the `webhook-id`, the same on every retry) and the body every attempt sends. */
 export type DeployEvent = { id: string; type: DeployEventType; body: string }
@@ -44,6 +55,9 @@ export function buildDeployEvent({
     predictedAddress: subject.predictedAddress,
     name: subject.name,
     symbol: subject.symbol,
+    initialSupply: subject.initialSupply,
+    supplyCap: subject.supplyCap,
+    recipient: subject.recipient,
     ...details,
   }
   return { id, type, body: JSON.stringify({ type, timestamp: new Date(at).toISOString(), data }) }

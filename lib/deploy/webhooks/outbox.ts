@@ -1,4 +1,5 @@
 import type { LookupFunction } from 'node:net'
+import type { Hex } from 'viem'
 import { errorName, type Logger } from '../../platform/log.js'
 import { parseRecord } from '../../store/records.js'
 import type { Store } from '../../store/types.js'
@@ -9,6 +10,7 @@ import {
   type WebhookStatus,
   type WebhookTarget,
 } from '../agents/webhookTargets.js'
+import { supplyFieldsOf } from '../birthView.js'
 import { webhookOutboxKeys } from '../keys.js'
 import { attemptWebhook } from './attempt.js'
 import { deliverDueEvents } from './deliverDue.js'
@@ -16,6 +18,7 @@ import {
   type AttemptOutcome,
   type BuildDeployEventParameters,
   buildDeployEvent,
+  type DeployEventSubject,
   type DeployEventType,
   outcomeOf,
   statusAfter,
@@ -177,15 +180,19 @@ export type DeployEventSource = {
   predictedAddress: string
   name: string
   symbol: string
+  decimals: number
+  /** The createB20 calldata: what the token got at birth is read from it. */
+  data: Hex
 }
 
 /** The subject of a deploy's events: the deploy as its agent knows it, by the hash `agent_deploy` answered. */
-export function deployEventSubject(record: DeployEventSource) {
+export function deployEventSubject(record: DeployEventSource): DeployEventSubject {
   return {
     txHash: record.originalTxHash ?? record.replaces ?? record.txHash,
     predictedAddress: record.predictedAddress,
     name: record.name,
     symbol: record.symbol,
+    ...supplyFieldsOf(record.data, record.decimals),
   }
 }
 

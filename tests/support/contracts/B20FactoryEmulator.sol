@@ -18,8 +18,16 @@ interface IActivationRegistry {
     function isActivated(bytes32 feature) external view returns (bool);
 }
 
+interface IB20TokenEmulator {
+    function emulatorBootstrap(string calldata name, string calldata symbol, uint8 decimals, address admin) external;
+    function emulatorCloseBootstrap() external;
+}
+
 /// Emulates the B20 factory precompile at Beryl (tests only): the four functions, their validation, errors,
-/// address formula and event. It cannot put code at a token address, so creation and roles live in its storage.
+/// address formula and event. The precompile writes the token itself; the EVM cannot put code at a computed address,
+/// so the test chain helper places B20TokenEmulator's code at the predicted address before a createB20 call or
+/// transaction reaches the node, and this factory then opens the token's bootstrap window, runs the initCalls on the
+/// token with itself as msg.sender, and closes the window, as Base's factory does.
 contract B20FactoryEmulator {
     struct AssetParams { uint8 version; string name; string symbol; address initialAdmin; uint8 decimals; }
     struct StablecoinParams { uint8 version; string name; string symbol; address initialAdmin; string currency; }
@@ -35,12 +43,12 @@ contract B20FactoryEmulator {
     error InvalidDecimals(uint8 decimals);
     error InitCallFailed(uint256 index);
     error FeatureNotActivated(bytes32 feature);
+    /// The emulator's own: the test chain helper did not place the token's code (not a Base error).
+    error EmulatorTokenCodeMissing(address token);
 
     IActivationRegistry private constant ACTIVATION = IActivationRegistry(address(uint160(0x8453000000000000000000000000000000000001)));
-    bytes4 private constant GRANT_ROLE = 0x2f2ff15d; // grantRole(bytes32,address)
 
     mapping(address => bool) public initialized;
-    mapping(address => mapping(bytes32 => mapping(address => bool))) public hasRole;
 
     function createB20(uint8 variant, bytes32 salt, bytes calldata params, bytes[] calldata initCalls)
         external payable returns (address token)
@@ -74,15 +82,24 @@ contract B20FactoryEmulator {
             variantEventParams = abi.encode(p.currency);
         }
 
+        if (token.code.length == 0) revert EmulatorTokenCodeMissing(token);
+        IB20TokenEmulator(token).emulatorBootstrap(name, symbol, decimals, admin);
+        _runInitCalls(token, initCalls);
+        IB20TokenEmulator(token).emulatorCloseBootstrap();
         initialized[token] = true;
-        hasRole[token][bytes32(0)][admin] = true;
-        for (uint256 i = 0; i < initCalls.length; i++) {
-            bytes calldata call = initCalls[i];
-            if (call.length != 68 || bytes4(call[:4]) != GRANT_ROLE) revert InitCallFailed(i);
-            (bytes32 role, address account) = abi.decode(call[4:], (bytes32, address));
-            hasRole[token][role][account] = true;
-        }
         emit B20Created(token, variant, name, symbol, decimals, variantEventParams);
+    }
+
+    /// Each initCall runs on the token in order; a typed revert bubbles up as it is, one without data is InitCallFailed.
+    function _runInitCalls(address token, bytes[] calldata initCalls) private {
+        for (uint256 i = 0; i < initCalls.length; i++) {
+            (bool ok, bytes memory reason) = token.call(initCalls[i]);
+            if (ok) continue;
+            if (reason.length == 0) revert InitCallFailed(i);
+            assembly {
+                revert(add(reason, 32), mload(reason))
+            }
+        }
     }
 
     function getB20Address(uint8 variant, address sender, bytes32 salt) public pure returns (address) {
@@ -129,5 +146,148 @@ contract B20FactoryEmulator {
             mstore(0, selector)
             revert(0, 4)
         }
+    }
+}
+
+/// Emulates a B20 token (tests only) with the semantics of base-std's IB20 and its reference mock: roles, the supply
+/// cap (type(uint128).max by default, meaning none), mint, ERC-20 transfers and ERC-7572 contractURI. While the
+/// factory holds the bootstrap window open, its calls pass every role gate; the token's invariants (cap maths, zero
+/// receiver) always hold. Errors not named in Base's interface (balances, allowances) are the emulator's own.
+contract B20TokenEmulator {
+    address private constant FACTORY = address(uint160(0xB20f000000000000000000000000000000000000));
+    bytes32 public constant DEFAULT_ADMIN_ROLE = 0x00;
+    bytes32 public constant MINT_ROLE = keccak256("MINT_ROLE");
+    bytes32 public constant METADATA_ROLE = keccak256("METADATA_ROLE");
+    uint256 private constant NO_CAP = type(uint128).max;
+
+    event Transfer(address indexed from, address indexed to, uint256 value);
+    event Approval(address indexed owner, address indexed spender, uint256 value);
+    event RoleGranted(bytes32 indexed role, address indexed account, address indexed sender);
+    event RoleRevoked(bytes32 indexed role, address indexed account, address indexed sender);
+    event SupplyCapUpdated(address indexed updater, uint256 oldSupplyCap, uint256 newSupplyCap);
+    event ContractURIUpdated();
+
+    error AccessControlUnauthorizedAccount(address account, bytes32 neededRole);
+    error InvalidReceiver(address receiver);
+    error SupplyCapExceeded(uint256 cap, uint256 attempted);
+    error InvalidSupplyCap(uint256 currentSupply, uint256 proposedCap);
+    error LastAdminCannotRenounce();
+    error NotSoleAdmin();
+    error InsufficientBalance(address account, uint256 balance, uint256 needed);
+    error InsufficientAllowance(address spender, uint256 allowance, uint256 needed);
+    error EmulatorNotFactory();
+
+    string public name;
+    string public symbol;
+    uint8 public decimals;
+    uint256 public totalSupply;
+    uint256 public supplyCap;
+    string public contractURI;
+    bool private bootstrapped;
+    bool private initialized;
+    uint256 private admins;
+    mapping(address => uint256) public balanceOf;
+    mapping(address => mapping(address => uint256)) public allowance;
+    mapping(bytes32 => mapping(address => bool)) private roles;
+
+    /// The factory opens the window: the token's fields, no cap, and the admin role for initialAdmin unless it is zero.
+    function emulatorBootstrap(string calldata name_, string calldata symbol_, uint8 decimals_, address admin) external {
+        if (msg.sender != FACTORY || bootstrapped) revert EmulatorNotFactory();
+        bootstrapped = true;
+        (name, symbol, decimals, supplyCap) = (name_, symbol_, decimals_, NO_CAP);
+        if (admin != address(0)) _grant(DEFAULT_ADMIN_ROLE, admin);
+    }
+
+    /// The factory closes the window after the last initCall: from then on every role applies.
+    function emulatorCloseBootstrap() external {
+        if (msg.sender != FACTORY || initialized) revert EmulatorNotFactory();
+        initialized = true;
+    }
+
+    modifier onlyRole(bytes32 role) {
+        bool bootstrapping = msg.sender == FACTORY && bootstrapped && !initialized;
+        if (!bootstrapping && !roles[role][msg.sender]) revert AccessControlUnauthorizedAccount(msg.sender, role);
+        _;
+    }
+
+    function hasRole(bytes32 role, address account) external view returns (bool) {
+        return roles[role][account];
+    }
+
+    function grantRole(bytes32 role, address account) external onlyRole(DEFAULT_ADMIN_ROLE) {
+        _grant(role, account);
+    }
+
+    function revokeRole(bytes32 role, address account) external onlyRole(DEFAULT_ADMIN_ROLE) {
+        if (role == DEFAULT_ADMIN_ROLE && roles[role][account] && admins == 1) revert LastAdminCannotRenounce();
+        _revoke(role, account);
+    }
+
+    /// The sole admin gives the token up for good: nobody can grant a role again.
+    function renounceLastAdmin() external onlyRole(DEFAULT_ADMIN_ROLE) {
+        if (admins != 1) revert NotSoleAdmin();
+        _revoke(DEFAULT_ADMIN_ROLE, msg.sender);
+    }
+
+    function mint(address to, uint256 amount) external onlyRole(MINT_ROLE) {
+        if (to == address(0)) revert InvalidReceiver(to);
+        uint256 attempted = totalSupply + amount;
+        if (attempted > supplyCap) revert SupplyCapExceeded(supplyCap, attempted);
+        totalSupply = attempted;
+        balanceOf[to] += amount;
+        emit Transfer(address(0), to, amount);
+    }
+
+    function updateSupplyCap(uint256 newSupplyCap) external onlyRole(DEFAULT_ADMIN_ROLE) {
+        if (newSupplyCap < totalSupply || newSupplyCap > NO_CAP) revert InvalidSupplyCap(totalSupply, newSupplyCap);
+        emit SupplyCapUpdated(msg.sender, supplyCap, newSupplyCap);
+        supplyCap = newSupplyCap;
+    }
+
+    function updateContractURI(string calldata uri) external onlyRole(METADATA_ROLE) {
+        contractURI = uri;
+        emit ContractURIUpdated();
+    }
+
+    function transfer(address to, uint256 amount) external returns (bool) {
+        _move(msg.sender, to, amount);
+        return true;
+    }
+
+    function approve(address spender, uint256 amount) external returns (bool) {
+        allowance[msg.sender][spender] = amount;
+        emit Approval(msg.sender, spender, amount);
+        return true;
+    }
+
+    function transferFrom(address from, address to, uint256 amount) external returns (bool) {
+        uint256 allowed = allowance[from][msg.sender];
+        if (allowed < amount) revert InsufficientAllowance(msg.sender, allowed, amount);
+        if (allowed != type(uint256).max) allowance[from][msg.sender] = allowed - amount;
+        _move(from, to, amount);
+        return true;
+    }
+
+    function _move(address from, address to, uint256 amount) private {
+        if (to == address(0)) revert InvalidReceiver(to);
+        uint256 balance = balanceOf[from];
+        if (balance < amount) revert InsufficientBalance(from, balance, amount);
+        balanceOf[from] = balance - amount;
+        balanceOf[to] += amount;
+        emit Transfer(from, to, amount);
+    }
+
+    function _grant(bytes32 role, address account) private {
+        if (roles[role][account]) return;
+        roles[role][account] = true;
+        if (role == DEFAULT_ADMIN_ROLE) admins += 1;
+        emit RoleGranted(role, account, msg.sender);
+    }
+
+    function _revoke(bytes32 role, address account) private {
+        if (!roles[role][account]) return;
+        roles[role][account] = false;
+        if (role == DEFAULT_ADMIN_ROLE) admins -= 1;
+        emit RoleRevoked(role, account, msg.sender);
     }
 }

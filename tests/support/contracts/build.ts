@@ -1,4 +1,4 @@
-// Rebuilds emulator.json (runtime bytecode of the B20 factory emulator and the ActivationRegistry stub) from
+// Rebuilds emulator.json (runtime bytecode of the B20 factory and token emulators and the ActivationRegistry stub) from
 // B20FactoryEmulator.sol with the solc npm package: `npm run build:contracts`. A test checks the committed output.
 import { readFileSync, writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
@@ -7,7 +7,12 @@ import solc from 'solc'
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url))
 
 /** Compiles the emulator sources; answers the runtime bytecode of each contract. */
-export function compileEmulator(): { B20FactoryEmulator: string; ActivationRegistryStub: string; solc: string } {
+export function compileEmulator(): {
+  B20FactoryEmulator: string
+  B20TokenEmulator: string
+  ActivationRegistryStub: string
+  solc: string
+} {
   const input = {
     language: 'Solidity',
     sources: { 'B20FactoryEmulator.sol': { content: readFileSync(here('./B20FactoryEmulator.sol'), 'utf8') } },
@@ -26,6 +31,7 @@ export function compileEmulator(): { B20FactoryEmulator: string; ActivationRegis
   const contracts = output.contracts['B20FactoryEmulator.sol']!
   return {
     B20FactoryEmulator: `0x${contracts.B20FactoryEmulator!.evm.deployedBytecode.object}`,
+    B20TokenEmulator: `0x${contracts.B20TokenEmulator!.evm.deployedBytecode.object}`,
     ActivationRegistryStub: `0x${contracts.ActivationRegistryStub!.evm.deployedBytecode.object}`,
     solc: solc.version(),
   }
