@@ -15,6 +15,14 @@ export const ib20Abi = parseAbi([
   'function updateSupplyCap(uint256 newSupplyCap)',
   'function updateContractURI(string uri)',
   'function transfer(address to, uint256 amount) returns (bool)',
+  'event Transfer(address indexed from, address indexed to, uint256 value)',
+  'event RoleGranted(bytes32 indexed role, address indexed account, address indexed sender)',
+  'event SupplyCapUpdated(address indexed updater, uint256 oldSupplyCap, uint256 newSupplyCap)',
+  'event ContractURIUpdated()',
+  'error AccessControlUnauthorizedAccount(address account, bytes32 neededRole)',
+  'error InvalidReceiver(address receiver)',
+  'error SupplyCapExceeded(uint256 cap, uint256 attempted)',
+  'error InvalidSupplyCap(uint256 currentSupply, uint256 proposedCap)',
 ])
 
 /** The roles tests ask about. */
