@@ -1,6 +1,7 @@
 // `npm run sandbox`: the whole service on this machine alone. Local DexScreener- and GeckoTerminal-shaped upstreams with a synthetic
 // Base market, anvil (chain 8453) with the B20 factory emulator, a KMS-compatible signer, the in-process store, and
 // the real api/ handlers configured only through the environment, exactly as on Vercel. Ctrl-C stops everything.
+import { getAddress } from 'viem'
 import { generateAgentKey } from '../lib/deploy/agents/agentKeys.js'
 import { startAnvilChain } from '../tests/support/anvil.js'
 import { startFakeDexScreener } from '../tests/support/fakeDexScreener.js'
@@ -42,6 +43,18 @@ for (const name of [
 const { getDeployServices } = await import('../lib/deploy/services.js')
 const signer = await getDeployServices().getSigner!()
 await chain.fund(signer.address)
+// The printed deploy makes one of anvil's unlocked accounts the token's admin and holder, so a user can act as it.
+const holder = getAddress(((await chain.testClient.request({ method: 'eth_accounts' } as never)) as string[])[1]!)
+const bornReady = {
+  action: 'agent_deploy',
+  name: 'Sandbox Token',
+  symbol: 'SAND',
+  admin: holder,
+  initialSupply: '1000000',
+  supplyCap: '10000000',
+  description: 'A token born ready in the sandbox.',
+  website: 'https://example.com',
+}
 
 const server = await startServer({
   port: Number(process.env.PORT ?? 3000),
@@ -84,9 +97,9 @@ console.log(
   `  signer ${signer.address} (funded)   history: 24 h of synthetic snapshots backfilled   ${ticker.intervalSeconds > 0 ? `tick every ${ticker.intervalSeconds} s` : 'tick off'}`,
 )
 console.log(`agent key: ${agent.key}`)
-console.log('try:')
+console.log(`try (a token born with supply and metadata; its admin and holder ${holder} is unlocked on the chain):`)
 console.log(
-  `  curl -s -X POST ${base}/api/b20-skill -H 'X-Service-Key: ${agent.key}' -H 'Content-Type: application/json' -d '{"action":"agent_deploy","name":"Sandbox Token","symbol":"SAND"}'`,
+  `  curl -s -X POST ${base}/api/b20-skill -H 'X-Service-Key: ${agent.key}' -H 'Content-Type: application/json' -d '${JSON.stringify(bornReady)}'`,
 )
 console.log(
   `  curl -s -X POST ${base}/api/b20-skill -H 'X-Service-Key: ${agent.key}' -H 'Content-Type: application/json' -d '{"action":"receipt","tx_hash":"<txHash>"}'`,

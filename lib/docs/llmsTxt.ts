@@ -22,8 +22,14 @@ export function buildLlmsTxt(): string {
     '- GET /api/stream: the control room as Server-Sent Events (text/event-stream, keyless): a control-room event with the same body as GET /api/control-room at once, then one per change; Last-Event-ID resumes without a repeat',
     '- [GET /api/market-history](/api/market-history): the top 100’s total 24h volume every 5 minutes and a 24 h price line (48 half-hour slots) per current top-100 token, in one answer',
     '- [GET /api/health](/api/health): { ok, version, dataAgeSeconds }',
-    '- POST /api/b20-skill: action agent_deploy (deploy a B20 token), receipt (where the token landed; waitSeconds waits for mining), list_deploys (your deploys), list_events (your webhook events and their delivery) or redeliver (send one again, same webhook-id)',
+    '- POST /api/b20-skill: action agent_deploy (deploy a B20 token, born ready: initialSupply to a recipient, supplyCap or fixedSupply, and ERC-7572 metadata description/image/website on chain, all in the creation transaction), receipt (where the token landed; waitSeconds waits for mining), list_deploys (your deploys), list_events (your webhook events and their delivery) or redeliver (send one again, same webhook-id)',
     '- POST /api/mcp: the same as MCP tools (Streamable HTTP, stateless): get_control_room, search_tokens, deploy_token, get_deploy_receipt, list_deploys, list_events, redeliver_event; agent key as Authorization: Bearer',
+    '',
+    '## Example: a token born with supply and metadata',
+    '',
+    '```json',
+    '{"action":"agent_deploy","name":"Example Token","symbol":"EXT","admin":"0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed","initialSupply":"1000000","supplyCap":"10000000","description":"The points token of Example.","image":"https://example.com/ext.png","website":"https://example.com"}',
+    '```',
     '',
   ].join('\n')
 }

@@ -61,11 +61,20 @@ describe('npm run sandbox', () => {
     expect((await fetchChecked(`${base}/llms.txt`)).status).toBe(200)
   })
 
-  it('deploys a token with the printed key, and the receipt gives its address', async () => {
-    const deployed = await skill({ action: 'agent_deploy', name: 'Sandbox Token', symbol: 'SAND' })
-    expect(deployed).toMatchObject({ ok: true, status: 'broadcast', chainId: 8453 })
+  it('deploys the printed curl’s token, born with supply and metadata, and the receipt gives its address and mint', async () => {
+    const curl = sandbox.lines.find((line) => line.includes('"action":"agent_deploy"'))!
+    const body = JSON.parse(/-d '(\{.*\})'$/.exec(curl)![1]!) as Record<string, string>
+    expect(body).toMatchObject({ initialSupply: expect.any(String), description: expect.any(String), admin: expect.stringMatching(/^0x/) })
+    const deployed = await skill(body)
+    expect(deployed).toMatchObject({
+      ok: true,
+      status: 'broadcast',
+      chainId: 8453,
+      token: { initialSupply: body.initialSupply, recipient: body.admin, metadata: { description: body.description } },
+    })
     const receipt = await skill({ action: 'receipt', tx_hash: deployed.txHash })
     expect(receipt).toMatchObject({ ok: true, status: 'confirmed', tokenAddress: deployed.predictedAddress })
+    expect(receipt.minted).toEqual([{ to: body.admin, amount: body.initialSupply, units: `${body.initialSupply}${'0'.repeat(18)}` }])
   })
 })
 

@@ -9,6 +9,7 @@ import llms from '../../api/llms.js'
 import openapi from '../../api/openapi.js'
 import skill from '../../api/skill.js'
 import { SKILL_BODY_LIMIT_BYTES } from '../../lib/deploy/handler.js'
+import { parseDeployIntent, parseReceiptRequest } from '../../lib/deploy/pipeline/intent.js'
 import { deployFailureCodeSchema, skillHttpErrorSchema } from '../../lib/deploy/responses.js'
 import { QUERY_MAX_LENGTH } from '../../lib/market/search.js'
 import { SERVICE_VERSION } from '../../lib/platform/version.js'
@@ -45,6 +46,25 @@ describe('GET /api/openapi', () => {
     const text = JSON.stringify(doc)
     expect(text).toContain('"Idempotency-Key"')
     for (const status of ['"304"', '"400"', '"403"', '"405"', '"413"', '"500"', '"502"']) expect(text).toContain(status)
+  })
+
+  it('gives request examples an agent can send as they are: each one passes the service’s own validation', async () => {
+    const doc = (await (await openapi.fetch(get('/api/openapi'))).json()) as Record<string, any>
+    const examples = doc.paths['/api/b20-skill'].post.requestBody.content['application/json'].examples as Record<string, { value: any }>
+    expect(Object.keys(examples)).toEqual(expect.arrayContaining(['deploy', 'bornReady', 'fixedSupply']))
+    for (const [name, { value }] of Object.entries(examples)) {
+      const parsed = value.action === 'receipt' ? parseReceiptRequest(value) : parseDeployIntent(value)
+      expect(parsed, name).toMatchObject({ ok: true })
+    }
+    expect(examples.bornReady!.value).toMatchObject({ initialSupply: expect.any(String), description: expect.any(String) })
+    // The llms.txt example and the skill's deploy example too.
+    const llmsText = await (await llms.fetch(get('/api/llms'))).text()
+    const skillText = readFileSync(join(ROOT, 'SKILL.md'), 'utf8')
+    for (const text of [llmsText, skillText]) {
+      const deploys = text.split('\n').filter((line) => line.startsWith('{"action":"agent_deploy"'))
+      expect(deploys.length).toBeGreaterThan(0)
+      for (const line of deploys) expect(parseDeployIntent(JSON.parse(line)), line).toMatchObject({ ok: true })
+    }
   })
 
   it('states the limits the handlers enforce, from the same constants (the document is generated from the routes)', async () => {
