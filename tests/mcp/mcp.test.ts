@@ -147,17 +147,25 @@ describe('the MCP server at /api/mcp, with the SDK’s own client, against npm s
 
   it('dry-runs, deploys, waits for the receipt, and lists the deploy: key as Authorization: Bearer', async () => {
     const client = await connect({ authorization: `Bearer ${agent.key}` })
-    const dry = await call(client, 'deploy_token', { name: 'Mcp Token', symbol: 'MCP', dryRun: true })
-    expect(dry).toMatchObject({ structuredContent: { ok: true, status: 'simulated' } })
+    // Born ready over MCP too: the same fields as agent_deploy.
+    const birth = { admin: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed', initialSupply: '42.5', description: 'Born over MCP.' }
+    const dry = await call(client, 'deploy_token', { name: 'Mcp Token', symbol: 'MCP', ...birth, dryRun: true })
+    expect(dry).toMatchObject({
+      structuredContent: {
+        ok: true,
+        status: 'simulated',
+        token: { initialSupply: '42.5', recipient: birth.admin, metadata: { description: birth.description } },
+      },
+    })
     expect(dry.isError).toBeUndefined()
 
-    const sent = await call(client, 'deploy_token', { name: 'Mcp Token', symbol: 'MCP', idempotencyKey: 'mcp-first-deploy' })
+    const sent = await call(client, 'deploy_token', { name: 'Mcp Token', symbol: 'MCP', ...birth, idempotencyKey: 'mcp-first-deploy' })
     expect(sent.structuredContent).toMatchObject({ ok: true, status: 'broadcast', token: { name: 'Mcp Token', symbol: 'MCP' } })
     expect(sent.content[0]!.text).toContain(sent.structuredContent!.txHash)
     // The idempotency key works as the header does: the same call answers the same deploy.
     expect(
-      (await call(client, 'deploy_token', { name: 'Mcp Token', symbol: 'MCP', idempotencyKey: 'mcp-first-deploy' })).structuredContent!
-        .txHash,
+      (await call(client, 'deploy_token', { name: 'Mcp Token', symbol: 'MCP', ...birth, idempotencyKey: 'mcp-first-deploy' }))
+        .structuredContent!.txHash,
     ).toBe(sent.structuredContent!.txHash)
 
     const receipt = await call(client, 'get_deploy_receipt', { txHash: sent.structuredContent!.txHash, waitSeconds: 10 })
@@ -165,6 +173,7 @@ describe('the MCP server at /api/mcp, with the SDK’s own client, against npm s
       ok: true,
       status: 'confirmed',
       tokenAddress: sent.structuredContent!.predictedAddress,
+      minted: [{ to: birth.admin, amount: '42.5', units: '42500000000000000000' }],
     })
 
     const listed = await call(client, 'list_deploys', { limit: 5 })
