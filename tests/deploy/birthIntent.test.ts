@@ -108,6 +108,15 @@ describe('agent_deploy birth fields: every bad value is named by its field', () 
     expect(found).toContainEqual({ field, reason: expect.stringContaining(reason) })
   })
 
+  it('names a missing recipient once, whichever rules miss it', () => {
+    expect(problems({ fixedSupply: true, initialSupply: '100' }).filter((p) => p.field === 'recipient')).toHaveLength(1)
+    expect(
+      problems({ fixedSupply: true, initialSupply: '100', admin: ADMIN })
+        .map((p) => p.field)
+        .sort(),
+    ).toEqual(['admin', 'recipient'])
+  })
+
   it('lists every problem at once, the birth fields beside the others', () => {
     expect(
       problems({ symbol: 'no spaces', initialSupply: '0', image: 'http://x.test', fixedSupply: true, admin: ADMIN })

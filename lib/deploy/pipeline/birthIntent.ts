@@ -54,7 +54,8 @@ export function parseBirthIntent(raw: Record<string, unknown>, decimals: number)
     details.push({ field: 'supplyCap', reason: 'must be at least initialSupply' })
   if (fixedSupply) {
     if (!given(raw.initialSupply)) details.push({ field: 'initialSupply', reason: 'is required with fixedSupply' })
-    else if (!given(raw.recipient)) details.push({ field: 'recipient', reason: 'is required with fixedSupply' })
+    // Without admin too, the rule above has already named the missing recipient.
+    else if (!given(raw.recipient) && given(raw.admin)) details.push({ field: 'recipient', reason: 'is required with fixedSupply' })
     if (given(raw.supplyCap)) details.push({ field: 'supplyCap', reason: 'cannot be set with fixedSupply: the cap is the initial supply' })
     if (given(raw.admin))
       details.push({ field: 'admin', reason: 'cannot be set with fixedSupply: a fixed-supply token has no admin at all' })
