@@ -1,19 +1,12 @@
-import {
-  decodeAbiParameters,
-  decodeFunctionData,
-  encodeAbiParameters,
-  type Hex,
-  parseAbi,
-  parseAbiParameters,
-  toHex,
-  zeroAddress,
-} from 'viem'
+import { decodeAbiParameters, decodeFunctionData, encodeAbiParameters, type Hex, parseAbiParameters, toHex, zeroAddress } from 'viem'
 import { describe, expect, it } from 'vitest'
 import { b20FactoryAbi, encodeCreateB20, MINT_ROLE } from '../../lib/chain/b20.js'
 import { readMetadataDataUri } from '../../lib/chain/tokenBirth.js'
 import { birthViewOf, mintsInLogs } from '../../lib/deploy/birthView.js'
 import { type DeployIntent, parseDeployIntent } from '../../lib/deploy/pipeline/intent.js'
 import { planDeploy } from '../../lib/deploy/pipeline/plan.js'
+// The token surface as Base's IB20 names it, written out in tests/support rather than taken from the modules under test.
+import { ib20Abi } from '../support/b20Token.js'
 
 const base = { action: 'agent_deploy', name: 'Ready Token', symbol: 'RDY' }
 const ADMIN = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed'
@@ -29,17 +22,10 @@ const intentOf = (body: Record<string, unknown>): DeployIntent => {
   if (!parsed.ok) throw new Error(JSON.stringify(parsed.details))
   return parsed.intent
 }
-// The token surface as Base's IB20 names it, written out here rather than taken from the modules under test.
-const IB20 = parseAbi([
-  'function grantRole(bytes32 role, address account)',
-  'function updateSupplyCap(uint256 newSupplyCap)',
-  'function mint(address to, uint256 amount)',
-  'function updateContractURI(string uri)',
-])
 const initCallsOf = (data: Hex) => {
   const { args } = decodeFunctionData({ abi: b20FactoryAbi, data })
   return (args[3] as readonly Hex[]).map((call) => {
-    const decoded = decodeFunctionData({ abi: IB20, data: call })
+    const decoded = decodeFunctionData({ abi: ib20Abi, data: call })
     return [decoded.functionName, ...decoded.args]
   })
 }

@@ -17,6 +17,16 @@ import { startWebhookReceiver, type WebhookDelivery, type WebhookReceiver } from
 
 const deployBody = (symbol: string) => ({ action: 'agent_deploy', name: 'Hook Token', symbol })
 const HOLDER = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed'
+/** An event subject of a deploy born with nothing, its hash made of one repeated byte. */
+const plainSubject = (byte: string) => ({
+  txHash: `0x${byte.repeat(32)}`,
+  predictedAddress: `0x${'cd'.repeat(20)}`,
+  name: 'X',
+  symbol: 'X',
+  initialSupply: null,
+  supplyCap: null,
+  recipient: null,
+})
 const typeOf = (delivery: WebhookDelivery) => (JSON.parse(delivery.body) as { type: string }).type
 
 type HookedAgent = { label: string; key: string; secret: string; receiver: WebhookReceiver }
@@ -190,15 +200,7 @@ describe('webhooks: every deploy outcome, signed, at least once (anvil, KMS serv
 
   it('spends no store command on the events of an allowlisted agent, which can have no webhook', async () => {
     const outbox = stack.newInstance().services.webhooks!
-    const subject = {
-      txHash: `0x${'ef'.repeat(32)}`,
-      predictedAddress: `0x${'cd'.repeat(20)}`,
-      name: 'X',
-      symbol: 'X',
-      initialSupply: null,
-      supplyCap: null,
-      recipient: null,
-    }
+    const subject = plainSubject('ef')
     const before = stack.upstash!.commands.length
     const emitted = await outbox.emit({ agentDigest: digestAgentKey(AGENT_KEYS.alice), type: 'deploy.broadcast', subject })
     expect(emitted).toEqual({ queued: false })
@@ -472,15 +474,7 @@ describe('webhooks never reach a private address (server-side request forgery)',
       const digest = (await listAgentsWithWebhooks(stack.store, prefix)).find((a) => a.label === label)!.digestPrefix
       const agent = (await stack.store.get(`${prefix}agents:v1:label:${label}`))!
       expect(agent.startsWith(digest)).toBe(true)
-      const subject = {
-        txHash: `0x${'ab'.repeat(32)}`,
-        predictedAddress: `0x${'cd'.repeat(20)}`,
-        name: 'X',
-        symbol: 'X',
-        initialSupply: null,
-        supplyCap: null,
-        recipient: null,
-      }
+      const subject = plainSubject('ab')
       expect(await outbox.emit({ agentDigest: agent, type: 'deploy.broadcast', subject, key: label })).toEqual({ queued: true })
       expect(asked, `${address}: the name was resolved`).toEqual([`hooks-${n}.rebind.test`])
       const webhook = (await listAgentsWithWebhooks(stack.store, prefix)).find((a) => a.label === label)!.webhook!
