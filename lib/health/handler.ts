@@ -1,8 +1,9 @@
 import type { ZodOpenApiPathItemObject } from 'zod-openapi'
 import { type DeployServicesSource, defaultDeployServicesSource } from '../deploy/agentActions.js'
-import { type HealthConfig, loadHealthConfig, logConfigFailure, memoizeConfig } from '../platform/config.js'
+import { type HealthConfig, loadHealthConfig, logConfigFailure } from '../platform/config.js'
 import { createEndpoint, type Endpoint } from '../platform/edge.js'
 import { isBearerValid, jsonResponse, type Method } from '../platform/http.js'
+import { perInstance } from '../platform/perInstance.js'
 import { corsHeaders, errorAnswer, jsonAnswer, notAllowedAnswer, preflightOperation, redirectAnswer } from '../platform/routeDocs.js'
 import { getReadServices, type ReadServices } from '../read/services.js'
 import { checkDetailedHealth, checkPublicHealth } from './checks.js'
@@ -68,7 +69,7 @@ export const defaultHealthEndpoint = () =>
   createHealthEndpoint({
     read: getReadServices,
     deploy: defaultDeployServicesSource,
-    config: memoizeConfig(() => loadHealthConfig(process.env)),
+    config: perInstance(() => loadHealthConfig(process.env)),
   })
 
 /** `GET /api/health`, as the OpenAPI document declares it. */

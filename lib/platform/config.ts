@@ -252,12 +252,3 @@ function bareOrigin(value: string): string | null {
     return null
   }
 }
-
-/** A configuration loader that loads once: the first result that parses is kept; a failure is tried again next time. */
-export function memoizeConfig<T>(load: () => T): () => T {
-  let loaded: { value: T } | undefined
-  return () => {
-    loaded ??= { value: load() }
-    return loaded.value
-  }
-}

@@ -1,9 +1,9 @@
 import type { ZodOpenApiPathItemObject } from 'zod-openapi'
 import { clientAddress } from '../platform/clientAddress.js'
-import { memoizeConfig } from '../platform/config.js'
 import { createEndpoint, type Endpoint, misconfiguredResponse } from '../platform/edge.js'
 import { errorResponse } from '../platform/http.js'
 import { errorName } from '../platform/log.js'
+import { perInstance } from '../platform/perInstance.js'
 import { rateLimitHeaders } from '../platform/rateLimitHeaders.js'
 import { corsHeaders, errorAnswer, notAllowedAnswer, preflightOperation, redirectAnswer, retryAfterHeaders } from '../platform/routeDocs.js'
 import { getReadServices, type ReadServices } from '../read/services.js'
@@ -109,7 +109,7 @@ function deadlineTimer(run: () => void, ms: number): () => void {
 
 /** The stream endpoint over the instance's own services and `process.env`. */
 export const defaultStreamEndpoint = () =>
-  createStreamEndpoint({ read: getReadServices, config: memoizeConfig(() => loadStreamConfig(process.env)) })
+  createStreamEndpoint({ read: getReadServices, config: perInstance(() => loadStreamConfig(process.env)) })
 
 /** `GET /api/stream`, as the OpenAPI document declares it. */
 export const streamRoute: ZodOpenApiPathItemObject = {

@@ -1,8 +1,9 @@
 import type { ZodOpenApiPathItemObject, ZodOpenApiResponsesObject } from 'zod-openapi'
 import { type DeployServicesSource, defaultDeployServicesSource } from '../deploy/agentActions.js'
-import { loadTickConfig, memoizeConfig, type TickConfig } from '../platform/config.js'
+import { loadTickConfig, type TickConfig } from '../platform/config.js'
 import { createEndpoint, type Endpoint, misconfiguredResponse } from '../platform/edge.js'
 import { errorResponse, jsonResponse, type Method, readBodyBytes } from '../platform/http.js'
+import { perInstance } from '../platform/perInstance.js'
 import { corsHeaders, errorAnswer, jsonAnswer, notAllowedAnswer, preflightOperation, redirectAnswer } from '../platform/routeDocs.js'
 import { getReadServices, type ReadServices } from '../read/services.js'
 import { authorizeTick } from './authorize.js'
@@ -68,7 +69,7 @@ export const defaultTickEndpoint = () =>
   createTickEndpoint({
     read: getReadServices,
     deploy: defaultDeployServicesSource,
-    config: memoizeConfig(() => loadTickConfig(process.env)),
+    config: perInstance(() => loadTickConfig(process.env)),
   })
 
 /** The tick's answers, the same for Vercel Cron's GET and QStash's POST. */

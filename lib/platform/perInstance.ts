@@ -1,0 +1,15 @@
+// The one kind of module-level state this project keeps: what an instance (a warm serverless function, or the
+// process of `npm start`) builds once and then reuses, its configuration and its services. Anything else is built
+// per request or handed in as a parameter.
+
+/**
+ * Builds `build()` on the first call and answers the same value after that, for the life of the instance. A build
+ * that throws (a bad configuration, say) keeps nothing, so the next call tries again.
+ */
+export function perInstance<T>(build: () => T): () => T {
+  let built: { value: T } | undefined
+  return () => {
+    built ??= { value: build() }
+    return built.value
+  }
+}
