@@ -14,9 +14,28 @@ import {
 } from 'viem'
 import { publicKeyToAddress, toAccount } from 'viem/accounts'
 
+/**
+ * What went wrong with the KMS signer: the key is not the one configured (`address-mismatch`) or not a secp256k1 key
+ * (`wrong-key-spec`), both lasting until the operator acts; or a call failed or answered something unusable
+ * (`unavailable`, `bad-signature`), worth a retry.
+ */
+export type KmsSignerFailure = 'address-mismatch' | 'wrong-key-spec' | 'unavailable' | 'bad-signature'
+
 /** A KMS call failed or returned something that is not a secp256k1 key or signature. Never carries key material. */
 export class KmsSignerError extends Error {
   override name = 'KmsSignerError'
+  constructor(
+    message: string,
+    /** Which failure this is, for callers to act on (never read from the message). */
+    readonly reason: KmsSignerFailure,
+  ) {
+    super(message)
+  }
+
+  /** True when the signer is set up wrong (the operator must act), as opposed to failing for now. */
+  get isMisconfiguration(): boolean {
+    return this.reason === 'address-mismatch' || this.reason === 'wrong-key-spec'
+  }
 }
 
 /** The fixed DER prefix of a secp256k1 SubjectPublicKeyInfo, before `04 || X || Y`. */
@@ -26,7 +45,7 @@ const SPKI_PREFIX = '3056301006072a8648ce3d020106052b8104000a034200'
 export function publicKeyFromSpki(der: Uint8Array): Hex {
   const hex = Buffer.from(der).toString('hex')
   if (hex.length !== 176 || !hex.startsWith(SPKI_PREFIX) || hex.slice(46, 48) !== '04') {
-    throw new KmsSignerError('KMS public key is not an uncompressed secp256k1 key (key spec must be ECC_SECG_P256K1)')
+    throw new KmsSignerError('KMS public key is not an uncompressed secp256k1 key (key spec must be ECC_SECG_P256K1)', 'wrong-key-spec')
   }
   return `0x${hex.slice(46)}`
 }
@@ -37,7 +56,7 @@ export function parseDerSignature(der: Uint8Array): { r: bigint; s: bigint } {
     const { r, s } = secp256k1.Signature.fromBytes(der, 'der')
     return { r, s }
   } catch {
-    throw new KmsSignerError('KMS signature is not DER')
+    throw new KmsSignerError('KMS signature is not DER', 'bad-signature')
   }
 }
 
@@ -71,15 +90,15 @@ export async function createKmsAccount({
   let publicKey: Hex
   try {
     const out = await kms.send(new GetPublicKeyCommand({ KeyId: keyId }), within())
-    if (!out.PublicKey) throw new KmsSignerError('KMS returned no public key')
+    if (!out.PublicKey) throw new KmsSignerError('KMS returned no public key', 'unavailable')
     publicKey = publicKeyFromSpki(out.PublicKey)
   } catch (error) {
     if (error instanceof KmsSignerError) throw error
-    throw new KmsSignerError(`KMS GetPublicKey failed (${(error as Error).name})`)
+    throw new KmsSignerError(`KMS GetPublicKey failed (${(error as Error).name})`, 'unavailable')
   }
   const address = publicKeyToAddress(publicKey)
   if (expectedAddress && expectedAddress.toLowerCase() !== address.toLowerCase()) {
-    throw new KmsSignerError(`the KMS key's address ${address} is not SIGNER_ADDRESS ${expectedAddress}`)
+    throw new KmsSignerError(`the KMS key's address ${address} is not SIGNER_ADDRESS ${expectedAddress}`, 'address-mismatch')
   }
 
   const signDigest = async (hash: Hex): Promise<{ r: Hex; s: Hex; yParity: 0 | 1 }> => {
@@ -96,9 +115,9 @@ export async function createKmsAccount({
       )
       der = out.Signature
     } catch (error) {
-      throw new KmsSignerError(`KMS Sign failed (${(error as Error).name})`)
+      throw new KmsSignerError(`KMS Sign failed (${(error as Error).name})`, 'unavailable')
     }
-    if (!der) throw new KmsSignerError('KMS returned no signature')
+    if (!der) throw new KmsSignerError('KMS returned no signature', 'unavailable')
     const { r, s } = parseDerSignature(der)
     // Ethereum takes only low-s signatures; KMS may answer either half.
     const n = secp256k1.Point.Fn.ORDER
@@ -109,7 +128,7 @@ export async function createKmsAccount({
       if (`0x${recovered}` === publicKey.toLowerCase())
         return { r: toHex(signature.r, { size: 32 }), s: toHex(signature.s, { size: 32 }), yParity }
     }
-    throw new KmsSignerError('KMS signature does not recover to the key address')
+    throw new KmsSignerError('KMS signature does not recover to the key address', 'bad-signature')
   }
 
   const account = toAccount({

@@ -1,5 +1,7 @@
 import { logConfigFailure } from '../platform/config.js'
-import { createLogger, errorName, type Logger } from '../platform/log.js'
+import { createLogger, errorName, type Logger, unexpectedErrorFields } from '../platform/log.js'
+import { currentRequestId } from '../platform/requestId.js'
+import { StoreError } from '../store/types.js'
 import { type AgentRefusalReason, matchAgentKey } from './agents/agentKeys.js'
 import { type AgentRegistry, createAgentRegistry } from './agents/agentRegistry.js'
 import { type DeployConfig, loadDeployConfig } from './config.js'
@@ -87,6 +89,8 @@ export async function authorizeAgent(
   presented: string | null,
   endpoint: 'b20-skill' | 'mcp',
 ): Promise<AgentAuthorization> {
+  // No key is a refusal whatever else is wrong: nothing about the service is read for it.
+  if (!presented) return { kind: 'refused', reason: 'no key' }
   let config: DeployConfig
   try {
     config = source.config()
@@ -94,13 +98,13 @@ export async function authorizeAgent(
     logConfigFailure(endpoint, error)
     return { kind: 'misconfigured' }
   }
-  if (!presented) return { kind: 'refused', reason: 'no key' }
   const allowed = matchAgentKey(presented, config.allowlist)
   if (allowed) return { kind: 'agent', digest: allowed, dailyCap: null }
   try {
     const verdict = await (await source.agents()).check(presented)
     return verdict.ok ? { kind: 'agent', digest: verdict.digest, dailyCap: verdict.dailyCap } : { kind: 'refused', reason: verdict.reason }
   } catch (error) {
+    if (!(error instanceof StoreError)) throw error
     source.logger().warn('store_unavailable', { operation: 'agent_keys', error: errorName(error), effect: 'key not checked' })
     return { kind: 'unavailable' }
   }
@@ -198,8 +202,7 @@ export async function runAgentAction({
   try {
     return await run(ctx)
   } catch (error) {
-    ctx.logger.error('b20_skill_failed', { error: errorName(error) })
-    return { status: 500, body: { ok: false, error: 'The request failed unexpectedly; nothing further was done.', code: 'INTERNAL' } }
+    return unexpectedFailure(ctx.logger, error)
   }
 }
 
@@ -267,4 +270,22 @@ async function handleDeploy(
     replayed,
   })
   return answer(response, replayed ? { 'idempotent-replayed': 'true' } : undefined)
+}
+
+/**
+ * The answer to an error nobody expected (a bug, a runtime API missing): 500 `INTERNAL` with the request id to quote,
+ * and one log line naming the error. Never "Redis is down" or any other guess at which part failed.
+ */
+export function unexpectedFailure(logger: Logger, error: unknown): AgentActionAnswer {
+  const requestId = currentRequestId()
+  logger.error('agent_action_failed', unexpectedErrorFields(error))
+  return {
+    status: 500,
+    body: {
+      ok: false,
+      error: `The request failed unexpectedly; the operator can trace it by its request id${requestId ? ` (${requestId})` : ''}.`,
+      code: 'INTERNAL',
+      ...(requestId ? { requestId } : {}),
+    },
+  }
 }

@@ -1,6 +1,7 @@
 import type { ZodOpenApiPathItemObject } from 'zod-openapi'
 import { createEndpoint, type Endpoint } from '../platform/edge.js'
 import { jsonResponse, type Method, readJsonBody } from '../platform/http.js'
+import { type Logger, processLogger } from '../platform/log.js'
 import { corsHeaders, jsonAnswer, notAllowedAnswer, oneOf, preflightOperation, redirectAnswer } from '../platform/routeDocs.js'
 import { AGENT_CHECK_UNAVAILABLE, authorizeAgent, type DeployServicesSource, MISCONFIGURED, runAgentAction } from './agentActions.js'
 import { createRefusalLog, refusalText } from './agents/agentKeys.js'
@@ -45,7 +46,7 @@ export function createB20SkillEndpoint(source: DeployServicesSource): Endpoint {
       if (agent.kind === 'misconfigured') return reply(MISCONFIGURED.status, MISCONFIGURED.body)
       if (agent.kind === 'unavailable') return reply(AGENT_CHECK_UNAVAILABLE.status, AGENT_CHECK_UNAVAILABLE.body)
       if (agent.kind === 'refused') {
-        logRefusal ??= createRefusalLog({ logger: source.logger() })
+        logRefusal ??= createRefusalLog({ logger: refusalLogger(source) })
         logRefusal({ endpoint: 'b20-skill', presented, reason: agent.reason })
         return reply(403, { ok: false, error: `X-Service-Key is ${refusalText(agent.reason)}.`, code: 'FORBIDDEN' })
       }
@@ -162,4 +163,13 @@ export const b20SkillRoute: ZodOpenApiPathItemObject = {
     },
   },
   options: preflightOperation,
+}
+
+/** Where refusals are logged: the source's logger, or the process's when the configuration cannot be loaded. */
+function refusalLogger(source: DeployServicesSource): Logger {
+  try {
+    return source.logger()
+  } catch {
+    return processLogger()
+  }
 }

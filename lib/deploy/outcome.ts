@@ -1,3 +1,5 @@
+import { errorName, type Logger } from '../platform/log.js'
+import { StoreError } from '../store/types.js'
 import type { DeployFailure, DeployFailureCode } from './responses.js'
 
 export type { DeployFailure, DeployFailureCode }
@@ -5,4 +7,26 @@ export type { DeployFailure, DeployFailureCode }
 /** Builds a failure body. */
 export function failure(code: DeployFailureCode, error: string, extra: Omit<DeployFailure, 'ok' | 'code' | 'error'> = {}): DeployFailure {
   return { ok: false, error, code, ...extra }
+}
+
+/** Parameters of {@link storeFailureOf}. */
+export type StoreFailureOfParameters = {
+  logger: Logger
+  /** What was being done, for the log line (`deploy-prepare`, `list_deploys`). */
+  operation: string
+  /** What the caller is told, for people. */
+  message: string
+  /** What the failure meant for the request, for the log line (`deploy refused`). */
+  effect?: string
+}
+
+/**
+ * The answer to an error met while using the shared store: `STORE_UNAVAILABLE` when the store failed (a
+ * {@link StoreError}: unreachable, refused, timed out), logged as `store_unavailable`. Any other error is not the
+ * store's and is thrown on, so the caller answers it as what it is (`INTERNAL`), never as "Redis is down".
+ */
+export function storeFailureOf(error: unknown, { logger, operation, message, effect }: StoreFailureOfParameters): DeployFailure {
+  if (!(error instanceof StoreError)) throw error
+  logger.error('store_unavailable', { operation, error: errorName(error), ...(effect ? { effect } : {}) })
+  return failure('STORE_UNAVAILABLE', message, { retryAfterSeconds: 10 })
 }

@@ -236,6 +236,7 @@ export const skillHttpErrorSchema = z.object({
     'INTERNAL',
     'METHOD_NOT_ALLOWED',
   ]),
+  requestId: z.string().optional().describe('INTERNAL: the id of this request (also X-Request-Id), for the operator to trace it'),
 })
 
 /** Machine codes of a deploy or receipt that did not succeed; `error` says the same for people. */

@@ -151,3 +151,16 @@ export function errorName(error: unknown): string {
   if (error instanceof Error) return error.name || 'Error'
   return typeof error
 }
+
+/** Errors raised by the runtime itself (a bug, an API missing from this Node): their messages hold no request data. */
+const RUNTIME_ERRORS = [TypeError, RangeError, ReferenceError, SyntaxError]
+
+/**
+ * The log fields that name an unexpected error: its name, and its message where that can hold no secret (a runtime
+ * error's, or a public one, see {@link publicErrorMessage}). The operator reads what broke; nothing else leaks.
+ */
+export function unexpectedErrorFields(error: unknown): { error: string; message?: string } {
+  const runtime = RUNTIME_ERRORS.some((type) => error instanceof type) ? (error as Error).message.slice(0, 300) : undefined
+  const message = publicErrorMessage(error) ?? runtime
+  return { error: errorName(error), ...(message ? { message } : {}) }
+}

@@ -3,7 +3,7 @@ import type { FollowDeploysReturnType } from '../deploy/pipeline/followDeploys.j
 import type { DeployServices } from '../deploy/services.js'
 import { takeSnapshot } from '../market/history.js'
 import { type ControlRoom, controlRoomSchema } from '../market/types.js'
-import { errorName, type Logger, publicErrorMessage } from '../platform/log.js'
+import { errorName, type Logger, publicErrorMessage, unexpectedErrorFields } from '../platform/log.js'
 import { discoverIfDue, refreshControlRoom } from '../read/controlRoomRefresh.js'
 import { recordSnapshot } from '../read/historyStore.js'
 import { readKeys } from '../read/keys.js'
@@ -11,6 +11,7 @@ import { backfillPriceLines } from '../read/priceBackfill.js'
 import { READ_CACHE_TTL_MS } from '../read/readers.js'
 import type { ReadServices } from '../read/services.js'
 import { parseRecord } from '../store/records.js'
+import { StoreError } from '../store/types.js'
 import { tickKeys } from './keys.js'
 import { type LastTick, saveLastTick } from './lastTick.js'
 
@@ -73,9 +74,7 @@ export async function runTick({ read, deploy, caller, intervalSeconds }: RunTick
     failed,
   }
   const last: LastTick = { at: summary.startedAt, durationMs: summary.durationMs, caller, failed, parts }
-  await saveLastTick(store, keyPrefix, last).catch((error: unknown) =>
-    logger.warn('store_unavailable', { operation: 'tick_last', error: errorName(error) }),
-  )
+  await saveLastTick(store, keyPrefix, last).catch((error: unknown) => logStepFailure(logger, 'tick_last', error))
   logger.info('tick', { caller, durationMs: summary.durationMs, failed: failed.join(',') })
   return summary
 }
@@ -88,9 +87,15 @@ async function claimInterval(read: ReadServices, startedAt: number, intervalSeco
   const intervalMs = Math.max(1, intervalSeconds) * 1000
   const claimKey = tickKeys(read.keyPrefix).claim(Math.floor(startedAt / intervalMs))
   return read.store.setIfAbsent(claimKey, randomUUID(), 2 * intervalMs).catch((error: unknown) => {
-    read.logger.warn('store_unavailable', { operation: 'tick_claim', error: errorName(error), effect: 'tick runs unclaimed' })
+    logStepFailure(read.logger, 'tick_claim', error, 'tick runs unclaimed')
     return true
   })
+}
+
+/** A step of the tick's own bookkeeping failed: `store_unavailable` when the store did, else the error as it is. */
+function logStepFailure(logger: Logger, operation: string, error: unknown, effect?: string): void {
+  if (error instanceof StoreError) logger.warn('store_unavailable', { operation, error: errorName(error), effect })
+  else logger.error('tick_step_failed', { operation, ...unexpectedErrorFields(error), effect })
 }
 
 type Parts = NonNullable<TickSummary['parts']>

@@ -16,7 +16,7 @@ describe('list_deploys: each agent sees its own deploys (anvil, KMS server, real
 
   it('lists the agent’s deploys newest first with their fields; dry runs and refused deploys are not deploys', async () => {
     // A history of its own (another store prefix): the other cases' deploys are not in it.
-    const own = stack.newInstance({ STORE_KEY_PREFIX: `hist${process.pid}-${Date.now()}:` })
+    const own = stack.newInstance({ env: { STORE_KEY_PREFIX: `hist${process.pid}-${Date.now()}:` } })
     const post = (body: unknown, options: { key?: string | null } = {}) => stack.post(body, { ...options, instance: own.handle })
     const first = (await post(deployBody({ symbol: 'ONE' }))).body
     stack.clock.now += 1000
@@ -255,7 +255,7 @@ describe('a deploy stuck in the pool is replaced, never left to jam the nonce st
   it('does not replace above DEPLOY_MAX_FEE_GWEI: the deploy answers DEPLOY_BUSY with the reason, the operator gets a log line', async () => {
     const stuck = await stuckDeploy('CAPPED')
     stack.clock.now += 61_000
-    const capped = stack.newInstance({ DEPLOY_MAX_FEE_GWEI: '0.5' })
+    const capped = stack.newInstance({ env: { DEPLOY_MAX_FEE_GWEI: '0.5' } })
     const signs = stack.kms.calls.filter((c) => c === 'Sign').length
     const { body } = await stack.post(deployBody({ symbol: 'WAITS' }), { instance: capped.handle })
     expect(body).toMatchObject({ ok: false, code: 'DEPLOY_BUSY', txHash: stuck.txHash, error: expect.stringMatching(/stuck.*cap/) })

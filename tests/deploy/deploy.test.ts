@@ -191,22 +191,22 @@ describe('POST /api/b20-skill on anvil (chain 8453) with the B20 emulator, the K
   })
 
   it('says so when no signer is configured', async () => {
-    const { handle } = stack.newInstance({ KMS_KEY_ID: '' })
+    const { handle } = stack.newInstance({ env: { KMS_KEY_ID: '' } })
     const { body } = await stack.post(deployBody(), { instance: handle })
     expect(body).toMatchObject({ ok: false, code: 'SIGNER_NOT_CONFIGURED', error: expect.stringContaining('signer is not configured') })
   })
 
   it('refuses to deploy when SIGNER_ADDRESS does not match the KMS key', async () => {
-    const { handle } = stack.newInstance({ SIGNER_ADDRESS: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed' })
+    const { handle } = stack.newInstance({ env: { SIGNER_ADDRESS: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed' } })
     const { body } = await stack.post(deployBody(), { instance: handle })
     expect(body).toMatchObject({ ok: false, code: 'SIGNER_MISMATCH' })
-    const matching = stack.newInstance({ SIGNER_ADDRESS: stack.signer.toLowerCase() })
+    const matching = stack.newInstance({ env: { SIGNER_ADDRESS: stack.signer.toLowerCase() } })
     expect((await stack.post(deployBody(), { instance: matching.handle })).body.ok).toBe(true)
   })
 
   it('refuses to sign when the RPC serves another chain than CHAIN_ID', async () => {
     const signs = stack.kms.calls.filter((c) => c === 'Sign').length
-    const { handle } = stack.newInstance({ CHAIN_ID: '84532' })
+    const { handle } = stack.newInstance({ env: { CHAIN_ID: '84532' } })
     const { body } = await stack.post(deployBody(), { instance: handle })
     expect(body).toMatchObject({ ok: false, code: 'CHAIN_MISMATCH', error: expect.stringContaining('8453') })
     expect(stack.kms.calls.filter((c) => c === 'Sign').length).toBe(signs)
@@ -214,11 +214,11 @@ describe('POST /api/b20-skill on anvil (chain 8453) with the B20 emulator, the K
 
   it('rejects a reverting deploy before signing, with the decoded B20 error, no gas spent and the cap untouched', async () => {
     const env = { ...freshPrefix(), DEPLOY_DAILY_CAP: '1' }
-    const { handle } = stack.newInstance(env)
+    const { handle } = stack.newInstance({ env })
     const salt = toHex(777n, { size: 32 })
     const first = await stack.post(deployBody({ salt }), { instance: handle })
     expect(first.body.ok).toBe(true)
-    const other = stack.newInstance({ ...freshPrefix(), DEPLOY_DAILY_CAP: '1' })
+    const other = stack.newInstance({ env: { ...freshPrefix(), DEPLOY_DAILY_CAP: '1' } })
     const before = await nonce()
     const signs = stack.kms.calls.filter((c) => c === 'Sign').length
     const again = await stack.post(deployBody({ salt }), { instance: other.handle })
@@ -279,7 +279,7 @@ describe('POST /api/b20-skill on anvil (chain 8453) with the B20 emulator, the K
 
   it('broadcasts exactly N of N+5 concurrent deploys under a cap of N, across instances, and says when a slot frees', async () => {
     const env = { ...freshPrefix(), DEPLOY_DAILY_CAP: '3' }
-    const instances = [stack.newInstance(env), stack.newInstance(env)]
+    const instances = [stack.newInstance({ env }), stack.newInstance({ env })]
     const results = await Promise.all(
       Array.from({ length: 8 }, (_, i) => stack.post(deployBody({ symbol: `CAP${i}` }), { instance: instances[i % 2]!.handle })),
     )
@@ -300,7 +300,7 @@ describe('POST /api/b20-skill on anvil (chain 8453) with the B20 emulator, the K
   })
 
   it('applies a per-agent cap beside the global one', async () => {
-    const { handle } = stack.newInstance({ ...freshPrefix(), DEPLOY_AGENT_DAILY_CAP: '1' })
+    const { handle } = stack.newInstance({ env: { ...freshPrefix(), DEPLOY_AGENT_DAILY_CAP: '1' } })
     expect((await stack.post(deployBody({ symbol: 'A1' }), { instance: handle })).body.ok).toBe(true)
     expect((await stack.post(deployBody({ symbol: 'A2' }), { instance: handle })).body).toMatchObject({
       ok: false,
@@ -311,7 +311,7 @@ describe('POST /api/b20-skill on anvil (chain 8453) with the B20 emulator, the K
 
   it('simulates without signing on dryRun: no transaction, no KMS Sign, cap untouched', async () => {
     const env = { ...freshPrefix(), DEPLOY_DAILY_CAP: '1' }
-    const { handle } = stack.newInstance(env)
+    const { handle } = stack.newInstance({ env })
     const before = await nonce()
     const signs = stack.kms.calls.filter((c) => c === 'Sign').length
     const salt = toHex(4242n, { size: 32 })
@@ -427,8 +427,7 @@ describe('POST /api/b20-skill on anvil (chain 8453) with the B20 emulator, the K
   })
 
   it('waits for a lock whose holder crashed, until its lease runs out', async () => {
-    const { handle, services } = stack.newInstance()
-    services.lockWaitMs = 3_000
+    const { handle } = stack.newInstance({ lockWaitMs: 3_000 })
     expect(await stack.store.acquireLock(lockKey(), 400)).not.toBeNull() // a holder that never releases
     const started = Date.now()
     const { body } = await stack.post(deployBody({ symbol: 'LEASE' }), { instance: handle })
@@ -437,8 +436,7 @@ describe('POST /api/b20-skill on anvil (chain 8453) with the B20 emulator, the K
   })
 
   it('answers DEPLOY_BUSY when the lock stays taken past the wait, without signing', async () => {
-    const { handle, services } = stack.newInstance()
-    services.lockWaitMs = 200
+    const { handle } = stack.newInstance({ lockWaitMs: 200 })
     const holder = await stack.store.acquireLock(lockKey(), 5_000)
     const signs = stack.kms.calls.filter((c) => c === 'Sign').length
     try {

@@ -12,14 +12,14 @@ import { type FakeKms, startFakeKms } from '../support/fakeKms.js'
 import { withOpenApiCheck } from '../support/openapiCheck.js'
 
 const KEY = 'config-test-agent-key-0123456789'
-const post = (endpoint: Endpoint, body: unknown) =>
+const post = (endpoint: Endpoint, body: unknown, key: string | null = KEY) =>
   withOpenApiCheck(
     '/api/b20-skill',
     endpoint,
   )(
     new Request('https://svc.test/api/b20-skill', {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-service-key': KEY },
+      headers: { 'content-type': 'application/json', ...(key === null ? {} : { 'x-service-key': key }) },
       body: JSON.stringify(body),
     }),
   ).then(async (r) => ({ status: r.status, body: (await r.json()) as Record<string, any> }))
@@ -106,6 +106,13 @@ describe('deploy services built from the environment alone', () => {
       symbol: 'NOS',
     })
     expect(body).toMatchObject({ ok: false, code: 'DEPLOYS_DISABLED' })
+  })
+
+  it('answers a request without X-Service-Key 403, even when the deploy configuration is broken', async () => {
+    const handle = createB20SkillEndpoint(deployServicesFrom(() => createDeployServices({ env: { CHAIN_ID: '1' } })))
+    const { status, body } = await post(handle, { action: 'agent_deploy', name: 'No Key', symbol: 'NOK' }, null)
+    expect(status).toBe(403)
+    expect(body).toMatchObject({ ok: false, code: 'FORBIDDEN' })
   })
 
   it('answers 500 CONFIG_INVALID, and nothing else, when the configuration is broken', async () => {

@@ -31,7 +31,7 @@ export type DeployStack = {
   logs: string[]
   clock: { now: number }
   /** A service instance (its own KMS account cache, chain-id check and handler) over the shared parts. */
-  newInstance(env?: Record<string, string>): { services: DeployServices; handle: (request: Request) => Promise<Response> }
+  newInstance(options?: NewInstanceOptions): { services: DeployServices; handle: (request: Request) => Promise<Response> }
   handle: (request: Request) => Promise<Response>
   /** POSTs a JSON body as an agent. */
   post(
@@ -41,6 +41,14 @@ export type DeployStack = {
   /** Waits for the work the instances run after their answers (webhook deliveries), as `waitUntil` would keep alive. */
   drain(): Promise<void>
   close(): Promise<void>
+}
+
+/** What one instance of a stack differs in: its environment over the stack's, its lock wait, its view of the store. */
+export type NewInstanceOptions = {
+  env?: Record<string, string>
+  lockWaitMs?: number
+  /** The store as this instance sees it (a wrapper that fails on cue); default the stack's. */
+  store?: Store
 }
 
 /** Parameters of {@link startDeployStack}. */
@@ -72,11 +80,11 @@ export async function startDeployStack(parameters: StartDeployStackParameters): 
     STORE_KEY_PREFIX: prefix,
     ...parameters.env,
   }
-  const newInstance = (env: Record<string, string> = {}) => {
+  const newInstance = ({ env = {}, lockWaitMs = parameters.lockWaitMs, store: seen = store }: NewInstanceOptions = {}) => {
     const merged = { ...baseEnv, ...env }
     const services = createDeployServices({
       env: merged,
-      store,
+      store: seen,
       publicClient: createChainClient({ rpcUrl: merged.BASE_RPC_URL!, chainId: 8453, timeoutMs: 3000 }),
       kms: new KMSClient({
         region: 'us-east-1',
@@ -86,7 +94,7 @@ export async function startDeployStack(parameters: StartDeployStackParameters): 
       }),
       logger: createLogger({ write: (line) => logs.push(line) }),
       now: () => clock.now,
-      lockWaitMs: parameters.lockWaitMs,
+      lockWaitMs,
       receiptPollMs: parameters.receiptPollMs,
       background: (work) => {
         const tracked = work.finally(() => background.delete(tracked))

@@ -57,7 +57,7 @@ describe('an RPC URL with its key in the path never leaves the process (anvil, U
     try {
       expect((await stack.post({ action: 'agent_deploy', name: 'Unmined', symbol: 'UNM' })).body).toMatchObject({ status: 'broadcast' })
       // A new instance whose RPC URL carries a key and answers nothing: following the unmined deploy fails.
-      const broken = stack.newInstance({ BASE_RPC_URL: FAILING_RPC, STORE_KEY_PREFIX: 'secreturl:' })
+      const broken = stack.newInstance({ env: { BASE_RPC_URL: FAILING_RPC, STORE_KEY_PREFIX: 'secreturl:' } })
       stack.clock.now += 60_000
       const summary = await runTick({ read, deploy: async () => broken.services, caller: 'vercel-cron', intervalSeconds: 60 })
       expect(summary.failed).toContain('deploys')

@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto'
 import type { KmsAccount } from '../../chain/kmsAccount.js'
-import { errorName } from '../../platform/log.js'
 import { oldestInIndex } from '../../store/recordIndex.js'
 import type { Store } from '../../store/types.js'
 import { deployHistoryKeys, deployStoreKeys } from '../keys.js'
-import { type DeployFailure, failure } from '../outcome.js'
+import { type DeployFailure, storeFailureOf } from '../outcome.js'
 import type { DeployServices } from '../services.js'
 import type { DeployPlan } from './plan.js'
 import { type PreparedDeploy, prepareDeploy } from './prepare.js'
@@ -24,14 +23,17 @@ export type DeployContext = {
 /** A deploy that holds its cap slots and knows the chain's state: ready for the nonce lock. */
 export type ReservedDeploy = { ok: true; reservation: CapReservation; prepared: PreparedDeploy; stuckSeen: boolean }
 
-/** The store's failure before anything was signed: deploys fail closed. */
-export function storeFailure(services: DeployServices, operation: string, error: unknown): DeployFailure {
-  services.logger.error('store_unavailable', { operation, error: errorName(error), effect: 'deploy refused' })
-  return failure(
-    'STORE_UNAVAILABLE',
-    'The deploy coordinator (Redis) is unavailable; deploys fail closed and nothing was signed. Try again shortly.',
-    { retryAfterSeconds: 10 },
-  )
+/**
+ * The store's failure before anything was signed: deploys fail closed. Any other error is thrown on (see
+ * {@link storeFailureOf}): it is not the store's, and the caller answers it as unexpected.
+ */
+export function storeFailure(services: Pick<DeployServices, 'logger'>, operation: string, error: unknown): DeployFailure {
+  return storeFailureOf(error, {
+    logger: services.logger,
+    operation,
+    effect: 'deploy refused',
+    message: 'The deploy coordinator (Redis) is unavailable; deploys fail closed and nothing was signed. Try again shortly.',
+  })
 }
 
 /** The store keys of a deploy: its signer's lock and nonces, and the deploy history. */
@@ -71,7 +73,7 @@ export async function reserveAndPrepare(
     const stuckSeen = oldest !== null && now - oldest >= config.stuckSeconds * 1000
     return { ok: true, reservation, prepared: prepared as PreparedDeploy, stuckSeen }
   } catch (error) {
-    await reservation.release()
+    await reservation.release().catch(() => undefined)
     return storeFailure(services, 'deploy-prepare', error)
   }
 }

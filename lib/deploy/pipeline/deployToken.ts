@@ -1,5 +1,4 @@
-import { errorName } from '../../platform/log.js'
-import { type DeployFailure, failure } from '../outcome.js'
+import { type DeployFailure, failure, storeFailureOf } from '../outcome.js'
 import { type DeployRecord, recordDeploy } from '../records/history.js'
 import type { DeployBroadcast, DeployedToken, DeploySimulated } from '../responses.js'
 import type { DeployServices } from '../services.js'
@@ -82,7 +81,7 @@ async function sendUnderNonceLock(deploy: LockedDeploy): Promise<DeployTokenRetu
       }),
     )
   } catch (error) {
-    await reservation.release()
+    await reservation.release().catch(() => undefined)
     return storeFailure(services, 'nonce-lock', error)
   }
   if (!lock) {
@@ -101,9 +100,13 @@ async function sendUnderNonceLock(deploy: LockedDeploy): Promise<DeployTokenRetu
   try {
     return await runUnderLock(deploy, lock, holdings)
   } catch (error) {
-    services.logger.error('store_unavailable', { operation: 'deploy', error: errorName(error), effect: 'deploy refused' })
-    return failure('STORE_UNAVAILABLE', 'The deploy coordinator (Redis) failed mid-deploy; nothing was broadcast. Try again shortly.', {
-      retryAfterSeconds: 10,
+    // Only a store failure is "Redis failed"; anything else is thrown on and answered as unexpected. Either way the
+    // holdings give back what did not go out (finally, below).
+    return storeFailureOf(error, {
+      logger: services.logger,
+      operation: 'deploy',
+      effect: 'deploy refused',
+      message: 'The deploy coordinator (Redis) failed mid-deploy; this deploy was not broadcast. Try again shortly.',
     })
   } finally {
     await holdings.settle()
@@ -130,8 +133,9 @@ async function runUnderLock(deploy: LockedDeploy, lock: NonceLock, holdings: Hol
       stuckMs: config.stuckSeconds * 1000,
       maxFeePerGas: config.maxFeePerGasWei,
     })
-    if (!unjammed.ok) return unjammed
+    // What went out is told to its agents even when a later step failed: it is on its way either way.
     notifyReplaced({ webhooks: services.webhooks, background: services.background, replaced: unjammed.replaced })
+    if (unjammed.kind === 'refused') return unjammed.failure
   }
   const claimed = await claimNonceAndPrice(deploy, lock, holdings)
   if (!claimed.ok) return claimed

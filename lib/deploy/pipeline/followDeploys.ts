@@ -1,5 +1,4 @@
 import type { Address, Hex, TransactionReceipt } from 'viem'
-import { errorName } from '../../platform/log.js'
 import { removeFromIndex } from '../../store/recordIndex.js'
 import type { Store } from '../../store/types.js'
 import { type DeployHistoryKeys, deployHistoryKeys } from '../keys.js'
@@ -69,11 +68,13 @@ export async function followDeploys(services: DeployServices): Promise<FollowDep
       continue
     }
     if (record.nonce < minedCount) {
-      // Another copy of this nonce was mined: the one this copy replaced (or an earlier one).
+      // Another copy of this nonce was mined: the one this copy replaced (or an earlier one), or a replacement of it.
       const winner = await findMinedCopy(store, keys, record, receiptOf)
       if (winner) await settle(winner.record, winner.receipt)
       await removeFromIndex(store, keys.unmined(signer), record.txHash.toLowerCase())
-      await store.delete(keys.record(record.txHash))
+      // A replacement that lost is forgotten; the agent's own deploy keeps its record, which the winning copy's
+      // outcome marks as replaced (even when the store failed to mark it as the replacement went out).
+      if (record.replaces) await store.delete(keys.record(record.txHash))
       continue
     }
     if (services.now() - record.sentAt >= config.stuckSeconds * 1000) stuck = true
@@ -103,11 +104,9 @@ export async function followDeploys(services: DeployServices): Promise<FollowDep
       stuckMs: config.stuckSeconds * 1000,
       maxFeePerGas: config.maxFeePerGasWei,
     })
-    if (!replaced.ok) return { ...result, replacement: `${replaced.code}: ${replaced.error}` }
     notifyReplaced({ webhooks: services.webhooks, background: services.background, replaced: replaced.replaced })
-    return { ...result, replaced: replaced.replaced.length }
-  } catch (error) {
-    return { ...result, replacement: `failed: ${errorName(error)}` }
+    const done = { ...result, replaced: replaced.replaced.length }
+    return replaced.kind === 'refused' ? { ...done, replacement: `${replaced.failure.code}: ${replaced.failure.error}` } : done
   } finally {
     await lock.release()
   }

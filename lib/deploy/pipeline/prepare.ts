@@ -17,7 +17,7 @@ export async function readySigner(services: DeployServices): Promise<{ ok: true;
   try {
     signer = await services.getSigner!()
   } catch (error) {
-    if (error instanceof KmsSignerError && /SIGNER_ADDRESS|secp256k1/.test(error.message)) {
+    if (error instanceof KmsSignerError && error.isMisconfiguration) {
       logger.error('signer_misconfigured', { message: error.message })
       return failure('SIGNER_MISMATCH', `Refusing to deploy: ${error.message}.`)
     }

@@ -5,7 +5,7 @@ import { errorName, type Logger } from '../../platform/log.js'
 import { removeFromIndex } from '../../store/recordIndex.js'
 import type { Store } from '../../store/types.js'
 import type { DeployHistoryKeys } from '../keys.js'
-import { type DeployFailure, failure } from '../outcome.js'
+import { type DeployFailure, failure, storeFailureOf } from '../outcome.js'
 import { type DeployRecord, listUnmined, recordDeploy, updateDeployRecord } from '../records/history.js'
 import { isTransportFailure, nodeRefusalOf, shortMessage } from './chainErrors.js'
 import { currentFees, type Fees, replacementFees } from './fees.js'
@@ -28,27 +28,56 @@ export type ReplaceStuckDeploysParameters = {
   maxFeePerGas: bigint
 }
 
-/** Result of {@link replaceStuckDeploys}: done (with what was replaced), or why the new deploy must wait. */
-export type ReplaceStuckDeploysReturnType = { ok: true; replaced: { from: Hex; to: Hex; record: DeployRecord }[] } | DeployFailure
+/** A stuck deploy and the higher-fee copy that went out in its place. */
+export type Replacement = { from: Hex; to: Hex; record: DeployRecord }
+
+/**
+ * Result of {@link replaceStuckDeploys}: done, or why the new deploy must wait. Either way `replaced` lists every copy
+ * that went out, so the caller tells their agents (`deploy.replaced`) even when a later step failed.
+ */
+export type ReplaceStuckDeploysReturnType =
+  | { kind: 'done'; replaced: Replacement[] }
+  | { kind: 'refused'; failure: DeployFailure; replaced: Replacement[] }
 
 /**
  * Called under the nonce lock before a new deploy is signed: every transaction of the signer still unmined after
  * `stuckMs` is re-signed with the same nonce, gas and calldata at higher fees and sent, and the swap is recorded.
- * Transactions seen mined (their nonce is below the signer's mined count) leave the unmined list.
+ * Transactions seen mined (their nonce is below the signer's mined count) leave the unmined list. A store failure is
+ * answered (`STORE_UNAVAILABLE`), saying which replacements went out before it; any other error is thrown on.
  */
 export async function replaceStuckDeploys(parameters: ReplaceStuckDeploysParameters): Promise<ReplaceStuckDeploysReturnType> {
+  const replaced: Replacement[] = []
+  try {
+    const refused = await replaceEach(parameters, replaced)
+    return refused ? { kind: 'refused', failure: refused, replaced } : { kind: 'done', replaced }
+  } catch (error) {
+    const sent = replaced.map(({ from, to }) => `${from} by ${to}`).join(', ')
+    const failed = storeFailureOf(error, {
+      logger: parameters.logger,
+      operation: 'replace-stuck',
+      effect: replaced.length > 0 ? 'replacement broadcast, not fully recorded; deploy refused' : 'deploy refused',
+      message:
+        replaced.length > 0
+          ? `The deploy coordinator (Redis) failed while recording the replacement of a stuck earlier deploy (${sent}: broadcast); this deploy was not signed. Try again shortly.`
+          : 'The deploy coordinator (Redis) failed while looking at an earlier stuck deploy; nothing was broadcast. Try again shortly.',
+    })
+    return { kind: 'refused', failure: failed, replaced }
+  }
+}
+
+/** Replaces each stuck transaction in turn, adding what went out to `replaced`; answers why it stopped, or null. */
+async function replaceEach(parameters: ReplaceStuckDeploysParameters, replaced: Replacement[]): Promise<DeployFailure | null> {
   const { store, keys, publicClient, signer, logger, now, stuckMs, maxFeePerGas: cap } = parameters
   const unmined = await listUnmined(store, keys, signer.address)
   const unminedKey = keys.unmined(signer.address)
   // Only an old entry costs a chain request; younger ones (most likely mined already) wait for a later look.
-  if (!unmined.some((record) => now - record.sentAt >= stuckMs)) return { ok: true, replaced: [] }
+  if (!unmined.some((record) => now - record.sentAt >= stuckMs)) return null
   let minedCount: number
   try {
     minedCount = await publicClient.getTransactionCount({ address: signer.address, blockTag: 'latest' })
   } catch {
     return failure('RPC_UNAVAILABLE', 'The chain RPC is unavailable; nothing was signed. Try again shortly.', { retryAfterSeconds: 5 })
   }
-  const replaced: { from: Hex; to: Hex; record: DeployRecord }[] = []
   let fees: { nextBaseFee: bigint; suggestedPriorityFee: bigint } | undefined
   for (const record of unmined) {
     if (record.nonce < minedCount) {
@@ -79,24 +108,24 @@ export async function replaceStuckDeploys(parameters: ReplaceStuckDeploysParamet
         { retryAfterSeconds: 60, txHash: record.txHash },
       )
     }
-    const outcome = await sendReplacement({ ...parameters, record, fees: next })
+    const outcome = await sendReplacement({ ...parameters, record, fees: next, replaced })
     if (outcome.kind === 'failed') return outcome.failure
-    if (outcome.kind === 'mined') {
-      await removeFromIndex(store, unminedKey, record.txHash)
-      continue
-    }
-    replaced.push({ from: record.txHash, to: outcome.txHash, record })
+    if (outcome.kind === 'mined') await removeFromIndex(store, unminedKey, record.txHash)
   }
-  return { ok: true, replaced }
+  return null
 }
 
 type SendReplacementOutcome = { kind: 'sent'; txHash: Hex } | { kind: 'mined' } | { kind: 'failed'; failure: DeployFailure }
 
-/** Signs and sends one replacement, recording it before the broadcast so that a lost answer is still tracked. */
+/**
+ * Signs and sends one replacement, recording it before the broadcast so that a lost answer is still tracked. Once it
+ * went out (or may have) it is in `replaced` before anything else is written, so a store failure after the send
+ * cannot hide it.
+ */
 async function sendReplacement(
-  parameters: ReplaceStuckDeploysParameters & { record: DeployRecord; fees: Fees },
+  parameters: ReplaceStuckDeploysParameters & { record: DeployRecord; fees: Fees; replaced: Replacement[] },
 ): Promise<SendReplacementOutcome> {
-  const { store, keys, publicClient, signer, chainId, logger, now, record, fees } = parameters
+  const { store, keys, publicClient, signer, chainId, logger, now, record, fees, replaced } = parameters
   let serialized: Hex
   try {
     serialized = await signer.signTransaction({
@@ -158,6 +187,7 @@ async function sendReplacement(
     }
     // No answer: the replacement may be on its way; it stays recorded and is followed like a sent one.
   }
+  replaced.push({ from: record.txHash, to: txHash, record })
   await Promise.all([
     removeFromIndex(store, keys.unmined(signer.address), record.txHash),
     updateDeployRecord(store, keys, { ...record, status: 'replaced', replacedBy: txHash }),

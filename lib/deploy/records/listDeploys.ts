@@ -1,6 +1,5 @@
-import { errorName } from '../../platform/log.js'
 import { deployHistoryKeys } from '../keys.js'
-import { type DeployFailure, failure } from '../outcome.js'
+import { type DeployFailure, failure, storeFailureOf } from '../outcome.js'
 import type { ListDeploys } from '../responses.js'
 import type { DeployServices } from '../services.js'
 import { listAgentDeploys } from './history.js'
@@ -23,7 +22,10 @@ export async function listDeploys({ services, agentDigest, limit }: ListDeploysP
     const marketOf = new Map(deployed.map((address, i) => [address, markets[i] ?? null]))
     return { ok: true, deploys: deploys.map((d) => ({ ...d, market: marketOf.get(d.predictedAddress.toLowerCase()) ?? null })) }
   } catch (error) {
-    logger.error('store_unavailable', { operation: 'list_deploys', error: errorName(error) })
-    return failure('STORE_UNAVAILABLE', 'The deploy history (Redis) is unavailable. Try again shortly.', { retryAfterSeconds: 10 })
+    return storeFailureOf(error, {
+      logger,
+      operation: 'list_deploys',
+      message: 'The deploy history (Redis) is unavailable. Try again shortly.',
+    })
   }
 }

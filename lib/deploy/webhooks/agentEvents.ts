@@ -1,8 +1,7 @@
-import { errorName } from '../../platform/log.js'
 import { listIndexed } from '../../store/recordIndex.js'
 import { parseRecord } from '../../store/records.js'
 import { webhookOutboxKeys } from '../keys.js'
-import { type DeployFailure, failure } from '../outcome.js'
+import { type DeployFailure, failure, storeFailureOf } from '../outcome.js'
 import type { ListEvents, Redelivered } from '../responses.js'
 import type { DeployServices } from '../services.js'
 import { type StoredWebhookEvent, storedWebhookEventSchema } from './storedEvent.js'
@@ -22,8 +21,11 @@ export async function listEvents({ services, agentDigest, limit }: ListEventsPar
     // The index is the agent's own; the check on each record is a second lock on the same door.
     return { ok: true, events: events.filter((e): e is StoredWebhookEvent => e?.agent === agentDigest).map(listedEvent) }
   } catch (error) {
-    logger.error('store_unavailable', { operation: 'list_events', error: errorName(error) })
-    return failure('STORE_UNAVAILABLE', 'The webhook events (Redis) are unavailable. Try again shortly.', { retryAfterSeconds: 10 })
+    return storeFailureOf(error, {
+      logger,
+      operation: 'list_events',
+      message: 'The webhook events (Redis) are unavailable. Try again shortly.',
+    })
   }
 }
 
@@ -57,7 +59,10 @@ export async function redeliverEvent({ services, agentDigest, eventId }: Redeliv
       return failure('WEBHOOK_NOT_ACTIVE', 'Your webhook is off or was disabled: set it again, then ask for the event again.')
     return { ok: true, eventId, outcome: result.outcome }
   } catch (error) {
-    logger.error('store_unavailable', { operation: 'redeliver', error: errorName(error) })
-    return failure('STORE_UNAVAILABLE', 'The webhook events (Redis) are unavailable. Try again shortly.', { retryAfterSeconds: 10 })
+    return storeFailureOf(error, {
+      logger,
+      operation: 'redeliver',
+      message: 'The webhook events (Redis) are unavailable. Try again shortly.',
+    })
   }
 }

@@ -1,8 +1,8 @@
 import type { LookupFunction } from 'node:net'
 import type { Hex } from 'viem'
-import { errorName, type Logger } from '../../platform/log.js'
+import { errorName, type Logger, unexpectedErrorFields } from '../../platform/log.js'
 import { parseRecord } from '../../store/records.js'
-import type { Store } from '../../store/types.js'
+import { type Store, StoreError } from '../../store/types.js'
 import {
   readWebhookTargets,
   saveWebhookStatus,
@@ -150,7 +150,9 @@ export function createWebhookOutbox(parameters: CreateWebhookOutboxParameters): 
         await attemptAndRecord(stored, target, status)
         return { queued: true }
       } catch (error) {
-        logger.warn('store_unavailable', { operation: 'webhook_emit', error: errorName(error), type: event.type })
+        if (error instanceof StoreError)
+          logger.warn('store_unavailable', { operation: 'webhook_emit', error: errorName(error), type: event.type })
+        else logger.error('webhook_emit_failed', { ...unexpectedErrorFields(error), type: event.type })
         return { queued: false }
       }
     },

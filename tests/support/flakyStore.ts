@@ -1,0 +1,26 @@
+import { type Store, StoreError } from '../../lib/store/types.js'
+
+/**
+ * A store as one instance sees it, failing on cue: each call first asks `failNow()`, and when it answers true the call
+ * throws a {@link StoreError} (as the Upstash adapter does when Redis is unreachable) instead of reaching the store.
+ */
+export function flakyStore(store: Store, failNow: () => boolean): Store {
+  const guard =
+    <A extends unknown[], R>(operation: string, call: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      if (failNow()) throw new StoreError(`store ${operation} failed`)
+      return call(...args)
+    }
+  return {
+    kind: store.kind,
+    get: guard('get', (key) => store.get(key)),
+    getMany: guard('getMany', (keys) => store.getMany(keys)),
+    set: guard('set', (key, value, ttlMs) => store.set(key, value, ttlMs)),
+    setIfAbsent: guard('setIfAbsent', (key, value, ttlMs) => store.setIfAbsent(key, value, ttlMs)),
+    delete: guard('delete', (key) => store.delete(key)),
+    writeMany: guard('writeMany', (parameters) => store.writeMany(parameters)),
+    acquireLock: guard('acquireLock', (key, ttlMs) => store.acquireLock(key, ttlMs)),
+    releaseLock: guard('releaseLock', (key, token) => store.releaseLock(key, token)),
+    run: guard('run', (script, keys, args) => store.run(script, keys, args)) as Store['run'],
+  }
+}
