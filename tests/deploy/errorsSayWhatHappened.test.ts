@@ -109,7 +109,12 @@ describe('errors say what happened (anvil, KMS server, Upstash over redis-server
         // The instance's store fails once, on the first call after the replacement is sent.
         const before = sends()
         let failed = false
-        const flaky = stack.newInstance({ store: flakyStore(stack.store, () => !failed && sends() > before && (failed = true)) })
+        const failOnce = () => {
+          if (failed || sends() === before) return false
+          failed = true
+          return true
+        }
+        const flaky = stack.newInstance({ store: flakyStore(stack.store, failOnce) })
         const { body } = await stack.post(deployBody('AFTER'), { key: agent.key, instance: flaky.handle })
         expect(failed).toBe(true)
         expect(sends()).toBe(before + 1) // the replacement, and nothing of the new deploy
