@@ -1,5 +1,5 @@
-import { defaultDeployServicesSource } from '../lib/deploy/agentActions.js'
 import { createB20SkillEndpoint } from '../lib/deploy/handler.js'
+import { instanceDeploySource } from '../lib/deploy/instance.js'
 
 /** `POST /api/b20-skill`: the agent actions. */
-export default createB20SkillEndpoint(defaultDeployServicesSource)
+export default createB20SkillEndpoint(instanceDeploySource)

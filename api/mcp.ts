@@ -1,4 +1,4 @@
-import { defaultDeployServicesSource } from '../lib/deploy/agentActions.js'
+import { instanceDeploySource } from '../lib/deploy/instance.js'
 import { createMcpEndpoint } from '../lib/mcp/server.js'
 import { createControlRoomEndpoint, createTokenSearchEndpoint } from '../lib/read/handlers.js'
 import { getReadServices } from '../lib/read/services.js'
@@ -7,5 +7,5 @@ import { getReadServices } from '../lib/read/services.js'
 export default createMcpEndpoint({
   controlRoom: createControlRoomEndpoint(getReadServices).fetch,
   tokenSearch: createTokenSearchEndpoint(getReadServices).fetch,
-  deploy: defaultDeployServicesSource,
+  deploy: instanceDeploySource,
 })

@@ -1,6 +1,6 @@
-import { deployServicesFrom } from '../lib/deploy/agentActions.js'
 import { issueAgentKey } from '../lib/deploy/agents/agentRegistry.js'
 import { setAgentWebhook } from '../lib/deploy/agents/webhookTargets.js'
+import { deployServicesFrom } from '../lib/deploy/instance.js'
 import { followDeploys } from '../lib/deploy/pipeline/followDeploys.js'
 import { refreshDeployMarkets } from '../lib/deploy/records/tokenMarket.js'
 import { createDeployServices } from '../lib/deploy/services.js'

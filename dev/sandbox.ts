@@ -40,8 +40,8 @@ for (const name of [
 ])
   delete process.env[name]
 
-const { getDeployServices } = await import('../lib/deploy/services.js')
-const signer = await getDeployServices().getSigner!()
+const { instanceDeploySource } = await import('../lib/deploy/instance.js')
+const signer = await (await instanceDeploySource.services()).getSigner!()
 await chain.fund(signer.address)
 // The printed deploy makes one of anvil's unlocked accounts the token's admin and holder, so a user can act as it.
 const holder = getAddress(((await chain.testClient.request({ method: 'eth_accounts' } as never)) as string[])[1]!)

@@ -6,6 +6,7 @@ import { awsCredentialsProvider } from '@vercel/oidc-aws-credentials-provider'
 import type { Hex, PublicClient } from 'viem'
 import { createChainClient, createChainIdCheck } from '../chain/client.js'
 import { createKmsAccount, type KmsAccount } from '../chain/kmsAccount.js'
+import { type Clock, systemClock } from '../platform/clock.js'
 import type { Environment } from '../platform/config.js'
 import { createLogger, type Logger } from '../platform/log.js'
 import { createMemoryStore } from '../store/memory.js'
@@ -15,8 +16,11 @@ import { type DeployConfig, loadDeployConfig } from './config.js'
 import { createNonceLocks, type NonceLocks } from './pipeline/nonceLock.js'
 import { createWebhookOutbox, type WebhookOutbox } from './webhooks/outbox.js'
 
-/** Everything the deploy endpoint talks to, built once per instance. */
-export type DeployServices = {
+/**
+ * Everything the deploy side talks to, built once per instance (`instance.ts`). Read-only: a test that wants other
+ * settings builds other services. A step takes only the members it uses (`Pick<DeployServices, …>`).
+ */
+export type DeployServices = Readonly<{
   config: DeployConfig
   /** The shared store, or null when deploys must not run (on Vercel without Redis). */
   store: Store | null
@@ -26,7 +30,8 @@ export type DeployServices = {
   /** The KMS-backed account (one `GetPublicKey` per process), or null when `KMS_KEY_ID` is unset. */
   getSigner: (() => Promise<KmsAccount>) | null
   logger: Logger
-  now: () => number
+  /** The clock that stamps records and times the waits (a receipt's polling). */
+  clock: Clock
   randomSalt: () => Hex
   /** This instance's nonce locks (its local queue of deploys per signer); null without a shared store. */
   nonceLocks: NonceLocks | null
@@ -40,7 +45,7 @@ export type DeployServices = {
   webhooks: WebhookOutbox | null
   /** Runs work after the answer: on Vercel `waitUntil` keeps the function alive for it; elsewhere it just runs. */
   background: (work: Promise<unknown>) => void
-}
+}>
 
 /** Parameters of {@link createDeployServices}; anything given replaces what the environment would build. */
 export type CreateDeployServicesParameters = {
@@ -49,7 +54,7 @@ export type CreateDeployServicesParameters = {
   publicClient?: PublicClient
   kms?: KMSClient
   logger?: Logger
-  now?: () => number
+  clock?: Clock
   lockWaitMs?: number
   lockLeaseMs?: number
   receiptPollMs?: number
@@ -87,14 +92,14 @@ export function createDeployServices(parameters: CreateDeployServicesParameters 
     : null
 
   const logger = parameters.logger ?? createLogger()
-  const now = parameters.now ?? Date.now
+  const clock = parameters.clock ?? systemClock
   const webhooks = store
     ? createWebhookOutbox({
         store,
         storePrefix: config.storePrefix,
         chainId: config.chainId,
         logger,
-        now,
+        now: clock.now,
         onVercel: config.onVercel,
         lookup: parameters.webhookLookup,
         withoutWebhooks: config.allowlist,
@@ -107,7 +112,7 @@ export function createDeployServices(parameters: CreateDeployServicesParameters 
     verifyChain: createChainIdCheck(publicClient, config.chainId),
     getSigner,
     logger,
-    now,
+    clock,
     randomSalt: () => `0x${randomBytes(32).toString('hex')}`,
     // The lock waits in real time, whatever clock the records are stamped with.
     nonceLocks: store ? createNonceLocks({ store }) : null,
@@ -129,12 +134,4 @@ function createKmsClient(config: DeployConfig): KMSClient {
   if (!config.awsRoleArn) return new KMSClient({ region })
   const credentials = awsCredentialsProvider({ roleArn: config.awsRoleArn, roleSessionName: 'base-control-room', clientConfig: { region } })
   return new KMSClient({ region, credentials })
-}
-
-let instance: DeployServices | undefined
-
-/** The instance's deploy services, built from `process.env` on first use. */
-export function getDeployServices(): DeployServices {
-  instance ??= createDeployServices()
-  return instance
 }

@@ -1,12 +1,6 @@
 import { createDocument, type ZodOpenApiPathItemObject } from 'zod-openapi'
+import { AGENT_ACTIONS } from '../deploy/actions/registry.js'
 import { b20SkillRoute } from '../deploy/handler.js'
-import {
-  agentDeploySchema,
-  listDeploysRequestSchema,
-  listEventsRequestSchema,
-  receiptRequestSchema,
-  redeliverRequestSchema,
-} from '../deploy/pipeline/intent.js'
 import {
   deployBroadcastSchema,
   deployFailureSchema,
@@ -69,11 +63,8 @@ const COMPONENTS = {
   TokenHistory: tokenHistorySchema,
   MarketHistory: marketHistorySchema,
   Error: errorBodySchema,
-  AgentDeployRequest: agentDeploySchema,
-  ReceiptRequest: receiptRequestSchema,
-  ListDeploysRequest: listDeploysRequestSchema,
-  ListEventsRequest: listEventsRequestSchema,
-  RedeliverRequest: redeliverRequestSchema,
+  // Each agent action's request, named after it: agent_deploy -> AgentDeployRequest.
+  ...Object.fromEntries(AGENT_ACTIONS.map((action) => [`${pascalCase(action.name)}Request`, action.schema])),
   DeployBroadcast: deployBroadcastSchema,
   DeploySimulated: deploySimulatedSchema,
   ReceiptPending: receiptPendingSchema,
@@ -86,6 +77,11 @@ const COMPONENTS = {
   SkillHttpError: skillHttpErrorSchema,
   Health: healthSchema,
   TickSummary: tickSummarySchema,
+}
+
+/** `list_deploys` -> `ListDeploys`. */
+function pascalCase(name: string): string {
+  return name.replace(/(^|_)([a-z])/g, (_, _underscore: string, letter: string) => letter.toUpperCase())
 }
 
 /** The documents's tags: what a reader (or a generated client) groups operations by. */

@@ -137,7 +137,7 @@ export async function checkDetailedHealth({ read, deploy, config }: CheckDetaile
       const { ctx, address } = await signerAddress()
       if (!ctx.store) throw Object.assign(new Error('no shared store'), { name: 'DeploysDisabled' })
       const keys = deployStoreKeys({ storePrefix: ctx.config.storePrefix, chainId: ctx.config.chainId, signer: address })
-      const now = ctx.now()
+      const now = ctx.clock.now()
       const [used, unmined, minedCount] = await Promise.all([
         countCapSlots(ctx.store, { key: keys.cap, windowMs: ctx.config.capWindowSeconds * 1000, now }),
         listUnmined(ctx.store, deployHistoryKeys({ storePrefix: ctx.config.storePrefix, chainId: ctx.config.chainId }), address),

@@ -1,7 +1,7 @@
 import type { ZodOpenApiPathItemObject } from 'zod-openapi'
-import { type DeployServicesSource, defaultDeployServicesSource } from '../deploy/agentActions.js'
-import { type HealthConfig, loadHealthConfig, logConfigFailure } from '../platform/config.js'
-import { createEndpoint, type Endpoint } from '../platform/edge.js'
+import { type DeployServicesSource, instanceDeploySource } from '../deploy/instance.js'
+import { type HealthConfig, loadHealthConfig } from '../platform/config.js'
+import { createEndpoint, type Endpoint, misconfiguredResponse } from '../platform/edge.js'
 import { isBearerValid, jsonResponse, type Method } from '../platform/http.js'
 import { perInstance } from '../platform/perInstance.js'
 import { corsHeaders, errorAnswer, jsonAnswer, notAllowedAnswer, preflightOperation, redirectAnswer } from '../platform/routeDocs.js'
@@ -29,13 +29,7 @@ export function createHealthEndpoint({ read, deploy, config }: CreateHealthEndpo
         health = config()
         services = read()
       } catch (error) {
-        logConfigFailure('health', error)
-        return jsonResponse({
-          status: 500,
-          body: JSON.stringify({ error: 'The service is misconfigured; the operator has been told.', code: 'CONFIG_INVALID' }),
-          headers: { 'cache-control': 'no-store' },
-          head,
-        })
+        return misconfiguredResponse('health', error, { head })
       }
       const authorization = request.headers.get('authorization')
       if (authorization !== null && health.healthToken !== null) {
@@ -68,7 +62,7 @@ export function createHealthEndpoint({ read, deploy, config }: CreateHealthEndpo
 export const defaultHealthEndpoint = () =>
   createHealthEndpoint({
     read: getReadServices,
-    deploy: defaultDeployServicesSource,
+    deploy: instanceDeploySource,
     config: perInstance(() => loadHealthConfig(process.env)),
   })
 

@@ -2,21 +2,17 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
 import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import type { z } from 'zod'
-import {
-  AGENT_CHECK_UNAVAILABLE,
-  authorizeAgent,
-  type DeployServicesSource,
-  MISCONFIGURED,
-  runAgentAction,
-} from '../deploy/agentActions.js'
-import { AGENT_KEY_MAX_LENGTH, createRefusalLog, refusalText } from '../deploy/agents/agentKeys.js'
-import { logConfigFailure } from '../platform/config.js'
-import { createEndpoint, type Endpoint } from '../platform/edge.js'
+import { type AgentKeyVariables, type AgentVerdict, agentKeyMiddleware } from '../deploy/actions/agentKey.js'
+import { runAgentAction } from '../deploy/actions/registry.js'
+import type { DeployServicesSource } from '../deploy/instance.js'
+import { createEndpoint, type Endpoint, misconfigured } from '../platform/edge.js'
 import { CORS_EXPOSED_HEADERS, readBodyBytes } from '../platform/http.js'
 import { errorName, processLogger } from '../platform/log.js'
 import { loadMcpOriginPolicy, type OriginPolicy, originGate } from '../platform/origins.js'
+import { perInstance } from '../platform/perInstance.js'
+import { problemsOf } from '../platform/problems.js'
 import { SERVICE_VERSION } from '../platform/version.js'
-import { getControlRoomInput, searchTokensInput, summarize, TOOLS, toolInputJsonSchema } from './tools.js'
+import { getControlRoomInput, searchTokensInput, summarize, TOOLS, type ToolDefinition, toolInputJsonSchema } from './tools.js'
 
 /** What the MCP server calls: the read endpoints' handlers (cache, throttling and all) and the deploy actions. */
 export type McpDependencies = {
@@ -45,14 +41,6 @@ const MCP_ALLOWED_HEADERS = [
   'Last-Event-ID',
 ]
 
-/** The agent key of a request: `X-Service-Key`, else `Authorization: Bearer <key>`. */
-export function presentedAgentKey(request: Request): string | null {
-  const header = request.headers.get('x-service-key')
-  if (header) return header
-  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.get('authorization') ?? '')?.[1]
-  return bearer && bearer.length <= AGENT_KEY_MAX_LENGTH ? bearer : null
-}
-
 /** A tool result: the JSON the HTTP API answers as `structuredContent`, a short text, and `isError` for failures. */
 function toolResult(body: Record<string, unknown>, text: string): CallToolResult {
   return { content: [{ type: 'text', text }], structuredContent: body, ...(body.ok === false ? { isError: true } : {}) }
@@ -63,29 +51,16 @@ const failed = (code: string, error: string, extra: Record<string, unknown> = {}
 
 /** Problems of arguments that failed a read tool's schema, in the API's `details` shape. */
 function invalidArguments(error: z.ZodError): CallToolResult {
-  const details = error.issues.flatMap((issue) =>
-    issue.code === 'unrecognized_keys'
-      ? issue.keys.map((key) => ({ field: key, reason: 'is not a known field' }))
-      : [{ field: issue.path.map(String).join('.') || 'arguments', reason: issue.message }],
-  )
-  return failed('INVALID_ARGUMENTS', 'The tool arguments are invalid; see details.', { details })
+  return failed('INVALID_ARGUMENTS', 'The tool arguments are invalid; see details.', { details: problemsOf(error, 'arguments') })
 }
 
 /** A JSON object as a tool or handler answered it. */
 type JsonObject = Record<string, unknown>
 
-/** The HTTP body's field names the tools spell otherwise (`tx_hash`, `event_id`), as problem details name them. */
-const TOOL_FIELD_NAMES: Record<string, string> = { tx_hash: 'txHash', event_id: 'eventId' }
-
-/** Maps the HTTP body's field names in problem details back to the tool's own. */
-const renameBodyFields = (body: Record<string, unknown>) =>
+/** Maps the HTTP body's field names in problem details back to the tool's own (`tx_hash` is `txHash`). */
+const renameBodyFields = (body: Record<string, unknown>, renamed: Readonly<Record<string, string>> = {}) =>
   Array.isArray(body.details)
-    ? {
-        ...body,
-        details: body.details.map((d: { field: string; reason: string }) =>
-          TOOL_FIELD_NAMES[d.field] ? { ...d, field: TOOL_FIELD_NAMES[d.field]! } : d,
-        ),
-      }
+    ? { ...body, details: body.details.map((d: { field: string; reason: string }) => ({ ...d, field: renamed[d.field] ?? d.field })) }
     : body
 
 /** Parameters of one tool call. */
@@ -94,14 +69,28 @@ type CallParameters = {
   args: Record<string, unknown>
   request: Request
   dependencies: McpDependencies
-  logRefusal: ReturnType<typeof createRefusalLog>
+  /** The verdict on the request's agent key, asked only by a tool that needs it (the agent-key middleware). */
+  agentKey: () => Promise<AgentVerdict>
 }
 
-async function callTool({ name, args, request, dependencies, logRefusal }: CallParameters): Promise<CallToolResult> {
+async function callTool({ name, args, request, dependencies, agentKey }: CallParameters): Promise<CallToolResult> {
   const tool = TOOLS.find((t) => t.name === name)
   if (!tool) return failed('UNKNOWN_TOOL', `There is no tool named ${JSON.stringify(name.slice(0, 64))}.`)
+  if (!tool.action) return callReadTool(tool, args, request, dependencies)
+  // An agent tool: the key first, exactly as on /api/b20-skill, then the action through the same registry.
+  const verdict = await agentKey()
+  if (verdict.kind === 'refused') return toolResult(verdict.answer.body, summarize(tool, verdict.answer.body))
+  const asked = tool.action.tool.toRequest(args)
+  if (!asked.ok) return toolResult(asked.failure, summarize(tool, asked.failure))
+  const { body, idempotencyKey } = asked
+  const answer = await runAgentAction({ source: dependencies.deploy, agent: verdict.agent, body, idempotencyKey })
+  const result = renameBodyFields(answer.body, tool.action.tool.renamed)
+  return toolResult(result, summarize(tool, result))
+}
+
+/** The read tools go through the read handlers, so the cache and the per-client search limit apply as over HTTP. */
+async function callReadTool(tool: ToolDefinition, args: Record<string, unknown>, request: Request, dependencies: McpDependencies) {
   const origin = new URL(request.url).origin
-  // The read tools go through the read handlers, so the cache and the per-client search limit apply as over HTTP.
   const forwarded = new Headers()
   for (const header of ['x-real-ip', 'x-forwarded-for']) {
     const value = request.headers.get(header)
@@ -114,77 +103,35 @@ async function callTool({ name, args, request, dependencies, logRefusal }: CallP
       await dependencies.controlRoom(new Request(`${origin}/api/control-room`, { headers: forwarded }))
     ).json()) as JsonObject
     if (body.ok === false || !Array.isArray(body.liveActivity))
-      return toolResult({ ok: false, ...body }, summarize(tool.name, { ok: false, ...body }))
+      return toolResult({ ok: false, ...body }, summarize(tool, { ok: false, ...body }))
     const room = { ...body, liveActivity: body.liveActivity.slice(0, parsed.data.limit ?? 20) }
-    return toolResult(room, summarize(tool.name, room))
+    return toolResult(room, summarize(tool, room))
   }
-  if (tool.name === 'search_tokens') {
-    const parsed = searchTokensInput.safeParse(args)
-    if (!parsed.success) return invalidArguments(parsed.error)
-    const response = await dependencies.tokenSearch(
-      new Request(`${origin}/api/token-search?q=${encodeURIComponent(parsed.data.query)}`, { headers: forwarded }),
-    )
-    const body = (await response.json()) as JsonObject
-    // A throttled call says when to come back, in seconds, as the HTTP answer's Retry-After does (and its text too).
-    const retryAfter = response.status === 429 ? { retryAfterSeconds: Number(response.headers.get('retry-after')) } : {}
-    const result = response.ok ? body : { ok: false, ...body, ...retryAfter }
-    return toolResult(result, summarize(tool.name, result))
-  }
-
-  // The agent tools: the key is checked before anything else, exactly as on /api/b20-skill.
-  const presented = presentedAgentKey(request)
-  const agent = await authorizeAgent(dependencies.deploy, presented, 'mcp')
-  if (agent.kind === 'misconfigured') return toolResult(MISCONFIGURED.body, summarize(tool.name, MISCONFIGURED.body))
-  if (agent.kind === 'unavailable') return toolResult(AGENT_CHECK_UNAVAILABLE.body, summarize(tool.name, AGENT_CHECK_UNAVAILABLE.body))
-  if (agent.kind === 'refused') {
-    logRefusal({ endpoint: 'mcp', presented, reason: agent.reason })
-    return failed('FORBIDDEN', `The agent key (X-Service-Key or Authorization: Bearer) is ${refusalText(agent.reason)}.`)
-  }
-  let body: Record<string, unknown>
-  let idempotencyKey: string | null = null
-  if (tool.name === 'deploy_token') {
-    const { idempotencyKey: key, ...fields } = args
-    if (key !== undefined && typeof key !== 'string') {
-      return failed('INVALID_INTENT', 'The deploy intent is invalid; see details.', {
-        details: [{ field: 'idempotencyKey', reason: 'must be 1 to 128 visible ASCII characters' }],
-      })
-    }
-    idempotencyKey = key ?? null
-    body = { ...fields, action: 'agent_deploy' }
-  } else if (tool.name === 'get_deploy_receipt') {
-    const { txHash, ...rest } = args
-    body = { ...rest, ...(txHash !== undefined ? { tx_hash: txHash } : {}), action: 'receipt' }
-  } else if (tool.name === 'redeliver_event') {
-    const { eventId, ...rest } = args
-    body = { ...rest, ...(eventId !== undefined ? { event_id: eventId } : {}), action: 'redeliver' }
-  } else {
-    body = { ...args, action: tool.name === 'list_events' ? 'list_events' : 'list_deploys' }
-  }
-  const answer = await runAgentAction({
-    source: dependencies.deploy,
-    agentDigest: agent.digest,
-    agentDailyCap: agent.dailyCap,
-    body,
-    idempotencyKey,
-  })
-  const result = renameBodyFields(answer.body)
-  return toolResult(result, summarize(tool.name, result))
+  const parsed = searchTokensInput.safeParse(args)
+  if (!parsed.success) return invalidArguments(parsed.error)
+  const response = await dependencies.tokenSearch(
+    new Request(`${origin}/api/token-search?q=${encodeURIComponent(parsed.data.query)}`, { headers: forwarded }),
+  )
+  const body = (await response.json()) as JsonObject
+  // A throttled call says when to come back, in seconds, as the HTTP answer's Retry-After does (and its text too).
+  const retryAfter = response.status === 429 ? { retryAfterSeconds: Number(response.headers.get('retry-after')) } : {}
+  const result = response.ok ? body : { ok: false, ...body, ...retryAfter }
+  return toolResult(result, summarize(tool, result))
 }
 
-let toolList: ReturnType<typeof buildToolList> | undefined
-const buildToolList = () =>
+/** The tools as `tools/list` answers them: their JSON Schemas are generated once per instance, not per request. */
+const listedTools = perInstance(() =>
   TOOLS.map((tool) => ({
     name: tool.name,
     title: tool.title,
     description: tool.description,
     inputSchema: toolInputJsonSchema(tool),
     annotations: { title: tool.title, ...tool.annotations },
-  }))
-/** The tools as `tools/list` answers them: their JSON Schemas are generated once per instance, not per request. */
-const listedTools = () => (toolList ??= buildToolList())
+  })),
+)
 
 /** One stateless MCP server for one HTTP request: the tools, answering through `dependencies`. */
-function createServer(request: Request, dependencies: McpDependencies, logRefusal: ReturnType<typeof createRefusalLog>): Server {
+function createServer(request: Request, dependencies: McpDependencies, agentKey: () => Promise<AgentVerdict>): Server {
   const server = new Server(
     { name: 'base-control-room', version: SERVICE_VERSION },
     { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
@@ -192,7 +139,7 @@ function createServer(request: Request, dependencies: McpDependencies, logRefusa
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listedTools() }))
   server.setRequestHandler(CallToolRequestSchema, async ({ params }) => {
     try {
-      return await callTool({ name: params.name, args: params.arguments ?? {}, request, dependencies, logRefusal })
+      return await callTool({ name: params.name, args: params.arguments ?? {}, request, dependencies, agentKey })
     } catch (error) {
       processLogger().error('mcp_tool_failed', { tool: params.name.slice(0, 64), error: errorName(error) })
       return failed('INTERNAL', 'The tool failed unexpectedly; nothing further was done.')
@@ -208,7 +155,6 @@ function createServer(request: Request, dependencies: McpDependencies, logRefusa
  * server-to-client stream (GET), no session to end (DELETE); POST alone is served.
  */
 export function createMcpEndpoint(dependencies: McpDependencies): Endpoint {
-  let logRefusal: ReturnType<typeof createRefusalLog> | undefined
   const gate = originGate({
     policy: dependencies.origins ?? (() => loadMcpOriginPolicy(process.env)),
     allowMethods: ['POST', 'OPTIONS'],
@@ -223,12 +169,9 @@ export function createMcpEndpoint(dependencies: McpDependencies): Endpoint {
           message: `Origin ${origin} may not call this MCP server (the operator can allow it in MCP_ALLOWED_ORIGINS).`,
         },
       }),
-    misconfigured: (error) => {
-      logConfigFailure('mcp', error)
-      return mcpAnswer(500, { ok: false, error: 'The service is misconfigured; the operator has been told.', code: 'CONFIG_INVALID' })
-    },
+    misconfigured: (error) => mcpAnswer(500, { ok: false, ...misconfigured('mcp', error) }),
   })
-  const handler = async (request: Request): Promise<Response> => {
+  const handler = async (request: Request, { agentKey }: AgentKeyVariables): Promise<Response> => {
     // One message per request: MCP dropped JSON-RPC batching in 2025-06-18, and a batch of a hundred tool calls would
     // cost a hundred calls' store commands for one request.
     const peeked = await peekJsonRpc(request)
@@ -236,8 +179,7 @@ export function createMcpEndpoint(dependencies: McpDependencies): Endpoint {
       return mcpAnswer(413, jsonRpcError(-32600, `The request body is larger than ${MCP_BODY_LIMIT_BYTES} bytes.`))
     if (peeked.kind === 'batch')
       return mcpAnswer(400, jsonRpcError(-32600, 'Batches are not accepted: send one JSON-RPC message per request (MCP 2025-06-18).'))
-    logRefusal ??= createRefusalLog({ logger: dependencies.deploy.logger() })
-    const server = createServer(peeked.request, dependencies, logRefusal)
+    const server = createServer(peeked.request, dependencies, agentKey)
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,
@@ -254,7 +196,12 @@ export function createMcpEndpoint(dependencies: McpDependencies): Endpoint {
       await server.close().catch(() => undefined)
     }
   }
-  return createEndpoint({ methods: ['POST'], handler, cors: gate })
+  return createEndpoint<AgentKeyVariables>({
+    methods: ['POST'],
+    handler,
+    cors: gate,
+    middleware: [agentKeyMiddleware({ source: dependencies.deploy, door: 'mcp' })],
+  })
 }
 
 /** A JSON-RPC error with no id (the request was refused whole). */

@@ -3,7 +3,7 @@ import { contextStorage } from 'hono/context-storage'
 import { cors } from 'hono/cors'
 import { requestId } from 'hono/request-id'
 import { logConfigFailure, publicOrigin } from './config.js'
-import { BASE_HEADERS, CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS, errorResponse, type Method } from './http.js'
+import { BASE_HEADERS, CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS, errorResponse, jsonResponse, type Method } from './http.js'
 import { errorName, processLogger } from './log.js'
 import { currentRequestId, type EdgeVariables, requestIdOf, type WebHandler } from './requestId.js'
 
@@ -13,11 +13,19 @@ import { currentRequestId, type EdgeVariables, requestIdOf, type WebHandler } fr
  */
 export type AnswerAtOnce = (request: Request, requestId: string) => Response | null
 
+/** A handler behind the edge: the request, and what the endpoint's own middleware found out about it. */
+export type EndpointHandler<V extends object> = (request: Request, variables: V) => Response | Promise<Response>
+
 /** Parameters of {@link createEndpoint}. */
-export type CreateEndpointParameters = {
+export type CreateEndpointParameters<V extends object = object> = {
   /** The methods the handler serves; OPTIONS is always answered (a CORS preflight), anything else gets 405. */
   methods: readonly Method[]
-  handler: WebHandler
+  handler: EndpointHandler<V>
+  /**
+   * The endpoint's own middleware, run after the edge's (so never for a preflight or a method it does not serve): it
+   * may answer the request itself, or set variables the handler reads (the agent-key check).
+   */
+  middleware?: readonly MiddlewareHandler<{ Variables: V }>[]
   /** The warm-read fast path, tried before any middleware (see {@link createEndpoint}). */
   answerAtOnce?: AnswerAtOnce
   /** Which browser origins may call: every one (default, the public API), or the endpoint's own CORS middleware. */
@@ -39,9 +47,9 @@ export type Endpoint = { fetch: WebHandler }
  * made from, and skips the middleware's context: entering an async context per request, and copying an answer's
  * headers to add one, would cost a warm read a quarter of its throughput (`npm run bench -- warm`).
  */
-export function createEndpoint(parameters: CreateEndpointParameters): Endpoint {
+export function createEndpoint<V extends object = object>(parameters: CreateEndpointParameters<V>): Endpoint {
   const { methods, handler, answerAtOnce, publicOriginOf = publicOrigin } = parameters
-  const app = new Hono<{ Variables: EdgeVariables }>()
+  const app = new Hono<{ Variables: EdgeVariables & V }>()
   // An endpoint called from inside another (the MCP tools call the read endpoints) keeps the outer request's id.
   app.use(requestId({ headerName: '', generator: (c) => currentRequestId() ?? requestIdOf(c.req.raw) }))
   app.use(contextStorage())
@@ -52,7 +60,8 @@ export function createEndpoint(parameters: CreateEndpointParameters): Endpoint {
   app.use(redirectPlainHttp(publicOriginOf))
   app.use(parameters.cors ?? openCors(methods))
   app.use(allowOnly(methods))
-  app.all('*', (c) => handler(c.req.raw))
+  for (const middleware of parameters.middleware ?? []) app.use(middleware as MiddlewareHandler)
+  app.all('*', (c) => handler(c.req.raw, c.var as V))
   app.onError((error) => {
     processLogger().error('handler_failed', { error: errorName(error) })
     return errorResponse(500, 'INTERNAL', 'The request could not be completed; try again shortly.')
@@ -127,8 +136,16 @@ function withEdgeHeaders(response: Response, id: string): Response {
   }
 }
 
-/** The answer of an endpoint whose configuration does not load: the operator's log says what, the caller only that. */
-export function misconfiguredResponse(endpoint: string, error: unknown): Response {
+/**
+ * What every endpoint tells a caller when its configuration does not load, after logging why for the operator: the
+ * caller learns only that something is wrong (endpoints whose answers carry `ok` add `ok: false`).
+ */
+export function misconfigured(endpoint: string, error: unknown): { error: string; code: 'CONFIG_INVALID' } {
   logConfigFailure(endpoint, error)
-  return errorResponse(500, 'CONFIG_INVALID', 'The service is misconfigured; the operator has been told.')
+  return { error: 'The service is misconfigured; the operator has been told.', code: 'CONFIG_INVALID' }
+}
+
+/** The 500 answer of an endpoint whose configuration does not load (no body for a HEAD request); see {@link misconfigured}. */
+export function misconfiguredResponse(endpoint: string, error: unknown, { head = false }: { head?: boolean } = {}): Response {
+  return jsonResponse({ status: 500, body: JSON.stringify(misconfigured(endpoint, error)), headers: { 'cache-control': 'no-store' }, head })
 }

@@ -13,3 +13,18 @@ export function perInstance<T>(build: () => T): () => T {
     return built.value
   }
 }
+
+/**
+ * {@link perInstance} for a build that resolves later (one that loads a module on demand): a build that rejects keeps
+ * nothing, so the next call tries again.
+ */
+export function perInstanceAsync<T>(build: () => Promise<T>): () => Promise<T> {
+  let built: Promise<T> | undefined
+  return () => {
+    built ??= build().catch((error: unknown) => {
+      built = undefined
+      throw error
+    })
+    return built
+  }
+}

@@ -1,5 +1,5 @@
 import type { ZodOpenApiPathItemObject, ZodOpenApiResponsesObject } from 'zod-openapi'
-import { type DeployServicesSource, defaultDeployServicesSource } from '../deploy/agentActions.js'
+import { type DeployServicesSource, instanceDeploySource } from '../deploy/instance.js'
 import { loadTickConfig, type TickConfig } from '../platform/config.js'
 import { createEndpoint, type Endpoint, misconfiguredResponse } from '../platform/edge.js'
 import { errorResponse, jsonResponse, type Method, readBodyBytes } from '../platform/http.js'
@@ -68,7 +68,7 @@ export function createTickEndpoint({ read, deploy, config }: CreateTickEndpointP
 export const defaultTickEndpoint = () =>
   createTickEndpoint({
     read: getReadServices,
-    deploy: defaultDeployServicesSource,
+    deploy: instanceDeploySource,
     config: perInstance(() => loadTickConfig(process.env)),
   })
 

@@ -44,10 +44,10 @@ export function startTicker({ intervalSeconds, run, logger, firstDelayMs = 1000 
  * `TICK_INTERVAL_SECONDS` apart (0: off). Answers `stop`, and the interval in use.
  */
 export async function startInProcessTicker(env = process.env): Promise<{ stop: () => void; intervalSeconds: number }> {
-  const [{ loadTickConfig }, { getReadServices }, { defaultDeployServicesSource }, { runTick }] = await Promise.all([
+  const [{ loadTickConfig }, { getReadServices }, { instanceDeploySource }, { runTick }] = await Promise.all([
     import('../platform/config.js'),
     import('../read/services.js'),
-    import('../deploy/agentActions.js'),
+    import('../deploy/instance.js'),
     import('./runTick.js'),
   ])
   const { intervalSeconds } = loadTickConfig(env)
@@ -55,7 +55,7 @@ export async function startInProcessTicker(env = process.env): Promise<{ stop: (
   const stop = startTicker({
     intervalSeconds,
     logger: read.logger,
-    run: () => runTick({ read, deploy: defaultDeployServicesSource.services, caller: 'in-process', intervalSeconds }),
+    run: () => runTick({ read, deploy: instanceDeploySource.services, caller: 'in-process', intervalSeconds }),
   })
   return { stop, intervalSeconds }
 }

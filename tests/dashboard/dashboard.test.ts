@@ -2,7 +2,7 @@ import AxeBuilder from '@axe-core/playwright'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { type RunningServer, startServer, vercelRouting } from '../../dev/server.js'
-import { defaultDeployServicesSource } from '../../lib/deploy/agentActions.js'
+import { instanceDeploySource } from '../../lib/deploy/instance.js'
 import { createHealthEndpoint } from '../../lib/health/handler.js'
 import type { ControlRoom } from '../../lib/market/types.js'
 import { loadHealthConfig } from '../../lib/platform/config.js'
@@ -159,7 +159,7 @@ describe('the dashboard page', () => {
         'token-search': createTokenSearchEndpoint(() => services),
         'token-history': createTokenHistoryEndpoint(() => services),
         'market-history': createMarketHistoryEndpoint(() => services),
-        health: createHealthEndpoint({ read: () => services, deploy: defaultDeployServicesSource, config: () => loadHealthConfig({}) }),
+        health: createHealthEndpoint({ read: () => services, deploy: instanceDeploySource, config: () => loadHealthConfig({}) }),
         stream: createStreamEndpoint({ read: () => services, config: () => loadStreamConfig({}) }),
       },
       ...(await vercelRouting()),

@@ -127,16 +127,20 @@ describe('receipt with waitSeconds', () => {
     try {
       const { txHash } = (await stack.post(deployBody({ symbol: 'WAIT' }))).body
       const before = stack.chain.rpcMethods.length
-      const started = Date.now()
-      setTimeout(() => void stack.chain.testClient.mine({ blocks: 1 }), 1000)
-      const { body } = await stack.post({ action: 'receipt', tx_hash: txHash, waitSeconds: 20 })
-      const waited = Date.now() - started
+      const answered = stack.post({ action: 'receipt', tx_hash: txHash, waitSeconds: 20 })
+      // Three block intervals pass on the service's clock with the transaction unmined: one look at its receipt each.
+      for (let interval = 0; interval < 3; interval++) {
+        await expect.poll(() => stack.clock.sleeping).toBe(1)
+        stack.clock.now += 300
+      }
+      await expect.poll(() => stack.clock.sleeping).toBe(1)
+      await stack.chain.testClient.mine({ blocks: 1 })
+      stack.clock.now += 300
+      const { body } = await answered
       expect(body).toMatchObject({ ok: true, status: 'confirmed', txHash, tokenAddress: expect.any(String) })
-      expect(waited).toBeGreaterThanOrEqual(900)
-      expect(waited).toBeLessThan(5000)
-      // About 1 s of 300 ms polls: one receipt request each, plus the full looks before and after.
+      // One receipt request per interval (4), and the full look that answers.
       const receiptPolls = stack.chain.rpcMethods.slice(before).filter((m) => m === 'eth_getTransactionReceipt').length
-      expect(receiptPolls).toBeLessThanOrEqual(Math.ceil(waited / 300) + 2)
+      expect(receiptPolls).toBe(5)
     } finally {
       await stack.chain.testClient.setAutomine(true)
     }
@@ -147,10 +151,11 @@ describe('receipt with waitSeconds', () => {
     try {
       const { txHash } = (await stack.post(deployBody({ symbol: 'SLOW' }))).body
       stack.clock.now += 42_000
-      const started = Date.now()
-      const { body } = await stack.post({ action: 'receipt', tx_hash: txHash, waitSeconds: 1 })
-      expect(Date.now() - started).toBeGreaterThanOrEqual(1000)
-      expect(body).toEqual({ ok: true, status: 'pending', txHash, explorerUrl: expect.any(String), pendingSeconds: 42 })
+      const answered = stack.post({ action: 'receipt', tx_hash: txHash, waitSeconds: 1 })
+      await expect.poll(() => stack.clock.sleeping).toBe(1)
+      stack.clock.now += 1000
+      expect((await answered).body).toEqual({ ok: true, status: 'pending', txHash, explorerUrl: expect.any(String), pendingSeconds: 43 })
+      expect(stack.clock.sleeping).toBe(0)
     } finally {
       await stack.chain.testClient.mine({ blocks: 1 })
       await stack.chain.testClient.setAutomine(true)

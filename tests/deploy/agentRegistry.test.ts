@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest'
-import { authorizeAgent, deployServicesFrom } from '../../lib/deploy/agentActions.js'
+import { judgeAgentKey } from '../../lib/deploy/actions/agentKey.js'
 import { digestAgentKey, generateAgentKey } from '../../lib/deploy/agents/agentKeys.js'
 import {
   AGENT_REGISTRY_MAX,
@@ -12,6 +12,7 @@ import {
   listAgentKeys,
   revokeAgentKey,
 } from '../../lib/deploy/agents/agentRegistry.js'
+import { deployServicesFrom } from '../../lib/deploy/instance.js'
 import { createDeployServices } from '../../lib/deploy/services.js'
 import { silentLogger } from '../../lib/platform/log.js'
 import { createMemoryStore } from '../../lib/store/memory.js'
@@ -204,14 +205,21 @@ describe('an instance’s view of runtime keys (injected clock, Upstash over red
       logger: silentLogger,
     })
     const source = deployServicesFrom(() => services)
+    const judge = (presented: string | null) => judgeAgentKey({ source, door: 'b20-skill', presented, logRefusal: () => {} })
     upstash.setUnreachable(true)
     try {
-      expect(await authorizeAgent(source, allowed.key, 'b20-skill')).toEqual({ kind: 'agent', digest: allowed.digest, dailyCap: null })
-      expect(await authorizeAgent(source, generateAgentKey().key, 'b20-skill')).toEqual({ kind: 'unavailable' })
+      expect(await judge(allowed.key)).toEqual({ kind: 'agent', agent: { digest: allowed.digest, dailyCap: null } })
+      expect(await judge(generateAgentKey().key)).toMatchObject({
+        kind: 'refused',
+        answer: { status: 200, body: { code: 'STORE_UNAVAILABLE' } },
+      })
     } finally {
       upstash.setUnreachable(false)
     }
-    expect(await authorizeAgent(source, null, 'b20-skill')).toEqual({ kind: 'refused', reason: 'no key' })
+    expect(await judge(null)).toMatchObject({
+      kind: 'refused',
+      answer: { status: 403, body: { code: 'FORBIDDEN', error: 'X-Service-Key is missing.' } },
+    })
   })
 })
 

@@ -1,9 +1,10 @@
 import { decodeAbiParameters, decodeFunctionData, encodeAbiParameters, type Hex, parseAbiParameters, toHex, zeroAddress } from 'viem'
 import { describe, expect, it } from 'vitest'
 import { b20FactoryAbi, encodeCreateB20, MINT_ROLE } from '../../lib/chain/b20.js'
+import { birthViewOf, mintsInLogs } from '../../lib/chain/birthView.js'
 import { readMetadataDataUri } from '../../lib/chain/tokenBirth.js'
-import { birthViewOf, mintsInLogs } from '../../lib/deploy/birthView.js'
-import { type DeployIntent, parseDeployIntent } from '../../lib/deploy/pipeline/intent.js'
+import { parseDeployIntent } from '../../lib/deploy/actions/agentDeploy.js'
+import type { DeployIntent } from '../../lib/deploy/pipeline/intent.js'
 import { planDeploy } from '../../lib/deploy/pipeline/plan.js'
 // The token surface as Base's IB20 names it, written out in tests/support rather than taken from the modules under test.
 import { ib20Abi } from '../support/b20Token.js'
@@ -205,10 +206,28 @@ describe('planDeploy: the initCalls a token is born with', () => {
 })
 
 describe('reading a deploy back', () => {
+  it.each([
+    ['nothing at birth', {}],
+    ['an admin', { admin: ADMIN }],
+    ['a supply to the admin', { admin: ADMIN, initialSupply: '1000000' }],
+    ['a supply to a recipient, a cap and metadata', { initialSupply: '12.5', recipient: HOLDER, supplyCap: '100', description: 'Ünï ✓' }],
+    ['a fixed supply', { fixedSupply: true, initialSupply: '21000000', recipient: HOLDER }],
+    ['6 decimals, the smallest unit', { decimals: 6, admin: ADMIN, initialSupply: '0.000001', website: 'https://example.com' }],
+    [
+      'a stablecoin with a cap',
+      { variant: 'stablecoin', admin: ADMIN, initialSupply: '10', supplyCap: '10000000', image: 'https://x.example/i.png' },
+    ],
+  ])('says the token as its calldata reads back (%s): the answer, the receipt and the records agree', (_, body) => {
+    const intent = intentOf(body)
+    const plan = planDeploy({ intent, signer: SIGNER, salt: SALT })
+    const { name, symbol, variant, decimals } = intent
+    expect(plan.token).toEqual({ name, symbol, variant, decimals, ...birthViewOf(plan.data, decimals) })
+  })
+
   it('round-trips the ERC-7572 metadata, Unicode included, and refuses what is not a data URI of it', () => {
     const intent = intentOf({ description: 'Ünïcödé ✓ “quoted”', image: 'https://example.com/i.png', website: 'https://example.com' })
-    const { token } = planDeploy({ intent, signer: SIGNER, salt: SALT })
-    expect(token.metadata).toEqual({
+    const { data } = planDeploy({ intent, signer: SIGNER, salt: SALT })
+    expect(birthViewOf(data, 18).metadata).toEqual({
       description: 'Ünïcödé ✓ “quoted”',
       image: 'https://example.com/i.png',
       website: 'https://example.com',

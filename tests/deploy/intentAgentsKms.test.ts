@@ -1,9 +1,10 @@
 import { secp256k1 } from '@noble/curves/secp256k1.js'
 import { describe, expect, it } from 'vitest'
 import { KmsSignerError, parseDerSignature, publicKeyFromSpki } from '../../lib/chain/kmsAccount.js'
+import { parseDeployIntent } from '../../lib/deploy/actions/agentDeploy.js'
+import { receiptAction } from '../../lib/deploy/actions/receipt.js'
 import { digestAgentKey, generateAgentKey, matchAgentKey } from '../../lib/deploy/agents/agentKeys.js'
 import { canonicalJson } from '../../lib/deploy/pipeline/idempotency.js'
-import { parseDeployIntent, parseReceiptRequest } from '../../lib/deploy/pipeline/intent.js'
 
 const base = { action: 'agent_deploy', name: 'My Token', symbol: 'MYT' }
 const details = (body: unknown) => {
@@ -81,18 +82,23 @@ describe('parseDeployIntent', () => {
   })
 })
 
-describe('parseReceiptRequest', () => {
-  it('takes a 32-byte hash and lower-cases it', () => {
+/** The receipt action's check of a body: what it would run, or its refusal. */
+const parseReceiptRequest = (body: unknown) => receiptAction.check({ body, idempotencyKey: null })
+
+describe('the receipt request', () => {
+  it('takes a 32-byte hash', () => {
     const hash = `0x${'AB'.repeat(32)}`
-    expect(parseReceiptRequest({ action: 'receipt', tx_hash: hash })).toEqual({ ok: true, txHash: hash.toLowerCase(), waitSeconds: 0 })
+    expect(parseReceiptRequest({ action: 'receipt', tx_hash: hash })).toMatchObject({ ok: true, run: expect.any(Function) })
+    expect(parseReceiptRequest({ action: 'receipt', tx_hash: hash, waitSeconds: 25 })).toMatchObject({ ok: true })
   })
   it('refuses a missing or malformed hash and unknown fields', () => {
-    expect(parseReceiptRequest({ action: 'receipt' })).toMatchObject({ ok: false, details: [{ field: 'tx_hash' }] })
-    expect(parseReceiptRequest({ action: 'receipt', tx_hash: '0x12' })).toMatchObject({ ok: false, details: [{ field: 'tx_hash' }] })
-    expect(parseReceiptRequest({ action: 'receipt', tx_hash: `0x${'0'.repeat(64)}`, x: 1 })).toMatchObject({
-      ok: false,
-      details: [{ field: 'x' }],
-    })
+    const refused = (details: object[]) => ({ ok: false, failure: { code: 'INVALID_INTENT', details } })
+    expect(parseReceiptRequest({ action: 'receipt' })).toMatchObject(refused([{ field: 'tx_hash' }]))
+    expect(parseReceiptRequest({ action: 'receipt', tx_hash: '0x12' })).toMatchObject(refused([{ field: 'tx_hash' }]))
+    expect(parseReceiptRequest({ action: 'receipt', tx_hash: `0x${'0'.repeat(64)}`, x: 1 })).toMatchObject(refused([{ field: 'x' }]))
+    expect(parseReceiptRequest({ action: 'receipt', tx_hash: `0x${'0'.repeat(64)}`, waitSeconds: 26 })).toMatchObject(
+      refused([{ field: 'waitSeconds' }]),
+    )
   })
 })
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { deployServicesFrom } from '../../lib/deploy/agentActions.js'
 import { digestAgentKey } from '../../lib/deploy/agents/agentKeys.js'
 import { createB20SkillEndpoint } from '../../lib/deploy/handler.js'
+import { deployServicesFrom } from '../../lib/deploy/instance.js'
 import { createDeployServices } from '../../lib/deploy/services.js'
 import { createLogger } from '../../lib/platform/log.js'
 import { type AnvilChain, startAnvilChain } from '../support/anvil.js'

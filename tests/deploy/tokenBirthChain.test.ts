@@ -13,8 +13,8 @@ import {
 } from 'viem'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { B20_FACTORY_ADDRESS } from '../../lib/chain/b20.js'
+import { parseDeployIntent } from '../../lib/deploy/actions/agentDeploy.js'
 import { deployToken } from '../../lib/deploy/pipeline/deployToken.js'
-import { parseDeployIntent } from '../../lib/deploy/pipeline/intent.js'
 import { ib20Abi, ROLES, tokenAt } from '../support/b20Token.js'
 import { type DeployStack, startDeployStack } from '../support/deployStack.js'
 

@@ -8,8 +8,9 @@ import { describe, expect, it } from 'vitest'
 import llms from '../../api/llms.js'
 import openapi from '../../api/openapi.js'
 import skill from '../../api/skill.js'
+import { parseDeployIntent } from '../../lib/deploy/actions/agentDeploy.js'
+import { actionNamed } from '../../lib/deploy/actions/registry.js'
 import { SKILL_BODY_LIMIT_BYTES } from '../../lib/deploy/handler.js'
-import { parseDeployIntent, parseReceiptRequest } from '../../lib/deploy/pipeline/intent.js'
 import { deployFailureCodeSchema, skillHttpErrorSchema } from '../../lib/deploy/responses.js'
 import { QUERY_MAX_LENGTH } from '../../lib/market/search.js'
 import { SERVICE_VERSION } from '../../lib/platform/version.js'
@@ -53,8 +54,7 @@ describe('GET /api/openapi', () => {
     const examples = doc.paths['/api/b20-skill'].post.requestBody.content['application/json'].examples as Record<string, { value: any }>
     expect(Object.keys(examples)).toEqual(expect.arrayContaining(['deploy', 'bornReady', 'fixedSupply']))
     for (const [name, { value }] of Object.entries(examples)) {
-      const parsed = value.action === 'receipt' ? parseReceiptRequest(value) : parseDeployIntent(value)
-      expect(parsed, name).toMatchObject({ ok: true })
+      expect(actionNamed(value.action)?.check({ body: value, idempotencyKey: null }), name).toMatchObject({ ok: true })
     }
     expect(examples.bornReady!.value).toMatchObject({ initialSupply: expect.any(String), description: expect.any(String) })
     // The llms.txt example and the skill's deploy example too.
@@ -177,7 +177,7 @@ describe('cold start of the deploy handler', () => {
     expect([...packages]).not.toContain('@aws-sdk/client-kms')
     expect([...packages]).not.toContain('viem')
     expect([...files].map((f) => f.slice(ROOT.length))).not.toContainEqual(
-      expect.stringMatching(/kmsAccount|deployToken|receipt|deploy\/services|chain\/(client|b20)\.ts/),
+      expect.stringMatching(/kmsAccount|deployToken|records\/receipt|deploy\/services|chain\/(client|b20)\.ts/),
     )
   })
 

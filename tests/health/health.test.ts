@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished } from 'vitest'
-import { deployServicesFrom } from '../../lib/deploy/agentActions.js'
+import { deployServicesFrom } from '../../lib/deploy/instance.js'
 import { createHealthEndpoint } from '../../lib/health/handler.js'
 import { loadHealthConfig } from '../../lib/platform/config.js'
 import { tickKeys } from '../../lib/tick/keys.js'

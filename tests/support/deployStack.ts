@@ -1,9 +1,9 @@
 import { KMSClient } from '@aws-sdk/client-kms'
 import type { Address } from 'viem'
 import { createChainClient } from '../../lib/chain/client.js'
-import { deployServicesFrom } from '../../lib/deploy/agentActions.js'
 import { digestAgentKey } from '../../lib/deploy/agents/agentKeys.js'
 import { createB20SkillEndpoint } from '../../lib/deploy/handler.js'
+import { deployServicesFrom } from '../../lib/deploy/instance.js'
 import { createDeployServices, type DeployServices } from '../../lib/deploy/services.js'
 import { createLogger } from '../../lib/platform/log.js'
 import { createMemoryStore } from '../../lib/store/memory.js'
@@ -12,6 +12,7 @@ import { createUpstashStore } from '../../lib/store/upstash.js'
 import { type AnvilChain, startAnvilChain } from './anvil.js'
 import { type FakeKms, startFakeKms } from './fakeKms.js'
 import { withOpenApiCheck } from './openapiCheck.js'
+import { createTestClock, type TestClock } from './testClock.js'
 import { startUpstashRestServer, type UpstashRestServer } from './upstashRestServer.js'
 
 /** The AWS secret the stacks' KMS client signs its requests with: no answer or log line may ever contain it. */
@@ -29,7 +30,7 @@ export type DeployStack = {
   signer: Address
   /** Log lines written by the service. */
   logs: string[]
-  clock: { now: number }
+  clock: TestClock
   /** A service instance (its own KMS account cache, chain-id check and handler) over the shared parts. */
   newInstance(options?: NewInstanceOptions): { services: DeployServices; handle: (request: Request) => Promise<Response> }
   handle: (request: Request) => Promise<Response>
@@ -69,7 +70,7 @@ export async function startDeployStack(parameters: StartDeployStackParameters): 
   const upstash = parameters.storeKind === 'upstash' ? await startUpstashRestServer({ redisSocket: parameters.redisSocket! }) : null
   const store = upstash ? createUpstashStore({ url: upstash.url, token: upstash.token }) : createMemoryStore()
   const logs: string[] = []
-  const clock = { now: Date.now() }
+  const clock = createTestClock()
   const background = new Set<Promise<unknown>>()
   const prefix = `deploytest${process.pid}-${++stackCounter}:`
   const baseEnv: Record<string, string> = {
@@ -93,7 +94,7 @@ export async function startDeployStack(parameters: StartDeployStackParameters): 
         maxAttempts: 1,
       }),
       logger: createLogger({ write: (line) => logs.push(line) }),
-      now: () => clock.now,
+      clock: clock.clock,
       lockWaitMs,
       receiptPollMs: parameters.receiptPollMs,
       background: (work) => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { deployServicesFrom } from '../../lib/deploy/agentActions.js'
+import { deployServicesFrom } from '../../lib/deploy/instance.js'
 import { createDeployServices } from '../../lib/deploy/services.js'
 import { silentLogger } from '../../lib/platform/log.js'
 import { createReadServices, type ReadServices } from '../../lib/read/services.js'

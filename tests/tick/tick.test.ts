@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { deployServicesFrom } from '../../lib/deploy/agentActions.js'
+import { deployServicesFrom } from '../../lib/deploy/instance.js'
 import { createDeployServices } from '../../lib/deploy/services.js'
 import { SNAPSHOTS_IN_WINDOW } from '../../lib/market/history.js'
 import type { ControlRoom, MarketHistoryBody } from '../../lib/market/types.js'

@@ -37,7 +37,7 @@ export function storeFailure(services: Pick<DeployServices, 'logger'>, operation
 }
 
 /** The store keys of a deploy: its signer's lock and nonces, and the deploy history. */
-export const keysOf = ({ services, signer }: Pick<DeployContext, 'services' | 'signer'>) => ({
+export const keysOf = ({ services, signer }: { services: Pick<DeployServices, 'config'>; signer: Pick<KmsAccount, 'address'> }) => ({
   lock: deployStoreKeys({ storePrefix: services.config.storePrefix, chainId: services.config.chainId, signer: signer.address }),
   history: deployHistoryKeys({ storePrefix: services.config.storePrefix, chainId: services.config.chainId }),
 })
@@ -53,7 +53,7 @@ export async function reserveAndPrepare(
   const { services, store, signer, plan, agentDigest, agentDailyCap } = context
   const { config } = services
   const keys = keysOf(context)
-  const now = services.now()
+  const now = services.clock.now()
   const caps: DeployCap[] = [{ key: keys.lock.cap, limit: config.dailyCap, code: 'DEPLOY_CAP_REACHED', who: 'this service' }]
   const agentCap = agentDailyCap ?? config.agentDailyCap
   if (agentCap !== null)

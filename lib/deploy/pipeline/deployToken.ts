@@ -2,7 +2,7 @@ import { type DeployFailure, failure, storeFailureOf } from '../outcome.js'
 import { type DeployRecord, recordDeploy } from '../records/history.js'
 import type { DeployBroadcast, DeployedToken, DeploySimulated } from '../responses.js'
 import type { DeployServices } from '../services.js'
-import { notifyReplaced } from '../webhooks/outbox.js'
+import { notifyAgent, notifyReplaced } from '../webhooks/outbox.js'
 import { type DeployContext, keysOf, type ReservedDeploy, reserveAndPrepare, storeFailure } from './beforeLock.js'
 import { chainFailure } from './chainErrors.js'
 import { BLOCK_MS, feesOfBlock } from './feeCache.js'
@@ -129,7 +129,7 @@ async function runUnderLock(deploy: LockedDeploy, lock: NonceLock, holdings: Hol
       signer,
       chainId: config.chainId,
       logger: services.logger,
-      now: services.now(),
+      now: services.clock.now(),
       stuckMs: config.stuckSeconds * 1000,
       maxFeePerGas: config.maxFeePerGasWei,
     })
@@ -140,12 +140,12 @@ async function runUnderLock(deploy: LockedDeploy, lock: NonceLock, holdings: Hol
   const claimed = await claimNonceAndPrice(deploy, lock, holdings)
   if (!claimed.ok) return claimed
   let signed = await signAndRecord(deploy, claimed.nonce, claimed.price, holdings)
-  if ('ok' in signed) return signed
+  if (!signed.ok) return signed
   const previous = lock.previousSend ? await lock.previousSend : 'sent'
   const renumbered = previous !== 'sent'
   if (renumbered) {
     const moved = await moveIntoGap(deploy, lock, holdings, claimed.price)
-    if ('ok' in moved) return moved
+    if (!moved.ok) return moved
     signed = moved
   }
   // The next deploy waiting here signs while this one sends.
@@ -155,6 +155,17 @@ async function runUnderLock(deploy: LockedDeploy, lock: NonceLock, holdings: Hol
   if (sent.kind === 'refused') return sent.failure
   holdings.wentOut(renumbered ? 'renumbered' : 'sent')
   if (sent.kind === 'uncertain') return sent.failure
+  // Told once, by the deploy that sent it (a replayed answer sends nothing again).
+  if (holdings.record) {
+    const details = { explorerUrl, signer: signer.address, chainId: config.chainId }
+    notifyAgent({
+      webhooks: services.webhooks,
+      background: services.background,
+      type: 'deploy.broadcast',
+      record: holdings.record,
+      details,
+    })
+  }
   return {
     ok: true,
     status: 'broadcast',
@@ -208,8 +219,8 @@ async function signAndRecord(
 ): Promise<SignedDeploy | DeployFailure> {
   const { services, signer, plan, intent } = deploy
   const signed = await signDeploy(signer, serialiseDeploy({ plan, chainId: services.config.chainId, nonce, price }), services.logger)
-  if ('ok' in signed) return signed
-  const sentAt = services.now()
+  if (!signed.ok) return signed
+  const sentAt = services.clock.now()
   const record: DeployRecord = {
     txHash: signed.txHash,
     agent: deploy.agentDigest,

@@ -77,7 +77,7 @@ export async function followDeploys(services: DeployServices): Promise<FollowDep
       if (record.replaces) await store.delete(keys.record(record.txHash))
       continue
     }
-    if (services.now() - record.sentAt >= config.stuckSeconds * 1000) stuck = true
+    if (services.clock.now() - record.sentAt >= config.stuckSeconds * 1000) stuck = true
   }
   if (!stuck) return result
 
@@ -100,7 +100,7 @@ export async function followDeploys(services: DeployServices): Promise<FollowDep
       signer: await services.getSigner(),
       chainId: config.chainId,
       logger,
-      now: services.now(),
+      now: services.clock.now(),
       stuckMs: config.stuckSeconds * 1000,
       maxFeePerGas: config.maxFeePerGasWei,
     })

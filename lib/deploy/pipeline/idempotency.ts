@@ -11,9 +11,6 @@ export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000
 /** How long a request with a key may run before another with the same key may try again. */
 const IN_PROGRESS_TTL_MS = 5 * 60 * 1000
 
-/** Rules of an `Idempotency-Key` header: 1 to 128 visible ASCII characters. */
-export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,128}$/
-
 /** JSON text with object keys sorted at every level, so equal bodies hash equally whatever their key order. */
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`

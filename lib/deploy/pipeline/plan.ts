@@ -1,7 +1,6 @@
-import { type Address, type Hex, zeroAddress } from 'viem'
+import { type Address, formatUnits, type Hex, zeroAddress } from 'viem'
 import { B20_FACTORY_ADDRESS, type B20TokenSpec, encodeCreateB20, predictB20Address } from '../../chain/b20.js'
 import { encodeBirthInitCalls, metadataDataUri } from '../../chain/tokenBirth.js'
-import { birthViewOf } from '../birthView.js'
 import type { DeployedToken } from '../responses.js'
 import type { NetworkFees } from './feeCache.js'
 import { MIN_PRIORITY_FEE, maxBigInt } from './fees.js'
@@ -23,7 +22,8 @@ export type PlanDeployParameters = { intent: DeployIntent; signer: Address; salt
 /**
  * Plans a deploy (pure): the admin defaults to the signer (and a fixed supply has none), a stablecoin's currency to
  * USD. The initCalls make the admin the minter, then set the cap, mint and set the metadata; a deploy with none of the
- * birth fields sends `[grantRole(MINT_ROLE, admin)]` alone, as it always has.
+ * birth fields sends `[grantRole(MINT_ROLE, admin)]` alone, as it always has. The birth is encoded once; the answer's
+ * token is said from the intent (records read it back from their calldata with `birthViewOf`, which agrees).
  */
 export function planDeploy({ intent, signer, salt }: PlanDeployParameters): DeployPlan {
   const { birth } = intent
@@ -32,12 +32,14 @@ export function planDeploy({ intent, signer, salt }: PlanDeployParameters): Depl
     intent.variant === 'asset'
       ? { variant: 'asset', name: intent.name, symbol: intent.symbol, admin, decimals: intent.decimals }
       : { variant: 'stablecoin', name: intent.name, symbol: intent.symbol, admin, currency: intent.currency ?? 'USD' }
+  const mint = birth.initialSupply !== undefined && birth.recipient ? { to: birth.recipient, units: birth.initialSupply } : undefined
   const initCalls = encodeBirthInitCalls({
     minter: birth.fixedSupply ? null : admin,
     supplyCap: birth.supplyCap,
-    mint: birth.initialSupply !== undefined && birth.recipient ? { to: birth.recipient, units: birth.initialSupply } : undefined,
+    mint,
     contractUri: birth.metadata ? metadataDataUri({ name: intent.name, symbol: intent.symbol, ...birth.metadata }) : undefined,
   })
+  const whole = (units: bigint | undefined) => (units === undefined ? null : formatUnits(units, intent.decimals))
   const data = encodeCreateB20(spec, salt, initCalls)
   return {
     data,
@@ -47,7 +49,11 @@ export function planDeploy({ intent, signer, salt }: PlanDeployParameters): Depl
       symbol: intent.symbol,
       variant: intent.variant,
       decimals: intent.decimals,
-      ...birthViewOf(data, intent.decimals),
+      admin: birth.fixedSupply ? null : admin,
+      initialSupply: whole(mint?.units),
+      supplyCap: whole(birth.supplyCap),
+      recipient: mint?.to ?? null,
+      metadata: birth.metadata ?? null,
     },
     request: { account: signer, to: B20_FACTORY_ADDRESS, data, value: 0n },
   }

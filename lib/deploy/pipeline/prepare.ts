@@ -10,8 +10,13 @@ import { chainFailure } from './chainErrors.js'
 import { feesOfBlock } from './feeCache.js'
 import { type DeployPlan, feesFrom, gasWithHeadroom } from './plan.js'
 
+/** What the chain reads before the lock use: the node, the log, and the chain id the service is configured for. */
+export type ChainReads = Pick<DeployServices, 'publicClient' | 'logger' | 'config'>
+
 /** The signer, once KMS has given its public key and the RPC serves the configured chain; else why not. */
-export async function readySigner(services: DeployServices): Promise<{ ok: true; signer: KmsAccount } | DeployFailure> {
+export async function readySigner(
+  services: Pick<DeployServices, 'getSigner' | 'verifyChain' | 'logger'>,
+): Promise<{ ok: true; signer: KmsAccount } | DeployFailure> {
   const { logger } = services
   let signer: KmsAccount
   try {
@@ -36,7 +41,7 @@ export async function readySigner(services: DeployServices): Promise<{ ok: true;
 }
 
 /** eth_call of createB20 from the signer: fine when it creates the predicted address, else the decoded revert. */
-export async function simulateDeploy(services: DeployServices, plan: DeployPlan): Promise<{ ok: true } | DeployFailure> {
+export async function simulateDeploy(services: ChainReads, plan: DeployPlan): Promise<{ ok: true } | DeployFailure> {
   try {
     const result = await services.publicClient.call(plan.request)
     const created = result.data ? decodeFunctionResult({ abi: b20FactoryAbi, functionName: 'createB20', data: result.data }) : undefined
@@ -51,11 +56,7 @@ export async function simulateDeploy(services: DeployServices, plan: DeployPlan)
 }
 
 /** A dry run: the simulation and what the deploy would cost; nothing is signed and no cap slot is taken. */
-export async function dryRunDeploy(
-  services: DeployServices,
-  plan: DeployPlan,
-  signer: KmsAccount,
-): Promise<DeploySimulated | DeployFailure> {
+export async function dryRunDeploy(services: ChainReads, plan: DeployPlan, signer: KmsAccount): Promise<DeploySimulated | DeployFailure> {
   const simulated = await simulateDeploy(services, plan)
   if (!simulated.ok) return simulated
   try {
@@ -88,11 +89,7 @@ export type PreparedDeploy = { ok: true; gas: bigint; chainId: number; pending: 
  * fees (cached for the send), the chain id and the node's pending count. A revert explains itself through the
  * simulation (decoded) before the estimate's failure.
  */
-export async function prepareDeploy(
-  services: DeployServices,
-  plan: DeployPlan,
-  signer: KmsAccount,
-): Promise<PreparedDeploy | DeployFailure> {
+export async function prepareDeploy(services: ChainReads, plan: DeployPlan, signer: KmsAccount): Promise<PreparedDeploy | DeployFailure> {
   const { publicClient } = services
   const [simulated, estimate, fees, chainId, pending] = await Promise.allSettled([
     simulateDeploy(services, plan),

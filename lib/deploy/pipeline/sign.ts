@@ -24,7 +24,7 @@ export function serialiseDeploy({ plan, chainId, nonce, price }: SerialiseDeploy
 }
 
 /** A signed deploy: the raw transaction and its hash (known before it is sent). */
-export type SignedDeploy = { serialized: Hex; txHash: Hex }
+export type SignedDeploy = { ok: true; serialized: Hex; txHash: Hex }
 
 /** Signs a deploy with KMS (the private key never leaves it); a KMS failure is `SIGNER_UNAVAILABLE`, nothing signed. */
 export async function signDeploy(
@@ -34,7 +34,7 @@ export async function signDeploy(
 ): Promise<SignedDeploy | DeployFailure> {
   try {
     const serialized = await signer.signTransaction(transaction)
-    return { serialized, txHash: keccak256(serialized) }
+    return { ok: true, serialized, txHash: keccak256(serialized) }
   } catch (error) {
     logger.error('kms_unavailable', { operation: 'Sign', error: errorName(error) })
     return failure('SIGNER_UNAVAILABLE', 'The signing service (KMS) failed; nothing was broadcast. Try again shortly.', {

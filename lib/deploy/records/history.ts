@@ -1,9 +1,9 @@
 import type { Hex } from 'viem'
 import { z } from 'zod'
+import { supplyFieldsOf } from '../../chain/birthView.js'
 import { listIndexed, putIndexed, removeFromIndex } from '../../store/recordIndex.js'
 import { parseRecord } from '../../store/records.js'
 import type { Store } from '../../store/types.js'
-import { supplyFieldsOf } from '../birthView.js'
 import type { DeployHistoryKeys } from '../keys.js'
 
 /** Last known state of a deploy: sent, mined (successfully or reverted), or replaced by a higher-fee copy. */

@@ -6,7 +6,7 @@ import { listAgentDeploys } from './history.js'
 import { isDeployed, readTokenMarkets } from './tokenMarket.js'
 
 /** Parameters of {@link listDeploys}. */
-export type ListDeploysParameters = { services: DeployServices; agentDigest: string; limit: number }
+export type ListDeploysParameters = { services: Pick<DeployServices, 'store' | 'config' | 'logger'>; agentDigest: string; limit: number }
 
 /** `list_deploys`: the calling agent's own deploys, newest first, each with its token's market; never another agent's. */
 export async function listDeploys({ services, agentDigest, limit }: ListDeploysParameters): Promise<ListDeploys | DeployFailure> {

@@ -9,10 +9,10 @@ import {
 } from 'viem'
 import { B20_FACTORY_ADDRESS, b20FactoryAbi, CREATE_B20_SELECTOR } from '../../chain/b20.js'
 import { VARIANT_BY_ID } from '../../chain/b20Variants.js'
+import { birthViewOf, mintsInLogs } from '../../chain/birthView.js'
 import { KmsSignerError } from '../../chain/kmsAccount.js'
 import { errorName } from '../../platform/log.js'
 import type { Store } from '../../store/types.js'
-import { birthViewOf, mintsInLogs } from '../birthView.js'
 import { type DeployHistoryKeys, deployHistoryKeys } from '../keys.js'
 import { type DeployFailure, failure } from '../outcome.js'
 import type { ReceiptConfirmed, ReceiptPending, ReceiptReplaced } from '../responses.js'
@@ -28,12 +28,9 @@ export type ReadDeployReceiptReturnType = ReceiptPending | ReceiptConfirmed | Re
 export type ReadDeployReceiptParameters = {
   services: DeployServices
   txHash: Hex
-  /** Seconds to wait for the transaction to be mined before answering `pending` (0-25; default 0). */
+  /** Seconds to wait for the transaction to be mined before answering `pending` (default 0; the action bounds it). */
   waitSeconds?: number
 }
-
-/** Longest `waitSeconds` a receipt may ask for: within the function's 60 s `maxDuration` with room to spare. */
-export const RECEIPT_WAIT_SECONDS_MAX = 25
 
 /** Most replacements followed from one hash. */
 const REPLACEMENT_HOPS_MAX = 5
@@ -43,7 +40,7 @@ const notFound = (error: unknown) =>
   Boolean(error.walk((e) => e instanceof TransactionNotFoundError || e instanceof TransactionReceiptNotFoundError))
 
 /** The signer's address without signing: from KMS (cached), else `SIGNER_ADDRESS`. */
-async function signerAddress(services: DeployServices): Promise<Address | null> {
+async function signerAddress(services: Pick<DeployServices, 'getSigner' | 'config'>): Promise<Address | null> {
   if (services.getSigner) return (await services.getSigner()).address
   return services.config.signerAddress
 }
@@ -77,20 +74,22 @@ export async function readDeployReceipt({
   if (!signer) return failure('SIGNER_NOT_CONFIGURED', 'The deploy signer is not configured on this server (KMS_KEY_ID is unset).')
 
   const keys = deployHistoryKeys({ storePrefix: services.config.storePrefix, chainId: services.config.chainId })
-  const deadline = Date.now() + Math.min(Math.max(waitSeconds, 0), RECEIPT_WAIT_SECONDS_MAX) * 1000
+  // Waits run on the services' clock, as the records' stamps do: a test moves both at once.
+  const { clock } = services
+  const deadline = clock.now() + Math.max(waitSeconds, 0) * 1000
   let answer = await lookUp(services, keys, signer, txHash)
-  while (isPending(answer) && Date.now() < deadline) {
+  while (isPending(answer) && clock.now() < deadline) {
     // One chain request per block interval: the receipt of the transaction being waited for.
-    await new Promise((r) => setTimeout(r, Math.min(services.receiptPollMs, deadline - Date.now())))
+    await clock.sleep(Math.min(services.receiptPollMs, deadline - clock.now()))
     const watched = answer.ok && answer.status === 'replaced' ? answer.replacedBy : txHash
-    if ((await isMined(services, watched)) || (await replacedSince(services.store, keys, watched)) || Date.now() >= deadline) {
+    if ((await isMined(services, watched)) || (await replacedSince(services.store, keys, watched)) || clock.now() >= deadline) {
       answer = await lookUp(services, keys, signer, txHash)
     }
   }
   return answer
 }
 
-async function isMined(services: DeployServices, txHash: Hex): Promise<boolean> {
+async function isMined(services: Pick<DeployServices, 'publicClient'>, txHash: Hex): Promise<boolean> {
   try {
     await services.publicClient.getTransactionReceipt({ hash: txHash })
     return true
@@ -135,7 +134,7 @@ async function lookUp(
       return replacedAnswer(txHash, explorerUrl, next)
     }
     if (tx) {
-      const pendingSeconds = record ? Math.max(0, Math.round((services.now() - record.sentAt) / 1000)) : undefined
+      const pendingSeconds = record ? Math.max(0, Math.round((services.clock.now() - record.sentAt) / 1000)) : undefined
       return { ok: true, status: 'pending', txHash, explorerUrl, ...(pendingSeconds !== undefined ? { pendingSeconds } : {}) }
     }
     return failure('TX_NOT_FOUND', 'No such transaction is known to the chain (not mined and not pending). Check tx_hash.', { txHash })
@@ -196,7 +195,7 @@ export function minedEventDetails(receipt: TransactionReceipt, record: DeployRec
 }
 
 /** A deployed token's market as the tick last saw it; null when none is known or the store cannot say. */
-async function marketOf(services: DeployServices, token: Address): Promise<TokenMarket | null> {
+async function marketOf(services: Pick<DeployServices, 'store' | 'config'>, token: Address): Promise<TokenMarket | null> {
   if (!services.store) return null
   const [market] = await readTokenMarkets(services.store, services.config.storePrefix, services.config.chainId, [token]).catch(() => [null])
   return market ?? null

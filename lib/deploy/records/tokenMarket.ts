@@ -96,7 +96,7 @@ export async function refreshDeployMarkets({
   const none = { tokens: 0, calls: 0, failedCalls: 0, updated: 0, listed: 0 }
   if (!store) return { skipped: 'no shared store', ...none }
   const keys = deployHistoryKeys({ storePrefix: config.storePrefix, chainId: config.chainId })
-  const now = services.now()
+  const now = services.clock.now()
   const values = await listIndexed(store, { indexKey: keys.recent, recordPrefix: keys.recordPrefix, limit: MARKET_DEPLOYS_MAX })
   const byToken = new Map<string, DeployRecord>()
   for (const record of values.map(parseDeployRecord))

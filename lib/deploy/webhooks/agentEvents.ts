@@ -7,7 +7,7 @@ import type { DeployServices } from '../services.js'
 import { type StoredWebhookEvent, storedWebhookEventSchema } from './storedEvent.js'
 
 /** Parameters of {@link listEvents}. */
-export type ListEventsParameters = { services: DeployServices; agentDigest: string; limit: number }
+export type ListEventsParameters = { services: Pick<DeployServices, 'store' | 'config' | 'logger'>; agentDigest: string; limit: number }
 
 /** `list_events`: the calling agent's own webhook events, newest first, with how each delivery stands; one store call. */
 export async function listEvents({ services, agentDigest, limit }: ListEventsParameters): Promise<ListEvents | DeployFailure> {
@@ -44,7 +44,7 @@ function listedEvent(event: StoredWebhookEvent): ListEvents['events'][number] {
 }
 
 /** Parameters of {@link redeliverEvent}. */
-export type RedeliverEventParameters = { services: DeployServices; agentDigest: string; eventId: string }
+export type RedeliverEventParameters = { services: Pick<DeployServices, 'webhooks' | 'logger'>; agentDigest: string; eventId: string }
 
 /** `redeliver`: queues one of the agent's own events again, with the same webhook-id, and attempts it at once. */
 export async function redeliverEvent({ services, agentDigest, eventId }: RedeliverEventParameters): Promise<Redelivered | DeployFailure> {

@@ -1,5 +1,6 @@
 import type { LookupFunction } from 'node:net'
 import type { Hex } from 'viem'
+import { supplyFieldsOf } from '../../chain/birthView.js'
 import { errorName, type Logger, unexpectedErrorFields } from '../../platform/log.js'
 import { parseRecord } from '../../store/records.js'
 import { type Store, StoreError } from '../../store/types.js'
@@ -10,7 +11,6 @@ import {
   type WebhookStatus,
   type WebhookTarget,
 } from '../agents/webhookTargets.js'
-import { supplyFieldsOf } from '../birthView.js'
 import { webhookOutboxKeys } from '../keys.js'
 import { attemptWebhook } from './attempt.js'
 import { deliverDueEvents } from './deliverDue.js'

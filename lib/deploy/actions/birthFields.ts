@@ -1,30 +1,16 @@
-import type { Address } from 'viem'
 import { checksumAddress, isValidAddress } from '../../chain/address.js'
 import { parseTokenAmount } from '../../chain/tokenAmount.js'
 import type { TokenMetadata } from '../../chain/tokenBirth.js'
-import type { IntentProblem } from './intentFields.js'
-
-/** What an agent asks its token to get at birth, validated: amounts in base units, the recipient resolved. */
-export type BirthIntent = {
-  /** Minted to `recipient` in the creation transaction, in base units. */
-  initialSupply: bigint | undefined
-  /** Who receives `initialSupply`: the one given, else the admin. */
-  recipient: Address | undefined
-  /** The cap from birth, in base units; for a fixed supply, the supply itself. */
-  supplyCap: bigint | undefined
-  /** No admin and no minter, ever: the token is created with `initialAdmin` = the zero address. */
-  fixedSupply: boolean
-  /** The ERC-7572 fields to set as `contractURI`; undefined when none is given. */
-  metadata: TokenMetadata | undefined
-}
+import type { RequestProblem } from '../../platform/problems.js'
+import type { BirthIntent } from '../pipeline/intent.js'
 
 /** Result of {@link parseBirthIntent}: the birth (meaningful only when `details` is empty) and every problem found. */
-export type ParseBirthIntentReturnType = { birth: BirthIntent; details: IntentProblem[] }
+export type ParseBirthIntentReturnType = { birth: BirthIntent; details: RequestProblem[] }
 
 const given = (value: unknown) => value !== undefined
 
 /** Reads an amount field in base units when it is a string; its problems go to `details`. */
-function amountOf(raw: Record<string, unknown>, field: string, decimals: number, details: IntentProblem[]): bigint | undefined {
+function amountOf(raw: Record<string, unknown>, field: string, decimals: number, details: RequestProblem[]): bigint | undefined {
   const text = raw[field]
   if (typeof text !== 'string') return undefined // absent, or the schema names the wrong type
   const parsed = parseTokenAmount(text, decimals)
@@ -39,7 +25,7 @@ function amountOf(raw: Record<string, unknown>, field: string, decimals: number,
  * cap no lower than the supply, and a fixed supply that names its recipient and keeps no admin or separate cap.
  */
 export function parseBirthIntent(raw: Record<string, unknown>, decimals: number): ParseBirthIntentReturnType {
-  const details: IntentProblem[] = []
+  const details: RequestProblem[] = []
   const initialSupply = amountOf(raw, 'initialSupply', decimals, details)
   const supplyCap = amountOf(raw, 'supplyCap', decimals, details)
   const fixedSupply = raw.fixedSupply === true

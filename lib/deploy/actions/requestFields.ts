@@ -1,8 +1,6 @@
+// The field rules the agent actions' request schemas are built from, each with the reason an agent reads.
 import { z } from 'zod'
 import { isValidAddress } from '../../chain/address.js'
-
-/** One problem with a request body: the field it concerns and why. */
-export type IntentProblem = { field: string; reason: string }
 
 // Control, zero-width and bidi formatting characters: refused in text that ends up on chain and in explorers.
 const UNSAFE_TEXT = /[\p{Cc}\u00AD\u061C\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2069\uFEFF]/u

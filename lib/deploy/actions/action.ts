@@ -1,0 +1,105 @@
+import type { z } from 'zod'
+import { type Logger, unexpectedErrorFields } from '../../platform/log.js'
+import { problemsOf, type RequestProblem } from '../../platform/problems.js'
+import { currentRequestId } from '../../platform/requestId.js'
+import { type DeployFailure, failure } from '../outcome.js'
+import type { DeployServices } from '../services.js'
+
+// What one agent action is made of, and the answers every action shares. Each action is one module in this folder;
+// `registry.ts` lists them, and both doors (POST /api/b20-skill and the MCP tools) dispatch through it.
+
+/** An action's answer: the HTTP status, the JSON body (domain outcomes are 200 with `ok`), and extra headers. */
+export type AgentActionAnswer = { status: number; body: Record<string, unknown>; headers?: Record<string, string> }
+
+/** The calling agent, as its key was matched: its key's digest, and its own rolling cap when its key has one. */
+export type CallingAgent = { digest: string; dailyCap: number | null }
+
+/** What a checked request runs once the services are loaded. */
+export type ActionRun = (parameters: { services: DeployServices; agent: CallingAgent }) => Promise<AgentActionAnswer>
+
+/** The outcome of checking a request: what to run, or the refusal (which loads nothing). */
+export type CheckedRequest = { ok: true; run: ActionRun } | { ok: false; failure: DeployFailure }
+
+/** A tool call as the action's HTTP request (its body and `Idempotency-Key`), or why the arguments cannot be one. */
+export type ToolRequest = { ok: true; body: Record<string, unknown>; idempotencyKey: string | null } | { ok: false; failure: DeployFailure }
+
+/** What an MCP client sees of an action, and how the tool's arguments become the action's request. */
+export type ActionTool = {
+  name: string
+  title: string
+  /** What the tool adds to the action's summary (how to use it, what it needs). */
+  description: string
+  annotations: { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean }
+  /** The tool's arguments, as `tools/list` shows their JSON Schema. */
+  input: z.ZodType
+  /** The HTTP request the arguments stand for; their own names are kept (a check names a tool's field as it spells it). */
+  toRequest(args: Record<string, unknown>): ToolRequest
+  /** Body field names the tool spells otherwise (`tx_hash` is the tool's `txHash`), for the problems it reports. */
+  renamed?: Readonly<Record<string, string>>
+  /** A short sentence beside the structured result of a success. */
+  summarize(body: Record<string, unknown>): string
+}
+
+/**
+ * One agent action: its `action` name, its request schema and check, what it runs, the schemas of what it answers,
+ * and the text its HTTP documentation and its MCP tool share (`summary`).
+ */
+export type AgentAction = {
+  /** The body's `action`. */
+  name: string
+  /** What the action does, in one sentence: the OpenAPI description and the MCP tool's description start with it. */
+  summary: string
+  /** The request body, as the OpenAPI document declares it. */
+  schema: z.ZodType
+  /** Request examples for the OpenAPI document. */
+  examples?: Readonly<Record<string, { summary: string; value: unknown }>>
+  /** What a success answers (its `ok: false` answers are the shared failure schema). */
+  answers: readonly z.ZodType[]
+  /** Checks a request with nothing loaded; answers what to run, or the refusal. */
+  check(request: { body: unknown; idempotencyKey: string | null }): CheckedRequest
+  tool: ActionTool
+}
+
+/** Defines an {@link AgentAction}: a typed identity, so an action reads as one declaration. */
+export function defineAgentAction(action: AgentAction): AgentAction {
+  return action
+}
+
+/** A 200 answer with the given body (a domain outcome, `ok` true or false). */
+export const answer = (body: object, headers?: Record<string, string>): AgentActionAnswer => ({
+  status: 200,
+  body: body as Record<string, unknown>,
+  ...(headers ? { headers } : {}),
+})
+
+/** The refusal of an invalid request: `INVALID_INTENT` with every problem. */
+export const invalidRequest = (action: string, details: RequestProblem[]): DeployFailure =>
+  failure('INVALID_INTENT', `The ${action} request is invalid; see details.`, { details })
+
+/** Checks a body against an action's schema; answers its parsed data, or the refusal that lists every problem. */
+export function checkBody<T>(
+  schema: z.ZodType<T>,
+  body: unknown,
+  action: string,
+): { ok: true; data: T } | { ok: false; failure: DeployFailure } {
+  const parsed = schema.safeParse(body)
+  return parsed.success ? { ok: true, data: parsed.data } : { ok: false, failure: invalidRequest(action, problemsOf(parsed.error)) }
+}
+
+/**
+ * The answer to an error nobody expected (a bug, a runtime API missing): 500 `INTERNAL` with the request id to quote,
+ * and one log line naming the error. Never "Redis is down" or any other guess at which part failed.
+ */
+export function unexpectedFailure(logger: Logger, error: unknown): AgentActionAnswer {
+  const requestId = currentRequestId()
+  logger.error('agent_action_failed', unexpectedErrorFields(error))
+  return {
+    status: 500,
+    body: {
+      ok: false,
+      error: `The request failed unexpectedly; the operator can trace it by its request id${requestId ? ` (${requestId})` : ''}.`,
+      code: 'INTERNAL',
+      ...(requestId ? { requestId } : {}),
+    },
+  }
+}

@@ -1,0 +1,121 @@
+import type { MiddlewareHandler } from 'hono'
+import { misconfigured } from '../../platform/edge.js'
+import { jsonResponse } from '../../platform/http.js'
+import { errorName, type Logger, processLogger } from '../../platform/log.js'
+import { StoreError } from '../../store/types.js'
+import { AGENT_KEY_MAX_LENGTH, createRefusalLog, matchAgentKey, refusalText } from '../agents/agentKeys.js'
+import type { DeployServicesSource } from '../instance.js'
+import type { AgentActionAnswer, CallingAgent } from './action.js'
+
+// The agent key, checked once per request as middleware, for both doors: POST /api/b20-skill refuses a caller without
+// a valid key before reading its body; the MCP endpoint lets read tools through and has agent tools ask the verdict.
+
+/** The door an agent came through: the HTTP endpoint takes `X-Service-Key`, MCP also `Authorization: Bearer`. */
+export type AgentDoor = 'b20-skill' | 'mcp'
+
+/** The verdict on a request's agent key: the agent, or the answer it gets instead. */
+export type AgentVerdict = { kind: 'agent'; agent: CallingAgent } | { kind: 'refused'; answer: AgentActionAnswer }
+
+/** What the agent-key middleware hands the handler: the verdict, checked the first time it is asked (once at most). */
+export type AgentKeyVariables = { agentKey: () => Promise<AgentVerdict> }
+
+/** The agent key of a request: `X-Service-Key`, and on MCP also `Authorization: Bearer <key>`. */
+export function presentedAgentKey(request: Request, door: AgentDoor): string | null {
+  const header = request.headers.get('x-service-key')
+  if (header || door !== 'mcp') return header || null
+  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.get('authorization') ?? '')?.[1]
+  return bearer && bearer.length <= AGENT_KEY_MAX_LENGTH ? bearer : null
+}
+
+/** The answer to a caller whose key could not be checked (the registry's store is unreachable). */
+export const AGENT_CHECK_UNAVAILABLE: AgentActionAnswer = {
+  status: 200,
+  body: {
+    ok: false,
+    error: 'The agent keys cannot be checked right now (the shared store is unreachable); nothing was done. Try again shortly.',
+    code: 'STORE_UNAVAILABLE',
+    retryAfterSeconds: 5,
+  },
+}
+
+/** Parameters of {@link judgeAgentKey}. */
+export type JudgeAgentKeyParameters = {
+  source: DeployServicesSource
+  door: AgentDoor
+  /** The key presented ({@link presentedAgentKey}), or null. */
+  presented: string | null
+  /** Logs a refusal (`createRefusalLog`: a few lines a second at most). */
+  logRefusal: ReturnType<typeof createRefusalLog>
+}
+
+/**
+ * Judges a presented agent key before anything else (no body, chain or signer): none is a refusal whatever else is
+ * wrong; then `DEPLOY_ALLOWLIST`, then the keys issued at runtime. A registry that cannot be read refuses no one for
+ * good: the caller is told to retry. Anything but a store failure is thrown on.
+ */
+export async function judgeAgentKey({ source, door, presented, logRefusal }: JudgeAgentKeyParameters): Promise<AgentVerdict> {
+  const refuse = (reason: Parameters<typeof refusalText>[0]): AgentVerdict => {
+    logRefusal({ endpoint: door, presented, reason })
+    const named = door === 'mcp' ? 'The agent key (X-Service-Key or Authorization: Bearer)' : 'X-Service-Key'
+    return {
+      kind: 'refused',
+      answer: { status: 403, body: { ok: false, error: `${named} is ${refusalText(reason)}.`, code: 'FORBIDDEN' } },
+    }
+  }
+  if (!presented) return refuse('no key')
+  let allowlist: readonly string[]
+  try {
+    allowlist = source.config().allowlist
+  } catch (error) {
+    return { kind: 'refused', answer: { status: 500, body: { ok: false, ...misconfigured(door, error) } } }
+  }
+  const allowed = matchAgentKey(presented, allowlist)
+  if (allowed) return { kind: 'agent', agent: { digest: allowed, dailyCap: null } }
+  try {
+    const verdict = await (await source.agents()).check(presented)
+    if (!verdict.ok) return refuse(verdict.reason)
+    return { kind: 'agent', agent: { digest: verdict.digest, dailyCap: verdict.dailyCap } }
+  } catch (error) {
+    if (!(error instanceof StoreError)) throw error
+    loggerOf(source).warn('store_unavailable', { operation: 'agent_keys', error: errorName(error), effect: 'key not checked' })
+    return { kind: 'refused', answer: AGENT_CHECK_UNAVAILABLE }
+  }
+}
+
+/** Parameters of {@link agentKeyMiddleware}. */
+export type AgentKeyMiddlewareParameters = { source: DeployServicesSource; door: AgentDoor }
+
+/**
+ * The agent-key check of a door, as Hono middleware ({@link judgeAgentKey}, at most once per request). On
+ * `b20-skill`, where every action needs the key, a refused caller is answered here, before its body is read; on
+ * `mcp` the verdict waits for a tool that needs it.
+ */
+export function agentKeyMiddleware({ source, door }: AgentKeyMiddlewareParameters): MiddlewareHandler<{ Variables: AgentKeyVariables }> {
+  let logRefusal: ReturnType<typeof createRefusalLog> | undefined
+  return async (c, next) => {
+    const presented = presentedAgentKey(c.req.raw, door)
+    let verdict: Promise<AgentVerdict> | undefined
+    c.set('agentKey', () => {
+      logRefusal ??= createRefusalLog({ logger: loggerOf(source) })
+      verdict ??= judgeAgentKey({ source, door, presented, logRefusal })
+      return verdict
+    })
+    if (door === 'b20-skill') {
+      const judged = await c.var.agentKey()
+      if (judged.kind === 'refused') {
+        const { status, body } = judged.answer
+        return jsonResponse({ status, body: JSON.stringify(body), headers: { 'cache-control': 'no-store' } })
+      }
+    }
+    return next()
+  }
+}
+
+/** Where refusals are logged: the source's logger, or the process's when the configuration cannot be loaded. */
+function loggerOf(source: DeployServicesSource): Logger {
+  try {
+    return source.logger()
+  } catch {
+    return processLogger()
+  }
+}

@@ -1,0 +1,65 @@
+import { misconfigured } from '../../platform/edge.js'
+import type { DeployServicesSource } from '../instance.js'
+import { failure } from '../outcome.js'
+import { type AgentAction, type AgentActionAnswer, answer, type CallingAgent, unexpectedFailure } from './action.js'
+import { agentDeployAction } from './agentDeploy.js'
+import { listDeploysAction } from './listDeploys.js'
+import { listEventsAction } from './listEvents.js'
+import { receiptAction } from './receipt.js'
+import { redeliverAction } from './redeliver.js'
+
+// Every agent action, in one list: POST /api/b20-skill dispatches on the body's `action`, the MCP server offers each
+// one's tool, and the OpenAPI document declares each one's request and answers. A new action is a module and a line here.
+
+/** The agent actions, in the order the documents list them. */
+export const AGENT_ACTIONS: readonly AgentAction[] = [
+  agentDeployAction,
+  receiptAction,
+  listDeploysAction,
+  listEventsAction,
+  redeliverAction,
+]
+
+/** The action a body's `action` names, or undefined. */
+export function actionNamed(name: unknown): AgentAction | undefined {
+  return AGENT_ACTIONS.find((action) => action.name === name)
+}
+
+/** Parameters of {@link runAgentAction}. */
+export type RunAgentActionParameters = {
+  source: DeployServicesSource
+  /** The calling agent, its key already checked (the agent-key middleware). */
+  agent: CallingAgent
+  /** The parsed JSON body, `action` included. */
+  body: unknown
+  /** The `Idempotency-Key` presented, if any. */
+  idempotencyKey: string | null
+}
+
+const quoted = AGENT_ACTIONS.map((action) => `"${action.name}"`)
+const UNKNOWN_ACTION = failure('UNKNOWN_ACTION', 'Unknown or missing action.', {
+  details: [{ field: 'action', reason: `must be ${quoted.slice(0, -1).join(', ')} or ${quoted.at(-1)}` }],
+})
+
+/**
+ * Runs one agent action for a checked agent and answers it; never throws. A request is checked before anything is
+ * loaded (a refusal costs no chain, signer or store); only then are the services built, and anything nobody expected
+ * is `INTERNAL` with the request id.
+ */
+export async function runAgentAction({ source, agent, body, idempotencyKey }: RunAgentActionParameters): Promise<AgentActionAnswer> {
+  const action = actionNamed(body !== null && typeof body === 'object' ? (body as { action?: unknown }).action : undefined)
+  if (!action) return answer(UNKNOWN_ACTION)
+  const checked = action.check({ body, idempotencyKey })
+  if (!checked.ok) return answer(checked.failure)
+  let services: Awaited<ReturnType<DeployServicesSource['services']>>
+  try {
+    services = await source.services()
+  } catch (error) {
+    return { status: 500, body: { ok: false, ...misconfigured('b20-skill', error) } }
+  }
+  try {
+    return await checked.run({ services, agent })
+  } catch (error) {
+    return unexpectedFailure(services.logger, error)
+  }
+}
