@@ -40,6 +40,17 @@ export const TICK_STALE_SECONDS = 600
 /** Longest one part may take to answer before it counts as down. */
 export const HEALTH_PART_TIMEOUT_MS = 3000
 
+/**
+ * A health part that is down for a reason the probe names itself (a deadline passed, nothing configured, the chain
+ * is another one): `name` is that reason, as the detailed view reports every failure by its error's name.
+ */
+export class PartDownError extends Error {
+  constructor(reason: 'TimeoutError' | 'SignerNotConfigured' | 'ChainMismatch' | 'DeploysDisabled' | string, message: string) {
+    super(message)
+    this.name = reason
+  }
+}
+
 /** Runs one probe under a deadline; a failure or timeout is the part being down (with the error's name only). */
 async function probe(run: () => Promise<Record<string, unknown>>): Promise<HealthPart> {
   const started = Date.now()
@@ -48,8 +59,7 @@ async function probe(run: () => Promise<Record<string, unknown>>): Promise<Healt
     const details = await Promise.race([
       run(),
       new Promise<never>(
-        (_, reject) =>
-          (timer = setTimeout(() => reject(Object.assign(new Error('timed out'), { name: 'TimeoutError' })), HEALTH_PART_TIMEOUT_MS)),
+        (_, reject) => (timer = setTimeout(() => reject(new PartDownError('TimeoutError', 'timed out')), HEALTH_PART_TIMEOUT_MS)),
       ),
     ])
     return { ok: true, latencyMs: Date.now() - started, ...details }
@@ -98,12 +108,13 @@ export type CheckDetailedHealthParameters = {
 /** The detailed view: every part probed at once, each under {@link HEALTH_PART_TIMEOUT_MS}. Never throws. */
 export async function checkDetailedHealth({ read, deploy, config }: CheckDetailedHealthParameters): Promise<DetailedHealth> {
   const services = deploy().catch((error: unknown) => {
-    throw Object.assign(new Error('deploy services failed to start'), { name: errorName(error) })
+    // Named after what stopped them (a ConfigError, say): the parts that need them report that.
+    throw new PartDownError(errorName(error), 'deploy services failed to start')
   })
   services.catch(() => undefined)
   const signerAddress = async () => {
     const ctx = await services
-    if (!ctx.getSigner) throw Object.assign(new Error('no signer'), { name: 'SignerNotConfigured' })
+    if (!ctx.getSigner) throw new PartDownError('SignerNotConfigured', 'no signer')
     return { ctx, address: (await ctx.getSigner()).address }
   }
 
@@ -118,7 +129,7 @@ export async function checkDetailedHealth({ read, deploy, config }: CheckDetaile
     probe(async () => {
       const ctx = await services
       const [chainId, head] = await Promise.all([ctx.publicClient.getChainId(), ctx.publicClient.getBlockNumber()])
-      if (chainId !== ctx.config.chainId) throw Object.assign(new Error('chain mismatch'), { name: 'ChainMismatch' })
+      if (chainId !== ctx.config.chainId) throw new PartDownError('ChainMismatch', 'chain mismatch')
       return { chainId, expectedChainId: ctx.config.chainId, head: Number(head) }
     }),
     probe(async () => {
@@ -135,7 +146,7 @@ export async function checkDetailedHealth({ read, deploy, config }: CheckDetaile
     }),
     probe(async () => {
       const { ctx, address } = await signerAddress()
-      if (!ctx.store) throw Object.assign(new Error('no shared store'), { name: 'DeploysDisabled' })
+      if (!ctx.store) throw new PartDownError('DeploysDisabled', 'no shared store')
       const keys = deployStoreKeys({ storePrefix: ctx.config.storePrefix, chainId: ctx.config.chainId, signer: address })
       const now = ctx.clock.now()
       const [used, unmined, minedCount] = await Promise.all([

@@ -98,6 +98,18 @@ function logStepFailure(logger: Logger, operation: string, error: unknown, effec
   else logger.error('tick_step_failed', { operation, ...unexpectedErrorFields(error), effect })
 }
 
+/** The cached control room does not parse: the tick's parts have no tokens to work from. */
+export class UnreadableControlRoomError extends Error {
+  override name = 'UnreadableControlRoom'
+}
+
+/** A part that needs the control room, when the room's own part failed (its failure is the one logged). */
+export class NoControlRoomError extends Error {
+  override name = 'NoControlRoom'
+  /** The message names no secret: the summary may show it. */
+  readonly messageIsPublic = true
+}
+
 type Parts = NonNullable<TickSummary['parts']>
 /** Runs one part on its own: its result or its failure goes into the summary, and never stops the others. */
 type RunPart = <T extends Record<string, unknown>>(name: (typeof TICK_PARTS)[number], run: () => Promise<T>) => Promise<T | null>
@@ -113,7 +125,7 @@ function createPartRunner(logger: Logger): { parts: Parts; part: RunPart } {
       const message = publicErrorMessage(error)
       parts[name] = { ok: false, error: errorName(error), ...(message ? { message } : {}) }
       // A part that could not start because the room failed is named in the answer; the room's failure is the line.
-      if (errorName(error) !== 'NoControlRoom') logger.warn('tick_part_failed', { part: name, error: errorName(error), message })
+      if (!(error instanceof NoControlRoomError)) logger.warn('tick_part_failed', { part: name, error: errorName(error), message })
       return null
     }
   }
@@ -134,7 +146,7 @@ async function runReadParts(read: ReadServices, part: RunPart): Promise<void> {
       refresh: () => refreshControlRoom(read),
     })
     const room = parseRecord(controlRoomSchema, entry.body)
-    if (!room) throw Object.assign(new Error('the cached control room is not one'), { name: 'UnreadableControlRoom' })
+    if (!room) throw new UnreadableControlRoomError('the cached control room is not one')
     tokens = room.liveActivity
     roomRefreshed = refreshed
     return {
@@ -145,8 +157,7 @@ async function runReadParts(read: ReadServices, part: RunPart): Promise<void> {
     }
   })
   const needsRoom = (): ControlRoom['liveActivity'] => {
-    if (!tokens)
-      throw Object.assign(new Error('no control room to work from (its part failed)'), { name: 'NoControlRoom', messageIsPublic: true })
+    if (!tokens) throw new NoControlRoomError('no control room to work from (its part failed)')
     return tokens
   }
   await Promise.all([

@@ -39,9 +39,16 @@ const agents = {
   },
 }
 
+/** The receiver did not answer within the attempt's deadline. */
+class WebhookTimeoutError extends Error {
+  override name = 'WebhookTimeoutError'
+}
+
 /** Why an attempt got no answer, in words safe for a status line: no URL, no secret. */
 function describeFailure(error: unknown): string {
+  if (error instanceof WebhookTimeoutError) return error.message
   const message = error instanceof Error ? error.message : String(error)
+  // request-filtering-agent refuses an address with a plain Error: its message is the only thing that says why.
   const refused = /DNS lookup (\S+?)\(family:\S*, host:(.*?)\) is not allowed/.exec(message)
   if (refused) return `refused: ${refused[2]} resolves to a non-public address (${refused[1]})`
   if (/DNS lookup (\S+?)\(family/.test(message)) return 'refused: the address is not public'
@@ -89,10 +96,7 @@ export async function attemptWebhook(parameters: AttemptWebhookParameters): Prom
         resolve(status >= 200 && status < 300 ? { ok: true, status } : { ok: false, status, error: `answered ${status}` })
       },
     )
-    const timer = setTimeout(
-      () => request.destroy(Object.assign(new Error('timed out'), { code: `timed out after ${timeoutMs / 1000} s` })),
-      timeoutMs,
-    )
+    const timer = setTimeout(() => request.destroy(new WebhookTimeoutError(`timed out after ${timeoutMs / 1000} s`)), timeoutMs)
     request.on('error', (error) => {
       clearTimeout(timer)
       resolve({ ok: false, status: null, error: describeFailure(error) })
