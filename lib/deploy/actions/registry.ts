@@ -1,4 +1,6 @@
+import { ConfigError } from '../../platform/config.js'
 import { misconfigured } from '../../platform/edge.js'
+import { processLogger } from '../../platform/log.js'
 import type { DeployServicesSource } from '../instance.js'
 import { failure } from '../outcome.js'
 import { type AgentAction, type AgentActionAnswer, answer, type CallingAgent, unexpectedFailure } from './action.js'
@@ -55,7 +57,9 @@ export async function runAgentAction({ source, agent, body, idempotencyKey }: Ru
   try {
     services = await source.services()
   } catch (error) {
-    return { status: 500, body: { ok: false, ...misconfigured('b20-skill', error) } }
+    // A variable the operator must fix is CONFIG_INVALID; anything else that stops the services is unexpected.
+    if (error instanceof ConfigError) return { status: 500, body: { ok: false, ...misconfigured('b20-skill', error) } }
+    return unexpectedFailure(processLogger(), error)
   }
   try {
     return await checked.run({ services, agent })
