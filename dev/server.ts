@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { getRequestListener } from '@hono/node-server'
 import { serveStatic } from '@hono/node-server/serve-static'
-import { Hono, type MiddlewareHandler } from 'hono'
+import { type Context, Hono, type MiddlewareHandler } from 'hono'
 import type { Endpoint } from '../lib/platform/edge.js'
 import { DISCARD_LIMIT_BYTES } from '../lib/platform/http.js'
 import { answerClientErrors, drainUnreadBody, responseWithSiteHeaders, setClientAddress } from './nodeConnections.js'
@@ -51,12 +51,27 @@ export async function loadApiEndpoints(apiDir = join(ROOT, 'api')): Promise<Reco
   return endpoints
 }
 
-/** A JSON answer of the local server's own (a 404, a malformed path, a handler that threw). */
-function serverAnswer(status: number, code: string, error: string): Response {
+/** A JSON answer of the local server's own (a 404, a 405 off the endpoints, a malformed path, a handler that threw). */
+function serverAnswer(status: number, code: string, error: string, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify({ error, code }), {
     status,
-    headers: { 'content-type': 'application/json; charset=utf-8', 'access-control-allow-origin': '*' },
+    headers: { 'content-type': 'application/json; charset=utf-8', 'access-control-allow-origin': '*', ...headers },
   })
+}
+
+/**
+ * Methods the fetch standard forbids in a `Request` (https://fetch.spec.whatwg.org/#forbidden-method): copying a
+ * request that carries one throws. Node hands the site only TRACE of them (CONNECT and TRACK never parse as a request).
+ */
+const FORBIDDEN_METHODS = new Set(['CONNECT', 'TRACE', 'TRACK'])
+
+/** The JSON 404 of a path the site does not serve. */
+const notFound = (c: Context) => serverAnswer(404, 'NOT_FOUND', `No route for ${new URL(c.req.url).pathname}`)
+
+/** The static files are read with GET and HEAD only: any other method gets 405 with `Allow`, as an endpoint's does. */
+const readOnly: MiddlewareHandler = async (c, next) => {
+  if (c.req.method === 'GET' || c.req.method === 'HEAD') return next()
+  return serverAnswer(405, 'METHOD_NOT_ALLOWED', `Method ${c.req.method} is not allowed here; use GET or HEAD.`, { allow: 'GET, HEAD' })
 }
 
 /** A 400 for a path with a malformed percent escape, before any file is looked for. */
@@ -71,7 +86,8 @@ const refuseMalformedPath: MiddlewareHandler = async (c, next) => {
 
 /**
  * The local site as a Hono app: each endpoint at `/api/<name>` (with or without a trailing slash), vercel.json's
- * rewrites onto them, the static files of `publicDir`, and a JSON 404 for anything else.
+ * rewrites onto them, the static files of `publicDir` (GET and HEAD; 405 with `Allow` for any other method), and a
+ * JSON 404 for anything else, under `/api/` whatever the method.
  */
 export function createLocalSite(parameters: Required<Pick<StartServerParameters, 'endpoints' | 'publicDir' | 'rewrites'>>): Hono {
   const { endpoints, publicDir, rewrites } = parameters
@@ -81,6 +97,9 @@ export function createLocalSite(parameters: Required<Pick<StartServerParameters,
     const endpoint = endpoints[destination.replace(/^\/api\//, '')]
     if (!endpoint) continue
     app.all(source, (c) => {
+      // No endpoint takes a method the fetch standard forbids, and a copy of such a request throws: the endpoint's own
+      // method guard answers it as it came (405 with the endpoint's Allow, as at /api/<name>).
+      if (FORBIDDEN_METHODS.has(c.req.method.toUpperCase())) return endpoint.fetch(c.req.raw)
       const url = new URL(c.req.url)
       return endpoint.fetch(new Request(new URL(destination + url.search, url), c.req.raw))
     })
@@ -88,8 +107,11 @@ export function createLocalSite(parameters: Required<Pick<StartServerParameters,
   // The files are a second app that the first falls through to, so that an endpoint's route holds one handler: Hono
   // then answers at once what the endpoint answers at once (a warm read), before Node reads on past the request.
   const files = new Hono()
+  // Under /api/ only endpoints answer (as on Vercel): a name that is none is not found, whatever the method.
+  files.all('/api/*', notFound)
+  files.use(readOnly)
   files.get('*', refuseMalformedPath, serveStatic({ root: publicDir }))
-  files.notFound((c) => serverAnswer(404, 'NOT_FOUND', `No route for ${new URL(c.req.url).pathname}`))
+  files.notFound(notFound)
   app.notFound((c) => files.fetch(c.req.raw))
   // A handler never throws by design; if one does, the process stays up and the client gets a plain 500.
   app.onError(() => serverAnswer(500, 'INTERNAL', 'Internal error'))
