@@ -20,7 +20,7 @@ export type StartServerParameters = {
   endpoints?: Record<string, Endpoint>
   /** Folder served as static files at `/` (default `public/`). */
   publicDir?: string
-  /** Rewrites applied before routing, as in vercel.json (`/openapi.json` -> `/api/openapi`). */
+  /** vercel.json's rewrites onto endpoints (`/openapi.json` is answered by `/api/openapi`). */
   rewrites?: Record<string, string>
   /** Headers added to every response that does not set them itself, as vercel.json's `headers` for `/(.*)`. */
   headers?: Record<string, string>
@@ -59,12 +59,6 @@ function serverAnswer(status: number, code: string, error: string, headers: Reco
   })
 }
 
-/**
- * Methods the fetch standard forbids in a `Request` (https://fetch.spec.whatwg.org/#forbidden-method): copying a
- * request that carries one throws. Node hands the site only TRACE of them (CONNECT and TRACK never parse as a request).
- */
-const FORBIDDEN_METHODS = new Set(['CONNECT', 'TRACE', 'TRACK'])
-
 /** The JSON 404 of a path the site does not serve. */
 const notFound = (c: Context) => serverAnswer(404, 'NOT_FOUND', `No route for ${new URL(c.req.url).pathname}`)
 
@@ -93,16 +87,13 @@ export function createLocalSite(parameters: Required<Pick<StartServerParameters,
   const { endpoints, publicDir, rewrites } = parameters
   const app = new Hono({ strict: false })
   for (const [name, endpoint] of Object.entries(endpoints)) app.all(`/api/${name}`, (c) => endpoint.fetch(c.req.raw))
+  // An endpoint answers on the method, headers, query and body, never the path, so a rewrite hands it the request as it
+  // came, as its own route does. A copy (`new Request`) would throw for a method the fetch standard forbids (TRACE:
+  // a 500 instead of the endpoint's 405), and would take the body's stream, so that a body the endpoint did not read
+  // could no longer be drained and the next request on the connection waited for nothing.
   for (const [source, destination] of Object.entries(rewrites)) {
     const endpoint = endpoints[destination.replace(/^\/api\//, '')]
-    if (!endpoint) continue
-    app.all(source, (c) => {
-      // No endpoint takes a method the fetch standard forbids, and a copy of such a request throws: the endpoint's own
-      // method guard answers it as it came (405 with the endpoint's Allow, as at /api/<name>).
-      if (FORBIDDEN_METHODS.has(c.req.method.toUpperCase())) return endpoint.fetch(c.req.raw)
-      const url = new URL(c.req.url)
-      return endpoint.fetch(new Request(new URL(destination + url.search, url), c.req.raw))
-    })
+    if (endpoint) app.all(source, (c) => endpoint.fetch(c.req.raw))
   }
   // The files are a second app that the first falls through to, so that an endpoint's route holds one handler: Hono
   // then answers at once what the endpoint answers at once (a warm read), before Node reads on past the request.

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { request as httpRequest } from 'node:http'
+import { Agent, request as httpRequest } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ControlRoom } from '../../lib/market/types.js'
 import { type FakeDexScreener, startFakeDexScreener } from '../support/fakeDexScreener.js'
@@ -9,12 +9,12 @@ import { fetchChecked } from '../support/openapiCheck.js'
 import { createSyntheticMarket } from '../support/syntheticMarket.js'
 
 /** What one request got: Node's own client, which sends any method (fetch refuses TRACE). */
-type Answer = { status: number; allow: string | undefined; contentType: string | undefined; body: string }
+type Answer = { status: number; allow: string | undefined; contentType: string | undefined; body: string; reusedConnection: boolean }
 
-/** Sends `method path` (with `body`, if any) to `base` and reads the whole answer. */
-function send(base: string, method: string, path: string, body?: string): Promise<Answer> {
+/** Sends `method path` (with `body`, if any) to `base` and reads the whole answer; over `agent`'s connections if given. */
+function send(base: string, method: string, path: string, body?: string | Buffer, agent?: Agent): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const outgoing = httpRequest(new URL(path, base), { method }, (response) => {
+    const outgoing = httpRequest(new URL(path, base), { method, ...(agent ? { agent } : {}) }, (response) => {
       const chunks: Buffer[] = []
       response.on('data', (chunk: Buffer) => chunks.push(chunk))
       response.on('end', () =>
@@ -23,6 +23,7 @@ function send(base: string, method: string, path: string, body?: string): Promis
           allow: response.headers.allow,
           contentType: response.headers['content-type'],
           body: Buffer.concat(chunks).toString('utf8'),
+          reusedConnection: outgoing.reusedSocket,
         }),
       )
     })
@@ -71,6 +72,18 @@ describe('npm start (dev/server.ts)', () => {
       const answer = await send(base, 'TRACE', path)
       expect({ path, status: answer.status, allow: answer.allow }).toEqual({ path, status: 405, allow: 'GET, HEAD, OPTIONS' })
       expect(JSON.parse(answer.body)).toMatchObject({ code: 'METHOD_NOT_ALLOWED' })
+    }
+  })
+
+  it('answers the next request on a kept-alive connection after refusing an upload to a rewrite it did not read', async () => {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 })
+    try {
+      const refused = await send(base, 'PUT', '/openapi.json', Buffer.alloc(300 * 1024, 0x61), agent)
+      expect(refused.status).toBe(405)
+      const next = await send(base, 'GET', '/skill.md', undefined, agent)
+      expect({ status: next.status, reusedConnection: next.reusedConnection }).toEqual({ status: 200, reusedConnection: true })
+    } finally {
+      agent.destroy()
     }
   })
 
