@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { getRequestListener } from '@hono/node-server'
 import { serveStatic } from '@hono/node-server/serve-static'
-import { Hono, type MiddlewareHandler } from 'hono'
+import { type Context, Hono, type MiddlewareHandler } from 'hono'
 import type { Endpoint } from '../lib/platform/edge.js'
 import { DISCARD_LIMIT_BYTES } from '../lib/platform/http.js'
 import { answerClientErrors, drainUnreadBody, responseWithSiteHeaders, setClientAddress } from './nodeConnections.js'
@@ -20,7 +20,7 @@ export type StartServerParameters = {
   endpoints?: Record<string, Endpoint>
   /** Folder served as static files at `/` (default `public/`). */
   publicDir?: string
-  /** Rewrites applied before routing, as in vercel.json (`/openapi.json` -> `/api/openapi`). */
+  /** vercel.json's rewrites onto endpoints (`/openapi.json` is answered by `/api/openapi`). */
   rewrites?: Record<string, string>
   /** Headers added to every response that does not set them itself, as vercel.json's `headers` for `/(.*)`. */
   headers?: Record<string, string>
@@ -51,12 +51,21 @@ export async function loadApiEndpoints(apiDir = join(ROOT, 'api')): Promise<Reco
   return endpoints
 }
 
-/** A JSON answer of the local server's own (a 404, a malformed path, a handler that threw). */
-function serverAnswer(status: number, code: string, error: string): Response {
+/** A JSON answer of the local server's own (a 404, a 405 off the endpoints, a malformed path, a handler that threw). */
+function serverAnswer(status: number, code: string, error: string, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify({ error, code }), {
     status,
-    headers: { 'content-type': 'application/json; charset=utf-8', 'access-control-allow-origin': '*' },
+    headers: { 'content-type': 'application/json; charset=utf-8', 'access-control-allow-origin': '*', ...headers },
   })
+}
+
+/** The JSON 404 of a path the site does not serve. */
+const notFound = (c: Context) => serverAnswer(404, 'NOT_FOUND', `No route for ${new URL(c.req.url).pathname}`)
+
+/** The static files are read with GET and HEAD only: any other method gets 405 with `Allow`, as an endpoint's does. */
+const readOnly: MiddlewareHandler = async (c, next) => {
+  if (c.req.method === 'GET' || c.req.method === 'HEAD') return next()
+  return serverAnswer(405, 'METHOD_NOT_ALLOWED', `Method ${c.req.method} is not allowed here; use GET or HEAD.`, { allow: 'GET, HEAD' })
 }
 
 /** A 400 for a path with a malformed percent escape, before any file is looked for. */
@@ -71,25 +80,29 @@ const refuseMalformedPath: MiddlewareHandler = async (c, next) => {
 
 /**
  * The local site as a Hono app: each endpoint at `/api/<name>` (with or without a trailing slash), vercel.json's
- * rewrites onto them, the static files of `publicDir`, and a JSON 404 for anything else.
+ * rewrites onto them, the static files of `publicDir` (GET and HEAD; 405 with `Allow` for any other method), and a
+ * JSON 404 for anything else, under `/api/` whatever the method.
  */
 export function createLocalSite(parameters: Required<Pick<StartServerParameters, 'endpoints' | 'publicDir' | 'rewrites'>>): Hono {
   const { endpoints, publicDir, rewrites } = parameters
   const app = new Hono({ strict: false })
   for (const [name, endpoint] of Object.entries(endpoints)) app.all(`/api/${name}`, (c) => endpoint.fetch(c.req.raw))
+  // An endpoint answers on the method, headers, query and body, never the path, so a rewrite hands it the request as it
+  // came, as its own route does. A copy (`new Request`) would throw for a method the fetch standard forbids (TRACE:
+  // a 500 instead of the endpoint's 405), and would take the body's stream, so that a body the endpoint did not read
+  // could no longer be drained and the next request on the connection waited for nothing.
   for (const [source, destination] of Object.entries(rewrites)) {
     const endpoint = endpoints[destination.replace(/^\/api\//, '')]
-    if (!endpoint) continue
-    app.all(source, (c) => {
-      const url = new URL(c.req.url)
-      return endpoint.fetch(new Request(new URL(destination + url.search, url), c.req.raw))
-    })
+    if (endpoint) app.all(source, (c) => endpoint.fetch(c.req.raw))
   }
   // The files are a second app that the first falls through to, so that an endpoint's route holds one handler: Hono
   // then answers at once what the endpoint answers at once (a warm read), before Node reads on past the request.
   const files = new Hono()
+  // Under /api/ only endpoints answer (as on Vercel): a name that is none is not found, whatever the method.
+  files.all('/api/*', notFound)
+  files.use(readOnly)
   files.get('*', refuseMalformedPath, serveStatic({ root: publicDir }))
-  files.notFound((c) => serverAnswer(404, 'NOT_FOUND', `No route for ${new URL(c.req.url).pathname}`))
+  files.notFound(notFound)
   app.notFound((c) => files.fetch(c.req.raw))
   // A handler never throws by design; if one does, the process stays up and the client gets a plain 500.
   app.onError(() => serverAnswer(500, 'INTERNAL', 'Internal error'))

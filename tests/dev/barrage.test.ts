@@ -8,29 +8,93 @@ import { type ServiceParts, startServiceParts } from '../support/serviceParts.js
 const SEED = Number(process.env.BARRAGE_SEED ?? 20261123)
 const COUNT = 10_500
 const AWS_SECRET = 'barrage-aws-secret-key-7f3e9a1c5b'
+const HEALTH_TOKEN = 'barrage-health-token-0123456789'
+const CRON_SECRET = 'barrage-cron-secret-0123456789'
 
 /**
- * Every status each path documents (README, OpenAPI); anything else is a failure. Every path may also answer 400
- * MALFORMED_REQUEST: what Node cannot parse as HTTP (an unknown method; a DELETE, OPTIONS or TRACE whose body Node's
- * own client sends unframed, so its bytes read as the next request).
+ * What each path the service serves documents (README, docs/api.md, OpenAPI): the statuses it may answer, the `Allow`
+ * of its 405 (the methods it takes; without one, every method gets the same 404), the codes a 400 may carry (none
+ * listed: MCP answers JSON-RPC errors) and the type of its 2xx bodies. Anything else is a failure. Every path may
+ * answer 400 MALFORMED_REQUEST: what Node cannot parse as HTTP (an unknown method, an oversized header; a DELETE,
+ * OPTIONS or TRACE whose body Node's own client sends unframed, so its bytes read as the next request). The only 5xx
+ * documented is the stream's 503 (STREAMS_FULL, UPSTREAM_UNAVAILABLE).
  */
-const DOCUMENTED: Record<string, number[]> = {
-  '/api/b20-skill': [200, 204, 308, 400, 403, 405, 413],
-  '/api/mcp': [200, 202, 204, 308, 400, 405, 406, 413, 415],
-  '/api/control-room': [200, 204, 304, 308, 400, 405],
-  '/api/token-search': [200, 204, 304, 308, 400, 405, 429],
-  '/api/health': [200, 204, 308, 400, 401, 405],
-}
-/** The codes a 400 may carry, by path. */
-const BAD_REQUEST_CODES: Record<string, string[]> = {
-  '/api/b20-skill': ['INVALID_JSON', 'UNSUPPORTED_CONTENT_TYPE', 'MALFORMED_REQUEST'],
-  '/api/control-room': ['MALFORMED_REQUEST'],
-  '/api/token-search': ['QUERY_REQUIRED', 'QUERY_TOO_LONG', 'MALFORMED_REQUEST'],
-  '/api/health': ['MALFORMED_REQUEST'],
+type PathContract = { statuses: number[]; allow?: string; badRequestCodes?: string[]; type?: string }
+
+const JSON_TYPE = 'application/json'
+const read = (extra: number[] = [], codes: string[] = []): PathContract => ({
+  statuses: [200, 204, 304, 308, 400, 405, ...extra],
+  allow: 'GET, HEAD, OPTIONS',
+  badRequestCodes: ['MALFORMED_REQUEST', ...codes],
+  type: JSON_TYPE,
+})
+const document = (type: string): PathContract => ({
+  statuses: [200, 204, 308, 400, 405],
+  allow: 'GET, HEAD, OPTIONS',
+  badRequestCodes: ['MALFORMED_REQUEST'],
+  type,
+})
+const file = (type: string): PathContract => ({
+  statuses: [200, 400, 405],
+  allow: 'GET, HEAD',
+  badRequestCodes: ['MALFORMED_REQUEST'],
+  type,
+})
+const unknown: PathContract = { statuses: [400, 404, 405], allow: 'GET, HEAD', badRequestCodes: ['MALFORMED_REQUEST', 'MALFORMED_PATH'] }
+
+const PATHS: Record<string, PathContract> = {
+  '/api/control-room': read(),
+  '/api/token-search': read([429], ['QUERY_REQUIRED', 'QUERY_TOO_LONG']),
+  '/api/token-history': read([404, 429], ['INVALID_ADDRESS']),
+  '/api/market-history': read(),
+  '/api/stream': {
+    statuses: [200, 204, 308, 400, 405, 429, 503],
+    allow: 'GET, OPTIONS',
+    badRequestCodes: ['MALFORMED_REQUEST'],
+    type: 'text/event-stream',
+  },
+  '/api/b20-skill': {
+    statuses: [200, 204, 308, 400, 403, 405, 413],
+    allow: 'POST, OPTIONS',
+    badRequestCodes: ['INVALID_JSON', 'UNSUPPORTED_CONTENT_TYPE', 'MALFORMED_REQUEST'],
+    type: JSON_TYPE,
+  },
+  '/api/mcp': { statuses: [200, 202, 204, 308, 400, 403, 405, 406, 413, 415], allow: 'POST, OPTIONS' },
+  '/api/health': read([401]),
+  '/api/tick': {
+    statuses: [200, 204, 308, 400, 401, 405, 413],
+    allow: 'GET, POST, OPTIONS',
+    badRequestCodes: ['MALFORMED_REQUEST'],
+    type: JSON_TYPE,
+  },
+  '/api/openapi': document(JSON_TYPE),
+  '/api/skill': document('text/markdown'),
+  '/api/llms': document('text/plain'),
+  // vercel.json's rewrites answer as the endpoints they rewrite to.
+  '/openapi.json': document(JSON_TYPE),
+  '/skill.md': document('text/markdown'),
+  '/llms.txt': document('text/plain'),
+  // The dashboard's files.
+  '/': file('text/html'),
+  '/index.html': file('text/html'),
+  '/styles.css': file('text/css'),
+  '/app.js': file('text/javascript'),
+  // Paths nobody serves, a few of them reaching for files outside public/.
+  '/nope': unknown,
+  '/..%2fpackage.json': unknown,
+  '/modules/..%2f..%2fpackage.json': unknown,
+  '/.git/config': unknown,
+  '/%ZZ': unknown,
+  '/api/nope': { statuses: [400, 404], badRequestCodes: ['MALFORMED_REQUEST'] },
 }
 const WITHOUT_BODY = new Set([202, 204, 304, 308])
 
-describe(`a barrage of ${COUNT} hostile requests against npm start (seed ${SEED})`, () => {
+/** The path a barrage request asked for, without its query: the key of {@link PATHS}. */
+const pathOf = (a: BarrageAnswer) => a.request.path.replace(/\?.*$/, '')
+/** True for the 400 Node answers to what it cannot parse as HTTP. */
+const unparsed = (a: BarrageAnswer) => 'status' in a && a.status === 400 && a.body.includes('"MALFORMED_REQUEST"')
+
+describe(`a barrage of ${COUNT} hostile requests against npm start, over every path it serves (seed ${SEED})`, () => {
   let parts: ServiceParts
   let service: NpmStart
   let answers: BarrageAnswer[]
@@ -42,10 +106,19 @@ describe(`a barrage of ${COUNT} hostile requests against npm start (seed ${SEED}
       allowlist: [agent.digest],
       storePrefix: `barrage${process.pid}:`,
       awsSecret: AWS_SECRET,
-      env: { HEALTH_TOKEN: 'barrage-health-token-0123456789' },
+      env: { HEALTH_TOKEN, CRON_SECRET },
     })
-    service = await startNpmStart(parts.env)
-    const requests = generateBarrage({ seed: SEED, count: COUNT, paths: Object.keys(DOCUMENTED), validKey: agent.key })
+    // Behind one trusted proxy, as on a host: each request's client is the last X-Forwarded-For entry it carries.
+    service = await startNpmStart({ ...parts.env, TRUST_PROXY: '1' })
+    const room = (await (await fetch(`${service.url}/api/control-room`)).json()) as { liveActivity: { address: string }[] }
+    const requests = generateBarrage({
+      seed: SEED,
+      count: COUNT,
+      paths: Object.keys(PATHS),
+      validKey: agent.key,
+      bearers: [CRON_SECRET, HEALTH_TOKEN],
+      knownAddresses: room.liveActivity.slice(0, 20).map((token) => token.address),
+    })
     answers = await sendBarrage(service.url, requests)
   }, 300_000)
   afterAll(async () => {
@@ -55,23 +128,34 @@ describe(`a barrage of ${COUNT} hostile requests against npm start (seed ${SEED}
 
   const describeRequest = (a: BarrageAnswer) =>
     `${a.request.method} ${a.request.path.slice(0, 80)} ${JSON.stringify(a.request.headers).slice(0, 200)} body ${a.request.body?.length ?? 0} B`
+  const answered = () => answers.filter((a): a is Extract<BarrageAnswer, { status: number }> => 'status' in a)
 
   it('answers every request: no reset, no timeout', () => {
     const failed = answers.filter((a) => 'error' in a)
     expect(failed.map((a) => `${describeRequest(a)}: ${'error' in a ? a.error : ''}`)).toEqual([])
   })
 
-  it('answers every request with a documented status, never a 5xx', () => {
-    const wrong = answers.filter((a) => !('error' in a) && !DOCUMENTED[a.request.path.replace(/\?.*$/, '')]!.includes(a.status))
-    expect(wrong.map((a) => `${'status' in a ? a.status : ''} for ${describeRequest(a)}`)).toEqual([])
+  it('answers every request with a status its path documents: no 5xx but the stream’s documented 503', () => {
+    const wrong = answered().filter((a) => !PATHS[pathOf(a)]!.statuses.includes(a.status))
+    expect(wrong.map((a) => `${a.status} for ${describeRequest(a)}`)).toEqual([])
+  })
+
+  it('answers every method a path does not take with 405 and its Allow, and only those, whatever the path', () => {
+    const wrong = answered().filter((a) => {
+      const { allow } = PATHS[pathOf(a)]!
+      if (!allow) return a.status === 405
+      const taken = allow.split(', ').includes(a.request.method)
+      if (taken) return a.status === 405
+      return !unparsed(a) && (a.status !== 405 || a.allow !== allow)
+    })
+    expect(wrong.map((a) => `${a.status} Allow: ${a.allow} for ${describeRequest(a)}`)).toEqual([])
   })
 
   it('says why in every 400, with a code the path documents', () => {
-    const wrong = answers.filter((a) => {
-      if (!('status' in a) || a.status !== 400) return false
+    const wrong = answered().filter((a) => {
       // An answer to HEAD has no body to say why in (HTTP forbids one), whatever its status.
-      if (a.request.method === 'HEAD') return false
-      const codes = BAD_REQUEST_CODES[a.request.path.replace(/\?.*$/, '')]
+      if (a.status !== 400 || a.request.method === 'HEAD') return false
+      const codes = PATHS[pathOf(a)]!.badRequestCodes
       if (!codes) return false // MCP answers JSON-RPC errors
       try {
         return !codes.includes((JSON.parse(a.body) as { code?: string }).code ?? '')
@@ -79,27 +163,32 @@ describe(`a barrage of ${COUNT} hostile requests against npm start (seed ${SEED}
         return true
       }
     })
-    expect(wrong.map((a) => `${'body' in a ? a.body.slice(0, 100) : ''} for ${describeRequest(a)}`)).toEqual([])
+    expect(wrong.map((a) => `${a.body.slice(0, 100)} for ${describeRequest(a)}`)).toEqual([])
   })
 
-  it('answers with a JSON body wherever a body is due', () => {
-    const notJson = answers.filter((a) => {
-      if ('error' in a || WITHOUT_BODY.has(a.status) || a.request.method === 'HEAD') return false
-      if (!a.contentType?.startsWith('application/json')) return true
+  it('answers every error as JSON with a code, and every success with a body in its path’s own type', () => {
+    const wrong = answered().filter((a) => {
+      if (WITHOUT_BODY.has(a.status) || a.request.method === 'HEAD') return false
+      const contract = PATHS[pathOf(a)]!
+      if (a.status < 400) return contract.type !== undefined && !a.contentType?.startsWith(contract.type)
+      if (!a.contentType?.startsWith(JSON_TYPE)) return true
       try {
-        JSON.parse(a.body)
-        return false
+        const body = JSON.parse(a.body) as { code?: unknown; error?: { code?: unknown } }
+        // MCP's own refusals are JSON-RPC errors, whose code is a number inside `error`.
+        return typeof body.code !== 'string' && typeof body.error?.code !== 'number'
       } catch {
         return true
       }
     })
-    expect(
-      notJson.map((a) => `${'status' in a ? a.status : ''} ${'contentType' in a ? a.contentType : ''} for ${describeRequest(a)}`),
-    ).toEqual([])
+    expect(wrong.map((a) => `${a.status} ${a.contentType} ${a.body.slice(0, 80)} for ${describeRequest(a)}`)).toEqual([])
   })
 
-  it('answers every request within 2 s', () => {
-    const slow = answers.filter((a) => a.ms > 2000)
+  it('answers every request within 2 s, but the work a right bearer starts (a tick, health’s probes of every part)', () => {
+    const bearer = (a: BarrageAnswer) => a.request.headers.authorization
+    const authorizedWork = (a: BarrageAnswer) =>
+      (pathOf(a) === '/api/tick' && bearer(a) === `Bearer ${CRON_SECRET}`) ||
+      (pathOf(a) === '/api/health' && bearer(a) === `Bearer ${HEALTH_TOKEN}`)
+    const slow = answers.filter((a) => a.ms > 2000 && !authorizedWork(a))
     expect(slow.map((a) => `${a.ms} ms for ${describeRequest(a)}`)).toEqual([])
   })
 
@@ -107,25 +196,35 @@ describe(`a barrage of ${COUNT} hostile requests against npm start (seed ${SEED}
     expect(parts.kms.calls.filter((c) => c === 'Sign')).toEqual([])
   })
 
-  it('reached the real work: every path answered 2xx to some requests, and refusals of every kind', () => {
+  it('reached the real work: every path that can answered 2xx to some requests, with refusals of every kind', () => {
     const statuses = (path: string) =>
-      new Set(answers.filter((a) => 'status' in a && a.request.path.startsWith(path)).map((a) => ('status' in a ? a.status : 0)))
-    for (const path of Object.keys(DOCUMENTED))
-      expect(
-        [...statuses(path)].some((s) => s >= 200 && s < 300),
-        path,
-      ).toBe(true)
+      new Set(
+        answered()
+          .filter((a) => pathOf(a) === path)
+          .map((a) => a.status),
+      )
+    for (const [path, { statuses: documented }] of Object.entries(PATHS))
+      if (documented.includes(200))
+        expect(
+          [...statuses(path)].some((s) => s >= 200 && s < 300),
+          path,
+        ).toBe(true)
     expect([...statuses('/api/b20-skill')]).toEqual(expect.arrayContaining([200, 400, 403, 405, 413]))
+    expect([...statuses('/api/tick')]).toEqual(expect.arrayContaining([200, 401, 405]))
+    expect([...statuses('/api/token-history')]).toEqual(expect.arrayContaining([200, 400, 404]))
   })
 
-  it('leaks no secret: no agent key, AWS secret, Redis token or health token in any log line, body or header', () => {
-    const secrets = [agent.key, AWS_SECRET, parts.upstash.token, 'barrage-health-token-0123456789']
+  it('tells clients apart by the address the proxy names: more searches answered than one client may make', () => {
+    const searches = answered().filter((a) => pathOf(a) === '/api/token-search' && a.status === 200)
+    expect(searches.length).toBeGreaterThan(30) // SEARCH_RATE_LIMIT_PER_MINUTE, and the barrage takes under a minute
+  })
+
+  it('leaks no secret: no agent key, AWS secret, Redis token, health token or cron secret in any log line, body or header', () => {
+    const secrets = [agent.key, AWS_SECRET, parts.upstash.token, HEALTH_TOKEN, CRON_SECRET]
     const leaks: string[] = []
     for (const line of service.lines) for (const secret of secrets) if (line.includes(secret)) leaks.push(`log: ${line.slice(0, 200)}`)
-    for (const a of answers) {
-      if ('error' in a) continue
+    for (const a of answered())
       for (const secret of secrets) if (a.body.includes(secret) || a.headers.includes(secret)) leaks.push(`answer to ${describeRequest(a)}`)
-    }
     expect(leaks).toEqual([])
     expect(service.lines.length).toBeGreaterThan(0) // the logs were captured
   })

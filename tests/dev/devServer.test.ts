@@ -1,11 +1,36 @@
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
+import { Agent, request as httpRequest } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ControlRoom } from '../../lib/market/types.js'
 import { type FakeDexScreener, startFakeDexScreener } from '../support/fakeDexScreener.js'
 import { type NpmStart, startNpmStart } from '../support/npmStart.js'
 import { fetchChecked } from '../support/openapiCheck.js'
 import { createSyntheticMarket } from '../support/syntheticMarket.js'
+
+/** What one request got: Node's own client, which sends any method (fetch refuses TRACE). */
+type Answer = { status: number; allow: string | undefined; contentType: string | undefined; body: string; reusedConnection: boolean }
+
+/** Sends `method path` (with `body`, if any) to `base` and reads the whole answer; over `agent`'s connections if given. */
+function send(base: string, method: string, path: string, body?: string | Buffer, agent?: Agent): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const outgoing = httpRequest(new URL(path, base), { method, ...(agent ? { agent } : {}) }, (response) => {
+      const chunks: Buffer[] = []
+      response.on('data', (chunk: Buffer) => chunks.push(chunk))
+      response.on('end', () =>
+        resolve({
+          status: response.statusCode ?? 0,
+          allow: response.headers.allow,
+          contentType: response.headers['content-type'],
+          body: Buffer.concat(chunks).toString('utf8'),
+          reusedConnection: outgoing.reusedSocket,
+        }),
+      )
+    })
+    outgoing.on('error', reject)
+    outgoing.end(body)
+  })
+}
 
 /** `npm start` as a user runs it: the real api/ modules, configured only through the environment. */
 describe('npm start (dev/server.ts)', () => {
@@ -40,6 +65,53 @@ describe('npm start (dev/server.ts)', () => {
     expect(missing.status).toBe(400)
     expect(await missing.json()).toMatchObject({ code: 'QUERY_REQUIRED' })
     expect((await fetchChecked(`${base}/api/nothing-here`)).status).toBe(404)
+  })
+
+  it('answers TRACE on a vercel.json rewrite with 405 and Allow, as on the endpoint it rewrites to', async () => {
+    for (const path of ['/skill.md', '/openapi.json', '/llms.txt']) {
+      const answer = await send(base, 'TRACE', path)
+      expect({ path, status: answer.status, allow: answer.allow }).toEqual({ path, status: 405, allow: 'GET, HEAD, OPTIONS' })
+      expect(JSON.parse(answer.body)).toMatchObject({ code: 'METHOD_NOT_ALLOWED' })
+    }
+  })
+
+  it('answers the next request on a kept-alive connection after refusing an upload to a rewrite it did not read', async () => {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 })
+    try {
+      const refused = await send(base, 'PUT', '/openapi.json', Buffer.alloc(300 * 1024, 0x61), agent)
+      expect(refused.status).toBe(405)
+      const next = await send(base, 'GET', '/skill.md', undefined, agent)
+      expect({ status: next.status, reusedConnection: next.reusedConnection }).toEqual({ status: 200, reusedConnection: true })
+    } finally {
+      agent.destroy()
+    }
+  })
+
+  it('answers a static file asked with another method than GET or HEAD with 405 and Allow: GET, HEAD', async () => {
+    for (const [method, path] of [
+      ['POST', '/styles.css'],
+      ['TRACE', '/'],
+      ['DELETE', '/index.html'],
+    ] as const) {
+      const answer = await send(base, method, path, method === 'POST' ? '{}' : undefined)
+      expect({ method, path, status: answer.status, allow: answer.allow }).toEqual({ method, path, status: 405, allow: 'GET, HEAD' })
+      expect(JSON.parse(answer.body)).toMatchObject({ code: 'METHOD_NOT_ALLOWED' })
+    }
+    expect((await send(base, 'GET', '/styles.css')).status).toBe(200)
+  })
+
+  it('answers a path it does not serve with a JSON 404, and any method under /api/ that names no endpoint too', async () => {
+    for (const [method, path] of [
+      ['GET', '/nope'],
+      ['HEAD', '/nope'],
+      ['POST', '/api/nope'],
+      ['TRACE', '/api/nope'],
+    ] as const) {
+      const answer = await send(base, method, path)
+      expect({ method, path, status: answer.status }).toEqual({ method, path, status: 404 })
+      expect(answer.contentType).toContain('application/json')
+      if (method !== 'HEAD') expect(JSON.parse(answer.body)).toMatchObject({ code: 'NOT_FOUND' })
+    }
   })
 
   it('refuses to start with a clear message when the configuration is invalid', async () => {

@@ -1,8 +1,9 @@
 import { Agent, request as httpRequest, type OutgoingHttpHeaders } from 'node:http'
 
 // A generated barrage of hostile HTTP requests: random JSON of every type and depth, huge strings, unicode with lone
-// surrogates and invalid UTF-8, prototype keys, wrong content types, missing and duplicated headers, bodies from
-// empty to 1 MB, chunked bodies, every method. Seeded, so a failure can be replayed.
+// surrogates and invalid UTF-8, prototype keys, wrong content types, missing, duplicated and oversized headers, bodies
+// from empty to 1 MB, chunked bodies, every method, from many client addresses (IPv4 and IPv6, as a trusted proxy
+// names them in X-Forwarded-For). Seeded, so a failure can be replayed.
 
 /** A small seeded PRNG (mulberry32). */
 export function createRandom(seed: number) {
@@ -152,15 +153,64 @@ function randomBody(random: Random): Buffer {
   return Buffer.from(random.next() < 0.5 ? nested : `{"name":"${'\\ud800'.repeat(2000)}"}`)
 }
 
-/** Parameters of {@link generateBarrage}. */
-export type GenerateBarrageParameters = { seed: number; count: number; paths: readonly string[]; validKey: string }
+/**
+ * A few clients that come back again and again (so per-client limits trip), two of them in one IPv6 /64 (which counts
+ * as one client).
+ */
+const REGULAR_CLIENTS = ['198.51.100.7', '203.0.113.99', '2001:db8:aa::1', '2001:db8:aa::2', '::ffff:192.0.2.1', '10.0.0.1']
 
-/** The barrage itself: `count` requests over `paths`, with and without the valid key. */
-export function generateBarrage({ seed, count, paths, validKey }: GenerateBarrageParameters): BarrageRequest[] {
+/** A client address as a proxy names it in `X-Forwarded-For`: a regular, a new IPv4 or IPv6 one, or garbage. */
+function randomClientAddress(random: Random): string {
+  const roll = random.next()
+  const byte = () => random.int(256)
+  const group = () => random.int(0x10000).toString(16)
+  if (roll < 0.35) return random.pick(REGULAR_CLIENTS)
+  if (roll < 0.65) return `${byte()}.${byte()}.${byte()}.${byte()}`
+  if (roll < 0.9) return `2001:db8:${group()}:${group()}::${group()}`
+  return random.pick(['garbage', '', 'unknown', '999.1.1.1', '[2001:db8::1]', '1.2.3.4:5678', `${'1.'.repeat(600)}1`])
+}
+
+/** Node's own client sends a body of these methods unframed (no chunked encoding by default). */
+const UNFRAMED_BODY_METHODS = new Set(['DELETE', 'OPTIONS', 'TRACE'])
+
+/**
+ * True for a request Node cannot parse as HTTP: a method it does not know, headers past its 16 KB, or a body sent
+ * unframed, whose bytes read as the next request. Such a request goes on a connection of its own: on a kept-alive one
+ * it may arrive while the last response is still finishing, and then no server can tell its bytes from the rest of
+ * the last request; the connection closes after that response with no second answer, as Node's own handler does.
+ */
+function unparseable(method: string, headers: OutgoingHttpHeaders, chunked: boolean): boolean {
+  return method === 'BREW' || String(headers['x-padding'] ?? '').length > 16 * 1024 || (chunked && UNFRAMED_BODY_METHODS.has(method))
+}
+
+/** Parameters of {@link generateBarrage}. */
+export type GenerateBarrageParameters = {
+  seed: number
+  count: number
+  paths: readonly string[]
+  validKey: string
+  /** Other bearer tokens the service honours (the tick's, health's); sent now and then, right or not. */
+  bearers?: readonly string[]
+  /** Token addresses the service knows, so that some `token-history` requests reach real work. */
+  knownAddresses?: readonly string[]
+}
+
+/** The path's natural method: what most of its requests use, so the barrage reaches the work behind each path. */
+const naturalMethod = (path: string) => (path.includes('b20-skill') || path.includes('mcp') ? 'POST' : 'GET')
+
+/** The barrage itself: `count` requests over `paths`, with and without the valid key, from many client addresses. */
+export function generateBarrage({
+  seed,
+  count,
+  paths,
+  validKey,
+  bearers = [],
+  knownAddresses = [],
+}: GenerateBarrageParameters): BarrageRequest[] {
   const random = createRandom(seed)
   return Array.from({ length: count }, () => {
     const path = random.pick(paths)
-    const method = random.next() < 0.6 ? (path.includes('b20-skill') || path.includes('mcp') ? 'POST' : 'GET') : random.pick(METHODS)
+    const method = random.next() < 0.6 ? naturalMethod(path) : random.pick(METHODS)
     const headers: OutgoingHttpHeaders = {}
     const contentType = random.pick(CONTENT_TYPES)
     // Sometimes twice, on purpose (Node's types allow one content-type; hostile clients send what they like).
@@ -171,12 +221,21 @@ export function generateBarrage({ seed, count, paths, validKey }: GenerateBarrag
     else if (keyRoll < 0.5) headers['x-service-key'] = [validKey, 'second-key']
     else if (keyRoll < 0.6) headers['x-service-key'] = random.pick(['', 'x'.repeat(300), 'bcr_wrong', '\u00ff\u00fe'])
     else if (keyRoll < 0.65) headers.authorization = `Bearer ${validKey}`
+    else if (keyRoll < 0.75 && bearers.length > 0)
+      headers.authorization = `Bearer ${random.next() < 0.7 ? random.pick(bearers) : 'wrong-bearer-0123456789'}`
     if (random.next() < 0.1) headers['idempotency-key'] = random.pick(['', 'ok-key', 'x'.repeat(200), 'tab\tkey'])
     if (random.next() < 0.1) headers['if-none-match'] = random.pick(['*', '"x"', 'W/"abc", "def"', ''.padEnd(5000, '"')])
-    if (random.next() < 0.1) headers['x-forwarded-for'] = random.pick(['1.2.3.4', 'garbage', '::1, 10.0.0.1', ''])
+    // Most requests come from somewhere else: one address, or a chain whose last entry is the client's.
+    const forwardRoll = random.next()
+    if (forwardRoll < 0.7) headers['x-forwarded-for'] = randomClientAddress(random)
+    else if (forwardRoll < 0.85) headers['x-forwarded-for'] = `${randomClientAddress(random)}, ${randomClientAddress(random)}`
     if (random.next() < 0.05) headers['x-forwarded-proto'] = 'http'
     if (random.next() < 0.05) headers.accept = random.pick(['text/event-stream', '*/*', 'application/json, text/event-stream'])
+    if (random.next() < 0.05) headers['last-event-id'] = random.pick(['', 'unknown', '"quoted"', 'x'.repeat(300), '\u00ff'])
+    // Past 16 KB Node refuses the headers with a JSON 400, whose body a HEAD client does not expect: never with HEAD.
+    if (method !== 'HEAD' && random.next() < 0.02) headers['x-padding'] = 'p'.repeat(random.pick([8_000, 20_000]))
     const withBody = method !== 'GET' && method !== 'HEAD' && random.next() < 0.9
+    const chunked = withBody && random.next() < 0.3
     let finalPath = path
     if (path.includes('token-search')) {
       const q = random.pick([...NASTY_STRINGS.slice(0, 17), 'aero', 'x'.repeat(65), '%ZZ', '%', '%F0%9F', '+', '&q=1'])
@@ -184,6 +243,21 @@ export function generateBarrage({ seed, count, paths, validKey }: GenerateBarrag
         random.next() < 0.1
           ? path
           : `${path}?q=${random.next() < 0.5 ? percentEncode(q) : q.replace(/[^\x21-\x7e]/g, '_')}${random.next() < 0.1 ? '&q=again' : ''}`
+    } else if (path.includes('token-history') && random.next() < 0.9) {
+      const address = random.pick([
+        ...knownAddresses,
+        ...knownAddresses,
+        `0x${'0'.repeat(40)}`,
+        `0x${'F'.repeat(40)}`,
+        '0x4200000000000000000000000000000000000006',
+        '0x123',
+        `0x${'g'.repeat(40)}`,
+        '',
+        '%ZZ',
+        '__proto__',
+        `0x${'a'.repeat(4000)}`,
+      ])
+      finalPath = `${path}?address=${address}${random.next() < 0.1 ? '&address=again' : ''}`
     } else if (random.next() < 0.1) {
       finalPath = `${path}?${random.pick(['x=1', 'q=%ZZ', '__proto__=1', 'a'.repeat(2000)])}`
     }
@@ -192,15 +266,24 @@ export function generateBarrage({ seed, count, paths, validKey }: GenerateBarrag
       path: finalPath,
       headers,
       body: withBody ? randomBody(random) : null,
-      chunked: withBody && random.next() < 0.3,
-      fresh: random.next() < 0.3,
+      chunked,
+      fresh: random.next() < 0.3 || unparseable(method, headers, chunked),
     }
   })
 }
 
-/** What one barrage request got. */
+/** What one barrage request got (of an event stream, which never ends by itself, the first chunk as its body). */
 export type BarrageAnswer =
-  | { request: BarrageRequest; status: number; contentType: string | undefined; headers: string; body: string; ms: number }
+  | {
+      request: BarrageRequest
+      status: number
+      contentType: string | undefined
+      /** The `Allow` header, if any. */
+      allow: string | undefined
+      headers: string
+      body: string
+      ms: number
+    }
   | { request: BarrageRequest; error: string; ms: number }
 
 /** Sends the barrage against `base` with `concurrency` requests in flight, keep-alive or fresh connections as each asks. */
@@ -229,17 +312,26 @@ export async function sendBarrage(base: string, requests: BarrageRequest[], conc
           },
           (response) => {
             const chunks: Buffer[] = []
-            response.on('data', (c: Buffer) => chunks.push(c))
-            response.on('end', () =>
+            const answer = () =>
               resolve({
                 request,
                 status: response.statusCode ?? 0,
                 contentType: response.headers['content-type'],
+                allow: response.headers.allow,
                 headers: JSON.stringify(response.headers),
                 body: Buffer.concat(chunks).toString('utf8'),
                 ms: Date.now() - started,
-              }),
-            )
+              })
+            // An open event stream sends its head at once and then stays open: its first chunk is the answer, and the
+            // client leaves, as a closed browser tab does.
+            const stream = response.headers['content-type']?.startsWith('text/event-stream') === true
+            response.on('data', (c: Buffer) => {
+              chunks.push(c)
+              if (!stream) return
+              answer()
+              response.destroy()
+            })
+            response.on('end', answer)
             response.on('error', (e) => resolve({ request, error: e.message, ms: Date.now() - started }))
           },
         )
