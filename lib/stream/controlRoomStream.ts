@@ -27,6 +27,9 @@ export type CreateControlRoomFeedParameters = {
   schedule?: Schedule
 }
 
+/** The body the feed's streams have: its event id, when it was made, until when it is fresh, and its frame. */
+type Current = { id: string; fetchedAt: number; expiresAt: number; frame: Uint8Array }
+
 /** An instance's feed of the control room to its open streams. */
 export type ControlRoomFeed = {
   /**
@@ -54,16 +57,23 @@ export function createControlRoomFeed(parameters: CreateControlRoomFeedParameter
   /** Every open stream, and those that have had their first event and so take every later one. */
   const open = new Set<StreamListener>()
   const fed = new Set<StreamListener>()
-  let current: { id: string; frame: Uint8Array } | null = null
+  let current: Current | null = null
   let watch: { lookAt: (expiresAt: number) => void; stop: () => void } | null = null
   const heartbeat = sseComment('heartbeat')
 
-  /** Takes a body as the current one; a body not seen before goes to every stream, encoded once. */
-  const take = (entry: LocalCachedBody) => {
+  /**
+   * Takes a body as the current one when it is newer (made later) than the current one; it goes to every stream,
+   * encoded once. A read that began before a change may answer after it with the body it found then: the streams have
+   * the newer one already and never go back. Answers the current body after it.
+   */
+  const take = (entry: LocalCachedBody): Current => {
+    if (current && entry.fetchedAt <= current.fetchedAt) return current
     const id = eventIdOf(entry.etag)
-    if (current?.id === id) return
-    current = { id, frame: sseEvent({ event: 'control-room', id, data: entry.bytes }) }
-    for (const listener of fed) listener.send(current.frame)
+    const changed = id !== current?.id
+    const frame = current && !changed ? current.frame : sseEvent({ event: 'control-room', id, data: entry.bytes })
+    current = { id, fetchedAt: entry.fetchedAt, expiresAt: entry.expiresAt, frame }
+    if (changed) for (const listener of fed) listener.send(frame)
+    return current
   }
 
   /** While a stream is open: changes as they happen, a look when the window ends, heartbeats in between. */
@@ -79,8 +89,7 @@ export function createControlRoomFeed(parameters: CreateControlRoomFeedParameter
     const look = () => {
       lookAtControlRoom(services).then(
         ({ entry }) => {
-          take(entry)
-          lookAt(entry.expiresAt)
+          lookAt(take(entry).expiresAt)
         },
         (error: unknown) => {
           services.logger.warn('stream_look_failed', { error: errorName(error) })
@@ -92,10 +101,7 @@ export function createControlRoomFeed(parameters: CreateControlRoomFeedParameter
       for (const listener of fed) listener.send(heartbeat)
       cancelBeat = later(beat, heartbeatSeconds * 1000)
     }
-    const stopChanges = onControlRoomChange(services, (entry) => {
-      take(entry)
-      lookAt(entry.expiresAt)
-    })
+    const stopChanges = onControlRoomChange(services, (entry) => lookAt(take(entry).expiresAt))
     cancelBeat = later(beat, heartbeatSeconds * 1000)
     return {
       lookAt,
@@ -127,8 +133,7 @@ export function createControlRoomFeed(parameters: CreateControlRoomFeedParameter
       try {
         if (!current) {
           const { entry } = await readControlRoom(services)
-          take(entry)
-          watch?.lookAt(entry.expiresAt)
+          watch?.lookAt(take(entry).expiresAt)
         }
       } catch (error) {
         remove(listener)

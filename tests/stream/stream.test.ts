@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { readKeys } from '../../lib/read/keys.js'
 import { loadStreamConfig, type StreamConfig } from '../../lib/stream/config.js'
 import type { Schedule } from '../../lib/stream/controlRoomStream.js'
 import { createStreamEndpoint } from '../../lib/stream/handler.js'
 import { openStreamListener } from '../../lib/stream/listener.js'
 import { eventIdOf, sseComment, sseEvent, sseRetry } from '../../lib/stream/sse.js'
 import { runTick } from '../../lib/tick/runTick.js'
+import { holdReads } from '../support/heldReads.js'
 import { type ReadInstance, type ReadStack, readUntilFresh, startReadStack } from '../support/readStack.js'
 
 /** One frame of an event stream: its fields, or a comment. */
@@ -170,6 +172,35 @@ describe('GET /api/stream (Upstash over redis-server, the DexScreener-shaped ups
     timers.fire(isLook)
     await expect.poll(() => stream.events().length).toBe(2)
     await stream.cancel()
+  })
+
+  it('only ever moves forward: a first read that answers late with an older body is not sent after a newer one', async () => {
+    const held = holdReads(stack.store)
+    const instance = stack.newInstance({ store: held.store })
+    const { open, timers } = streamOn(instance)
+    const old = await controlRoomBody(instance)
+    stack.clock.now += 31_000
+    // Two clients open at once just past the window. The first one's read of the shared body is answered late...
+    const roomKey = readKeys(instance.services.keyPrefix).controlRoom
+    const late = held.hold((key) => key === roomKey)
+    const first = open({ 'x-real-ip': '198.51.100.20' })
+    await late.reached
+    // ...while the second gets the stale body at once, and then the body its background refresh made.
+    const second = readFrames(await open({ 'x-real-ip': '198.51.100.21' }))
+    await instance.drain()
+    await expect.poll(() => second.events().length).toBe(2)
+    const [stale, fresh] = second.events().map((e) => e.id)
+    expect(stale).toBe(eventIdOf(old.etag))
+    expect(fresh).not.toBe(stale)
+    // The late read now answers with the body it read before the refresh: nobody goes back to it.
+    late.release()
+    const firstStream = readFrames(await first)
+    await expect.poll(() => firstStream.events().length).toBe(1)
+    expect(firstStream.events()[0]!.id).toBe(fresh)
+    timers.fire((ms) => ms === HEARTBEAT_MS)
+    await expect.poll(() => second.frames.at(-1)).toEqual({ comment: 'heartbeat' })
+    expect(second.events().map((e) => e.id)).toEqual([stale, fresh])
+    await Promise.all([firstStream.cancel(), second.cancel()])
   })
 
   it('resumes: the current Last-Event-ID gets heartbeats only, an old or unknown one the body at once', async () => {
