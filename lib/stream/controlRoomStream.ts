@@ -130,17 +130,21 @@ export function createControlRoomFeed(parameters: CreateControlRoomFeedParameter
         current = null // a body kept from an earlier watch may be old: the instance's copy says what is current
         watch = startWatch()
       }
+      let latest = current
       try {
-        if (!current) {
+        if (!latest) {
           const { entry } = await readControlRoom(services)
-          watch?.lookAt(take(entry).expiresAt)
+          latest = take(entry)
+          watch?.lookAt(latest.expiresAt)
         }
       } catch (error) {
         remove(listener)
         throw error
       }
-      if (!open.has(listener) || !current) return // the client went away meanwhile
-      if (lastEventId !== current.id) listener.send(current.frame)
+      if (!open.has(listener)) return // the client went away during the first read: its stream is gone already
+      // A change during that read made a newer body current: the stream starts from it.
+      const body = current ?? latest
+      if (lastEventId !== body.id) listener.send(body.frame)
       fed.add(listener)
     },
     remove,

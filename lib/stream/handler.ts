@@ -64,27 +64,32 @@ export function createStreamEndpoint(parameters: CreateStreamEndpointParameters)
     }
     perClient.set(client, held + 1)
     let cancelDeadline = () => {}
+    let closed = false
     const { listener, body } = openStreamListener({
       client,
       onClose: () => {
+        closed = true
         const left = (perClient.get(client) ?? 1) - 1
         if (left > 0) perClient.set(client, left)
         else perClient.delete(client)
         cancelDeadline()
+        request.signal?.removeEventListener('abort', listener.end)
         feed.remove(listener)
       },
     })
+    // Listening before the first read: a client that goes away while a cold read is made gives its place back at once.
+    request.signal?.addEventListener('abort', listener.end, { once: true })
+    if (request.signal?.aborted) listener.end()
     listener.send(RETRY_FRAME)
     try {
-      await feed.add(listener, request.headers.get('last-event-id'))
+      if (!closed) await feed.add(listener, request.headers.get('last-event-id'))
     } catch (error) {
       listener.end()
       services.logger.warn('stream_unavailable', { error: errorName(error) })
       return errorResponse(503, 'UPSTREAM_UNAVAILABLE', 'The market data is not available yet; retry shortly.', { 'retry-after': '5' })
     }
     const deadline = limits.maxSeconds * 1000
-    cancelDeadline = schedule ? schedule(listener.end, deadline) : deadlineTimer(listener.end, deadline)
-    request.signal?.addEventListener('abort', listener.end, { once: true })
+    if (!closed) cancelDeadline = schedule ? schedule(listener.end, deadline) : deadlineTimer(listener.end, deadline)
     return new Response(body, {
       headers: {
         'content-type': 'text/event-stream; charset=utf-8',

@@ -83,8 +83,8 @@ describe('GET /api/stream (Upstash over redis-server, the DexScreener-shaped ups
     const timers = manualTimers()
     const config = { ...loadStreamConfig({}), maxSeconds: DEADLINE_MS / 1000, ...limits }
     const endpoint = createStreamEndpoint({ read: () => instance.services, config: () => config, schedule: timers.schedule })
-    const open = (headers: Record<string, string> = {}) =>
-      endpoint.fetch(new Request('https://svc.test/api/stream', { headers: { 'x-real-ip': '198.51.100.7', ...headers } }))
+    const open = (headers: Record<string, string> = {}, signal?: AbortSignal) =>
+      endpoint.fetch(new Request('https://svc.test/api/stream', { headers: { 'x-real-ip': '198.51.100.7', ...headers }, signal }))
     return { timers, open }
   }
   const controlRoomBody = async (instance: ReadInstance) => {
@@ -201,6 +201,24 @@ describe('GET /api/stream (Upstash over redis-server, the DexScreener-shaped ups
     await expect.poll(() => second.frames.at(-1)).toEqual({ comment: 'heartbeat' })
     expect(second.events().map((e) => e.id)).toEqual([stale, fresh])
     await Promise.all([firstStream.cancel(), second.cancel()])
+  })
+
+  it('frees the place of a client that went away during a cold first read, and stops listening', async () => {
+    const held = holdReads(stack.store)
+    const instance = stack.newInstance({ store: held.store })
+    const { open, timers } = streamOn(instance, { maxPerClient: 1 })
+    const slow = held.hold((key) => key === readKeys(instance.services.keyPrefix).controlRoom)
+    const client = new AbortController()
+    const answer = open({}, client.signal)
+    await slow.reached
+    client.abort()
+    slow.release()
+    await answer
+    // Nothing is left of it: no timer of the feed or of a deadline, and the client may open its one stream again.
+    expect(timers.pending()).toEqual([])
+    const again = await open()
+    expect(again.status).toBe(200)
+    await readFrames(again).cancel()
   })
 
   it('resumes: the current Last-Event-ID gets heartbeats only, an old or unknown one the body at once', async () => {
