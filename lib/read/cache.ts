@@ -72,6 +72,28 @@ function sharedCacheAccess(store: Store, logger: Logger) {
   return { tryStore, readShared }
 }
 
+/** A listener of the changes of one key. */
+type ChangeListener = (entry: LocalCachedBody) => void
+
+/**
+ * Tells a key's listeners of its new body, each on its own: a listener that throws is logged (once per listener) and
+ * never fails the refresh or the read that made the body, nor keeps the others from being told.
+ */
+function createChangeNotices(listeners: Map<string, Set<ChangeListener>>, logger: Logger) {
+  const failed = new WeakSet<ChangeListener>()
+  return (key: string, entry: LocalCachedBody): void => {
+    for (const listener of listeners.get(key) ?? []) {
+      try {
+        listener(entry)
+      } catch (error) {
+        if (failed.has(listener)) continue
+        failed.add(listener)
+        logger.error('change_listener_failed', { key: key.split(':').slice(-2).join(':'), error: errorName(error) })
+      }
+    }
+  }
+}
+
 /** Parameters of {@link createRefreshFlights}. */
 type CreateRefreshFlightsParameters = {
   refreshShared: (parameters: ReadParameters, firstRead?: CachedBody | null | 'down') => Promise<CachedBody>
@@ -140,19 +162,20 @@ export function createReadCache(parameters: CreateReadCacheParameters): ReadCach
     retryFailedAfterMs = 5000,
   } = parameters
   const local = new LRUCache<string, LocalCachedBody>({ max: LOCAL_ENTRIES_MAX })
-  const listeners = new Map<string, Set<(entry: LocalCachedBody) => void>>()
+  const listeners = new Map<string, Set<ChangeListener>>()
 
   const isFresh = (entry: CachedBody | null | undefined): boolean => !!entry && entry.expiresAt > now()
   const isServable = (entry: CachedBody | null | undefined): boolean => !!entry && now() - entry.fetchedAt < staleForMs
 
   const { tryStore, readShared } = sharedCacheAccess(store, logger)
+  const tell = createChangeNotices(listeners, logger)
 
   const keepLocal = (key: string, shared: CachedBody): LocalCachedBody => {
     const current = local.get(key)
     if (current && current.etag === shared.etag && current.expiresAt === shared.expiresAt) return current
     const entry = { ...shared, bytes: Buffer.from(shared.body, 'utf8') }
     local.set(key, entry)
-    if (current?.etag !== entry.etag) for (const listener of listeners.get(key) ?? []) listener(entry)
+    if (current?.etag !== entry.etag) tell(key, entry)
     return entry
   }
 

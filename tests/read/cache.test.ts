@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { silentLogger } from '../../lib/platform/log.js'
+import { createLogger, silentLogger } from '../../lib/platform/log.js'
 import { createReadCache, LOCAL_ENTRIES_MAX } from '../../lib/read/cache.js'
 import { readKeys } from '../../lib/read/keys.js'
+import { createMemoryStore } from '../../lib/store/memory.js'
 import { createUpstashStore } from '../../lib/store/upstash.js'
 import { startUpstashRestServer, type UpstashRestServer } from '../support/upstashRestServer.js'
 
@@ -34,4 +35,37 @@ describe('the instance’s own copy of the shared cache (Upstash over redis-serv
     }
     expect(roomCommands).toBe(0)
   }, 60_000)
+})
+
+describe('the cache’s change listeners', () => {
+  it('cannot fail a refresh: one that throws is logged once, the read still answers, and the others are told', async () => {
+    const clock = { now: 1_800_000_000_000 }
+    const lines: string[] = []
+    const background: Promise<unknown>[] = []
+    const cache = createReadCache({
+      store: createMemoryStore({ now: () => clock.now }),
+      logger: createLogger({ write: (line) => lines.push(line), now: () => clock.now }),
+      now: () => clock.now,
+      waitUntil: (promise) => void background.push(promise),
+    })
+    let made = 0
+    const room = { key: 'room', ttlMs: 30_000, refresh: async () => ({ body: `{"n":${++made}}` }) }
+    const told: string[] = []
+    cache.onChange('room', () => {
+      throw new Error('a broken listener')
+    })
+    cache.onChange('room', (entry) => told.push(entry.body))
+    expect((await cache.read(room)).entry.body).toBe('{"n":1}')
+    // Past the window: the stale body at once, and the refresh behind it lands as the next read's fresh body.
+    clock.now += 31_000
+    expect(await cache.read(room)).toMatchObject({ entry: { body: '{"n":1}' }, stale: true })
+    await Promise.all(background)
+    expect(await cache.read(room)).toMatchObject({ entry: { body: '{"n":2}' }, stale: false })
+    expect(told).toEqual(['{"n":1}', '{"n":2}'])
+    const failures = lines.map((line) => JSON.parse(line) as { event: string; error?: string })
+    expect(failures.filter((f) => f.event === 'change_listener_failed')).toEqual([
+      expect.objectContaining({ event: 'change_listener_failed', error: 'Error' }),
+    ])
+    expect(failures.filter((f) => f.event === 'background_refresh_failed')).toEqual([])
+  })
 })
