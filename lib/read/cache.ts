@@ -19,6 +19,11 @@ export type CreateReadCacheParameters = {
   pollIntervalMs?: number
   /** After a background refresh failed, how long (real time) before the next one is tried (default 5 s). */
   retryFailedAfterMs?: number
+  /**
+   * The few bodies read all the time (the control room, the market history): kept apart from the bounded copy of
+   * everything else, so no number of distinct search terms can push them out.
+   */
+  hotKeys?: readonly string[]
 }
 
 /**
@@ -47,10 +52,26 @@ export type ReadCache = {
 export type RefreshIfOlderReturnType = { entry: LocalCachedBody; refreshed: boolean }
 
 /**
- * Most entries kept in the instance's own copy of the shared cache. The least recently read goes first, so a flood of
- * distinct search terms never pushes out the always-read control room.
+ * Most entries kept in the instance's own copy of the shared cache besides the hot bodies: the least recently read goes
+ * first, so a flood of distinct search terms costs bounded memory.
  */
 export const LOCAL_ENTRIES_MAX = 1000
+
+/** The instance's own copy: the hot bodies each in a place of their own, everything else in a bounded LRU. */
+type LocalCopies = { get(key: string): LocalCachedBody | undefined; set(key: string, entry: LocalCachedBody): void }
+
+/** Creates the instance's {@link LocalCopies}, with a place kept for each of `hotKeys`. */
+function createLocalCopies(hotKeys: readonly string[]): LocalCopies {
+  const hot = new Map<string, LocalCachedBody | undefined>(hotKeys.map((key) => [key, undefined]))
+  const others = new LRUCache<string, LocalCachedBody>({ max: LOCAL_ENTRIES_MAX })
+  return {
+    get: (key) => (hot.has(key) ? hot.get(key) : others.get(key)),
+    set: (key, entry) => {
+      if (hot.has(key)) hot.set(key, entry)
+      else others.set(key, entry)
+    },
+  }
+}
 
 /**
  * The shared store as the cache uses it: a failing store call degrades to "no cache" with one log line instead of
@@ -160,8 +181,9 @@ export function createReadCache(parameters: CreateReadCacheParameters): ReadCach
     lockTtlMs = 12_000,
     pollIntervalMs = 50,
     retryFailedAfterMs = 5000,
+    hotKeys = [],
   } = parameters
-  const local = new LRUCache<string, LocalCachedBody>({ max: LOCAL_ENTRIES_MAX })
+  const local = createLocalCopies(hotKeys)
   const listeners = new Map<string, Set<ChangeListener>>()
 
   const isFresh = (entry: CachedBody | null | undefined): boolean => !!entry && entry.expiresAt > now()

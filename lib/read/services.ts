@@ -118,6 +118,8 @@ export function createReadServices(parameters: CreateReadServicesParameters = {}
       store,
       logger,
       now,
+      // The stream's body is the control room's.
+      hotKeys: [keys.controlRoom, keys.marketHistory],
       staleForMs: config.staleIfErrorSeconds * 1000,
       waitUntil: parameters.waitUntil ?? waitUntil,
     }),
