@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache'
+import { realSleep, type Sleep } from '../platform/clock.js'
 import { errorName, type Logger, publicErrorMessage } from '../platform/log.js'
 import type { Store } from '../store/types.js'
 import { type CachedBody, type CacheReadReturnType, type LocalCachedBody, parseCachedBody, type ReadParameters } from './cachedBody.js'
@@ -8,7 +9,10 @@ import { createSharedRefresh, type TryStore } from './sharedRefresh.js'
 export type CreateReadCacheParameters = {
   store: Store
   logger: Logger
+  /** The clock that stamps the bodies (default `Date.now`)... */
   now?: () => number
+  /** ...and the one every wait of the cache runs on (default: a timer). */
+  sleep?: Sleep
   /** Up to what age a body may still be served past its window (stale-while-revalidate and stale-if-error; default 600 s). */
   staleForMs?: number
   /** Keeps the instance alive for a background refresh (Vercel's `waitUntil`); the refresh runs either way. */
@@ -17,7 +21,7 @@ export type CreateReadCacheParameters = {
   lockTtlMs?: number
   /** How often a waiter looks for the lock holder's result (default 50 ms). */
   pollIntervalMs?: number
-  /** After a background refresh failed, how long (real time) before the next one is tried (default 5 s). */
+  /** After a background refresh failed, how long before the next one is tried (default 5 s). */
   retryFailedAfterMs?: number
   /**
    * The few bodies read all the time (the control room, the market history): kept apart from the bounded copy of
@@ -120,6 +124,7 @@ type CreateRefreshFlightsParameters = {
   refreshShared: (parameters: ReadParameters, firstRead?: CachedBody | null | 'down') => Promise<CachedBody>
   keepLocal: (key: string, shared: CachedBody) => LocalCachedBody
   logger: Logger
+  now: () => number
   waitUntil?: (promise: Promise<unknown>) => void
   retryFailedAfterMs: number
 }
@@ -128,9 +133,9 @@ type CreateRefreshFlightsParameters = {
  * The instance's refreshes: one per key at a time (single flight), its result kept as the instance's entry; and the
  * background refresh of a stale key, paused for a few seconds after one failed.
  */
-function createRefreshFlights({ refreshShared, keepLocal, logger, waitUntil, retryFailedAfterMs }: CreateRefreshFlightsParameters) {
+function createRefreshFlights({ refreshShared, keepLocal, logger, now, waitUntil, retryFailedAfterMs }: CreateRefreshFlightsParameters) {
   const inFlight = new Map<string, Promise<LocalCachedBody>>()
-  /** Real time of the last failed background refresh, per key. */
+  /** When (on the cache's clock) the last background refresh of a key failed. */
   const failedAt = new LRUCache<string, number>({ max: LOCAL_ENTRIES_MAX })
 
   const flight = (parameters: ReadParameters, firstRead?: CachedBody | null | 'down'): Promise<LocalCachedBody> => {
@@ -152,11 +157,11 @@ function createRefreshFlights({ refreshShared, keepLocal, logger, waitUntil, ret
     const { key } = parameters
     if (inFlight.has(key)) return
     // During an outage the stale body is served; the upstream is asked again at most every few seconds, not per request.
-    if (Date.now() - (failedAt.get(key) ?? -Infinity) < retryFailedAfterMs) return
+    if (now() - (failedAt.get(key) ?? -Infinity) < retryFailedAfterMs) return
     const running = flight(parameters).then(
       () => void failedAt.delete(key),
       (error: unknown) => {
-        failedAt.set(key, Date.now())
+        failedAt.set(key, now())
         logger.warn('background_refresh_failed', {
           key: key.split(':').slice(-2).join(':'),
           error: errorName(error),
@@ -176,6 +181,7 @@ export function createReadCache(parameters: CreateReadCacheParameters): ReadCach
     store,
     logger,
     now = Date.now,
+    sleep = realSleep,
     staleForMs = 600_000,
     waitUntil,
     lockTtlMs = 12_000,
@@ -201,9 +207,9 @@ export function createReadCache(parameters: CreateReadCacheParameters): ReadCach
     return entry
   }
 
-  const refreshShared = createSharedRefresh({ store, now, staleForMs, lockTtlMs, pollIntervalMs, tryStore, readShared, isFresh })
+  const refreshShared = createSharedRefresh({ store, now, sleep, staleForMs, lockTtlMs, pollIntervalMs, tryStore, readShared, isFresh })
 
-  const { flight, revalidate, isRunning } = createRefreshFlights({ refreshShared, keepLocal, logger, waitUntil, retryFailedAfterMs })
+  const { flight, revalidate, isRunning } = createRefreshFlights({ refreshShared, keepLocal, logger, now, waitUntil, retryFailedAfterMs })
 
   return {
     async refreshIfOlder({ olderThanMs, ...parameters }) {

@@ -1,4 +1,5 @@
 import { waitUntil } from '@vercel/functions'
+import { realSleep, type Sleep } from '../platform/clock.js'
 import { type Environment, loadReadConfig } from '../platform/config.js'
 import { createLogger, type Logger } from '../platform/log.js'
 import { createMemoryStore } from '../store/memory.js'
@@ -29,7 +30,10 @@ export type ReadServices = {
   /** GeckoTerminal (discovery and failover), or null when `GECKOTERMINAL_BASE_URL` is empty. */
   gecko: GeckoTerminalClient | null
   logger: Logger
+  /** The clock that stamps the data... */
   now: () => number
+  /** ...and the one the waits run on (a waiter for another instance's refresh, say). */
+  sleep: Sleep
   /** Up to what age the last good body is served while a refresh is due or failing (`STALE_IF_ERROR_SECONDS`). */
   staleIfErrorSeconds: number
   /** `token-search` requests a client may make per minute (`SEARCH_RATE_LIMIT_PER_MINUTE`). */
@@ -53,6 +57,8 @@ export type CreateReadServicesParameters = {
   gecko?: GeckoTerminalClient | null
   logger?: Logger
   now?: () => number
+  /** Waits on the clock of `now` (default: a timer, as `now` defaults to `Date.now`). */
+  sleep?: Sleep
   /** Keeps the instance alive for work after the answer (default: Vercel's `waitUntil`; tests collect it). */
   waitUntil?: (promise: Promise<unknown>) => void
 }
@@ -62,6 +68,7 @@ export function createReadServices(parameters: CreateReadServicesParameters = {}
   const config = loadReadConfig(parameters.env ?? process.env)
   const logger = parameters.logger ?? createLogger()
   const now = parameters.now ?? Date.now
+  const sleep = parameters.sleep ?? realSleep
   const store = parameters.store ?? (config.redis ? createUpstashStore(config.redis) : createMemoryStore())
   const keys = readKeys(config.storePrefix)
   // Every DexScreener attempt, retries included, takes a slot of one rolling minute shared by all instances.
@@ -118,6 +125,7 @@ export function createReadServices(parameters: CreateReadServicesParameters = {}
       store,
       logger,
       now,
+      sleep,
       // The stream's body is the control room's.
       hotKeys: [keys.controlRoom, keys.marketHistory],
       staleForMs: config.staleIfErrorSeconds * 1000,
@@ -128,6 +136,7 @@ export function createReadServices(parameters: CreateReadServicesParameters = {}
     gecko,
     logger,
     now,
+    sleep,
     staleIfErrorSeconds: config.staleIfErrorSeconds,
     searchRateLimitPerMinute: config.searchRateLimitPerMinute,
     tokenHistoryRateLimitPerMinute: config.tokenHistoryRateLimitPerMinute,

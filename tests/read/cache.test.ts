@@ -2,6 +2,7 @@ import { describe, expect, inject, it } from 'vitest'
 import { createLogger } from '../../lib/platform/log.js'
 import { createReadCache, LOCAL_ENTRIES_MAX } from '../../lib/read/cache.js'
 import { readKeys } from '../../lib/read/keys.js'
+import { refreshLockKey } from '../../lib/read/sharedRefresh.js'
 import { createMemoryStore } from '../../lib/store/memory.js'
 import { startReadStack } from '../support/readStack.js'
 
@@ -57,5 +58,69 @@ describe('the cache’s change listeners', () => {
       expect.objectContaining({ event: 'change_listener_failed', error: 'Error' }),
     ])
     expect(failures.filter((f) => f.event === 'background_refresh_failed')).toEqual([])
+  })
+})
+
+describe('the cache’s waits run on its injected clock', () => {
+  /** A clock the test owns: reading it costs nothing, and waiting on it moves it. */
+  const fakeClock = () => {
+    const clock = { now: 1_800_000_000_000, slept: 0 }
+    const sleep = async (ms: number) => {
+      clock.now += ms
+      clock.slept += ms
+    }
+    return { clock, now: () => clock.now, sleep }
+  }
+
+  it('pauses the background refresh of a failing key for retryFailedAfterMs of that clock', async () => {
+    const { clock, now, sleep } = fakeClock()
+    const background: Promise<unknown>[] = []
+    const cache = createReadCache({
+      store: createMemoryStore({ now }),
+      logger: createLogger({ write: () => {}, now }),
+      now,
+      sleep,
+      retryFailedAfterMs: 5_000,
+      waitUntil: (promise) => void background.push(promise),
+    })
+    let attempts = 0
+    let failing = false
+    const room = {
+      key: 'room',
+      ttlMs: 30_000,
+      refresh: async () => {
+        attempts++
+        if (failing) throw new Error('the upstream is down')
+        return { body: `{"at":${clock.now}}` }
+      },
+    }
+    await cache.read(room)
+    failing = true
+    clock.now += 31_000
+    const staleRead = async () => {
+      expect((await cache.read(room)).stale).toBe(true)
+      await Promise.all(background.splice(0))
+    }
+    await staleRead()
+    expect(attempts).toBe(2) // the first refresh behind a stale read, which failed
+    clock.now += 4_999
+    await staleRead()
+    expect(attempts).toBe(2) // paused
+    clock.now += 1
+    await staleRead()
+    expect(attempts).toBe(3) // the pause is over on the cache's clock
+  })
+
+  it('waits for another instance’s refresh no longer than the lock’s lease, measured on that clock', async () => {
+    const { clock, now, sleep } = fakeClock()
+    const store = createMemoryStore({ now })
+    // Another instance holds the refresh lock and never finishes (its lease outlives this case).
+    expect(await store.acquireLock(refreshLockKey('room'), 60_000)).not.toBeNull()
+    const cache = createReadCache({ store, logger: createLogger({ write: () => {}, now }), now, sleep, lockTtlMs: 12_000 })
+    const started = clock.now
+    const { entry } = await cache.read({ key: 'room', ttlMs: 30_000, refresh: async () => ({ body: '{"mine":true}' }) })
+    expect(entry.body).toBe('{"mine":true}')
+    expect(entry.fetchedAt - started).toBe(12_000)
+    expect(clock.slept).toBe(12_000)
   })
 })
