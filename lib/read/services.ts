@@ -3,6 +3,7 @@ import { realSleep, type Sleep } from '../platform/clock.js'
 import { type Environment, loadReadConfig } from '../platform/config.js'
 import { createLogger, type Logger } from '../platform/log.js'
 import { createMemoryStore } from '../store/memory.js'
+import { createLocalSlidingLogs } from '../store/slidingLog.js'
 import { createThrottle, type Throttle } from '../store/throttle.js'
 import type { Store } from '../store/types.js'
 import { createUpstashStore } from '../store/upstash.js'
@@ -72,22 +73,20 @@ export function createReadServices(parameters: CreateReadServicesParameters = {}
   const store = parameters.store ?? (config.redis ? createUpstashStore(config.redis) : createMemoryStore())
   const keys = readKeys(config.storePrefix)
   // Every DexScreener attempt, retries included, takes a slot of one rolling minute shared by all instances.
-  const admit = createSharedRequestBudget({
-    store,
-    key: keys.dexScreenerBudget,
-    perMinute: DEXSCREENER_REQUESTS_PER_MINUTE,
-    logger,
-    now,
-  })
+  const whole = { key: keys.dexScreenerBudget, perMinute: DEXSCREENER_REQUESTS_PER_MINUTE }
+  // While the store is down, the budgets hold in this process, over windows the whole and its share both count in.
+  const local = createLocalSlidingLogs(now)
+  const admit = createSharedRequestBudget({ store, ...whole, logger, now, local })
   const upstream = parameters.upstream ?? createDexScreenerClient({ baseUrl: config.dexscreenerBaseUrl, admit })
-  // Searches are anonymous and unbounded in variety: they get their own share of the minute, inside the whole.
+  // Searches are anonymous and unbounded in variety: they get their own share of the minute, taken with the whole.
   const searchAdmit = createSharedRequestBudget({
     store,
     key: keys.searchBudget,
     perMinute: config.searchUpstreamRequestsPerMinute,
     logger,
     now,
-    within: admit,
+    within: whole,
+    local,
   })
   const searchUpstream =
     parameters.searchUpstream ?? parameters.upstream ?? createDexScreenerClient({ baseUrl: config.dexscreenerBaseUrl, admit: searchAdmit })
@@ -118,7 +117,7 @@ export function createReadServices(parameters: CreateReadServicesParameters = {}
   }
   return {
     store,
-    throttle: createThrottle(store),
+    throttle: createThrottle(store, now),
     reserveUpstream,
     // On Vercel, waitUntil keeps the function alive for a background refresh; elsewhere it is a no-op and the refresh runs on.
     cache: createReadCache({

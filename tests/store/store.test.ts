@@ -1,10 +1,11 @@
 import { Redis } from '@upstash/redis'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { countCapSlots, releaseCapSlot, reserveCapSlot } from '../../lib/deploy/pipeline/capWindow.js'
+import { countCapSlots, releaseCapSlot, reserveCapSlot, reserveCapSlots } from '../../lib/deploy/pipeline/capWindow.js'
 import { claimNextNonce, releaseNonce } from '../../lib/deploy/pipeline/nonceFence.js'
 import { claimDue } from '../../lib/deploy/webhooks/leases.js'
 import { createMemoryStore } from '../../lib/store/memory.js'
 import { listIndexed, oldestInIndex, putIndexed, removeFromIndex } from '../../lib/store/recordIndex.js'
+import { countSlots, releaseSlot, takeSlots } from '../../lib/store/slidingLog.js'
 import { defineScript, type Store } from '../../lib/store/types.js'
 import { createUpstashStore } from '../../lib/store/upstash.js'
 import { reserveSlots } from '../../lib/upstream/sharedBudget.js'
@@ -167,6 +168,56 @@ describe.each(['memory', 'upstash'] as const)('the %s store', (kind) => {
     expect(await store.run(exists, [key], [])).toBe(1)
     await releaseCapSlot(store, key, 'b')
     expect(await store.run(exists, [key], [])).toBe(0)
+  })
+
+  it('takes a slot of every window given or of none: a share with its whole, a service cap with an agent’s', async () => {
+    const share = { key: `${prefix}log:share`, limit: 2, windowMs: 10_000 }
+    const whole = { key: `${prefix}log:whole`, limit: 3, windowMs: 10_000 }
+    const t = 2_000_000
+    expect(await takeSlots(store, { windows: [share, whole], member: 'm1', now: t })).toEqual({
+      taken: 1,
+      windows: [
+        { used: 1, oldestAt: t },
+        { used: 1, oldestAt: t },
+      ],
+    })
+    expect((await takeSlots(store, { windows: [share, whole], member: 'm2', now: t + 1 })).taken).toBe(1)
+    // The share is full: nothing is taken of the whole either.
+    expect(await takeSlots(store, { windows: [share, whole], member: 'm3', now: t + 2 })).toEqual({
+      taken: 0,
+      windows: [
+        { used: 2, oldestAt: t },
+        { used: 2, oldestAt: t },
+      ],
+    })
+    expect((await takeSlots(store, { windows: [whole], member: 'm4', now: t + 3 })).taken).toBe(1)
+    // Several at once, as many as every window still admits (the share's two, as the whole has m4 still).
+    expect((await takeSlots(store, { windows: [share, whole], count: 5, member: 'm5', now: t + 10_001 })).taken).toBe(2)
+    await releaseSlot(store, [share.key, whole.key], 'm5')
+    expect(await countSlots(store, { ...share, now: t + 10_001 })).toBe(1) // m5:2
+    expect(await countSlots(store, { ...whole, now: t + 10_001 })).toBe(2) // m4 and m5:2
+    const caps = await reserveCapSlots(store, {
+      caps: [
+        { key: `${prefix}log:service`, limit: 5 },
+        { key: `${prefix}log:agent`, limit: 1 },
+      ],
+      member: 'd1',
+      windowMs: 10_000,
+      now: t,
+    })
+    expect(caps).toEqual({ ok: true })
+    expect(
+      await reserveCapSlots(store, {
+        caps: [
+          { key: `${prefix}log:service`, limit: 5 },
+          { key: `${prefix}log:agent`, limit: 1 },
+        ],
+        member: 'd2',
+        windowMs: 10_000,
+        now: t + 5,
+      }),
+    ).toEqual({ ok: false, full: 1, used: 1, freesAt: t + 10_000 })
+    expect(await countSlots(store, { key: `${prefix}log:service`, windowMs: 10_000, now: t + 5 })).toBe(1)
   })
 
   it('files records in indexes atomically, lists the newest first, bounds each index, and forgets on request', async () => {
