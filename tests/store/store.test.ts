@@ -1,7 +1,7 @@
 import { Redis } from '@upstash/redis'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { countCapSlots, releaseCapSlot, reserveCapSlot, reserveCapSlots } from '../../lib/deploy/pipeline/capWindow.js'
-import { claimNextNonce, releaseNonce } from '../../lib/deploy/pipeline/nonceFence.js'
+import { claimNextNonce, fencesKeyOf, releaseNonce } from '../../lib/deploy/pipeline/nonceFence.js'
 import { claimDue } from '../../lib/deploy/webhooks/leases.js'
 import { createMemoryStore } from '../../lib/store/memory.js'
 import { listIndexed, oldestInIndex, putIndexed, removeFromIndex } from '../../lib/store/recordIndex.js'
@@ -57,7 +57,8 @@ describe.each(['memory', 'upstash'] as const)('the %s store', (kind) => {
     const lockKey = `${prefix}nlock`
     const nonces = { counterKey: `${prefix}nnext`, fencePrefix: `${prefix}nfence:`, fenceTtlMs: 10_000, counterTtlMs: 60_000 }
     const token = (await store.acquireLock(lockKey, 10_000))!
-    const claim = (floor: number, lockToken = token) => claimNextNonce(store, { ...nonces, lockKey, lockToken, floor })
+    const claim = (floor: number, lockToken = token, now = Date.now()) =>
+      claimNextNonce(store, { ...nonces, lockKey, lockToken, floor, now })
     expect(await claim(5)).toEqual({ kind: 'claimed', nonce: 5 }) // a fresh stream starts at the node's pending count
     expect(await claim(5)).toEqual({ kind: 'claimed', nonce: 6 }) // a stale floor: the counter leads
     expect(await claim(5)).toEqual({ kind: 'claimed', nonce: 7 })
@@ -71,16 +72,24 @@ describe.each(['memory', 'upstash'] as const)('the %s store', (kind) => {
     expect(await claim(5)).toEqual({ kind: 'claimed', nonce: 6 })
     expect(await claim(5)).toEqual({ kind: 'claimed', nonce: 8 })
     // A fence someone else holds is never taken twice.
-    await store.set(`${nonces.fencePrefix}9`, 'another-deploy', 10_000)
+    const holdFence = defineScript<number>({
+      name: 'test holds a fence',
+      lua: `return redis.call('ZADD', KEYS[1], ARGV[1], ARGV[2])`,
+      inProcess: (data, [key], [lapsesAt, nonce]) => {
+        data.zadd(key!, Number(lapsesAt), nonce!)
+        return 1
+      },
+    })
+    await store.run(holdFence, [fencesKeyOf(nonces.fencePrefix)], [Date.now() + 10_000, 9])
     expect(await claim(5)).toEqual({ kind: 'held', nonce: 9 })
-    await store.delete(`${nonces.fencePrefix}9`)
+    await giveBack(9) // the other deploy gave it back
     // The node is ahead (another sender used 9-19): the floor leads, and a later stale floor never goes back there.
     expect(await claim(20)).toEqual({ kind: 'claimed', nonce: 20 })
     expect(await claim(5)).toEqual({ kind: 'claimed', nonce: 21 })
-    // A nonce claimed long ago that never reached the node (its fence expired) is taken again, not left as a gap.
-    await store.delete(`${nonces.fencePrefix}21`)
-    expect(await claim(21)).toEqual({ kind: 'claimed', nonce: 21 })
-    expect(await claim(21)).toEqual({ kind: 'claimed', nonce: 22 })
+    // A nonce claimed long ago that never reached the node (its fence lapsed) is taken again, not left as a gap.
+    const later = Date.now() + nonces.fenceTtlMs + 1
+    expect(await claim(21, token, later)).toEqual({ kind: 'claimed', nonce: 21 })
+    expect(await claim(21, token, later)).toEqual({ kind: 'claimed', nonce: 22 })
   })
 
   it('tells the oldest member of an index by its score', async () => {
