@@ -3,7 +3,7 @@ import { realSleep, type Sleep } from '../platform/clock.js'
 import { errorName, type Logger, publicErrorMessage } from '../platform/log.js'
 import type { Store } from '../store/types.js'
 import { type CachedBody, type CacheReadReturnType, type LocalCachedBody, parseCachedBody, type ReadParameters } from './cachedBody.js'
-import { createSharedRefresh, type TryStore } from './sharedRefresh.js'
+import { createSharedRefresh, REFRESH_LOCK_MS, type TryStore } from './sharedRefresh.js'
 
 /** Parameters of {@link createReadCache}. */
 export type CreateReadCacheParameters = {
@@ -184,7 +184,7 @@ export function createReadCache(parameters: CreateReadCacheParameters): ReadCach
     sleep = realSleep,
     staleForMs = 600_000,
     waitUntil,
-    lockTtlMs = 12_000,
+    lockTtlMs = REFRESH_LOCK_MS,
     pollIntervalMs = 50,
     retryFailedAfterMs = 5000,
     hotKeys = [],

@@ -21,6 +21,9 @@ export type CreateSharedRefreshParameters = {
   isFresh: (entry: CachedBody | null | undefined) => boolean
 }
 
+/** Lease of a refresh's store lock: longer than a whole refresh may take. */
+export const REFRESH_LOCK_MS = 12_000
+
 /**
  * The store lock of a cached body's refresh, held from before the refresh reads what it needs until its writes land:
  * other work that rewrites what a refresh writes (the universe) takes the same lock.

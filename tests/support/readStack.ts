@@ -52,6 +52,8 @@ export type ReadStack = {
 export type NewInstanceOptions = {
   /** The instance's way to the stack's store (default: the store itself), e.g. one that holds reads (`heldReads.ts`). */
   store?: Store
+  /** The instance's waits (default: real timers), e.g. one that tells the test an instance is waiting. */
+  sleep?: (ms: number) => Promise<void>
 }
 
 /** Parameters of {@link startReadStack}. */
@@ -94,6 +96,7 @@ export async function startReadStack(parameters: StartReadStackParameters): Prom
       store: instanceStore,
       logger,
       now: () => clock.now,
+      sleep: options.sleep,
       upstream: createDexScreenerClient({
         baseUrl: upstream.url,
         backoffBaseMs: 5,
