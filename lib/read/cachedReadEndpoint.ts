@@ -20,7 +20,7 @@ import type { ReadServices } from './services.js'
 
 const METHODS: readonly Method[] = ['GET', 'HEAD']
 
-/** Parameters of {@link createCachedReadHandler}. */
+/** Parameters of {@link createCachedReadEndpoint}. */
 export type CreateCachedReadEndpointParameters<Input> = {
   /** Event-name prefix of this endpoint's log lines. */
   name: string
