@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { readKeys } from '../../lib/read/keys.js'
+import { openBoundedSink } from '../../lib/stream/boundedSink.js'
 import { loadStreamConfig, type StreamConfig } from '../../lib/stream/config.js'
-import type { Schedule } from '../../lib/stream/controlRoomStream.js'
+import type { Schedule } from '../../lib/stream/controlRoomFeed.js'
 import { createStreamEndpoint } from '../../lib/stream/handler.js'
-import { openStreamListener } from '../../lib/stream/listener.js'
 import { eventIdOf, sseComment, sseEvent, sseRetry } from '../../lib/stream/sse.js'
 import { runTick } from '../../lib/tick/runTick.js'
 import { holdReads } from '../support/heldReads.js'
@@ -269,14 +269,14 @@ describe('GET /api/stream (Upstash over redis-server, the DexScreener-shaped ups
 describe('a stream’s buffer', () => {
   it('drops a reader that stopped reading once its buffer is full, and never holds the others back', async () => {
     let closed = 0
-    const slow = openStreamListener({ client: 'a', onClose: () => closed++, maxBufferedBytes: 1000 })
-    const quick = openStreamListener({ client: 'b', onClose: () => closed++, maxBufferedBytes: 1000 })
+    const slow = openBoundedSink({ client: 'a', onClose: () => closed++, maxBufferedBytes: 1000 })
+    const quick = openBoundedSink({ client: 'b', onClose: () => closed++, maxBufferedBytes: 1000 })
     const reader = quick.body.getReader()
     const chunk = new Uint8Array(400)
     const sent: boolean[] = []
     for (let i = 0; i < 4; i++) {
-      sent.push(slow.listener.send(chunk))
-      expect(quick.listener.send(chunk)).toBe(true)
+      sent.push(slow.sink.send(chunk))
+      expect(quick.sink.send(chunk)).toBe(true)
       expect((await reader.read()).value).toBe(chunk) // the bytes are shared, never copied per stream
     }
     expect(sent).toEqual([true, true, false, false])

@@ -3,7 +3,7 @@ import { errorName } from '../platform/log.js'
 import type { LocalCachedBody } from '../read/cachedBody.js'
 import { lookAtControlRoom, onControlRoomChange, READ_CACHE_TTL_MS, readControlRoom } from '../read/readers.js'
 import type { ReadServices } from '../read/services.js'
-import type { StreamListener } from './listener.js'
+import type { BoundedSink } from './boundedSink.js'
 import { eventIdOf, sseComment, sseEvent, sseRetry } from './sse.js'
 
 /** Schedules `run` after `ms`; answers the function that cancels it. */
@@ -33,17 +33,17 @@ type Current = { id: string; fetchedAt: number; expiresAt: number; frame: Uint8A
 /** An instance's feed of the control room to its open streams. */
 export type ControlRoomFeed = {
   /**
-   * Adds a listener and sends it what it is owed: the current body as a `control-room` event, or, when `lastEventId`
+   * Adds a stream's sink and sends it what it is owed: the current body as a `control-room` event, or, when `lastEventId`
    * is the current id, nothing but heartbeats until the next change. Rejects when no body can be had.
    */
-  add(listener: StreamListener, lastEventId: string | null): Promise<void>
-  remove(listener: StreamListener): void
+  add(sink: BoundedSink, lastEventId: string | null): Promise<void>
+  remove(sink: BoundedSink): void
   /** Open streams on this instance. */
   readonly size: number
 }
 
 /**
- * Feeds every open stream of the instance from the instance's own copy of the control room, so listeners cost nothing
+ * Feeds every open stream of the instance from the instance's own copy of the control room, so streams cost nothing
  * each: a change of that copy (a read, the tick, a refresh read back from another instance) goes to every stream as it
  * happens, encoded once. While a stream is open the feed looks at the shared body once when its window ends, and
  * refreshes it there if nobody has (`lookAtControlRoom`): one store read per window however many streams are open, and
@@ -55,8 +55,8 @@ export function createControlRoomFeed(parameters: CreateControlRoomFeedParameter
   const detached = new AsyncResource('control-room-feed')
   const later: Schedule = (run, ms) => detached.runInAsyncScope(() => schedule(run, ms))
   /** Every open stream, and those that have had their first event and so take every later one. */
-  const open = new Set<StreamListener>()
-  const fed = new Set<StreamListener>()
+  const open = new Set<BoundedSink>()
+  const fed = new Set<BoundedSink>()
   let current: Current | null = null
   let watch: { lookAt: (expiresAt: number) => void; stop: () => void } | null = null
   const heartbeat = sseComment('heartbeat')
@@ -72,7 +72,7 @@ export function createControlRoomFeed(parameters: CreateControlRoomFeedParameter
     const changed = id !== current?.id
     const frame = current && !changed ? current.frame : sseEvent({ event: 'control-room', id, data: entry.bytes })
     current = { id, fetchedAt: entry.fetchedAt, expiresAt: entry.expiresAt, frame }
-    if (changed) for (const listener of fed) listener.send(frame)
+    if (changed) for (const sink of fed) sink.send(frame)
     return current
   }
 
@@ -98,7 +98,7 @@ export function createControlRoomFeed(parameters: CreateControlRoomFeedParameter
       )
     }
     const beat = () => {
-      for (const listener of fed) listener.send(heartbeat)
+      for (const sink of fed) sink.send(heartbeat)
       cancelBeat = later(beat, heartbeatSeconds * 1000)
     }
     const stopChanges = onControlRoomChange(services, (entry) => lookAt(take(entry).expiresAt))
@@ -114,9 +114,9 @@ export function createControlRoomFeed(parameters: CreateControlRoomFeedParameter
     }
   }
 
-  const remove = (listener: StreamListener) => {
-    open.delete(listener)
-    fed.delete(listener)
+  const remove = (sink: BoundedSink) => {
+    open.delete(sink)
+    fed.delete(sink)
     if (open.size === 0 && watch) {
       watch.stop()
       watch = null
@@ -124,8 +124,8 @@ export function createControlRoomFeed(parameters: CreateControlRoomFeedParameter
   }
 
   return {
-    async add(listener, lastEventId) {
-      open.add(listener)
+    async add(sink, lastEventId) {
+      open.add(sink)
       if (!watch) {
         current = null // a body kept from an earlier watch may be old: the instance's copy says what is current
         watch = startWatch()
@@ -138,14 +138,14 @@ export function createControlRoomFeed(parameters: CreateControlRoomFeedParameter
           watch?.lookAt(latest.expiresAt)
         }
       } catch (error) {
-        remove(listener)
+        remove(sink)
         throw error
       }
-      if (!open.has(listener)) return // the client went away during the first read: its stream is gone already
+      if (!open.has(sink)) return // the client went away during the first read: its stream is gone already
       // A change during that read made a newer body current: the stream starts from it.
       const body = current ?? latest
-      if (lastEventId !== body.id) listener.send(body.frame)
-      fed.add(listener)
+      if (lastEventId !== body.id) sink.send(body.frame)
+      fed.add(sink)
     },
     remove,
     get size() {
