@@ -2,6 +2,7 @@ import { waitUntil } from '@vercel/functions'
 import { realSleep, type Sleep } from '../platform/clock.js'
 import { type Environment, loadReadConfig } from '../platform/config.js'
 import { createLogger, type Logger } from '../platform/log.js'
+import { perInstance } from '../platform/perInstance.js'
 import { createMemoryStore } from '../store/memory.js'
 import { createLocalSlidingLogs } from '../store/slidingLog.js'
 import { createThrottle, type Throttle } from '../store/throttle.js'
@@ -144,10 +145,5 @@ export function createReadServices(parameters: CreateReadServicesParameters = {}
   }
 }
 
-let instance: ReadServices | undefined
-
 /** The instance's read services, built from `process.env` on first use. */
-export function getReadServices(): ReadServices {
-  instance ??= createReadServices()
-  return instance
-}
+export const getReadServices: () => ReadServices = perInstance(() => createReadServices())
