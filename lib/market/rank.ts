@@ -1,8 +1,8 @@
-import { BASE_CHAIN_ID, type Pair } from '../upstream/pair.js'
+import { DEXSCREENER_BASE_SLUG, type Pair } from '../upstream/pair.js'
 import { isHexAddress, pairToToken } from './normalize.js'
 import type { Token } from './types.js'
 
-export { BASE_CHAIN_ID } from '../upstream/pair.js'
+export { DEXSCREENER_BASE_SLUG } from '../upstream/pair.js'
 
 const compareText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
 
@@ -24,7 +24,7 @@ export function assignRanks(tokens: Token[]): Token[] {
 /** Pairs on Base whose base token has a well-formed address. */
 export function basePairs(pairs: Iterable<Pair>): Pair[] {
   const kept: Pair[] = []
-  for (const pair of pairs) if (pair.chainId === BASE_CHAIN_ID && isHexAddress(pair.baseToken.address)) kept.push(pair)
+  for (const pair of pairs) if (pair.chainId === DEXSCREENER_BASE_SLUG && isHexAddress(pair.baseToken.address)) kept.push(pair)
   return kept
 }
 

@@ -1,18 +1,24 @@
 import type { ZodOpenApiPathItemObject } from 'zod-openapi'
 import { corsHeaders, notAllowedAnswer, preflightOperation } from '../platform/routeDocs.js'
 import { MCP_BODY_LIMIT_BYTES } from './server.js'
+import { TOOLS } from './tools.js'
 
 const jsonRpc = (description: string, schemaDescription = 'A JSON-RPC message') => ({
   description,
   content: { 'application/json': { schema: { type: 'object' as const, description: schemaDescription } } },
 })
 
-/** `POST /api/mcp`, as the OpenAPI document declares it (beside its handler, `createMcpHandler`). */
+/** The tools by name, as the summary lists them: read from the tools themselves, so the list cannot fall behind. */
+const toolNames = (needsAgentKey: boolean) =>
+  TOOLS.filter((tool) => Boolean(tool.action) === needsAgentKey)
+    .map((tool) => tool.name)
+    .join(', ')
+
+/** `POST /api/mcp`, as the OpenAPI document declares it (its handler is `createMcpEndpoint` in `server.ts`). */
 export const mcpRoute: ZodOpenApiPathItemObject = {
   post: {
     operationId: 'mcp',
-    summary:
-      'Model Context Protocol over Streamable HTTP (stateless, JSON answers). Tools: get_control_room, search_tokens, deploy_token, get_deploy_receipt, list_deploys; the last three need the agent key as X-Service-Key or Authorization: Bearer',
+    summary: `Model Context Protocol over Streamable HTTP (stateless, JSON answers). Tools: ${toolNames(false)}, keyless; ${toolNames(true)}, with the agent key as X-Service-Key or Authorization: Bearer`,
     description:
       'The same market data and agent actions as Model Context Protocol tools (Streamable HTTP, stateless: a new server per request, JSON answers). A browser Origin that is not allowed gets 403 before any tool runs.',
     security: [{}, { serviceKey: [] }, { bearerAgentKey: [] }],

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { errorName, type Logger, processLogger, registerEnvironmentSecrets } from './log.js'
+import { perInstance } from './perInstance.js'
 
 /** The environment could not be turned into a configuration; the message names each variable and what is wrong. */
 export class ConfigError extends Error {
@@ -225,22 +226,18 @@ export function loadPublicOrigin(env: Environment): string | null {
   return production ? bareOrigin(`https://${production}`) : null
 }
 
-/** {@link loadPublicOrigin} of this process's environment; a malformed `PUBLIC_URL` reads as none (npm start refuses it at start). */
-export function publicOrigin(): string | null {
-  // Read on every request: parsed again only when the variables change (tests set them; a deployment does not).
-  const inputs = `${process.env.PUBLIC_URL ?? ''}\n${process.env.VERCEL_PROJECT_PRODUCTION_URL ?? ''}`
-  if (inputs !== lastOriginInputs) {
-    lastOriginInputs = inputs
-    try {
-      lastOrigin = loadPublicOrigin(process.env)
-    } catch {
-      lastOrigin = null
-    }
+/**
+ * {@link loadPublicOrigin} of this process's environment, read once per instance (a deployment's environment does not
+ * change under it); a malformed `PUBLIC_URL` reads as none (npm start refuses it at start). A test that needs another
+ * origin hands it to the endpoint (`publicOriginOf`).
+ */
+export const publicOrigin: () => string | null = perInstance(() => {
+  try {
+    return loadPublicOrigin(process.env)
+  } catch {
+    return null
   }
-  return lastOrigin
-}
-let lastOriginInputs: string | undefined
-let lastOrigin: string | null = null
+})
 
 /** `scheme://host[:port]` of an http(s) URL with no path, query or credentials; else null. */
 function bareOrigin(value: string): string | null {

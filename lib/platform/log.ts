@@ -1,3 +1,4 @@
+import { perInstance } from './perInstance.js'
 import { currentRequestId } from './requestId.js'
 
 /** Values a log field may hold; objects are not accepted, so nothing is logged by accident. */
@@ -86,14 +87,12 @@ export function registerEnvironmentSecrets(env: Readonly<Record<string, string |
   for (const name of SECRET_URL_VARIABLES) registerSecretUrl(env[name])
 }
 
-let processEnvironmentRegistered = false
+/** Registers the process's own environment's credentials, once per instance. */
+const registerProcessEnvironment = perInstance(() => registerEnvironmentSecrets(process.env))
 
 /** The registered secrets, the process's own environment's among them from the first line on. */
 function processSecrets(): string[] {
-  if (!processEnvironmentRegistered) {
-    processEnvironmentRegistered = true
-    registerEnvironmentSecrets(process.env)
-  }
+  registerProcessEnvironment()
   return [...registeredSecrets]
 }
 
@@ -118,13 +117,8 @@ export function createLogger(parameters: CreateLoggerParameters = {}): Logger {
   }
 }
 
-let processWideLogger: Logger | undefined
-
 /** The process's own logger (stdout and stderr, registered secrets scrubbed), for lines written before any service exists. */
-export function processLogger(): Logger {
-  processWideLogger ??= createLogger()
-  return processWideLogger
-}
+export const processLogger: () => Logger = perInstance(() => createLogger())
 
 /** A logger that drops every line (tests, benchmarks). */
 export const silentLogger: Logger = { info() {}, warn() {}, error() {} }

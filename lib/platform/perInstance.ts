@@ -1,6 +1,7 @@
 // The one kind of module-level state this project keeps: what an instance (a warm serverless function, or the
-// process of `npm start`) builds once and then reuses, its configuration and its services. Anything else is built
-// per request or handed in as a parameter.
+// process of `npm start`) builds once and then reuses: its configuration and its services, and what it builds once
+// from them or from the code alone (the public origin, the process's logger, the OpenAPI document). Anything else is
+// built per request or handed in as a parameter.
 
 /**
  * Builds `build()` on the first call and answers the same value after that, for the life of the instance. A build

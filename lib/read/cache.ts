@@ -1,14 +1,18 @@
 import { LRUCache } from 'lru-cache'
+import { realSleep, type Sleep } from '../platform/clock.js'
 import { errorName, type Logger, publicErrorMessage } from '../platform/log.js'
 import type { Store } from '../store/types.js'
 import { type CachedBody, type CacheReadReturnType, type LocalCachedBody, parseCachedBody, type ReadParameters } from './cachedBody.js'
-import { createSharedRefresh, type TryStore } from './sharedRefresh.js'
+import { createSharedRefresh, REFRESH_LOCK_MS, type TryStore } from './sharedRefresh.js'
 
 /** Parameters of {@link createReadCache}. */
 export type CreateReadCacheParameters = {
   store: Store
   logger: Logger
+  /** The clock that stamps the bodies (default `Date.now`)... */
   now?: () => number
+  /** ...and the one every wait of the cache runs on (default: a timer). */
+  sleep?: Sleep
   /** Up to what age a body may still be served past its window (stale-while-revalidate and stale-if-error; default 600 s). */
   staleForMs?: number
   /** Keeps the instance alive for a background refresh (Vercel's `waitUntil`); the refresh runs either way. */
@@ -17,8 +21,13 @@ export type CreateReadCacheParameters = {
   lockTtlMs?: number
   /** How often a waiter looks for the lock holder's result (default 50 ms). */
   pollIntervalMs?: number
-  /** After a background refresh failed, how long (real time) before the next one is tried (default 5 s). */
+  /** After a background refresh failed, how long before the next one is tried (default 5 s). */
   retryFailedAfterMs?: number
+  /**
+   * The few bodies read all the time (the control room, the market history): kept apart from the bounded copy of
+   * everything else, so no number of distinct search terms can push them out.
+   */
+  hotKeys?: readonly string[]
 }
 
 /**
@@ -47,10 +56,26 @@ export type ReadCache = {
 export type RefreshIfOlderReturnType = { entry: LocalCachedBody; refreshed: boolean }
 
 /**
- * Most entries kept in the instance's own copy of the shared cache. The least recently read goes first, so a flood of
- * distinct search terms never pushes out the always-read control room.
+ * Most entries kept in the instance's own copy of the shared cache besides the hot bodies: the least recently read goes
+ * first, so a flood of distinct search terms costs bounded memory.
  */
 export const LOCAL_ENTRIES_MAX = 1000
+
+/** The instance's own copy: the hot bodies each in a place of their own, everything else in a bounded LRU. */
+type LocalCopies = { get(key: string): LocalCachedBody | undefined; set(key: string, entry: LocalCachedBody): void }
+
+/** Creates the instance's {@link LocalCopies}, with a place kept for each of `hotKeys`. */
+function createLocalCopies(hotKeys: readonly string[]): LocalCopies {
+  const hot = new Map<string, LocalCachedBody | undefined>(hotKeys.map((key) => [key, undefined]))
+  const others = new LRUCache<string, LocalCachedBody>({ max: LOCAL_ENTRIES_MAX })
+  return {
+    get: (key) => (hot.has(key) ? hot.get(key) : others.get(key)),
+    set: (key, entry) => {
+      if (hot.has(key)) hot.set(key, entry)
+      else others.set(key, entry)
+    },
+  }
+}
 
 /**
  * The shared store as the cache uses it: a failing store call degrades to "no cache" with one log line instead of
@@ -72,11 +97,34 @@ function sharedCacheAccess(store: Store, logger: Logger) {
   return { tryStore, readShared }
 }
 
+/** A listener of the changes of one key. */
+type ChangeListener = (entry: LocalCachedBody) => void
+
+/**
+ * Tells a key's listeners of its new body, each on its own: a listener that throws is logged (once per listener) and
+ * never fails the refresh or the read that made the body, nor keeps the others from being told.
+ */
+function createChangeNotices(listeners: Map<string, Set<ChangeListener>>, logger: Logger) {
+  const failed = new WeakSet<ChangeListener>()
+  return (key: string, entry: LocalCachedBody): void => {
+    for (const listener of listeners.get(key) ?? []) {
+      try {
+        listener(entry)
+      } catch (error) {
+        if (failed.has(listener)) continue
+        failed.add(listener)
+        logger.error('change_listener_failed', { key: key.split(':').slice(-2).join(':'), error: errorName(error) })
+      }
+    }
+  }
+}
+
 /** Parameters of {@link createRefreshFlights}. */
 type CreateRefreshFlightsParameters = {
   refreshShared: (parameters: ReadParameters, firstRead?: CachedBody | null | 'down') => Promise<CachedBody>
   keepLocal: (key: string, shared: CachedBody) => LocalCachedBody
   logger: Logger
+  now: () => number
   waitUntil?: (promise: Promise<unknown>) => void
   retryFailedAfterMs: number
 }
@@ -85,9 +133,9 @@ type CreateRefreshFlightsParameters = {
  * The instance's refreshes: one per key at a time (single flight), its result kept as the instance's entry; and the
  * background refresh of a stale key, paused for a few seconds after one failed.
  */
-function createRefreshFlights({ refreshShared, keepLocal, logger, waitUntil, retryFailedAfterMs }: CreateRefreshFlightsParameters) {
+function createRefreshFlights({ refreshShared, keepLocal, logger, now, waitUntil, retryFailedAfterMs }: CreateRefreshFlightsParameters) {
   const inFlight = new Map<string, Promise<LocalCachedBody>>()
-  /** Real time of the last failed background refresh, per key. */
+  /** When (on the cache's clock) the last background refresh of a key failed. */
   const failedAt = new LRUCache<string, number>({ max: LOCAL_ENTRIES_MAX })
 
   const flight = (parameters: ReadParameters, firstRead?: CachedBody | null | 'down'): Promise<LocalCachedBody> => {
@@ -109,11 +157,11 @@ function createRefreshFlights({ refreshShared, keepLocal, logger, waitUntil, ret
     const { key } = parameters
     if (inFlight.has(key)) return
     // During an outage the stale body is served; the upstream is asked again at most every few seconds, not per request.
-    if (Date.now() - (failedAt.get(key) ?? -Infinity) < retryFailedAfterMs) return
+    if (now() - (failedAt.get(key) ?? -Infinity) < retryFailedAfterMs) return
     const running = flight(parameters).then(
       () => void failedAt.delete(key),
       (error: unknown) => {
-        failedAt.set(key, Date.now())
+        failedAt.set(key, now())
         logger.warn('background_refresh_failed', {
           key: key.split(':').slice(-2).join(':'),
           error: errorName(error),
@@ -133,32 +181,35 @@ export function createReadCache(parameters: CreateReadCacheParameters): ReadCach
     store,
     logger,
     now = Date.now,
+    sleep = realSleep,
     staleForMs = 600_000,
     waitUntil,
-    lockTtlMs = 12_000,
+    lockTtlMs = REFRESH_LOCK_MS,
     pollIntervalMs = 50,
     retryFailedAfterMs = 5000,
+    hotKeys = [],
   } = parameters
-  const local = new LRUCache<string, LocalCachedBody>({ max: LOCAL_ENTRIES_MAX })
-  const listeners = new Map<string, Set<(entry: LocalCachedBody) => void>>()
+  const local = createLocalCopies(hotKeys)
+  const listeners = new Map<string, Set<ChangeListener>>()
 
   const isFresh = (entry: CachedBody | null | undefined): boolean => !!entry && entry.expiresAt > now()
   const isServable = (entry: CachedBody | null | undefined): boolean => !!entry && now() - entry.fetchedAt < staleForMs
 
   const { tryStore, readShared } = sharedCacheAccess(store, logger)
+  const tell = createChangeNotices(listeners, logger)
 
   const keepLocal = (key: string, shared: CachedBody): LocalCachedBody => {
     const current = local.get(key)
     if (current && current.etag === shared.etag && current.expiresAt === shared.expiresAt) return current
     const entry = { ...shared, bytes: Buffer.from(shared.body, 'utf8') }
     local.set(key, entry)
-    if (current?.etag !== entry.etag) for (const listener of listeners.get(key) ?? []) listener(entry)
+    if (current?.etag !== entry.etag) tell(key, entry)
     return entry
   }
 
-  const refreshShared = createSharedRefresh({ store, now, staleForMs, lockTtlMs, pollIntervalMs, tryStore, readShared, isFresh })
+  const refreshShared = createSharedRefresh({ store, now, sleep, staleForMs, lockTtlMs, pollIntervalMs, tryStore, readShared, isFresh })
 
-  const { flight, revalidate, isRunning } = createRefreshFlights({ refreshShared, keepLocal, logger, waitUntil, retryFailedAfterMs })
+  const { flight, revalidate, isRunning } = createRefreshFlights({ refreshShared, keepLocal, logger, now, waitUntil, retryFailedAfterMs })
 
   return {
     async refreshIfOlder({ olderThanMs, ...parameters }) {

@@ -20,7 +20,7 @@ import type { ReadServices } from './services.js'
 
 const METHODS: readonly Method[] = ['GET', 'HEAD']
 
-/** Parameters of {@link createCachedReadHandler}. */
+/** Parameters of {@link createCachedReadEndpoint}. */
 export type CreateCachedReadEndpointParameters<Input> = {
   /** Event-name prefix of this endpoint's log lines. */
   name: string
@@ -41,6 +41,12 @@ export type CreateCachedReadEndpointParameters<Input> = {
   rateLimitPolicy?: string
   /** Answer 429 when the service-wide upstream budget is spent (token-search): the caller may retry shortly. */
   budgetSpentIs429?: boolean
+} & ReadEndpointOptions
+
+/** What a read endpoint's edge may be given instead of what the instance reads itself. */
+export type ReadEndpointOptions = {
+  /** The public origin a plain-HTTP request is redirected to (default: `PUBLIC_URL`, read once per instance). */
+  publicOriginOf?: () => string | null
 }
 
 /**
@@ -48,7 +54,17 @@ export type CreateCachedReadEndpointParameters<Input> = {
  * failures to statuses; an endpoint that throttles no client answers a warm read on the edge's fast path.
  */
 export function createCachedReadEndpoint<Input>(parameters: CreateCachedReadEndpointParameters<Input>): Endpoint {
-  const { name, services, parseInput, read, peek, upstreamFailure, rateLimitPerMinute, budgetSpentIs429 = false } = parameters
+  const {
+    name,
+    services,
+    parseInput,
+    read,
+    peek,
+    upstreamFailure,
+    rateLimitPerMinute,
+    budgetSpentIs429 = false,
+    publicOriginOf,
+  } = parameters
   const policy = parameters.rateLimitPolicy ?? name
   const headersOf = createAnswerHeadersMemo()
 
@@ -131,7 +147,7 @@ export function createCachedReadEndpoint<Input>(parameters: CreateCachedReadEndp
     const parsed = parseInput(request)
     return parsed.ok ? readAndAnswer(ctx, request, parsed.input) : parsed.response
   }
-  return createEndpoint({ methods: METHODS, handler, answerAtOnce: peek && !rateLimitPerMinute ? answerAtOnce : undefined })
+  return createEndpoint({ methods: METHODS, handler, answerAtOnce: peek && !rateLimitPerMinute ? answerAtOnce : undefined, publicOriginOf })
 }
 
 /** What {@link cachedJsonResponse} needs for one read's answer. */

@@ -1,5 +1,5 @@
 import { isHexAddress } from '../market/normalize.js'
-import { BASE_CHAIN_ID } from '../market/rank.js'
+import { DEXSCREENER_BASE_SLUG } from '../market/rank.js'
 import { CONTROL_ROOM_LIMIT } from '../market/types.js'
 import { type Sighting, type UniverseEntry, universeLeaders } from '../market/universe.js'
 import { type PromotedList, TOKENS_BATCH_SIZE } from '../upstream/dexscreener.js'
@@ -104,7 +104,7 @@ export function volumeHints(seen: readonly Pair[], promoted: readonly string[]):
     hints.set(key, Math.max(hints.get(key) ?? 0, volume))
   }
   for (const pair of seen) {
-    if (pair.chainId !== BASE_CHAIN_ID) continue
+    if (pair.chainId !== DEXSCREENER_BASE_SLUG) continue
     hint(pair.baseToken.address, pair.volume.h24 ?? 0)
     hint(pair.quoteToken.address, pair.volume.h24 ?? 0)
   }
@@ -165,7 +165,7 @@ export function sightingsOf(
 function ownBestVolumes(answers: readonly Pair[], enriched: ReadonlySet<string>): Map<string, number> {
   const best = new Map<string, number>()
   for (const pair of answers) {
-    if (pair.chainId !== BASE_CHAIN_ID) continue
+    if (pair.chainId !== DEXSCREENER_BASE_SLUG) continue
     const address = pair.baseToken.address.toLowerCase()
     if (!enriched.has(address)) continue
     best.set(address, Math.max(best.get(address) ?? 0, pair.volume.h24 ?? 0))

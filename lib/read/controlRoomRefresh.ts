@@ -15,7 +15,7 @@ import { buildFailoverControlRoom, FAILOVER_PAGES } from './failover.js'
 import { snapshotWrite } from './historyStore.js'
 import { readKeys } from './keys.js'
 import type { ReadServices } from './services.js'
-import { loadUniverse, saveUniverse, universeWrite } from './universeStore.js'
+import { changeUniverse, universeWrite } from './universeStore.js'
 
 /**
  * One control-room refresh as the cache runs it (single-flight across instances): loads the universe, claims the
@@ -102,10 +102,11 @@ export type DiscoverIfDueReturnType = { due: boolean; pages: number; failedPages
 /**
  * GeckoTerminal discovery on its own, for a tick whose control room was already fresh: when it is due (claimed once in
  * 5 minutes across instances, inside the shared budget), reads the ranked pools and adds their base tokens to the
- * universe where they are new or bigger than remembered, so the next refresh enriches them. Never lowers a volume.
+ * universe where they are new or bigger than remembered, so the next refresh enriches them. Never lowers a volume. The
+ * universe is changed under the control room's refresh lock, as the refresh writes it: neither loses the other's.
  */
 export async function discoverIfDue(services: ReadServices): Promise<DiscoverIfDueReturnType> {
-  const { store, keyPrefix, logger, gecko, now } = services
+  const { store, keyPrefix, logger, gecko, now, sleep } = services
   if (!gecko) return { due: false, pages: 0, failedPages: 0, learned: 0 }
   const { pages } = await claimGeckoDiscovery({ store, keyPrefix, now: now(), logger })
   if (pages === 0) return { due: false, pages: 0, failedPages: 0, learned: 0 }
@@ -114,16 +115,21 @@ export async function discoverIfDue(services: ReadServices): Promise<DiscoverIfD
   const errors = results.flatMap((r) => (r.status === 'rejected' ? [r.reason] : []))
   await backOffGeckoAfter429(errors, { store, keyPrefix, logger })
   await noteDiscoveryOutcome(errors.length === pages, { store, keyPrefix, logger })
-  const universe = await loadUniverse(store, readKeys(keyPrefix).universe, logger)
-  const remembered = new Map(universe.map((e) => [e.address, e.volume24h]))
-  const sightings = new Map<string, Sighting>()
-  for (const pair of results.flatMap((r) => (r.status === 'fulfilled' ? r.value : []))) {
-    if (!isHexAddress(pair.baseToken.address)) continue
-    const address = pair.baseToken.address.toLowerCase()
-    const volume24h = pair.volume.h24 ?? 0
-    if (volume24h > Math.max(remembered.get(address) ?? -1, sightings.get(address)?.volume24h ?? -1))
-      sightings.set(address, { volume24h, authoritative: false })
-  }
-  if (sightings.size > 0) await saveUniverse(store, readKeys(keyPrefix).universe, mergeSightings(universe, sightings, now()), logger)
-  return { due: true, pages, failedPages: errors.length, learned: sightings.size }
+  const pairs = results.flatMap((r) => (r.status === 'fulfilled' ? r.value : []))
+  const keys = readKeys(keyPrefix)
+  let learned = 0
+  await changeUniverse({ store, key: keys.universe, refreshedWith: keys.controlRoom, logger, now, sleep }, (universe) => {
+    const remembered = new Map(universe.map((e) => [e.address, e.volume24h]))
+    const sightings = new Map<string, Sighting>()
+    for (const pair of pairs) {
+      if (!isHexAddress(pair.baseToken.address)) continue
+      const address = pair.baseToken.address.toLowerCase()
+      const volume24h = pair.volume.h24 ?? 0
+      if (volume24h > Math.max(remembered.get(address) ?? -1, sightings.get(address)?.volume24h ?? -1))
+        sightings.set(address, { volume24h, authoritative: false })
+    }
+    learned = sightings.size
+    return sightings.size > 0 ? mergeSightings(universe, sightings, now()) : null
+  })
+  return { due: true, pages, failedPages: errors.length, learned }
 }

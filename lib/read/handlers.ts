@@ -15,7 +15,7 @@ import {
   redirectAnswer,
   retryAfterHeaders,
 } from '../platform/routeDocs.js'
-import { badReadRequest, createCachedReadEndpoint } from './cachedReadEndpoint.js'
+import { badReadRequest, createCachedReadEndpoint, type ReadEndpointOptions } from './cachedReadEndpoint.js'
 import { peekControlRoom, peekMarketHistory, readControlRoom, readMarketHistory, readTokenHistory, readTokenSearch } from './readers.js'
 import type { ReadServices } from './services.js'
 
@@ -26,8 +26,9 @@ import type { ReadServices } from './services.js'
 const ADDRESS_PATTERN = /^0x[0-9a-fA-F]{40}$/
 
 /** The `GET /api/control-room` endpoint over the given services. */
-export function createControlRoomEndpoint(services: () => ReadServices) {
+export function createControlRoomEndpoint(services: () => ReadServices, options: ReadEndpointOptions = {}) {
   return createCachedReadEndpoint({
+    ...options,
     name: 'control_room',
     services,
     parseInput: () => ({ ok: true, input: undefined }),
@@ -42,8 +43,9 @@ export function createControlRoomEndpoint(services: () => ReadServices) {
 }
 
 /** The `GET /api/token-search?q=` endpoint over the given services. */
-export function createTokenSearchEndpoint(services: () => ReadServices) {
+export function createTokenSearchEndpoint(services: () => ReadServices, options: ReadEndpointOptions = {}) {
   return createCachedReadEndpoint({
+    ...options,
     name: 'token_search',
     services,
     rateLimitPerMinute: (ctx) => ctx.searchRateLimitPerMinute,
@@ -66,8 +68,9 @@ export function createTokenSearchEndpoint(services: () => ReadServices) {
 }
 
 /** The `GET /api/token-history?address=0x…` endpoint over the given services. */
-export function createTokenHistoryEndpoint(services: () => ReadServices) {
+export function createTokenHistoryEndpoint(services: () => ReadServices, options: ReadEndpointOptions = {}) {
   return createCachedReadEndpoint({
+    ...options,
     name: 'token_history',
     services,
     rateLimitPerMinute: (ctx) => ctx.tokenHistoryRateLimitPerMinute,
@@ -84,8 +87,9 @@ export function createTokenHistoryEndpoint(services: () => ReadServices) {
 }
 
 /** The `GET /api/market-history` endpoint over the given services: the dashboard's charts in one request. */
-export function createMarketHistoryEndpoint(services: () => ReadServices) {
+export function createMarketHistoryEndpoint(services: () => ReadServices, options: ReadEndpointOptions = {}) {
   return createCachedReadEndpoint({
+    ...options,
     name: 'market_history',
     services,
     parseInput: () => ({ ok: true, input: undefined }),

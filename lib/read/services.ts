@@ -1,7 +1,10 @@
 import { waitUntil } from '@vercel/functions'
+import { realSleep, type Sleep } from '../platform/clock.js'
 import { type Environment, loadReadConfig } from '../platform/config.js'
 import { createLogger, type Logger } from '../platform/log.js'
+import { perInstance } from '../platform/perInstance.js'
 import { createMemoryStore } from '../store/memory.js'
+import { createLocalSlidingLogs } from '../store/slidingLog.js'
 import { createThrottle, type Throttle } from '../store/throttle.js'
 import type { Store } from '../store/types.js'
 import { createUpstashStore } from '../store/upstash.js'
@@ -29,7 +32,10 @@ export type ReadServices = {
   /** GeckoTerminal (discovery and failover), or null when `GECKOTERMINAL_BASE_URL` is empty. */
   gecko: GeckoTerminalClient | null
   logger: Logger
+  /** The clock that stamps the data... */
   now: () => number
+  /** ...and the one the waits run on (a waiter for another instance's refresh, say). */
+  sleep: Sleep
   /** Up to what age the last good body is served while a refresh is due or failing (`STALE_IF_ERROR_SECONDS`). */
   staleIfErrorSeconds: number
   /** `token-search` requests a client may make per minute (`SEARCH_RATE_LIMIT_PER_MINUTE`). */
@@ -53,6 +59,8 @@ export type CreateReadServicesParameters = {
   gecko?: GeckoTerminalClient | null
   logger?: Logger
   now?: () => number
+  /** Waits on the clock of `now` (default: a timer, as `now` defaults to `Date.now`). */
+  sleep?: Sleep
   /** Keeps the instance alive for work after the answer (default: Vercel's `waitUntil`; tests collect it). */
   waitUntil?: (promise: Promise<unknown>) => void
 }
@@ -62,25 +70,24 @@ export function createReadServices(parameters: CreateReadServicesParameters = {}
   const config = loadReadConfig(parameters.env ?? process.env)
   const logger = parameters.logger ?? createLogger()
   const now = parameters.now ?? Date.now
+  const sleep = parameters.sleep ?? realSleep
   const store = parameters.store ?? (config.redis ? createUpstashStore(config.redis) : createMemoryStore())
   const keys = readKeys(config.storePrefix)
   // Every DexScreener attempt, retries included, takes a slot of one rolling minute shared by all instances.
-  const admit = createSharedRequestBudget({
-    store,
-    key: keys.dexScreenerBudget,
-    perMinute: DEXSCREENER_REQUESTS_PER_MINUTE,
-    logger,
-    now,
-  })
+  const whole = { key: keys.dexScreenerBudget, perMinute: DEXSCREENER_REQUESTS_PER_MINUTE }
+  // While the store is down, the budgets hold in this process, over windows the whole and its share both count in.
+  const local = createLocalSlidingLogs(now)
+  const admit = createSharedRequestBudget({ store, ...whole, logger, now, local })
   const upstream = parameters.upstream ?? createDexScreenerClient({ baseUrl: config.dexscreenerBaseUrl, admit })
-  // Searches are anonymous and unbounded in variety: they get their own share of the minute, inside the whole.
+  // Searches are anonymous and unbounded in variety: they get their own share of the minute, taken with the whole.
   const searchAdmit = createSharedRequestBudget({
     store,
     key: keys.searchBudget,
     perMinute: config.searchUpstreamRequestsPerMinute,
     logger,
     now,
-    within: admit,
+    within: whole,
+    local,
   })
   const searchUpstream =
     parameters.searchUpstream ?? parameters.upstream ?? createDexScreenerClient({ baseUrl: config.dexscreenerBaseUrl, admit: searchAdmit })
@@ -111,13 +118,16 @@ export function createReadServices(parameters: CreateReadServicesParameters = {}
   }
   return {
     store,
-    throttle: createThrottle(store),
+    throttle: createThrottle(store, now),
     reserveUpstream,
     // On Vercel, waitUntil keeps the function alive for a background refresh; elsewhere it is a no-op and the refresh runs on.
     cache: createReadCache({
       store,
       logger,
       now,
+      sleep,
+      // The stream's body is the control room's.
+      hotKeys: [keys.controlRoom, keys.marketHistory],
       staleForMs: config.staleIfErrorSeconds * 1000,
       waitUntil: parameters.waitUntil ?? waitUntil,
     }),
@@ -126,6 +136,7 @@ export function createReadServices(parameters: CreateReadServicesParameters = {}
     gecko,
     logger,
     now,
+    sleep,
     staleIfErrorSeconds: config.staleIfErrorSeconds,
     searchRateLimitPerMinute: config.searchRateLimitPerMinute,
     tokenHistoryRateLimitPerMinute: config.tokenHistoryRateLimitPerMinute,
@@ -134,10 +145,5 @@ export function createReadServices(parameters: CreateReadServicesParameters = {}
   }
 }
 
-let instance: ReadServices | undefined
-
 /** The instance's read services, built from `process.env` on first use. */
-export function getReadServices(): ReadServices {
-  instance ??= createReadServices()
-  return instance
-}
+export const getReadServices: () => ReadServices = perInstance(() => createReadServices())

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import type { Sleep } from '../platform/clock.js'
 import type { Store } from '../store/types.js'
 import type { CachedBody, ReadParameters } from './cachedBody.js'
 
@@ -9,6 +10,8 @@ export type TryStore = <T>(operation: string, run: () => Promise<T>) => Promise<
 export type CreateSharedRefreshParameters = {
   store: Store
   now: () => number
+  /** Waits on the same clock as `now`. */
+  sleep: Sleep
   /** How long a body is kept past its window (stale-while-revalidate and stale-if-error). */
   staleForMs: number
   lockTtlMs: number
@@ -18,12 +21,21 @@ export type CreateSharedRefreshParameters = {
   isFresh: (entry: CachedBody | null | undefined) => boolean
 }
 
+/** Lease of a refresh's store lock: longer than a whole refresh may take. */
+export const REFRESH_LOCK_MS = 12_000
+
+/**
+ * The store lock of a cached body's refresh, held from before the refresh reads what it needs until its writes land:
+ * other work that rewrites what a refresh writes (the universe) takes the same lock.
+ */
+export function refreshLockKey(key: string): string {
+  return `${key}:refresh-lock`
+}
+
 /** Computes the strong ETag of a body. */
 export function etagOf(body: string): string {
   return `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`
 }
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
 /**
  * The refresh of a cached body across instances: one instance takes a short store lock, refreshes, and writes the
@@ -31,7 +43,7 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * never past the lock's lease. Without the store, every caller refreshes on its own (uncached).
  */
 export function createSharedRefresh(parameters: CreateSharedRefreshParameters) {
-  const { store, now, staleForMs, lockTtlMs, pollIntervalMs, tryStore, readShared, isFresh } = parameters
+  const { store, now, sleep, staleForMs, lockTtlMs, pollIntervalMs, tryStore, readShared, isFresh } = parameters
   /**
    * Runs the refresh; when `save`, writes its body (kept past its window, for as long as it may be served stale) with
    * the refresh's other writes and the release of `lock`, all in one store call.
@@ -57,8 +69,8 @@ export function createSharedRefresh(parameters: CreateSharedRefreshParameters) {
    */
   const refreshShared = async (parameters: ReadParameters, firstRead?: CachedBody | null | 'down'): Promise<CachedBody> => {
     const { key } = parameters
-    const lockKey = `${key}:refresh-lock`
-    const deadline = Date.now() + lockTtlMs
+    const lockKey = refreshLockKey(key)
+    const deadline = now() + lockTtlMs
     for (let pending = firstRead; ; pending = undefined) {
       const shared = pending !== undefined ? pending : await readShared(key)
       if (shared === 'down') return produce(parameters, false)
@@ -80,7 +92,7 @@ export function createSharedRefresh(parameters: CreateSharedRefreshParameters) {
         }
       }
       // Someone else is refreshing: wait for their result, but never past the lock's lease.
-      if (Date.now() >= deadline) return produce(parameters, true)
+      if (now() >= deadline) return produce(parameters, true)
       await sleep(pollIntervalMs)
     }
   }

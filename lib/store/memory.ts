@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import type { ScriptData, Store } from './types.js'
+import { type ScriptData, type Store, UndeclaredKeyError } from './types.js'
 
 /** Entries the in-process store holds at most; past that the least recently written goes first. */
 export const MEMORY_STORE_ENTRIES_MAX = 100_000
@@ -79,7 +79,7 @@ export function createMemoryStore(parameters: CreateMemoryStoreParameters = {}):
     async run(script, keys, args) {
       sweep()
       return script.inProcess(
-        data,
+        onlyKeys(data, keys, script.name),
         keys,
         args.map((a) => String(a)),
       )
@@ -152,6 +152,7 @@ function createScriptData(values: Map<string, Entry>, now: () => number, maxEntr
       dropIfEmpty(key, set)
     },
     zcard: (key) => sortedSet(key)?.size ?? 0,
+    zscore: (key, member) => sortedSet(key)?.get(member) ?? null,
     zrangeByScore: (key, min, max, limit = Number.POSITIVE_INFINITY) =>
       ordered(sortedSet(key))
         .filter(({ score }) => score >= min && score <= max)
@@ -175,4 +176,27 @@ function createScriptData(values: Map<string, Entry>, now: () => number, maxEntr
   }
 
   return { data, text }
+}
+
+/** `data` as a script named `script` may use it: only the keys it named in KEYS ({@link UndeclaredKeyError} for any other). */
+function onlyKeys(data: ScriptData, keys: readonly string[], script: string): ScriptData {
+  const named = (key: string): string => {
+    if (!keys.includes(key)) throw new UndeclaredKeyError(`store ${script} touched a key it did not name in KEYS`)
+    return key
+  }
+  return {
+    get: (key) => data.get(named(key)),
+    set: (key, value, options) => data.set(named(key), value, options),
+    del: (key) => data.del(named(key)),
+    exists: (key) => data.exists(named(key)),
+    pexpire: (key, ttlMs) => data.pexpire(named(key), ttlMs),
+    zadd: (key, score, member) => data.zadd(named(key), score, member),
+    zrem: (key, member) => data.zrem(named(key), member),
+    zcard: (key) => data.zcard(named(key)),
+    zscore: (key, member) => data.zscore(named(key), member),
+    zrangeByScore: (key, min, max, limit) => data.zrangeByScore(named(key), min, max, limit),
+    zrange: (key, start, stop, reverse) => data.zrange(named(key), start, stop, reverse),
+    zremRangeByScore: (key, min, max) => data.zremRangeByScore(named(key), min, max),
+    zremRangeByRank: (key, start, stop) => data.zremRangeByRank(named(key), start, stop),
+  }
 }

@@ -11,7 +11,7 @@ import { defineScript, type Store } from './types.js'
  * ms, member, score (epoch ms), most entries per index. Each index keeps its newest entries, none older than the ttl.
  */
 const putIndexedScript = defineScript<number>({
-  name: 'index',
+  name: 'record-index put',
   lua: `
 local ttl = tonumber(ARGV[2])
 local score = tonumber(ARGV[4])
@@ -38,28 +38,16 @@ return 1
   },
 })
 
-/** The records of an index's newest ARGV[2] members, newest first. KEYS[1] the index; ARGV[1] the records' key prefix. */
-const listIndexedScript = defineScript<string[]>({
-  name: 'index',
-  lua: `
-local members = redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[2]) - 1, 'REV')
-local records = {}
-for _, member in ipairs(members) do
-  local record = redis.call('GET', ARGV[1] .. member)
-  if record then records[#records + 1] = record end
-end
-return records
-`,
-  inProcess: (data, [index], [prefix, limit]) =>
-    data
-      .zrange(index!, 0, Number(limit) - 1, true)
-      .map(({ member }) => data.get(prefix + member))
-      .filter((record): record is string => record !== null),
+/** The newest ARGV[1] members of an index, newest first. KEYS[1] the index. */
+const newestMembersScript = defineScript<string[]>({
+  name: 'record-index newest',
+  lua: `return redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[1]) - 1, 'REV')`,
+  inProcess: (data, [index], [limit]) => data.zrange(index!, 0, Number(limit) - 1, true).map(({ member }) => member),
 })
 
 /** Removes ARGV[1] from every index in KEYS. */
 const removeFromIndexesScript = defineScript<number>({
-  name: 'index',
+  name: 'record-index remove',
   lua: `for i = 1, #KEYS do redis.call('ZREM', KEYS[i], ARGV[1]) end return 1`,
   inProcess: (data, indexes, [member]) => {
     for (const index of indexes) data.zrem(index, member!)
@@ -69,7 +57,7 @@ const removeFromIndexesScript = defineScript<number>({
 
 /** The score of an index's oldest member, or nothing when it is empty. KEYS[1] the index. */
 const oldestScoreScript = defineScript<string | null>({
-  name: 'index',
+  name: 'record-index oldest',
   lua: `local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES') return oldest[2]`,
   inProcess: (data, [index]) => {
     const [oldest] = data.zrange(index!, 0, 0)
@@ -102,11 +90,18 @@ export async function putIndexed(store: Store, parameters: PutIndexedParameters)
 /** Parameters of {@link listIndexed}. */
 export type ListIndexedParameters = { indexKey: string; recordPrefix: string; limit: number }
 
-/** The records of the newest `limit` members of an index, newest first, each read at `recordPrefix + member`; one round trip. */
+/**
+ * The records of the newest `limit` members of an index, newest first, each read at `recordPrefix + member`: the
+ * members, then their records, two round trips (one when the index is empty). A script may only touch the keys it
+ * names, and a record's key is known only once its member is read.
+ */
 export async function listIndexed(store: Store, { indexKey, recordPrefix, limit }: ListIndexedParameters): Promise<string[]> {
   if (limit <= 0) return []
+  const members = (await store.run(newestMembersScript, [indexKey], [limit])).map(String)
+  if (members.length === 0) return []
   // A record that expired or was removed since is skipped.
-  return (await store.run(listIndexedScript, [indexKey], [recordPrefix, limit])).map(String)
+  const records = await store.getMany(members.map((member) => recordPrefix + member))
+  return records.filter((record): record is string => record !== null)
 }
 
 /** Removes `member` from every index in `indexKeys` (the record stays), in one step. */

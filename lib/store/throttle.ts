@@ -1,4 +1,5 @@
 import { Ratelimit } from '@upstash/ratelimit'
+import { createLocalSlidingLogs, takeSlots } from './slidingLog.js'
 import { type Store, StoreError } from './types.js'
 import type { UpstashStore } from './upstash.js'
 
@@ -14,15 +15,12 @@ export type ThrottleReturnType = { ok: boolean; remaining: number; resetAfterMs:
 /** Per-client throttling: an approximate sliding window (right for throttling, not for a spending cap). */
 export type Throttle = { limit(parameters: ThrottleParameters): Promise<ThrottleReturnType> }
 
-/** Clients tracked by the in-process throttle before idle ones are swept. */
-const THROTTLED_CLIENTS_MAX = 10_000
-
 /**
  * The throttle of a store: `@upstash/ratelimit`'s sliding window over an Upstash store's client, shared by every
- * instance; a sliding log in this process over the in-process store.
+ * instance; the service's sliding log (`slidingLog.ts`) in this process over the in-process store, on `now`.
  */
-export function createThrottle(store: Store): Throttle {
-  return store.kind === 'upstash' ? createUpstashThrottle(store as UpstashStore) : createLocalThrottle()
+export function createThrottle(store: Store, now: () => number = Date.now): Throttle {
+  return store.kind === 'upstash' ? createUpstashThrottle(store as UpstashStore) : createLocalThrottle(now)
 }
 
 function createUpstashThrottle({ redis, timeoutMs }: UpstashStore): Throttle {
@@ -52,24 +50,27 @@ function createUpstashThrottle({ redis, timeoutMs }: UpstashStore): Throttle {
           // The library's own message quotes the command; the caller only needs to know the store failed.
           throw new StoreError('store throttle failed')
         })
-      // Its timeout answers success with reason "timeout": a throttle may fail open, never a read.
+      // Its timeout answers success with reason "timeout": a throttle may fail open, never a read. Its `reset` is on
+      // the real clock, the one the library keeps its windows on.
       return { ok: result.success, remaining: Math.max(0, result.remaining), resetAfterMs: Math.max(0, result.reset - Date.now()) }
     },
   }
 }
 
-/** A sliding log per client in this process; entries older than the window are dropped, and idle clients with them. */
+/**
+ * A sliding log per client in this process: the service's one sliding log (`slidingLog.ts`) over a store of its own.
+ * Idle clients' logs expire with their window, and at most the in-process store's bound of clients is kept (the
+ * least recently admitted goes first).
+ */
 export function createLocalThrottle(now: () => number = Date.now): Throttle {
-  const logs = new Map<string, number[]>()
+  const logs = createLocalSlidingLogs(now)
+  let requests = 0
   return {
     async limit({ key, limit, windowMs }) {
       const at = now()
-      const log = (logs.get(key) ?? []).filter((t) => t > at - windowMs)
-      logs.set(key, log)
-      if (log.length >= limit) return { ok: false, remaining: 0, resetAfterMs: log[0]! + windowMs - at }
-      log.push(at)
-      if (logs.size > THROTTLED_CLIENTS_MAX) for (const [k, l] of logs) if (l.every((t) => t <= at - windowMs)) logs.delete(k)
-      return { ok: true, remaining: limit - log.length, resetAfterMs: log[0]! + windowMs - at }
+      const { taken, windows } = await takeSlots(logs, { windows: [{ key, limit, windowMs }], member: `${at}:${++requests}`, now: at })
+      const { used, oldestAt } = windows[0]!
+      return { ok: taken === 1, remaining: Math.max(0, limit - used), resetAfterMs: oldestAt + windowMs - at }
     },
   }
 }

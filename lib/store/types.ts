@@ -64,12 +64,22 @@ export type ScriptData = {
   zadd(key: string, score: number, member: string): void
   zrem(key: string, member: string): void
   zcard(key: string): number
+  /** A member's score, or null when it is not in the set. */
+  zscore(key: string, member: string): number | null
   /** Members scored from `min` to `max` (inclusive), lowest first, at most `limit`. */
   zrangeByScore(key: string, min: number, max: number, limit?: number): { member: string; score: number }[]
   /** Members from rank `start` to `stop` (inclusive; negative counts from the end), lowest first unless `reverse`. */
   zrange(key: string, start: number, stop: number, reverse?: boolean): { member: string; score: number }[]
   zremRangeByScore(key: string, min: number, max: number): void
   zremRangeByRank(key: string, start: number, stop: number): void
+}
+
+/**
+ * A script touched a key it did not name in KEYS. Redis Cluster refuses such a script (it routes a script by its
+ * keys); the in-process store refuses it too, so the contract test that runs every script on it catches one.
+ */
+export class UndeclaredKeyError extends Error {
+  override name = 'UndeclaredKeyError'
 }
 
 /** A store call failed (unreachable, refused, timed out). The message never carries the command. */

@@ -7,9 +7,9 @@ import { perInstance } from '../platform/perInstance.js'
 import { rateLimitHeaders } from '../platform/rateLimitHeaders.js'
 import { corsHeaders, errorAnswer, notAllowedAnswer, preflightOperation, redirectAnswer, retryAfterHeaders } from '../platform/routeDocs.js'
 import { getReadServices, type ReadServices } from '../read/services.js'
+import { openBoundedSink } from './boundedSink.js'
 import { loadStreamConfig, type StreamConfig } from './config.js'
-import { type ControlRoomFeed, createControlRoomFeed, RETRY_FRAME, type Schedule } from './controlRoomStream.js'
-import { openStreamListener } from './listener.js'
+import { type ControlRoomFeed, createControlRoomFeed, RETRY_FRAME, type Schedule } from './controlRoomFeed.js'
 
 /** Seconds a refused client is told to wait: about when a stream of its own ends and frees a place. */
 const FULL_RETRY_AFTER_SECONDS = 30
@@ -64,27 +64,32 @@ export function createStreamEndpoint(parameters: CreateStreamEndpointParameters)
     }
     perClient.set(client, held + 1)
     let cancelDeadline = () => {}
-    const { listener, body } = openStreamListener({
+    let closed = false
+    const { sink, body } = openBoundedSink({
       client,
       onClose: () => {
+        closed = true
         const left = (perClient.get(client) ?? 1) - 1
         if (left > 0) perClient.set(client, left)
         else perClient.delete(client)
         cancelDeadline()
-        feed.remove(listener)
+        request.signal?.removeEventListener('abort', sink.end)
+        feed.remove(sink)
       },
     })
-    listener.send(RETRY_FRAME)
+    // Listening before the first read: a client that goes away while a cold read is made gives its place back at once.
+    request.signal?.addEventListener('abort', sink.end, { once: true })
+    if (request.signal?.aborted) sink.end()
+    sink.send(RETRY_FRAME)
     try {
-      await feed.add(listener, request.headers.get('last-event-id'))
+      if (!closed) await feed.add(sink, request.headers.get('last-event-id'))
     } catch (error) {
-      listener.end()
+      sink.end()
       services.logger.warn('stream_unavailable', { error: errorName(error) })
       return errorResponse(503, 'UPSTREAM_UNAVAILABLE', 'The market data is not available yet; retry shortly.', { 'retry-after': '5' })
     }
     const deadline = limits.maxSeconds * 1000
-    cancelDeadline = schedule ? schedule(listener.end, deadline) : deadlineTimer(listener.end, deadline)
-    request.signal?.addEventListener('abort', listener.end, { once: true })
+    if (!closed) cancelDeadline = schedule ? schedule(sink.end, deadline) : deadlineTimer(sink.end, deadline)
     return new Response(body, {
       headers: {
         'content-type': 'text/event-stream; charset=utf-8',

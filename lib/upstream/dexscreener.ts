@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { HEX_ADDRESS, looseString } from './fields.js'
 import { type CallOptions, type CreateJsonGetterParameters, createJsonGetter } from './jsonGetter.js'
-import { BASE_CHAIN_ID, type Pair, parsePairsBody } from './pair.js'
+import { DEXSCREENER_BASE_SLUG, type Pair, parsePairsBody } from './pair.js'
 
 export type { DropCause, DroppedRows } from './fields.js'
 export { type CallOptions, parseRetryAfter, type RequestBudget, UpstreamError, type UpstreamErrorKind } from './jsonGetter.js'
@@ -68,7 +68,12 @@ export function parsePromotedBaseTokens(body: unknown): string[] | null {
   const addresses = new Set<string>()
   for (const raw of list.data) {
     const entry = promotedEntrySchema.safeParse(raw)
-    if (entry.success && entry.data.chainId === BASE_CHAIN_ID && entry.data.tokenAddress && HEX_ADDRESS.test(entry.data.tokenAddress))
+    if (
+      entry.success &&
+      entry.data.chainId === DEXSCREENER_BASE_SLUG &&
+      entry.data.tokenAddress &&
+      HEX_ADDRESS.test(entry.data.tokenAddress)
+    )
       addresses.add(entry.data.tokenAddress.toLowerCase())
   }
   return [...addresses]

@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { type DroppedRows, isPoolId, looseNumber, loosePrice, looseString, looseTxnCount, looseWindows } from './fields.js'
 import { type CallOptions, type CreateJsonGetterParameters, createJsonGetter } from './jsonGetter.js'
-import { BASE_CHAIN_ID, type Pair, toBasePair } from './pair.js'
+import { DEXSCREENER_BASE_SLUG, type Pair, toBasePair } from './pair.js'
 
 /** Pools per page of `/networks/base/pools`. */
 export const GECKO_POOLS_PER_PAGE = 20
@@ -162,7 +162,7 @@ export function parseGeckoPoolsBody(body: unknown, dropped?: DroppedRows): Pair[
     const quoteSymbol = quote?.symbol ?? named.quote
     const pair = toBasePair(
       {
-        chainId: BASE_CHAIN_ID,
+        chainId: DEXSCREENER_BASE_SLUG,
         dexId: r.dex,
         url: isPoolId(poolId) ? `${GECKO_POOL_PAGE_BASE_URL}/${poolId.toLowerCase()}` : null,
         pairAddress: poolId,

@@ -13,8 +13,8 @@ import {
   looseWindows,
 } from './fields.js'
 
-/** The upstream's name for Base. */
-export const BASE_CHAIN_ID = 'base'
+/** DexScreener's slug for Base (its `chainId` field; a word, not the numeric chain id 8453). */
+export const DEXSCREENER_BASE_SLUG = 'base'
 
 /** A Base pair after tolerant parsing: every optional upstream field is present, as a value or null. */
 export type Pair = {
@@ -72,7 +72,7 @@ export type DexScreenerPair = z.infer<typeof dexScreenerPairSchema>
  * uncounted (they are not this service's).
  */
 export function toBasePair(pair: DexScreenerPair, dropped?: DroppedRows): Pair | null {
-  if (pair.chainId !== BASE_CHAIN_ID) return null
+  if (pair.chainId !== DEXSCREENER_BASE_SLUG) return null
   const cause = unusableBecause(pair)
   if (cause) {
     countDropped(dropped, cause)
@@ -109,7 +109,7 @@ function unusableBecause(pair: DexScreenerPair): DropCause | null {
  * A pair of another chain is left before the schema runs: searches answer many, and a refresh keeps none of them.
  */
 export function parsePair(raw: unknown, dropped?: DroppedRows): Pair | null {
-  if (typeof raw !== 'object' || raw === null || (raw as { chainId?: unknown }).chainId !== BASE_CHAIN_ID) return null
+  if (typeof raw !== 'object' || raw === null || (raw as { chainId?: unknown }).chainId !== DEXSCREENER_BASE_SLUG) return null
   const parsed = dexScreenerPairSchema.safeParse(raw)
   return parsed.success ? toBasePair(parsed.data, dropped) : null
 }

@@ -1,6 +1,8 @@
 import { type Hex, keccak256, type PublicClient, toHex } from 'viem'
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it, onTestFinished, vi } from 'vitest'
 import { B20_FACTORY_ADDRESS, b20FactoryAbi, encodeCreateB20, MINT_ROLE, predictB20Address } from '../../lib/chain/b20.js'
+import { fencesKeyOf } from '../../lib/deploy/pipeline/nonceFence.js'
+import { defineScript } from '../../lib/store/types.js'
 import { activationStubAbi } from '../support/anvil.js'
 import { ROLES, tokenAt } from '../support/b20Token.js'
 import { AGENT_KEYS, type DeployStack, startDeployStack } from '../support/deployStack.js'
@@ -454,13 +456,22 @@ describe('POST /api/b20-skill on anvil (chain 8453) with the B20 emulator, the K
   it('never signs a nonce twice, even when a lock was lost: the nonce claim fences it', async () => {
     const { services } = stack.newInstance()
     const pending = await stack.chain.publicClient.getTransactionCount({ address: stack.signer, blockTag: 'pending' })
-    const claim = `${services.config.storePrefix}deploy:8453:nonce:${stack.signer.toLowerCase()}:${pending}`
-    await stack.store.setIfAbsent(claim, 'another-deploy', 5_000) // a deploy whose lease ran out, still signing nonce n
+    const fences = fencesKeyOf(`${services.config.storePrefix}deploy:8453:nonce:${stack.signer.toLowerCase()}:`)
+    const fence = defineScript<number>({
+      name: 'test fences a nonce',
+      lua: `if ARGV[1] == '' then return redis.call('ZREM', KEYS[1], ARGV[2]) end return redis.call('ZADD', KEYS[1], ARGV[1], ARGV[2])`,
+      inProcess: (data, [key], [lapsesAt, nonce]) => {
+        if (lapsesAt) data.zadd(key!, Number(lapsesAt), nonce!)
+        else data.zrem(key!, nonce!)
+        return 1
+      },
+    })
+    await stack.store.run(fence, [fences], [Date.now() + 5_000, pending]) // a deploy whose lease ran out, still signing nonce n
     const signs = stack.kms.calls.filter((c) => c === 'Sign').length
     try {
       expect((await stack.post(deployBody({ symbol: 'FENCE' }))).body).toMatchObject({ ok: false, code: 'DEPLOY_BUSY' })
     } finally {
-      await stack.store.delete(claim)
+      await stack.store.run(fence, [fences], ['', pending])
     }
     expect(stack.kms.calls.filter((c) => c === 'Sign').length).toBe(signs)
   })

@@ -13,6 +13,7 @@ import { actionNamed } from '../../lib/deploy/actions/registry.js'
 import { SKILL_BODY_LIMIT_BYTES } from '../../lib/deploy/handler.js'
 import { deployFailureCodeSchema, skillHttpErrorSchema } from '../../lib/deploy/responses.js'
 import { QUERY_MAX_LENGTH } from '../../lib/market/search.js'
+import { TOOLS } from '../../lib/mcp/tools.js'
 import { SERVICE_VERSION } from '../../lib/platform/version.js'
 import { TICK_BODY_LIMIT_BYTES } from '../../lib/tick/handler.js'
 import { withOpenApiCheck } from '../support/openapiCheck.js'
@@ -47,6 +48,16 @@ describe('GET /api/openapi', () => {
     const text = JSON.stringify(doc)
     expect(text).toContain('"Idempotency-Key"')
     for (const status of ['"304"', '"400"', '"403"', '"405"', '"413"', '"500"', '"502"']) expect(text).toContain(status)
+  })
+
+  it('names every MCP tool in the summary of POST /api/mcp, and which of them need the agent key', async () => {
+    const doc = (await (await openapi.fetch(get('/api/openapi'))).json()) as Record<string, any>
+    const summary = doc.paths['/api/mcp'].post.summary as string
+    const [keyless, keyed] = summary.split(/Tools: |; /).slice(1)
+    const names = (part: string | undefined) => (part ?? '').match(/[a-z]+(?:_[a-z]+)+/g) ?? []
+    expect(names(keyless)).toEqual(TOOLS.filter((t) => !t.action).map((t) => t.name))
+    expect(names(keyed)).toEqual(TOOLS.filter((t) => t.action).map((t) => t.name))
+    expect(keyed).toContain('agent key')
   })
 
   it('gives request examples an agent can send as they are: each one passes the service’s own validation', async () => {

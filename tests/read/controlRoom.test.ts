@@ -290,16 +290,13 @@ describe.each<StoreKind>(['memory', 'upstash'])('GET /api/control-room on the %s
     expect(post.status).toBe(405)
     expect(post.headers.get('allow')).toBe('GET, HEAD, OPTIONS')
     expect(post.headers.get('access-control-allow-origin')).toBe('*')
-    process.env.PUBLIC_URL = 'https://svc.test'
-    try {
-      const redirect = await stack.controlRoom(
-        new Request('http://svc.test/api/control-room', { headers: { 'x-forwarded-proto': 'http', 'x-forwarded-host': 'evil.example' } }),
-      )
-      expect(redirect.status).toBe(308)
-      expect(redirect.headers.get('location')).toBe('https://svc.test/api/control-room')
-    } finally {
-      delete process.env.PUBLIC_URL
-    }
+    // The public origin (PUBLIC_URL, read once per instance) as an endpoint of this instance is given it.
+    const behindEdge = createControlRoomEndpoint(() => stack.services, { publicOriginOf: () => 'https://svc.test' })
+    const redirect = await behindEdge.fetch(
+      new Request('http://svc.test/api/control-room', { headers: { 'x-forwarded-proto': 'http', 'x-forwarded-host': 'evil.example' } }),
+    )
+    expect(redirect.status).toBe(308)
+    expect(redirect.headers.get('location')).toBe('https://svc.test/api/control-room')
   })
 })
 

@@ -5,9 +5,10 @@ import { DEFAULT_SEED_QUERIES, MAX_REQUESTS_PER_REFRESH } from '../../lib/read/c
 import { discoverIfDue, refreshControlRoom } from '../../lib/read/controlRoomRefresh.js'
 import { readKeys } from '../../lib/read/keys.js'
 import { parsePromotedBaseTokens } from '../../lib/upstream/dexscreener.js'
+import { holdReads } from '../support/heldReads.js'
 import { type ReadStack, readUntilFresh, startReadStack } from '../support/readStack.js'
 import { openRespConnection } from '../support/resp.js'
-import { createLongTailMarket, createSyntheticMarket, type RawPair, trueTopTokens } from '../support/syntheticMarket.js'
+import { createLongTailMarket, createSyntheticMarket, makePair, type RawPair, trueTopTokens } from '../support/syntheticMarket.js'
 
 const get = () => new Request('https://svc.test/api/control-room')
 const market = createLongTailMarket()
@@ -318,6 +319,49 @@ describe('discovery on its own (a tick whose control room was already fresh)', (
       const known = new Set(after.map((e) => e.address))
       expect([...truth.keys()].slice(0, 50).filter((a) => known.has(a)).length).toBeGreaterThanOrEqual(45)
       expect(await discoverIfDue(stack.services)).toMatchObject({ due: false })
+    } finally {
+      await stack.close()
+    }
+  })
+})
+
+describe('discovery and the refresh both write the universe (Upstash over redis-server)', () => {
+  it('loses neither: a discovery that runs while a refresh is under way merges into what the refresh wrote', async () => {
+    const stack = await startReadStack({ storeKind: 'upstash', redisSocket: inject('redisSocket'), withGecko: true })
+    try {
+      // GeckoTerminal knows one token DexScreener never mentions; DexScreener knows the rest of the market.
+      const geckoOnly = { address: '0x00000000000000000000000000000000000ec0de', name: 'Only Gecko', symbol: 'OGK' }
+      const weth = { address: '0x4200000000000000000000000000000000000006', name: 'Wrapped Ether', symbol: 'WETH' }
+      stack.gecko!.setPairs([
+        { ...makePair({ base: geckoOnly, quote: weth, pairAddress: '0x00000000000000000000000000000000000ec0d1', volume24h: 7_000_000 }) },
+      ])
+      const held = holdReads(stack.store)
+      let waited: () => void
+      const waiting = new Promise<void>((resolve) => {
+        waited = resolve
+      })
+      const sleep = async () => {
+        waited()
+        await new Promise((resolve) => setImmediate(resolve))
+      }
+      const instance = stack.newInstance({ store: held.store, sleep })
+      const universeKey = readKeys(instance.services.keyPrefix).universe
+      // The refresh has read the universe and is building the room...
+      const refreshRead = held.hold((key) => key === universeKey)
+      const reading = instance.controlRoom(get())
+      await refreshRead.reached
+      // ...when the tick's discovery comes due on the same instance.
+      const discoveryRead = held.hold((key) => key === universeKey)
+      const discovering = discoverIfDue(instance.services)
+      await Promise.race([discoveryRead.reached, waiting])
+      refreshRead.release()
+      expect((await reading).status).toBe(200)
+      discoveryRead.release()
+      expect(await discovering).toMatchObject({ due: true, learned: 1 })
+      const universe = parseUniverse(await stack.store.get(universeKey)).map((e) => e.address)
+      expect(universe).toContain(geckoOnly.address)
+      const room = (await (await instance.controlRoom(get())).json()) as ControlRoom
+      for (const token of room.liveActivity) expect(universe).toContain(token.address)
     } finally {
       await stack.close()
     }

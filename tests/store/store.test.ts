@@ -1,10 +1,11 @@
 import { Redis } from '@upstash/redis'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { countCapSlots, releaseCapSlot, reserveCapSlot } from '../../lib/deploy/pipeline/capWindow.js'
-import { claimNextNonce, releaseNonce } from '../../lib/deploy/pipeline/nonceFence.js'
+import { countCapSlots, releaseCapSlot, reserveCapSlot, reserveCapSlots } from '../../lib/deploy/pipeline/capWindow.js'
+import { claimNextNonce, fencesKeyOf, releaseNonce } from '../../lib/deploy/pipeline/nonceFence.js'
 import { claimDue } from '../../lib/deploy/webhooks/leases.js'
 import { createMemoryStore } from '../../lib/store/memory.js'
 import { listIndexed, oldestInIndex, putIndexed, removeFromIndex } from '../../lib/store/recordIndex.js'
+import { countSlots, releaseSlot, takeSlots } from '../../lib/store/slidingLog.js'
 import { defineScript, type Store } from '../../lib/store/types.js'
 import { createUpstashStore } from '../../lib/store/upstash.js'
 import { reserveSlots } from '../../lib/upstream/sharedBudget.js'
@@ -56,7 +57,8 @@ describe.each(['memory', 'upstash'] as const)('the %s store', (kind) => {
     const lockKey = `${prefix}nlock`
     const nonces = { counterKey: `${prefix}nnext`, fencePrefix: `${prefix}nfence:`, fenceTtlMs: 10_000, counterTtlMs: 60_000 }
     const token = (await store.acquireLock(lockKey, 10_000))!
-    const claim = (floor: number, lockToken = token) => claimNextNonce(store, { ...nonces, lockKey, lockToken, floor })
+    const claim = (floor: number, lockToken = token, now = Date.now()) =>
+      claimNextNonce(store, { ...nonces, lockKey, lockToken, floor, now })
     expect(await claim(5)).toEqual({ kind: 'claimed', nonce: 5 }) // a fresh stream starts at the node's pending count
     expect(await claim(5)).toEqual({ kind: 'claimed', nonce: 6 }) // a stale floor: the counter leads
     expect(await claim(5)).toEqual({ kind: 'claimed', nonce: 7 })
@@ -70,16 +72,24 @@ describe.each(['memory', 'upstash'] as const)('the %s store', (kind) => {
     expect(await claim(5)).toEqual({ kind: 'claimed', nonce: 6 })
     expect(await claim(5)).toEqual({ kind: 'claimed', nonce: 8 })
     // A fence someone else holds is never taken twice.
-    await store.set(`${nonces.fencePrefix}9`, 'another-deploy', 10_000)
+    const holdFence = defineScript<number>({
+      name: 'test holds a fence',
+      lua: `return redis.call('ZADD', KEYS[1], ARGV[1], ARGV[2])`,
+      inProcess: (data, [key], [lapsesAt, nonce]) => {
+        data.zadd(key!, Number(lapsesAt), nonce!)
+        return 1
+      },
+    })
+    await store.run(holdFence, [fencesKeyOf(nonces.fencePrefix)], [Date.now() + 10_000, 9])
     expect(await claim(5)).toEqual({ kind: 'held', nonce: 9 })
-    await store.delete(`${nonces.fencePrefix}9`)
+    await giveBack(9) // the other deploy gave it back
     // The node is ahead (another sender used 9-19): the floor leads, and a later stale floor never goes back there.
     expect(await claim(20)).toEqual({ kind: 'claimed', nonce: 20 })
     expect(await claim(5)).toEqual({ kind: 'claimed', nonce: 21 })
-    // A nonce claimed long ago that never reached the node (its fence expired) is taken again, not left as a gap.
-    await store.delete(`${nonces.fencePrefix}21`)
-    expect(await claim(21)).toEqual({ kind: 'claimed', nonce: 21 })
-    expect(await claim(21)).toEqual({ kind: 'claimed', nonce: 22 })
+    // A nonce claimed long ago that never reached the node (its fence lapsed) is taken again, not left as a gap.
+    const later = Date.now() + nonces.fenceTtlMs + 1
+    expect(await claim(21, token, later)).toEqual({ kind: 'claimed', nonce: 21 })
+    expect(await claim(21, token, later)).toEqual({ kind: 'claimed', nonce: 22 })
   })
 
   it('tells the oldest member of an index by its score', async () => {
@@ -167,6 +177,56 @@ describe.each(['memory', 'upstash'] as const)('the %s store', (kind) => {
     expect(await store.run(exists, [key], [])).toBe(1)
     await releaseCapSlot(store, key, 'b')
     expect(await store.run(exists, [key], [])).toBe(0)
+  })
+
+  it('takes a slot of every window given or of none: a share with its whole, a service cap with an agent’s', async () => {
+    const share = { key: `${prefix}log:share`, limit: 2, windowMs: 10_000 }
+    const whole = { key: `${prefix}log:whole`, limit: 3, windowMs: 10_000 }
+    const t = 2_000_000
+    expect(await takeSlots(store, { windows: [share, whole], member: 'm1', now: t })).toEqual({
+      taken: 1,
+      windows: [
+        { used: 1, oldestAt: t },
+        { used: 1, oldestAt: t },
+      ],
+    })
+    expect((await takeSlots(store, { windows: [share, whole], member: 'm2', now: t + 1 })).taken).toBe(1)
+    // The share is full: nothing is taken of the whole either.
+    expect(await takeSlots(store, { windows: [share, whole], member: 'm3', now: t + 2 })).toEqual({
+      taken: 0,
+      windows: [
+        { used: 2, oldestAt: t },
+        { used: 2, oldestAt: t },
+      ],
+    })
+    expect((await takeSlots(store, { windows: [whole], member: 'm4', now: t + 3 })).taken).toBe(1)
+    // Several at once, as many as every window still admits (the share's two, as the whole has m4 still).
+    expect((await takeSlots(store, { windows: [share, whole], count: 5, member: 'm5', now: t + 10_001 })).taken).toBe(2)
+    await releaseSlot(store, [share.key, whole.key], 'm5')
+    expect(await countSlots(store, { ...share, now: t + 10_001 })).toBe(1) // m5:2
+    expect(await countSlots(store, { ...whole, now: t + 10_001 })).toBe(2) // m4 and m5:2
+    const caps = await reserveCapSlots(store, {
+      caps: [
+        { key: `${prefix}log:service`, limit: 5 },
+        { key: `${prefix}log:agent`, limit: 1 },
+      ],
+      member: 'd1',
+      windowMs: 10_000,
+      now: t,
+    })
+    expect(caps).toEqual({ ok: true })
+    expect(
+      await reserveCapSlots(store, {
+        caps: [
+          { key: `${prefix}log:service`, limit: 5 },
+          { key: `${prefix}log:agent`, limit: 1 },
+        ],
+        member: 'd2',
+        windowMs: 10_000,
+        now: t + 5,
+      }),
+    ).toEqual({ ok: false, full: 1, used: 1, freesAt: t + 10_000 })
+    expect(await countSlots(store, { key: `${prefix}log:service`, windowMs: 10_000, now: t + 5 })).toBe(1)
   })
 
   it('files records in indexes atomically, lists the newest first, bounds each index, and forgets on request', async () => {

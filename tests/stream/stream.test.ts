@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { readKeys } from '../../lib/read/keys.js'
+import { openBoundedSink } from '../../lib/stream/boundedSink.js'
 import { loadStreamConfig, type StreamConfig } from '../../lib/stream/config.js'
-import type { Schedule } from '../../lib/stream/controlRoomStream.js'
+import type { Schedule } from '../../lib/stream/controlRoomFeed.js'
 import { createStreamEndpoint } from '../../lib/stream/handler.js'
-import { openStreamListener } from '../../lib/stream/listener.js'
 import { eventIdOf, sseComment, sseEvent, sseRetry } from '../../lib/stream/sse.js'
 import { runTick } from '../../lib/tick/runTick.js'
+import { holdReads } from '../support/heldReads.js'
 import { type ReadInstance, type ReadStack, readUntilFresh, startReadStack } from '../support/readStack.js'
 
 /** One frame of an event stream: its fields, or a comment. */
@@ -81,8 +83,8 @@ describe('GET /api/stream (Upstash over redis-server, the DexScreener-shaped ups
     const timers = manualTimers()
     const config = { ...loadStreamConfig({}), maxSeconds: DEADLINE_MS / 1000, ...limits }
     const endpoint = createStreamEndpoint({ read: () => instance.services, config: () => config, schedule: timers.schedule })
-    const open = (headers: Record<string, string> = {}) =>
-      endpoint.fetch(new Request('https://svc.test/api/stream', { headers: { 'x-real-ip': '198.51.100.7', ...headers } }))
+    const open = (headers: Record<string, string> = {}, signal?: AbortSignal) =>
+      endpoint.fetch(new Request('https://svc.test/api/stream', { headers: { 'x-real-ip': '198.51.100.7', ...headers }, signal }))
     return { timers, open }
   }
   const controlRoomBody = async (instance: ReadInstance) => {
@@ -172,6 +174,53 @@ describe('GET /api/stream (Upstash over redis-server, the DexScreener-shaped ups
     await stream.cancel()
   })
 
+  it('only ever moves forward: a first read that answers late with an older body is not sent after a newer one', async () => {
+    const held = holdReads(stack.store)
+    const instance = stack.newInstance({ store: held.store })
+    const { open, timers } = streamOn(instance)
+    const old = await controlRoomBody(instance)
+    stack.clock.now += 31_000
+    // Two clients open at once just past the window. The first one's read of the shared body is answered late...
+    const roomKey = readKeys(instance.services.keyPrefix).controlRoom
+    const late = held.hold((key) => key === roomKey)
+    const first = open({ 'x-real-ip': '198.51.100.20' })
+    await late.reached
+    // ...while the second gets the stale body at once, and then the body its background refresh made.
+    const second = readFrames(await open({ 'x-real-ip': '198.51.100.21' }))
+    await instance.drain()
+    await expect.poll(() => second.events().length).toBe(2)
+    const [stale, fresh] = second.events().map((e) => e.id)
+    expect(stale).toBe(eventIdOf(old.etag))
+    expect(fresh).not.toBe(stale)
+    // The late read now answers with the body it read before the refresh: nobody goes back to it.
+    late.release()
+    const firstStream = readFrames(await first)
+    await expect.poll(() => firstStream.events().length).toBe(1)
+    expect(firstStream.events()[0]!.id).toBe(fresh)
+    timers.fire((ms) => ms === HEARTBEAT_MS)
+    await expect.poll(() => second.frames.at(-1)).toEqual({ comment: 'heartbeat' })
+    expect(second.events().map((e) => e.id)).toEqual([stale, fresh])
+    await Promise.all([firstStream.cancel(), second.cancel()])
+  })
+
+  it('frees the place of a client that went away during a cold first read, and stops listening', async () => {
+    const held = holdReads(stack.store)
+    const instance = stack.newInstance({ store: held.store })
+    const { open, timers } = streamOn(instance, { maxPerClient: 1 })
+    const slow = held.hold((key) => key === readKeys(instance.services.keyPrefix).controlRoom)
+    const client = new AbortController()
+    const answer = open({}, client.signal)
+    await slow.reached
+    client.abort()
+    slow.release()
+    await answer
+    // Nothing is left of it: no timer of the feed or of a deadline, and the client may open its one stream again.
+    expect(timers.pending()).toEqual([])
+    const again = await open()
+    expect(again.status).toBe(200)
+    await readFrames(again).cancel()
+  })
+
   it('resumes: the current Last-Event-ID gets heartbeats only, an old or unknown one the body at once', async () => {
     const instance = stack.newInstance()
     const { open, timers } = streamOn(instance)
@@ -220,14 +269,14 @@ describe('GET /api/stream (Upstash over redis-server, the DexScreener-shaped ups
 describe('a stream’s buffer', () => {
   it('drops a reader that stopped reading once its buffer is full, and never holds the others back', async () => {
     let closed = 0
-    const slow = openStreamListener({ client: 'a', onClose: () => closed++, maxBufferedBytes: 1000 })
-    const quick = openStreamListener({ client: 'b', onClose: () => closed++, maxBufferedBytes: 1000 })
+    const slow = openBoundedSink({ client: 'a', onClose: () => closed++, maxBufferedBytes: 1000 })
+    const quick = openBoundedSink({ client: 'b', onClose: () => closed++, maxBufferedBytes: 1000 })
     const reader = quick.body.getReader()
     const chunk = new Uint8Array(400)
     const sent: boolean[] = []
     for (let i = 0; i < 4; i++) {
-      sent.push(slow.listener.send(chunk))
-      expect(quick.listener.send(chunk)).toBe(true)
+      sent.push(slow.sink.send(chunk))
+      expect(quick.sink.send(chunk)).toBe(true)
       expect((await reader.read()).value).toBe(chunk) // the bytes are shared, never copied per stream
     }
     expect(sent).toEqual([true, true, false, false])

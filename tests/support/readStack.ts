@@ -44,9 +44,17 @@ export type ReadStack = {
   store: Store
   clock: { now: number }
   /** Another instance of the service (as on a second Vercel function instance) on the same store. */
-  newInstance(): ReadInstance
+  newInstance(options?: NewInstanceOptions): ReadInstance
   close(): Promise<void>
 } & ReadInstance
+
+/** Options of {@link ReadStack.newInstance}. */
+export type NewInstanceOptions = {
+  /** The instance's way to the stack's store (default: the store itself), e.g. one that holds reads (`heldReads.ts`). */
+  store?: Store
+  /** The instance's waits (default: real timers), e.g. one that tells the test an instance is waiting. */
+  sleep?: (ms: number) => Promise<void>
+}
 
 /** Parameters of {@link startReadStack}. */
 export type StartReadStackParameters = {
@@ -75,7 +83,8 @@ export async function startReadStack(parameters: StartReadStackParameters): Prom
   const store = upstash ? createUpstashStore({ url: upstash.url, token: upstash.token }) : createMemoryStore()
   const prefix = `test${process.pid}-${++stackCounter}-${Math.random().toString(36).slice(2, 8)}:`
 
-  const newInstance = (): ReadInstance => {
+  const newInstance = (options: NewInstanceOptions = {}): ReadInstance => {
+    const instanceStore = options.store ?? store
     const logs: string[] = []
     const logger: Logger = createLogger({ write: (line) => logs.push(line) })
     const background: Promise<unknown>[] = []
@@ -84,15 +93,16 @@ export async function startReadStack(parameters: StartReadStackParameters): Prom
         background.push(promise)
       },
       env: { ...parameters.env, STORE_KEY_PREFIX: prefix },
-      store,
+      store: instanceStore,
       logger,
       now: () => clock.now,
+      sleep: options.sleep,
       upstream: createDexScreenerClient({
         baseUrl: upstream.url,
         backoffBaseMs: 5,
         requestTimeoutMs: parameters.requestTimeoutMs ?? 8000,
         admit: createSharedRequestBudget({
-          store,
+          store: instanceStore,
           key: readKeys(prefix).dexScreenerBudget,
           perMinute: parameters.dexscreenerPerMinute ?? DEXSCREENER_REQUESTS_PER_MINUTE,
           logger,

@@ -3,7 +3,7 @@ import { errorName } from '../platform/log.js'
 import type { LocalCachedBody } from '../read/cachedBody.js'
 import { lookAtControlRoom, onControlRoomChange, READ_CACHE_TTL_MS, readControlRoom } from '../read/readers.js'
 import type { ReadServices } from '../read/services.js'
-import type { StreamListener } from './listener.js'
+import type { BoundedSink } from './boundedSink.js'
 import { eventIdOf, sseComment, sseEvent, sseRetry } from './sse.js'
 
 /** Schedules `run` after `ms`; answers the function that cancels it. */
@@ -27,20 +27,23 @@ export type CreateControlRoomFeedParameters = {
   schedule?: Schedule
 }
 
+/** The body the feed's streams have: its event id, when it was made, until when it is fresh, and its frame. */
+type Current = { id: string; fetchedAt: number; expiresAt: number; frame: Uint8Array }
+
 /** An instance's feed of the control room to its open streams. */
 export type ControlRoomFeed = {
   /**
-   * Adds a listener and sends it what it is owed: the current body as a `control-room` event, or, when `lastEventId`
+   * Adds a stream's sink and sends it what it is owed: the current body as a `control-room` event, or, when `lastEventId`
    * is the current id, nothing but heartbeats until the next change. Rejects when no body can be had.
    */
-  add(listener: StreamListener, lastEventId: string | null): Promise<void>
-  remove(listener: StreamListener): void
+  add(sink: BoundedSink, lastEventId: string | null): Promise<void>
+  remove(sink: BoundedSink): void
   /** Open streams on this instance. */
   readonly size: number
 }
 
 /**
- * Feeds every open stream of the instance from the instance's own copy of the control room, so listeners cost nothing
+ * Feeds every open stream of the instance from the instance's own copy of the control room, so streams cost nothing
  * each: a change of that copy (a read, the tick, a refresh read back from another instance) goes to every stream as it
  * happens, encoded once. While a stream is open the feed looks at the shared body once when its window ends, and
  * refreshes it there if nobody has (`lookAtControlRoom`): one store read per window however many streams are open, and
@@ -52,18 +55,25 @@ export function createControlRoomFeed(parameters: CreateControlRoomFeedParameter
   const detached = new AsyncResource('control-room-feed')
   const later: Schedule = (run, ms) => detached.runInAsyncScope(() => schedule(run, ms))
   /** Every open stream, and those that have had their first event and so take every later one. */
-  const open = new Set<StreamListener>()
-  const fed = new Set<StreamListener>()
-  let current: { id: string; frame: Uint8Array } | null = null
+  const open = new Set<BoundedSink>()
+  const fed = new Set<BoundedSink>()
+  let current: Current | null = null
   let watch: { lookAt: (expiresAt: number) => void; stop: () => void } | null = null
   const heartbeat = sseComment('heartbeat')
 
-  /** Takes a body as the current one; a body not seen before goes to every stream, encoded once. */
-  const take = (entry: LocalCachedBody) => {
+  /**
+   * Takes a body as the current one when it is newer (made later) than the current one; it goes to every stream,
+   * encoded once. A read that began before a change may answer after it with the body it found then: the streams have
+   * the newer one already and never go back. Answers the current body after it.
+   */
+  const take = (entry: LocalCachedBody): Current => {
+    if (current && entry.fetchedAt <= current.fetchedAt) return current
     const id = eventIdOf(entry.etag)
-    if (current?.id === id) return
-    current = { id, frame: sseEvent({ event: 'control-room', id, data: entry.bytes }) }
-    for (const listener of fed) listener.send(current.frame)
+    const changed = id !== current?.id
+    const frame = current && !changed ? current.frame : sseEvent({ event: 'control-room', id, data: entry.bytes })
+    current = { id, fetchedAt: entry.fetchedAt, expiresAt: entry.expiresAt, frame }
+    if (changed) for (const sink of fed) sink.send(frame)
+    return current
   }
 
   /** While a stream is open: changes as they happen, a look when the window ends, heartbeats in between. */
@@ -79,8 +89,7 @@ export function createControlRoomFeed(parameters: CreateControlRoomFeedParameter
     const look = () => {
       lookAtControlRoom(services).then(
         ({ entry }) => {
-          take(entry)
-          lookAt(entry.expiresAt)
+          lookAt(take(entry).expiresAt)
         },
         (error: unknown) => {
           services.logger.warn('stream_look_failed', { error: errorName(error) })
@@ -89,13 +98,10 @@ export function createControlRoomFeed(parameters: CreateControlRoomFeedParameter
       )
     }
     const beat = () => {
-      for (const listener of fed) listener.send(heartbeat)
+      for (const sink of fed) sink.send(heartbeat)
       cancelBeat = later(beat, heartbeatSeconds * 1000)
     }
-    const stopChanges = onControlRoomChange(services, (entry) => {
-      take(entry)
-      lookAt(entry.expiresAt)
-    })
+    const stopChanges = onControlRoomChange(services, (entry) => lookAt(take(entry).expiresAt))
     cancelBeat = later(beat, heartbeatSeconds * 1000)
     return {
       lookAt,
@@ -108,9 +114,9 @@ export function createControlRoomFeed(parameters: CreateControlRoomFeedParameter
     }
   }
 
-  const remove = (listener: StreamListener) => {
-    open.delete(listener)
-    fed.delete(listener)
+  const remove = (sink: BoundedSink) => {
+    open.delete(sink)
+    fed.delete(sink)
     if (open.size === 0 && watch) {
       watch.stop()
       watch = null
@@ -118,25 +124,28 @@ export function createControlRoomFeed(parameters: CreateControlRoomFeedParameter
   }
 
   return {
-    async add(listener, lastEventId) {
-      open.add(listener)
+    async add(sink, lastEventId) {
+      open.add(sink)
       if (!watch) {
         current = null // a body kept from an earlier watch may be old: the instance's copy says what is current
         watch = startWatch()
       }
+      let latest = current
       try {
-        if (!current) {
+        if (!latest) {
           const { entry } = await readControlRoom(services)
-          take(entry)
-          watch?.lookAt(entry.expiresAt)
+          latest = take(entry)
+          watch?.lookAt(latest.expiresAt)
         }
       } catch (error) {
-        remove(listener)
+        remove(sink)
         throw error
       }
-      if (!open.has(listener) || !current) return // the client went away meanwhile
-      if (lastEventId !== current.id) listener.send(current.frame)
-      fed.add(listener)
+      if (!open.has(sink)) return // the client went away during the first read: its stream is gone already
+      // A change during that read made a newer body current: the stream starts from it.
+      const body = current ?? latest
+      if (lastEventId !== body.id) sink.send(body.frame)
+      fed.add(sink)
     },
     remove,
     get size() {
