@@ -1,4 +1,4 @@
-import { createControlRoomEndpoint } from '../lib/read/handlers.js'
+import { createControlRoomEndpoint } from '../lib/read/endpoints.js'
 import { getReadServices } from '../lib/read/services.js'
 
 /** `GET /api/control-room`. */

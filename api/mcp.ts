@@ -1,6 +1,6 @@
 import { instanceDeploySource } from '../lib/deploy/instance.js'
 import { createMcpEndpoint } from '../lib/mcp/server.js'
-import { createControlRoomEndpoint, createTokenSearchEndpoint } from '../lib/read/handlers.js'
+import { createControlRoomEndpoint, createTokenSearchEndpoint } from '../lib/read/endpoints.js'
 import { getReadServices } from '../lib/read/services.js'
 
 /** `POST /api/mcp`: the read endpoints and the deploy actions as MCP tools. */

@@ -11,7 +11,7 @@ import {
   createMarketHistoryEndpoint,
   createTokenHistoryEndpoint,
   createTokenSearchEndpoint,
-} from '../lib/read/handlers.js'
+} from '../lib/read/endpoints.js'
 import { createReadServices } from '../lib/read/services.js'
 import { createUpstashStore } from '../lib/store/upstash.js'
 import { runTick } from '../lib/tick/runTick.js'

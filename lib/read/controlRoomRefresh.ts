@@ -1,7 +1,6 @@
 import { describeHourChanges, hourChanges, snapshotSchema, snapshotTime, takeSnapshot } from '../market/history.js'
-import { isHexAddress } from '../market/normalize.js'
 import { CONTROL_ROOM_LIMIT, type ControlRoom } from '../market/types.js'
-import { mergeSightings, parseUniverse, type Sighting } from '../market/universe.js'
+import { mergeSightings, parseUniverse } from '../market/universe.js'
 import { errorName, publicErrorMessage } from '../platform/log.js'
 import { parseRecord } from '../store/records.js'
 import type { WriteEntry } from '../store/types.js'
@@ -15,7 +14,7 @@ import { buildFailoverControlRoom, FAILOVER_PAGES } from './failover.js'
 import { snapshotWrite } from './historyStore.js'
 import { readKeys } from './keys.js'
 import type { ReadServices } from './services.js'
-import { changeUniverse, universeWrite } from './universeStore.js'
+import { universeWrite } from './universeStore.js'
 
 /**
  * One control-room refresh as the cache runs it (single-flight across instances): loads the universe, claims the
@@ -94,42 +93,4 @@ export async function refreshControlRoom(services: ReadServices): Promise<Refres
     universe: next.length,
   })
   return { ...finish(built.room, [universeWrite(keys.universe, next)]), source: 'dexscreener' }
-}
-
-/** What {@link discoverIfDue} did. */
-export type DiscoverIfDueReturnType = { due: boolean; pages: number; failedPages: number; learned: number }
-
-/**
- * GeckoTerminal discovery on its own, for a tick whose control room was already fresh: when it is due (claimed once in
- * 5 minutes across instances, inside the shared budget), reads the ranked pools and adds their base tokens to the
- * universe where they are new or bigger than remembered, so the next refresh enriches them. Never lowers a volume. The
- * universe is changed under the control room's refresh lock, as the refresh writes it: neither loses the other's.
- */
-export async function discoverIfDue(services: ReadServices): Promise<DiscoverIfDueReturnType> {
-  const { store, keyPrefix, logger, gecko, now, sleep } = services
-  if (!gecko) return { due: false, pages: 0, failedPages: 0, learned: 0 }
-  const { pages } = await claimGeckoDiscovery({ store, keyPrefix, now: now(), logger })
-  if (pages === 0) return { due: false, pages: 0, failedPages: 0, learned: 0 }
-  const signal = AbortSignal.timeout(10_000)
-  const results = await Promise.allSettled(Array.from({ length: pages }, (_, i) => gecko.rankedPools(i + 1, { signal })))
-  const errors = results.flatMap((r) => (r.status === 'rejected' ? [r.reason] : []))
-  await backOffGeckoAfter429(errors, { store, keyPrefix, logger })
-  await noteDiscoveryOutcome(errors.length === pages, { store, keyPrefix, logger })
-  const pairs = results.flatMap((r) => (r.status === 'fulfilled' ? r.value : []))
-  const keys = readKeys(keyPrefix)
-  let learned = 0
-  await changeUniverse({ store, key: keys.universe, refreshedWith: keys.controlRoom, logger, now, sleep }, (universe) => {
-    const remembered = new Map(universe.map((e) => [e.address, e.volume24h]))
-    const sightings = new Map<string, Sighting>()
-    for (const pair of pairs) {
-      if (!isHexAddress(pair.baseToken.address)) continue
-      const address = pair.baseToken.address.toLowerCase()
-      const volume24h = pair.volume.h24 ?? 0
-      if (volume24h > Math.max(remembered.get(address) ?? -1, sightings.get(address)?.volume24h ?? -1))
-        sightings.set(address, { volume24h, authoritative: false })
-    }
-    learned = sightings.size
-    return sightings.size > 0 ? mergeSightings(universe, sightings, now()) : null
-  })
-  return { due: true, pages, failedPages: errors.length, learned }
 }

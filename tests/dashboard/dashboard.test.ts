@@ -12,7 +12,7 @@ import {
   createMarketHistoryEndpoint,
   createTokenHistoryEndpoint,
   createTokenSearchEndpoint,
-} from '../../lib/read/handlers.js'
+} from '../../lib/read/endpoints.js'
 import { createReadServices, type ReadServices } from '../../lib/read/services.js'
 import { createMemoryStore } from '../../lib/store/memory.js'
 import { loadStreamConfig } from '../../lib/stream/config.js'

@@ -6,7 +6,7 @@ import type { DeployServicesSource } from '../../lib/deploy/instance.js'
 import { createMcpEndpoint } from '../../lib/mcp/server.js'
 import { silentLogger } from '../../lib/platform/log.js'
 import { judgeOrigin, loadMcpOriginPolicy, type OriginPolicy } from '../../lib/platform/origins.js'
-import { createControlRoomEndpoint, createTokenSearchEndpoint } from '../../lib/read/handlers.js'
+import { createControlRoomEndpoint, createTokenSearchEndpoint } from '../../lib/read/endpoints.js'
 import { createReadServices, type ReadServices } from '../../lib/read/services.js'
 import { createMemoryStore } from '../../lib/store/memory.js'
 

@@ -5,7 +5,7 @@ import {
   createMarketHistoryEndpoint,
   createTokenHistoryEndpoint,
   createTokenSearchEndpoint,
-} from '../../lib/read/handlers.js'
+} from '../../lib/read/endpoints.js'
 import { readKeys } from '../../lib/read/keys.js'
 import { createReadServices, type ReadServices } from '../../lib/read/services.js'
 import { createMemoryStore } from '../../lib/store/memory.js'

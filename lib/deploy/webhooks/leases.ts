@@ -5,7 +5,7 @@ import { defineScript, type Store } from '../../store/types.js'
  * earliest members scored at or before now and rescores them to the lease's end, in one step. Returns them.
  */
 const claimDueScript = defineScript<string[]>({
-  name: 'index',
+  name: 'webhook-due claim',
   lua: `
 local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[3]))
 for _, member in ipairs(due) do redis.call('ZADD', KEYS[1], ARGV[2], member) end
