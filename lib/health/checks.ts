@@ -70,13 +70,16 @@ async function probe(run: () => Promise<Record<string, unknown>>): Promise<Healt
   }
 }
 
+/** What the public view reads: the store, under the service's prefix, on its clock. */
+export type PublicHealthReads = Pick<ReadServices, 'store' | 'keyPrefix' | 'now'>
+
 /** The public view: reads the control room's cache entry and the last tick (one store round trip). */
-export async function checkPublicHealth(read: ReadServices): Promise<PublicHealth> {
+export async function checkPublicHealth(read: PublicHealthReads): Promise<PublicHealth> {
   return (await readPublicHealth(read)).view
 }
 
 /** The public view, and the last tick's summary for the detailed view. */
-async function readPublicHealth(read: ReadServices): Promise<{ view: PublicHealth; lastTick: LastTick | null }> {
+async function readPublicHealth(read: PublicHealthReads): Promise<{ view: PublicHealth; lastTick: LastTick | null }> {
   try {
     const [raw, tickRaw] = await read.store.getMany([readKeys(read.keyPrefix).controlRoom, tickKeys(read.keyPrefix).last])
     const fetchedAt = parseCachedBody(raw ?? null)?.fetchedAt

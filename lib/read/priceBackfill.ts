@@ -15,7 +15,7 @@ const BACKFILL_DEADLINE_MS = 20_000
 
 /** Parameters of {@link backfillPriceLines}. */
 export type BackfillPriceLinesParameters = {
-  services: ReadServices
+  services: Pick<ReadServices, 'store' | 'keyPrefix' | 'gecko' | 'logger' | 'now'>
   /** The listed tokens, leaders first (the control room's `liveActivity`). */
   tokens: readonly Pick<Token, 'address' | 'pairAddress'>[]
 }

@@ -84,7 +84,11 @@ export async function runTick({ read, deploy, caller, intervalSeconds }: RunTick
  * One claim per interval of the schedule (on the service's clock): duplicates and concurrent ticks in it do nothing.
  * Without the store the parts degrade on their own; a tick that cannot claim still does its work.
  */
-async function claimInterval(read: ReadServices, startedAt: number, intervalSeconds: number): Promise<boolean> {
+async function claimInterval(
+  read: Pick<ReadServices, 'store' | 'keyPrefix' | 'logger'>,
+  startedAt: number,
+  intervalSeconds: number,
+): Promise<boolean> {
   const intervalMs = Math.max(1, intervalSeconds) * 1000
   const claimKey = tickKeys(read.keyPrefix).claim(Math.floor(startedAt / intervalMs))
   return read.store.setIfAbsent(claimKey, randomUUID(), 2 * intervalMs).catch((error: unknown) => {
