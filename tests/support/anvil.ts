@@ -12,7 +12,11 @@ const emulator = JSON.parse(readFileSync(fileURLToPath(new URL('./contracts/emul
   B20FactoryEmulator: Hex
   B20TokenEmulator: Hex
   ActivationRegistryStub: Hex
+  Multicall3Emulator: Hex
 }
+
+/** Multicall3's address on every chain: x402's facilitator diagnoses a failed payment simulation through it. */
+export const MULTICALL3_ADDRESS = '0xcA11bde05977b3631167028862bE2a173976CA11'
 
 /** ABI of the ActivationRegistry stub's test-only switch. */
 export const activationStubAbi = [
@@ -29,12 +33,14 @@ export const activationStubAbi = [
 ] as const
 
 /**
- * A running anvil node at chain id 8453 with the B20 factory emulator and the ActivationRegistry stub in place, behind a
+ * A running anvil node at chain id 8453 with the B20 factory emulator, the ActivationRegistry stub and Multicall3 in place, behind a
  * JSON-RPC proxy that places the token emulator at the address each createB20 will create (`tokenPlacement.ts`).
  */
 export type AnvilChain = {
   /** The proxy: what the service and the tests send createB20 through. */
   rpcUrl: string
+  /** anvil itself, behind no proxy: for parts that are not under test (the local x402 facilitator). */
+  nodeUrl: string
   /** JSON-RPC methods received through {@link rpcUrl}'s counting proxy, in order. */
   rpcMethods: string[]
   testClient: ReturnType<typeof createTestClient>
@@ -103,8 +109,10 @@ export async function startAnvilChain(parameters: { chainId?: number } = {}): Pr
   const publicClient = createPublicClient({ transport: http(nodeUrl) })
   await testClient.setCode({ address: B20_FACTORY_ADDRESS, bytecode: emulator.B20FactoryEmulator })
   await testClient.setCode({ address: ACTIVATION_REGISTRY_ADDRESS, bytecode: emulator.ActivationRegistryStub })
+  await testClient.setCode({ address: MULTICALL3_ADDRESS, bytecode: emulator.Multicall3Emulator })
   return {
     rpcUrl: proxy.url,
+    nodeUrl,
     rpcMethods: proxy.methods,
     testClient,
     publicClient,
