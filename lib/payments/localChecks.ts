@@ -28,14 +28,9 @@ const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase()
 
 /**
  * The payment's terms against the server's requirements (pure): the scheme, network, asset, amount and payTo it
- * claims to accept must be the server's, the authorization must pay exactly the price to payTo, and its validity
- * window must be open now and for {@link AUTHORIZATION_MARGIN_SECONDS} more (`validAfter` 0 is open).
+ * claims to accept must be the server's, and the authorization must pay exactly the price to payTo.
  */
-export function checkPaymentTerms(
-  payment: DecodedPayment,
-  requirements: PaymentRequirements,
-  nowSeconds: number,
-): LocalCheckFailure | null {
+export function checkPaymentTerms(payment: DecodedPayment, requirements: PaymentRequirements): LocalCheckFailure | null {
   const { accepted } = payment.payload
   const { authorization } = payment
   if (accepted.scheme !== requirements.scheme)
@@ -51,6 +46,15 @@ export function checkPaymentTerms(
     return { reason: 'recipient_mismatch', message: `The authorization must pay ${requirements.payTo}.` }
   if (authorization.value !== BigInt(requirements.amount))
     return { reason: 'value_mismatch', message: `The authorization must pay exactly ${requirements.amount} base units.` }
+  return null
+}
+
+/**
+ * The authorization's validity window (pure, on the wall clock, as the token and the facilitator judge it): open now
+ * and for {@link AUTHORIZATION_MARGIN_SECONDS} more; `validAfter` 0 is open.
+ */
+export function checkValidityWindow(payment: DecodedPayment, nowSeconds: number): LocalCheckFailure | null {
+  const { authorization } = payment
   if (authorization.validAfter > BigInt(nowSeconds))
     return { reason: 'authorization_not_yet_valid', message: 'The authorization is not valid yet (validAfter is in the future).' }
   if (authorization.validBefore < BigInt(nowSeconds + AUTHORIZATION_MARGIN_SECONDS))

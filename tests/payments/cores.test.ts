@@ -7,7 +7,12 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { describe, expect, it } from 'vitest'
 import { loadDeployConfig } from '../../lib/deploy/config.js'
 import { baseUnitsOf, loadPaymentsConfig } from '../../lib/payments/config.js'
-import { AUTHORIZATION_MARGIN_SECONDS, checkPaymentTerms, signatureRecoversToPayer } from '../../lib/payments/localChecks.js'
+import {
+  AUTHORIZATION_MARGIN_SECONDS,
+  checkPaymentTerms,
+  checkValidityWindow,
+  signatureRecoversToPayer,
+} from '../../lib/payments/localChecks.js'
 import { type DecodedPayment, decodePaymentHeader, PAYMENT_HEADER_MAX_LENGTH } from '../../lib/payments/payload.js'
 import { PAYMENT_TIMEOUT_SECONDS, paymentRequirementsOf, resourceOf } from '../../lib/payments/requirements.js'
 import { ConfigError } from '../../lib/platform/config.js'
@@ -124,7 +129,8 @@ describe('a payment header, decoded and checked locally', () => {
     const payment = decode(await signed())
     expect(payment.authorization.validAfter).toBe(0n)
     expect(payment.authorization.value).toBe(1_500_000n)
-    expect(checkPaymentTerms(payment, requirements, now)).toBeNull()
+    expect(checkPaymentTerms(payment, requirements)).toBeNull()
+    expect(checkValidityWindow(payment, now)).toBeNull()
     expect(await signatureRecoversToPayer(payment, requirements, 8453)).toBe(true)
   })
 
@@ -151,7 +157,7 @@ describe('a payment header, decoded and checked locally', () => {
     ]
     for (const [reason, claimed] of cases) {
       const payment = decode(await signed({ ...requirements, ...claimed }))
-      expect(checkPaymentTerms(payment, requirements, now), reason).toMatchObject({ reason })
+      expect(checkPaymentTerms(payment, requirements), reason).toMatchObject({ reason })
     }
   })
 
@@ -161,14 +167,14 @@ describe('a payment header, decoded and checked locally', () => {
       ...good,
       authorization: { ...good.authorization, ...authorization },
     })
-    expect(checkPaymentTerms(tamper({ to: '0x000000000000000000000000000000000000dEaD' }), requirements, now)).toMatchObject({
+    expect(checkPaymentTerms(tamper({ to: '0x000000000000000000000000000000000000dEaD' }), requirements)).toMatchObject({
       reason: 'recipient_mismatch',
     })
-    expect(checkPaymentTerms(tamper({ value: 1n }), requirements, now)).toMatchObject({ reason: 'value_mismatch' })
-    expect(checkPaymentTerms(tamper({ validAfter: BigInt(now + 60) }), requirements, now)).toMatchObject({
+    expect(checkPaymentTerms(tamper({ value: 1n }), requirements)).toMatchObject({ reason: 'value_mismatch' })
+    expect(checkValidityWindow(tamper({ validAfter: BigInt(now + 60) }), now)).toMatchObject({
       reason: 'authorization_not_yet_valid',
     })
-    expect(checkPaymentTerms(tamper({ validBefore: BigInt(now + AUTHORIZATION_MARGIN_SECONDS - 1) }), requirements, now)).toMatchObject({
+    expect(checkValidityWindow(tamper({ validBefore: BigInt(now + AUTHORIZATION_MARGIN_SECONDS - 1) }), now)).toMatchObject({
       reason: 'authorization_expired',
     })
     // A changed field no longer matches the signature; another payer's signature never recovers to this payer.

@@ -33,6 +33,8 @@ export type LocalFacilitator = {
   /** Authorization headers the calls came with (a hosted facilitator's credentials), in order. */
   authorizations: (string | null)[]
   setFault(fault: FacilitatorFault | null, slowMs?: number): void
+  /** Runs `action` when the next call of `operation` arrives, before it is answered (a test's cue). */
+  onNext(operation: 'verify' | 'settle', action: () => void): void
   close(): Promise<void>
 }
 
@@ -56,6 +58,7 @@ export async function startLocalFacilitator({
   let slowMs = 0
   // One settle at a time: concurrent settles from one wallet would collide on its nonce.
   let settling: Promise<unknown> = Promise.resolve()
+  const cues = new Map<string, () => void>()
 
   const answer = (res: ServerResponse, status: number, body: unknown) => {
     res.writeHead(status, { 'content-type': 'application/json' })
@@ -67,6 +70,9 @@ export async function startLocalFacilitator({
     const operation = (req.url ?? '').split('?')[0]!.split('/').at(-1) ?? ''
     calls.push(operation)
     authorizations.push(req.headers.authorization ?? null)
+    const cue = cues.get(operation)
+    cues.delete(operation)
+    cue?.()
     if (fault === 'reset') return void req.socket.destroy()
     if (fault === 'down') return answer(res, 503, { error: 'facilitator down' })
     if (fault === 'slow') await new Promise((resolve) => setTimeout(resolve, slowMs))
@@ -106,6 +112,7 @@ export async function startLocalFacilitator({
       fault = value
       slowMs = ms
     },
+    onNext: (operation, action) => void cues.set(operation, action),
     close: () =>
       new Promise<void>((ok) => {
         server.close(() => ok())

@@ -144,8 +144,8 @@ export function parseDeployIntent(body: unknown): ParseDeployIntentReturnType {
   }
 }
 
-/** Validates the intent and the `Idempotency-Key` together, so one answer lists every problem. */
-function checkDeployRequest(
+/** Validates the intent and the `Idempotency-Key` together, so one answer lists every problem (both doors use it). */
+export function checkDeployRequest(
   body: unknown,
   idempotencyKey: string | null,
 ): { ok: true; intent: DeployIntent } | { ok: false; details: RequestProblem[] } {

@@ -15,8 +15,11 @@ export type { DeployBroadcast, DeployedToken, DeploySimulated }
 /** Every answer of {@link deployToken}. */
 export type DeployTokenReturnType = DeployBroadcast | DeploySimulated | DeployFailure
 
-/** Parameters of {@link deployToken}. */
-export type DeployTokenParameters = {
+/**
+ * Parameters of {@link deployToken}. `R` is what the caller's `beforeSigning` step answers when it refuses (its own
+ * kind of answer: the paid door's 402), handed back as it is.
+ */
+export type DeployTokenParameters<R = never> = {
   services: DeployServices
   intent: DeployIntent
   /** Who the deploy is recorded for: the calling agent key's allowlist digest, or a paid agent's id (`x402:<payer>`). */
@@ -31,10 +34,10 @@ export type DeployTokenParameters = {
   agentDailyCap?: number | null
   /**
    * A step between "the caps and the simulation passed" and the nonce lock (the paid door settles the payment here).
-   * It may refuse: nothing is signed and the slots go back. Once it has passed, something was spent for this deploy,
-   * so its cap slots are kept whatever happens next.
+   * It may refuse (its answer is returned as it is): nothing is signed and the slots go back. Once it has passed,
+   * something was spent for this deploy, so its cap slots are kept whatever happens next.
    */
-  beforeSigning?: () => Promise<DeployFailure | null>
+  beforeSigning?: () => Promise<R | null>
 }
 
 /**
@@ -45,7 +48,7 @@ export type DeployTokenParameters = {
  * next deploy of this instance signs while this one sends. The slots are kept only when the transaction went out (or
  * `beforeSigning` passed). A dry run stops after the simulation and signs nothing.
  */
-export async function deployToken(parameters: DeployTokenParameters): Promise<DeployTokenReturnType> {
+export async function deployToken<R = never>(parameters: DeployTokenParameters<R>): Promise<DeployTokenReturnType | R> {
   const { services, intent, agentId, agentDailyCap = null, beforeSigning } = parameters
   const { store, nonceLocks } = services
   if (!services.getSigner)
