@@ -51,8 +51,7 @@ const paymentsSchema = z.object({
     z
       .string()
       .trim()
-      .regex(new RegExp(`^\\d{1,12}(\\.\\d{1,${ASSET_DECIMALS}})?$`), priceRule)
-      .refine((v) => /[1-9]/.test(v), priceRule),
+      .refine((v) => new RegExp(`^\\d{1,12}(\\.\\d{1,${ASSET_DECIMALS}})?$`).test(v) && /[1-9]/.test(v), priceRule),
   ),
   X402_FACILITATOR_URL: optional(httpUrl),
   X402_PAY_TO: optional(address),

@@ -34,7 +34,7 @@ describe('GET /api/openapi', () => {
     }
     expect(doc.openapi).toBe('3.1.0')
     expect(doc.info.version).toBe(SERVICE_VERSION)
-    const endpoints = readdirSync(join(ROOT, 'api'))
+    const endpoints = readdirSync(join(ROOT, 'api'), { recursive: true, encoding: 'utf8' })
       .filter((f) => f.endsWith('.ts'))
       .map((f) => `/api/${f.replace(/\.ts$/, '')}`)
     expect(Object.keys(doc.paths).sort()).toEqual(endpoints.sort())

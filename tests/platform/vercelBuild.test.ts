@@ -139,7 +139,7 @@ describe('the Vercel build output (vercel build with the official CLI, offline)'
   })
 
   it('has one function per api/ module', () => {
-    const modules = readdirSync(join(ROOT, 'api'))
+    const modules = readdirSync(join(ROOT, 'api'), { recursive: true, encoding: 'utf8' })
       .filter((f) => f.endsWith('.ts'))
       .map((f) => f.replace(/\.ts$/, ''))
     expect(Object.keys(output.functions).sort()).toEqual(modules.sort())

@@ -3,6 +3,7 @@ import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePayment
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402/core/types'
 import type { Address, Hex } from 'viem'
 import { expect, it } from 'vitest'
+import { fetchChecked } from './openapiCheck.js'
 import { fundedPayer, type PaidDoorParts, TEST_PRICE_UNITS } from './paidDoorParts.js'
 import { createPayingClient, type PayingClient, signPaymentHeader } from './payingClient.js'
 import { findLeaks } from './secrets.js'
@@ -36,7 +37,7 @@ export function definePaidDoorCases(target: () => PaidDoorTarget): void {
     return { status: response.status, headers: response.headers, body }
   }
   const send = async (base: string, body: unknown, headers: Record<string, string> = {}, path = DOOR) =>
-    keep(await fetch(`${base}${path}`, { method: 'POST', headers: { ...json, ...headers }, body: JSON.stringify(body) }))
+    keep(await fetchChecked(`${base}${path}`, { method: 'POST', headers: { ...json, ...headers }, body: JSON.stringify(body) }))
   const pay = async (payer: PayingClient, base: string, body: unknown, headers: Record<string, string> = {}) =>
     keep(await payer.fetch(`${base}${DOOR}`, { method: 'POST', headers: { ...json, ...headers }, body: JSON.stringify(body) }))
   const payer = async (units?: bigint) =>

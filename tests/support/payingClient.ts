@@ -26,6 +26,8 @@ export type CreatePayingClientParameters = {
   rpcUrl: string
   privateKey?: Hex
   spendControls?: SpendControls
+  /** The fetch the client wraps (default: the global one). */
+  baseFetch?: typeof fetch
 }
 
 /** A wallet (a fresh key unless one is given) with @x402/fetch in front of fetch. */
@@ -33,13 +35,14 @@ export function createPayingClient({
   rpcUrl,
   privateKey = generatePrivateKey(),
   spendControls,
+  baseFetch = fetch,
 }: CreatePayingClientParameters): PayingClient {
   const account = privateKeyToAccount(privateKey)
   const publicClient = createPublicClient({ chain: base, transport: http(rpcUrl) })
   // Every eip155 network, so a test can also sign what a mainnet-only client would refuse to (another network).
   const client = new x402Client().register('eip155:*', new ExactEvmScheme(toClientEvmSigner(account, publicClient)))
   if (spendControls) client.setSpendControls(spendControls)
-  return { address: account.address, privateKey, client, fetch: wrapFetchWithPayment(fetch, client) }
+  return { address: account.address, privateKey, client, fetch: wrapFetchWithPayment(baseFetch, client) }
 }
 
 /** Parameters of {@link signPaymentHeader}. */
