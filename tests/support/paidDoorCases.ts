@@ -1,4 +1,6 @@
+import { execFile } from 'node:child_process'
 import { createPublicKey, verify } from 'node:crypto'
+import { fileURLToPath } from 'node:url'
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http'
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402/core/types'
 import type { Address, Hex } from 'viem'
@@ -27,6 +29,20 @@ export type PaidDoorTarget = {
 const DOOR = '/api/x402/deploy'
 const json = { 'content-type': 'application/json' }
 type Answer = { status: number; headers: Headers; body: Record<string, any> }
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+
+/** `npm run agents -- credits --json` as an operator runs it against the parts' store: the open payments it lists. */
+function listedCredits(env: Record<string, string>): Promise<{ credit: { id: string } | null; state: string }[]> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'dev/agents.ts', 'credits', '--json'],
+      { cwd: ROOT, encoding: 'utf8', env: { ...process.env, ...env } },
+      (error, stdout) => (error ? reject(error) : resolve(JSON.parse(stdout))),
+    )
+  })
+}
 
 /** Registers the case list; `target` is read once the suite's `beforeAll` has built it. */
 export function definePaidDoorCases(target: () => PaidDoorTarget): void {
@@ -293,10 +309,14 @@ export function definePaidDoorCases(target: () => PaidDoorTarget): void {
     expect(credited.body.payment).toMatchObject({ payer: client.address, amount: TEST_PRICE_UNITS.toString() })
     expect(decodePaymentResponseHeader(credited.headers.get('payment-response')!)).toMatchObject({ success: true })
     expect(since(before)).toMatchObject({ settles: 1, signs: 0 })
+    // The operator sees the credit while it is open, and no more once a resend redeemed it.
+    const creditId = credited.body.credit.id as string
+    expect((await listedCredits(target().parts.env)).map((c) => c.credit?.id)).toContain(creditId)
     const redeemed = await send(target().doors[1], body, header)
     expect(redeemed.body).toMatchObject({ ok: true, status: 'broadcast', payment: { transaction: credited.body.payment.transaction } })
     expect(since(before)).toMatchObject({ settles: 1, settled: 1, signs: 1 })
     expect(await balances(client.address)).toEqual({ payer: start.payer - TEST_PRICE_UNITS, payTo: start.payTo + TEST_PRICE_UNITS })
+    expect((await listedCredits(target().parts.env)).map((c) => c.credit?.id)).not.toContain(creditId)
   })
 
   it('redeems a credit by the same Idempotency-Key too: the new payment the client signs is not settled', async () => {
