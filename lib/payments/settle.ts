@@ -78,7 +78,11 @@ const unconfirmed = failure('RPC_UNAVAILABLE', 'The chain RPC cannot confirm the
   retryAfterSeconds: 5,
 })
 
-/** Records a paid outcome; when the chain has not shown it yet, the deploy must wait: a credit. */
+/**
+ * A paid outcome: seen on chain, the deploy goes on (nothing more is written: the `settling` record and the chain say
+ * it all until the answer is kept, and a retry after a crash finds the payment by its nonce); not seen yet, the
+ * deploy must wait, as a credit.
+ */
 async function paid(
   context: PaidDeployContext,
   purchase: Purchase,
@@ -87,21 +91,13 @@ async function paid(
 ): Promise<SettleStep> {
   const settled: PaymentRecord = { ...record, state: 'settled', transaction: outcome.transaction, confirmed: outcome.confirmed }
   if (!outcome.confirmed) return { kind: 'refused', answer: await keepCredit(context, purchase, settled, unconfirmed) }
-  await saveOpenPayment(context.store, purchase, settled).catch((error: unknown) => {
-    // The funds moved and the chain says so: the deploy goes on, and a retry finds the payment by its nonce.
-    context.services.logger.error('store_unavailable', {
-      operation: 'x402-settled',
-      error: errorName(error),
-      effect: 'settlement kept by the chain',
-    })
-  })
   return { kind: 'paid', record: settled }
 }
 
 /**
  * Settles the payment and confirms it on chain, before anything is signed. The record is written first (no settle
- * without it: if the store is down, nothing is settled); after the settle the chain is the record, so a failed write
- * loses nothing. Refusals: 402 PAYMENT_FAILED when the chain shows the authorization unused after a refused settle;
+ * without it: if the store is down, nothing is settled); after the settle the chain is the record, so nothing more
+ * must be written for the payment to be found again. Refusals: 402 PAYMENT_FAILED when the chain shows the authorization unused after a refused settle;
  * 503 FACILITATOR_UNAVAILABLE when nobody can say yet (the record stays, and a retry asks the chain again).
  */
 export async function settleForDeploy(
