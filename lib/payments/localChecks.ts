@@ -74,11 +74,13 @@ export async function signatureRecoversToPayer(
   const { name, version } = (requirements.extra ?? {}) as { name?: string; version?: string }
   if (payment.signature.length !== 132) return false // 65 bytes: an EOA's signature, the only kind that recovers
   try {
+    // Lower case: an address written in mixed case that is not its checksum would be refused by viem, not hashed.
+    const { from, to } = payment.authorization
     const recovered = await recoverTypedDataAddress({
-      domain: { name, version, chainId, verifyingContract: requirements.asset as `0x${string}` },
+      domain: { name, version, chainId, verifyingContract: requirements.asset.toLowerCase() as `0x${string}` },
       types: { TransferWithAuthorization: TRANSFER_WITH_AUTHORIZATION },
       primaryType: 'TransferWithAuthorization',
-      message: payment.authorization,
+      message: { ...payment.authorization, from: from.toLowerCase() as `0x${string}`, to: to.toLowerCase() as `0x${string}` },
       signature: payment.signature,
     })
     return same(recovered, payment.authorization.from)

@@ -134,6 +134,19 @@ describe('a payment header, decoded and checked locally', () => {
     expect(await signatureRecoversToPayer(payment, requirements, 8453)).toBe(true)
   })
 
+  it('recovers the signer whatever the case the operator wrote the token address in (a checksum or not)', async () => {
+    const odd = paymentRequirementsOf(
+      load({
+        ...on,
+        X402_PAY_TO: PAY_TO,
+        X402_ASSET: '0x5A4D000000000000000000000000000000005A4D',
+        X402_ASSET_NAME: 'Odd',
+        X402_ASSET_VERSION: '1',
+      }),
+    )
+    expect(await signatureRecoversToPayer(decode(await signed(odd)), odd, 8453)).toBe(true)
+  })
+
   it('refuses malformed and oversized headers before anything else', () => {
     for (const header of [
       '',
