@@ -5,7 +5,7 @@ import { errorName } from '../platform/log.js'
 import { type DoorAnswer, domainAnswer, settledAnswer } from './answers.js'
 import { dropIdempotencyKey, type PaymentRecord, savePaymentDone } from './paymentRecord.js'
 import { type PaidDeployContext, type Purchase, saltOfPayment, summaryOf } from './purchase.js'
-import { keepCredit, resumeSettling, type SettleStep, settleForDeploy } from './settle.js'
+import { forgetPayment, keepCredit, resumeSettling, type SettleStep, settleForDeploy } from './settle.js'
 
 // Steps 4 to 8 of a paid deploy: the deploy recipe of every agent (caps, simulation, lock, fence, KMS, send), with the
 // payment's own caps and its settle between the simulation and the signature. Then the answer is kept: done (the
@@ -14,9 +14,9 @@ import { keepCredit, resumeSettling, type SettleStep, settleForDeploy } from './
 /** Where the payment stands as its deploy begins. */
 export type Paying =
   | { kind: 'new' }
-  /** A settle was asked for before and nobody recorded how it ended. */
+  /** A settle was asked for before and nobody saw it end; the chain shows the authorization still unused. */
   | { kind: 'settling'; record: PaymentRecord }
-  /** Paid already: a credit being redeemed, with no new settlement. */
+  /** Paid already: a credit being redeemed, with no new settlement (confirmed on chain first, if it was not yet). */
   | { kind: 'paid'; record: PaymentRecord }
 
 /** The caps of a paid deploy: `X402_DAILY_CAP` for all paid deploys, `X402_PAYER_DAILY_CAP` for this payer. */
@@ -29,13 +29,14 @@ export function paidCaps(context: Pick<PaidDeployContext, 'config' | 'keys'>, pa
 }
 
 /**
- * The settle step of a deploy, as where the payment stands asks for it: a new payment is settled; one whose settle
- * nobody saw end, or a credit the chain did not show yet, is looked up on chain first and settled again only if its
- * authorization is still unused (the token uses a nonce once at most, so this can never pay twice).
+ * The settle step of a deploy, as where the payment stands asks for it: a new payment is settled; one whose earlier
+ * settle the chain shows unused is settled again (the token uses a nonce once at most: this can never pay twice); a
+ * credit the chain did not show yet is looked up on chain first, and settled again only if still unused.
  */
 async function settleStep(context: PaidDeployContext, purchase: Purchase, paying: Paying): Promise<SettleStep> {
   if (paying.kind === 'new') return settleForDeploy(context, purchase)
   const record: PaymentRecord = { ...paying.record, state: 'settling' }
+  if (paying.kind === 'settling') return settleForDeploy(context, purchase, record)
   const resumed = await resumeSettling(context, purchase, record)
   return resumed.kind === 'settle-again' ? settleForDeploy(context, purchase, record) : resumed
 }
@@ -71,8 +72,10 @@ export async function buyDeploy(context: PaidDeployContext, purchase: Purchase, 
   const deployed = outcome as DeployTokenReturnType
   const settled = paid as PaymentRecord | null
   if (!settled) {
-    // Refused before any settle (a cap, the simulation, the signer): the payment is unspent, and its key is free again.
-    if (purchase.keyHash && paying.kind === 'new')
+    // Refused before any settle (a cap, the simulation, the signer): the payment is unspent, nothing of it is kept,
+    // and its key is free again.
+    if (paying.kind === 'settling') await forgetPayment(context, purchase)
+    if (purchase.keyHash && paying.kind !== 'paid')
       await dropIdempotencyKey(context.store, purchase, purchase.keyHash).catch(() => undefined)
     return domainAnswer(deployed)
   }

@@ -16,6 +16,7 @@ import {
   sha256,
 } from './paymentRecord.js'
 import type { PaidDeployContext, Purchase } from './purchase.js'
+import { forgetPayment, resumeSettling } from './settle.js'
 
 // A request with a payment, from its signature to its answer, exactly once per payment across instances: the work on
 // a payment holds its lease (keyed by the authorization: payer and nonce), so the same payload twice at once, or on
@@ -93,12 +94,32 @@ async function underLease(context: PaidDeployContext, purchase: Purchase): Promi
   return newPayment(context, purchase, alias !== null)
 }
 
-/** A payment seen before: its answer again, a credit redeemed, or its settle resumed; never a second deploy. */
+/**
+ * A payment seen before: its answer again, a credit redeemed, or its settle resumed; never a second deploy. A settle
+ * nobody saw end is looked up on chain first: paid, it is a credit; unused, it is settled again if its authorization
+ * is still valid, else forgotten (it can never settle now).
+ */
 async function continuePayment(context: PaidDeployContext, purchase: Purchase, record: PaymentRecord): Promise<DoorAnswer> {
   if (record.bodyHash !== purchase.bodyHash)
     return conflict('This payment already paid for another deploy request; nothing was settled. Sign a new payment for a new deploy.')
   if (record.state === 'done' && record.answer) return replayedAnswer(record.answer)
-  return buyDeploy(context, purchase, record.state === 'settled' ? { kind: 'paid', record } : { kind: 'settling', record })
+  if (record.state === 'settled') return buyDeploy(context, purchase, { kind: 'paid', record })
+  const resumed = await resumeSettling(context, purchase, record)
+  if (resumed.kind === 'paid') return buyDeploy(context, purchase, { kind: 'paid', record: resumed.record })
+  if (resumed.kind === 'refused') return resumed.answer
+  const window = checkValidityWindow(purchase.payment, Math.floor(Date.now() / 1000))
+  if (window) {
+    await forgetPayment(context, purchase)
+    const { requirements, url } = context
+    return paymentRequiredAnswer({
+      requirements,
+      url,
+      code: 'PAYMENT_FAILED',
+      error: `${window.message} Nothing was paid.`,
+      reason: window.reason,
+    })
+  }
+  return buyDeploy(context, purchase, { kind: 'settling', record })
 }
 
 /**

@@ -23,7 +23,8 @@ const CONFIRM_PAUSE_MS = 1000
 async function confirmed(context: PaidDeployContext, purchase: Purchase, transaction: `0x${string}`): Promise<SettlementCheck> {
   for (let attempt = 1; ; attempt++) {
     const check = await confirmSettlement(context.services.publicClient, transaction, expectedTransferOf(context, purchase))
-    if (check !== 'unreadable' || attempt >= CONFIRM_ATTEMPTS) return check
+    // Asked again only while the node does not know it yet; an RPC that does not answer is not asked twice.
+    if (check !== 'not-found' || attempt >= CONFIRM_ATTEMPTS) return check
     // A wait for the network, not for data: real time, as the nonce lock's polls are.
     await new Promise((resolve) => setTimeout(resolve, CONFIRM_PAUSE_MS))
   }

@@ -1,4 +1,4 @@
-import { type Address, type Hex, isAddressEqual, type PublicClient, parseAbi, parseEventLogs } from 'viem'
+import { type Address, type Hex, isAddressEqual, type PublicClient, parseAbi, parseEventLogs, TransactionReceiptNotFoundError } from 'viem'
 
 // Step 7 of a paid deploy, and the way back from a settle whose outcome is unknown: the chain is the record of a
 // payment. A settlement is confirmed by its receipt (a Transfer of exactly the price from the payer to payTo); an
@@ -17,8 +17,11 @@ const LOOKBACK_BLOCKS = 5_000n
 /** What a settlement must have moved. */
 export type ExpectedTransfer = { asset: Address; payer: Address; payTo: Address; amount: bigint }
 
-/** How a settlement reads on chain: confirmed, not this payment (or reverted), or not readable now (the RPC failed). */
-export type SettlementCheck = 'confirmed' | 'not-confirmed' | 'unreadable'
+/**
+ * How a settlement reads on chain: confirmed, not this payment (or reverted), not known to this node yet (it may lag the
+ * facilitator's), or not readable now (the RPC failed).
+ */
+export type SettlementCheck = 'confirmed' | 'not-confirmed' | 'not-found' | 'unreadable'
 
 /** Whether `transaction`'s receipt holds a Transfer of exactly `amount` of `asset` from the payer to payTo (one read). */
 export async function confirmSettlement(
@@ -29,9 +32,9 @@ export async function confirmSettlement(
   let receipt: Awaited<ReturnType<PublicClient['getTransactionReceipt']>>
   try {
     receipt = await publicClient.getTransactionReceipt({ hash: transaction })
-  } catch {
+  } catch (error) {
     // Not (yet) known to this node, or no answer: nothing is known either way.
-    return 'unreadable'
+    return error instanceof TransactionReceiptNotFoundError ? 'not-found' : 'unreadable'
   }
   if (receipt.status !== 'success') return 'not-confirmed'
   const transfers = parseEventLogs({ abi: eip3009Abi, eventName: 'Transfer', logs: receipt.logs })

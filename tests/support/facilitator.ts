@@ -17,9 +17,10 @@ const FACILITATOR_KEY: Hex = '0x2a871d0798f97d79848a013d4936a73bf4cc922c825d33c1
 
 /**
  * Ways the facilitator fails on cue: `down` answers 503 to everything, `reset` drops every connection, `slow`
- * answers only after `slowMs`, `refuse-settle` answers every settle `success: false` without sending anything.
+ * answers only after `slowMs`, `refuse-settle` answers every settle `success: false` without sending anything,
+ * `lose-settle-answer` settles and then drops the connection instead of answering.
  */
-export type FacilitatorFault = 'down' | 'reset' | 'slow' | 'refuse-settle'
+export type FacilitatorFault = 'down' | 'reset' | 'slow' | 'refuse-settle' | 'lose-settle-answer'
 
 /** The running facilitator. */
 export type LocalFacilitator = {
@@ -94,6 +95,7 @@ export async function startLocalFacilitator({
     settling = settled.catch(() => undefined)
     const result = await settled
     if (result.success && result.transaction) settlements.push(result.transaction as Hex)
+    if (fault === 'lose-settle-answer') return void req.socket.destroy()
     return answer(res, 200, result)
   }
   const server = createServer((req, res) => {

@@ -1,10 +1,17 @@
 import { execFile } from 'node:child_process'
 import { createPublicKey, verify } from 'node:crypto'
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http'
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402/core/types'
 import type { Address, Hex } from 'viem'
 import { expect, it } from 'vitest'
+import { canonicalJson } from '../../lib/deploy/pipeline/idempotency.js'
+import { paymentKeys } from '../../lib/payments/keys.js'
+import { type PaymentRecord, saveOpenPayment, sha256 } from '../../lib/payments/paymentRecord.js'
+import { createUpstashStore } from '../../lib/store/upstash.js'
 import { fetchChecked } from './openapiCheck.js'
 import { fundedPayer, type PaidDoorParts, TEST_PRICE_UNITS } from './paidDoorParts.js'
 import { createPayingClient, type PayingClient, signPaymentHeader } from './payingClient.js'
@@ -404,6 +411,60 @@ export function definePaidDoorCases(target: () => PaidDoorTarget): void {
     expect(await usdc.balanceOf(client.address)).toBe(start.payer - TEST_PRICE_UNITS)
   })
 
+  it('deploys when the facilitator settled but its answer was lost: the chain says paid, no second settle', async () => {
+    const { facilitator } = target().parts
+    const client = await payer()
+    const [start, before] = [await balances(client.address), counts()]
+    facilitator.setFault('lose-settle-answer')
+    let answer: Answer
+    try {
+      answer = await pay(client, target().doors[0], { name: 'Lost Answer', symbol: 'LOST' })
+    } finally {
+      facilitator.setFault(null)
+    }
+    expect(answer.body).toMatchObject({ ok: true, status: 'broadcast', payment: { transaction: facilitator.settlements.at(-1) } })
+    expect(since(before)).toMatchObject({ settled: 1, signs: 1 })
+    expect(await balances(client.address)).toEqual({ payer: start.payer - TEST_PRICE_UNITS, payTo: start.payTo + TEST_PRICE_UNITS })
+  })
+
+  it('forgets a payment whose settle nobody saw end once its authorization can no longer settle', async () => {
+    const { env } = target().parts
+    const client = await payer()
+    const accepts = (await requirementsAt(target().doors[0])).accepts[0]!
+    // A settle asked for long ago that nobody saw end: its record says settling, its authorization lapsed since.
+    const validBefore = BigInt(Math.floor(Date.now() / 1000) - 60)
+    const header = await signPaymentHeader({ privateKey: client.privateKey, requirements: accepts, authorization: { validBefore } })
+    const { authorization } = (JSON.parse(Buffer.from(header, 'base64').toString()) as { payload: { authorization: { nonce: Hex } } })
+      .payload
+    const body = { name: 'Expired', symbol: 'EXPIRED' }
+    const store = createUpstashStore({ url: env.UPSTASH_REDIS_REST_URL!, token: env.UPSTASH_REDIS_REST_TOKEN! })
+    const keys = paymentKeys({ storePrefix: env.STORE_KEY_PREFIX!, chainId: 8453 })
+    const record: PaymentRecord = {
+      state: 'settling',
+      bodyHash: sha256(canonicalJson({ ...body, action: 'agent_deploy' })),
+      payer: client.address.toLowerCase(),
+      nonce: authorization.nonce,
+      amount: accepts.amount,
+      asset: accepts.asset,
+      network: accepts.network,
+      validBefore: Number(validBefore),
+      at: Date.now() - 120_000,
+      transaction: null,
+      confirmed: false,
+      credit: null,
+      answer: null,
+    }
+    await saveOpenPayment(store, { keys, payer: record.payer, nonce: record.nonce }, record)
+    const [start, before] = [await balances(client.address), counts()]
+    const resent = await send(target().doors[1], body, { 'payment-signature': header })
+    // The chain says the authorization was never used, and it can never settle now: forgotten, nothing paid.
+    expect(resent.status).toBe(402)
+    expect(resent.body).toMatchObject({ ok: false, code: 'PAYMENT_FAILED', reason: 'authorization_expired' })
+    expect(since(before)).toMatchObject({ settles: 0, signs: 0 })
+    expect(await balances(client.address)).toEqual(start)
+    expect(await store.get(keys.payment(record.payer, record.nonce))).toBeNull()
+  })
+
   it('answers the token address in the same call with waitSeconds, and the broadcast answer when the node times out', async () => {
     const { chain } = target().parts
     const client = await payer()
@@ -432,6 +493,26 @@ export function definePaidDoorCases(target: () => PaidDoorTarget): void {
     )
     const answer = await send(target().doors[0], { action: 'receipt', tx_hash: keyed.body.txHash })
     expect(answer.body).toMatchObject({ ok: false, code: 'NOT_A_DEPLOY' })
+  })
+
+  it('pays and deploys with the client SKILL.md shows, run as it is written (the host and the wallet filled in)', async () => {
+    const skill = readFileSync(join(ROOT, 'SKILL.md'), 'utf8')
+    const snippet = /## No key\? Pay per deploy[\s\S]*?```ts\n([\s\S]*?)```/.exec(skill)![1]!.replace('https://<host>', target().doors[0])
+    const dir = mkdtempSync(join(tmpdir(), 'skill-client-'))
+    symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir')
+    writeFileSync(join(dir, 'client.mts'), snippet.replace("'my-deploy-0001'", `'skill-${Date.now()}'`))
+    const key = await fundedPayer(target().parts)
+    const out = await new Promise<string>((resolve, reject) =>
+      execFile(
+        process.execPath,
+        ['--import', 'tsx', join(dir, 'client.mts')],
+        { cwd: dir, encoding: 'utf8', env: { ...process.env, WALLET_KEY: key } },
+        (error, stdout) => (error ? reject(error) : resolve(stdout)),
+      ),
+    )
+    expect(out).toMatch(/ok: true,\s+status: 'broadcast'/)
+    expect(out).toMatch(/status: 'confirmed'/)
+    rmSync(dir, { recursive: true, force: true })
   })
 
   it('never puts a secret in an answer or a log line', () => {
