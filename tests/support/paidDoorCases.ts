@@ -344,6 +344,10 @@ export function definePaidDoorCases(target: () => PaidDoorTarget): void {
     expect(redeemed.body).toMatchObject({ ok: true, status: 'broadcast', payment: { transaction: credited.body.payment.transaction } })
     expect(since(before)).toMatchObject({ settles: 1, settled: 1 })
     expect(await balances(client.address)).toEqual({ payer: start.payer - TEST_PRICE_UNITS, payTo: start.payTo + TEST_PRICE_UNITS })
+    // Once more with the same key and body: the first answer, replayed; the payment the client signed again is not settled.
+    const replayed = await pay(client, target().doors[0], body, { 'idempotency-key': key })
+    expect(replayed.body).toEqual(redeemed.body)
+    expect(replayed.headers.get('idempotent-replayed')).toBe('true')
     // The same key with another body: a conflict, and nothing settled.
     const conflict = await pay(client, target().doors[0], { ...body, symbol: 'OTHER' }, { 'idempotency-key': key })
     expect(conflict.body).toMatchObject({ ok: false, code: 'IDEMPOTENCY_CONFLICT' })
