@@ -1,3 +1,4 @@
+import { generateKeyPairSync, type KeyObject, verify } from 'node:crypto'
 import { encodePaymentSignatureHeader } from '@x402/core/http'
 import type { PaymentPayload } from '@x402/core/types'
 import { toClientEvmSigner } from '@x402/evm'
@@ -6,6 +7,7 @@ import { x402Client } from '@x402/fetch'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { describe, expect, it } from 'vitest'
 import { loadDeployConfig } from '../../lib/deploy/config.js'
+import { cdpJwt } from '../../lib/payments/cdpAuth.js'
 import { baseUnitsOf, loadPaymentsConfig } from '../../lib/payments/config.js'
 import {
   AUTHORIZATION_MARGIN_SECONDS,
@@ -87,6 +89,48 @@ describe('the paid door configuration', () => {
     expect(baseUnitsOf('1')).toBe('1000000')
     expect(baseUnitsOf('0.01')).toBe('10000')
     expect(baseUnitsOf('12.345678')).toBe('12345678')
+  })
+})
+
+describe('the JWT a hosted facilitator (CDP) is sent', () => {
+  const claimsOf = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>
+  const verifies = (jwt: string, key: KeyObject, algorithm: string | null, dsaEncoding?: 'ieee-p1363') => {
+    const [header, claims, signature] = jwt.split('.') as [string, string, string]
+    return verify(
+      algorithm,
+      Buffer.from(`${header}.${claims}`),
+      dsaEncoding ? { key, dsaEncoding } : key,
+      Buffer.from(signature, 'base64url'),
+    )
+  }
+  const url = 'https://api.cdp.coinbase.com/platform/v2/x402/settle'
+
+  it('is ES256 over a PEM EC key (newlines escaped or not), naming the key and the one request it allows', () => {
+    const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+    const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString()
+    for (const secret of [pem, pem.replaceAll('\n', '\\n')]) {
+      const jwt = cdpJwt({ credentials: { keyId: 'kid-1', secret }, method: 'POST', url, nowSeconds: 1_800_000_000 })
+      expect(JSON.parse(Buffer.from(jwt.split('.')[0]!, 'base64url').toString())).toMatchObject({ alg: 'ES256', kid: 'kid-1', typ: 'JWT' })
+      expect(claimsOf(jwt)).toEqual({
+        sub: 'kid-1',
+        iss: 'cdp',
+        uris: ['POST api.cdp.coinbase.com/platform/v2/x402/settle'],
+        iat: 1_800_000_000,
+        nbf: 1_800_000_000,
+        exp: 1_800_000_120,
+      })
+      expect(verifies(jwt, publicKey, 'sha256', 'ieee-p1363')).toBe(true)
+    }
+  })
+
+  it('is EdDSA over a base64 Ed25519 key (seed and public key, 64 bytes)', () => {
+    const { privateKey, publicKey } = generateKeyPairSync('ed25519')
+    const jwk = privateKey.export({ format: 'jwk' }) as { d: string; x: string }
+    const secret = Buffer.concat([Buffer.from(jwk.d, 'base64url'), Buffer.from(jwk.x, 'base64url')]).toString('base64')
+    const jwt = cdpJwt({ credentials: { keyId: 'kid-2', secret }, method: 'GET', url })
+    expect(JSON.parse(Buffer.from(jwt.split('.')[0]!, 'base64url').toString())).toMatchObject({ alg: 'EdDSA', kid: 'kid-2' })
+    expect(verifies(jwt, publicKey, null)).toBe(true)
+    expect(() => cdpJwt({ credentials: { keyId: 'k', secret: 'not a key' }, method: 'GET', url })).toThrow(/neither a PEM EC key nor/)
   })
 })
 
