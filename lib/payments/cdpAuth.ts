@@ -20,6 +20,16 @@ function signingKeyOf(secret: string): { key: KeyObject; alg: 'ES256' | 'EdDSA' 
   return { key: createPrivateKey({ key: jwk, format: 'jwk' }), alg: 'EdDSA' }
 }
 
+/** Why a CDP secret cannot sign (for the configuration's check, never quoting it), or null when it can. */
+export function cdpSecretProblem(secret: string): string | null {
+  try {
+    signingKeyOf(secret)
+    return null
+  } catch {
+    return 'is neither a PEM EC key nor a base64 Ed25519 key (64 bytes: seed and public key)'
+  }
+}
+
 const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url')
 
 /** Parameters of {@link cdpJwt}. */

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import type { DeployConfig } from '../deploy/config.js'
 import { type CrossCheck, type Environment, httpUrl, optional, parseWith, wholeNumber } from '../platform/config.js'
+import { cdpSecretProblem } from './cdpAuth.js'
 
 // The paid door's settings (issue 39): off unless X402_PRICE, X402_FACILITATOR_URL and a signer are all set. A bad
 // value stops npm start (and answers CONFIG_INVALID on Vercel) with the variable and what is wrong, never the value.
@@ -74,6 +75,8 @@ const checkPairs: CrossCheck = (env) => {
       if (!env[name]) problems.push(`${name}: is required when X402_ASSET names another token than the chain's USDC (its EIP-712 domain)`)
   if (env.CDP_API_KEY_ID && !env.CDP_API_KEY_SECRET) problems.push('CDP_API_KEY_SECRET: is required when CDP_API_KEY_ID is set')
   if (!env.CDP_API_KEY_ID && env.CDP_API_KEY_SECRET) problems.push('CDP_API_KEY_ID: is required when CDP_API_KEY_SECRET is set')
+  const secretProblem = env.CDP_API_KEY_SECRET ? cdpSecretProblem(env.CDP_API_KEY_SECRET) : null
+  if (secretProblem) problems.push(`CDP_API_KEY_SECRET: ${secretProblem}`)
   // The 402 must name who is paid without a KMS call: the signer's address comes from SIGNER_ADDRESS then.
   if (env.X402_PRICE && env.X402_FACILITATOR_URL && env.KMS_KEY_ID && !env.X402_PAY_TO && !env.SIGNER_ADDRESS)
     problems.push('X402_PAY_TO: is required when paid deploys are on and SIGNER_ADDRESS is not set (who is paid, named without asking KMS)')
