@@ -34,9 +34,16 @@ describe('npm run sandbox', () => {
   beforeAll(async () => {
     sandbox = await startSandbox()
   }, 60_000)
-  afterAll(() => {
-    if (sandbox?.child.exitCode === null) sandbox.child.kill('SIGKILL')
-  })
+  // Ctrl-C, as a user stops it: a SIGKILL would leave its chain (anvil) running after the test.
+  afterAll(async () => {
+    const child = sandbox?.child
+    if (!child || child.exitCode !== null) return
+    const exited = once(child, 'exit')
+    child.kill('SIGINT')
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000)
+    await exited
+    clearTimeout(timer)
+  }, 15_000)
 
   const skill = (body: unknown) =>
     fetchChecked(`${sandbox.base}/api/b20-skill`, {
