@@ -1,9 +1,10 @@
 // The README's set-up as a newcomer runs it, on this machine's own Node (whatever it is; plain JavaScript, so Node 20
-// runs it too): `npm run sandbox`, then the deploy it prints, then its receipt, then Ctrl-C. On a Node older than 22.12
+// runs it too): `npm run sandbox`, then the deploy it prints, then its receipt, then the paid deploy it prints (x402,
+// no key), then Ctrl-C. On a Node older than 22.12
 // the sandbox must say so in one line and run on Node 24 from the npm registry; on any Node the printed deploy must be
 // broadcast and confirmed, and Ctrl-C must stop the server and the chain. Fails loudly, saying which step went wrong.
 //   node .ci/newcomerCheck.mjs
-import { spawn } from 'node:child_process'
+import { execFile, spawn } from 'node:child_process'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 
@@ -12,6 +13,8 @@ const root = fileURLToPath(new URL('..', import.meta.url))
 const READY_WITHIN_MS = 300_000
 /** How long the printed deploy may take to be mined (the local chain mines at once). */
 const CONFIRMED_WITHIN_MS = 30_000
+/** How long the printed paid deploy may take (npm, the runner and tsx start, then a 402, a payment and a deploy). */
+const PAID_WITHIN_MS = 120_000
 /** How long Ctrl-C may take to stop everything. */
 const STOPPED_WITHIN_MS = 30_000
 
@@ -34,7 +37,7 @@ lines.on('line', (line) => stdout.push(line))
 const exited = new Promise((resolve) => sandbox.on('exit', (code, signal) => resolve({ code, signal })))
 
 /** The sandbox's own key is throwaway, but a CI log keeps no key. */
-const redact = (text) => text.replace(/bcr_[A-Za-z0-9_-]+/g, 'bcr_…')
+const redact = (text) => text.replace(/bcr_[A-Za-z0-9_-]+/g, 'bcr_…').replace(/0x[0-9a-fA-F]{64}(?= npm run pay)/g, '0x…')
 
 /** Stops everything and exits 1, saying what went wrong and what the sandbox printed. */
 function fail(what) {
@@ -115,6 +118,35 @@ if (receipt.ok !== true || receipt.status !== 'confirmed' || receipt.tokenAddres
   fail(`the receipt answered ${redact(JSON.stringify(receipt))}, not confirmed at ${deployed.predictedAddress}`)
 console.log(`receipt confirmed: token at ${receipt.tokenAddress}`)
 
+// The paid door: the printed command pays with x402 (a funded test wallet, the spendControls the test token needs) and
+// gets the token's address in the same answer.
+const payLine = stdout.find((line) => line.includes('npm run pay --'))
+const pay = payLine && /X402_PAYER_KEY=(0x[0-9a-fA-F]{64}) npm run pay -- (\S+) '(\{.*\})' --asset (\S+) --max (\d+)$/.exec(payLine)
+if (!pay) fail('the sandbox did not print a paid deploy (npm run pay) with a payer key, the door and the spendControls')
+const [, payerKey, doorUrl, paidBody, asset, max] = pay
+const paid = await within(
+  PAID_WITHIN_MS,
+  'the printed paid deploy answering',
+  new Promise((resolve) =>
+    execFile(
+      'npm',
+      ['run', '--silent', 'pay', '--', doorUrl, paidBody, '--asset', asset, '--max', max],
+      { cwd: root, env: { ...process.env, X402_PAYER_KEY: payerKey }, encoding: 'utf8' },
+      (error, out) => resolve({ code: error ? error.code : 0, out }),
+    ),
+  ),
+).catch((error) => fail(error.message))
+const paidAnswer = (() => {
+  try {
+    return JSON.parse(paid.out.split('\n').find((line) => line.startsWith('{"status"')) ?? 'null')
+  } catch {
+    return null
+  }
+})()
+if (paid.code !== 0 || paidAnswer?.status !== 200 || paidAnswer.answer?.ok !== true || paidAnswer.answer.receipt?.status !== 'confirmed')
+  fail(`the printed paid deploy answered ${redact(paid.out.slice(-600))}, not 200 with ok: true and a confirmed receipt`)
+console.log(`paid deploy broadcast and confirmed in the same call: token at ${paidAnswer.answer.receipt.tokenAddress}`)
+
 const notice = stderr.filter((line) => line.includes('is not supported'))
 if (!supported && notice.length !== 1) fail(`on Node ${process.version} the runner must say once that it runs on Node 24 instead`)
 if (supported && notice.length !== 0) fail(`on Node ${process.version}, a supported Node, the runner must say nothing`)
@@ -130,4 +162,6 @@ try {
 }
 if (!(await refused(`${base}/api/health`))) fail(`the sandbox's server still answers at ${base} after Ctrl-C`)
 if (!(await refused(chain))) fail(`the sandbox's chain still answers at ${chain} after Ctrl-C`)
-console.log(`newcomer check passed on Node ${process.version}: npm run sandbox, its deploy confirmed, Ctrl-C stopped everything`)
+console.log(
+  `newcomer check passed on Node ${process.version}: npm run sandbox, its deploy confirmed, its paid deploy confirmed, Ctrl-C stopped everything`,
+)

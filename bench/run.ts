@@ -2,6 +2,7 @@ import { benchColdStart } from './coldStart.js'
 import { benchDashboard } from './dashboard.js'
 import { benchDeploy } from './deploy.js'
 import { benchDeployLatency } from './deployLatency.js'
+import { benchPaidDeploy } from './paidDeploy.js'
 import { benchReadApi, benchWarmThroughput } from './readApi.js'
 import { benchReadFreshness, benchRefresh, benchSteadyLoad } from './readFreshness.js'
 import { type BenchRun, regenerateBenchmarkTables, saveRun } from './report.js'
@@ -16,6 +17,7 @@ const benches: Record<string, () => Promise<Record<string, number | string>>> = 
   steady: benchSteadyLoad,
   deploy: benchDeploy,
   'deploy-latency': benchDeployLatency,
+  'paid-deploy': benchPaidDeploy,
   'cold-start': benchColdStart,
   dashboard: benchDashboard,
   'store-cost': benchStoreCost,

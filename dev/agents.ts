@@ -1,12 +1,15 @@
-// `npm run agents -- issue | list | revoke | webhook`: agent keys at runtime, kept in the shared store the service
-// reads (only their SHA-256 digests), so adding or removing an agent needs no redeploy. Running instances accept a new
-// key at once and refuse a revoked or expired one within 5 s. An agent's webhook (its deploy events, signed the
-// Standard Webhooks way) is set at issue time or later; its secret is shown once.
+// `npm run agents -- issue | list | revoke | webhook | credits`: agent keys at runtime, kept in the shared store the
+// service reads (only their SHA-256 digests), so adding or removing an agent needs no redeploy. Running instances
+// accept a new key at once and refuse a revoked or expired one within 5 s. An agent's webhook (its deploy events,
+// signed the Standard Webhooks way) is set at issue time or later; its secret is shown once. `credits` lists the paid
+// deploys (x402) that were paid and not deployed, for the operator to refund or to wait for the payer's retry.
 import { parseArgs } from 'node:util'
 import { AgentAdminError, issueAgentKey, revokeAgentKey } from '../lib/deploy/agents/agentRegistry.js'
 import { type AgentWithWebhook, listAgentsWithWebhooks, setAgentWebhook } from '../lib/deploy/agents/webhookTargets.js'
 import { checkWebhookUrl } from '../lib/deploy/agents/webhookUrl.js'
 import { loadDeployConfig } from '../lib/deploy/config.js'
+import { paymentKeys } from '../lib/payments/keys.js'
+import { listOpenPayments, type PaymentRecord } from '../lib/payments/paymentRecord.js'
 import { ConfigError } from '../lib/platform/config.js'
 import { createUpstashStore } from '../lib/store/upstash.js'
 
@@ -14,7 +17,8 @@ const USAGE = `usage:
   npm run agents -- issue --label <name> [--daily-cap N] [--expires-days N] [--webhook <https url>] [--json]
   npm run agents -- list [--json]
   npm run agents -- revoke <label | digest prefix>
-  npm run agents -- webhook <label | digest prefix> (<https url> | --off) [--json]`
+  npm run agents -- webhook <label | digest prefix> (<https url> | --off) [--json]
+  npm run agents -- credits [--json]`
 
 /** Ends the command with a message on stderr and exit code 1 (nothing was written). */
 function fail(message: string): never {
@@ -39,6 +43,23 @@ const describeWebhook = (a: AgentWithWebhook) => {
   const errors = w.lastError ? `  last error ${when(w.lastErrorAt)} (${w.lastError}), failing ${w.failing}` : ''
   return `webhook ${w.state} ${w.url}  last delivery ${when(w.lastDeliveryAt)}${errors}${w.failedEvents ? `, ${w.failedEvents} events failed` : ''}`
 }
+
+/** A payment in whole tokens of a 6-decimal asset (USDC), as people read a price. */
+const wholeTokens = (units: string) =>
+  `${(BigInt(units) / 1_000_000n).toString()}.${(BigInt(units) % 1_000_000n).toString().padStart(6, '0')}`
+
+/** One line an open payment, for people: a credit (paid, not deployed), or a settle whose outcome nobody saw. */
+const describeOpenPayment = (p: PaymentRecord) =>
+  [
+    (p.credit?.id ?? '-').padEnd(27),
+    p.state === 'settled'
+      ? `paid, not deployed (${p.credit?.code ?? 'deploy pending'})`
+      : 'settle asked, outcome not seen (the chain tells)',
+    `payer ${p.payer}`,
+    `${wholeTokens(p.amount)} of ${p.asset} on ${p.network}`,
+    `settlement ${p.transaction ?? '-'}`,
+    `since ${when(p.at)}`,
+  ].join('  ')
 
 /** One line an agent, for people. */
 const describe = (a: AgentWithWebhook) =>
@@ -71,7 +92,7 @@ const { values, positionals } = (() => {
   }
 })()
 const [command, ...rest] = positionals
-if (!command || !['issue', 'list', 'revoke', 'webhook'].includes(command)) fail(USAGE)
+if (!command || !['issue', 'list', 'revoke', 'webhook', 'credits'].includes(command)) fail(USAGE)
 
 let config: ReturnType<typeof loadDeployConfig>
 try {
@@ -117,6 +138,11 @@ try {
       console.log(`digest: ${record.digest}  expires: ${when(record.expiresAt)}  daily cap: ${record.dailyCap ?? '-'}`)
       if (webhookSecret) console.log(`webhook secret (shown once; the agent verifies deliveries with it): ${webhookSecret}`)
     }
+  } else if (command === 'credits') {
+    const open = await listOpenPayments(store, paymentKeys({ storePrefix: config.storePrefix, chainId: config.chainId }))
+    if (values.json) console.log(JSON.stringify(open.map(({ answer: _answer, ...record }) => record)))
+    else if (open.length === 0) console.log('no open paid deploys: every settled payment bought its deploy')
+    else for (const payment of open) console.log(describeOpenPayment(payment))
   } else if (command === 'list') {
     const agents = await listAgentsWithWebhooks(store, config.storePrefix)
     if (values.json) console.log(JSON.stringify(agents))

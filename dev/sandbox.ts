@@ -1,22 +1,36 @@
 // `npm run sandbox`: the whole service on this machine alone. Local DexScreener- and GeckoTerminal-shaped upstreams with a synthetic
 // Base market, anvil (chain 8453) with the B20 factory emulator, a KMS-compatible signer, the in-process store, and
-// the real api/ handlers configured only through the environment, exactly as on Vercel. Ctrl-C stops everything.
+// the real api/ handlers configured only through the environment, exactly as on Vercel. The paid door is on too: a
+// test USDC on the chain, a local x402 facilitator, and a payer wallet funded with it. Ctrl-C stops everything.
+import { randomBytes } from 'node:crypto'
 import { getAddress } from 'viem'
+import { generatePrivateKey, privateKeyToAddress } from 'viem/accounts'
 import { generateAgentKey } from '../lib/deploy/agents/agentKeys.js'
 import { startAnvilChain } from '../tests/support/anvil.js'
+import { startLocalFacilitator } from '../tests/support/facilitator.js'
 import { startFakeDexScreener } from '../tests/support/fakeDexScreener.js'
 import { startFakeGeckoTerminal } from '../tests/support/fakeGeckoTerminal.js'
 import { startFakeKms } from '../tests/support/fakeKms.js'
 import { seedHistory, syntheticHistory } from '../tests/support/syntheticHistory.js'
 import { createSyntheticMarket } from '../tests/support/syntheticMarket.js'
+import { placeTestUsdc } from '../tests/support/testUsdc.js'
 import { loadApiEndpoints, startServer, vercelRouting } from './server.js'
+
+/** The sandbox's test USDC: another token than Base's USDC, so the printed payment shows the spendControls it needs. */
+const SANDBOX_USD = { address: '0x5A4d000000000000000000000000000000005a4D', name: 'Sandbox USD', version: '1' } as const
+/** The sandbox's price per deploy: above $1, so the printed payment shows the cap a client must raise too. */
+const SANDBOX_PRICE = '2.00'
 
 const market = createSyntheticMarket({ tokens: 220 })
 const upstream = await startFakeDexScreener(market)
 const gecko = await startFakeGeckoTerminal(market)
 const chain = await startAnvilChain()
-const kms = await startFakeKms()
+const kmsKey = randomBytes(32)
+const kms = await startFakeKms({ secretKey: kmsKey })
 const agent = generateAgentKey()
+const [usdc, facilitator] = await Promise.all([placeTestUsdc({ chain, ...SANDBOX_USD }), startLocalFacilitator({ rpcUrl: chain.nodeUrl })])
+const payerKey = generatePrivateKey()
+await usdc.mint(privateKeyToAddress(payerKey), 100_000_000n)
 
 Object.assign(process.env, {
   DEXSCREENER_BASE_URL: upstream.url,
@@ -28,15 +42,24 @@ Object.assign(process.env, {
   AWS_ACCESS_KEY_ID: 'sandbox',
   AWS_SECRET_ACCESS_KEY: 'sandbox',
   DEPLOY_ALLOWLIST: agent.digest,
+  // The paid door: payments go to the signer (its address named, so the 402 needs no KMS call).
+  SIGNER_ADDRESS: privateKeyToAddress(`0x${kmsKey.toString('hex')}`),
+  X402_PRICE: SANDBOX_PRICE,
+  X402_FACILITATOR_URL: facilitator.url,
+  X402_ASSET: SANDBOX_USD.address,
+  X402_ASSET_NAME: SANDBOX_USD.name,
+  X402_ASSET_VERSION: SANDBOX_USD.version,
 })
 for (const name of [
   'UPSTASH_REDIS_REST_URL',
   'UPSTASH_REDIS_REST_TOKEN',
   'KV_REST_API_URL',
   'KV_REST_API_TOKEN',
-  'SIGNER_ADDRESS',
   'CHAIN_ID',
   'VERCEL',
+  'X402_PAY_TO',
+  'CDP_API_KEY_ID',
+  'CDP_API_KEY_SECRET',
 ])
   delete process.env[name]
 
@@ -77,7 +100,7 @@ const stop = async () => {
   stopping = true
   ticker.stop()
   await server.close()
-  await Promise.allSettled([chain.stop(), kms.close(), upstream.close(), gecko.close()])
+  await Promise.allSettled([chain.stop(), kms.close(), upstream.close(), gecko.close(), facilitator.close()])
   process.exit(0)
 }
 process.on('SIGINT', () => void stop())
@@ -88,11 +111,13 @@ console.log(`  dashboard      ${base}/`)
 console.log(`  control room   ${base}/api/control-room`)
 console.log(`  token search   ${base}/api/token-search?q=aero`)
 console.log(`  deploy         ${base}/api/b20-skill   (POST, X-Service-Key)`)
+console.log(`  paid deploy    ${base}/api/x402/deploy   (POST, no key: ${SANDBOX_PRICE} ${SANDBOX_USD.name} a deploy, paid with x402)`)
 console.log(`  MCP            ${base}/api/mcp   (Streamable HTTP; Authorization: Bearer <agent key> for the deploy tools)`)
 console.log(`  OpenAPI        ${base}/openapi.json   agent skill ${base}/skill.md`)
 console.log(
   `  upstream ${upstream.url}   GeckoTerminal ${gecko.url}   chain ${chain.rpcUrl} (8453)   KMS ${kms.url}   store: in-process memory`,
 )
+console.log(`  x402 facilitator ${facilitator.url}   test USDC ${usdc.address} ("${SANDBOX_USD.name}", version ${SANDBOX_USD.version})`)
 console.log(
   `  signer ${signer.address} (funded)   history: 24 h of synthetic snapshots backfilled   ${ticker.intervalSeconds > 0 ? `tick every ${ticker.intervalSeconds} s` : 'tick off'}`,
 )
@@ -103,5 +128,12 @@ console.log(
 )
 console.log(
   `  curl -s -X POST ${base}/api/b20-skill -H 'X-Service-Key: ${agent.key}' -H 'Content-Type: application/json' -d '{"action":"receipt","tx_hash":"<txHash>"}'`,
+)
+const paidBody = { name: 'Paid Sandbox Token', symbol: 'PAID', admin: holder, initialSupply: '1000', waitSeconds: 5 }
+console.log(
+  `payer wallet ${privateKeyToAddress(payerKey)}: 100 ${SANDBOX_USD.name}; pay for a deploy with it (no key; the answer carries the token's address):`,
+)
+console.log(
+  `  X402_PAYER_KEY=${payerKey} npm run pay -- ${base}/api/x402/deploy '${JSON.stringify(paidBody)}' --asset ${usdc.address} --max ${Number(SANDBOX_PRICE) * 1_000_000}`,
 )
 console.log('Ctrl-C stops everything.')

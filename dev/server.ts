@@ -39,14 +39,22 @@ export type StartServerParameters = {
 /** A running local server. */
 export type RunningServer = { url: string; server: Server; close(): Promise<void> }
 
-/** Loads every endpoint module in `api/` exactly as Vercel would: the default export, with its `fetch`. */
-export async function loadApiEndpoints(apiDir = join(ROOT, 'api')): Promise<Record<string, Endpoint>> {
+/**
+ * Loads every endpoint module under `api/` exactly as Vercel would: the default export, with its `fetch`, named by its
+ * path (`api/x402/deploy.ts` serves `/api/x402/deploy`).
+ */
+export async function loadApiEndpoints(apiDir = join(ROOT, 'api'), prefix = ''): Promise<Record<string, Endpoint>> {
   const endpoints: Record<string, Endpoint> = {}
-  for (const file of (await readdir(apiDir)).sort()) {
+  for (const entry of (await readdir(apiDir, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name))) {
+    const file = entry.name
+    if (entry.isDirectory()) {
+      Object.assign(endpoints, await loadApiEndpoints(join(apiDir, file), `${prefix}${file}/`))
+      continue
+    }
     if (!/\.(ts|js|mjs)$/.test(file) || file.endsWith('.d.ts')) continue
     const module = (await import(pathToFileURL(join(apiDir, file)).href)) as { default?: Partial<Endpoint> }
     const endpoint = module.default
-    if (typeof endpoint?.fetch === 'function') endpoints[file.replace(/\.(ts|js|mjs)$/, '')] = endpoint as Endpoint
+    if (typeof endpoint?.fetch === 'function') endpoints[`${prefix}${file.replace(/\.(ts|js|mjs)$/, '')}`] = endpoint as Endpoint
   }
   return endpoints
 }
@@ -182,10 +190,14 @@ export async function vercelRouting(): Promise<{ rewrites: Record<string, string
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const { getReadServices } = await import('../lib/read/services.js')
   const { loadPublicOrigin } = await import('../lib/platform/config.js')
+  const { loadDeployConfig } = await import('../lib/deploy/config.js')
+  const { loadPaymentsConfig } = await import('../lib/payments/config.js')
   let describe: string
   try {
     describe = getReadServices().describe
     loadPublicOrigin(process.env)
+    // The paid door's settings (and the deploy ones they rest on): a bad value stops npm start, naming the variable.
+    loadPaymentsConfig(process.env, loadDeployConfig(process.env))
   } catch (error) {
     console.error(error instanceof Error ? error.message : String(error))
     process.exit(1)

@@ -1,5 +1,7 @@
 import { createLogger, type Logger } from '../platform/log.js'
 import { perInstance, perInstanceAsync } from '../platform/perInstance.js'
+import { createMemoryStore } from '../store/memory.js'
+import type { Store } from '../store/types.js'
 import { type AgentRegistry, createAgentRegistry } from './agents/agentRegistry.js'
 import { type DeployConfig, loadDeployConfig } from './config.js'
 import type { DeployServices } from './services.js'
@@ -18,6 +20,11 @@ export type DeployServicesSource = {
   logger: () => Logger
   /** The keys issued at runtime (`npm run agents`), asked only for a key not in `DEPLOY_ALLOWLIST`. */
   agents: () => Promise<AgentRegistry>
+  /**
+   * The store the services use, without loading them (the paid door's throttle and cap count on an unpaid request):
+   * Upstash when configured; else this process's own store, or null on Vercel (instances share no memory).
+   */
+  store: () => Promise<Store | null>
 }
 
 /** A source over services already built (tests, benchmarks). */
@@ -31,15 +38,23 @@ export function deployServicesFrom(build: () => DeployServices): DeployServicesS
     services: async () => build(),
     logger: () => build().logger,
     agents: async () => agents(),
+    store: async () => build().store,
   }
 }
 
 const config = perInstance(() => loadDeployConfig(process.env))
 
+/** The instance's store, shared by the services and the paths that must not load them (its adapter loaded on demand). */
+const store = perInstanceAsync(async (): Promise<Store | null> => {
+  const { redis, onVercel } = config()
+  if (redis) return (await import('../store/upstash.js')).createUpstashStore(redis)
+  return onVercel ? null : createMemoryStore()
+})
+
 /** This instance's deploy side: configuration from `process.env`, services loaded on the first valid request. */
 export const instanceDeploySource: DeployServicesSource = {
   config,
-  services: perInstanceAsync(async () => (await import('./services.js')).createDeployServices()),
+  services: perInstanceAsync(async () => (await import('./services.js')).createDeployServices({ store: await store() })),
   logger: perInstance(() => createLogger()),
   // Only a shared store can hold keys issued at runtime (an in-process one is this instance's alone). The store
   // adapter is loaded only when a key outside the allowlist arrives.
@@ -48,4 +63,5 @@ export const instanceDeploySource: DeployServicesSource = {
     const store = redis ? (await import('../store/upstash.js')).createUpstashStore(redis) : null
     return createAgentRegistry({ store, storePrefix })
   }),
+  store,
 }

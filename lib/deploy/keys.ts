@@ -7,17 +7,22 @@
 /** Parameters of {@link deployStoreKeys}. */
 export type DeployStoreKeysParameters = { storePrefix: string; chainId: number; signer: string }
 
+/** The keys of the rolling caps of deploys with an agent key: the service's, and each key's own. */
+export function deployCapKeys({ storePrefix, chainId }: Omit<DeployStoreKeysParameters, 'signer'>) {
+  const base = `${storePrefix}deploy:${chainId}`
+  return { cap: `${base}:cap`, agentCap: (digest: string) => `${base}:cap:agent:${digest}` }
+}
+
 /** The keys of the signer's nonce stream and of the rolling caps. */
 export function deployStoreKeys({ storePrefix, chainId, signer }: DeployStoreKeysParameters) {
   const base = `${storePrefix}deploy:${chainId}`
   return {
+    ...deployCapKeys({ storePrefix, chainId }),
     lock: `${base}:nonce-lock:${signer.toLowerCase()}`,
     /** Fence keys of the signer's nonces: the prefix, then the nonce. */
     noncePrefix: `${base}:nonce:${signer.toLowerCase()}:`,
     /** The signer's next nonce, as the service has handed them out. */
     nonceNext: `${base}:nonce-next:${signer.toLowerCase()}`,
-    cap: `${base}:cap`,
-    agentCap: (digest: string) => `${base}:cap:agent:${digest}`,
   }
 }
 

@@ -41,20 +41,6 @@ export const mintedSchema = z
   )
   .describe('What the creation transaction minted, from its Transfer logs; empty when nothing was')
 
-/** Success body of `agent_deploy`, fields in the order `docs/api.md` shows them. */
-export const deployBroadcastSchema = z
-  .object({
-    ok: z.literal(true),
-    status: z.literal('broadcast'),
-    txHash,
-    predictedAddress: address.describe('Deterministic address of the new token (B20 formula, equal to the simulation)'),
-    explorerUrl: z.string().describe('{EXPLORER_URL}/tx/<txHash>'),
-    token: deployedTokenSchema,
-    signer: address.describe('The managed wallet that signed and paid gas'),
-    chainId: z.number().int(),
-  })
-  .describe('Signed and broadcast; poll action "receipt" for the token address once mined')
-
 /** Body of a `dryRun: true` deploy: validated and simulated, nothing signed. */
 export const deploySimulatedSchema = z
   .object({
@@ -222,6 +208,26 @@ export const deployFailureSchema = z.object({
   txHash: txHash.optional(),
   explorerUrl: z.string().optional(),
 })
+
+/** Success body of `agent_deploy`, fields in the order `docs/api.md` shows them. */
+export const deployBroadcastSchema = z
+  .object({
+    ok: z.literal(true),
+    status: z.literal('broadcast'),
+    txHash,
+    predictedAddress: address.describe('Deterministic address of the new token (B20 formula, equal to the simulation)'),
+    explorerUrl: z.string().describe('{EXPLORER_URL}/tx/<txHash>'),
+    token: deployedTokenSchema,
+    signer: address.describe('The managed wallet that signed and paid gas'),
+    chainId: z.number().int(),
+    receipt: z
+      .union([receiptConfirmedSchema, deployFailureSchema])
+      .optional()
+      .describe(
+        'With waitSeconds, when the transaction was mined in time: what action "receipt" answers now (confirmed with tokenAddress, blockNumber and minted; or REVERTED)',
+      ),
+  })
+  .describe('Signed and broadcast; poll action "receipt" for the token address once mined (or ask waitSeconds to get it here)')
 
 /** An answer of `/api/b20-skill` outside the 200 domain answers (403, 400, 413, 500): `ok: false` with a code. */
 export const skillHttpErrorSchema = z.object({

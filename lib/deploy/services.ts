@@ -14,6 +14,7 @@ import type { Store } from '../store/types.js'
 import { createUpstashStore } from '../store/upstash.js'
 import { type DeployConfig, loadDeployConfig } from './config.js'
 import { createNonceLocks, type NonceLocks } from './pipeline/nonceLock.js'
+import { createSyncSender, DEPLOY_WAIT_SECONDS_MAX, type SyncSender } from './pipeline/sendSync.js'
 import { createWebhookOutbox, type WebhookOutbox } from './webhooks/outbox.js'
 
 /**
@@ -25,6 +26,8 @@ export type DeployServices = Readonly<{
   /** The shared store, or null when deploys must not run (on Vercel without Redis). */
   store: Store | null
   publicClient: PublicClient
+  /** Sends a deploy that waits for its block (`waitSeconds`) with `eth_sendRawTransactionSync`, as the node takes it. */
+  syncSender: SyncSender
   /** Checks the RPC's chain id once. */
   verifyChain: () => Promise<void>
   /** The KMS-backed account (one `GetPublicKey` per process), or null when `KMS_KEY_ID` is unset. */
@@ -52,6 +55,8 @@ export type CreateDeployServicesParameters = {
   env?: Environment
   store?: Store | null
   publicClient?: PublicClient
+  /** The client of waiting sends; its timeout must outlast the longest wait. Default: over `BASE_RPC_URL`. */
+  syncClient?: PublicClient
   kms?: KMSClient
   logger?: Logger
   clock?: Clock
@@ -67,6 +72,10 @@ export type CreateDeployServicesParameters = {
 export function createDeployServices(parameters: CreateDeployServicesParameters = {}): DeployServices {
   const config = loadDeployConfig(parameters.env ?? process.env)
   const publicClient = parameters.publicClient ?? createChainClient({ rpcUrl: config.rpcUrl, chainId: config.chainId })
+  // A waiting send holds its request open up to the wait asked for: its client's timeout is past the longest one.
+  const syncClient =
+    parameters.syncClient ??
+    createChainClient({ rpcUrl: config.rpcUrl, chainId: config.chainId, timeoutMs: (DEPLOY_WAIT_SECONDS_MAX + 3) * 1000 })
   let store: Store | null
   if (parameters.store !== undefined) store = parameters.store
   else if (config.redis) store = createUpstashStore(config.redis)
@@ -109,6 +118,7 @@ export function createDeployServices(parameters: CreateDeployServicesParameters 
     config,
     store,
     publicClient,
+    syncSender: createSyncSender({ syncClient, publicClient }),
     verifyChain: createChainIdCheck(publicClient, config.chainId),
     getSigner,
     logger,

@@ -24,6 +24,15 @@ import {
   tokenSearchResultSchema,
 } from '../market/types.js'
 import { mcpRoute } from '../mcp/route.js'
+import {
+  creditAnswerSchema,
+  paidDeploySchema,
+  paidDoorErrorSchema,
+  paymentRequiredBodySchema,
+  paymentRequirementSchema,
+  paymentSummarySchema,
+} from '../payments/responses.js'
+import { paidDeployRoute } from '../payments/route.js'
 import { errorBodySchema } from '../platform/http.js'
 import { perInstance } from '../platform/perInstance.js'
 import { errorAnswer, notAllowedAnswer } from '../platform/routeDocs.js'
@@ -48,6 +57,7 @@ const routes = (): Record<string, { route: ZodOpenApiPathItemObject; tag: string
   '/api/stream': { route: streamRoute, tag: 'Market data', name: 'stream' },
   '/api/b20-skill': { route: b20SkillRoute, tag: 'Agents', name: 'b20Skill' },
   '/api/mcp': { route: mcpRoute, tag: 'Agents', name: 'mcp' },
+  '/api/x402/deploy': { route: paidDeployRoute, tag: 'Agents', name: 'paidDeploy' },
   '/api/health': { route: healthRoute, tag: 'Service', name: 'health' },
   '/api/openapi': { route: openApiRoute, tag: 'Service', name: 'openApi' },
   '/api/skill': { route: skillRoute, tag: 'Service', name: 'skill' },
@@ -76,6 +86,12 @@ const COMPONENTS = {
   Redelivered: redeliveredSchema,
   DeployFailure: deployFailureSchema,
   SkillHttpError: skillHttpErrorSchema,
+  PaidDeploy: paidDeploySchema,
+  PaymentSummary: paymentSummarySchema,
+  PaymentRequirement: paymentRequirementSchema,
+  PaymentRequired: paymentRequiredBodySchema,
+  Credit: creditAnswerSchema,
+  PaidDoorError: paidDoorErrorSchema,
   Health: healthSchema,
   TickSummary: tickSummarySchema,
 }
@@ -88,7 +104,7 @@ function pascalCase(name: string): string {
 /** The documents's tags: what a reader (or a generated client) groups operations by. */
 const TAGS = [
   { name: 'Market data', description: 'Live Base market data: no key, CORS-open, cached 30 s with ETags' },
-  { name: 'Agents', description: 'B20 token deploys for allowlisted agents (X-Service-Key), over HTTP or MCP' },
+  { name: 'Agents', description: 'B20 token deploys for allowlisted agents (X-Service-Key), over HTTP or MCP, or paid per call with x402' },
   { name: 'Service', description: 'Health and the documents that describe the service' },
 ]
 
@@ -177,7 +193,7 @@ export const buildOpenApiDocument: () => Json = perInstance(() =>
           title: 'Base control room',
           version: SERVICE_VERSION,
           description:
-            'Live market data for Base (chain 8453) and KMS-signed B20 token deploys for allowlisted agents. ' +
+            'Live market data for Base (chain 8453) and KMS-signed B20 token deploys for allowlisted agents, or for any agent that pays per deploy with x402. ' +
             'Token names and symbols in market data come from the upstream and are untrusted text. Agent guide: /skill.md. ' +
             'Every answer carries X-Request-Id; quote it when you report a problem.',
           contact: { name: 'The operator of this deployment' },

@@ -66,6 +66,7 @@ export const SECRET_VARIABLES = [
   'QSTASH_TOKEN',
   'AWS_SECRET_ACCESS_KEY',
   'AWS_SESSION_TOKEN',
+  'CDP_API_KEY_SECRET',
 ] as const
 
 /** Environment variables holding a URL that may carry a credential in its password, path or query. */
@@ -76,6 +77,7 @@ export const SECRET_URL_VARIABLES = [
   'AWS_ENDPOINT_URL_KMS',
   'DEXSCREENER_BASE_URL',
   'GECKOTERMINAL_BASE_URL',
+  'X402_FACILITATOR_URL',
 ] as const
 
 /**

@@ -26,6 +26,7 @@ describe('parseDeployIntent', () => {
         currency: undefined,
         birth: { initialSupply: undefined, recipient: undefined, supplyCap: undefined, fixedSupply: false, metadata: undefined },
         dryRun: false,
+        waitSeconds: 0,
       },
     })
   })

@@ -122,7 +122,7 @@ describe('a token born through the service is a B20 token at its own address (an
     const intent = { ...parsed.intent, birth: { ...parsed.intent.birth, supplyCap: parseUnits('9', 18) } }
     const signs = stack.kms.calls.filter((c) => c === 'Sign').length
     const sends = stack.chain.rpcMethods.filter((m) => m === 'eth_sendRawTransaction').length
-    const answer = await deployToken({ services, intent, agentDigest: 'f'.repeat(64) })
+    const answer = await deployToken({ services, intent, agentId: 'f'.repeat(64) })
     expect(answer).toMatchObject({
       ok: false,
       code: 'SIMULATION_REVERTED',
@@ -130,7 +130,7 @@ describe('a token born through the service is a B20 token at its own address (an
       revert: { name: 'SupplyCapExceeded', args: { cap: '9000000000000000000', attempted: '10000000000000000000' } },
     })
     const zeroReceiver = { ...parsed.intent, birth: { ...parsed.intent.birth, recipient: zeroAddress as Hex } }
-    expect(await deployToken({ services, intent: zeroReceiver, agentDigest: 'f'.repeat(64) })).toMatchObject({
+    expect(await deployToken({ services, intent: zeroReceiver, agentId: 'f'.repeat(64) })).toMatchObject({
       code: 'SIMULATION_REVERTED',
       revert: { name: 'InvalidReceiver', args: { receiver: zeroAddress } },
     })

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process'
+import { type ChildProcess, execFile, spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { createInterface } from 'node:readline'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -34,9 +34,16 @@ describe('npm run sandbox', () => {
   beforeAll(async () => {
     sandbox = await startSandbox()
   }, 60_000)
-  afterAll(() => {
-    if (sandbox?.child.exitCode === null) sandbox.child.kill('SIGKILL')
-  })
+  // Ctrl-C, as a user stops it: a SIGKILL would leave its chain (anvil) running after the test.
+  afterAll(async () => {
+    const child = sandbox?.child
+    if (!child || child.exitCode !== null) return
+    const exited = once(child, 'exit')
+    child.kill('SIGINT')
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000)
+    await exited
+    clearTimeout(timer)
+  }, 15_000)
 
   const skill = (body: unknown) =>
     fetchChecked(`${sandbox.base}/api/b20-skill`, {
@@ -75,6 +82,23 @@ describe('npm run sandbox', () => {
     const receipt = await skill({ action: 'receipt', tx_hash: deployed.txHash })
     expect(receipt).toMatchObject({ ok: true, status: 'confirmed', tokenAddress: deployed.predictedAddress })
     expect(receipt.minted).toEqual([{ to: body.admin, amount: body.initialSupply, units: `${body.initialSupply}${'0'.repeat(18)}` }])
+  })
+
+  it('pays for a deploy with the printed x402 command (no key): the token’s address in the same answer', async () => {
+    const line = sandbox.lines.find((l) => l.includes('npm run pay --'))!
+    const [, key, door, body, asset, max] = /X402_PAYER_KEY=(\S+) npm run pay -- (\S+) '(\{.*\})' --asset (\S+) --max (\d+)$/.exec(line)!
+    const out = await new Promise<string>((resolve, reject) =>
+      execFile(
+        process.execPath,
+        ['--import', 'tsx', 'dev/payDeploy.ts', door!, body!, '--asset', asset!, '--max', max!],
+        { env: { ...process.env, X402_PAYER_KEY: key }, encoding: 'utf8' },
+        (error, stdout) => (error ? reject(error) : resolve(stdout)),
+      ),
+    )
+    const paid = JSON.parse(out.split('\n')[0]!) as { status: number; answer: Record<string, any> }
+    expect(paid).toMatchObject({ status: 200, answer: { ok: true, status: 'broadcast', receipt: { status: 'confirmed' } } })
+    expect(paid.answer.receipt.tokenAddress).toBe(paid.answer.predictedAddress)
+    expect(out).toMatch(/^settled: \{"success":true/m)
   })
 })
 

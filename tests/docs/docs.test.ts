@@ -14,6 +14,7 @@ import { SKILL_BODY_LIMIT_BYTES } from '../../lib/deploy/handler.js'
 import { deployFailureCodeSchema, skillHttpErrorSchema } from '../../lib/deploy/responses.js'
 import { QUERY_MAX_LENGTH } from '../../lib/market/search.js'
 import { TOOLS } from '../../lib/mcp/tools.js'
+import { paidDoorErrorCodeSchema, paymentRequiredBodySchema } from '../../lib/payments/responses.js'
 import { SERVICE_VERSION } from '../../lib/platform/version.js'
 import { TICK_BODY_LIMIT_BYTES } from '../../lib/tick/handler.js'
 import { withOpenApiCheck } from '../support/openapiCheck.js'
@@ -34,7 +35,7 @@ describe('GET /api/openapi', () => {
     }
     expect(doc.openapi).toBe('3.1.0')
     expect(doc.info.version).toBe(SERVICE_VERSION)
-    const endpoints = readdirSync(join(ROOT, 'api'))
+    const endpoints = readdirSync(join(ROOT, 'api'), { recursive: true, encoding: 'utf8' })
       .filter((f) => f.endsWith('.ts'))
       .map((f) => `/api/${f.replace(/\.ts$/, '')}`)
     expect(Object.keys(doc.paths).sort()).toEqual(endpoints.sort())
@@ -127,8 +128,9 @@ describe('the agent skill', () => {
     expect(file).toContain(`(v${SERVICE_VERSION})`)
   })
 
-  it('names every error code an agent can get', () => {
-    for (const code of [...deployFailureCodeSchema.options, ...skillHttpErrorSchema.shape.code.options])
+  it('names every error code an agent can get, on both doors', () => {
+    const paid = [...paidDoorErrorCodeSchema.options, ...paymentRequiredBodySchema.shape.code.options]
+    for (const code of [...deployFailureCodeSchema.options, ...skillHttpErrorSchema.shape.code.options, ...paid])
       expect(file).toContain(`\`${code}\``)
   })
 

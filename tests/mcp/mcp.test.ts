@@ -77,9 +77,11 @@ describe('the MCP server at /api/mcp, with the SDK’s own client, against npm s
       'supplyCap',
       'symbol',
       'variant',
+      'waitSeconds',
       'website',
     ])
     expect(deploy.required.sort()).toEqual(['name', 'symbol'])
+    expect(deploy.properties.waitSeconds).toMatchObject({ minimum: 0, maximum: 6 })
     expect(deploy.properties.symbol.pattern).toBe('^[A-Za-z0-9]{1,11}$')
     expect(deploy.properties.initialSupply).toMatchObject({ type: 'string', examples: ['1000000'] })
     expect(deploy.properties.fixedSupply).toMatchObject({ type: 'boolean', description: expect.stringContaining('no admin') })

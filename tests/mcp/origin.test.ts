@@ -81,6 +81,7 @@ describe('POST /api/mcp and the Origin header (MCP transport security)', () => {
       },
       logger: () => silentLogger,
       agents: async () => createAgentRegistry({ store: null, storePrefix: 'test:' }),
+      store: async () => null,
     }
     const { fetch: handle } = createMcpEndpoint({
       controlRoom: async (request: Request) => {

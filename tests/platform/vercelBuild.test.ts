@@ -4,12 +4,16 @@ import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { generateAgentKey } from '../../lib/deploy/agents/agentKeys.js'
 import { type NpmStart, startNpmStart } from '../support/npmStart.js'
+import { definePaidDoorCases, type PaidDoorTarget } from '../support/paidDoorCases.js'
+import { startPaidDoorParts } from '../support/paidDoorParts.js'
 import { type ServiceParts, startServiceParts } from '../support/serviceParts.js'
 import {
+  type BuiltInstance,
   buildVercelOutput,
   type FunctionAnswer,
   type FunctionCall,
   invokeBuiltFunction,
+  serveBuiltFunctions,
   type VercelOutput,
 } from '../support/vercelBuild.js'
 
@@ -95,6 +99,11 @@ const TABLE: Record<string, FunctionCall[]> = {
     { path: '/api/mcp', method: 'POST', headers: mcpHeaders, body: rpc(5, 'tools/call', { name: 'list_deploys', arguments: {} }) },
     { path: '/api/mcp', method: 'GET' },
   ],
+  // The paid door is off in this environment (no X402_PRICE): 404 on both sides; its case list runs below, on its own parts.
+  'x402/deploy': [
+    { path: '/api/x402/deploy', method: 'POST', headers: json, body: '{"name":"Off","symbol":"OFF"}' },
+    { path: '/api/x402/deploy', method: 'GET' },
+  ],
   skill: [{ path: '/api/skill' }, { path: '/api/skill', method: 'HEAD' }],
   llms: [{ path: '/api/llms' }],
   openapi: [{ path: '/api/openapi' }],
@@ -139,7 +148,7 @@ describe('the Vercel build output (vercel build with the official CLI, offline)'
   })
 
   it('has one function per api/ module', () => {
-    const modules = readdirSync(join(ROOT, 'api'))
+    const modules = readdirSync(join(ROOT, 'api'), { recursive: true, encoding: 'utf8' })
       .filter((f) => f.endsWith('.ts'))
       .map((f) => f.replace(/\.ts$/, ''))
     expect(Object.keys(output.functions).sort()).toEqual(modules.sort())
@@ -169,8 +178,9 @@ describe('the Vercel build output (vercel build with the official CLI, offline)'
     // Every answer names its request (each its own id), as npm start's do.
     for (const answer of [...built, ...expected]) expect(answer.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$|::/)
     if (name === 'control-room') expect(built[3]!.headers['x-request-id']).toBe('fra1::iad1::built-1732350000000-0abc')
-    // Not vacuous: the table reaches the real work, not only refusals.
-    expect(built.some((a) => a.status === 200)).toBe(true)
+    // Not vacuous: the table reaches the real work, not only refusals (the paid door is off here: its cases are below).
+    if (name !== 'x402/deploy') expect(built.some((a) => a.status === 200)).toBe(true)
+    else expect(built.map((a) => a.status)).toEqual([404, 405])
     if (name === 'stream') {
       // The built function streams as npm start does: retry, then the control room as one event, then a clean end.
       expect(built[0]!.headers['content-type']).toBe('text/event-stream; charset=utf-8')
@@ -250,5 +260,29 @@ describe('the Vercel build output (vercel build with the official CLI, offline)'
     for (const file of files) {
       expect(readFileSync(join(output.dir, 'static', file)).equals(readFileSync(join(ROOT, 'public', file))), file).toBe(true)
     }
+  })
+
+  // The paid door's whole case list (tests/support/paidDoorCases.ts), over the built functions served by three
+  // processes (three instances), with its own store prefix, chain, USDC and facilitator.
+  describe('the paid door, api/x402/deploy, over the build output (the case list of npm start)', () => {
+    let target: PaidDoorTarget
+    let served: BuiltInstance[] = []
+    beforeAll(async () => {
+      const paid = await startPaidDoorParts({ redisSocket: inject('redisSocket'), storePrefix: `vbpaid${process.pid}:` })
+      const routes = { '/api/x402/deploy': output.functions['x402/deploy']!, '/api/b20-skill': output.functions['b20-skill']! }
+      served = await Promise.all([
+        serveBuiltFunctions(routes, paid.env),
+        serveBuiltFunctions(routes, paid.env),
+        serveBuiltFunctions(routes, { ...paid.env, X402_DAILY_CAP: '0' }),
+      ])
+      const [a, b, full] = served as [BuiltInstance, BuiltInstance, BuiltInstance]
+      target = { parts: paid, doors: [a.url, b.url], full: full.url, lines: () => served.flatMap((i) => i.lines) }
+    }, 120_000)
+    afterAll(async () => {
+      await Promise.all(served.map((i) => i.stop()))
+      await target?.parts.close()
+    })
+
+    definePaidDoorCases(() => target)
   })
 })

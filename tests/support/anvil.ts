@@ -4,7 +4,7 @@ import { createRequire } from 'node:module'
 import { createServer } from 'node:net'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { type Address, createPublicClient, createTestClient, type Hex, http } from 'viem'
+import { type Address, createPublicClient, createTestClient, type Hex, http, keccak256, parseTransaction } from 'viem'
 import { ACTIVATION_REGISTRY_ADDRESS, B20_FACTORY_ADDRESS } from '../../lib/chain/b20.js'
 import { placeTokenCode, tokenCreatedBy } from './tokenPlacement.js'
 
@@ -12,7 +12,14 @@ const emulator = JSON.parse(readFileSync(fileURLToPath(new URL('./contracts/emul
   B20FactoryEmulator: Hex
   B20TokenEmulator: Hex
   ActivationRegistryStub: Hex
+  Multicall3Emulator: Hex
 }
+
+/** Multicall3's address on every chain: x402's facilitator diagnoses a failed payment simulation through it. */
+export const MULTICALL3_ADDRESS = '0xcA11bde05977b3631167028862bE2a173976CA11'
+
+/** How the proxy answers `eth_sendRawTransactionSync` ({@link AnvilChain.setSyncMode}). */
+export type SyncMode = 'missing' | 'timeout' | 'hold'
 
 /** ABI of the ActivationRegistry stub's test-only switch. */
 export const activationStubAbi = [
@@ -29,12 +36,14 @@ export const activationStubAbi = [
 ] as const
 
 /**
- * A running anvil node at chain id 8453 with the B20 factory emulator and the ActivationRegistry stub in place, behind a
+ * A running anvil node at chain id 8453 with the B20 factory emulator, the ActivationRegistry stub and Multicall3 in place, behind a
  * JSON-RPC proxy that places the token emulator at the address each createB20 will create (`tokenPlacement.ts`).
  */
 export type AnvilChain = {
   /** The proxy: what the service and the tests send createB20 through. */
   rpcUrl: string
+  /** anvil itself, behind no proxy: for parts that are not under test (the local x402 facilitator). */
+  nodeUrl: string
   /** JSON-RPC methods received through {@link rpcUrl}'s counting proxy, in order. */
   rpcMethods: string[]
   testClient: ReturnType<typeof createTestClient>
@@ -49,6 +58,19 @@ export type AnvilChain = {
   dropNextAnswer(method: string): void
   /** Answers the next call of `method` with a JSON-RPC error after `delayMs`, without forwarding it (a node refusing). */
   refuseNext(method: string, message: string, delayMs?: number): void
+  /**
+   * Refuses every raw transaction (sync or not) at `nonce` with `message`, without forwarding it; null stops. With
+   * `hold`, a sync send's refusal waits for {@link AnvilChain.releaseHeld}, as a node's answer that comes late.
+   */
+  refuseNonce(nonce: number, message: string | null, options?: { hold?: boolean }): void
+  /**
+   * How `eth_sendRawTransactionSync` is answered until set back to null (anvil's own answer otherwise): `missing` as a
+   * node without the method (-32601); `timeout` sends the transaction, then answers EIP-7966's error 4 with its hash;
+   * `hold` forwards it and holds the node's answer until {@link AnvilChain.releaseHeld}.
+   */
+  setSyncMode(mode: SyncMode | null): void
+  /** Lets the answers held by the `hold` sync mode go. */
+  releaseHeld(): void
   stop(): Promise<void>
 }
 
@@ -103,14 +125,19 @@ export async function startAnvilChain(parameters: { chainId?: number } = {}): Pr
   const publicClient = createPublicClient({ transport: http(nodeUrl) })
   await testClient.setCode({ address: B20_FACTORY_ADDRESS, bytecode: emulator.B20FactoryEmulator })
   await testClient.setCode({ address: ACTIVATION_REGISTRY_ADDRESS, bytecode: emulator.ActivationRegistryStub })
+  await testClient.setCode({ address: MULTICALL3_ADDRESS, bytecode: emulator.Multicall3Emulator })
   return {
     rpcUrl: proxy.url,
+    nodeUrl,
     rpcMethods: proxy.methods,
     testClient,
     publicClient,
     fund: (address, wei = 10n ** 20n) => testClient.setBalance({ address, value: wei }),
     setRpcDown: proxy.setDown,
     refuseNext: proxy.refuseNext,
+    refuseNonce: proxy.refuseNonce,
+    setSyncMode: proxy.setSyncMode,
+    releaseHeld: proxy.releaseHeld,
     setRpcFault: proxy.setFault,
     dropNextAnswer: proxy.dropNextAnswer,
     stop: async () => {
@@ -132,6 +159,34 @@ async function startRpcProxy(target: string) {
   let fault: 'hang' | 'reset' | null = null
   const drop = new Set<string>()
   const refuse = new Map<string, { message: string; delayMs: number }>()
+  const refusedNonces = new Map<number, { message: string; hold: boolean }>()
+  let syncMode: SyncMode | null = null
+  let held = Promise.withResolvers<void>()
+  const forward = (body: string) => fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+  const rpcError = (id: unknown, code: number, message: string, data?: unknown) =>
+    JSON.stringify({ jsonrpc: '2.0', id: id ?? null, error: { code, message, ...(data === undefined ? {} : { data }) } })
+
+  /** The proxy's own answer to a single raw-transaction call, or null to forward it as it is. */
+  const rawTransactionAnswer = async (call: { method: string; id?: unknown; params?: unknown }): Promise<string | null> => {
+    if (call.method !== 'eth_sendRawTransaction' && call.method !== 'eth_sendRawTransactionSync') return null
+    const raw = (call.params as Hex[] | undefined)?.[0]
+    if (!raw) return null
+    const refusal = refusedNonces.get(parseTransaction(raw).nonce ?? -1)
+    if (refusal) {
+      if (refusal.hold && call.method === 'eth_sendRawTransactionSync') await held.promise
+      return rpcError(call.id, -32000, refusal.message)
+    }
+    if (call.method !== 'eth_sendRawTransactionSync' || syncMode === null || syncMode === 'hold') return null
+    if (syncMode === 'missing') return rpcError(call.id, -32601, 'the method eth_sendRawTransactionSync does not exist/is not available')
+    // timeout: the node takes the transaction; the answer is EIP-7966's "not included in time", with the hash.
+    const sent = (await (await forward(JSON.stringify({ ...call, method: 'eth_sendRawTransaction', params: [raw] }))).json()) as {
+      result?: Hex
+      error?: unknown
+    }
+    if (sent.error) return JSON.stringify({ jsonrpc: '2.0', id: call.id ?? null, error: sent.error })
+    return rpcError(call.id, 4, 'The transaction was added to the mempool but was not included in time.', sent.result ?? keccak256(raw))
+  }
+
   const server = createHttpServer(async (req, res) => {
     const chunks: Buffer[] = []
     for await (const c of req) chunks.push(c as Buffer)
@@ -143,6 +198,7 @@ async function startRpcProxy(target: string) {
     if (fault === 'hang') return // accepted, never answered
     if (fault === 'reset') return void req.socket.destroy()
     let dropAnswer = false
+    let hold = false
     try {
       const parsed = JSON.parse(body) as { method: string; id?: unknown } | { method: string; id?: unknown }[]
       for (const call of Array.isArray(parsed) ? parsed : [parsed]) {
@@ -155,19 +211,28 @@ async function startRpcProxy(target: string) {
           refuse.delete(call.method)
           await new Promise((r) => setTimeout(r, refusal.delayMs))
           res.writeHead(200, { 'content-type': 'application/json' })
-          return void res.end(JSON.stringify({ jsonrpc: '2.0', id: call.id ?? null, error: { code: -32000, message: refusal.message } }))
+          return void res.end(rpcError(call.id, -32000, refusal.message))
         }
+        const own = Array.isArray(parsed) ? null : await rawTransactionAnswer(call)
+        if (own) {
+          res.writeHead(200, { 'content-type': 'application/json' })
+          return void res.end(own)
+        }
+        if (call.method === 'eth_sendRawTransactionSync' && syncMode === 'hold') hold = true
       }
     } catch {
       // forwarded as is; the node answers the parse error
     }
-    const upstream = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+    const waitFor = hold ? held.promise : null
+    const upstream = await forward(body)
     if (dropAnswer) {
       await upstream.text()
       return void req.socket.destroy()
     }
+    const text = await upstream.text()
+    if (waitFor) await waitFor
     res.writeHead(upstream.status, { 'content-type': 'application/json' })
-    res.end(await upstream.text())
+    res.end(text)
   })
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', () => ok()))
   const { port } = server.address() as { port: number }
@@ -179,11 +244,23 @@ async function startRpcProxy(target: string) {
     },
     dropNextAnswer: (method: string) => void drop.add(method),
     refuseNext: (method: string, message: string, delayMs = 0) => void refuse.set(method, { message, delayMs }),
+    refuseNonce: (nonce: number, message: string | null, { hold = false }: { hold?: boolean } = {}) => {
+      if (message === null) refusedNonces.delete(nonce)
+      else refusedNonces.set(nonce, { message, hold })
+    },
+    setSyncMode: (mode: SyncMode | null) => {
+      syncMode = mode
+    },
+    releaseHeld: () => {
+      held.resolve()
+      held = Promise.withResolvers<void>()
+    },
     setFault: (value: 'hang' | 'reset' | null) => {
       fault = value
     },
     close: () =>
       new Promise<void>((ok) => {
+        held.resolve()
         server.close(() => ok())
         server.closeAllConnections()
       }),

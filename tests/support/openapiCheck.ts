@@ -67,12 +67,13 @@ export function withOpenApiCheck(path: string, endpoint: { fetch: (request: Requ
 const REWRITES: Record<string, string> = { '/openapi.json': '/api/openapi', '/skill.md': '/api/skill', '/llms.txt': '/api/llms' }
 
 /** `fetch` that checks every answer from an /api/ path (or a rewrite of one) against the OpenAPI document. */
-export async function fetchChecked(url: string, init?: RequestInit): Promise<Response> {
-  const response = await fetch(url, init)
-  const { pathname } = new URL(url)
+export async function fetchChecked(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+  const request = new Request(input, init)
+  const response = await fetch(request)
+  const { pathname } = new URL(request.url)
   const path = REWRITES[pathname] ?? pathname
   if (path.startsWith('/api/') && document.paths[path]) {
-    const problems = await checkAgainstOpenApi(path, init?.method ?? 'GET', response)
+    const problems = await checkAgainstOpenApi(path, request.method, response)
     if (problems.length) throw new Error(`response breaks the OpenAPI document:\n${problems.join('\n')}`)
   }
   return response

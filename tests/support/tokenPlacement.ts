@@ -15,7 +15,7 @@ type CallObject = { from?: string; to?: string; data?: string; input?: string }
 /** The sender and calldata of a call, estimate or transaction to the factory; null for anything else. */
 async function factoryCallOf(call: RpcCall): Promise<{ from: Address; data: Hex } | null> {
   const params = Array.isArray(call.params) ? (call.params as unknown[]) : []
-  if (call.method === 'eth_sendRawTransaction') {
+  if (call.method === 'eth_sendRawTransaction' || call.method === 'eth_sendRawTransactionSync') {
     const serializedTransaction = params[0] as Hex
     const tx = parseTransaction(serializedTransaction)
     if (!tx.to || !isAddressEqual(tx.to, B20_FACTORY_ADDRESS) || !tx.data) return null

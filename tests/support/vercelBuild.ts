@@ -1,7 +1,9 @@
-import { execFile } from 'node:child_process'
+import { execFile, spawn } from 'node:child_process'
+import { once } from 'node:events'
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
+import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 
@@ -86,8 +88,9 @@ export async function buildVercelOutput(): Promise<VercelOutput> {
   }
   const dir = join(copy, '.vercel', 'output')
   const functionsDir = join(dir, 'functions', 'api')
+  // A function in a folder of api/ (api/x402/deploy.ts) is a .func in the same folder: named by its path.
   const functions = Object.fromEntries(
-    readdirSync(functionsDir)
+    readdirSync(functionsDir, { recursive: true, encoding: 'utf8' })
       .filter((name) => name.endsWith('.func'))
       .map((name) => [name.replace(/\.func$/, ''), join(functionsDir, name)]),
   )
@@ -96,6 +99,37 @@ export async function buildVercelOutput(): Promise<VercelOutput> {
     functions,
     config: JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')) as VercelOutput['config'],
     remove: () => rmSync(copy, { recursive: true, force: true }),
+  }
+}
+
+/** Built functions served over HTTP by one process: one instance of the deployment, and what it wrote to stdout. */
+export type BuiltInstance = { url: string; lines: string[]; stop(): Promise<void> }
+
+/**
+ * Serves built functions over HTTP from one fresh Node process (one instance), with only a deployment's environment:
+ * `routes` maps a path (`/api/x402/deploy`) to its `.func` directory. For clients that speak HTTP themselves (x402).
+ */
+export async function serveBuiltFunctions(routes: Record<string, string>, env: Record<string, string>): Promise<BuiltInstance> {
+  const child = spawn(process.execPath, [join(ROOT, 'tests', 'support', 'serveBuiltFunctions.mjs'), JSON.stringify(routes)], {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', VERCEL: '1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+  const lines: string[] = []
+  createInterface({ input: child.stderr! }).on('line', (line) => lines.push(line))
+  const stdout = createInterface({ input: child.stdout! })
+  const [line] = (await Promise.race([once(stdout, 'line'), exited.then(() => [''])])) as [string]
+  if (!line) throw new Error(`the built functions did not start: ${lines.join('\n')}`)
+  stdout.on('line', (next) => lines.push(next))
+  return {
+    url: (JSON.parse(line) as { url: string }).url,
+    lines,
+    stop: async () => {
+      if (child.exitCode === null) {
+        child.kill('SIGTERM')
+        await exited
+      }
+    },
   }
 }
 

@@ -4,7 +4,7 @@ import { checksumAddress } from '../../chain/address.js'
 import { type B20Variant, STABLECOIN_DECIMALS } from '../../chain/b20Variants.js'
 import { problemsOf, type RequestProblem } from '../../platform/problems.js'
 import { failure } from '../outcome.js'
-import type { DeployIntent } from '../pipeline/intent.js'
+import { DEPLOY_WAIT_SECONDS_MAX, type DeployIntent } from '../pipeline/intent.js'
 import { deployBroadcastSchema, deploySimulatedSchema } from '../responses.js'
 import { type AgentActionAnswer, answer, defineAgentAction } from './action.js'
 import { parseBirthIntent } from './birthFields.js'
@@ -19,6 +19,8 @@ export const DEPLOY_NAME_MAX = 64
 export const DEPLOY_SYMBOL_MAX = 11
 /** Longest token description accepted (`docs/api.md`, `POST /api/b20-skill`). */
 export const DEPLOY_DESCRIPTION_MAX = 500
+
+const waitRule = `must be a whole number of seconds from 0 to ${DEPLOY_WAIT_SECONDS_MAX}`
 
 /** Rules of an `Idempotency-Key` header: 1 to 128 visible ASCII characters. */
 export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,128}$/
@@ -82,6 +84,15 @@ export const agentDeploySchema = z.strictObject({
     .describe('ERC-7572 external_link: an https URL (at most 512 characters, no user name or password)')
     .meta({ examples: ['https://example.com'] }),
   dryRun: z.boolean({ error: 'must be true or false' }).optional().describe('true: validate and simulate only; nothing is signed'),
+  waitSeconds: z
+    .number({ error: waitRule })
+    .int(waitRule)
+    .min(0, waitRule)
+    .max(DEPLOY_WAIT_SECONDS_MAX, waitRule)
+    .optional()
+    .describe(
+      `Wait up to this many seconds (0-${DEPLOY_WAIT_SECONDS_MAX}, default 0) for the block: when it is mined in time, the answer adds receipt (tokenAddress, blockNumber, minted); otherwise it is the usual broadcast answer. The signer is never held while waiting`,
+    ),
 })
 
 /** Result of {@link parseDeployIntent}. */
@@ -128,12 +139,13 @@ export function parseDeployIntent(body: unknown): ParseDeployIntentReturnType {
       currency: variant === 'stablecoin' ? (data.currency ?? 'USD') : undefined,
       birth,
       dryRun: data.dryRun ?? false,
+      waitSeconds: data.waitSeconds ?? 0,
     },
   }
 }
 
-/** Validates the intent and the `Idempotency-Key` together, so one answer lists every problem. */
-function checkDeployRequest(
+/** Validates the intent and the `Idempotency-Key` together, so one answer lists every problem (both doors use it). */
+export function checkDeployRequest(
   body: unknown,
   idempotencyKey: string | null,
 ): { ok: true; intent: DeployIntent } | { ok: false; details: RequestProblem[] } {
@@ -151,7 +163,7 @@ async function deploy(
 ): Promise<AgentActionAnswer> {
   const { deployToken, runIdempotently } = await import('../runtime.js')
   const { intent, idempotencyKey } = request
-  const run = () => deployToken({ services, intent, agentDigest: agent.digest, agentDailyCap: agent.dailyCap })
+  const run = () => deployToken({ services, intent, agentId: agent.digest, agentDailyCap: agent.dailyCap })
   const { store, logger, config } = services
   const { response, replayed } =
     idempotencyKey !== null && !intent.dryRun && store
@@ -243,9 +255,13 @@ export const agentDeployAction = defineAgentAction({
       }
       return { ok: true, body: { ...fields, action: 'agent_deploy' }, idempotencyKey: idempotencyKey ?? null }
     },
-    summarize: (body) =>
-      body.status === 'simulated'
-        ? `Simulated: the token would be at ${body.predictedAddress}; nothing was signed. Most it could cost: ${body.maxFeeWei} wei.`
-        : `Broadcast ${body.txHash}; the token will be at ${body.predictedAddress}. Call get_deploy_receipt with waitSeconds to confirm.`,
+    summarize(body) {
+      if (body.status === 'simulated')
+        return `Simulated: the token would be at ${body.predictedAddress}; nothing was signed. Most it could cost: ${body.maxFeeWei} wei.`
+      const receipt = body.receipt as { status?: string; tokenAddress?: string; blockNumber?: number } | undefined
+      if (receipt?.status === 'confirmed')
+        return `Confirmed in block ${receipt.blockNumber}: token ${receipt.tokenAddress} (${body.txHash}).`
+      return `Broadcast ${body.txHash}; the token will be at ${body.predictedAddress}. Call get_deploy_receipt with waitSeconds to confirm.`
+    },
   },
 })

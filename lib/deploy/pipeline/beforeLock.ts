@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { KmsAccount } from '../../chain/kmsAccount.js'
 import { oldestInIndex } from '../../store/recordIndex.js'
 import type { Store } from '../../store/types.js'
-import { deployHistoryKeys, deployStoreKeys } from '../keys.js'
+import { deployCapKeys, deployHistoryKeys, deployStoreKeys } from '../keys.js'
 import { type DeployFailure, storeFailureOf } from '../outcome.js'
 import type { DeployServices } from '../services.js'
 import type { DeployPlan } from './plan.js'
@@ -17,7 +17,8 @@ export type DeployContext = {
   store: Store
   signer: KmsAccount
   plan: DeployPlan
-  agentDigest: string
+  /** Who the deploy is recorded for: an agent key's allowlist digest, or a paid agent's id (`x402:<payer>`). */
+  agentId: string
 }
 
 /** A deploy that holds its cap slots and knows the chain's state: ready for the nonce lock. */
@@ -42,22 +43,35 @@ export const keysOf = ({ services, signer }: { services: Pick<DeployServices, 'c
   history: deployHistoryKeys({ storePrefix: services.config.storePrefix, chainId: services.config.chainId }),
 })
 
+/** Parameters of {@link agentKeyCaps}. */
+export type AgentKeyCapsParameters = {
+  services: Pick<DeployServices, 'config'>
+  /** The calling agent key's allowlist digest. */
+  agentDigest: string
+  /** Its own daily cap (a key issued with one); null: `DEPLOY_AGENT_DAILY_CAP`. */
+  agentDailyCap: number | null
+}
+
+/** The caps a deploy with an agent key takes a slot of: `DEPLOY_DAILY_CAP`, and the key's own when it has one. */
+export function agentKeyCaps({ services, agentDigest, agentDailyCap }: AgentKeyCapsParameters): DeployCap[] {
+  const { config } = services
+  const keys = deployCapKeys({ storePrefix: config.storePrefix, chainId: config.chainId })
+  const caps: DeployCap[] = [{ key: keys.cap, limit: config.dailyCap, code: 'DEPLOY_CAP_REACHED', who: 'this service' }]
+  const agentCap = agentDailyCap ?? config.agentDailyCap
+  if (agentCap !== null) caps.push({ key: keys.agentCap(agentDigest), limit: agentCap, code: 'AGENT_CAP_REACHED', who: 'your agent key' })
+  return caps
+}
+
 /**
  * Steps 1 and 2, reserve and prepare, at once: the cap slots (exact across instances on their own), the chain reads
  * of {@link prepareDeploy}, and a look at the oldest unmined deploy (one sent long ago may be stuck). Nothing of it
  * depends on the nonce, so the lock holds only what must go one after another. A refusal gives the slots back.
  */
-export async function reserveAndPrepare(
-  context: DeployContext & { agentDailyCap: number | null },
-): Promise<ReservedDeploy | DeployFailure> {
-  const { services, store, signer, plan, agentDigest, agentDailyCap } = context
+export async function reserveAndPrepare(context: DeployContext & { caps: readonly DeployCap[] }): Promise<ReservedDeploy | DeployFailure> {
+  const { services, store, signer, plan, caps } = context
   const { config } = services
   const keys = keysOf(context)
   const now = services.clock.now()
-  const caps: DeployCap[] = [{ key: keys.lock.cap, limit: config.dailyCap, code: 'DEPLOY_CAP_REACHED', who: 'this service' }]
-  const agentCap = agentDailyCap ?? config.agentDailyCap
-  if (agentCap !== null)
-    caps.push({ key: keys.lock.agentCap(agentDigest), limit: agentCap, code: 'AGENT_CAP_REACHED', who: 'your agent key' })
   const reservation = createCapReservation({ store, caps, member: `${now}:${randomUUID()}`, windowMs: config.capWindowSeconds * 1000, now })
   try {
     const [capped, prepared, oldest] = await Promise.all([

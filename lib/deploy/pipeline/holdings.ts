@@ -21,6 +21,13 @@ export type Holdings = {
   giveBackNonceAndRecord(): Promise<void>
   /** The transaction went out (or may have): nothing is given back. */
   wentOut(outcome: 'sent' | 'renumbered'): void
+  /**
+   * Lets the lock go before a send whose answer comes only at inclusion (`eth_sendRawTransactionSync`): the next
+   * deploy is told this one went out, and the lock passes on (to a local waiter, or back to the store). Should the
+   * node refuse it after all, `settle` still gives back its nonce (the fence hands it to the next claim first), its
+   * record and its cap slots, but no longer the successor's nonce: that one is the successor's now.
+   */
+  letLockGo(outcome: 'sent' | 'renumbered'): Promise<void>
   settle(): Promise<void>
 }
 
@@ -41,8 +48,9 @@ export function createHoldings({ store, signer, reservation, lock, lockKeys, his
   let nonce: number | null = null
   let record: DeployRecord | null = null
   let outcome: SendOutcome = 'refused'
+  let lockGone = false
   const giveBackNonceAndRecord = async () => {
-    await lock.dropPrefetch()
+    if (!lockGone) await lock.dropPrefetch()
     const [taken, kept] = [nonce, record]
     nonce = null
     record = null
@@ -67,13 +75,19 @@ export function createHoldings({ store, signer, reservation, lock, lockKeys, his
     wentOut: (how) => {
       outcome = how
     },
+    letLockGo: async (how) => {
+      lockGone = true
+      sending.resolve(how)
+      if (!lock.handOffBeforeSend(sending.promise)) await lock.release()
+    },
     async settle() {
       if (outcome === 'refused') {
         await reservation.release()
         // The successor's prefetched nonce goes back first, then this one's, so the stream keeps no gap.
         await giveBackNonceAndRecord().catch(() => undefined)
       }
-      // Told only now, after its nonce went back: the next deploy then finds the gap to move into.
+      // Told only now, after its nonce went back: the next deploy then finds the gap to move into. (A deploy that let
+      // the lock go has told already; resolving again changes nothing, and the lock is no longer its to release.)
       sending.resolve(outcome)
       await lock.release()
     },

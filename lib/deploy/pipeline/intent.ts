@@ -19,6 +19,9 @@ export type BirthIntent = {
   metadata: TokenMetadata | undefined
 }
 
+/** The longest wait for its block a deploy may ask for (`waitSeconds`): Base's nodes wait at most 6,000 ms. */
+export const DEPLOY_WAIT_SECONDS_MAX = 6
+
 /** A validated, normalised deploy intent. */
 export type DeployIntent = {
   name: string
@@ -34,4 +37,9 @@ export type DeployIntent = {
   /** Supply, cap and metadata at birth. */
   birth: BirthIntent
   dryRun: boolean
+  /**
+   * Seconds (0-6) to wait for the block: above 0 the transaction goes out with `eth_sendRawTransactionSync` and the
+   * answer carries its receipt when it is mined in time.
+   */
+  waitSeconds: number
 }

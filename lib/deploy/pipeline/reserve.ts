@@ -11,6 +11,8 @@ export type CapReservation = {
   reserve(): Promise<DeployFailure | null>
   /** Gives back every slot taken (best effort: a slot left behind expires with the window). */
   release(): Promise<void>
+  /** Keeps the slots whatever happens next (something was spent for this deploy: a payment); `release` then does nothing. */
+  keep(): void
 }
 
 /** Parameters of {@link createCapReservation}. */
@@ -27,9 +29,11 @@ export type CreateCapReservationParameters = {
 export function createCapReservation({ store, caps, member, windowMs, now }: CreateCapReservationParameters): CapReservation {
   // 'unknown' while the store call is on its way, and after it failed: the slots may have been taken before it did.
   let held: 'none' | 'taken' | 'unknown' = 'none'
+  let kept = false
   let settled: Promise<void> = Promise.resolve()
   return {
     async reserve() {
+      if (caps.length === 0) return null
       const reserving = reserveCapSlots(store, { caps, member, windowMs, now })
       held = 'unknown'
       settled = reserving.then(
@@ -51,13 +55,16 @@ export function createCapReservation({ store, caps, member, windowMs, now }: Cre
     async release() {
       // A release while the reserve is on its way (another step failed first) waits for it, or it would run ahead of it.
       await settled
-      if (held === 'none') return
+      if (held === 'none' || kept) return
       held = 'none'
       await releaseCapSlot(
         store,
         caps.map((cap) => cap.key),
         member,
       ).catch(() => undefined)
+    },
+    keep() {
+      kept = true
     },
   }
 }

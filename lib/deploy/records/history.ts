@@ -14,7 +14,7 @@ const hex = z.custom<Hex>((value) => typeof value === 'string' && /^0x[0-9a-fA-F
 /** What the service keeps about each transaction it sent: enough to list it, answer receipts and re-sign it. */
 export const deployRecordSchema = z.object({
   txHash: hex,
-  /** Allowlist digest of the agent that asked for it. */
+  /** Who asked for it: the allowlist digest of its agent key, or a paid agent's id (`x402:<payer>`, `agents/paidAgent.ts`). */
   agent: z.string(),
   predictedAddress: hex,
   name: z.string(),

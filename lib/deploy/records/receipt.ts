@@ -201,10 +201,7 @@ async function marketOf(services: Pick<DeployServices, 'store' | 'config'>, toke
   return market ?? null
 }
 
-/**
- * A mined transaction: confirmed with the token from the `B20Created` log, its birth from the calldata and its mints
- * from the receipt's `Transfer` logs (no further RPC call), or reverted. The record learns it too.
- */
+/** A mined transaction: fetches its receipt, then answers as {@link receiptAnswerOf}. */
 async function minedAnswer(
   services: DeployServices,
   keys: DeployHistoryKeys,
@@ -212,9 +209,32 @@ async function minedAnswer(
   txHash: Hex,
   input: Hex,
 ): Promise<ReadDeployReceiptReturnType> {
-  const { publicClient, config, store } = services
+  const receipt = await services.publicClient.getTransactionReceipt({ hash: txHash })
+  return receiptAnswerOf({ services, keys, record, txHash, input, receipt })
+}
+
+/** Parameters of {@link receiptAnswerOf}. */
+export type ReceiptAnswerOfParameters = {
+  services: DeployServices
+  keys: DeployHistoryKeys
+  /** The deploy's record, when the service kept one: it learns the outcome. */
+  record: DeployRecord | null
+  txHash: Hex
+  /** The transaction's calldata (what the token got at birth is read back from it). */
+  input: Hex
+  receipt: TransactionReceipt
+}
+
+/**
+ * The `receipt` answer of a mined transaction, from its receipt in hand: confirmed with the token from the
+ * `B20Created` log, its birth from the calldata and its mints from the receipt's `Transfer` logs (no RPC call), or
+ * reverted. The record learns it too, and the agent's webhook is told. A deploy that waited for its block
+ * (`waitSeconds`) answers with this as its `receipt`.
+ */
+export async function receiptAnswerOf(parameters: ReceiptAnswerOfParameters): Promise<ReceiptConfirmed | DeployFailure> {
+  const { services, keys, record, txHash, input, receipt } = parameters
+  const { config, store } = services
   const explorerUrl = `${config.explorerUrl}/tx/${txHash}`
-  const receipt = await publicClient.getTransactionReceipt({ hash: txHash })
   const remember = async (status: 'confirmed' | 'reverted') => {
     if (!store || !record || record.status === status) return
     // A copy mined after all (its replacement lost the race) is this deploy's outcome.

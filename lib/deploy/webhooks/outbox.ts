@@ -4,6 +4,7 @@ import { supplyFieldsOf } from '../../chain/birthView.js'
 import { errorName, type Logger, unexpectedErrorFields } from '../../platform/log.js'
 import { parseRecord } from '../../store/records.js'
 import { type Store, StoreError } from '../../store/types.js'
+import { isPaidAgent } from '../agents/paidAgent.js'
 import {
   readWebhookTargets,
   saveWebhookStatus,
@@ -126,7 +127,8 @@ export function createWebhookOutbox(parameters: CreateWebhookOutboxParameters): 
 
   return {
     async emit({ agentDigest, ...event }) {
-      if (unhooked.has(agentDigest)) return { queued: false }
+      // A paid agent has no key, so no webhook: its events cost no store command either.
+      if (unhooked.has(agentDigest) || isPaidAgent(agentDigest)) return { queued: false }
       try {
         const { target, status } = (await readWebhookTargets(store, storePrefix, [agentDigest])).get(agentDigest)!
         if (target?.state !== 'active') return { queued: false }

@@ -1,5 +1,6 @@
-// Rebuilds emulator.json (runtime bytecode of the B20 factory and token emulators and the ActivationRegistry stub) from
-// B20FactoryEmulator.sol with the solc npm package: `npm run build:contracts`. A test checks the committed output.
+// Rebuilds emulator.json (runtime bytecode of the B20 factory and token emulators, the ActivationRegistry stub, the
+// EIP-3009 token that stands in for USDC and the Multicall3 stub) from the .sol files here with the solc npm package:
+// `npm run build:contracts`. A test checks the committed output.
 import { readFileSync, writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import solc from 'solc'
@@ -11,11 +12,14 @@ export function compileEmulator(): {
   B20FactoryEmulator: string
   B20TokenEmulator: string
   ActivationRegistryStub: string
+  Eip3009TokenEmulator: string
+  Multicall3Emulator: string
   solc: string
 } {
+  const source = (file: string) => ({ content: readFileSync(here(`./${file}`), 'utf8') })
   const input = {
     language: 'Solidity',
-    sources: { 'B20FactoryEmulator.sol': { content: readFileSync(here('./B20FactoryEmulator.sol'), 'utf8') } },
+    sources: { 'B20FactoryEmulator.sol': source('B20FactoryEmulator.sol'), 'Eip3009TokenEmulator.sol': source('Eip3009TokenEmulator.sol') },
     settings: {
       optimizer: { enabled: true, runs: 200 },
       evmVersion: 'cancun',
@@ -29,10 +33,13 @@ export function compileEmulator(): {
   const errors = (output.errors ?? []).filter((e) => e.severity === 'error')
   if (errors.length) throw new Error(errors.map((e) => e.formattedMessage).join('\n'))
   const contracts = output.contracts['B20FactoryEmulator.sol']!
+  const payments = output.contracts['Eip3009TokenEmulator.sol']!
   return {
     B20FactoryEmulator: `0x${contracts.B20FactoryEmulator!.evm.deployedBytecode.object}`,
     B20TokenEmulator: `0x${contracts.B20TokenEmulator!.evm.deployedBytecode.object}`,
     ActivationRegistryStub: `0x${contracts.ActivationRegistryStub!.evm.deployedBytecode.object}`,
+    Eip3009TokenEmulator: `0x${payments.Eip3009TokenEmulator!.evm.deployedBytecode.object}`,
+    Multicall3Emulator: `0x${payments.Multicall3Emulator!.evm.deployedBytecode.object}`,
     solc: solc.version(),
   }
 }

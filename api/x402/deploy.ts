@@ -1,0 +1,5 @@
+import { createPaidDeployEndpoint } from '../../lib/payments/door.js'
+import { instancePaymentsSource } from '../../lib/payments/source.js'
+
+/** `POST /api/x402/deploy`: deploys paid per call with x402 (the paid door). */
+export default createPaidDeployEndpoint(instancePaymentsSource)

@@ -1,0 +1,222 @@
+import type { DeployFailure } from '../outcome.js'
+import { failure } from '../outcome.js'
+import { type DeployRecord, recordDeploy } from '../records/history.js'
+import { receiptAnswerOf } from '../records/receipt.js'
+import type { DeployBroadcast } from '../responses.js'
+import { notifyAgent, notifyReplaced } from '../webhooks/outbox.js'
+import { type DeployContext, keysOf, type ReservedDeploy } from './beforeLock.js'
+import { chainFailure } from './chainErrors.js'
+import { BLOCK_MS, feesOfBlock } from './feeCache.js'
+import type { Holdings } from './holdings.js'
+import type { DeployIntent } from './intent.js'
+import type { NonceLock, NonceLocks } from './nonceLock.js'
+import { type DeployPrice, feesFrom } from './plan.js'
+import { replaceStuckDeploys } from './replaceStuck.js'
+import { sendDeploy } from './send.js'
+import type { SendDeploySyncReturnType } from './sendSync.js'
+import { type SignedDeploy, serialiseDeploy, signDeploy } from './sign.js'
+
+// Steps 3 to 7 of a deploy, under the signer's nonce lock: what must go one after another.
+
+/** A deploy ready for the nonce lock: reserved, prepared, with its intent and the instance's locks. */
+export type LockedDeploy = DeployContext & Omit<ReservedDeploy, 'ok'> & { intent: DeployIntent; nonceLocks: NonceLocks }
+
+/**
+ * Under the lock: 3. replace a stuck earlier deploy (it would hold this one behind it), 4. claim the nonce, 5. serialise
+ * and sign, 6. record, then wait for the previous send of this instance (moving into its nonce if the node refused
+ * it), and 7. send.
+ */
+export async function runUnderLock(deploy: LockedDeploy, lock: NonceLock, holdings: Holdings): Promise<DeployBroadcast | DeployFailure> {
+  const { services, signer } = deploy
+  const { config } = services
+  if (deploy.stuckSeen) {
+    const unjammed = await replaceStuckDeploys({
+      store: deploy.store,
+      keys: keysOf(deploy).history,
+      publicClient: services.publicClient,
+      signer,
+      chainId: config.chainId,
+      logger: services.logger,
+      now: services.clock.now(),
+      stuckMs: config.stuckSeconds * 1000,
+      maxFeePerGas: config.maxFeePerGasWei,
+    })
+    // What went out is told to its agents even when a later step failed: it is on its way either way.
+    notifyReplaced({ webhooks: services.webhooks, background: services.background, replaced: unjammed.replaced })
+    if (unjammed.kind === 'refused') return unjammed.failure
+  }
+  const claimed = await claimNonceAndPrice(deploy, lock, holdings)
+  if (!claimed.ok) return claimed
+  let signed = await signAndRecord(deploy, claimed.nonce, claimed.price, holdings)
+  if (!signed.ok) return signed
+  const previous = lock.previousSend ? await lock.previousSend : 'sent'
+  const renumbered = previous !== 'sent'
+  if (renumbered) {
+    const moved = await moveIntoGap(deploy, lock, holdings, claimed.price)
+    if (!moved.ok) return moved
+    signed = moved
+  }
+  return sendSigned(deploy, lock, holdings, signed, renumbered)
+}
+
+/**
+ * Step 7: the send. The usual way, the lock goes to the next deploy of this instance before the send (it signs
+ * meanwhile and sends after this one, moving into its nonce if the node refused it). With `waitSeconds` the send
+ * (`eth_sendRawTransactionSync`) answers only at inclusion, so the lock is let go before it: nobody waits for a block
+ * behind this deploy. Its nonce is claimed and fenced already; if the node refuses it after all, the nonce goes back
+ * and the fence hands it to the next claim first, so a gap lasts only until the next deploy (docs/architecture.md).
+ */
+async function sendSigned(
+  deploy: LockedDeploy,
+  lock: NonceLock,
+  holdings: Holdings,
+  signed: SignedDeploy,
+  renumbered: boolean,
+): Promise<DeployBroadcast | DeployFailure> {
+  const { services, signer, plan, intent } = deploy
+  const { config } = services
+  const explorerUrl = `${config.explorerUrl}/tx/${signed.txHash}`
+  const how = renumbered ? 'renumbered' : 'sent'
+  const transaction = { serialized: signed.serialized, txHash: signed.txHash, explorerUrl }
+  let sent: SendDeploySyncReturnType
+  if (intent.waitSeconds > 0) {
+    const letGo = holdings.letLockGo(how)
+    ;[sent] = await Promise.all([services.syncSender.send({ ...transaction, waitSeconds: intent.waitSeconds }), letGo])
+  } else {
+    lock.handOffBeforeSend(holdings.sending)
+    sent = await sendDeploy({ publicClient: services.publicClient, ...transaction })
+  }
+  if (sent.kind === 'refused') return sent.failure
+  holdings.wentOut(how)
+  if (sent.kind === 'uncertain') return sent.failure
+  // Told once, by the deploy that sent it (a replayed answer sends nothing again).
+  if (holdings.record) {
+    const details = { explorerUrl, signer: signer.address, chainId: config.chainId }
+    notifyAgent({
+      webhooks: services.webhooks,
+      background: services.background,
+      type: 'deploy.broadcast',
+      record: holdings.record,
+      details,
+    })
+  }
+  const broadcast: DeployBroadcast = {
+    ok: true,
+    status: 'broadcast',
+    txHash: signed.txHash,
+    predictedAddress: plan.predictedAddress,
+    explorerUrl,
+    token: plan.token,
+    signer: signer.address,
+    chainId: config.chainId,
+  }
+  if (sent.kind !== 'mined') return broadcast
+  // Mined in time: the answer carries what action "receipt" would say now, from the receipt in hand.
+  const keys = keysOf(deploy).history
+  const receipt = await receiptAnswerOf({
+    services,
+    keys,
+    record: holdings.record,
+    txHash: signed.txHash,
+    input: plan.data,
+    receipt: sent.receipt,
+  })
+  return { ...broadcast, receipt }
+}
+
+/**
+ * Step 4: the nonce, fenced (the next of the signer's stream, never below the node's pending count; signed at most
+ * once even if this lock's lease ran out under us; claimed by the previous deploy of this instance when it could),
+ * with the block's fees (read again only when 3 blocks old). The next deploy waiting here gets its nonce claimed now.
+ */
+async function claimNonceAndPrice(
+  deploy: LockedDeploy,
+  lock: NonceLock,
+  holdings: Holdings,
+): Promise<{ ok: true; nonce: number; price: DeployPrice } | DeployFailure> {
+  const { services, prepared } = deploy
+  const [claim, fees] = await Promise.all([
+    lock.claimNonce(prepared.pending),
+    feesOfBlock({ publicClient: services.publicClient, maxAgeMs: 3 * BLOCK_MS }).catch((error: unknown) => error as Error),
+  ])
+  if (claim.kind === 'held')
+    return failure(
+      'DEPLOY_BUSY',
+      `Nonce ${claim.nonce} is held by another deploy that has not reached the chain yet; nothing was signed. Retry shortly.`,
+      { retryAfterSeconds: 5 },
+    )
+  if (claim.kind === 'lock-lost')
+    return failure('DEPLOY_BUSY', 'The deploy lock expired before signing; nothing was signed. Retry shortly.', { retryAfterSeconds: 3 })
+  holdings.tookNonce(claim.nonce)
+  if (fees instanceof Error) return chainFailure(fees)
+  lock.prefetchForSuccessor(prepared.pending)
+  return { ok: true, nonce: claim.nonce, price: { gas: prepared.gas, ...feesFrom(fees) } }
+}
+
+/**
+ * Steps 5 and 6: serialise and sign with KMS, then keep the transaction before the broadcast: the agent's history and
+ * the signer's unmined list. A deploy whose broadcast is refused outright gives both back.
+ */
+async function signAndRecord(
+  deploy: LockedDeploy,
+  nonce: number,
+  price: DeployPrice,
+  holdings: Holdings,
+): Promise<SignedDeploy | DeployFailure> {
+  const { services, signer, plan, intent } = deploy
+  const signed = await signDeploy(signer, serialiseDeploy({ plan, chainId: services.config.chainId, nonce, price }), services.logger)
+  if (!signed.ok) return signed
+  const sentAt = services.clock.now()
+  const record: DeployRecord = {
+    txHash: signed.txHash,
+    agent: deploy.agentId,
+    predictedAddress: plan.predictedAddress,
+    name: intent.name,
+    symbol: intent.symbol,
+    variant: intent.variant,
+    decimals: intent.decimals,
+    createdAt: sentAt,
+    sentAt,
+    status: 'broadcast',
+    nonce,
+    gas: price.gas.toString(),
+    maxFeePerGas: price.maxFeePerGas.toString(),
+    maxPriorityFeePerGas: price.maxPriorityFeePerGas.toString(),
+    data: plan.data,
+  }
+  await recordDeploy({
+    store: deploy.store,
+    keys: keysOf(deploy).history,
+    signer: signer.address,
+    record,
+    inAgentHistory: true,
+  })
+  holdings.recorded(record)
+  return signed
+}
+
+/**
+ * The node refused the previous deploy of this instance, so its nonce went back: this one, signed meanwhile, moves
+ * down into the gap (its record and nonce given back, a new nonce claimed, signed and recorded again).
+ */
+async function moveIntoGap(
+  deploy: LockedDeploy,
+  lock: NonceLock,
+  holdings: Holdings,
+  price: DeployPrice,
+): Promise<SignedDeploy | DeployFailure> {
+  const { prepared } = deploy
+  await holdings.giveBackNonceAndRecord()
+  const again = await lock.claimNonce(prepared.pending)
+  if (again.kind !== 'claimed')
+    return failure(
+      'DEPLOY_BUSY',
+      'An earlier deploy was refused by the node and its nonce is not free yet; nothing was sent. Retry shortly.',
+      {
+        retryAfterSeconds: 3,
+      },
+    )
+  holdings.tookNonce(again.nonce)
+  lock.prefetchForSuccessor(prepared.pending)
+  return signAndRecord(deploy, again.nonce, price, holdings)
+}

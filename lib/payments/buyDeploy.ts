@@ -1,0 +1,95 @@
+import { paidAgentId } from '../deploy/agents/paidAgent.js'
+import { type DeployTokenReturnType, deployToken } from '../deploy/pipeline/deployToken.js'
+import type { DeployCap } from '../deploy/pipeline/reserve.js'
+import { errorName } from '../platform/log.js'
+import { type DoorAnswer, domainAnswer, settledAnswer } from './answers.js'
+import { dropIdempotencyKey, type PaymentRecord, savePaymentDone } from './paymentRecord.js'
+import { type PaidDeployContext, type Purchase, saltOfPayment, summaryOf } from './purchase.js'
+import { forgetPayment, keepCredit, resumeSettling, type SettleStep, settleForDeploy } from './settle.js'
+
+// Steps 4 to 8 of a paid deploy: the deploy recipe of every agent (caps, simulation, lock, fence, KMS, send), with the
+// payment's own caps and its settle between the simulation and the signature. Then the answer is kept: done (the
+// deploy went out, or may have), a credit (paid, not deployed), or nothing (refused before any settle).
+
+/** Where the payment stands as its deploy begins. */
+export type Paying =
+  | { kind: 'new' }
+  /** A settle was asked for before and nobody saw it end; the chain shows the authorization still unused. */
+  | { kind: 'settling'; record: PaymentRecord }
+  /** Paid already: a credit being redeemed, with no new settlement (confirmed on chain first, if it was not yet). */
+  | { kind: 'paid'; record: PaymentRecord }
+
+/** The caps of a paid deploy: `X402_DAILY_CAP` for all paid deploys, `X402_PAYER_DAILY_CAP` for this payer. */
+export function paidCaps(context: Pick<PaidDeployContext, 'config' | 'keys'>, payer: string): DeployCap[] {
+  const { config, keys } = context
+  return [
+    { key: keys.cap, limit: config.dailyCap, code: 'DEPLOY_CAP_REACHED', who: 'paid deploys on this service' },
+    { key: keys.payerCap(payer), limit: config.payerDailyCap, code: 'DEPLOY_CAP_REACHED', who: 'this payer' },
+  ]
+}
+
+/**
+ * The settle step of a deploy, as where the payment stands asks for it: a new payment is settled; one whose earlier
+ * settle the chain shows unused is settled again (the token uses a nonce once at most: this can never pay twice); a
+ * credit the chain did not show yet is looked up on chain first, and settled again only if still unused.
+ */
+async function settleStep(context: PaidDeployContext, purchase: Purchase, paying: Paying): Promise<SettleStep> {
+  if (paying.kind === 'new') return settleForDeploy(context, purchase)
+  const record: PaymentRecord = { ...paying.record, state: 'settling' }
+  if (paying.kind === 'settling') return settleForDeploy(context, purchase, record)
+  const resumed = await resumeSettling(context, purchase, record)
+  return resumed.kind === 'settle-again' ? settleForDeploy(context, purchase, record) : resumed
+}
+
+/**
+ * Deploys for a payment and keeps the answer. A new payment takes its caps' slots, is simulated, then settled and
+ * confirmed on chain (steps 4-7) before the signature; a credit deploys without a settlement (and without new slots:
+ * its payment kept the first ones).
+ */
+export async function buyDeploy(context: PaidDeployContext, purchase: Purchase, paying: Paying): Promise<DoorAnswer> {
+  const { services } = context
+  let paid: PaymentRecord | null = paying.kind === 'paid' && paying.record.confirmed ? paying.record : null
+  let refusal: DoorAnswer | null = null
+  const beforeSigning = async (): Promise<DoorAnswer | null> => {
+    const step = await settleStep(context, purchase, paying)
+    if (step.kind === 'refused') {
+      refusal = step.answer
+      return step.answer
+    }
+    paid = step.record
+    return null
+  }
+  const { payer, nonce } = purchase
+  const intent = { ...purchase.intent, salt: purchase.intent.salt ?? saltOfPayment(payer, nonce as `0x${string}`) }
+  const outcome = await deployToken<DoorAnswer>({
+    services,
+    intent,
+    agentId: paidAgentId(payer),
+    caps: paying.kind === 'paid' ? [] : paidCaps(context, payer),
+    beforeSigning: paid ? undefined : beforeSigning,
+  })
+  if (refusal !== null && outcome === refusal) return refusal
+  const deployed = outcome as DeployTokenReturnType
+  const settled = paid as PaymentRecord | null
+  if (!settled) {
+    // Refused before any settle (a cap, the simulation, the signer): the payment is unspent, nothing of it is kept,
+    // and its key is free again.
+    if (paying.kind === 'settling') await forgetPayment(context, purchase)
+    if (purchase.keyHash && paying.kind !== 'paid')
+      await dropIdempotencyKey(context.store, purchase, purchase.keyHash).catch(() => undefined)
+    return domainAnswer(deployed)
+  }
+  if (!deployed.ok && deployed.code !== 'BROADCAST_UNCERTAIN') return keepCredit(context, purchase, settled, deployed)
+  // Broadcast (or maybe: BROADCAST_UNCERTAIN is final, the receipt tells): the payment bought this deploy, for good.
+  const answer = settledAnswer(deployed, summaryOf(settled))
+  const done: PaymentRecord = { ...settled, state: 'done', credit: null, answer }
+  try {
+    await savePaymentDone(context.store, purchase, { record: done, lease: purchase.lease ?? '', keyHash: purchase.keyHash })
+    purchase.lease = null
+  } catch (error) {
+    // The deploy went out: it is answered. A retry finds the payment settled and deploys the same token (its salt is
+    // the payment's), which the chain refuses as TokenAlreadyExists: no second token either way.
+    services.logger.error('store_unavailable', { operation: 'x402-done', error: errorName(error), effect: 'answer not kept', nonce })
+  }
+  return answer
+}

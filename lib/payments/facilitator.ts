@@ -1,0 +1,100 @@
+import { type FacilitatorClient, HTTPFacilitatorClient, x402ResourceServer } from '@x402/core/server'
+import { type PaymentPayload, type PaymentRequirements, SettleError, VerifyError } from '@x402/core/types'
+import { ExactEvmScheme } from '@x402/evm/exact/server'
+import { type CdpCredentials, cdpAuthHeaders } from './cdpAuth.js'
+
+// Steps 3 and 6 of a paid deploy: the facilitator's verify and settle, through @x402/core's resource server and HTTP
+// facilitator client (the same path to a local facilitator as to a hosted one), always against the requirements the
+// server built. What comes back is typed: valid or not (and why), settled or not, or "the facilitator did not answer".
+
+/** How long a verify may take: it reads the chain once or twice. */
+export const VERIFY_TIMEOUT_MS = 10_000
+/** How long a settle may take: it sends the transfer and waits for its receipt (about 2 s on Base). */
+export const SETTLE_TIMEOUT_MS = 30_000
+
+/** The facilitator could not be asked, or did not answer in time: nothing can be said of the payment from it. */
+export class FacilitatorUnavailableError extends Error {
+  override name = 'FacilitatorUnavailableError'
+}
+
+/** The facilitator's verdict on a payment. */
+export type VerifyVerdict = { kind: 'valid' } | { kind: 'invalid'; reason: string } | { kind: 'unavailable' }
+
+/**
+ * How a settle ended: settled (the transaction that moved the funds), refused (`reason`; a transaction when one was
+ * sent), or unknown (no answer: it may have been sent, so only the chain can tell).
+ */
+export type SettleVerdict =
+  | { kind: 'settled'; transaction: `0x${string}`; payer: string | undefined }
+  | { kind: 'refused'; reason: string; transaction: `0x${string}` | null }
+  | { kind: 'unknown' }
+
+/** The facilitator as the paid door uses it. */
+export type PaymentFacilitator = {
+  verify(payload: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyVerdict>
+  settle(payload: PaymentPayload, requirements: PaymentRequirements): Promise<SettleVerdict>
+}
+
+/** Parameters of {@link createPaymentFacilitator}. */
+export type CreatePaymentFacilitatorParameters = {
+  url: string
+  /** CDP's key, for Coinbase's hosted facilitator; null for one that needs no credentials. */
+  cdp: CdpCredentials | null
+  verifyTimeoutMs?: number
+  settleTimeoutMs?: number
+}
+
+/** Runs one facilitator call; what the HTTP client throws for no usable answer becomes {@link FacilitatorUnavailableError}. */
+async function answered<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call()
+  } catch (error) {
+    // A refusal in the protocol's own words is an answer; anything else (no connection, a timeout, a 5xx or a body
+    // that is not the protocol's) means the facilitator could not be asked.
+    if (error instanceof VerifyError || error instanceof SettleError) throw error
+    throw new FacilitatorUnavailableError('the facilitator did not answer')
+  }
+}
+
+/**
+ * The facilitator over HTTP: @x402/core's resource server (the exact EVM scheme registered for every eip155 network)
+ * over one facilitator client whose verify and settle each have their own deadline.
+ */
+export function createPaymentFacilitator(parameters: CreatePaymentFacilitatorParameters): PaymentFacilitator {
+  const { url, cdp, verifyTimeoutMs = VERIFY_TIMEOUT_MS, settleTimeoutMs = SETTLE_TIMEOUT_MS } = parameters
+  const createAuthHeaders = cdp ? cdpAuthHeaders(cdp, url) : undefined
+  const verifying = new HTTPFacilitatorClient({ url, timeoutMs: verifyTimeoutMs, createAuthHeaders })
+  const settling = new HTTPFacilitatorClient({ url, timeoutMs: settleTimeoutMs, createAuthHeaders })
+  // One client as the resource server sees it (two would make it try the second after the first failed: a settle
+  // retried on another client could pay twice).
+  const client: FacilitatorClient = {
+    verify: (payload, requirements) => answered(() => verifying.verify(payload, requirements)),
+    settle: (payload, requirements) => answered(() => settling.settle(payload, requirements)),
+    getSupported: () => answered(() => verifying.getSupported()),
+  }
+  const server = new x402ResourceServer(client).register('eip155:*', new ExactEvmScheme())
+  return {
+    async verify(payload, requirements) {
+      try {
+        const verdict = await server.verifyPayment(payload, requirements)
+        return verdict.isValid ? { kind: 'valid' } : { kind: 'invalid', reason: verdict.invalidReason ?? 'invalid_payment' }
+      } catch (error) {
+        if (error instanceof VerifyError) return { kind: 'invalid', reason: error.invalidReason ?? 'invalid_payment' }
+        if (error instanceof FacilitatorUnavailableError) return { kind: 'unavailable' }
+        throw error
+      }
+    },
+    async settle(payload, requirements) {
+      try {
+        const result = await server.settlePayment(payload, requirements)
+        const transaction = /^0x[0-9a-fA-F]{64}$/.test(result.transaction) ? (result.transaction as `0x${string}`) : null
+        if (result.success && transaction) return { kind: 'settled', transaction, payer: result.payer }
+        return { kind: 'refused', reason: result.errorReason ?? 'settle_failed', transaction }
+      } catch (error) {
+        if (error instanceof SettleError) return { kind: 'refused', reason: error.errorReason ?? 'settle_failed', transaction: null }
+        if (error instanceof FacilitatorUnavailableError) return { kind: 'unknown' }
+        throw error
+      }
+    },
+  }
+}

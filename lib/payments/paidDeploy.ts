@@ -1,0 +1,178 @@
+import { failure, storeFailureOf } from '../deploy/outcome.js'
+import { canonicalJson } from '../deploy/pipeline/idempotency.js'
+import type { DeployIntent } from '../deploy/pipeline/intent.js'
+import { type DoorAnswer, domainAnswer, facilitatorUnavailable, paymentRequiredAnswer, replayedAnswer } from './answers.js'
+import { buyDeploy } from './buyDeploy.js'
+import { checkPaymentTerms, checkValidityWindow, signatureRecoversToPayer } from './localChecks.js'
+import type { DecodedPayment } from './payload.js'
+import {
+  claimIdempotencyKey,
+  type IdempotencyAlias,
+  leasePayment,
+  type PaymentRecord,
+  readPayment,
+  readPaymentRecord,
+  releasePayment,
+  sha256,
+} from './paymentRecord.js'
+import type { PaidDeployContext, Purchase } from './purchase.js'
+import { forgetPayment, resumeSettling } from './settle.js'
+
+// A request with a payment, from its signature to its answer, exactly once per payment across instances: the work on
+// a payment holds its lease (keyed by the authorization: payer and nonce), so the same payload twice at once, or on
+// two instances, settles once and deploys once; a retry finds the first answer, or redeems a credit.
+
+/** A paid deploy request: its checked body and intent, the decoded payment, and the payer's Idempotency-Key if any. */
+export type PaidRequest = {
+  body: Record<string, unknown>
+  intent: DeployIntent
+  payment: DecodedPayment
+  /** The `Idempotency-Key` header, else the payment's `payment-identifier`: a retry key, scoped to the payer. */
+  idempotencyKey: string | null
+}
+
+const conflict = (error: string) => domainAnswer(failure('IDEMPOTENCY_CONFLICT', error))
+const inProgress = (error: string) => domainAnswer(failure('IDEMPOTENCY_IN_PROGRESS', error, { retryAfterSeconds: 2 }))
+const STILL_RUNNING = 'A request with this payment or Idempotency-Key is still running; retry shortly to get its answer.'
+
+/** Runs a request that carries a payment (steps 2 to 8) and answers it; a store failure is STORE_UNAVAILABLE, nothing paid. */
+export async function runPaidDeploy(context: PaidDeployContext, request: PaidRequest): Promise<DoorAnswer> {
+  const { payment, body, intent, idempotencyKey } = request
+  const { requirements, url, config, store, services } = context
+  // Step 2, the checks that hold for good (a resend of the same payment passed them the first time); the window,
+  // which closes with time, only for a payment not seen before.
+  const terms = checkPaymentTerms(payment, requirements)
+  if (terms) return paymentRequiredAnswer({ requirements, url, code: 'PAYMENT_INVALID', error: terms.message, reason: terms.reason })
+  if (!(await signatureRecoversToPayer(payment, requirements, config.chainId)))
+    return paymentRequiredAnswer({
+      requirements,
+      url,
+      code: 'PAYMENT_INVALID',
+      error: 'The payment’s signature does not recover to its from address (only an EOA’s EIP-712 signature is taken).',
+      reason: 'invalid_signature',
+    })
+  const purchase: Purchase = {
+    keys: context.keys,
+    payer: payment.authorization.from.toLowerCase(),
+    nonce: payment.authorization.nonce.toLowerCase(),
+    payment,
+    body,
+    bodyHash: sha256(canonicalJson(body)),
+    intent,
+    keyHash: idempotencyKey === null ? null : sha256(idempotencyKey),
+    lease: null,
+  }
+  try {
+    return await underLease(context, purchase)
+  } catch (error) {
+    return domainAnswer(
+      storeFailureOf(error, {
+        logger: services.logger,
+        operation: 'x402-payment',
+        effect: 'payment refused',
+        message: 'The deploy coordinator (Redis) is unavailable; nothing was settled or signed. Try again shortly.',
+      }),
+    )
+  } finally {
+    if (purchase.lease) await releasePayment(store, purchase, purchase.lease)
+  }
+}
+
+/** Under the payment's lease: the first answer, a credit redeemed, a settle resumed, or a new payment. */
+async function underLease(context: PaidDeployContext, purchase: Purchase): Promise<DoorAnswer> {
+  const { store } = context
+  purchase.lease = await leasePayment(store, purchase)
+  if (!purchase.lease) {
+    const record = await readPaymentRecord(store, purchase)
+    return record?.state === 'done' && record.answer && record.bodyHash === purchase.bodyHash
+      ? replayedAnswer(record.answer)
+      : inProgress(STILL_RUNNING)
+  }
+  const { record, alias } = await readPayment(store, purchase, purchase.keyHash)
+  if (record) return continuePayment(context, purchase, record)
+  if (alias && alias.nonce !== purchase.nonce) return followKey(context, purchase, alias)
+  return newPayment(context, purchase, alias !== null)
+}
+
+/**
+ * A payment seen before: its answer again, a credit redeemed, or its settle resumed; never a second deploy. A settle
+ * nobody saw end is looked up on chain first: paid, it is a credit; unused, it is settled again if its authorization
+ * is still valid, else forgotten (it can never settle now).
+ */
+async function continuePayment(context: PaidDeployContext, purchase: Purchase, record: PaymentRecord): Promise<DoorAnswer> {
+  if (record.bodyHash !== purchase.bodyHash)
+    return conflict('This payment already paid for another deploy request; nothing was settled. Sign a new payment for a new deploy.')
+  if (record.state === 'done' && record.answer) return replayedAnswer(record.answer)
+  if (record.state === 'settled') return buyDeploy(context, purchase, { kind: 'paid', record })
+  const resumed = await resumeSettling(context, purchase, record)
+  if (resumed.kind === 'paid') return buyDeploy(context, purchase, { kind: 'paid', record: resumed.record })
+  if (resumed.kind === 'refused') return resumed.answer
+  const window = checkValidityWindow(purchase.payment, Math.floor(Date.now() / 1000))
+  if (window) {
+    await forgetPayment(context, purchase)
+    const { requirements, url } = context
+    return paymentRequiredAnswer({
+      requirements,
+      url,
+      code: 'PAYMENT_FAILED',
+      error: `${window.message} Nothing was paid.`,
+      reason: window.reason,
+    })
+  }
+  return buyDeploy(context, purchase, { kind: 'settling', record })
+}
+
+/**
+ * The payer's Idempotency-Key went with another payment: that payment's answer, or its credit redeemed (the payment
+ * this request carries is not settled); a different body is a conflict.
+ */
+async function followKey(context: PaidDeployContext, purchase: Purchase, alias: IdempotencyAlias): Promise<DoorAnswer> {
+  if (alias.bodyHash !== purchase.bodyHash)
+    return conflict(
+      'This Idempotency-Key was already used with a different request body; nothing was settled. Use a new key for a new deploy.',
+    )
+  const earlier: Purchase = { ...purchase, nonce: alias.nonce, lease: null }
+  const record = await readPaymentRecord(context.store, earlier)
+  // Refused before any settle: that payment is gone, and this one takes the key.
+  if (!record) return newPayment(context, purchase, false, true)
+  if (record.state === 'done' && record.answer) return replayedAnswer(record.answer)
+  if (record.state !== 'settled' || !record.confirmed)
+    return inProgress('The payment this Idempotency-Key first came with is still being settled; retry shortly, or resend that payment.')
+  earlier.lease = await leasePayment(context.store, earlier)
+  if (!earlier.lease) return inProgress(STILL_RUNNING)
+  try {
+    return await buyDeploy(context, earlier, { kind: 'paid', record })
+  } finally {
+    if (earlier.lease) await releasePayment(context.store, earlier, earlier.lease)
+  }
+}
+
+/**
+ * A payment never seen: its validity window (step 2), the Idempotency-Key claimed for it, the facilitator's verify (step 3),
+ * then the deploy with its settle. A refusal here settles nothing and leaves nothing behind.
+ */
+async function newPayment(context: PaidDeployContext, purchase: Purchase, keyHeld: boolean, keyTaken = false): Promise<DoorAnswer> {
+  const { requirements, url, store, facilitator } = context
+  // The validity window is the wall clock's, as the token and the facilitator judge it.
+  const window = checkValidityWindow(purchase.payment, Math.floor(Date.now() / 1000))
+  if (window) return paymentRequiredAnswer({ requirements, url, code: 'PAYMENT_INVALID', error: window.message, reason: window.reason })
+  const { keyHash } = purchase
+  if (keyHash && !keyHeld) {
+    if (keyTaken) await store.delete(purchase.keys.idempotency(purchase.payer, keyHash))
+    if (!(await claimIdempotencyKey(store, purchase, keyHash, purchase.bodyHash))) return inProgress(STILL_RUNNING)
+  }
+  const dropKey = async () => {
+    if (keyHash) await store.delete(purchase.keys.idempotency(purchase.payer, keyHash)).catch(() => undefined)
+  }
+  const verdict = await facilitator.verify(purchase.payment.payload, requirements)
+  if (verdict.kind === 'unavailable') {
+    await dropKey()
+    return facilitatorUnavailable()
+  }
+  if (verdict.kind === 'invalid') {
+    await dropKey()
+    const error = `The facilitator refused the payment (${verdict.reason}); nothing was settled or signed.`
+    return paymentRequiredAnswer({ requirements, url, code: 'PAYMENT_INVALID', error, reason: verdict.reason })
+  }
+  return buyDeploy(context, purchase, { kind: 'new' })
+}

@@ -1,0 +1,85 @@
+import { decodePaymentSignatureHeader } from '@x402/core/http'
+import { PaymentPayloadV2Schema } from '@x402/core/schemas'
+import type { PaymentPayload } from '@x402/core/types'
+import { extractAndValidatePaymentIdentifier } from '@x402/extensions/payment-identifier'
+import { z } from 'zod'
+
+// Step 1 of a paid request: the PAYMENT-SIGNATURE header decoded with x402's own helper and schema, then read as the
+// exact scheme's EIP-3009 payload. Anything else is malformed here (400 INVALID_PAYMENT): nothing further is asked.
+
+/** Longest PAYMENT-SIGNATURE accepted: an EIP-3009 payment is about 1.3 KB of base64; a smart wallet's a few KB. */
+export const PAYMENT_HEADER_MAX_LENGTH = 8192
+
+const hex = (bytes: number, what: string) =>
+  z.string().regex(new RegExp(`^0x[0-9a-fA-F]{${bytes * 2}}$`), `${what} must be ${bytes} bytes of hex`)
+const unsigned = z.string().regex(/^\d{1,78}$/, 'must be an unsigned integer as a decimal string')
+
+/** The exact scheme's EIP-3009 payload: a signed TransferWithAuthorization. */
+const eip3009PayloadSchema = z.object({
+  signature: z.string().regex(/^0x([0-9a-fA-F]{2}){65,}$/, 'signature must be at least 65 bytes of hex'),
+  authorization: z.object({
+    from: hex(20, 'from'),
+    to: hex(20, 'to'),
+    value: unsigned,
+    validAfter: unsigned,
+    validBefore: unsigned,
+    nonce: hex(32, 'nonce'),
+  }),
+})
+
+/** The EIP-3009 authorization a payment carries, its numbers as bigints. */
+export type PaymentAuthorization = {
+  from: `0x${string}`
+  to: `0x${string}`
+  value: bigint
+  validAfter: bigint
+  validBefore: bigint
+  nonce: `0x${string}`
+}
+
+/** A decoded payment: the payload as x402 hands it on (to verify and settle), and what the door reads of it. */
+export type DecodedPayment = {
+  payload: PaymentPayload
+  authorization: PaymentAuthorization
+  signature: `0x${string}`
+  /** The client's payment id (`payment-identifier` extension), when it sent one: it keys a retry like an Idempotency-Key. */
+  paymentId: string | null
+}
+
+/** Result of {@link decodePaymentHeader}: the payment, or why the header is malformed (no value of it echoed). */
+export type DecodePaymentHeaderReturnType = { ok: true; payment: DecodedPayment } | { ok: false; reason: string }
+
+/** Decodes a PAYMENT-SIGNATURE header (x402 v2, exact scheme, EIP-3009); pure, no I/O. */
+export function decodePaymentHeader(header: string): DecodePaymentHeaderReturnType {
+  if (header.length > PAYMENT_HEADER_MAX_LENGTH) return { ok: false, reason: `longer than ${PAYMENT_HEADER_MAX_LENGTH} characters` }
+  let decoded: unknown
+  try {
+    decoded = decodePaymentSignatureHeader(header.trim())
+  } catch {
+    return { ok: false, reason: 'not base64 of a JSON payment payload' }
+  }
+  const parsed = PaymentPayloadV2Schema.safeParse(decoded)
+  if (!parsed.success) return { ok: false, reason: 'not an x402 v2 payment payload (x402Version 2, accepted, payload)' }
+  const exact = eip3009PayloadSchema.safeParse(parsed.data.payload)
+  if (!exact.success) return { ok: false, reason: `not an exact EIP-3009 payload: ${exact.error.issues[0]?.message ?? 'malformed'}` }
+  const payload = parsed.data as PaymentPayload
+  const identifier = extractAndValidatePaymentIdentifier(payload)
+  if (!identifier.validation.valid) return { ok: false, reason: 'its payment-identifier is not 16-128 letters, digits, - or _' }
+  const { authorization, signature } = exact.data
+  return {
+    ok: true,
+    payment: {
+      payload,
+      authorization: {
+        from: authorization.from as `0x${string}`,
+        to: authorization.to as `0x${string}`,
+        value: BigInt(authorization.value),
+        validAfter: BigInt(authorization.validAfter),
+        validBefore: BigInt(authorization.validBefore),
+        nonce: authorization.nonce.toLowerCase() as `0x${string}`,
+      },
+      signature: signature as `0x${string}`,
+      paymentId: identifier.id,
+    },
+  }
+}

@@ -1,0 +1,151 @@
+import { createHash } from 'node:crypto'
+import { z } from 'zod'
+import { listIndexed, putIndexed, removeFromIndex } from '../store/recordIndex.js'
+import { parseRecord } from '../store/records.js'
+import type { Store } from '../store/types.js'
+import type { PaymentKeys } from './keys.js'
+
+// What the store keeps of a payment, so that one payment settles at most once and buys at most one deploy, across
+// instances. Work on a payment happens under its lease (one instance at a time, keyed by the authorization: payer and
+// nonce). A record exists from the moment before its settle: `settling` (the settle was asked for; only the chain can
+// say how it ended if nothing else was written), `settled` (the funds moved; a deploy that failed after leaves a
+// credit), `done` (the answer, replayed to the same payment or Idempotency-Key). A refusal before the settle leaves
+// nothing behind: the authorization is unspent, and the payer may send it again.
+
+/** How long an instance holds a payment: past the door's longest path (its function's 120 s maxDuration). */
+export const PAYMENT_LEASE_MS = 150_000
+/** How long a payment's record and answer are kept: a credit must outlive an operator's holiday. */
+export const PAYMENT_RECORD_TTL_MS = 30 * 86_400_000
+/** Most open payments (settling or credited) the operator's list keeps. */
+const SETTLED_INDEX_MAX = 10_000
+
+/** A stored answer of the door, replayed as it was. */
+const storedAnswerSchema = z.object({
+  status: z.number(),
+  body: z.record(z.string(), z.unknown()),
+  headers: z.record(z.string(), z.string()),
+})
+
+/** What the store keeps per payment (see the module's comment). */
+export const paymentRecordSchema = z.object({
+  state: z.enum(['settling', 'settled', 'done']),
+  /** SHA-256 of the deploy request it pays for: the same payment cannot buy another deploy. */
+  bodyHash: z.string(),
+  payer: z.string(),
+  nonce: z.string(),
+  amount: z.string(),
+  asset: z.string(),
+  network: z.string(),
+  /** When the authorization lapses (unix seconds): an unsettled one can never settle after it. */
+  validBefore: z.number(),
+  /** When the settle was first asked for (epoch ms). */
+  at: z.number(),
+  /** The settlement's transaction, once known. */
+  transaction: z.string().nullable(),
+  /** Whether the settlement was seen on chain (a Transfer of the price from payer to payTo). */
+  confirmed: z.boolean(),
+  /** Settled, not deployed: the credit's id, and why the deploy failed. */
+  credit: z.object({ id: z.string(), code: z.string(), at: z.number() }).nullable(),
+  /** The final answer, once done. */
+  answer: storedAnswerSchema.nullable(),
+})
+
+/** A payment as the store keeps it. */
+export type PaymentRecord = z.infer<typeof paymentRecordSchema>
+/** A stored answer of the door. */
+export type StoredAnswer = z.infer<typeof storedAnswerSchema>
+
+/** What a payer's Idempotency-Key (or payment id) points to: the request it came with, and the payment it went with. */
+const idempotencyAliasSchema = z.object({ bodyHash: z.string(), payer: z.string(), nonce: z.string() })
+/** A payer's Idempotency-Key as the store keeps it. */
+export type IdempotencyAlias = z.infer<typeof idempotencyAliasSchema>
+
+/** SHA-256 hex of a text (a request's canonical JSON, an Idempotency-Key). */
+export const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex')
+
+/** A credit's id: the same for every retry of one payment. */
+export const creditIdOf = (payer: string, nonce: string): string =>
+  `cr_${sha256(`${payer.toLowerCase()}:${nonce.toLowerCase()}`).slice(0, 24)}`
+
+/** One payment's keys, as the module's functions take them. */
+export type PaymentRef = { keys: PaymentKeys; payer: string; nonce: string }
+
+/** Takes the payment's lease; answers its token, or null when another request works on it. */
+export function leasePayment(store: Store, { keys, payer, nonce }: PaymentRef): Promise<string | null> {
+  return store.acquireLock(keys.lease(payer, nonce), PAYMENT_LEASE_MS)
+}
+
+/** Gives the lease back (best effort: it lapses by itself). */
+export async function releasePayment(store: Store, { keys, payer, nonce }: PaymentRef, token: string): Promise<void> {
+  await store.releaseLock(keys.lease(payer, nonce), token).catch(() => false)
+}
+
+/** The payment's record and, when a key hash is given, the payer's Idempotency-Key alias: one round trip. */
+export async function readPayment(
+  store: Store,
+  ref: PaymentRef,
+  keyHash: string | null,
+): Promise<{ record: PaymentRecord | null; alias: IdempotencyAlias | null }> {
+  const { keys, payer, nonce } = ref
+  const wanted = [keys.payment(payer, nonce), ...(keyHash ? [keys.idempotency(payer, keyHash)] : [])]
+  const [record, alias] = await store.getMany(wanted)
+  return { record: parseRecord(paymentRecordSchema, record), alias: parseRecord(idempotencyAliasSchema, alias) }
+}
+
+/** Another payment's record (the one an Idempotency-Key went with). */
+export async function readPaymentRecord(store: Store, { keys, payer, nonce }: PaymentRef): Promise<PaymentRecord | null> {
+  return parseRecord(paymentRecordSchema, await store.get(keys.payment(payer, nonce)))
+}
+
+/** Claims a payer's Idempotency-Key for this payment; false when another request holds it already. */
+export function claimIdempotencyKey(store: Store, { keys, payer, nonce }: PaymentRef, keyHash: string, bodyHash: string): Promise<boolean> {
+  const alias: IdempotencyAlias = { bodyHash, payer: payer.toLowerCase(), nonce: nonce.toLowerCase() }
+  return store.setIfAbsent(keys.idempotency(payer, keyHash), JSON.stringify(alias), PAYMENT_RECORD_TTL_MS)
+}
+
+/** Gives a payer's Idempotency-Key back (its payment was refused before any settle). */
+export async function dropIdempotencyKey(store: Store, { keys, payer }: PaymentRef, keyHash: string): Promise<void> {
+  await store.delete(keys.idempotency(payer, keyHash))
+}
+
+/** Writes the record, filed among the open payments (before a settle, and at each step until done). */
+export async function saveOpenPayment(store: Store, ref: PaymentRef, record: PaymentRecord): Promise<void> {
+  const member = `${ref.payer.toLowerCase()}:${ref.nonce.toLowerCase()}`
+  await putIndexed(store, {
+    recordKey: ref.keys.payment(ref.payer, ref.nonce),
+    value: JSON.stringify(record),
+    ttlMs: PAYMENT_RECORD_TTL_MS,
+    member,
+    score: record.at,
+    indexKeys: [ref.keys.settled],
+    maxEntries: SETTLED_INDEX_MAX,
+  })
+}
+
+/**
+ * Writes the final answer (with the Idempotency-Key's alias, when one went with it) and lets the lease go, in one
+ * store command; then takes the payment off the open list.
+ */
+export async function savePaymentDone(
+  store: Store,
+  ref: PaymentRef,
+  parameters: { record: PaymentRecord; lease: string; keyHash: string | null },
+): Promise<void> {
+  const { keys, payer, nonce } = ref
+  const { record, lease, keyHash } = parameters
+  const alias: IdempotencyAlias = { bodyHash: record.bodyHash, payer: payer.toLowerCase(), nonce: nonce.toLowerCase() }
+  await store.writeMany({
+    entries: [
+      { key: keys.payment(payer, nonce), value: JSON.stringify(record), ttlMs: PAYMENT_RECORD_TTL_MS },
+      ...(keyHash ? [{ key: keys.idempotency(payer, keyHash), value: JSON.stringify(alias), ttlMs: PAYMENT_RECORD_TTL_MS }] : []),
+    ],
+    releaseLock: { key: keys.lease(payer, nonce), token: lease },
+  })
+  await removeFromIndex(store, keys.settled, `${payer.toLowerCase()}:${nonce.toLowerCase()}`)
+}
+
+/** The open payments, newest first: settled and not deployed (credits), or settling with no outcome recorded. */
+export async function listOpenPayments(store: Store, keys: PaymentKeys, limit = 1000): Promise<PaymentRecord[]> {
+  const values = await listIndexed(store, { indexKey: keys.settled, recordPrefix: keys.paymentPrefix, limit })
+  return values.map((value) => parseRecord(paymentRecordSchema, value)).filter((r): r is PaymentRecord => r !== null && r.state !== 'done')
+}

@@ -1,0 +1,89 @@
+import type { PaymentRequirements } from '@x402/core/types'
+import { encodePacked, getAddress, type Hex, keccak256 } from 'viem'
+import type { DeployIntent } from '../deploy/pipeline/intent.js'
+import type { DeployServices } from '../deploy/services.js'
+import type { Store } from '../store/types.js'
+import type { PaymentsConfig } from './config.js'
+import type { PaymentFacilitator } from './facilitator.js'
+import type { PaymentKeys } from './keys.js'
+import type { DecodedPayment } from './payload.js'
+import type { PaymentRecord, PaymentRef } from './paymentRecord.js'
+import type { PaymentSummary } from './responses.js'
+import type { ExpectedTransfer } from './settlement.js'
+
+// One purchase: a payment and the deploy it buys, as the steps of the paid door pass it along.
+
+/** What the paid door works with for one request: the deploy side, the store, its settings and the facilitator. */
+export type PaidDeployContext = {
+  services: DeployServices
+  store: Store
+  config: PaymentsConfig
+  facilitator: PaymentFacilitator
+  keys: PaymentKeys
+  /** The server's own requirements: every payment is held, verified and settled against these. */
+  requirements: PaymentRequirements
+  /** The request's URL (the 402's resource). */
+  url: string
+}
+
+/** A payment being worked on, under its lease. */
+export type Purchase = PaymentRef & {
+  payment: DecodedPayment
+  /** The deploy request it pays for, and its hash. */
+  body: Record<string, unknown>
+  bodyHash: string
+  intent: DeployIntent
+  /** SHA-256 of the payer's Idempotency-Key (or payment id), when one came. */
+  keyHash: string | null
+  /** The lease token; null once it was let go (with the final answer). */
+  lease: string | null
+}
+
+/**
+ * The salt of a paid deploy that names none, from its payment: every attempt to deploy for one payment creates the
+ * same token, so the chain itself refuses a second one (TokenAlreadyExists) should a record ever be lost.
+ */
+export function saltOfPayment(payer: string, nonce: Hex): Hex {
+  return keccak256(encodePacked(['string', 'address', 'bytes32'], ['x402 paid deploy', payer as `0x${string}`, nonce]))
+}
+
+/** What the settlement of `purchase` must move on chain. */
+export function expectedTransferOf(context: PaidDeployContext, purchase: Purchase): ExpectedTransfer {
+  return {
+    asset: context.config.asset.address,
+    payer: purchase.payment.authorization.from,
+    payTo: context.config.payTo,
+    amount: BigInt(context.config.amount),
+  }
+}
+
+/** The record of a payment about to be settled. */
+export function settlingRecordOf(context: PaidDeployContext, purchase: Purchase): PaymentRecord {
+  const { authorization } = purchase.payment
+  return {
+    state: 'settling',
+    bodyHash: purchase.bodyHash,
+    payer: purchase.payer,
+    nonce: purchase.nonce,
+    amount: context.config.amount,
+    asset: context.config.asset.address,
+    network: context.config.network,
+    validBefore: Number(authorization.validBefore),
+    at: context.services.clock.now(),
+    transaction: null,
+    confirmed: false,
+    credit: null,
+    answer: null,
+  }
+}
+
+/** What a settled record says was paid. */
+export function summaryOf(record: PaymentRecord): PaymentSummary {
+  return {
+    payer: getAddress(record.payer),
+    transaction: record.transaction ?? '',
+    amount: record.amount,
+    asset: record.asset,
+    network: record.network,
+  }
+}

@@ -1,0 +1,86 @@
+import { z } from 'zod'
+import { deployBroadcastSchema, deployFailureSchema } from '../deploy/responses.js'
+
+// What the paid door answers, as zod schemas: the OpenAPI document is built from them and tests hold answers to them.
+
+const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/)
+const baseUnits = z.string().regex(/^\d+$/)
+
+/** What was paid for a deploy: who, the settlement's transaction, how much (base units) of which token, on which network. */
+export const paymentSummarySchema = z
+  .object({
+    payer: address.describe('The wallet that paid'),
+    transaction: z
+      .string()
+      .regex(/^0x[0-9a-fA-F]{64}$/)
+      .describe('The settlement: the transferWithAuthorization transaction'),
+    amount: baseUnits.describe('The price paid, in the asset’s base units (x402’s amount)'),
+    asset: address.describe('The EIP-3009 token paid in'),
+    network: z.string().describe('CAIP-2 network of the payment: eip155:8453'),
+  })
+  .describe('The payment this deploy was bought with')
+
+/** One x402 v2 payment requirement, as the 402's `accepts` lists it (the PAYMENT-REQUIRED header says the same). */
+export const paymentRequirementSchema = z.object({
+  scheme: z.literal('exact'),
+  network: z.string().describe('eip155:<CHAIN_ID>'),
+  amount: baseUnits.describe('The price in the asset’s base units'),
+  asset: address.describe('The EIP-3009 token to pay in (USDC by default)'),
+  payTo: address.describe('Who is paid'),
+  maxTimeoutSeconds: z.number().int().describe('How long the signed authorization may be valid'),
+  extra: z.object({ name: z.string(), version: z.string() }).describe('The token’s EIP-712 domain'),
+})
+
+/** Success body of a paid deploy: the deploy answer (spec 2.5) and what was paid. */
+export const paidDeploySchema = deployBroadcastSchema
+  .extend({ payment: paymentSummarySchema })
+  .describe('Paid, signed and broadcast (with receipt when waitSeconds saw it mined); the PAYMENT-RESPONSE header says the same settlement')
+
+/** Body of a 402: why, and what to pay (the PAYMENT-REQUIRED header carries the same, base64, for x402 clients). */
+export const paymentRequiredBodySchema = z.object({
+  ok: z.literal(false),
+  code: z
+    .enum(['PAYMENT_REQUIRED', 'PAYMENT_INVALID', 'PAYMENT_FAILED'])
+    .describe('PAYMENT_REQUIRED: none sent; PAYMENT_INVALID: refused before any settle; PAYMENT_FAILED: the settle failed'),
+  error: z.string(),
+  reason: z.string().optional().describe('Why the payment was refused, in x402’s words (amount_mismatch, insufficient_funds, …)'),
+  accepts: z.array(paymentRequirementSchema),
+})
+
+/** A settled payment whose deploy failed before broadcast: the payment is kept as a credit, redeemed by a retry. */
+export const creditAnswerSchema = deployFailureSchema
+  .extend({
+    credit: z
+      .object({ id: z.string().describe('The credit, for the operator (npm run agents -- credits)') })
+      .describe('Resend the same payment (or the same Idempotency-Key with a new one) to deploy without paying again'),
+    payment: paymentSummarySchema,
+  })
+  .describe('Paid, not deployed: code and retryAfterSeconds say why and when to retry; no new payment is settled then')
+
+/** Machine codes of the paid door's answers outside the 200 domain answers and the 402. */
+export const paidDoorErrorCodeSchema = z.enum([
+  'PAID_DEPLOYS_OFF',
+  'INVALID_PAYMENT',
+  'FACILITATOR_UNAVAILABLE',
+  'RATE_LIMITED',
+  'BODY_TOO_LARGE',
+  'INVALID_JSON',
+  'UNSUPPORTED_CONTENT_TYPE',
+  'CONFIG_INVALID',
+  'INTERNAL',
+  'METHOD_NOT_ALLOWED',
+])
+
+/** An answer of the paid door outside the 200 domain answers and the 402 (400, 404, 413, 429, 500, 503). */
+export const paidDoorErrorSchema = z.object({
+  ok: z.literal(false),
+  error: z.string(),
+  code: paidDoorErrorCodeSchema,
+  retryAfterSeconds: z.number().int().min(0).optional(),
+  requestId: z.string().optional().describe('INTERNAL: the id of this request (also X-Request-Id), for the operator to trace it'),
+})
+
+/** What was paid for a deploy. */
+export type PaymentSummary = z.infer<typeof paymentSummarySchema>
+/** A machine code of {@link paidDoorErrorSchema}. */
+export type PaidDoorErrorCode = z.infer<typeof paidDoorErrorCodeSchema>

@@ -1,0 +1,86 @@
+import { type Address, type Hex, isAddressEqual, type PublicClient, parseAbi, parseEventLogs, TransactionReceiptNotFoundError } from 'viem'
+
+// Step 7 of a paid deploy, and the way back from a settle whose outcome is unknown: the chain is the record of a
+// payment. A settlement is confirmed by its receipt (a Transfer of exactly the price from the payer to payTo); an
+// authorization whose outcome nobody wrote down is looked up by its nonce, which the token marks used once and only
+// once (EIP-3009), so settling the same authorization again can never move the funds twice.
+
+const eip3009Abi = parseAbi([
+  'event Transfer(address indexed from, address indexed to, uint256 value)',
+  'event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)',
+  'function authorizationState(address authorizer, bytes32 nonce) view returns (bool)',
+])
+
+/** How far back an authorization's use is looked for: its validity (5 minutes) is about 150 Base blocks. */
+const LOOKBACK_BLOCKS = 5_000n
+
+/** What a settlement must have moved. */
+export type ExpectedTransfer = { asset: Address; payer: Address; payTo: Address; amount: bigint }
+
+/**
+ * How a settlement reads on chain: confirmed, not this payment (or reverted), not known to this node yet (it may lag the
+ * facilitator's), or not readable now (the RPC failed).
+ */
+export type SettlementCheck = 'confirmed' | 'not-confirmed' | 'not-found' | 'unreadable'
+
+/** Whether `transaction`'s receipt holds a Transfer of exactly `amount` of `asset` from the payer to payTo (one read). */
+export async function confirmSettlement(
+  publicClient: PublicClient,
+  transaction: Hex,
+  expected: ExpectedTransfer,
+): Promise<SettlementCheck> {
+  let receipt: Awaited<ReturnType<PublicClient['getTransactionReceipt']>>
+  try {
+    receipt = await publicClient.getTransactionReceipt({ hash: transaction })
+  } catch (error) {
+    // Not (yet) known to this node, or no answer: nothing is known either way.
+    return error instanceof TransactionReceiptNotFoundError ? 'not-found' : 'unreadable'
+  }
+  if (receipt.status !== 'success') return 'not-confirmed'
+  const transfers = parseEventLogs({ abi: eip3009Abi, eventName: 'Transfer', logs: receipt.logs })
+  const paid = transfers.some(
+    (log) =>
+      isAddressEqual(log.address, expected.asset) &&
+      isAddressEqual(log.args.from, expected.payer) &&
+      isAddressEqual(log.args.to, expected.payTo) &&
+      log.args.value === expected.amount,
+  )
+  return paid ? 'confirmed' : 'not-confirmed'
+}
+
+/** Where an authorization stands on chain: unused, used by a transaction (confirmed or not), or not readable now. */
+export type AuthorizationOnChain =
+  | { kind: 'unused' }
+  | { kind: 'settled'; transaction: Hex; check: SettlementCheck }
+  | { kind: 'used-elsewhere' }
+  | { kind: 'unreadable' }
+
+/**
+ * Looks an authorization up on chain, for a settle whose outcome is unknown (a timeout, a crash): whether the token
+ * marked its nonce used, and if so by which transaction (its AuthorizationUsed log) and whether that transaction paid
+ * the price to payTo.
+ */
+export async function findSettlement(publicClient: PublicClient, nonce: Hex, expected: ExpectedTransfer): Promise<AuthorizationOnChain> {
+  try {
+    const used = await publicClient.readContract({
+      address: expected.asset,
+      abi: eip3009Abi,
+      functionName: 'authorizationState',
+      args: [expected.payer, nonce],
+    })
+    if (!used) return { kind: 'unused' }
+    const latest = await publicClient.getBlockNumber()
+    const logs = await publicClient.getLogs({
+      address: expected.asset,
+      event: eip3009Abi[1],
+      args: { authorizer: expected.payer, nonce },
+      fromBlock: latest > LOOKBACK_BLOCKS ? latest - LOOKBACK_BLOCKS : 0n,
+      toBlock: latest,
+    })
+    const transaction = logs.at(-1)?.transactionHash
+    if (!transaction) return { kind: 'used-elsewhere' }
+    return { kind: 'settled', transaction, check: await confirmSettlement(publicClient, transaction, expected) }
+  } catch {
+    return { kind: 'unreadable' }
+  }
+}

@@ -1,0 +1,243 @@
+import { generateKeyPairSync, type KeyObject, verify } from 'node:crypto'
+import { encodePaymentSignatureHeader } from '@x402/core/http'
+import type { PaymentPayload } from '@x402/core/types'
+import { toClientEvmSigner } from '@x402/evm'
+import { ExactEvmScheme } from '@x402/evm/exact/client'
+import { x402Client } from '@x402/fetch'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { describe, expect, it } from 'vitest'
+import { loadDeployConfig } from '../../lib/deploy/config.js'
+import { cdpJwt } from '../../lib/payments/cdpAuth.js'
+import { baseUnitsOf, loadPaymentsConfig } from '../../lib/payments/config.js'
+import {
+  AUTHORIZATION_MARGIN_SECONDS,
+  checkPaymentTerms,
+  checkValidityWindow,
+  signatureRecoversToPayer,
+} from '../../lib/payments/localChecks.js'
+import { type DecodedPayment, decodePaymentHeader, PAYMENT_HEADER_MAX_LENGTH } from '../../lib/payments/payload.js'
+import { PAYMENT_TIMEOUT_SECONDS, paymentRequirementsOf, resourceOf } from '../../lib/payments/requirements.js'
+import { ConfigError } from '../../lib/platform/config.js'
+
+// The paid door's pure cores: its configuration, the requirements the server builds, the header decoded, and the
+// local checks that refuse a payment before the facilitator is asked.
+
+const SIGNER = '0x1111111111111111111111111111111111111111'
+const PAY_TO = '0x000000000000000000000000000000000000bEEF'
+const on = { X402_PRICE: '1.50', X402_FACILITATOR_URL: 'https://facilitator.example/x402', KMS_KEY_ID: 'k', AWS_REGION: 'us-east-1' }
+const load = (env: Record<string, string>) => loadPaymentsConfig(env, loadDeployConfig(env))
+
+describe('the paid door configuration', () => {
+  it('is off, saying which variables are missing, unless price, facilitator and signer are all set', () => {
+    expect(load({}).off).toBe('X402_PRICE, X402_FACILITATOR_URL, KMS_KEY_ID are not set')
+    expect(load({ X402_PRICE: '1', KMS_KEY_ID: 'k', AWS_REGION: 'us-east-1', SIGNER_ADDRESS: SIGNER }).off).toBe(
+      'X402_FACILITATOR_URL is not set',
+    )
+    const config = load({ ...on, SIGNER_ADDRESS: SIGNER })
+    expect(config).toMatchObject({
+      off: null,
+      price: '1.50',
+      amount: '1500000',
+      payTo: SIGNER,
+      asset: { address: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', name: 'USD Coin', version: '2' },
+      network: 'eip155:8453',
+      dailyCap: 100,
+      payerDailyCap: 5,
+      cdp: null,
+    })
+    expect(load({ ...on, X402_PAY_TO: PAY_TO, CHAIN_ID: '84532' })).toMatchObject({
+      payTo: PAY_TO,
+      network: 'eip155:84532',
+      asset: { address: '0x036CbD53842c5426634e7929541eC2318f3dCF7e', name: 'USDC', version: '2' },
+    })
+  })
+
+  it('refuses bad values naming the variable and never the value', () => {
+    const secret = 'pem-secret-value-that-must-not-leak'
+    const attempt = () =>
+      load({
+        ...on,
+        X402_PRICE: '1.0000001',
+        X402_FACILITATOR_URL: 'ftp://nope',
+        X402_ASSET: '0x00000000000000000000000000000000000000aa',
+        X402_DAILY_CAP: '-1',
+        CDP_API_KEY_SECRET: secret,
+      })
+    expect(attempt).toThrow(ConfigError)
+    let message = ''
+    try {
+      attempt()
+    } catch (error) {
+      message = (error as Error).message
+    }
+    for (const name of [
+      'X402_PRICE',
+      'X402_FACILITATOR_URL',
+      'X402_ASSET_NAME',
+      'X402_ASSET_VERSION',
+      'X402_DAILY_CAP',
+      'CDP_API_KEY_ID',
+      'X402_PAY_TO',
+    ])
+      expect(message).toContain(name)
+    for (const value of [secret, '1.0000001', 'ftp://nope', '0x00000000000000000000000000000000000000aa'])
+      expect(message).not.toContain(value)
+    expect(() => load({ ...on, X402_PRICE: '0.00', SIGNER_ADDRESS: SIGNER })).toThrow(/X402_PRICE/)
+  })
+
+  it('reads prices in whole tokens into base units exactly', () => {
+    expect(baseUnitsOf('1')).toBe('1000000')
+    expect(baseUnitsOf('0.01')).toBe('10000')
+    expect(baseUnitsOf('12.345678')).toBe('12345678')
+  })
+})
+
+describe('the JWT a hosted facilitator (CDP) is sent', () => {
+  const claimsOf = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>
+  const verifies = (jwt: string, key: KeyObject, algorithm: string | null, dsaEncoding?: 'ieee-p1363') => {
+    const [header, claims, signature] = jwt.split('.') as [string, string, string]
+    return verify(
+      algorithm,
+      Buffer.from(`${header}.${claims}`),
+      dsaEncoding ? { key, dsaEncoding } : key,
+      Buffer.from(signature, 'base64url'),
+    )
+  }
+  const url = 'https://api.cdp.coinbase.com/platform/v2/x402/settle'
+
+  it('is ES256 over a PEM EC key (newlines escaped or not), naming the key and the one request it allows', () => {
+    const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+    const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString()
+    for (const secret of [pem, pem.replaceAll('\n', '\\n')]) {
+      const jwt = cdpJwt({ credentials: { keyId: 'kid-1', secret }, method: 'POST', url, nowSeconds: 1_800_000_000 })
+      expect(JSON.parse(Buffer.from(jwt.split('.')[0]!, 'base64url').toString())).toMatchObject({ alg: 'ES256', kid: 'kid-1', typ: 'JWT' })
+      expect(claimsOf(jwt)).toEqual({
+        sub: 'kid-1',
+        iss: 'cdp',
+        uris: ['POST api.cdp.coinbase.com/platform/v2/x402/settle'],
+        iat: 1_800_000_000,
+        nbf: 1_800_000_000,
+        exp: 1_800_000_120,
+      })
+      expect(verifies(jwt, publicKey, 'sha256', 'ieee-p1363')).toBe(true)
+    }
+  })
+
+  it('is EdDSA over a base64 Ed25519 key (seed and public key, 64 bytes)', () => {
+    const { privateKey, publicKey } = generateKeyPairSync('ed25519')
+    const jwk = privateKey.export({ format: 'jwk' }) as { d: string; x: string }
+    const secret = Buffer.concat([Buffer.from(jwk.d, 'base64url'), Buffer.from(jwk.x, 'base64url')]).toString('base64')
+    const jwt = cdpJwt({ credentials: { keyId: 'kid-2', secret }, method: 'GET', url })
+    expect(JSON.parse(Buffer.from(jwt.split('.')[0]!, 'base64url').toString())).toMatchObject({ alg: 'EdDSA', kid: 'kid-2' })
+    expect(verifies(jwt, publicKey, null)).toBe(true)
+    expect(() => cdpJwt({ credentials: { keyId: 'k', secret: 'not a key' }, method: 'GET', url })).toThrow(/neither a PEM EC key nor/)
+  })
+})
+
+describe('the requirements the server builds', () => {
+  const config = load({ ...on, X402_PAY_TO: PAY_TO })
+  it('asks the exact scheme on eip155:<CHAIN_ID> in the asset, with its EIP-712 domain, payTo and the amount in base units', () => {
+    expect(paymentRequirementsOf(config)).toEqual({
+      scheme: 'exact',
+      network: 'eip155:8453',
+      amount: '1500000',
+      asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+      payTo: PAY_TO,
+      maxTimeoutSeconds: PAYMENT_TIMEOUT_SECONDS,
+      extra: { name: 'USD Coin', version: '2' },
+    })
+    expect(resourceOf('https://svc.example/api/x402/deploy?x=1')).toMatchObject({
+      url: 'https://svc.example/api/x402/deploy',
+      mimeType: 'application/json',
+    })
+  })
+})
+
+describe('a payment header, decoded and checked locally', () => {
+  const config = load({ ...on, X402_PAY_TO: PAY_TO })
+  const requirements = paymentRequirementsOf(config)
+  const now = Math.floor(Date.now() / 1000)
+  const signed = async (accepts = requirements) => {
+    const account = privateKeyToAccount(generatePrivateKey())
+    const client = new x402Client().register('eip155:*', new ExactEvmScheme(toClientEvmSigner(account)))
+    client.setSpendControls(false)
+    return client.createPaymentPayload({ x402Version: 2, resource: resourceOf('https://svc.example/api/x402/deploy'), accepts: [accepts] })
+  }
+  const decode = (payload: PaymentPayload): DecodedPayment => {
+    const decoded = decodePaymentHeader(encodePaymentSignatureHeader(payload))
+    if (!decoded.ok) throw new Error(decoded.reason)
+    return decoded.payment
+  }
+
+  it('decodes what the 2.27 client signs (validAfter 0), which passes every check and recovers to its payer', async () => {
+    const payment = decode(await signed())
+    expect(payment.authorization.validAfter).toBe(0n)
+    expect(payment.authorization.value).toBe(1_500_000n)
+    expect(checkPaymentTerms(payment, requirements)).toBeNull()
+    expect(checkValidityWindow(payment, now)).toBeNull()
+    expect(await signatureRecoversToPayer(payment, requirements, 8453)).toBe(true)
+  })
+
+  it('recovers the signer whatever the case the operator wrote the token address in (a checksum or not)', async () => {
+    const odd = paymentRequirementsOf(
+      load({
+        ...on,
+        X402_PAY_TO: PAY_TO,
+        X402_ASSET: '0x5A4D000000000000000000000000000000005A4D',
+        X402_ASSET_NAME: 'Odd',
+        X402_ASSET_VERSION: '1',
+      }),
+    )
+    expect(await signatureRecoversToPayer(decode(await signed(odd)), odd, 8453)).toBe(true)
+  })
+
+  it('refuses malformed and oversized headers before anything else', () => {
+    for (const header of [
+      '',
+      'not base64!',
+      Buffer.from('{"x402Version":2}').toString('base64'),
+      'a'.repeat(PAYMENT_HEADER_MAX_LENGTH + 1),
+    ])
+      expect(decodePaymentHeader(header)).toMatchObject({ ok: false, reason: expect.any(String) })
+    const permit2 = Buffer.from(JSON.stringify({ x402Version: 2, accepted: requirements, payload: { permit2Authorization: {} } })).toString(
+      'base64',
+    )
+    expect(decodePaymentHeader(permit2)).toMatchObject({ ok: false, reason: expect.stringContaining('EIP-3009') })
+  })
+
+  it('holds the payment to the server’s requirements, never to its own accepted echo', async () => {
+    const cases: [string, Partial<typeof requirements>][] = [
+      ['amount_mismatch', { amount: '1' }],
+      ['pay_to_mismatch', { payTo: '0x000000000000000000000000000000000000dEaD' }],
+      ['network_mismatch', { network: 'eip155:1' }],
+      ['asset_mismatch', { asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e' }],
+    ]
+    for (const [reason, claimed] of cases) {
+      const payment = decode(await signed({ ...requirements, ...claimed }))
+      expect(checkPaymentTerms(payment, requirements), reason).toMatchObject({ reason })
+    }
+  })
+
+  it('refuses an authorization that pays someone else, pays less, is not yet valid, expires soon, or is signed by another key', async () => {
+    const good = decode(await signed())
+    const tamper = (authorization: Partial<DecodedPayment['authorization']>): DecodedPayment => ({
+      ...good,
+      authorization: { ...good.authorization, ...authorization },
+    })
+    expect(checkPaymentTerms(tamper({ to: '0x000000000000000000000000000000000000dEaD' }), requirements)).toMatchObject({
+      reason: 'recipient_mismatch',
+    })
+    expect(checkPaymentTerms(tamper({ value: 1n }), requirements)).toMatchObject({ reason: 'value_mismatch' })
+    expect(checkValidityWindow(tamper({ validAfter: BigInt(now + 60) }), now)).toMatchObject({
+      reason: 'authorization_not_yet_valid',
+    })
+    expect(checkValidityWindow(tamper({ validBefore: BigInt(now + AUTHORIZATION_MARGIN_SECONDS - 1) }), now)).toMatchObject({
+      reason: 'authorization_expired',
+    })
+    // A changed field no longer matches the signature; another payer's signature never recovers to this payer.
+    expect(await signatureRecoversToPayer(tamper({ value: 2_000_000n }), requirements, 8453)).toBe(false)
+    const stranger = decode(await signed())
+    expect(await signatureRecoversToPayer({ ...good, signature: stranger.signature }, requirements, 8453)).toBe(false)
+    expect(await signatureRecoversToPayer({ ...good, signature: `0x${'00'.repeat(65)}` }, requirements, 8453)).toBe(false)
+  })
+})

@@ -1,0 +1,67 @@
+import { HTTPFacilitatorClient, x402ResourceServer } from '@x402/core/server'
+import type { PaymentRequirements } from '@x402/core/types'
+import { ExactEvmScheme } from '@x402/evm/exact/server'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type AnvilChain, startAnvilChain } from '../support/anvil.js'
+import { type LocalFacilitator, startLocalFacilitator } from '../support/facilitator.js'
+import { createPayingClient } from '../support/payingClient.js'
+import { placeTestUsdc, type TestUsdc } from '../support/testUsdc.js'
+
+// The payment parts the paid door is tested on, on their own: the test chain's EIP-3009 token, the local facilitator
+// over HTTP, and @x402/fetch's client signing a real authorization. If these disagree, every paid-door test would.
+
+describe('the test chain USDC, the local facilitator and the x402 client', () => {
+  let chain: AnvilChain
+  let usdc: TestUsdc
+  let facilitator: LocalFacilitator
+  const payTo = '0x000000000000000000000000000000000000bEEF'
+
+  beforeAll(async () => {
+    chain = await startAnvilChain()
+    usdc = await placeTestUsdc({ chain })
+    facilitator = await startLocalFacilitator({ rpcUrl: chain.nodeUrl })
+  }, 60_000)
+  afterAll(async () => {
+    await facilitator?.close()
+    await chain?.stop()
+  })
+
+  const requirements = (amount: string): PaymentRequirements => ({
+    scheme: 'exact',
+    network: 'eip155:8453',
+    asset: usdc.address,
+    amount,
+    payTo,
+    maxTimeoutSeconds: 300,
+    extra: { name: usdc.name, version: usdc.version },
+  })
+
+  it('verifies and settles a payment the client signed, moving exactly the amount, once', async () => {
+    const payer = createPayingClient({ rpcUrl: chain.rpcUrl })
+    await usdc.mint(payer.address, 5_000_000n)
+    const accepts = [requirements('1000000')]
+    const payload = await payer.client.createPaymentPayload({ x402Version: 2, resource: { url: 'http://x/y' }, accepts } as never)
+    const server = new x402ResourceServer(new HTTPFacilitatorClient({ url: facilitator.url })).register('eip155:8453', new ExactEvmScheme())
+    expect(await server.verifyPayment(payload, accepts[0]!)).toMatchObject({ isValid: true, payer: payer.address })
+    const settled = await server.settlePayment(payload, accepts[0]!)
+    expect(settled).toMatchObject({ success: true, payer: payer.address })
+    expect(await usdc.balanceOf(payer.address)).toBe(4_000_000n)
+    expect(await usdc.balanceOf(payTo)).toBe(1_000_000n)
+    const nonce = (payload.payload as { authorization: { nonce: `0x${string}` } }).authorization.nonce
+    expect(await usdc.authorizationUsed(payer.address, nonce)).toBe(true)
+    // The same authorization again cannot move anything: the token's nonce is single use.
+    expect(await server.settlePayment(payload, accepts[0]!)).toMatchObject({ success: false })
+    expect(await usdc.balanceOf(payTo)).toBe(1_000_000n)
+  })
+
+  it('refuses an unfunded payer in verify, naming the reason (its diagnosis reads through Multicall3)', async () => {
+    const payer = createPayingClient({ rpcUrl: chain.rpcUrl })
+    const accepts = [requirements('1000000')]
+    const payload = await payer.client.createPaymentPayload({ x402Version: 2, resource: { url: 'http://x/y' }, accepts } as never)
+    const server = new x402ResourceServer(new HTTPFacilitatorClient({ url: facilitator.url })).register('eip155:8453', new ExactEvmScheme())
+    expect(await server.verifyPayment(payload, accepts[0]!)).toMatchObject({
+      isValid: false,
+      invalidReason: expect.stringMatching(/balance/),
+    })
+  })
+})

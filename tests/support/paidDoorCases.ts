@@ -1,0 +1,528 @@
+import { execFile } from 'node:child_process'
+import { createPublicKey, verify } from 'node:crypto'
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http'
+import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402/core/types'
+import type { Address, Hex } from 'viem'
+import { expect, it } from 'vitest'
+import { canonicalJson } from '../../lib/deploy/pipeline/idempotency.js'
+import { paymentKeys } from '../../lib/payments/keys.js'
+import { type PaymentRecord, saveOpenPayment, sha256 } from '../../lib/payments/paymentRecord.js'
+import { createUpstashStore } from '../../lib/store/upstash.js'
+import { fetchChecked } from './openapiCheck.js'
+import { fundedPayer, type PaidDoorParts, TEST_PRICE_UNITS } from './paidDoorParts.js'
+import { createPayingClient, type PayingClient, signPaymentHeader } from './payingClient.js'
+import { findLeaks } from './secrets.js'
+import { BASE_USDC } from './testUsdc.js'
+
+// The paid door's case list (issue 39), on any target that serves the service over HTTP: npm start, or the Vercel
+// build output's functions. Every case stands alone (its own payer), counts what the facilitator settled, what KMS
+// signed and what the RPC was sent, and checks balances on chain.
+
+/** What the cases run against. */
+export type PaidDoorTarget = {
+  parts: PaidDoorParts
+  /** Two instances of the door over the parts. */
+  doors: [string, string]
+  /** An instance whose paid cap is full (`X402_DAILY_CAP=0`): allowlisted agents still deploy there. */
+  full: string
+  /** Every line the instances wrote. */
+  lines: () => string[]
+}
+
+const DOOR = '/api/x402/deploy'
+const json = { 'content-type': 'application/json' }
+type Answer = { status: number; headers: Headers; body: Record<string, any> }
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+
+/** `npm run agents -- credits --json` as an operator runs it against the parts' store: the open payments it lists. */
+function listedCredits(env: Record<string, string>): Promise<{ credit: { id: string } | null; state: string }[]> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'dev/agents.ts', 'credits', '--json'],
+      { cwd: ROOT, encoding: 'utf8', env: { ...process.env, ...env } },
+      (error, stdout) => (error ? reject(error) : resolve(JSON.parse(stdout))),
+    )
+  })
+}
+
+/** Registers the case list; `target` is read once the suite's `beforeAll` has built it. */
+export function definePaidDoorCases(target: () => PaidDoorTarget): void {
+  const seen: string[] = []
+  const keep = async (response: Response): Promise<Answer> => {
+    const body = (await response.json()) as Record<string, any>
+    seen.push(JSON.stringify(body), JSON.stringify([...response.headers]))
+    return { status: response.status, headers: response.headers, body }
+  }
+  const send = async (base: string, body: unknown, headers: Record<string, string> = {}, path = DOOR) =>
+    keep(await fetchChecked(`${base}${path}`, { method: 'POST', headers: { ...json, ...headers }, body: JSON.stringify(body) }))
+  const pay = async (payer: PayingClient, base: string, body: unknown, headers: Record<string, string> = {}) =>
+    keep(await payer.fetch(`${base}${DOOR}`, { method: 'POST', headers: { ...json, ...headers }, body: JSON.stringify(body) }))
+  const payer = async (units?: bigint) =>
+    createPayingClient({ rpcUrl: target().parts.chain.rpcUrl, privateKey: await fundedPayer(target().parts, units) })
+  const counts = () => {
+    const { facilitator, kms, chain } = target().parts
+    return {
+      verifies: facilitator.calls.filter((c) => c === 'verify').length,
+      settles: facilitator.calls.filter((c) => c === 'settle').length,
+      settled: facilitator.settlements.length,
+      signs: kms.calls.filter((c) => c === 'Sign').length,
+      kms: kms.calls.length,
+      sends: chain.rpcMethods.filter((m) => m.startsWith('eth_sendRawTransaction')).length,
+      rpc: chain.rpcMethods.length,
+    }
+  }
+  const since = (before: ReturnType<typeof counts>) => {
+    const now = counts()
+    return Object.fromEntries(Object.entries(now).map(([k, v]) => [k, v - before[k as keyof typeof now]])) as typeof now
+  }
+  const balances = async (who: Address) => ({
+    payer: await target().parts.usdc.balanceOf(who),
+    payTo: await target().parts.usdc.balanceOf(target().parts.payTo),
+  })
+  const requirementsAt = async (base: string): Promise<PaymentRequired> => {
+    const answer = await send(base, { name: 'Ask', symbol: 'ASK' })
+    return decodePaymentRequiredHeader(answer.headers.get('payment-required')!)
+  }
+  const signedHeader = async (client: PayingClient, accepts: PaymentRequirements, extensions?: Record<string, unknown>) => {
+    const payload: PaymentPayload = await client.client.createPaymentPayload({
+      x402Version: 2,
+      resource: { url: 'x' },
+      accepts: [accepts],
+      extensions,
+    } as never)
+    return encodePaymentSignatureHeader(payload)
+  }
+
+  it('without a payment answers 402 with the x402 v2 PAYMENT-REQUIRED header, costing no RPC call and no KMS call', async () => {
+    const before = counts()
+    const answer = await send(target().doors[0], { name: 'Unpaid Token', symbol: 'UNPAID' })
+    expect(since(before)).toMatchObject({ rpc: 0, kms: 0, verifies: 0 })
+    expect(answer.status).toBe(402)
+    const required = decodePaymentRequiredHeader(answer.headers.get('payment-required')!)
+    const accepts = {
+      scheme: 'exact',
+      network: 'eip155:8453',
+      amount: TEST_PRICE_UNITS.toString(),
+      asset: BASE_USDC.address,
+      payTo: target().parts.payTo,
+      maxTimeoutSeconds: 300,
+      extra: { name: BASE_USDC.name, version: BASE_USDC.version },
+    }
+    expect(required).toMatchObject({ x402Version: 2, accepts: [accepts], resource: { url: expect.stringMatching(/\/api\/x402\/deploy$/) } })
+    expect(required.extensions).toHaveProperty('payment-identifier')
+    expect(answer.body).toMatchObject({ ok: false, code: 'PAYMENT_REQUIRED', error: expect.any(String), accepts: [accepts] })
+    expect(answer.headers.get('ratelimit-policy')).toMatch(/^"x402";q=\d+;w=60$/)
+    expect(answer.headers.get('ratelimit')).toMatch(/^"x402";r=\d+;t=\d+$/)
+    expect(answer.headers.get('access-control-expose-headers')).toMatch(/PAYMENT-REQUIRED.*PAYMENT-RESPONSE/)
+  })
+
+  it('refuses an invalid body first, as /api/b20-skill does: no 402, nobody asked to pay', async () => {
+    const body = { name: '', symbol: 'B@D', decimals: 4 }
+    const answer = await send(target().doors[0], body)
+    expect(answer.status).toBe(200)
+    expect(answer.headers.get('payment-required')).toBeNull()
+    const keyed = await send(
+      target().doors[0],
+      { action: 'agent_deploy', ...body },
+      { 'x-service-key': target().parts.agent.key },
+      '/api/b20-skill',
+    )
+    expect(answer.body).toEqual(keyed.body)
+    expect(answer.body).toMatchObject({ ok: false, code: 'INVALID_INTENT' })
+    const dry = await send(target().doors[0], { name: 'Dry', symbol: 'DRY', dryRun: true })
+    expect(dry.body).toMatchObject({ code: 'INVALID_INTENT', details: [{ field: 'dryRun' }] })
+  })
+
+  it('deploys for a real x402 client: paid once, exactly the price from payer to payTo, the token born as asked', async () => {
+    const client = await payer()
+    const recipient = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed'
+    const [start, before] = [await balances(client.address), counts()]
+    const body = { name: 'Paid Token', symbol: 'PAID', initialSupply: '1000', recipient, description: 'Bought with x402.' }
+    const answer = await pay(client, target().doors[0], body)
+    expect(answer.status).toBe(200)
+    expect(answer.body).toMatchObject({
+      ok: true,
+      status: 'broadcast',
+      token: { name: 'Paid Token', symbol: 'PAID', initialSupply: '1000', recipient },
+      payment: { payer: client.address, amount: TEST_PRICE_UNITS.toString(), asset: BASE_USDC.address, network: 'eip155:8453' },
+    })
+    const settlement = decodePaymentResponseHeader(answer.headers.get('payment-response')!)
+    expect(settlement).toMatchObject({
+      success: true,
+      payer: client.address,
+      transaction: answer.body.payment.transaction,
+      network: 'eip155:8453',
+    })
+    expect(await balances(client.address)).toEqual({ payer: start.payer - TEST_PRICE_UNITS, payTo: start.payTo + TEST_PRICE_UNITS })
+    expect(since(before)).toMatchObject({ verifies: 1, settles: 1, settled: 1, signs: 1 })
+    // The receipt is free on the door, for the deploys paid through it.
+    const receipt = await send(target().doors[1], { action: 'receipt', tx_hash: answer.body.txHash, waitSeconds: 10 })
+    expect(receipt.body).toMatchObject({
+      ok: true,
+      status: 'confirmed',
+      tokenAddress: answer.body.predictedAddress,
+      minted: [{ to: recipient, amount: '1000' }],
+    })
+    // The facilitator was asked with CDP's credentials: a JWT per call, signed with the key, naming that one request.
+    const [jwt] = target().parts.facilitator.authorizations.slice(-1)
+    const [header, claims, signature] = jwt!.replace(/^Bearer /, '').split('.') as [string, string, string]
+    expect(
+      verify(
+        'sha256',
+        Buffer.from(`${header}.${claims}`),
+        { key: createPublicKey(target().parts.cdpSecret), dsaEncoding: 'ieee-p1363' },
+        Buffer.from(signature, 'base64url'),
+      ),
+    ).toBe(true)
+    expect(JSON.parse(Buffer.from(claims, 'base64url').toString())).toMatchObject({
+      iss: 'cdp',
+      uris: [expect.stringMatching(/^POST 127\.0\.0\.1:\d+\/settle$/)],
+    })
+  })
+
+  it('refuses a reverting simulation before any settle: nothing paid, nothing signed', async () => {
+    const salt = `0x${crypto.getRandomValues(new Uint8Array(32)).reduce((s, b) => s + b.toString(16).padStart(2, '0'), '')}`
+    const keyed = await send(
+      target().doors[0],
+      { action: 'agent_deploy', name: 'First', symbol: 'FIRST', salt },
+      { 'x-service-key': target().parts.agent.key },
+      '/api/b20-skill',
+    )
+    expect(keyed.body).toMatchObject({ ok: true, status: 'broadcast' })
+    const client = await payer()
+    const [start, before] = [await balances(client.address), counts()]
+    const answer = await pay(client, target().doors[1], { name: 'Again', symbol: 'AGAIN', salt })
+    expect(answer.body).toMatchObject({ ok: false, code: 'SIMULATION_REVERTED', revert: { name: 'TokenAlreadyExists' } })
+    expect(answer.headers.get('payment-response')).toBeNull()
+    expect(since(before)).toMatchObject({ settles: 0, signs: 0, sends: 0 })
+    expect(await balances(client.address)).toEqual(start)
+  })
+
+  const badPayments: [string, (client: PayingClient, accepts: PaymentRequirements) => Promise<string>, number, string | RegExp][] = [
+    ['underpaid', (c, a) => signedHeader(c, { ...a, amount: '1' }), 402, 'amount_mismatch'],
+    ['to another payTo', (c, a) => signedHeader(c, { ...a, payTo: '0x000000000000000000000000000000000000dEaD' }), 402, 'pay_to_mismatch'],
+    [
+      'on another network',
+      (c, a) => signPaymentHeader({ privateKey: c.privateKey, requirements: { ...a, network: 'eip155:1' }, chainId: 1 }),
+      402,
+      'network_mismatch',
+    ],
+    [
+      'expired',
+      (c, a) =>
+        signPaymentHeader({
+          privateKey: c.privateKey,
+          requirements: a,
+          authorization: { validBefore: BigInt(Math.floor(Date.now() / 1000) - 10) },
+        }),
+      402,
+      'authorization_expired',
+    ],
+    [
+      'not yet valid',
+      (c, a) =>
+        signPaymentHeader({
+          privateKey: c.privateKey,
+          requirements: a,
+          authorization: { validAfter: BigInt(Math.floor(Date.now() / 1000) + 3600) },
+        }),
+      402,
+      'authorization_not_yet_valid',
+    ],
+    [
+      'with a bad signature',
+      async (c, a) => {
+        const stranger = await signPaymentHeader({ privateKey: (await fundedPayer(target().parts, 0n)) as Hex, requirements: a })
+        const payload = JSON.parse(Buffer.from(stranger, 'base64').toString()) as { payload: { authorization: { from: string } } }
+        payload.payload.authorization.from = c.address
+        return Buffer.from(JSON.stringify(payload)).toString('base64')
+      },
+      402,
+      'invalid_signature',
+    ],
+    ['from an unfunded payer', async (_c, a) => signedHeader(await payer(0n), a), 402, /balance|funds/],
+    ['in a malformed header', async () => 'not a payment!', 400, 'INVALID_PAYMENT'],
+    ['in an oversized header', async () => 'A'.repeat(9000), 400, 'INVALID_PAYMENT'],
+  ]
+  it.each(badPayments)(
+    'refuses a payment %s before any settle: nothing signed, no balance moved',
+    async (_name, header, status, reason) => {
+      const client = await payer()
+      const accepts = (await requirementsAt(target().doors[0])).accepts[0]!
+      const [start, before] = [await balances(client.address), counts()]
+      const answer = await send(
+        target().doors[0],
+        { name: 'Refused', symbol: 'REF' },
+        { 'payment-signature': await header(client, accepts) },
+      )
+      expect(answer.status).toBe(status)
+      if (status === 402) {
+        expect(answer.body).toMatchObject({ ok: false, code: 'PAYMENT_INVALID', reason: expect.stringMatching(reason) })
+        expect(decodePaymentRequiredHeader(answer.headers.get('payment-required')!).accepts).toEqual([accepts])
+      } else expect(answer.body).toMatchObject({ ok: false, code: reason })
+      const spent = since(before)
+      expect(spent).toMatchObject({ settles: 0, signs: 0, sends: 0 })
+      // Only a payment that passed every local check reaches the facilitator (here, the unfunded payer's).
+      expect(spent.verifies).toBe(_name === 'from an unfunded payer' ? 1 : 0)
+      expect(await balances(client.address)).toEqual(start)
+    },
+  )
+
+  it('takes the same payload sent twice at once to two instances once: one settle, one deploy; a resend gets the first answer', async () => {
+    const client = await payer()
+    const accepts = (await requirementsAt(target().doors[0])).accepts[0]!
+    const header = { 'payment-signature': await signedHeader(client, accepts) }
+    const body = { name: 'Twice Token', symbol: 'TWICE' }
+    const [start, before] = [await balances(client.address), counts()]
+    const answers = await Promise.all(target().doors.map((door) => send(door, body, header)))
+    const deployed = answers.filter((a) => a.body.ok === true)
+    expect(deployed).toHaveLength(1)
+    const other = answers.find((a) => a !== deployed[0])!
+    if (other.body.ok !== true) expect(other.body).toMatchObject({ ok: false, code: 'IDEMPOTENCY_IN_PROGRESS' })
+    expect(since(before)).toMatchObject({ settles: 1, settled: 1, signs: 1 })
+    expect(await balances(client.address)).toEqual({ payer: start.payer - TEST_PRICE_UNITS, payTo: start.payTo + TEST_PRICE_UNITS })
+    const again = await send(target().doors[1], body, header)
+    expect(again.body).toEqual(deployed[0]!.body)
+    expect(again.headers.get('idempotent-replayed')).toBe('true')
+    expect(since(before)).toMatchObject({ settles: 1, signs: 1 })
+  })
+
+  it('keeps a settled payment whose deploy failed (the RPC down) as a credit, redeemed by a resend with no second settle', async () => {
+    const { chain, facilitator } = target().parts
+    const client = await payer()
+    const accepts = (await requirementsAt(target().doors[0])).accepts[0]!
+    const header = { 'payment-signature': await signedHeader(client, accepts) }
+    const body = { name: 'Credit Token', symbol: 'CREDIT' }
+    const [start, before] = [await balances(client.address), counts()]
+    facilitator.onNext('settle', () => chain.setRpcDown(true))
+    let credited: Answer
+    try {
+      credited = await send(target().doors[0], body, header)
+    } finally {
+      chain.setRpcDown(false)
+    }
+    expect(credited.body).toMatchObject({
+      ok: false,
+      code: 'RPC_UNAVAILABLE',
+      credit: { id: expect.stringMatching(/^cr_/) },
+      retryAfterSeconds: expect.any(Number),
+    })
+    expect(credited.body.payment).toMatchObject({ payer: client.address, amount: TEST_PRICE_UNITS.toString() })
+    expect(decodePaymentResponseHeader(credited.headers.get('payment-response')!)).toMatchObject({ success: true })
+    expect(since(before)).toMatchObject({ settles: 1, signs: 0 })
+    // The operator sees the credit while it is open, and no more once a resend redeemed it.
+    const creditId = credited.body.credit.id as string
+    expect((await listedCredits(target().parts.env)).map((c) => c.credit?.id)).toContain(creditId)
+    const redeemed = await send(target().doors[1], body, header)
+    expect(redeemed.body).toMatchObject({ ok: true, status: 'broadcast', payment: { transaction: credited.body.payment.transaction } })
+    expect(since(before)).toMatchObject({ settles: 1, settled: 1, signs: 1 })
+    expect(await balances(client.address)).toEqual({ payer: start.payer - TEST_PRICE_UNITS, payTo: start.payTo + TEST_PRICE_UNITS })
+    expect((await listedCredits(target().parts.env)).map((c) => c.credit?.id)).not.toContain(creditId)
+  })
+
+  it('redeems a credit by the same Idempotency-Key too: the new payment the client signs is not settled', async () => {
+    const { kms, facilitator, usdc } = target().parts
+    const client = await payer()
+    const key = `credit-${Date.now()}-${Math.random()}`
+    const body = { name: 'Kms Credit', symbol: 'KMSCR' }
+    const [start, before] = [await balances(client.address), counts()]
+    facilitator.onNext('settle', () => kms.setDown(true))
+    let credited: Answer
+    try {
+      credited = await pay(client, target().doors[0], body, { 'idempotency-key': key })
+    } finally {
+      kms.setDown(false)
+    }
+    expect(credited.body).toMatchObject({ ok: false, code: 'SIGNER_UNAVAILABLE', credit: { id: expect.any(String) } })
+    const redeemed = await pay(client, target().doors[1], body, { 'idempotency-key': key })
+    expect(redeemed.body).toMatchObject({ ok: true, status: 'broadcast', payment: { transaction: credited.body.payment.transaction } })
+    expect(since(before)).toMatchObject({ settles: 1, settled: 1 })
+    expect(await balances(client.address)).toEqual({ payer: start.payer - TEST_PRICE_UNITS, payTo: start.payTo + TEST_PRICE_UNITS })
+    // Once more with the same key and body: the first answer, replayed; the payment the client signed again is not settled.
+    const replayed = await pay(client, target().doors[0], body, { 'idempotency-key': key })
+    expect(replayed.body).toEqual(redeemed.body)
+    expect(replayed.headers.get('idempotent-replayed')).toBe('true')
+    // The same key with another body: a conflict, and nothing settled.
+    const conflict = await pay(client, target().doors[0], { ...body, symbol: 'OTHER' }, { 'idempotency-key': key })
+    expect(conflict.body).toMatchObject({ ok: false, code: 'IDEMPOTENCY_CONFLICT' })
+    expect(since(before)).toMatchObject({ settles: 1 })
+    expect(await usdc.balanceOf(client.address)).toBe(start.payer - TEST_PRICE_UNITS)
+  })
+
+  it('refuses before any settle when the paid cap is full, while allowlisted agents still deploy', async () => {
+    const { full } = target()
+    const client = await payer()
+    const before = counts()
+    const unpaid = await send(full, { name: 'Capped', symbol: 'CAPPED' })
+    expect(unpaid.status).toBe(200)
+    expect(unpaid.body).toMatchObject({ ok: false, code: 'DEPLOY_CAP_REACHED', retryAt: expect.any(String) })
+    const accepts = (await requirementsAt(target().doors[0])).accepts[0]!
+    const paid = await send(full, { name: 'Capped', symbol: 'CAPPED' }, { 'payment-signature': await signedHeader(client, accepts) })
+    expect(paid.body).toMatchObject({ ok: false, code: 'DEPLOY_CAP_REACHED', retryAt: expect.any(String) })
+    expect(since(before)).toMatchObject({ settles: 0, signs: 0 })
+    const keyed = await send(
+      full,
+      { action: 'agent_deploy', name: 'Keyed', symbol: 'KEYED' },
+      { 'x-service-key': target().parts.agent.key },
+      '/api/b20-skill',
+    )
+    expect(keyed.body).toMatchObject({ ok: true, status: 'broadcast' })
+  })
+
+  it('refuses a payer past its own cap before any settle', async () => {
+    const client = await payer()
+    for (let i = 0; i < 3; i++)
+      expect((await pay(client, target().doors[i % 2]!, { name: `Capped ${i}`, symbol: `PCAP${i}` })).body).toMatchObject({ ok: true })
+    const before = counts()
+    const answer = await pay(client, target().doors[0], { name: 'One Too Many', symbol: 'PCAP3' })
+    expect(answer.body).toMatchObject({ ok: false, code: 'DEPLOY_CAP_REACHED', retryAt: expect.any(String) })
+    expect(since(before)).toMatchObject({ settles: 0, signs: 0 })
+  })
+
+  it('answers 503 FACILITATOR_UNAVAILABLE when the facilitator is down, settling and signing nothing; a resend settles once', async () => {
+    const { facilitator, usdc } = target().parts
+    const client = await payer()
+    const accepts = (await requirementsAt(target().doors[0])).accepts[0]!
+    const header = { 'payment-signature': await signedHeader(client, accepts) }
+    const body = { name: 'Down Token', symbol: 'DOWN' }
+    const [start, before] = [await balances(client.address), counts()]
+    facilitator.setFault('down')
+    let down: Answer
+    try {
+      down = await send(target().doors[0], body, header)
+    } finally {
+      facilitator.setFault(null)
+    }
+    expect(down.status).toBe(503)
+    expect(down.body).toMatchObject({ ok: false, code: 'FACILITATOR_UNAVAILABLE' })
+    expect(Number(down.headers.get('retry-after'))).toBeGreaterThan(0)
+    expect(since(before)).toMatchObject({ settled: 0, signs: 0 })
+    expect(await balances(client.address)).toEqual(start)
+    // Down at the settle itself (its answer lost): the chain says nothing moved yet; the resend settles it, once.
+    facilitator.onNext('settle', () => facilitator.setFault('reset'))
+    const lost = await send(target().doors[1], body, header)
+    facilitator.setFault(null)
+    expect(lost.status).toBe(503)
+    const resent = await send(target().doors[0], body, header)
+    expect(resent.body).toMatchObject({ ok: true, status: 'broadcast' })
+    expect(since(before)).toMatchObject({ settled: 1, signs: 1 })
+    expect(await usdc.balanceOf(client.address)).toBe(start.payer - TEST_PRICE_UNITS)
+  })
+
+  it('deploys when the facilitator settled but its answer was lost: the chain says paid, no second settle', async () => {
+    const { facilitator } = target().parts
+    const client = await payer()
+    const [start, before] = [await balances(client.address), counts()]
+    facilitator.setFault('lose-settle-answer')
+    let answer: Answer
+    try {
+      answer = await pay(client, target().doors[0], { name: 'Lost Answer', symbol: 'LOST' })
+    } finally {
+      facilitator.setFault(null)
+    }
+    expect(answer.body).toMatchObject({ ok: true, status: 'broadcast', payment: { transaction: facilitator.settlements.at(-1) } })
+    expect(since(before)).toMatchObject({ settled: 1, signs: 1 })
+    expect(await balances(client.address)).toEqual({ payer: start.payer - TEST_PRICE_UNITS, payTo: start.payTo + TEST_PRICE_UNITS })
+  })
+
+  it('forgets a payment whose settle nobody saw end once its authorization can no longer settle', async () => {
+    const { env } = target().parts
+    const client = await payer()
+    const accepts = (await requirementsAt(target().doors[0])).accepts[0]!
+    // A settle asked for long ago that nobody saw end: its record says settling, its authorization lapsed since.
+    const validBefore = BigInt(Math.floor(Date.now() / 1000) - 60)
+    const header = await signPaymentHeader({ privateKey: client.privateKey, requirements: accepts, authorization: { validBefore } })
+    const { authorization } = (JSON.parse(Buffer.from(header, 'base64').toString()) as { payload: { authorization: { nonce: Hex } } })
+      .payload
+    const body = { name: 'Expired', symbol: 'EXPIRED' }
+    const store = createUpstashStore({ url: env.UPSTASH_REDIS_REST_URL!, token: env.UPSTASH_REDIS_REST_TOKEN! })
+    const keys = paymentKeys({ storePrefix: env.STORE_KEY_PREFIX!, chainId: 8453 })
+    const record: PaymentRecord = {
+      state: 'settling',
+      bodyHash: sha256(canonicalJson({ ...body, action: 'agent_deploy' })),
+      payer: client.address.toLowerCase(),
+      nonce: authorization.nonce,
+      amount: accepts.amount,
+      asset: accepts.asset,
+      network: accepts.network,
+      validBefore: Number(validBefore),
+      at: Date.now() - 120_000,
+      transaction: null,
+      confirmed: false,
+      credit: null,
+      answer: null,
+    }
+    await saveOpenPayment(store, { keys, payer: record.payer, nonce: record.nonce }, record)
+    const [start, before] = [await balances(client.address), counts()]
+    const resent = await send(target().doors[1], body, { 'payment-signature': header })
+    // The chain says the authorization was never used, and it can never settle now: forgotten, nothing paid.
+    expect(resent.status).toBe(402)
+    expect(resent.body).toMatchObject({ ok: false, code: 'PAYMENT_FAILED', reason: 'authorization_expired' })
+    expect(since(before)).toMatchObject({ settles: 0, signs: 0 })
+    expect(await balances(client.address)).toEqual(start)
+    expect(await store.get(keys.payment(record.payer, record.nonce))).toBeNull()
+  })
+
+  it('answers the token address in the same call with waitSeconds, and the broadcast answer when the node times out', async () => {
+    const { chain } = target().parts
+    const client = await payer()
+    const waited = await pay(client, target().doors[0], { name: 'Waited', symbol: 'WAITED', waitSeconds: 5 })
+    expect(waited.body).toMatchObject({
+      ok: true,
+      status: 'broadcast',
+      receipt: { ok: true, status: 'confirmed', tokenAddress: waited.body.predictedAddress },
+    })
+    chain.setSyncMode('timeout')
+    try {
+      const late = await pay(client, target().doors[1], { name: 'Late', symbol: 'LATE', waitSeconds: 2 })
+      expect(late.body).toMatchObject({ ok: true, status: 'broadcast' })
+      expect(late.body.receipt).toBeUndefined()
+    } finally {
+      chain.setSyncMode(null)
+    }
+  })
+
+  it('answers receipts only for deploys paid through the door', async () => {
+    const keyed = await send(
+      target().doors[0],
+      { action: 'agent_deploy', name: 'Keyed Only', symbol: 'KEYONLY' },
+      { 'x-service-key': target().parts.agent.key },
+      '/api/b20-skill',
+    )
+    const answer = await send(target().doors[0], { action: 'receipt', tx_hash: keyed.body.txHash })
+    expect(answer.body).toMatchObject({ ok: false, code: 'NOT_A_DEPLOY' })
+  })
+
+  it('pays and deploys with the client SKILL.md shows, run as it is written (the host and the wallet filled in)', async () => {
+    const skill = readFileSync(join(ROOT, 'SKILL.md'), 'utf8')
+    const snippet = /## No key\? Pay per deploy[\s\S]*?```ts\n([\s\S]*?)```/.exec(skill)![1]!.replace('https://<host>', target().doors[0])
+    const dir = mkdtempSync(join(tmpdir(), 'skill-client-'))
+    symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir')
+    writeFileSync(join(dir, 'client.mts'), snippet.replace("'my-deploy-0001'", `'skill-${Date.now()}'`))
+    const key = await fundedPayer(target().parts)
+    const out = await new Promise<string>((resolve, reject) =>
+      execFile(
+        process.execPath,
+        ['--import', 'tsx', join(dir, 'client.mts')],
+        { cwd: dir, encoding: 'utf8', env: { ...process.env, WALLET_KEY: key } },
+        (error, stdout) => (error ? reject(error) : resolve(stdout)),
+      ),
+    )
+    expect(out).toMatch(/ok: true,\s+status: 'broadcast'/)
+    expect(out).toMatch(/status: 'confirmed'/)
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('never puts a secret in an answer or a log line', () => {
+    const { parts } = target()
+    const secrets = [parts.cdpSecret, parts.agent.key, parts.env.AWS_SECRET_ACCESS_KEY!, parts.upstash.token]
+    expect(seen.length).toBeGreaterThan(20)
+    expect(findLeaks([...seen, ...target().lines()], secrets)).toEqual([])
+  })
+}
