@@ -402,12 +402,12 @@ describe('POST /api/b20-skill on anvil (chain 8453) with the B20 emulator, the K
     stack.chain.dropNextAnswer('eth_sendRawTransaction')
     const first = await stack.post(deployBody({ symbol: 'LOST' }), { idempotencyKey: key })
     expect(first.body).toMatchObject({ ok: false, code: 'BROADCAST_UNCERTAIN', txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/) })
-    // It did go out: the receipt knows it (waiting for mining, as an agent would: the node may still be mining it on a
-    // busy machine). A retry with the same Idempotency-Key gets the same answer, no new transaction.
-    expect((await stack.post({ action: 'receipt', tx_hash: first.body.txHash, waitSeconds: 10 })).body).toMatchObject({
-      ok: true,
-      status: 'confirmed',
-    })
+    // It did go out: the receipt knows it (asked until mined, as an agent polls: the node may still be mining it on a
+    // busy machine; the stack's clock, which times a receipt's own wait, moves only when a test moves it). A retry
+    // with the same Idempotency-Key gets the same answer, no new transaction.
+    await expect
+      .poll(async () => (await stack.post({ action: 'receipt', tx_hash: first.body.txHash })).body, { timeout: 10_000 })
+      .toMatchObject({ ok: true, status: 'confirmed' })
     const before = await nonce()
     const retry = await stack.post(deployBody({ symbol: 'LOST' }), { idempotencyKey: key })
     expect(retry.body).toEqual(first.body)
