@@ -163,19 +163,20 @@ describe('price lines from candles', () => {
           ohlcv_list: [
             [1_763_900_100, '1', '1', '1', '2.5', '10'],
             [1_763_899_800, 1, 1, 1, 2, 10],
-            [1_763_899_800, 1, 1, 1, 9, 10], // the same start again: one candle per time
+            [1_763_899_800, 1, 1, 1, 9, 10], // the same start again: one candle per time, the first in the list
             [1_763_899_500, 1, 1, 1, 0, 10], // no price
             [1_763_899_200, 1, 1, 1, Number.NaN, 10],
             ['soon', 1, 1, 1, 3, 10],
             'junk',
-            [1_763_898_900, 1, 1, 1, 1.5],
+            [1_763_898_900, 1, 1, 1, 1.5, 0],
+            [1_763_898_600, 1, 1, 1, 1.5], // no volume: not a candle
           ],
         },
       },
     }
     expect(parseCandlesBody(body)).toEqual([
       { t: 1_763_898_900_000, close: 1.5 },
-      { t: 1_763_899_800_000, close: 9 },
+      { t: 1_763_899_800_000, close: 2 },
       { t: 1_763_900_100_000, close: 2.5 },
     ])
     expect(parseCandlesBody({ data: { attributes: { ohlcv_list: [] } } })).toEqual([])
