@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest'
 import {
-  type CandleSeries,
   holdsOpenCandle,
   OPEN_CANDLE_TTL_MS,
   planCandles,
