@@ -20,6 +20,7 @@ import {
   marketHistorySchema,
   statsSchema,
   tokenHistorySchema,
+  tokenOhlcvSchema,
   tokenSchema,
   tokenSearchResultSchema,
 } from '../market/types.js'
@@ -29,6 +30,7 @@ import { perInstance } from '../platform/perInstance.js'
 import { errorAnswer, notAllowedAnswer } from '../platform/routeDocs.js'
 import { SERVICE_VERSION } from '../platform/version.js'
 import { controlRoomRoute, marketHistoryRoute, tokenHistoryRoute, tokenSearchRoute } from '../read/endpoints.js'
+import { tokenOhlcvRoute } from '../read/ohlcvEndpoint.js'
 import { streamRoute } from '../stream/handler.js'
 import { tickRoute } from '../tick/handler.js'
 import { tickSummarySchema } from '../tick/schema.js'
@@ -45,6 +47,7 @@ const routes = (): Record<string, { route: ZodOpenApiPathItemObject; tag: string
   '/api/token-search': { route: tokenSearchRoute, tag: 'Market data', name: 'tokenSearch' },
   '/api/token-history': { route: tokenHistoryRoute, tag: 'Market data', name: 'tokenHistory' },
   '/api/market-history': { route: marketHistoryRoute, tag: 'Market data', name: 'marketHistory' },
+  '/api/token-ohlcv': { route: tokenOhlcvRoute, tag: 'Market data', name: 'tokenOhlcv' },
   '/api/stream': { route: streamRoute, tag: 'Market data', name: 'stream' },
   '/api/b20-skill': { route: b20SkillRoute, tag: 'Agents', name: 'b20Skill' },
   '/api/mcp': { route: mcpRoute, tag: 'Agents', name: 'mcp' },
@@ -63,6 +66,7 @@ const COMPONENTS = {
   TokenSearchResult: tokenSearchResultSchema,
   TokenHistory: tokenHistorySchema,
   MarketHistory: marketHistorySchema,
+  TokenOhlcv: tokenOhlcvSchema,
   Error: errorBodySchema,
   // Each agent action's request, named after it: agent_deploy -> AgentDeployRequest.
   ...Object.fromEntries(AGENT_ACTIONS.map((action) => [`${pascalCase(action.name)}Request`, action.schema])),

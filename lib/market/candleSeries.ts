@@ -73,14 +73,16 @@ function holdsPage(series: CandleSeries, before: number, limit: number): boolean
 
 /**
  * Decides how a request is answered: from the series kept (`kept`), by fetching only the candles since it was last
- * fetched (`head`: one call of as many rows as intervals passed, never more than 1000), by starting the series again
- * (`fresh`), or, for a page older than anything kept, by fetching that page alone (`page`). A request whose page ends
+ * fetched (`head`: one call of as many rows as intervals passed, never more than 1000; only when the closed part holds
+ * `limit` already, or all there is), by starting the series again (`fresh`: one call too, of every row), or, for a page older than anything kept, by fetching that page alone (`page`). A request whose page ends
  * at or after the open candle (no `before`, or a later one) needs the series' open candle no older than 30 s.
  */
 export function planCandles({ series, pool, before, limit, seconds, now }: PlanCandlesParameters): CandlePlan {
   const open = openCandleStart(now, seconds)
   const kept = series && series.pool === pool ? series : null
-  const fresh: CandlePlan = { kind: 'fresh', limit: Math.max(limit, OHLCV_DEFAULT_LIMIT) }
+  // One more than asked (at least GeckoTerminal's default): with the open candle among them, the closed part alone still
+  // holds `limit`, so the next requests of this size join new candles to it instead of fetching all again.
+  const fresh: CandlePlan = { kind: 'fresh', limit: Math.min(GECKO_OHLCV_LIMIT_MAX, Math.max(limit, OHLCV_DEFAULT_LIMIT) + 1) }
   if (before !== null && before <= (kept?.closedBefore ?? open)) {
     if (kept && holdsPage(kept, before, limit)) return { kind: 'kept' }
     return { kind: 'page', before, limit }

@@ -146,3 +146,54 @@ export const marketHistorySchema = z.object({
 
 /** Body of `GET /api/market-history`. */
 export type MarketHistoryBody = z.infer<typeof marketHistorySchema>
+
+/** A token of a pool as GeckoTerminal's OHLCV `meta` names it: untrusted text, made safe to show. */
+const ohlcvTokenSchema = z
+  .object({
+    address: z
+      .string()
+      .regex(/^0x[0-9a-f]{40}$/)
+      .nullable()
+      .describe('The token, lower-case; null when GeckoTerminal did not say'),
+    name: z.string().nullable().describe('Untrusted text (sanitised, at most 64 characters)'),
+    symbol: z.string().nullable().describe('Untrusted text (sanitised, at most 24 characters)'),
+  })
+  .nullable()
+
+/** Body of `GET /api/token-ohlcv`: a token's candles, in GeckoTerminal's terms (`docs/api.md`). */
+export const tokenOhlcvSchema = z.object({
+  address: z
+    .string()
+    .regex(/^0x[0-9a-f]{40}$/)
+    .describe('The token, lower-case'),
+  pairAddress: z
+    .string()
+    .regex(/^0x(?:[0-9a-f]{40}|[0-9a-f]{64})$/)
+    .describe(
+      'The pool the candles are of: the token’s pair in the control room while it is in the top 100, else its most liquid Base pool in which it is the base token (a Uniswap v4 pool’s 32-byte id included)',
+    ),
+  dexId: z.string().describe('The pool’s exchange, in DexScreener’s vocabulary'),
+  timeframe: z.enum(['minute', 'hour', 'day']),
+  aggregate: z.number().int().describe('Candle length in timeframes: minute 1/5/15, hour 1/4/12, day 1'),
+  currency: z.enum(['usd', 'token']).describe('usd: prices and volume in US dollars; token: in the pool’s quote token'),
+  ohlcv: z
+    .array(
+      z
+        .tuple([
+          z.number().int().describe('Start of the candle, epoch seconds'),
+          z.number().describe('Open'),
+          z.number().describe('High'),
+          z.number().describe('Low'),
+          z.number().describe('Close'),
+          z.number().describe('Volume of this candle'),
+        ])
+        .describe('[t, open, high, low, close, volume]'),
+    )
+    .describe(
+      'Newest first, one row per t; an interval in which nobody traded has no row (a gap, as GeckoTerminal sends it: nothing is invented)',
+    ),
+  meta: z.object({ base: ohlcvTokenSchema, quote: ohlcvTokenSchema }).describe('The pool’s two tokens as GeckoTerminal names them'),
+})
+
+/** Body of `GET /api/token-ohlcv`. */
+export type TokenOhlcv = z.infer<typeof tokenOhlcvSchema>

@@ -16,6 +16,14 @@ const keysUnder = (prefix: string) => ({
   tokenHistory: (address: string) => `${prefix}${BODY_VERSION}:token-history:${address}`,
   /** The cached token-search body of a trimmed term. */
   tokenSearch: (query: string) => `${prefix}${BODY_VERSION}:token-search:${encodeURIComponent(query)}`,
+  /** The cached token-ohlcv body of a checked request (`lib/market/ohlcvQuery.ts`). */
+  tokenOhlcv: (address: string, request: string) => `${prefix}${BODY_VERSION}:token-ohlcv:${address}:${request}`,
+  /** The candles kept of a token's pool, of one size and currency (`lib/market/candleSeries.ts`). */
+  candleSeries: (address: string, series: string) => `${prefix}candles:v1:${address}:${series}`,
+  /** The pool a token outside the top 100 is charted from, or that it has none (`lib/read/chartedPool.ts`). */
+  chartedPool: (address: string) => `${prefix}candles:pool:v1:${address}`,
+  /** The share of GeckoTerminal's minute that candle requests may spend. */
+  geckoCandleBudget: `${prefix}gecko:calls:candles`,
   /** A token's 24 h price line (from candles). */
   priceLine: (address: string) => `${prefix}history:line:v1:${address.toLowerCase()}`,
   /** The top-100 snapshot taken at `t` (epoch ms, a multiple of 5 minutes). */

@@ -140,10 +140,11 @@ describe('the candles the service keeps of a pool (closed ones long, the open on
   const pool = '0xpool'
   const base = { pool, seconds: HOUR }
 
-  it('starts a series with at least 100 candles, and keeps the closed ones apart from the open one', () => {
+  it('starts a series with at least 101 candles, and keeps the closed ones apart from the open one', () => {
     const now = at(1800)
-    expect(planCandles({ ...base, series: null, before: null, limit: 24, now })).toEqual({ kind: 'fresh', limit: OHLCV_DEFAULT_LIMIT })
-    expect(planCandles({ ...base, series: null, before: null, limit: 500, now })).toEqual({ kind: 'fresh', limit: 500 })
+    expect(planCandles({ ...base, series: null, before: null, limit: 24, now })).toEqual({ kind: 'fresh', limit: OHLCV_DEFAULT_LIMIT + 1 })
+    expect(planCandles({ ...base, series: null, before: null, limit: 500, now })).toEqual({ kind: 'fresh', limit: 501 })
+    expect(planCandles({ ...base, series: null, before: null, limit: 1000, now })).toEqual({ kind: 'fresh', limit: 1000 })
     const series = seriesAfter({
       kept: null,
       plan: { kind: 'fresh', limit: 100 },
@@ -250,7 +251,8 @@ describe('the candles the service keeps of a pool (closed ones long, the open on
       limit: 95,
     })
     expect(planCandles({ ...base, series, before: oldest, limit: 1, now: at(20) })).toEqual({ kind: 'page', before: oldest, limit: 1 })
-    expect(planCandles({ ...base, series, before: null, limit: 200, now: at(20) })).toEqual({ kind: 'fresh', limit: 200 })
+    expect(planCandles({ ...base, series, before: null, limit: 100, now: at(20) })).toEqual({ kind: 'fresh', limit: 101 })
+    expect(planCandles({ ...base, series, before: null, limit: 200, now: at(20) })).toEqual({ kind: 'fresh', limit: 201 })
     // A page that ends after the last fetch needs what has happened since: a head, then the page from the series.
     expect(planCandles({ ...base, series, before: T0 + 2 * HOUR, limit: 10, now: at(2 * HOUR + 5) })).toEqual({ kind: 'head', limit: 3 })
     // Another pool (the token's best pool changed), or more than 1000 hours since: anew.
