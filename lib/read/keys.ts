@@ -12,8 +12,12 @@ const keysUnder = (prefix: string) => ({
   controlRoom: `${prefix}${BODY_VERSION}:control-room`,
   /** The cached market-history body. */
   marketHistory: `${prefix}${BODY_VERSION}:market-history`,
-  /** The cached token-history body of a lower-case address. */
+  /** The cached market-history body over 7 days. */
+  marketHistoryWeek: `${prefix}${BODY_VERSION}:market-history:7d`,
+  /** The cached token-history body of a lower-case address (over 24 hours). */
   tokenHistory: (address: string) => `${prefix}${BODY_VERSION}:token-history:${address}`,
+  /** The cached token-history body of a lower-case address over 7 days. */
+  tokenHistoryWeek: (address: string) => `${prefix}${BODY_VERSION}:token-history:7d:${address}`,
   /** The cached token-search body of a trimmed term. */
   tokenSearch: (query: string) => `${prefix}${BODY_VERSION}:token-search:${encodeURIComponent(query)}`,
   /** The cached token-ohlcv body of a checked request (`lib/market/ohlcvQuery.ts`). */
@@ -26,7 +30,7 @@ const keysUnder = (prefix: string) => ({
   geckoCandleBudget: `${prefix}gecko:calls:candles`,
   /** A token's 24 h price line (from candles). */
   priceLine: (address: string) => `${prefix}history:line:v1:${address.toLowerCase()}`,
-  /** The top-100 snapshot taken at `t` (epoch ms, a multiple of 5 minutes). */
+  /** The top-100 snapshot taken at `t` (epoch ms, a multiple of 5 minutes; kept a week on a 30-minute mark, else a day). */
   snapshot: (t: number) => `${prefix}history:v1:${t}`,
   /** Every Base token seen lately, with its volume. */
   universe: `${prefix}v1:universe`,

@@ -71,6 +71,8 @@ export type StartReadStackParameters = {
   env?: Record<string, string>
   /** The service-wide DexScreener budget per minute (default the service's 250). */
   dexscreenerPerMinute?: number
+  /** The in-process store's entries expire on the stack's clock instead of the machine's (a week in a few seconds). */
+  storeOnClock?: boolean
   /**
    * Anonymous lookups (searches, a token's pool) within their own share of that budget, as in production (default: the
    * refresh's client, with the whole budget).
@@ -87,7 +89,9 @@ export async function startReadStack(parameters: StartReadStackParameters): Prom
   const clock = { now: Date.now() }
   const gecko = parameters.withGecko ? await startFakeGeckoTerminal(market, { now: () => clock.now }) : null
   const upstash = parameters.storeKind === 'upstash' ? await startUpstashRestServer({ redisSocket: parameters.redisSocket! }) : null
-  const store = upstash ? createUpstashStore({ url: upstash.url, token: upstash.token }) : createMemoryStore()
+  const store = upstash
+    ? createUpstashStore({ url: upstash.url, token: upstash.token })
+    : createMemoryStore(parameters.storeOnClock ? { now: () => clock.now } : {})
   const prefix = `test${process.pid}-${++stackCounter}-${Math.random().toString(36).slice(2, 8)}:`
 
   const newInstance = (options: NewInstanceOptions = {}): ReadInstance => {
