@@ -1,6 +1,7 @@
 import { createDocument, type ZodOpenApiPathItemObject } from 'zod-openapi'
 import { AGENT_ACTIONS } from '../deploy/actions/registry.js'
 import { b20SkillRoute } from '../deploy/handler.js'
+import { launchesPageSchema, launchSchema } from '../deploy/records/launchSchema.js'
 import {
   deployBroadcastSchema,
   deployFailureSchema,
@@ -15,6 +16,7 @@ import {
 } from '../deploy/responses.js'
 import { healthRoute } from '../health/handler.js'
 import { healthSchema } from '../health/schema.js'
+import { launchesRoute } from '../launches/endpoint.js'
 import {
   controlRoomSchema,
   marketHistorySchema,
@@ -49,6 +51,7 @@ const routes = (): Record<string, { route: ZodOpenApiPathItemObject; tag: string
   '/api/market-history': { route: marketHistoryRoute, tag: 'Market data', name: 'marketHistory' },
   '/api/token-ohlcv': { route: tokenOhlcvRoute, tag: 'Market data', name: 'tokenOhlcv' },
   '/api/stream': { route: streamRoute, tag: 'Market data', name: 'stream' },
+  '/api/launches': { route: launchesRoute, tag: 'Market data', name: 'launches' },
   '/api/b20-skill': { route: b20SkillRoute, tag: 'Agents', name: 'b20Skill' },
   '/api/mcp': { route: mcpRoute, tag: 'Agents', name: 'mcp' },
   '/api/health': { route: healthRoute, tag: 'Service', name: 'health' },
@@ -67,6 +70,8 @@ const COMPONENTS = {
   TokenHistory: tokenHistorySchema,
   MarketHistory: marketHistorySchema,
   TokenOhlcv: tokenOhlcvSchema,
+  Launch: launchSchema,
+  LaunchesPage: launchesPageSchema,
   Error: errorBodySchema,
   // Each agent action's request, named after it: agent_deploy -> AgentDeployRequest.
   ...Object.fromEntries(AGENT_ACTIONS.map((action) => [`${pascalCase(action.name)}Request`, action.schema])),

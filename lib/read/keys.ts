@@ -12,6 +12,8 @@ const keysUnder = (prefix: string) => ({
   controlRoom: `${prefix}${BODY_VERSION}:control-room`,
   /** The cached market-history body. */
   marketHistory: `${prefix}${BODY_VERSION}:market-history`,
+  /** The cached launches feed: every launch it holds (`lib/launches/`), pages cut from it in memory. */
+  launches: `${prefix}${BODY_VERSION}:launches`,
   /** The cached market-history body over 7 days. */
   marketHistoryWeek: `${prefix}${BODY_VERSION}:market-history:7d`,
   /** The cached token-history body of a lower-case address (over 24 hours). */

@@ -153,8 +153,8 @@ export function createReadServices(parameters: CreateReadServicesParameters = {}
       logger,
       now,
       sleep,
-      // The stream's body is the control room's.
-      hotKeys: [keys.controlRoom, keys.marketHistory],
+      // The stream's body is the control room's; the dashboard reads the market history and the launches on every load.
+      hotKeys: [keys.controlRoom, keys.marketHistory, keys.launches],
       staleForMs: config.staleIfErrorSeconds * 1000,
       waitUntil: parameters.waitUntil ?? waitUntil,
     }),

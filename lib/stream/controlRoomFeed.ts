@@ -19,12 +19,20 @@ const realSchedule: Schedule = (run, ms) => {
 /** How long after the shared body's window ends the instance looks at it: another instance's refresh has begun by then. */
 const LOOK_AFTER_WINDOW_MS = 250
 
+/**
+ * More events the feed's streams get besides the room (the launches): started when the first stream opens with a way
+ * to send a frame to every stream that has had its first event, stopped when the last one closes.
+ */
+export type FeedSource = (send: (frame: Uint8Array) => void, schedule: Schedule) => { stop(): void }
+
 /** Parameters of {@link createControlRoomFeed}. */
 export type CreateControlRoomFeedParameters = {
   services: ReadServices
   /** Seconds between heartbeat comments while nothing changes (default 15). */
   heartbeatSeconds?: number
   schedule?: Schedule
+  /** Other events, each started and stopped with the watch (the quiet instance runs none of them). */
+  sources?: readonly FeedSource[]
 }
 
 /** The body the feed's streams have: its event id, when it was made, until when it is fresh, and its frame. */
@@ -50,7 +58,7 @@ export type ControlRoomFeed = {
  * none at all with no stream open. A heartbeat comment goes out while nothing changes.
  */
 export function createControlRoomFeed(parameters: CreateControlRoomFeedParameters): ControlRoomFeed {
-  const { services, heartbeatSeconds = 15, schedule = realSchedule } = parameters
+  const { services, heartbeatSeconds = 15, schedule = realSchedule, sources = [] } = parameters
   // Timers start outside the request that opened the first stream: their log lines are no request's.
   const detached = new AsyncResource('control-room-feed')
   const later: Schedule = (run, ms) => detached.runInAsyncScope(() => schedule(run, ms))
@@ -103,6 +111,11 @@ export function createControlRoomFeed(parameters: CreateControlRoomFeedParameter
     }
     const stopChanges = onControlRoomChange(services, (entry) => lookAt(take(entry).expiresAt))
     cancelBeat = later(beat, heartbeatSeconds * 1000)
+    // Encoded once by the source, queued on every stream: nothing per listener.
+    const toEveryStream = (frame: Uint8Array) => {
+      for (const sink of fed) sink.send(frame)
+    }
+    const running = sources.map((source) => source(toEveryStream, later))
     return {
       lookAt,
       stop: () => {
@@ -110,6 +123,7 @@ export function createControlRoomFeed(parameters: CreateControlRoomFeedParameter
         stopChanges()
         cancelLook()
         cancelBeat()
+        for (const source of running) source.stop()
       },
     }
   }

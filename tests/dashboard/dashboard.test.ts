@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { type RunningServer, startServer, vercelRouting } from '../../dev/server.js'
 import { instanceDeploySource } from '../../lib/deploy/instance.js'
 import { createHealthEndpoint } from '../../lib/health/handler.js'
+import { loadLaunchesConfig } from '../../lib/launches/config.js'
 import type { ControlRoom } from '../../lib/market/types.js'
 import { loadHealthConfig } from '../../lib/platform/config.js'
 import { silentLogger } from '../../lib/platform/log.js'
@@ -160,7 +161,7 @@ describe('the dashboard page', () => {
         'token-history': createTokenHistoryEndpoint(() => services),
         'market-history': createMarketHistoryEndpoint(() => services),
         health: createHealthEndpoint({ read: () => services, deploy: instanceDeploySource, config: () => loadHealthConfig({}) }),
-        stream: createStreamEndpoint({ read: () => services, config: () => loadStreamConfig({}) }),
+        stream: createStreamEndpoint({ read: () => services, config: () => loadStreamConfig({}), launches: () => loadLaunchesConfig({}) }),
       },
       ...(await vercelRouting()),
     })

@@ -22,7 +22,9 @@ describe('a week of history through a quiet day (injected clock; the in-process 
     const marks = historyMarks(stack.clock.now, '7d')
     const values = await stack.store.getMany(marks.map(readKeys(stack.services.keyPrefix).snapshot))
     held.clear()
-    marks.forEach((t, i) => values[i] && held.set(t, values[i]!))
+    marks.forEach((t, i) => {
+      if (values[i]) held.set(t, values[i]!)
+    })
     return { marks: [...held.keys()], bytes: [...held.values()].reduce((sum, v) => sum + v.length, 0) }
   }
   const get = async <T>(path: string) => {
