@@ -189,7 +189,13 @@ export const tokenOhlcvSchema = z.object({
           z.number().describe('Close'),
           z.number().describe('Volume of this candle'),
         ])
-        .describe('[t, open, high, low, close, volume]'),
+        .describe('[t, open, high, low, close, volume]')
+        // Six numbers (maxItems 6): linters ask every array schema to say what its items are.
+        .meta({
+          override: ({ jsonSchema }) => {
+            jsonSchema.items = { type: 'number' }
+          },
+        }),
     )
     .describe(
       'Newest first, one row per t; an interval in which nobody traded has no row (a gap, as GeckoTerminal sends it: nothing is invented)',

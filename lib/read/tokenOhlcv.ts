@@ -36,8 +36,12 @@ const NO_POOL_MAX = 10_000
 /** Tokens found to have no Base pool, by key prefix and address: until when (on the services' clock). */
 const noPool = new Map<string, number>()
 
-const unknownToken = (address: string, why: string) =>
-  new ReadNotFoundError('UNKNOWN_TOKEN', `No Base pool is known for ${address}: ${why}. Candles exist per pool only.`)
+/** The one answer for a token without a known pool: the same words whichever instance, store record or memory says it. */
+const unknownToken = (address: string) =>
+  new ReadNotFoundError(
+    'UNKNOWN_TOKEN',
+    `No Base pool is known in which ${address} is the base token (none in the top 100, none on DexScreener, or none GeckoTerminal charts); candles exist per pool only.`,
+  )
 
 /**
  * A token's candles as `GET /api/token-ohlcv` answers them, from the instance's copy, the shared cache, or one refresh:
@@ -48,7 +52,7 @@ export async function readTokenOhlcv(services: ReadServices, query: OhlcvQuery):
   const { address, timeframe, aggregate, currency, before, limit } = query
   const memoryKey = `${services.keyPrefix}${address}`
   const until = noPool.get(memoryKey)
-  if (until !== undefined && until > services.now()) throw unknownToken(address, 'it was looked for in the last 10 minutes')
+  if (until !== undefined && until > services.now()) throw unknownToken(address)
   const seconds = candleSeconds(timeframe, aggregate)
   const request = `${timeframe}:${aggregate}:${currency}:${before ?? 'latest'}:${limit}`
   try {
@@ -114,14 +118,14 @@ async function chartedPool(services: ReadServices, address: string, known: Known
   const inRoom = known.pools.get(address)
   if (inRoom) return { pool: inRoom }
   if (known.remembered) {
-    if (known.remembered.pool === null) throw unknownToken(address, 'it has no Base pool in which it is the base token')
+    if (known.remembered.pool === null) throw unknownToken(address)
     return { pool: { pool: known.remembered.pool, dexId: known.remembered.dexId } }
   }
   const found = mostLiquidPool(address, await services.searchUpstream.tokens([address]))
   const key = readKeys(services.keyPrefix).chartedPool(address)
   if (!found) {
     await services.store.set(key, JSON.stringify({ pool: null, dexId: '' }), NO_POOL_TTL_MS)
-    throw unknownToken(address, 'DexScreener lists no Base pool in which it is the base token')
+    throw unknownToken(address)
   }
   return { pool: found, write: { key, value: JSON.stringify(found), ttlMs: CHARTED_POOL_TTL_MS } }
 }
@@ -158,8 +162,7 @@ async function refreshOhlcv(services: ReadServices, query: OhlcvQuery, seconds: 
     try {
       fetched = await fetchCandles(services, pool.pool, query, plan)
     } catch (error) {
-      if (error instanceof UpstreamError && error.status === 404)
-        throw unknownToken(address, `GeckoTerminal does not know its pool ${pool.pool}`)
+      if (error instanceof UpstreamError && error.status === 404) throw unknownToken(address)
       throw error
     }
     meta = fetched.meta
