@@ -1,11 +1,16 @@
-// The detail panel: a token's 24 fields, its links, and its 24 h charts from /api/token-history.
+// The token page (a modal dialog a link can open, `#/token/0x…`): the token's candles and volume, its 24 fields from the
+// control room (or a search, or its launch's facts), its links, and its 24 h charts from /api/token-history.
+import { closeCandles, showCandles, showNoCandles, TIMEFRAMES, takeLivePrice } from './candles.js'
 import { drawSeries, ends, svgElement } from './charts.js'
 import { getJson } from './data.js'
 import { focusTokenControl, tokenControlOf } from './focus.js'
 import { count, percent, price, usd } from './format.js'
+import { launchFacts, launchOf } from './launches.js'
+import { leaveTokenRoute, onRouteChange, routedToken, routeToToken } from './route.js'
 import { byId, dialogById, state } from './state.js'
 
 /** @typedef {import('./state.js').Token} Token */
+/** @typedef {import('./state.js').Launch} Launch */
 /** @typedef {import('./state.js').TokenHistory} TokenHistory */
 /** @typedef {import('./focus.js').TokenControl} TokenControl */
 
@@ -50,10 +55,13 @@ const FIELDS = [
 
 /**
  * What opened the panel, to give the focus back to: the element, and which token's control it was, taken while the
- * element was on the page (a refresh while the panel is open replaces the rows and the trending entries).
+ * element was on the page (a refresh while the panel is open replaces the rows and the trending entries). Null when a
+ * link opened it.
  * @type {{ element: HTMLElement, control: TokenControl | null } | null}
  */
 let opener = null
+/** The token whose page is open, and the timeframe its candles are shown in (kept from one page to the next). */
+const page = { address: /** @type {string | null} */ (null), frame: '1h' }
 /** Counts chart requests, so an answer for a panel already closed or reopened is dropped. */
 let detailRequest = 0
 
@@ -101,15 +109,15 @@ function detailChart(title, values, { kind, invert = false, format }) {
 
 /**
  * Loads the token's 24 h history and draws price, volume, liquidity and rank.
- * @param {Token} token
+ * @param {string} address
  */
-async function loadDetailCharts(token) {
+async function loadDetailCharts(address) {
   const holder = byId('detail-charts')
   const request = ++detailRequest
   const note = document.createElement('p')
   note.className = 'muted'
   // market-history lists every token of the latest snapshot: no request (and no 404) for the others.
-  if (!state.history?.sparklines?.prices?.[token.address]) {
+  if (!state.history?.sparklines?.prices?.[address]) {
     note.textContent = NO_HISTORY
     holder.replaceChildren(note)
     return
@@ -117,7 +125,7 @@ async function loadDetailCharts(token) {
   note.textContent = 'Loading 24 h history…'
   holder.replaceChildren(note)
   try {
-    const response = await getJson(`/api/token-history?address=${token.address}`)
+    const response = await getJson(`/api/token-history?address=${address}`)
     if (request !== detailRequest) return
     if (!response.ok) {
       note.textContent = 'History unavailable right now.'
@@ -169,57 +177,132 @@ async function loadDetailCharts(token) {
 }
 
 /**
- * Opens the panel for the token with this address, from the control the user chose.
- * @param {string} address
- * @param {HTMLElement} from
+ * The fields of the page: the token's 24 from a room or a search, else its launch's facts (a URL an agent wrote is a
+ * link only when it is https), else a note that the service knows no more than the address.
+ * @param {Token | null} token
+ * @param {Launch | null} launch
+ * @returns {HTMLElement[]}
  */
-export function openDetail(address, from) {
-  const token = state.data?.liveActivity.find((t) => t.address === address)
-  if (!token) return
-  opener = { element: from, control: tokenControlOf(from) }
-  byId('detail-title').textContent = `${token.symbol} · ${token.name}`
-  const links = []
-  if (/^https?:\/\//.test(token.pairUrl)) links.push(link(token.pairUrl, `${token.pairName} on ${token.dexId} (DexScreener)`))
-  links.push(link(`${EXPLORER}/token/${token.address}`, 'Token on BaseScan'))
-  byId('detail-links').replaceChildren(...links)
-  const fields = FIELDS.map(([key, label, format]) => {
+function fieldRows(token, launch) {
+  /** @type {[string, string, string, string?][]} */
+  const rows = token
+    ? FIELDS.map(([key, label, format]) => [key, label, format(token[key])])
+    : launch
+      ? launchFacts(launch)
+      : [['note', 'Top 100', 'Not in the top 100 right now: the candles above are its most liquid Base pool’s.']]
+  return rows.map(([key, label, value, href]) => {
     const row = document.createElement('div')
     const dt = document.createElement('dt')
     dt.textContent = label
     const dd = document.createElement('dd')
-    dd.textContent = format(token[key])
+    if (href) dd.append(link(href, value))
+    else dd.textContent = value
     dd.dataset.field = key
     row.append(dt, dd)
     return row
   })
-  byId('detail-fields').replaceChildren(...fields)
+}
+
+/**
+ * Opens the token page of this address, from the control the user chose (null: a link opened it). What the page
+ * shows of the token comes from the room when it is in the top 100, else from `known` (a search's row, a launch).
+ * @param {string} address
+ * @param {HTMLElement | null} from
+ * @param {{ token?: Token }} [known]
+ */
+export function openDetail(address, from, known = {}) {
+  address = address.toLowerCase()
+  const token = state.data?.liveActivity.find((t) => t.address === address) ?? known.token ?? null
+  const launch = launchOf(address)
   const dialog = dialogById('detail')
+  if (from) opener = { element: from, control: tokenControlOf(from) }
+  const changed = page.address !== address
+  page.address = address
+  byId('detail-title').textContent = token
+    ? `${token.symbol} · ${token.name}`
+    : launch
+      ? `${launch.symbol} · ${launch.name}`
+      : `${address.slice(0, 6)}…${address.slice(-4)}`
+  const links = []
+  if (token && /^https?:\/\//.test(token.pairUrl)) links.push(link(token.pairUrl, `${token.pairName} on ${token.dexId} (DexScreener)`))
+  links.push(link(`${EXPLORER}/token/${address}`, 'Token on BaseScan'))
+  byId('detail-links').replaceChildren(...links)
+  byId('detail-fields').replaceChildren(...fieldRows(token, launch))
+  routeToToken(address)
   if (!dialog.open) dialog.showModal()
   byId('detail-close').focus()
-  void loadDetailCharts(token)
+  // A launch not yet trading has no pool to chart: no request, and the page says so.
+  if (!token && launch && !launch.market) showNoCandles('No candles yet: the token does not trade yet.')
+  else if (changed || !byId('candle-chart').hasChildNodes()) void showCandles(address, page.frame)
+  void loadDetailCharts(address)
+}
+
+/**
+ * A room the page has just drawn: the open token's candle still open closes at its new price.
+ * @param {import('./state.js').ControlRoom} room
+ */
+export function showRoomOnTokenPage(room) {
+  if (!page.address || !dialogById('detail').open) return
+  const token = room.liveActivity.find((t) => t.address === page.address)
+  if (token) takeLivePrice(page.address, token.priceUsd, room.stats.ts)
 }
 
 /** After the panel closed: drops a chart answer still on its way, and gives the focus back to the same token. */
 function onDetailClosed() {
   detailRequest++
+  page.address = null
+  closeCandles()
+  leaveTokenRoute()
   // The table or the trending list may have been redrawn while the panel was open: then focus the same token's new control.
   if (opener?.element.isConnected) opener.element.focus()
   else focusTokenControl(opener?.control ?? null)
   opener = null
 }
 
-/** Wires the panel: opened from a row or a trending entry; closed by its button, Escape or a click on the backdrop. */
+/**
+ * The token button a click landed on in a list of them (rows, trending, search results, launches), and its address.
+ * @param {Event} event
+ * @param {string} selector the element that carries `data-address`
+ * @returns {{ address: string, button: HTMLElement } | null}
+ */
+function chosenToken(event, selector) {
+  const holder = /** @type {HTMLElement} */ (event.target).closest(selector)
+  const button = holder?.matches('button') ? holder : holder?.querySelector('.token')
+  return holder instanceof HTMLElement && holder.dataset.address && button instanceof HTMLElement
+    ? { address: holder.dataset.address, button }
+    : null
+}
+
+/**
+ * Wires the token page: opened from a row, a trending entry, a search result, a launch or a link; closed by its
+ * button, Escape, a click on the backdrop, or Back; its timeframe buttons switch the candles.
+ */
 export function wireDetailPanel() {
   byId('tokens')
     .querySelector('tbody')
     ?.addEventListener('click', (event) => {
-      const row = /** @type {HTMLElement} */ (event.target).closest('tr[data-address]')
-      const button = row?.querySelector('.token')
-      if (row instanceof HTMLElement && row.dataset.address && button instanceof HTMLElement) openDetail(row.dataset.address, button)
+      const chosen = chosenToken(event, 'tr[data-address]')
+      if (chosen) openDetail(chosen.address, chosen.button)
     })
-  byId('trending').addEventListener('click', (event) => {
-    const button = /** @type {HTMLElement} */ (event.target).closest('button[data-address]')
-    if (button instanceof HTMLElement && button.dataset.address) openDetail(button.dataset.address, button)
+  byId('search-results')
+    .querySelector('tbody')
+    ?.addEventListener('click', (event) => {
+      const chosen = chosenToken(event, 'tr[data-address]')
+      if (chosen) openDetail(chosen.address, chosen.button, { token: state.found.find((t) => t.address === chosen.address) })
+    })
+  for (const list of ['trending', 'launches'])
+    byId(list).addEventListener('click', (event) => {
+      const chosen = chosenToken(event, 'button[data-address]')
+      if (chosen) openDetail(chosen.address, chosen.button)
+    })
+  byId('candle-frames').addEventListener('click', (event) => {
+    const frame = /** @type {HTMLElement} */ (event.target).closest('button')?.dataset.frame
+    if (frame && frame in TIMEFRAMES && page.address) {
+      page.frame = frame
+      const launch = launchOf(page.address)
+      if (!state.data?.liveActivity.some((t) => t.address === page.address) && launch && !launch.market) return
+      void showCandles(page.address, frame)
+    }
   })
   const dialog = dialogById('detail')
   byId('detail-close').addEventListener('click', () => dialog.close())
@@ -228,4 +311,14 @@ export function wireDetailPanel() {
   dialog.addEventListener('click', (event) => {
     if (event.target === event.currentTarget) dialog.close()
   })
+  onRouteChange((address) => {
+    if (address && address !== page.address) openDetail(address, null)
+    else if (!address && dialog.open) dialog.close()
+  })
+}
+
+/** Opens the page the URL names, once the room is there to describe it (a link to `#/token/0x…` from elsewhere). */
+export function openRoutedToken() {
+  const address = routedToken()
+  if (address && address !== page.address) openDetail(address, null)
 }
