@@ -192,7 +192,7 @@ export const tokenOhlcvSchema = z.object({
         .describe('[t, open, high, low, close, volume]')
         // Six numbers (maxItems 6): linters ask every array schema to say what its items are.
         .meta({
-          override: ({ jsonSchema }) => {
+          override: ({ jsonSchema }: { jsonSchema: Record<string, unknown> }) => {
             jsonSchema.items = { type: 'number' }
           },
         }),
