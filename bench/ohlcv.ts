@@ -1,3 +1,6 @@
+import { execFile } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
 import type { ControlRoom } from '../lib/market/types.js'
 import { startFakeDexScreener } from '../tests/support/fakeDexScreener.js'
 import { startFakeGeckoTerminal } from '../tests/support/fakeGeckoTerminal.js'
@@ -5,9 +8,6 @@ import { startNpmStart } from '../tests/support/npmStart.js'
 import { startRedisServer } from '../tests/support/redisServer.js'
 import { createSyntheticMarket } from '../tests/support/syntheticMarket.js'
 import { startUpstashRestServer } from '../tests/support/upstashRestServer.js'
-import { execFile } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
-import { promisify } from 'node:util'
 import { startUpstreamThread } from './upstreamThread.js'
 
 /** Interleaved rounds of the throughput comparison. */
@@ -54,7 +54,8 @@ async function warmThroughput(): Promise<Record<string, number | string>> {
       await (await fetch(ohlcvUrl)).arrayBuffer()
       runs.ohlcv.push(await fromManyClients(ohlcvUrl))
     }
-    for (const r of [...runs.room, ...runs.ohlcv]) if (r.errors > 0 || r.non2xx > 0) throw new Error(`a run got ${r.errors} errors, ${r.non2xx} non-2xx`)
+    for (const r of [...runs.room, ...runs.ohlcv])
+      if (r.errors > 0 || r.non2xx > 0) throw new Error(`a run got ${r.errors} errors, ${r.non2xx} non-2xx`)
     const rps = (list: ManyClientsResult[]) => median(list.map((r) => r.rps))
     const each = (list: ManyClientsResult[]) => list.map((r) => Math.round(r.rps)).join(' / ')
     return {
@@ -87,7 +88,9 @@ async function coldCost(): Promise<Record<string, number | string>> {
   try {
     const room = (await (await fetch(`${one.url}/api/control-room`)).json()) as ControlRoom
     const inRoom = room.liveActivity[5]!.address
-    const outside = market.find((p) => p.chainId === 'base' && !room.liveActivity.some((t) => t.address === p.baseToken.address.toLowerCase()))!
+    const outside = market.find(
+      (p) => p.chainId === 'base' && !room.liveActivity.some((t) => t.address === p.baseToken.address.toLowerCase()),
+    )!
     const cost = async (url: string) => {
       const [commands, dex, geo] = [upstash.commands.length, dexscreener.requests.length, gecko.requests.length]
       const status = (await fetch(url)).status

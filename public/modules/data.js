@@ -2,7 +2,6 @@
 // header's freshness and the error banner.
 import { renderSparklines, renderVolumeChart } from './charts.js'
 import { keepingFocus } from './focus.js'
-import { loadLaunches, takeLaunch } from './launches.js'
 import { isLive, startLive } from './live.js'
 import { byId, REFRESH_MS, STALE_AFTER_SECONDS, state } from './state.js'
 import { renderSummary, renderTable, renderTrending } from './table.js'
@@ -103,6 +102,13 @@ async function loadRoom() {
   }
 }
 
+/**
+ * The New launches panel's module, loaded once the room is drawn (the panel is below it): the first paint waits for
+ * nothing of it.
+ * @returns {Promise<typeof import('./launches.js')>}
+ */
+const launchPanel = () => import('./launches.js')
+
 /** Who is told of each new room drawn (the token page, whose open candle follows the price). */
 const roomListeners = /** @type {((room: import('./state.js').ControlRoom) => void)[]} */ ([])
 
@@ -191,7 +197,7 @@ async function loadHealth() {
  */
 export const loadAll = () =>
   loadRoom()
-    .then(() => Promise.all([loadHistory(), loadLaunches()]))
+    .then(() => Promise.all([loadHistory(), launchPanel().then((panel) => panel.loadLaunches())]))
     .then(() => undefined)
     .finally(() => void loadHealth())
 
@@ -202,7 +208,7 @@ export const loadAll = () =>
  */
 export function startPolling() {
   const first = loadAll()
-  startLive(takeStreamedRoom, takeLaunch)
+  startLive(takeStreamedRoom, (launch) => void launchPanel().then((panel) => panel.takeLaunch(launch)))
   setInterval(() => document.visibilityState === 'visible' && !isLive() && void loadAll(), REFRESH_MS)
   document.addEventListener('visibilitychange', () => {
     if (document.visibilityState === 'visible' && !isLive() && Date.now() - state.served.receivedAt > REFRESH_MS) void loadAll()

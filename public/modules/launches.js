@@ -1,6 +1,7 @@
 // New launches: the tokens agents deployed through this service, from /api/launches, then as the stream announces each
-// one confirmed. Agents write the names, symbols, descriptions and URLs: text only, and only https URLs become links.
-import { byId } from './state.js'
+// one confirmed. Agents write the names, symbols, descriptions and URLs: text only. Loaded after the room (the panel is
+// below it), so the first paint does not wait for it.
+import { byId, state } from './state.js'
 
 /** @typedef {import('./state.js').Launch} Launch */
 /** @typedef {import('./state.js').LaunchesPage} LaunchesPage */
@@ -8,19 +9,8 @@ import { byId } from './state.js'
 /** Launches the panel shows (its height is reserved for exactly this many). */
 const SHOWN = 5
 
-/** The launches the page knows, newest first (the shown ones first), by address too: the token page reads them. */
-const known = {
-  list: /** @type {Launch[]} */ ([]),
-  byAddress: new Map(/** @type {[string, Launch][]} */ ([])),
-  etag: /** @type {string | null} */ (null),
-}
-
-/**
- * The launch of a token, if the page has heard of it.
- * @param {string} address
- * @returns {Launch | null}
- */
-export const launchOf = (address) => known.byAddress.get(address.toLowerCase()) ?? null
+/** The ETag of the last page of launches drawn. */
+let drawnEtag = /** @type {string | null} */ (null)
 
 /**
  * How long ago, in words a glance reads.
@@ -68,7 +58,7 @@ function launchItem(launch) {
 
 /** Draws the panel: the newest launches, and empty places for the rest (the panel keeps its height). */
 function renderLaunches() {
-  const items = known.list.slice(0, SHOWN).map(launchItem)
+  const items = state.launches.list.slice(0, SHOWN).map(launchItem)
   if (items.length === 0) {
     const none = document.createElement('li')
     none.className = 'launch-none muted'
@@ -89,10 +79,11 @@ function renderLaunches() {
  * @param {Launch} launch
  */
 function keep(launch) {
-  known.list = [launch, ...known.list.filter((l) => l.txHash !== launch.txHash)].sort(
+  const { launches } = state
+  launches.list = [launch, ...launches.list.filter((l) => l.txHash !== launch.txHash)].sort(
     (a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt),
   )
-  known.byAddress.set(launch.address.toLowerCase(), launch)
+  launches.byAddress.set(launch.address.toLowerCase(), launch)
 }
 
 /** Asks for the newest launches (revalidating with the ETag) and draws them; a deployment that keeps them private says so. */
@@ -105,8 +96,8 @@ export async function loadLaunches() {
     }
     if (!response.ok) return
     const etag = response.headers.get('etag')
-    if (etag && etag === known.etag) return
-    known.etag = etag
+    if (etag && etag === drawnEtag) return
+    drawnEtag = etag
     const page = /** @type {LaunchesPage} */ (await response.json())
     for (const launch of [...page.launches].reverse()) keep(launch)
     renderLaunches()
@@ -123,51 +114,4 @@ export function takeLaunch(launch) {
   keep(launch)
   renderLaunches()
   byId('launches-status').textContent = `New: ${launch.symbol} (${launch.name}) is confirmed.`
-}
-
-/**
- * The facts of a launch as the token page lists them: label, value, and for a URL whether it may be a link (https).
- * @param {Launch} launch
- * @returns {[field: string, label: string, value: string, href?: string][]}
- */
-export function launchFacts(launch) {
-  /** @type {[string, string, string, string?][]} */
-  const facts = [
-    ['status', 'Status', launch.status === 'confirmed' ? 'confirmed' : 'pending (sent, not yet seen mined)'],
-    ['address', 'Token address', launch.address],
-    ['variant', 'Variant', `${launch.variant}, ${launch.decimals} decimals`],
-    ['initialSupply', 'Initial supply', launch.initialSupply ?? 'none'],
-    ['supplyCap', 'Supply cap', launch.supplyCap ?? 'none'],
-    ['createdAt', 'Deployed', `${launch.createdAt.replace('T', ' ').slice(0, 16)} UTC`],
-    ['txHash', 'Transaction', launch.txHash],
-  ]
-  if (launch.metadata?.description) facts.push(['description', 'Description', launch.metadata.description])
-  for (const [field, label] of /** @type {const} */ ([
-    ['website', 'Website'],
-    ['image', 'Image'],
-  ])) {
-    const url = launch.metadata?.[field]
-    if (url) facts.push([field, label, url, isHttps(url) ? url : undefined])
-  }
-  if (launch.market)
-    facts.push([
-      'market',
-      'Market',
-      `${launch.market.dexId} pool ${launch.market.pairAddress ?? ''}`,
-      isHttps(launch.market.pairUrl) ? launch.market.pairUrl : undefined,
-    ])
-  return facts
-}
-
-/**
- * Whether a URL is https (the only kind an agent's URL is linked as).
- * @param {string} url
- * @returns {boolean}
- */
-export function isHttps(url) {
-  try {
-    return new URL(url).protocol === 'https:'
-  } catch {
-    return false
-  }
 }

@@ -1,12 +1,9 @@
 // The token page (a modal dialog a link can open, `#/token/0x…`): the token's candles and volume, its 24 fields from the
 // control room (or a search, or its launch's facts), its links, and its 24 h charts from /api/token-history.
-import { closeCandles, showCandles, showNoCandles, TIMEFRAMES, takeLivePrice } from './candles.js'
 import { drawSeries, ends, svgElement } from './charts.js'
 import { getJson } from './data.js'
 import { focusTokenControl, tokenControlOf } from './focus.js'
 import { count, percent, price, usd } from './format.js'
-import { launchFacts, launchOf } from './launches.js'
-import { leaveTokenRoute, onRouteChange, routedToken, routeToToken } from './route.js'
 import { byId, dialogById, state } from './state.js'
 
 /** @typedef {import('./state.js').Token} Token */
@@ -62,6 +59,120 @@ const FIELDS = [
 let opener = null
 /** The token whose page is open, and the timeframe its candles are shown in (kept from one page to the next). */
 const page = { address: /** @type {string | null} */ (null), frame: '1h' }
+
+// The token page in the URL, `#/token/0x…`: a trader can link to it, and Back closes it.
+const TOKEN_ROUTE = /^#\/token\/(0x[0-9a-fA-F]{40})$/
+
+/** Whether this page put the token in the URL (then closing the page goes Back, so Forward reopens it). */
+let pushed = false
+
+/**
+ * The token the URL names, lower-case, or null.
+ * @returns {string | null}
+ */
+function routedToken() {
+  const match = TOKEN_ROUTE.exec(location.hash)
+  return match?.[1] ? match[1].toLowerCase() : null
+}
+
+/**
+ * Puts a token's page in the URL (an entry of its own in the history).
+ * @param {string} address
+ */
+function routeToToken(address) {
+  if (routedToken() === address) return
+  location.hash = `#/token/${address}`
+  pushed = true
+}
+
+/** Takes the token out of the URL as its page closes: Back when this page put it there, else the URL without it. */
+function leaveTokenRoute() {
+  if (!routedToken()) return
+  if (pushed) history.back()
+  else history.replaceState(null, '', `${location.pathname}${location.search}`)
+  pushed = false
+}
+
+/**
+ * Calls `onToken` with the token the URL names (or null) each time it changes: Back, Forward, a link pasted or followed.
+ * @param {(address: string | null) => void} onToken
+ */
+function onRouteChange(onToken) {
+  addEventListener('hashchange', () => {
+    const address = routedToken()
+    if (!address) pushed = false // Back took it out already
+    onToken(address)
+  })
+}
+
+/**
+ * The facts of a launch as the token page lists them: label, value, and for a URL whether it may be a link (https).
+ * @param {Launch} launch
+ * @returns {[field: string, label: string, value: string, href?: string][]}
+ */
+function launchFacts(launch) {
+  /** @type {[string, string, string, string?][]} */
+  const facts = [
+    ['status', 'Status', launch.status === 'confirmed' ? 'confirmed' : 'pending (sent, not yet seen mined)'],
+    ['address', 'Token address', launch.address],
+    ['variant', 'Variant', `${launch.variant}, ${launch.decimals} decimals`],
+    ['initialSupply', 'Initial supply', launch.initialSupply ?? 'none'],
+    ['supplyCap', 'Supply cap', launch.supplyCap ?? 'none'],
+    ['createdAt', 'Deployed', `${launch.createdAt.replace('T', ' ').slice(0, 16)} UTC`],
+    ['txHash', 'Transaction', launch.txHash],
+  ]
+  if (launch.metadata?.description) facts.push(['description', 'Description', launch.metadata.description])
+  for (const [field, label] of /** @type {const} */ ([
+    ['website', 'Website'],
+    ['image', 'Image'],
+  ])) {
+    const url = launch.metadata?.[field]
+    if (url) facts.push([field, label, url, isHttps(url) ? url : undefined])
+  }
+  if (launch.market)
+    facts.push([
+      'market',
+      'Market',
+      `${launch.market.dexId} pool ${launch.market.pairAddress ?? ''}`,
+      isHttps(launch.market.pairUrl) ? launch.market.pairUrl : undefined,
+    ])
+  return facts
+}
+
+/**
+ * Whether a URL is https (the only kind an agent's URL is linked as).
+ * @param {string} url
+ * @returns {boolean}
+ */
+function isHttps(url) {
+  try {
+    return new URL(url).protocol === 'https:'
+  } catch {
+    return false
+  }
+}
+
+/**
+ * The launch of a token, if the page has heard of it (the New launches panel, or the stream).
+ * @param {string} address
+ * @returns {Launch | null}
+ */
+const launchOf = (address) => state.launches.byAddress.get(address.toLowerCase()) ?? null
+
+/** @type {Promise<typeof import('./candles.js')> | null} */
+let candleModule = null
+/**
+ * The candles module, loaded with the first token page (it loads the chart library in turn): the dashboard's first
+ * load carries neither.
+ * @returns {Promise<typeof import('./candles.js')>}
+ */
+const candles = () => {
+  candleModule ??= import('./candles.js')
+  return candleModule
+}
+
+/** The timeframes the page's buttons offer. */
+const FRAMES = ['5m', '15m', '1h', '4h', '1d']
 /** Counts chart requests, so an answer for a panel already closed or reopened is dropped. */
 let detailRequest = 0
 
@@ -232,8 +343,8 @@ export function openDetail(address, from, known = {}) {
   if (!dialog.open) dialog.showModal()
   byId('detail-close').focus()
   // A launch not yet trading has no pool to chart: no request, and the page says so.
-  if (!token && launch && !launch.market) showNoCandles('No candles yet: the token does not trade yet.')
-  else if (changed || !byId('candle-chart').hasChildNodes()) void showCandles(address, page.frame)
+  if (!token && launch && !launch.market) void candles().then((c) => c.showNoCandles('No candles yet: the token does not trade yet.'))
+  else if (changed || !byId('candle-chart').hasChildNodes()) void candles().then((c) => c.showCandles(address, page.frame))
   void loadDetailCharts(address)
 }
 
@@ -244,14 +355,15 @@ export function openDetail(address, from, known = {}) {
 export function showRoomOnTokenPage(room) {
   if (!page.address || !dialogById('detail').open) return
   const token = room.liveActivity.find((t) => t.address === page.address)
-  if (token) takeLivePrice(page.address, token.priceUsd, room.stats.ts)
+  const address = page.address
+  if (token) void candleModule?.then((c) => c.takeLivePrice(address, token.priceUsd, room.stats.ts))
 }
 
 /** After the panel closed: drops a chart answer still on its way, and gives the focus back to the same token. */
 function onDetailClosed() {
   detailRequest++
   page.address = null
-  closeCandles()
+  void candleModule?.then((c) => c.closeCandles())
   leaveTokenRoute()
   // The table or the trending list may have been redrawn while the panel was open: then focus the same token's new control.
   if (opener?.element.isConnected) opener.element.focus()
@@ -297,11 +409,12 @@ export function wireDetailPanel() {
     })
   byId('candle-frames').addEventListener('click', (event) => {
     const frame = /** @type {HTMLElement} */ (event.target).closest('button')?.dataset.frame
-    if (frame && frame in TIMEFRAMES && page.address) {
+    const address = page.address
+    if (frame && FRAMES.includes(frame) && address) {
       page.frame = frame
-      const launch = launchOf(page.address)
-      if (!state.data?.liveActivity.some((t) => t.address === page.address) && launch && !launch.market) return
-      void showCandles(page.address, frame)
+      const launch = launchOf(address)
+      if (!state.data?.liveActivity.some((t) => t.address === address) && launch && !launch.market) return
+      void candles().then((c) => c.showCandles(address, frame))
     }
   })
   const dialog = dialogById('detail')

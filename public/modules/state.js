@@ -16,14 +16,15 @@ export const REFRESH_MS = 30_000
 export const STALE_AFTER_SECONDS = 60
 
 /**
- * The page's data: the room and the charts on screen, the last search's rows, the table's order, and how the room was
- * served.
- * @type {{ data: ControlRoom | null, history: MarketHistory | null, found: Token[], sortKey: string, sortDir: 1 | -1, served: Served }}
+ * The page's data: the room and the charts on screen, the last search's rows, the launches heard of (newest first, and
+ * by lower-case address), the table's order, and how the room was served.
+ * @type {{ data: ControlRoom | null, history: MarketHistory | null, found: Token[], launches: { list: Launch[], byAddress: Map<string, Launch> }, sortKey: string, sortDir: 1 | -1, served: Served }}
  */
 export const state = {
   data: null,
   history: null,
   found: [],
+  launches: { list: [], byAddress: new Map() },
   sortKey: 'rank',
   sortDir: 1,
   served: { state: null, source: null, ageSeconds: null, receivedAt: 0 },

@@ -399,9 +399,10 @@ describe('the dashboard page', () => {
       '/api/stream',
     ])
     expect(countedRoomRequests).toBe(1) // the preload was reused, not fetched twice
-    // Every module of the page once (index.html preloads them all, so none waits for the one that imports it).
+    // Every module of the page once (index.html preloads them all, so none waits for the one that imports it), and the
+    // New launches panel's, which the page asks for once the room is drawn.
     expect(asked.filter((path) => path.startsWith('/modules/')).sort()).toEqual(
-      dashboardModules()
+      [...dashboardModules(), 'modules/launches.js']
         .map((m) => `/${m}`)
         .sort(),
     )
