@@ -402,9 +402,7 @@ describe('the dashboard page', () => {
     // Every module of the page once (index.html preloads them all, so none waits for the one that imports it), and the
     // New launches panel's, which the page asks for once the room is drawn.
     expect(asked.filter((path) => path.startsWith('/modules/')).sort()).toEqual(
-      [...dashboardModules(), 'modules/launches.js']
-        .map((m) => `/${m}`)
-        .sort(),
+      [...dashboardModules(), 'modules/launches.js'].map((m) => `/${m}`).sort(),
     )
     await context.close()
   }, 60_000)

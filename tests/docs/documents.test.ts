@@ -50,8 +50,8 @@ describe('the documents', () => {
     expect(broken).toEqual([])
   })
 
-  it('names every variable the configuration reads (lib/platform/config.ts, lib/deploy/config.ts), in README.md and in docs/operations.md', () => {
-    const sources = read('lib/platform/config.ts') + read('lib/deploy/config.ts')
+  it('names every variable the configuration reads (lib/platform/config.ts, lib/deploy/config.ts, lib/launches/config.ts), in README.md and in docs/operations.md', () => {
+    const sources = read('lib/platform/config.ts') + read('lib/deploy/config.ts') + read('lib/launches/config.ts')
     const parsed = [...sources.matchAll(/^\s+([A-Z][A-Z0-9_]{3,}):/gm)].map((m) => m[1]!)
     expect(parsed).toContain('DEPLOY_ALLOWLIST') // the scan sees the schema
     const platformSet = new Set(['VERCEL', 'AWS_DEFAULT_REGION']) // set by the platform, or an alias the SDK reads
