@@ -3,8 +3,9 @@ import type { Launch, LaunchesPage } from '../deploy/records/launchSchema.js'
 // Pages of the launches feed (pure): the limit, and an opaque cursor that is only a place in the feed's order, so no
 // cursor, forged or not, can ask for more than one page of what the feed already holds.
 
-/** Launches a page holds when `limit` is not given, and at most. */
+/** Launches a page holds when `limit` is not given. */
 export const LAUNCHES_DEFAULT_LIMIT = 20
+/** Launches a page holds at most. */
 export const LAUNCHES_MAX_LIMIT = 100
 
 /** A place in the feed's order (newest first, then by hash): the page after it starts with the next older launch. */
