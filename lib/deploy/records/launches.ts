@@ -8,8 +8,11 @@ import type { Launch } from './launchSchema.js'
 import { announceLaunch } from './launchSignal.js'
 import { isDeployed, readTokenMarkets, type TokenMarket } from './tokenMarket.js'
 
-/** Launches the public feed holds at most: the newest of the deploy index (itself at most 1,000, and 30 days). */
-export const LAUNCH_FEED_MAX = 500
+/**
+ * Launches the public feed holds at most: the newest of the deploy index (itself at most 1,000, and 30 days), as many
+ * as the tick follows to the market, so a refresh of the feed reads no more records than a tick does.
+ */
+export const LAUNCH_FEED_MAX = 300
 
 /**
  * A deploy as the public sees it (no agent digest, no signing material), or null for one that created no token (it
@@ -39,7 +42,7 @@ export type ListLaunchesParameters = { store: Store; storePrefix: string; chainI
 
 /**
  * The newest launches of every agent, both doors, newest first (then by hash), from the shared deploy index: its
- * members, their records, and the markets of the confirmed ones; three store round trips for up to 500 launches.
+ * members, their records, and the markets of the confirmed ones; three store round trips for up to 300 launches.
  */
 export async function listLaunches({ store, storePrefix, chainId, limit = LAUNCH_FEED_MAX }: ListLaunchesParameters): Promise<Launch[]> {
   const keys = deployHistoryKeys({ storePrefix, chainId })
