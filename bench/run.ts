@@ -2,6 +2,7 @@ import { benchColdStart } from './coldStart.js'
 import { benchDashboard } from './dashboard.js'
 import { benchDeploy } from './deploy.js'
 import { benchDeployLatency } from './deployLatency.js'
+import { benchOhlcv } from './ohlcv.js'
 import { benchPaidDeploy } from './paidDeploy.js'
 import { benchReadApi, benchWarmThroughput } from './readApi.js'
 import { benchReadFreshness, benchRefresh, benchSteadyLoad } from './readFreshness.js'
@@ -22,6 +23,7 @@ const benches: Record<string, () => Promise<Record<string, number | string>>> = 
   dashboard: benchDashboard,
   'store-cost': benchStoreCost,
   stream: benchStream,
+  ohlcv: benchOhlcv,
   warm: async () => {
     const upstream = await startUpstreamThread(0)
     try {
@@ -44,7 +46,8 @@ if (wanted.includes('readme')) {
 }
 const figures: BenchRun['figures'] = {}
 for (const [name, run] of Object.entries(benches)) {
-  if (wanted.length ? !wanted.includes(name) : name === 'refresh' || name === 'steady' || name === 'warm') continue // read-api includes both
+  // read-api includes refresh and steady; warm and ohlcv run on demand only (their figures are in docs/benchmarks.md's prose).
+  if (wanted.length ? !wanted.includes(name) : ['refresh', 'steady', 'warm', 'ohlcv'].includes(name)) continue
   console.log(`\n## ${name}`)
   figures[name] = await run()
   for (const [label, value] of Object.entries(figures[name]!)) console.log(`${label.padEnd(48)} ${value}`)

@@ -4,6 +4,8 @@ import { deployServicesFrom } from '../lib/deploy/instance.js'
 import { followDeploys } from '../lib/deploy/pipeline/followDeploys.js'
 import { refreshDeployMarkets } from '../lib/deploy/records/tokenMarket.js'
 import { createDeployServices } from '../lib/deploy/services.js'
+import { createLaunchesEndpoint } from '../lib/launches/endpoint.js'
+import { HISTORY_WINDOW_MS, snapshotTime, THINNED_INTERVAL_MS } from '../lib/market/history.js'
 import type { ControlRoom } from '../lib/market/types.js'
 import { silentLogger } from '../lib/platform/log.js'
 import {
@@ -12,6 +14,8 @@ import {
   createTokenHistoryEndpoint,
   createTokenSearchEndpoint,
 } from '../lib/read/endpoints.js'
+import { readKeys } from '../lib/read/keys.js'
+import { createTokenOhlcvEndpoint } from '../lib/read/ohlcvEndpoint.js'
 import { createReadServices } from '../lib/read/services.js'
 import { createUpstashStore } from '../lib/store/upstash.js'
 import { runTick } from '../lib/tick/runTick.js'
@@ -76,6 +80,19 @@ export async function benchStoreCost(): Promise<Record<string, number | string>>
       'token-search (cached term)': [createTokenSearchEndpoint(() => read), '/api/token-search?q=weth'],
       'token-history': [createTokenHistoryEndpoint(() => read), `/api/token-history?address=${room.liveActivity[0]!.address}`],
       'market-history': [createMarketHistoryEndpoint(() => read), '/api/market-history'],
+      'token-history, 7 d': [
+        createTokenHistoryEndpoint(() => read),
+        `/api/token-history?address=${room.liveActivity[0]!.address}&range=7d`,
+      ],
+      'market-history, 7 d': [createMarketHistoryEndpoint(() => read), '/api/market-history?range=7d'],
+      'token-ohlcv': [createTokenOhlcvEndpoint(() => read), `/api/token-ohlcv?address=${room.liveActivity[0]!.address}`],
+      launches: [
+        createLaunchesEndpoint(
+          () => read,
+          () => ({ publicLaunches: true, chainId: 8453 }),
+        ),
+        '/api/launches',
+      ],
     } as const
     const warm: Record<string, string[]> = {}
     for (const [name, [handle, path]] of Object.entries(handlers)) {
@@ -83,7 +100,15 @@ export async function benchStoreCost(): Promise<Record<string, number | string>>
       warm[name] = await counted(() => handle.fetch(get(path)))
     }
     const monthly = perTick * TICKS_PER_MONTH
+    // The history's bytes: a snapshot of the top 100 as the last tick wrote it; 288 written a day, each kept a day, or a
+    // week on a 30-minute mark (48 a day): a week held is 288 + 6 × 48 of them.
+    const snapshotBytes = (await store.get(readKeys('cost:').snapshot(snapshotTime(clock.now))))?.length ?? 0
+    const perDay = HISTORY_WINDOW_MS / 300_000
+    const thinnedPerDay = HISTORY_WINDOW_MS / THINNED_INTERVAL_MS
     const figures: Record<string, number | string> = {
+      'history: bytes of one snapshot (100 tokens)': snapshotBytes,
+      'history: bytes written a day (288 snapshots)': snapshotBytes * perDay,
+      'history: bytes held for a week (288 + 6 × 48 snapshots)': snapshotBytes * (perDay + 6 * thinnedPerDay),
       'tick, cold (commands)': cold.length,
       'tick, steady (commands, mean of 60)': Number(perTick.toFixed(1)),
       'tick, steady (largest of 60)': Math.max(...steady),
@@ -144,8 +169,13 @@ async function deployCosts(redisSocket: string): Promise<Record<string, number>>
     const plain: number[] = []
     const hooked: number[] = []
     const hashes: string[] = []
+    const plainHashes: string[] = []
     for (let i = 0; i < 5; i++) {
-      plain.push(await counted(() => stack.post({ action: 'agent_deploy', name: 'Cost', symbol: `C${i}` })))
+      plain.push(
+        await counted(async () =>
+          plainHashes.push((await stack.post({ action: 'agent_deploy', name: 'Cost', symbol: `C${i}` })).body.txHash),
+        ),
+      )
       hooked.push(
         await counted(async () => {
           const body = (await stack.post({ action: 'agent_deploy', name: 'Hooked', symbol: `H${i}` }, { key })).body
@@ -154,7 +184,13 @@ async function deployCosts(redisSocket: string): Promise<Record<string, number>>
         }),
       )
     }
-    const receipt = await counted(() => stack.post({ action: 'receipt', tx_hash: hashes[0] }, { key }))
+    await stack.drain()
+    const receipt = await counted(async () => {
+      await stack.post({ action: 'receipt', tx_hash: hashes[0] }, { key })
+      await stack.drain() // the deploy.confirmed event's first delivery
+    })
+    // Without a webhook: the record, the token's market and the launch announced to open streams.
+    const plainReceipt = await counted(() => stack.post({ action: 'receipt', tx_hash: plainHashes[0] }))
     const listed = await counted(() => stack.post({ action: 'list_deploys', limit: 20 }, { key }))
     await deployParts() // records the mined deploys (and sends deploy.confirmed)
     await stack.drain()
@@ -176,7 +212,8 @@ async function deployCosts(redisSocket: string): Promise<Record<string, number>>
     return {
       'deploy: agent_deploy (commands, mean of 5)': mean(plain),
       'deploy: agent_deploy with a webhook, first delivery included (commands, mean of 5)': mean(hooked),
-      'deploy: receipt, confirmed (commands)': receipt,
+      'deploy: receipt, confirmed, webhook delivery included (commands)': receipt,
+      'deploy: receipt, confirmed, no webhook (commands)': plainReceipt,
       'deploy: list_deploys of 5 (commands)': listed,
       'tick: deploys + markets + webhooks parts, idle (commands)': idleParts,
       [`tick: deploys + markets + webhooks parts, following ${tokens.length} tokens (commands)`]: following,

@@ -14,7 +14,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['upstream', 'chain'],
   ['market'],
   ['read', 'deploy'],
-  ['tick', 'health', 'mcp', 'stream', 'payments'],
+  ['tick', 'health', 'mcp', 'stream', 'payments', 'launches'],
   ['docs'],
 ]
 /** Folders of one layer that must not import each other (two use cases stay apart). */

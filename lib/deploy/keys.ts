@@ -52,6 +52,9 @@ export function deployHistoryKeys({ storePrefix, chainId }: DeployHistoryKeysPar
   }
 }
 
+/** Store key of the launches lately seen confirmed, which instances with open streams look at (`records/launches.ts`). */
+export const launchSignalKey = (storePrefix: string, chainId: number) => `${storePrefix}deploy:${chainId}:launches:confirmed`
+
 /** Store key of a deployed token's market. */
 export const tokenMarketKey = (storePrefix: string, chainId: number, address: string) =>
   `${storePrefix}deploy:${chainId}:market:${address.toLowerCase()}`

@@ -1,6 +1,7 @@
 import { createDocument, type ZodOpenApiPathItemObject } from 'zod-openapi'
 import { AGENT_ACTIONS } from '../deploy/actions/registry.js'
 import { b20SkillRoute } from '../deploy/handler.js'
+import { launchesPageSchema, launchSchema } from '../deploy/records/launchSchema.js'
 import {
   deployBroadcastSchema,
   deployFailureSchema,
@@ -15,11 +16,13 @@ import {
 } from '../deploy/responses.js'
 import { healthRoute } from '../health/handler.js'
 import { healthSchema } from '../health/schema.js'
+import { launchesRoute } from '../launches/endpoint.js'
 import {
   controlRoomSchema,
   marketHistorySchema,
   statsSchema,
   tokenHistorySchema,
+  tokenOhlcvSchema,
   tokenSchema,
   tokenSearchResultSchema,
 } from '../market/types.js'
@@ -38,6 +41,7 @@ import { perInstance } from '../platform/perInstance.js'
 import { errorAnswer, notAllowedAnswer } from '../platform/routeDocs.js'
 import { SERVICE_VERSION } from '../platform/version.js'
 import { controlRoomRoute, marketHistoryRoute, tokenHistoryRoute, tokenSearchRoute } from '../read/endpoints.js'
+import { tokenOhlcvRoute } from '../read/ohlcvEndpoint.js'
 import { streamRoute } from '../stream/handler.js'
 import { tickRoute } from '../tick/handler.js'
 import { tickSummarySchema } from '../tick/schema.js'
@@ -54,7 +58,9 @@ const routes = (): Record<string, { route: ZodOpenApiPathItemObject; tag: string
   '/api/token-search': { route: tokenSearchRoute, tag: 'Market data', name: 'tokenSearch' },
   '/api/token-history': { route: tokenHistoryRoute, tag: 'Market data', name: 'tokenHistory' },
   '/api/market-history': { route: marketHistoryRoute, tag: 'Market data', name: 'marketHistory' },
+  '/api/token-ohlcv': { route: tokenOhlcvRoute, tag: 'Market data', name: 'tokenOhlcv' },
   '/api/stream': { route: streamRoute, tag: 'Market data', name: 'stream' },
+  '/api/launches': { route: launchesRoute, tag: 'Market data', name: 'launches' },
   '/api/b20-skill': { route: b20SkillRoute, tag: 'Agents', name: 'b20Skill' },
   '/api/mcp': { route: mcpRoute, tag: 'Agents', name: 'mcp' },
   '/api/x402/deploy': { route: paidDeployRoute, tag: 'Agents', name: 'paidDeploy' },
@@ -73,6 +79,9 @@ const COMPONENTS = {
   TokenSearchResult: tokenSearchResultSchema,
   TokenHistory: tokenHistorySchema,
   MarketHistory: marketHistorySchema,
+  TokenOhlcv: tokenOhlcvSchema,
+  Launch: launchSchema,
+  LaunchesPage: launchesPageSchema,
   Error: errorBodySchema,
   // Each agent action's request, named after it: agent_deploy -> AgentDeployRequest.
   ...Object.fromEntries(AGENT_ACTIONS.map((action) => [`${pascalCase(action.name)}Request`, action.schema])),

@@ -1,15 +1,65 @@
 import { z } from 'zod'
 import type { Token } from './types.js'
 
-// The service's own memory of the market: a compact snapshot of the top 100 every 5 minutes, kept 24 hours.
-// DexScreener has no history endpoint; these snapshots are what token-history and the hourly commentary read.
+// The service's own memory of the market: a compact snapshot of the top 100 every 5 minutes, kept 24 hours, and every
+// 30 minutes kept 7 days. DexScreener has no history endpoint; these snapshots are what token-history, market-history
+// and the hourly commentary read.
 
 /** Snapshot resolution. */
 export const SNAPSHOT_INTERVAL_MS = 5 * 60_000
-/** How far back snapshots are kept and read. */
+/** How far back every snapshot is kept, and what a 24 h answer covers. */
 export const HISTORY_WINDOW_MS = 24 * 60 * 60_000
 /** Snapshots in the window. */
 export const SNAPSHOTS_IN_WINDOW = HISTORY_WINDOW_MS / SNAPSHOT_INTERVAL_MS
+/** How far back the snapshots of the 30-minute marks are kept, and what a 7 d answer covers. */
+export const HISTORY_WEEK_MS = 7 * HISTORY_WINDOW_MS
+/** Past 24 hours the history is thinned to this resolution: only the snapshots of these marks stay. */
+export const THINNED_INTERVAL_MS = 30 * 60_000
+
+/** The span an answer covers: the last day at 5 minutes, or the last week at 30. */
+export type HistoryRange = '24h' | '7d'
+
+/** Each range's window, the resolution of its points, and the slot of its sparklines. */
+export const HISTORY_RANGES: Record<HistoryRange, { windowMs: number; pointMs: number; sparklineMs: number }> = {
+  // A day's sparkline is 48 half-hour slots (a row's line is ~100 px wide); a week's, 56 slots of three hours.
+  '24h': { windowMs: HISTORY_WINDOW_MS, pointMs: SNAPSHOT_INTERVAL_MS, sparklineMs: 30 * 60_000 },
+  '7d': { windowMs: HISTORY_WEEK_MS, pointMs: THINNED_INTERVAL_MS, sparklineMs: 3 * 3_600_000 },
+}
+
+/**
+ * The `range` query parameter of token-history and market-history: absent or `24h` (the default, today's answer) or
+ * `7d`; anything else, or given twice, is wrong.
+ */
+export function parseHistoryRange(params: URLSearchParams): { ok: true; range: HistoryRange } | { ok: false; reason: string } {
+  const values = params.getAll('range')
+  if (values.length > 1) return { ok: false, reason: 'is given more than once' }
+  const value = values[0] ?? '24h'
+  return value === '24h' || value === '7d' ? { ok: true, range: value } : { ok: false, reason: 'must be 24h or 7d' }
+}
+
+/**
+ * How long the snapshot of mark `t` is kept: a week for a 30-minute mark, a day for the others (the thinning costs no
+ * store command: each snapshot is written once with the life of its mark), with one interval to spare so the oldest
+ * mark a range reads is still there.
+ */
+export function snapshotTtlMs(t: number): number {
+  return (t % THINNED_INTERVAL_MS === 0 ? HISTORY_WEEK_MS : HISTORY_WINDOW_MS) + SNAPSHOT_INTERVAL_MS
+}
+
+/** The marks a range reads, oldest first: every 5-minute mark of the last day, and before it every 30-minute mark of the week. */
+export function historyMarks(now: number, range: HistoryRange): number[] {
+  const latest = snapshotTime(now)
+  const recent = Array.from({ length: SNAPSHOTS_IN_WINDOW }, (_, i) => latest - (SNAPSHOTS_IN_WINDOW - 1 - i) * SNAPSHOT_INTERVAL_MS)
+  if (range === '24h') return recent
+  const older: number[] = []
+  for (
+    let t = Math.floor((latest - HISTORY_WEEK_MS) / THINNED_INTERVAL_MS + 1) * THINNED_INTERVAL_MS;
+    t < recent[0]!;
+    t += THINNED_INTERVAL_MS
+  )
+    older.push(t)
+  return [...older, ...recent]
+}
 
 /** One token in a snapshot: address, price (USD), 24h volume, liquidity, rank. */
 export type SnapshotRow = [address: string, priceUsd: number | null, volume24h: number, liquidityUsd: number, rank: number]
@@ -75,24 +125,28 @@ export const snapshotSchema: z.ZodType<Snapshot> = z.object({
 })
 
 /**
- * A token's series over the 24 hours before `now` (oldest first): every snapshot that holds it, and, at the other
- * 5-minute marks, the closes of its price line (price only). Null when neither knows the token.
+ * A token's series over the range before `now` (oldest first, the last 24 h by default): every snapshot on one of the
+ * range's marks (5 minutes; 30 for 7 d) that holds it, and, at its other marks, the closes of its price line (price
+ * only). Null when neither knows the token.
  */
 export function tokenSeries(
   snapshots: readonly Snapshot[],
   address: string,
   line: PriceLine | null = null,
   now: number = line?.fetchedAt ?? 0,
+  range: HistoryRange = '24h',
 ): HistoryPoint[] | null {
   const wanted = address.toLowerCase()
   const byMark = new Map<number, HistoryPoint>()
-  const from = snapshotTime(now) - HISTORY_WINDOW_MS
+  const { windowMs, pointMs } = HISTORY_RANGES[range]
+  const from = snapshotTime(now) - windowMs
   for (const [t, close] of line?.points ?? []) {
     const mark = snapshotTime(t)
-    if (mark <= from || mark > now) continue
+    if (mark <= from || mark > now || mark % pointMs !== 0) continue
     byMark.set(mark, { t: new Date(mark).toISOString(), priceUsd: close, volume24h: null, liquidityUsd: null, rank: null })
   }
   for (const snapshot of snapshots) {
+    if (snapshot.t % pointMs !== 0) continue
     const row = snapshot.rows.find((r) => r[0] === wanted)
     if (row)
       byMark.set(snapshot.t, {
@@ -139,10 +193,7 @@ export function describeHourChanges({ newEntrants, climbers }: HourChanges): str
   return sentence.charAt(0).toUpperCase() + sentence.slice(1)
 }
 
-/** Resolution of the page's sparklines: one price per 30 minutes, 48 a day (the chart is 100 rows of ~100 px). */
-export const SPARKLINE_INTERVAL_MS = 30 * 60_000
-
-/** The top 100's last 24 hours in one answer, as `market-history` serves it to the dashboard. */
+/** The top 100's last 24 hours (or 7 days) in one answer, as `market-history` serves it to the dashboard. */
 export type MarketHistory = {
   /** Total 24h volume of the top 100 at each 5-minute mark held, oldest first. */
   volume: { intervalSeconds: number; points: { t: string; totalVolume24h: number; tokens: number }[] }
@@ -154,31 +205,40 @@ export type MarketHistory = {
 const sparklinePrice = (price: number | null) => (price === null ? null : Number(price.toPrecision(4)))
 
 /**
- * The total volume series and one sparkline per token of the latest snapshot (the current top 100): 48 slots of 30
- * minutes ending with the latest snapshot's slot, each holding the last price a snapshot in it recorded. Where no
- * snapshot priced the token, its price line fills the slot: the last close at or before the slot's end, from its first
- * candle up to when the line was fetched (a slot without trades keeps the last traded price; none is invented before).
+ * The total volume series and one sparkline per token of the latest snapshot (the current top 100). Over 24 h: every
+ * 5-minute mark, and 48 slots of 30 minutes; over 7 d: every 30-minute mark, and 56 slots of 3 hours. The slots end
+ * with the latest snapshot's, each holding the last price a snapshot in it recorded. Where no snapshot priced the
+ * token, its price line fills the slot: the last close at or before the slot's end, from its first candle up to when
+ * the line was fetched (a slot without trades keeps the last traded price; none is invented before).
  */
-export function marketHistory(snapshots: readonly Snapshot[], lines: ReadonlyMap<string, PriceLine> = new Map()): MarketHistory {
+export function marketHistory(
+  snapshots: readonly Snapshot[],
+  lines: ReadonlyMap<string, PriceLine> = new Map(),
+  range: HistoryRange = '24h',
+): MarketHistory {
+  const { windowMs, pointMs, sparklineMs } = HISTORY_RANGES[range]
   const ordered = [...snapshots].sort((a, b) => a.t - b.t)
-  const volume = ordered.map((s) => ({
-    t: new Date(s.t).toISOString(),
-    totalVolume24h: Math.round(s.rows.reduce((sum, r) => sum + r[2], 0)),
-    tokens: s.rows.length,
-  }))
+  // The volume series keeps the range's marks; the sparklines take every snapshot (the last price of each slot).
+  const volume = ordered
+    .filter((s) => s.t % pointMs === 0)
+    .map((s) => ({
+      t: new Date(s.t).toISOString(),
+      totalVolume24h: Math.round(s.rows.reduce((sum, r) => sum + r[2], 0)),
+      tokens: s.rows.length,
+    }))
   const latest = ordered.at(-1)
   if (!latest)
     return {
-      volume: { intervalSeconds: SNAPSHOT_INTERVAL_MS / 1000, points: [] },
-      sparklines: { intervalSeconds: SPARKLINE_INTERVAL_MS / 1000, times: [], prices: {} },
+      volume: { intervalSeconds: pointMs / 1000, points: [] },
+      sparklines: { intervalSeconds: sparklineMs / 1000, times: [], prices: {} },
     }
-  const slots = HISTORY_WINDOW_MS / SPARKLINE_INTERVAL_MS
-  const lastSlot = Math.floor(latest.t / SPARKLINE_INTERVAL_MS) * SPARKLINE_INTERVAL_MS
-  const firstSlot = lastSlot - (slots - 1) * SPARKLINE_INTERVAL_MS
+  const slots = windowMs / sparklineMs
+  const lastSlot = Math.floor(latest.t / sparklineMs) * sparklineMs
+  const firstSlot = lastSlot - (slots - 1) * sparklineMs
   const prices: Record<string, (number | null)[]> = {}
   for (const row of latest.rows) prices[row[0]] = new Array<number | null>(slots).fill(null)
   for (const snapshot of ordered) {
-    const slot = Math.floor((snapshot.t - firstSlot) / SPARKLINE_INTERVAL_MS)
+    const slot = Math.floor((snapshot.t - firstSlot) / sparklineMs)
     if (slot < 0) continue
     for (const row of snapshot.rows) {
       const series = prices[row[0]]
@@ -187,26 +247,26 @@ export function marketHistory(snapshots: readonly Snapshot[], lines: ReadonlyMap
   }
   for (const [address, series] of Object.entries(prices)) {
     const line = lines.get(address)
-    if (line && line.points.length > 0) fillFromLine(series, line, firstSlot)
+    if (line && line.points.length > 0) fillFromLine(series, line, firstSlot, sparklineMs)
   }
   return {
-    volume: { intervalSeconds: SNAPSHOT_INTERVAL_MS / 1000, points: volume },
+    volume: { intervalSeconds: pointMs / 1000, points: volume },
     sparklines: {
-      intervalSeconds: SPARKLINE_INTERVAL_MS / 1000,
-      times: Array.from({ length: slots }, (_, i) => new Date(firstSlot + i * SPARKLINE_INTERVAL_MS).toISOString()),
+      intervalSeconds: sparklineMs / 1000,
+      times: Array.from({ length: slots }, (_, i) => new Date(firstSlot + i * sparklineMs).toISOString()),
       prices,
     },
   }
 }
 
 /** Fills the empty slots of a sparkline from a price line, carrying the last close from its first candle to its fetch. */
-function fillFromLine(series: (number | null)[], line: PriceLine, firstSlot: number): void {
+function fillFromLine(series: (number | null)[], line: PriceLine, firstSlot: number, slotMs: number): void {
   const points = [...line.points].sort((a, b) => a[0] - b[0])
   let next = 0
   let last: number | null = null
   for (let slot = 0; slot < series.length; slot++) {
-    const slotStart = firstSlot + slot * SPARKLINE_INTERVAL_MS
-    const slotEnd = slotStart + SPARKLINE_INTERVAL_MS
+    const slotStart = firstSlot + slot * slotMs
+    const slotEnd = slotStart + slotMs
     if (slotStart > line.fetchedAt) break
     while (next < points.length && points[next]![0] < slotEnd) last = points[next++]![1]
     if (series[slot] === null && last !== null) series[slot] = sparklinePrice(last)

@@ -90,17 +90,17 @@ export const CONTROL_ROOM_LIMIT = 100
 /** Length of the trending list (`docs/api.md`). */
 export const TRENDING_LENGTH = 15
 
-/** Body of `GET /api/token-history`: a token's last 24 hours in the top 100, at 5-minute resolution, oldest first. */
+/** Body of `GET /api/token-history`: a token's last 24 hours in the top 100 at 5-minute resolution (7 days at 30), oldest first. */
 export const tokenHistorySchema = z.object({
   address: z
     .string()
     .regex(/^0x[0-9a-f]{40}$/)
     .describe('The token, lower-case'),
-  intervalSeconds: z.number().int().describe('Snapshot resolution: 300'),
+  intervalSeconds: z.number().int().describe('Point resolution: 300 (range 24h) or 1800 (range 7d)'),
   points: z
     .array(
       z.object({
-        t: z.string().describe('The 5-minute mark (ISO 8601)'),
+        t: z.string().describe('The 5-minute mark (30-minute for range 7d), ISO 8601'),
         priceUsd: z.number().nullable(),
         volume24h: z.number().nullable().describe('Null at a mark known only from a price candle'),
         liquidityUsd: z.number().nullable().describe('Null at a mark known only from a price candle'),
@@ -115,26 +115,28 @@ export const tokenHistorySchema = z.object({
 /** Body of `GET /api/token-history`. */
 export type TokenHistory = z.infer<typeof tokenHistorySchema>
 
-/** Body of `GET /api/market-history`: the top 100's last 24 hours in one answer (the dashboard's charts). */
+/** Body of `GET /api/market-history`: the top 100's last 24 hours (or 7 days) in one answer (the dashboard's charts). */
 export const marketHistorySchema = z.object({
   volume: z
     .object({
-      intervalSeconds: z.number().int().describe('Resolution: 300'),
+      intervalSeconds: z.number().int().describe('Resolution: 300 (range 24h) or 1800 (range 7d)'),
       points: z
         .array(
           z.object({
-            t: z.string().describe('The 5-minute mark (ISO 8601)'),
+            t: z.string().describe('The 5-minute mark (30-minute for range 7d), ISO 8601'),
             totalVolume24h: z.number().min(0).describe('Sum of the 24h volume of the top 100 at that mark, USD'),
             tokens: z.number().int().min(0).describe('Tokens in that snapshot'),
           }),
         )
-        .describe('Every 5-minute mark held in the last 24 h, oldest first'),
+        .describe('Every mark held in the range, oldest first'),
     })
     .describe('Total 24h volume of the top 100 over time'),
   sparklines: z
     .object({
-      intervalSeconds: z.number().int().describe('Slot length: 1800'),
-      times: z.array(z.string()).describe('Start of each of the 48 slots (ISO 8601), oldest first; empty before the first snapshot'),
+      intervalSeconds: z.number().int().describe('Slot length: 1800 (range 24h) or 10800 (range 7d)'),
+      times: z
+        .array(z.string())
+        .describe('Start of each of the 48 slots (56 for range 7d), ISO 8601, oldest first; empty before the first snapshot'),
       prices: z
         .record(z.string(), z.array(z.number().nullable()))
         .describe(
@@ -146,3 +148,60 @@ export const marketHistorySchema = z.object({
 
 /** Body of `GET /api/market-history`. */
 export type MarketHistoryBody = z.infer<typeof marketHistorySchema>
+
+/** A token of a pool as GeckoTerminal's OHLCV `meta` names it: untrusted text, made safe to show. */
+const ohlcvTokenSchema = z
+  .object({
+    address: z
+      .string()
+      .regex(/^0x[0-9a-f]{40}$/)
+      .nullable()
+      .describe('The token, lower-case; null when GeckoTerminal did not say'),
+    name: z.string().nullable().describe('Untrusted text (sanitised, at most 64 characters)'),
+    symbol: z.string().nullable().describe('Untrusted text (sanitised, at most 24 characters)'),
+  })
+  .nullable()
+
+/** Body of `GET /api/token-ohlcv`: a token's candles, in GeckoTerminal's terms (`docs/api.md`). */
+export const tokenOhlcvSchema = z.object({
+  address: z
+    .string()
+    .regex(/^0x[0-9a-f]{40}$/)
+    .describe('The token, lower-case'),
+  pairAddress: z
+    .string()
+    .regex(/^0x(?:[0-9a-f]{40}|[0-9a-f]{64})$/)
+    .describe(
+      'The pool the candles are of: the token’s pair in the control room while it is in the top 100, else its most liquid Base pool in which it is the base token (a Uniswap v4 pool’s 32-byte id included)',
+    ),
+  dexId: z.string().describe('The pool’s exchange, in DexScreener’s vocabulary'),
+  timeframe: z.enum(['minute', 'hour', 'day']),
+  aggregate: z.number().int().describe('Candle length in timeframes: minute 1/5/15, hour 1/4/12, day 1'),
+  currency: z.enum(['usd', 'token']).describe('usd: prices and volume in US dollars; token: in the pool’s quote token'),
+  ohlcv: z
+    .array(
+      z
+        .tuple([
+          z.number().int().describe('Start of the candle, epoch seconds'),
+          z.number().describe('Open'),
+          z.number().describe('High'),
+          z.number().describe('Low'),
+          z.number().describe('Close'),
+          z.number().describe('Volume of this candle'),
+        ])
+        .describe('[t, open, high, low, close, volume]')
+        // Six numbers (maxItems 6): linters ask every array schema to say what its items are.
+        .meta({
+          override: ({ jsonSchema }: { jsonSchema: Record<string, unknown> }) => {
+            jsonSchema.items = { type: 'number' }
+          },
+        }),
+    )
+    .describe(
+      'Newest first, one row per t; an interval in which nobody traded has no row (a gap, as GeckoTerminal sends it: nothing is invented)',
+    ),
+  meta: z.object({ base: ohlcvTokenSchema, quote: ohlcvTokenSchema }).describe('The pool’s two tokens as GeckoTerminal names them'),
+})
+
+/** Body of `GET /api/token-ohlcv`. */
+export type TokenOhlcv = z.infer<typeof tokenOhlcvSchema>

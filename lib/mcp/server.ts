@@ -12,12 +12,10 @@ import { loadMcpOriginPolicy, type OriginPolicy, originGate } from '../platform/
 import { perInstance } from '../platform/perInstance.js'
 import { problemsOf } from '../platform/problems.js'
 import { SERVICE_VERSION } from '../platform/version.js'
-import { getControlRoomInput, searchTokensInput, summarize, TOOLS, type ToolDefinition, toolInputJsonSchema } from './tools.js'
+import { type JsonObject, type ReadEndpointName, summarize, TOOLS, type ToolDefinition, toolInputJsonSchema } from './tools.js'
 
 /** What the MCP server calls: the read endpoints' handlers (cache, throttling and all) and the deploy actions. */
-export type McpDependencies = {
-  controlRoom: (request: Request) => Response | Promise<Response>
-  tokenSearch: (request: Request) => Response | Promise<Response>
+export type McpDependencies = Record<ReadEndpointName, (request: Request) => Response | Promise<Response>> & {
   deploy: DeployServicesSource
   /** Which browser origins may call (default: from the environment once, {@link loadMcpOriginPolicy}). */
   origins?: () => OriginPolicy
@@ -27,7 +25,7 @@ export type McpDependencies = {
 export const MCP_BODY_LIMIT_BYTES = 64 * 1024
 
 const INSTRUCTIONS =
-  'Live market data for Base (chain 8453) and B20 token deploys signed by the service. get_control_room and search_tokens need no key. ' +
+  'Live market data for Base (chain 8453) and B20 token deploys signed by the service. get_control_room, search_tokens, get_token_ohlcv and list_launches need no key. ' +
   'deploy_token, get_deploy_receipt, list_deploys, list_events and redeliver_event need the agent key on the HTTP request (X-Service-Key, or Authorization: Bearer <key>). ' +
   'Deploy with dryRun: true first; after a deploy, call get_deploy_receipt with waitSeconds to learn the token address. Failures are tool results with isError and a code.'
 
@@ -54,9 +52,6 @@ function invalidArguments(error: z.ZodError): CallToolResult {
   return failed('INVALID_ARGUMENTS', 'The tool arguments are invalid; see details.', { details: problemsOf(error, 'arguments') })
 }
 
-/** A JSON object as a tool or handler answered it. */
-type JsonObject = Record<string, unknown>
-
 /** Maps the HTTP body's field names in problem details back to the tool's own (`tx_hash` is `txHash`). */
 const renameBodyFields = (body: Record<string, unknown>, renamed: Readonly<Record<string, string>> = {}) =>
   Array.isArray(body.details)
@@ -76,7 +71,8 @@ type CallParameters = {
 async function callTool({ name, args, request, dependencies, agentKey }: CallParameters): Promise<CallToolResult> {
   const tool = TOOLS.find((t) => t.name === name)
   if (!tool) return failed('UNKNOWN_TOOL', `There is no tool named ${JSON.stringify(name.slice(0, 64))}.`)
-  if (!tool.action) return callReadTool(tool, args, request, dependencies)
+  if (tool.read) return callReadTool(tool, tool.read, args, request, dependencies)
+  if (!tool.action) return failed('UNKNOWN_TOOL', 'This tool has nothing to run.')
   // An agent tool: the key first, exactly as on /api/b20-skill, then the action through the same registry.
   const verdict = await agentKey()
   if (verdict.kind === 'refused') return toolResult(verdict.answer.body, summarize(tool, verdict.answer.body))
@@ -88,34 +84,27 @@ async function callTool({ name, args, request, dependencies, agentKey }: CallPar
   return toolResult(result, summarize(tool, result))
 }
 
-/** The read tools go through the read handlers, so the cache and the per-client search limit apply as over HTTP. */
-async function callReadTool(tool: ToolDefinition, args: Record<string, unknown>, request: Request, dependencies: McpDependencies) {
-  const origin = new URL(request.url).origin
+/** The read tools go through the read handlers, so the cache and the per-client limits apply as over HTTP. */
+async function callReadTool(
+  tool: ToolDefinition,
+  read: NonNullable<ToolDefinition['read']>,
+  args: Record<string, unknown>,
+  request: Request,
+  dependencies: McpDependencies,
+) {
+  const parsed = tool.input.safeParse(args)
+  if (!parsed.success) return invalidArguments(parsed.error)
   const forwarded = new Headers()
   for (const header of ['x-real-ip', 'x-forwarded-for']) {
     const value = request.headers.get(header)
     if (value !== null) forwarded.set(header, value)
   }
-  if (tool.name === 'get_control_room') {
-    const parsed = getControlRoomInput.safeParse(args)
-    if (!parsed.success) return invalidArguments(parsed.error)
-    const body = (await (
-      await dependencies.controlRoom(new Request(`${origin}/api/control-room`, { headers: forwarded }))
-    ).json()) as JsonObject
-    if (body.ok === false || !Array.isArray(body.liveActivity))
-      return toolResult({ ok: false, ...body }, summarize(tool, { ok: false, ...body }))
-    const room = { ...body, liveActivity: body.liveActivity.slice(0, parsed.data.limit ?? 20) }
-    return toolResult(room, summarize(tool, room))
-  }
-  const parsed = searchTokensInput.safeParse(args)
-  if (!parsed.success) return invalidArguments(parsed.error)
-  const response = await dependencies.tokenSearch(
-    new Request(`${origin}/api/token-search?q=${encodeURIComponent(parsed.data.query)}`, { headers: forwarded }),
-  )
+  const url = `${new URL(request.url).origin}${read.path(parsed.data)}`
+  const response = await dependencies[read.endpoint](new Request(url, { headers: forwarded }))
   const body = (await response.json()) as JsonObject
   // A throttled call says when to come back, in seconds, as the HTTP answer's Retry-After does (and its text too).
   const retryAfter = response.status === 429 ? { retryAfterSeconds: Number(response.headers.get('retry-after')) } : {}
-  const result = response.ok ? body : { ok: false, ...body, ...retryAfter }
+  const result = response.ok && body.ok !== false ? (read.shape?.(body, parsed.data) ?? body) : { ok: false, ...body, ...retryAfter }
   return toolResult(result, summarize(tool, result))
 }
 

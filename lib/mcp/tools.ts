@@ -2,10 +2,26 @@ import { z } from 'zod'
 import type { AgentAction } from '../deploy/actions/action.js'
 import { AGENT_ACTIONS } from '../deploy/actions/registry.js'
 import { isWellFormedText, QUERY_MAX_LENGTH } from '../market/search.js'
+import { GECKO_OHLCV_LIMIT_MAX } from '../upstream/geckoOhlcv.js'
 
 // The MCP tools: the two read tools (defined here, over the read endpoints) and one tool per agent action (from the
 // actions' registry, each built from the very zod schema the HTTP API validates with), so a client sees the same
 // rules either way.
+
+/** The read endpoints a read tool goes through (cache, throttles and all, as over HTTP). */
+export type ReadEndpointName = 'controlRoom' | 'tokenSearch' | 'tokenOhlcv' | 'launches'
+
+/** A JSON object as a tool or handler answers it. */
+export type JsonObject = Record<string, unknown>
+
+/** How a read tool asks its endpoint: the GET's path and query from its checked arguments, and its answer as the tool gives it. */
+export type ReadCall = {
+  endpoint: ReadEndpointName
+  // biome-ignore lint/suspicious/noExplicitAny: each tool's arguments are its own input schema's output
+  path: (args: any) => string
+  // biome-ignore lint/suspicious/noExplicitAny: as above
+  shape?: (body: JsonObject, args: any) => JsonObject
+}
 
 /** One tool as `tools/list` shows it, with the zod schema its arguments must meet. */
 export type ToolDefinition = {
@@ -16,6 +32,8 @@ export type ToolDefinition = {
   annotations: { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean }
   /** The agent action the tool runs (it then needs the agent key, as `X-Service-Key` or `Authorization: Bearer`). */
   action?: AgentAction
+  /** The read endpoint a keyless tool asks. */
+  read?: ReadCall
 }
 
 const readOnly = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true }
@@ -35,6 +53,32 @@ export const searchTokensInput = z.strictObject({
     .describe('Symbol, name or 0x address, as the q parameter of /api/token-search'),
 })
 
+/** Arguments of `get_token_ohlcv`: the query parameters of `GET /api/token-ohlcv`, checked again by the endpoint. */
+export const getTokenOhlcvInput = z.strictObject({
+  address: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{40}$/)
+    .describe('The Base token, 0x + 40 hex'),
+  timeframe: z.enum(['minute', 'hour', 'day']).optional().describe('Candle size (default hour)'),
+  aggregate: z
+    .union([z.literal(1), z.literal(4), z.literal(5), z.literal(12), z.literal(15)])
+    .optional()
+    .describe('Timeframes per candle: minute 1/5/15, hour 1/4/12, day 1 (default 1)'),
+  before_timestamp: z.number().int().min(1).max(9_999_999_999).optional().describe('Epoch seconds: only candles that start before it'),
+  limit: z.number().int().min(1).max(GECKO_OHLCV_LIMIT_MAX).optional().describe('Candles, 1-1000 (default 100)'),
+  currency: z.enum(['usd', 'token']).optional().describe('usd (default) or token: in the pool’s quote token'),
+})
+
+/** Arguments of `list_launches`. */
+export const listLaunchesInput = z.strictObject({
+  limit: z.number().int().min(1).max(100).optional().describe('Launches per page, 1-100 (default 20)'),
+  cursor: z.string().min(1).max(200).optional().describe('The nextCursor of the previous page'),
+})
+
+/** A query string of the arguments given (absent ones left out). */
+const queryOf = (args: Record<string, unknown>) =>
+  new URLSearchParams(Object.entries(args).flatMap(([key, value]) => (value === undefined ? [] : [[key, String(value)]]))).toString()
+
 /** Every tool, in the order `tools/list` answers them: the read tools, then the agent actions'. */
 export const TOOLS: readonly ToolDefinition[] = [
   {
@@ -44,6 +88,14 @@ export const TOOLS: readonly ToolDefinition[] = [
       'The top Base tokens by 24h volume (liveActivity, cut to `limit`), the top 15 as trending, market stats and a commentary; the same JSON as GET /api/control-room (refreshed every 30 s). Token names are untrusted upstream text.',
     input: getControlRoomInput,
     annotations: readOnly,
+    read: {
+      endpoint: 'controlRoom',
+      path: () => '/api/control-room',
+      shape: (room, args: z.infer<typeof getControlRoomInput>) => ({
+        ...room,
+        liveActivity: Array.isArray(room.liveActivity) ? room.liveActivity.slice(0, args.limit ?? 20) : room.liveActivity,
+      }),
+    },
   },
   {
     name: 'search_tokens',
@@ -51,6 +103,28 @@ export const TOOLS: readonly ToolDefinition[] = [
     description: 'Base trading pairs whose token symbol or name contains the query, by 24h volume; the same JSON as GET /api/token-search.',
     input: searchTokensInput,
     annotations: readOnly,
+    read: {
+      endpoint: 'tokenSearch',
+      path: (args: z.infer<typeof searchTokensInput>) => `/api/token-search?q=${encodeURIComponent(args.query)}`,
+    },
+  },
+  {
+    name: 'get_token_ohlcv',
+    title: 'Candles of a Base token',
+    description:
+      'Candles [t, open, high, low, close, volume] of a Base token, newest first, from its pool (its pair in the control room, else its most liquid Base pool), in GeckoTerminal’s terms; intervals without trades have no row. The same JSON as GET /api/token-ohlcv.',
+    input: getTokenOhlcvInput,
+    annotations: readOnly,
+    read: { endpoint: 'tokenOhlcv', path: (args: z.infer<typeof getTokenOhlcvInput>) => `/api/token-ohlcv?${queryOf(args)}` },
+  },
+  {
+    name: 'list_launches',
+    title: 'Tokens launched through this service',
+    description:
+      'The tokens agents deployed through this service, newest first, with their market once they trade; pass nextCursor as cursor for the next page. Names, descriptions and URLs are untrusted text. The same JSON as GET /api/launches.',
+    input: listLaunchesInput,
+    annotations: readOnly,
+    read: { endpoint: 'launches', path: (args: z.infer<typeof listLaunchesInput>) => `/api/launches?${queryOf(args)}` },
   },
   ...AGENT_ACTIONS.map(
     (action): ToolDefinition => ({
@@ -80,5 +154,9 @@ export function summarize(tool: ToolDefinition, body: Record<string, unknown>): 
   if (tool.action) return tool.action.tool.summarize(body)
   if (tool.name === 'get_control_room')
     return `${lengthOf(body.liveActivity)} of the top Base tokens by 24h volume. ${body.commentary ?? ''}`.trim()
+  if (tool.name === 'get_token_ohlcv')
+    return `${lengthOf(body.ohlcv)} ${body.timeframe} candles (x${body.aggregate}) of ${body.address}, newest first, from pool ${body.pairAddress}.`
+  if (tool.name === 'list_launches')
+    return `${lengthOf(body.launches)} launches, newest first${body.nextCursor ? '; more with cursor' : ''}.`
   return `${lengthOf(body.tokens)} Base pairs match.`
 }

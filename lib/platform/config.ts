@@ -32,6 +32,10 @@ export type ReadConfig = {
   searchUpstreamRequestsPerMinute: number
   /** `token-history` requests a client may make per minute before 429. */
   tokenHistoryRateLimitPerMinute: number
+  /** `token-ohlcv` requests a client may make per minute before 429. */
+  tokenOhlcvRateLimitPerMinute: number
+  /** GeckoTerminal calls a minute that candle requests may take, service-wide, of its 30 (discovery and failover keep the rest). */
+  ohlcvUpstreamRequestsPerMinute: number
   /** Upstash REST endpoint and token, or null for the in-process store. */
   redis: { url: string; token: string } | null
   /** Prefix of every key this service writes to the shared store. */
@@ -118,6 +122,10 @@ const readSchema = z.object({
     100,
   ),
   TOKEN_HISTORY_RATE_LIMIT_PER_MINUTE: optional(wholeNumber(1)).default(60),
+  TOKEN_OHLCV_RATE_LIMIT_PER_MINUTE: optional(wholeNumber(1)).default(60),
+  OHLCV_UPSTREAM_REQUESTS_PER_MINUTE: optional(
+    wholeNumber(1).max(20, 'must be at most 20 (discovery and the failover need the rest of GeckoTerminal’s 30)'),
+  ).default(10),
   ...storeFields,
 })
 
@@ -137,6 +145,8 @@ export function loadReadConfig(env: Environment = process.env): ReadConfig {
     searchRateLimitPerMinute: parsed.SEARCH_RATE_LIMIT_PER_MINUTE,
     searchUpstreamRequestsPerMinute: parsed.SEARCH_UPSTREAM_REQUESTS_PER_MINUTE,
     tokenHistoryRateLimitPerMinute: parsed.TOKEN_HISTORY_RATE_LIMIT_PER_MINUTE,
+    tokenOhlcvRateLimitPerMinute: parsed.TOKEN_OHLCV_RATE_LIMIT_PER_MINUTE,
+    ohlcvUpstreamRequestsPerMinute: parsed.OHLCV_UPSTREAM_REQUESTS_PER_MINUTE,
     redis: storeConfig(parsed),
     storePrefix: parsed.STORE_KEY_PREFIX,
   }

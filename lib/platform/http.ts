@@ -48,16 +48,19 @@ export const READ_ERROR_CODES = [
   'UNKNOWN_TOKEN',
   'BODY_TOO_LARGE',
   'STREAMS_FULL',
+  'INVALID_PARAMETER',
+  'LAUNCHES_OFF',
 ] as const
 
 /** A JSON error body of the read endpoints: a human message and a stable machine code. */
 export const errorBodySchema = z.object({
   error: z.string().describe('What went wrong, for people'),
   code: z.enum(READ_ERROR_CODES).describe('What went wrong, for programs'),
+  field: z.string().optional().describe('The query parameter that is wrong (INVALID_PARAMETER)'),
 })
 
-/** A JSON error body: a human message and a stable machine code. */
-export type ErrorBody = { error: string; code: string }
+/** A JSON error body: a human message and a stable machine code (and, for a wrong parameter, which one). */
+export type ErrorBody = { error: string; code: string; field?: string }
 
 /** Parameters of {@link jsonResponse}. */
 export type JsonResponseParameters = {
@@ -78,8 +81,14 @@ export function jsonResponse({ status = 200, body, headers = {}, head = false }:
 }
 
 /** A JSON error response `{ error, code }` that no cache keeps. */
-export function errorResponse(status: number, code: string, message: string, headers: Record<string, string> = {}): Response {
-  const body: ErrorBody = { error: message, code }
+export function errorResponse(
+  status: number,
+  code: string,
+  message: string,
+  headers: Record<string, string> = {},
+  field?: string,
+): Response {
+  const body: ErrorBody = field === undefined ? { error: message, code } : { error: message, code, field }
   return jsonResponse({ status, body: JSON.stringify(body), headers: { 'cache-control': 'no-store', ...headers } })
 }
 

@@ -243,15 +243,17 @@ export function createReadCache(parameters: CreateReadCacheParameters): ReadCach
     const { key } = parameters
     // Past the instance's window: another instance may have refreshed already.
     let best: LocalCachedBody | undefined = cached
+    /** What this read found in the store: a refresh it starts does not ask the store the same again before its lock. */
+    let firstRead: CachedBody | null | 'down' | undefined
     if (!isRunning(key)) {
-      const shared = await readShared(key)
-      if (shared !== 'down' && shared && (!best || shared.fetchedAt > best.fetchedAt)) best = keepLocal(key, shared)
+      firstRead = await readShared(key)
+      if (firstRead !== 'down' && firstRead && (!best || firstRead.fetchedAt > best.fetchedAt)) best = keepLocal(key, firstRead)
       if (best && isFresh(best)) return { entry: best, stale: false }
     }
     if (best && isServable(best)) {
       revalidate(parameters)
       return { entry: best, stale: true }
     }
-    return { entry: await flight(parameters), stale: false }
+    return { entry: await flight(parameters, firstRead), stale: false }
   }
 }

@@ -210,6 +210,11 @@ export function badReadRequest(code: string, message: string): { ok: false; resp
   return { ok: false, response: errorResponse(400, code, message) }
 }
 
+/** The 400 of a wrong query parameter: `INVALID_PARAMETER`, the field named in the body and the message. */
+export function invalidParameter({ field, reason }: { field: string; reason: string }): { ok: false; response: Response } {
+  return { ok: false, response: errorResponse(400, 'INVALID_PARAMETER', `Query parameter ${field} ${reason}.`, {}, field) }
+}
+
 /** This instance's own throttle, for when the shared store is unreachable: per instance, never none. */
 const localThrottle = createLocalThrottle()
 

@@ -13,7 +13,10 @@ import { changeUniverse } from './universeStore.js'
 export const DISCOVERY_INTERVAL_MS = 5 * 60_000
 /** GeckoTerminal calls allowed in any rolling minute, across all instances (its public limit). */
 export const GECKO_CALLS_PER_MINUTE = 30
-/** Of those, what the price backfill may fill: the rest stays free for discovery's pages when they come due. */
+/**
+ * Of those, what the price backfill and the candle requests may fill (each stops once the minute holds this many): the
+ * rest stays free for discovery's pages when they come due and for the failover.
+ */
 export const GECKO_BACKFILL_CALLS_PER_MINUTE = 20
 /** How long to leave GeckoTerminal alone after a 429 that named no `Retry-After`. */
 const DEFAULT_BACKOFF_MS = 60_000

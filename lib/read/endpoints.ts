@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import type { ZodOpenApiPathItemObject } from 'zod-openapi'
+import { type HistoryRange, parseHistoryRange } from '../market/history.js'
 import { parseQuery, QUERY_MAX_LENGTH } from '../market/search.js'
 import { controlRoomSchema, marketHistorySchema, tokenHistorySchema, tokenSearchResultSchema } from '../market/types.js'
 import {
@@ -15,7 +16,7 @@ import {
   redirectAnswer,
   retryAfterHeaders,
 } from '../platform/routeDocs.js'
-import { badReadRequest, createCachedReadEndpoint, type ReadEndpointOptions } from './cachedReadEndpoint.js'
+import { badReadRequest, createCachedReadEndpoint, invalidParameter, type ReadEndpointOptions } from './cachedReadEndpoint.js'
 import { peekControlRoom, peekMarketHistory, readControlRoom, readMarketHistory, readTokenHistory, readTokenSearch } from './readers.js'
 import type { ReadServices } from './services.js'
 
@@ -24,6 +25,13 @@ import type { ReadServices } from './services.js'
 
 /** A token address as `token-history` takes it: 0x and 40 hex digits, any case. */
 const ADDRESS_PATTERN = /^0x[0-9a-fA-F]{40}$/
+
+/** The `range` of the history endpoints, as the OpenAPI document declares it. */
+const rangeParameter = z
+  .enum(['24h', '7d'])
+  .default('24h')
+  .optional()
+  .describe('24h: every 5 minutes over the last day (the default); 7d: every 30 minutes over the last week')
 
 /** The `GET /api/control-room` endpoint over the given services. */
 export function createControlRoomEndpoint(services: () => ReadServices, options: ReadEndpointOptions = {}) {
@@ -76,12 +84,15 @@ export function createTokenHistoryEndpoint(services: () => ReadServices, options
     rateLimitPerMinute: (ctx) => ctx.tokenHistoryRateLimitPerMinute,
     rateLimitPolicy: 'history',
     parseInput: (request) => {
-      const address = new URL(request.url).searchParams.get('address')?.trim() ?? ''
+      const params = new URL(request.url).searchParams
+      const address = params.get('address')?.trim() ?? ''
       if (!ADDRESS_PATTERN.test(address))
         return badReadRequest('INVALID_ADDRESS', 'Query parameter address must be a 0x-prefixed 20-byte hex address.')
-      return { ok: true, input: address.toLowerCase() }
+      const range = parseHistoryRange(params)
+      if (!range.ok) return invalidParameter({ field: 'range', reason: range.reason })
+      return { ok: true, input: { address: address.toLowerCase(), range: range.range } }
     },
-    read: (ctx, address) => readTokenHistory(ctx, address),
+    read: (ctx, { address, range }) => readTokenHistory(ctx, address, range),
     upstreamFailure: { status: 500, code: 'INTERNAL', message: 'The history could not be read; try again shortly.' },
   })
 }
@@ -92,9 +103,14 @@ export function createMarketHistoryEndpoint(services: () => ReadServices, option
     ...options,
     name: 'market_history',
     services,
-    parseInput: () => ({ ok: true, input: undefined }),
-    read: (ctx) => readMarketHistory(ctx),
-    peek: (ctx) => peekMarketHistory(ctx),
+    parseInput: (request): { ok: true; input: HistoryRange } | { ok: false; response: Response } => {
+      // The dashboard's warm request has no query: it skips the URL parser.
+      if (!request.url.includes('?')) return { ok: true, input: '24h' }
+      const range = parseHistoryRange(new URL(request.url).searchParams)
+      return range.ok ? { ok: true, input: range.range } : invalidParameter({ field: 'range', reason: range.reason })
+    },
+    read: (ctx, range) => readMarketHistory(ctx, range),
+    peek: (ctx, range) => peekMarketHistory(ctx, range),
     upstreamFailure: { status: 500, code: 'INTERNAL', message: 'The history could not be read; try again shortly.' },
   })
 }
@@ -159,10 +175,15 @@ export const tokenHistoryRoute: ZodOpenApiPathItemObject = {
   get: {
     operationId: 'getTokenHistory',
     summary:
-      'A token’s last 24 h in the top 100 (price, 24h volume, liquidity, rank) at 5-minute resolution, oldest first, from the service’s own snapshots (cached 30 s)',
+      'A token’s last 24 h (or 7 d) in the top 100 (price, 24h volume, liquidity, rank) at 5-minute (30-minute) resolution, oldest first, from the service’s own snapshots (cached 30 s)',
     description:
-      'One token’s points from the service’s own 5-minute snapshots of the top 100 over the last 24 hours, oldest first; the marks where it was out of the top 100 are absent.',
-    requestParams: { query: z.object({ address: z.string().regex(ADDRESS_PATTERN).describe('The token, 0x + 40 hex (any case)') }) },
+      'One token’s points from the service’s own snapshots of the top 100, oldest first: every 5 minutes over the last 24 hours, or with range=7d every 30 minutes over the last 7 days (intervalSeconds says which); the marks where it was out of the top 100 are absent.',
+    requestParams: {
+      query: z.object({
+        address: z.string().regex(ADDRESS_PATTERN).describe('The token, 0x + 40 hex (any case)'),
+        range: rangeParameter,
+      }),
+    },
     parameters: [ifNoneMatchParameter],
     responses: {
       '308': redirectAnswer,
@@ -171,8 +192,10 @@ export const tokenHistoryRoute: ZodOpenApiPathItemObject = {
         headers: { ...cachedReadHeaders, ...quotaHeaders('history', 'TOKEN_HISTORY_RATE_LIMIT_PER_MINUTE') },
       },
       '304': notModifiedAnswer,
-      '400': errorAnswer('address is missing or not a 20-byte hex address (INVALID_ADDRESS)'),
-      '404': errorAnswer('No snapshot of the last 24 h holds this token (UNKNOWN_TOKEN); remembered for 30 s'),
+      '400': errorAnswer(
+        'address is missing or not a 20-byte hex address (INVALID_ADDRESS), or range is not 24h or 7d (INVALID_PARAMETER)',
+      ),
+      '404': errorAnswer('No snapshot of the range holds this token (UNKNOWN_TOKEN); remembered for 30 s'),
       '405': notAllowedAnswer,
       '429': {
         ...errorAnswer('Too many requests from this client (TOKEN_HISTORY_RATE_LIMIT_PER_MINUTE a minute) (RATE_LIMITED)'),
@@ -189,14 +212,16 @@ export const marketHistoryRoute: ZodOpenApiPathItemObject = {
   get: {
     operationId: 'getMarketHistory',
     summary:
-      'The top 100’s last 24 h in one answer: total 24h volume every 5 minutes, and a price line of 48 half-hour slots per current top-100 token (cached 30 s); empty before the first snapshot',
+      'The top 100’s last 24 h (or 7 d) in one answer: total 24h volume every 5 (30) minutes, and a price line of 48 half-hour (56 three-hour) slots per current top-100 token (cached 30 s); empty before the first snapshot',
     description:
-      'Everything a dashboard’s charts need in one request: the summed 24h volume of the top 100 at every 5-minute mark, and a 48-slot price line per token of the latest snapshot (null where it was not listed).',
+      'Everything a dashboard’s charts need in one request: the summed 24h volume of the top 100 at every 5-minute mark, and a 48-slot price line per token of the latest snapshot (null where it was not listed). With range=7d: every 30-minute mark of the last 7 days, and 56 slots of 3 hours.',
+    requestParams: { query: z.object({ range: rangeParameter }) },
     parameters: [ifNoneMatchParameter],
     responses: {
       '308': redirectAnswer,
       '200': { ...jsonAnswer(marketHistorySchema, 'The series'), headers: cachedReadHeaders },
       '304': notModifiedAnswer,
+      '400': errorAnswer('range is not 24h or 7d (INVALID_PARAMETER)'),
       '405': notAllowedAnswer,
       '500': errorAnswer('Unexpected failure (INTERNAL, CONFIG_INVALID)'),
     },

@@ -1,12 +1,15 @@
 import {
+  HISTORY_WEEK_MS,
   HISTORY_WINDOW_MS,
+  type HistoryRange,
+  historyMarks,
   type PriceLine,
   priceLineSchema,
-  SNAPSHOT_INTERVAL_MS,
-  SNAPSHOTS_IN_WINDOW,
   type Snapshot,
   snapshotSchema,
   snapshotTime,
+  snapshotTtlMs,
+  THINNED_INTERVAL_MS,
 } from '../market/history.js'
 import { errorName, type Logger } from '../platform/log.js'
 import { parseRecord } from '../store/records.js'
@@ -56,12 +59,15 @@ export async function loadPriceLines(
   return found
 }
 
-/** A snapshot as a write of {@link Store.writeMany}: only where its mark has none yet (a written mark never changes). */
+/**
+ * A snapshot as a write of {@link Store.writeMany}: only where its mark has none yet (a written mark never changes),
+ * kept as long as its mark is (`snapshotTtlMs`: a week on a 30-minute mark, a day on the others).
+ */
 export function snapshotWrite(keyPrefix: string, snapshot: Snapshot): WriteEntry {
   return {
     key: readKeys(keyPrefix).snapshot(snapshot.t),
     value: JSON.stringify(snapshot),
-    ttlMs: HISTORY_WINDOW_MS + SNAPSHOT_INTERVAL_MS,
+    ttlMs: snapshotTtlMs(snapshot.t),
     ifAbsent: true,
   }
 }
@@ -71,16 +77,12 @@ export type RecordSnapshotParameters = { store: Store; keyPrefix: string; snapsh
 
 /**
  * Keeps a snapshot for its 5-minute mark, once across instances (the first refresh of the interval writes it), for
- * 24 hours: at most 288 snapshots of the top 100 are ever stored. A store failure costs the point, never the refresh.
- * Answers whether this call wrote it.
+ * 24 hours, or 7 days on a 30-minute mark: at most 288 + 288 snapshots of the top 100 are ever stored. A store failure
+ * costs the point, never the refresh. Answers whether this call wrote it.
  */
 export async function recordSnapshot({ store, keyPrefix, snapshot, logger }: RecordSnapshotParameters): Promise<boolean> {
   try {
-    return await store.setIfAbsent(
-      readKeys(keyPrefix).snapshot(snapshot.t),
-      JSON.stringify(snapshot),
-      HISTORY_WINDOW_MS + SNAPSHOT_INTERVAL_MS,
-    )
+    return await store.setIfAbsent(readKeys(keyPrefix).snapshot(snapshot.t), JSON.stringify(snapshot), snapshotTtlMs(snapshot.t))
   } catch (error) {
     logger.warn('store_unavailable', { operation: 'history_snapshot', error: errorName(error), effect: 'one history point missing' })
     return false
@@ -89,14 +91,18 @@ export async function recordSnapshot({ store, keyPrefix, snapshot, logger }: Rec
 
 /**
  * Snapshots already read, per store and prefix, by mark: a written snapshot never changes and a past mark never gets
- * one later, so only the current mark (and marks never read) go to the store. Bounded by the 24 h window.
+ * one later, so only the current mark (and marks never read) go to the store. Bounded by what the store keeps: a week
+ * of 30-minute marks and a day of the others.
  */
 const known = new WeakMap<Store, Map<string, Map<number, Snapshot | null>>>()
 
-/** Every snapshot of the last 24 hours, oldest first: at most one store round trip, for the marks not yet known. */
-export async function loadSnapshots(store: Store, keyPrefix: string, now: number): Promise<Snapshot[]> {
+/**
+ * Every snapshot a range reads (`historyMarks`: the last 24 hours by default; for 7 d, the 30-minute marks of the week
+ * before them), oldest first: at most one store round trip, for the marks not yet known.
+ */
+export async function loadSnapshots(store: Store, keyPrefix: string, now: number, range: HistoryRange = '24h'): Promise<Snapshot[]> {
   const latest = snapshotTime(now)
-  const marks = Array.from({ length: SNAPSHOTS_IN_WINDOW }, (_, i) => latest - (SNAPSHOTS_IN_WINDOW - 1 - i) * SNAPSHOT_INTERVAL_MS)
+  const marks = historyMarks(now, range)
   let byPrefix = known.get(store)
   if (!byPrefix) {
     byPrefix = new Map()
@@ -107,7 +113,9 @@ export async function loadSnapshots(store: Store, keyPrefix: string, now: number
     byMark = new Map()
     byPrefix.set(keyPrefix, byMark)
   }
-  for (const t of byMark.keys()) if (t < marks[0]!) byMark.delete(t)
+  // What the store no longer keeps leaves the memory too: the thinned marks after a day, every mark after a week.
+  for (const t of byMark.keys())
+    if (t <= latest - HISTORY_WEEK_MS || (t % THINNED_INTERVAL_MS !== 0 && t <= latest - HISTORY_WINDOW_MS)) byMark.delete(t)
   const missing = marks.filter((t) => !byMark.has(t))
   if (missing.length > 0) {
     const values = await store.getMany(missing.map(readKeys(keyPrefix).snapshot))

@@ -12,13 +12,27 @@ const keysUnder = (prefix: string) => ({
   controlRoom: `${prefix}${BODY_VERSION}:control-room`,
   /** The cached market-history body. */
   marketHistory: `${prefix}${BODY_VERSION}:market-history`,
-  /** The cached token-history body of a lower-case address. */
+  /** The cached launches feed: every launch it holds (`lib/launches/`), pages cut from it in memory. */
+  launches: `${prefix}${BODY_VERSION}:launches`,
+  /** The cached market-history body over 7 days. */
+  marketHistoryWeek: `${prefix}${BODY_VERSION}:market-history:7d`,
+  /** The cached token-history body of a lower-case address (over 24 hours). */
   tokenHistory: (address: string) => `${prefix}${BODY_VERSION}:token-history:${address}`,
+  /** The cached token-history body of a lower-case address over 7 days. */
+  tokenHistoryWeek: (address: string) => `${prefix}${BODY_VERSION}:token-history:7d:${address}`,
   /** The cached token-search body of a trimmed term. */
   tokenSearch: (query: string) => `${prefix}${BODY_VERSION}:token-search:${encodeURIComponent(query)}`,
+  /** The cached token-ohlcv body of a checked request (`lib/market/ohlcvQuery.ts`). */
+  tokenOhlcv: (address: string, request: string) => `${prefix}${BODY_VERSION}:token-ohlcv:${address}:${request}`,
+  /** The candles kept of a token's pool, of one size and currency (`lib/market/candleSeries.ts`). */
+  candleSeries: (address: string, series: string) => `${prefix}candles:v1:${address}:${series}`,
+  /** The pool a token outside the top 100 is charted from, or that it has none (`lib/read/chartedPool.ts`). */
+  chartedPool: (address: string) => `${prefix}candles:pool:v1:${address}`,
+  /** The share of GeckoTerminal's minute that candle requests may spend. */
+  geckoCandleBudget: `${prefix}gecko:calls:candles`,
   /** A token's 24 h price line (from candles). */
   priceLine: (address: string) => `${prefix}history:line:v1:${address.toLowerCase()}`,
-  /** The top-100 snapshot taken at `t` (epoch ms, a multiple of 5 minutes). */
+  /** The top-100 snapshot taken at `t` (epoch ms, a multiple of 5 minutes; kept a week on a 30-minute mark, else a day). */
   snapshot: (t: number) => `${prefix}history:v1:${t}`,
   /** Every Base token seen lately, with its volume. */
   universe: `${prefix}v1:universe`,

@@ -1,4 +1,4 @@
-import { marketHistory, SNAPSHOT_INTERVAL_MS, tokenSeries } from '../market/history.js'
+import { HISTORY_RANGES, type HistoryRange, marketHistory, tokenSeries } from '../market/history.js'
 import type { MarketHistoryBody, TokenHistory } from '../market/types.js'
 import type { RefreshIfOlderReturnType } from './cache.js'
 import type { CacheReadReturnType, LocalCachedBody, ReadParameters } from './cachedBody.js'
@@ -54,22 +54,25 @@ export const UNKNOWN_TOKEN_MEMORY_MS = READ_CACHE_TTL_MS
 const UNKNOWN_TOKENS_MAX = 10_000
 const unknownTokens = new Map<string, number>()
 
-const unknownTokenError = (address: string) =>
+const SPAN_WORDS: Record<HistoryRange, string> = { '24h': '24 hours', '7d': '7 days' }
+
+const unknownTokenError = (address: string, range: HistoryRange) =>
   new ReadNotFoundError(
     'UNKNOWN_TOKEN',
-    `Neither a snapshot nor a price line of the last 24 hours holds ${address}: it has not been in the top 100 since (or is not a Base token).`,
+    `Neither a snapshot nor a price line of the last ${SPAN_WORDS[range]} holds ${address}: it has not been in the top 100 since (or is not a Base token).`,
   )
 
 /**
- * The token-history body of a lower-case address, from the shared cache or the stored snapshots and price line. An
- * address found to have no history is remembered for {@link UNKNOWN_TOKEN_MEMORY_MS}: asking again costs nothing.
+ * The token-history body of a lower-case address over a range (the last 24 hours by default), from the shared cache
+ * or the stored snapshots and price line. An address found to have no history in that range is remembered for
+ * {@link UNKNOWN_TOKEN_MEMORY_MS}: asking again costs nothing.
  */
-export async function readTokenHistory(services: ReadServices, address: string): Promise<CacheReadReturnType> {
-  const memoryKey = `${services.keyPrefix}${address}`
+export async function readTokenHistory(services: ReadServices, address: string, range: HistoryRange = '24h'): Promise<CacheReadReturnType> {
+  const memoryKey = `${services.keyPrefix}${range}:${address}`
   const until = unknownTokens.get(memoryKey)
-  if (until !== undefined && until > services.now()) throw unknownTokenError(address)
+  if (until !== undefined && until > services.now()) throw unknownTokenError(address, range)
   try {
-    return await readKnownTokenHistory(services, address)
+    return await readKnownTokenHistory(services, address, range)
   } catch (error) {
     if (error instanceof ReadNotFoundError) {
       unknownTokens.delete(memoryKey)
@@ -80,36 +83,45 @@ export async function readTokenHistory(services: ReadServices, address: string):
   }
 }
 
-function readKnownTokenHistory(services: ReadServices, address: string): Promise<CacheReadReturnType> {
+function readKnownTokenHistory(services: ReadServices, address: string, range: HistoryRange): Promise<CacheReadReturnType> {
+  const keys = readKeys(services.keyPrefix)
   return services.cache.read({
-    key: readKeys(services.keyPrefix).tokenHistory(address),
+    key: range === '24h' ? keys.tokenHistory(address) : keys.tokenHistoryWeek(address),
     ttlMs: READ_CACHE_TTL_MS,
     refresh: async () => {
       const { store, keyPrefix } = services
       const now = services.now()
-      const [snapshots, lines] = await Promise.all([loadSnapshots(store, keyPrefix, now), loadPriceLines(store, keyPrefix, [address], now)])
-      const points = tokenSeries(snapshots, address, lines.get(address) ?? null, now)
-      if (!points) throw unknownTokenError(address)
-      const body: TokenHistory = { address, intervalSeconds: SNAPSHOT_INTERVAL_MS / 1000, points }
+      const [snapshots, lines] = await Promise.all([
+        loadSnapshots(store, keyPrefix, now, range),
+        loadPriceLines(store, keyPrefix, [address], now),
+      ])
+      const points = tokenSeries(snapshots, address, lines.get(address) ?? null, now, range)
+      if (!points) throw unknownTokenError(address, range)
+      const body: TokenHistory = { address, intervalSeconds: HISTORY_RANGES[range].pointMs / 1000, points }
       return { body: JSON.stringify(body) }
     },
   })
 }
 
-/** The market-history body when this instance holds it fresh, else null (no I/O). */
-export function peekMarketHistory(services: ReadServices): CacheReadReturnType | null {
-  return services.cache.peek(readKeys(services.keyPrefix).marketHistory)
+/** The market-history body over a range when this instance holds it fresh, else null (no I/O). */
+export function peekMarketHistory(services: ReadServices, range: HistoryRange = '24h'): CacheReadReturnType | null {
+  const keys = readKeys(services.keyPrefix)
+  return services.cache.peek(range === '24h' ? keys.marketHistory : keys.marketHistoryWeek)
 }
 
-/** The market-history body (total volume and every current top-100 token's sparkline), from the shared cache or the snapshots. */
-export function readMarketHistory(services: ReadServices): Promise<CacheReadReturnType> {
+/**
+ * The market-history body over a range, the last 24 hours by default (total volume and every current top-100 token's
+ * sparkline), from the shared cache or the snapshots.
+ */
+export function readMarketHistory(services: ReadServices, range: HistoryRange = '24h'): Promise<CacheReadReturnType> {
+  const keys = readKeys(services.keyPrefix)
   return services.cache.read({
-    key: readKeys(services.keyPrefix).marketHistory,
+    key: range === '24h' ? keys.marketHistory : keys.marketHistoryWeek,
     ttlMs: READ_CACHE_TTL_MS,
     refresh: async () => {
       const { store, keyPrefix } = services
       const now = services.now()
-      const snapshots = await loadSnapshots(store, keyPrefix, now)
+      const snapshots = await loadSnapshots(store, keyPrefix, now, range)
       const latest = snapshots.at(-1)
       const lines = latest
         ? await loadPriceLines(
@@ -119,7 +131,7 @@ export function readMarketHistory(services: ReadServices): Promise<CacheReadRetu
             now,
           )
         : new Map()
-      const body: MarketHistoryBody = marketHistory(snapshots, lines)
+      const body: MarketHistoryBody = marketHistory(snapshots, lines, range)
       return { body: JSON.stringify(body) }
     },
   })

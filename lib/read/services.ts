@@ -12,6 +12,7 @@ import { createDexScreenerClient, type DexScreenerClient } from '../upstream/dex
 import { createGeckoTerminalClient, type GeckoTerminalClient } from '../upstream/geckoterminal.js'
 import { createSharedRequestBudget, DEXSCREENER_REQUESTS_PER_MINUTE, reserveSlots } from '../upstream/sharedBudget.js'
 import { createReadCache, type ReadCache } from './cache.js'
+import { GECKO_BACKFILL_CALLS_PER_MINUTE } from './discovery.js'
 import { readKeys } from './keys.js'
 
 /** Everything the read endpoints talk to, built once per instance. */
@@ -31,6 +32,11 @@ export type ReadServices = {
   searchUpstream: DexScreenerClient
   /** GeckoTerminal (discovery and failover), or null when `GECKOTERMINAL_BASE_URL` is empty. */
   gecko: GeckoTerminalClient | null
+  /**
+   * GeckoTerminal for anonymous candle requests: each call takes a slot of their own share of its minute and of the
+   * whole, and only while the whole has room below what discovery and the failover keep (`discovery.ts`). Null: off.
+   */
+  candles: GeckoTerminalClient | null
   logger: Logger
   /** The clock that stamps the data... */
   now: () => number
@@ -42,6 +48,8 @@ export type ReadServices = {
   searchRateLimitPerMinute: number
   /** `token-history` requests a client may make per minute (`TOKEN_HISTORY_RATE_LIMIT_PER_MINUTE`). */
   tokenHistoryRateLimitPerMinute: number
+  /** `token-ohlcv` requests a client may make per minute (`TOKEN_OHLCV_RATE_LIMIT_PER_MINUTE`). */
+  tokenOhlcvRateLimitPerMinute: number
   /** Prefix of the shared-store keys. */
   keyPrefix: string
   /** One line for start-up output: which store and upstream are in use (no secrets). */
@@ -57,6 +65,8 @@ export type CreateReadServicesParameters = {
   searchUpstream?: DexScreenerClient
   /** GeckoTerminal client; `null` turns it off; absent: built from the environment. */
   gecko?: GeckoTerminalClient | null
+  /** GeckoTerminal client of candle requests; `null` turns them off; absent: built from the environment, in its share. */
+  candles?: GeckoTerminalClient | null
   logger?: Logger
   now?: () => number
   /** Waits on the clock of `now` (default: a timer, as `now` defaults to `Date.now`). */
@@ -97,6 +107,23 @@ export function createReadServices(parameters: CreateReadServicesParameters = {}
       : config.geckoTerminalBaseUrl
         ? createGeckoTerminalClient({ baseUrl: config.geckoTerminalBaseUrl })
         : null
+  // Candle requests are anonymous and unbounded in variety too: their own share of GeckoTerminal's minute, taken with a
+  // slot of the whole only while the whole is below what the backfill may fill, so discovery and the failover keep theirs.
+  const candleAdmit = createSharedRequestBudget({
+    store,
+    key: keys.geckoCandleBudget,
+    perMinute: config.ohlcvUpstreamRequestsPerMinute,
+    logger,
+    now,
+    within: { key: keys.geckoCalls, perMinute: GECKO_BACKFILL_CALLS_PER_MINUTE },
+    local,
+  })
+  const candles =
+    parameters.candles !== undefined
+      ? parameters.candles
+      : config.geckoTerminalBaseUrl
+        ? createGeckoTerminalClient({ baseUrl: config.geckoTerminalBaseUrl, admit: candleAdmit, maxRetries: 1 })
+        : null
   const storeLabel =
     store.kind === 'upstash' && config.redis
       ? `upstash ${new URL(config.redis.url).host}`
@@ -126,20 +153,22 @@ export function createReadServices(parameters: CreateReadServicesParameters = {}
       logger,
       now,
       sleep,
-      // The stream's body is the control room's.
-      hotKeys: [keys.controlRoom, keys.marketHistory],
+      // The stream's body is the control room's; the dashboard reads the market history and the launches on every load.
+      hotKeys: [keys.controlRoom, keys.marketHistory, keys.launches],
       staleForMs: config.staleIfErrorSeconds * 1000,
       waitUntil: parameters.waitUntil ?? waitUntil,
     }),
     upstream,
     searchUpstream,
     gecko,
+    candles,
     logger,
     now,
     sleep,
     staleIfErrorSeconds: config.staleIfErrorSeconds,
     searchRateLimitPerMinute: config.searchRateLimitPerMinute,
     tokenHistoryRateLimitPerMinute: config.tokenHistoryRateLimitPerMinute,
+    tokenOhlcvRateLimitPerMinute: config.tokenOhlcvRateLimitPerMinute,
     keyPrefix: config.storePrefix,
     describe: `store: ${storeLabel}, upstream: ${config.dexscreenerBaseUrl}, discovery: ${config.geckoTerminalBaseUrl ?? 'off'}`,
   }

@@ -19,12 +19,20 @@ const realSchedule: Schedule = (run, ms) => {
 /** How long after the shared body's window ends the instance looks at it: another instance's refresh has begun by then. */
 const LOOK_AFTER_WINDOW_MS = 250
 
+/**
+ * More events the feed's streams get besides the room (the launches): started when the first stream opens with a way
+ * to send a frame to every stream that has had its first event, stopped when the last one closes.
+ */
+export type FeedSource = (send: (frame: Uint8Array) => void, schedule: Schedule) => { stop(): void }
+
 /** Parameters of {@link createControlRoomFeed}. */
 export type CreateControlRoomFeedParameters = {
   services: ReadServices
   /** Seconds between heartbeat comments while nothing changes (default 15). */
   heartbeatSeconds?: number
   schedule?: Schedule
+  /** Other events, each started and stopped with the watch (the quiet instance runs none of them). */
+  sources?: readonly FeedSource[]
 }
 
 /** The body the feed's streams have: its event id, when it was made, until when it is fresh, and its frame. */
@@ -50,7 +58,7 @@ export type ControlRoomFeed = {
  * none at all with no stream open. A heartbeat comment goes out while nothing changes.
  */
 export function createControlRoomFeed(parameters: CreateControlRoomFeedParameters): ControlRoomFeed {
-  const { services, heartbeatSeconds = 15, schedule = realSchedule } = parameters
+  const { services, heartbeatSeconds = 15, schedule = realSchedule, sources = [] } = parameters
   // Timers start outside the request that opened the first stream: their log lines are no request's.
   const detached = new AsyncResource('control-room-feed')
   const later: Schedule = (run, ms) => detached.runInAsyncScope(() => schedule(run, ms))
@@ -58,8 +66,7 @@ export function createControlRoomFeed(parameters: CreateControlRoomFeedParameter
   const open = new Set<BoundedSink>()
   const fed = new Set<BoundedSink>()
   let current: Current | null = null
-  let watch: { lookAt: (expiresAt: number) => void; stop: () => void } | null = null
-  const heartbeat = sseComment('heartbeat')
+  let watch: Watch | null = null
 
   /**
    * Takes a body as the current one when it is newer (made later) than the current one; it goes to every stream,
@@ -76,44 +83,6 @@ export function createControlRoomFeed(parameters: CreateControlRoomFeedParameter
     return current
   }
 
-  /** While a stream is open: changes as they happen, a look when the window ends, heartbeats in between. */
-  const startWatch = () => {
-    let cancelLook = () => {}
-    let cancelBeat = () => {}
-    let stopped = false
-    const lookAt = (expiresAt: number) => {
-      if (stopped) return
-      cancelLook()
-      cancelLook = later(look, Math.max(1000, expiresAt - services.now()) + LOOK_AFTER_WINDOW_MS)
-    }
-    const look = () => {
-      lookAtControlRoom(services).then(
-        ({ entry }) => {
-          lookAt(take(entry).expiresAt)
-        },
-        (error: unknown) => {
-          services.logger.warn('stream_look_failed', { error: errorName(error) })
-          lookAt(services.now() + READ_CACHE_TTL_MS)
-        },
-      )
-    }
-    const beat = () => {
-      for (const sink of fed) sink.send(heartbeat)
-      cancelBeat = later(beat, heartbeatSeconds * 1000)
-    }
-    const stopChanges = onControlRoomChange(services, (entry) => lookAt(take(entry).expiresAt))
-    cancelBeat = later(beat, heartbeatSeconds * 1000)
-    return {
-      lookAt,
-      stop: () => {
-        stopped = true
-        stopChanges()
-        cancelLook()
-        cancelBeat()
-      },
-    }
-  }
-
   const remove = (sink: BoundedSink) => {
     open.delete(sink)
     fed.delete(sink)
@@ -128,7 +97,7 @@ export function createControlRoomFeed(parameters: CreateControlRoomFeedParameter
       open.add(sink)
       if (!watch) {
         current = null // a body kept from an earlier watch may be old: the instance's copy says what is current
-        watch = startWatch()
+        watch = startWatch({ services, later, heartbeatSeconds, fed, take, sources })
       }
       let latest = current
       try {
@@ -150,6 +119,64 @@ export function createControlRoomFeed(parameters: CreateControlRoomFeedParameter
     remove,
     get size() {
       return open.size
+    },
+  }
+}
+
+/** What runs while a stream is open: a look at the shared room when its window ends, and how to stop it all. */
+type Watch = { lookAt: (expiresAt: number) => void; stop: () => void }
+
+/** Parameters of {@link startWatch}: the feed's services, timers, fed streams, its way to take a body, its sources. */
+type StartWatchParameters = {
+  services: ReadServices
+  later: Schedule
+  heartbeatSeconds: number
+  fed: ReadonlySet<BoundedSink>
+  take: (entry: LocalCachedBody) => Current
+  sources: readonly FeedSource[]
+}
+
+/** While a stream is open: changes as they happen, a look when the window ends, heartbeats in between, the sources. */
+function startWatch({ services, later, heartbeatSeconds, fed, take, sources }: StartWatchParameters): Watch {
+  let cancelLook = () => {}
+  let cancelBeat = () => {}
+  let stopped = false
+  const heartbeat = sseComment('heartbeat')
+  const lookAt = (expiresAt: number) => {
+    if (stopped) return
+    cancelLook()
+    cancelLook = later(look, Math.max(1000, expiresAt - services.now()) + LOOK_AFTER_WINDOW_MS)
+  }
+  const look = () => {
+    lookAtControlRoom(services).then(
+      ({ entry }) => {
+        lookAt(take(entry).expiresAt)
+      },
+      (error: unknown) => {
+        services.logger.warn('stream_look_failed', { error: errorName(error) })
+        lookAt(services.now() + READ_CACHE_TTL_MS)
+      },
+    )
+  }
+  const beat = () => {
+    for (const sink of fed) sink.send(heartbeat)
+    cancelBeat = later(beat, heartbeatSeconds * 1000)
+  }
+  const stopChanges = onControlRoomChange(services, (entry) => lookAt(take(entry).expiresAt))
+  cancelBeat = later(beat, heartbeatSeconds * 1000)
+  // Encoded once by the source, queued on every stream: nothing per listener.
+  const toEveryStream = (frame: Uint8Array) => {
+    for (const sink of fed) sink.send(frame)
+  }
+  const running = sources.map((source) => source(toEveryStream, later))
+  return {
+    lookAt,
+    stop: () => {
+      stopped = true
+      stopChanges()
+      cancelLook()
+      cancelBeat()
+      for (const source of running) source.stop()
     },
   }
 }

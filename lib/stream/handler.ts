@@ -1,4 +1,5 @@
 import type { ZodOpenApiPathItemObject } from 'zod-openapi'
+import { type LaunchesConfig, loadLaunchesConfig } from '../launches/config.js'
 import { clientAddress } from '../platform/clientAddress.js'
 import { createEndpoint, type Endpoint, misconfiguredResponse } from '../platform/edge.js'
 import { errorResponse } from '../platform/http.js'
@@ -10,6 +11,7 @@ import { getReadServices, type ReadServices } from '../read/services.js'
 import { openBoundedSink } from './boundedSink.js'
 import { loadStreamConfig, type StreamConfig } from './config.js'
 import { type ControlRoomFeed, createControlRoomFeed, RETRY_FRAME, type Schedule } from './controlRoomFeed.js'
+import { launchWatch } from './launchWatch.js'
 
 /** Seconds a refused client is told to wait: about when a stream of its own ends and frees a place. */
 const FULL_RETRY_AFTER_SECONDS = 30
@@ -18,6 +20,8 @@ const FULL_RETRY_AFTER_SECONDS = 30
 export type CreateStreamEndpointParameters = {
   read: () => ReadServices
   config: () => StreamConfig
+  /** Whether launches are public, and their chain: then every stream gets a `launch` event per confirmed deploy. */
+  launches: () => LaunchesConfig
   /** Timers of the feed and of each stream's deadline (default: real, unref'd timers). */
   schedule?: Schedule
   heartbeatSeconds?: number
@@ -29,21 +33,24 @@ export type CreateStreamEndpointParameters = {
  * past it), an instance at most `maxPerInstance` (503), and every stream ends cleanly after `maxSeconds`.
  */
 export function createStreamEndpoint(parameters: CreateStreamEndpointParameters): Endpoint {
-  const { read, config, schedule, heartbeatSeconds } = parameters
+  const { read, config, launches, schedule, heartbeatSeconds } = parameters
   const feeds = new WeakMap<ReadServices, ControlRoomFeed>()
   const perClient = new Map<string, number>()
   const handler = async (request: Request): Promise<Response> => {
     let services: ReadServices
     let limits: StreamConfig
+    let launchFeed: LaunchesConfig
     try {
       services = read()
       limits = config()
+      launchFeed = launches()
     } catch (error) {
       return misconfiguredResponse('stream', error)
     }
     let feed = feeds.get(services)
     if (!feed) {
-      feed = createControlRoomFeed({ services, schedule, heartbeatSeconds })
+      const sources = launchFeed.publicLaunches ? [launchWatch({ services, chainId: launchFeed.chainId })] : []
+      feed = createControlRoomFeed({ services, schedule, heartbeatSeconds, sources })
       feeds.set(services, feed)
     }
     const client = clientAddress(request)
@@ -114,7 +121,11 @@ function deadlineTimer(run: () => void, ms: number): () => void {
 
 /** The stream endpoint over the instance's own services and `process.env`. */
 export const defaultStreamEndpoint = () =>
-  createStreamEndpoint({ read: getReadServices, config: perInstance(() => loadStreamConfig(process.env)) })
+  createStreamEndpoint({
+    read: getReadServices,
+    config: perInstance(() => loadStreamConfig(process.env)),
+    launches: perInstance(() => loadLaunchesConfig(process.env)),
+  })
 
 /** `GET /api/stream`, as the OpenAPI document declares it. */
 export const streamRoute: ZodOpenApiPathItemObject = {
@@ -126,7 +137,9 @@ export const streamRoute: ZodOpenApiPathItemObject = {
       'exactly the body GET /api/control-room serves and whose `id:` is that body’s ETag without quotes. Each new body ' +
       '(every 30 s while the market moves) is a new event; a `: heartbeat` comment goes out every 15 s. The stream ends ' +
       'cleanly after STREAM_MAX_SECONDS (default 280), and EventSource reconnects by itself: with `Last-Event-ID` equal ' +
-      'to the current id it gets no repeated body, only heartbeats until the next change.',
+      'to the current id it gets no repeated body, only heartbeats until the next change. While PUBLIC_LAUNCHES is on, a ' +
+      '`launch` event (no id; its data one entry as GET /api/launches lists it) follows within 5 s each deploy the ' +
+      'service learns is confirmed, on every instance.',
     parameters: [
       {
         name: 'Last-Event-ID',
@@ -149,7 +162,7 @@ export const streamRoute: ZodOpenApiPathItemObject = {
           'text/event-stream': {
             schema: { type: 'string' },
             example:
-              'retry: 3000\n\nevent: control-room\nid: 5f2c9a…\ndata: {"liveActivity":[…],"trending":[…],"stats":{…},"commentary":"…"}\n\n: heartbeat\n\n',
+              'retry: 3000\n\nevent: control-room\nid: 5f2c9a…\ndata: {"liveActivity":[…],"trending":[…],"stats":{…},"commentary":"…"}\n\n: heartbeat\n\nevent: launch\ndata: {"address":"0xB2…","name":"Example Token","symbol":"EXT",…,"status":"confirmed","market":null}\n\n',
           },
         },
       },

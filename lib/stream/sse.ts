@@ -6,15 +6,18 @@ const encoder = new TextEncoder()
 /** Parameters of {@link sseEvent}. */
 export type SseEventParameters = {
   event: string
-  /** What the browser sends back as `Last-Event-ID` when it reconnects. */
-  id: string
+  /**
+   * What the browser sends back as `Last-Event-ID` when it reconnects; absent: the event leaves the last id as it was
+   * (a `launch` event must not stand in for the control room's id).
+   */
+  id?: string
   /** One line of data (a JSON body as `JSON.stringify` writes it has no line break). */
   data: string | Uint8Array
 }
 
 /** One event, encoded once: every stream that sends it shares these bytes. */
 export function sseEvent({ event, id, data }: SseEventParameters): Uint8Array {
-  const head = encoder.encode(`event: ${oneLine(event)}\nid: ${oneLine(id)}\ndata: `)
+  const head = encoder.encode(`event: ${oneLine(event)}\n${id === undefined ? '' : `id: ${oneLine(id)}\n`}data: `)
   const body = typeof data === 'string' ? encoder.encode(oneLine(data)) : data
   const frame = new Uint8Array(head.byteLength + body.byteLength + 2)
   frame.set(head, 0)

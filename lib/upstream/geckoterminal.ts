@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { type DroppedRows, isPoolId, looseNumber, loosePrice, looseString, looseTxnCount, looseWindows } from './fields.js'
+import { GECKO_OHLCV_AGGREGATES, GECKO_OHLCV_LIMIT_MAX, type OhlcvRequest, type PoolOhlcv, parseOhlcvBody } from './geckoOhlcv.js'
 import { type CallOptions, type CreateJsonGetterParameters, createJsonGetter } from './jsonGetter.js'
 import { DEXSCREENER_BASE_SLUG, type Pair, toBasePair } from './pair.js'
 
@@ -18,6 +19,8 @@ export type GeckoTerminalClient = {
   rankedPools(page: number, options?: CallOptions): Promise<Pair[]>
   /** A pool's (20-byte address or v4 32-byte id) last 24 h of 5-minute candles in USD for its base token (one call), oldest first. */
   poolCandles(pool: string, options?: CallOptions): Promise<Candle[]>
+  /** A pool's candles of its base token as asked (one call), newest first, one per start time (`geckoOhlcv.ts`). */
+  poolOhlcv(pool: string, request: OhlcvRequest, options?: CallOptions): Promise<PoolOhlcv>
 }
 
 /** One 5-minute candle: its start (epoch ms) and its closing price in USD. Only intervals with trades have one. */
@@ -32,6 +35,8 @@ export type CreateGeckoTerminalClientParameters = Omit<CreateJsonGetterParameter
 /** Creates a GeckoTerminal client (version-pinned `Accept`, timeouts, bounded retries honouring `Retry-After`). */
 export function createGeckoTerminalClient(parameters: CreateGeckoTerminalClientParameters): GeckoTerminalClient {
   const get = createJsonGetter({ ...parameters, headers: { accept: GECKO_ACCEPT }, describePath: (path) => path.replace(/\?.*$/, '') })
+  const poolOhlcv = (pool: string, request: OhlcvRequest, options?: CallOptions): Promise<PoolOhlcv> =>
+    get(ohlcvPath(pool, request), parseOhlcvBody, options)
   return {
     rankedPools: (page, options) => {
       if (!Number.isInteger(page) || page < 1 || page > GECKO_MAX_PAGES) throw new RangeError(`page must be 1-${GECKO_MAX_PAGES}`)
@@ -41,39 +46,32 @@ export function createGeckoTerminalClient(parameters: CreateGeckoTerminalClientP
         options,
       )
     },
-    poolCandles: (pool, options) => {
-      if (!isPoolId(pool)) throw new RangeError('pool must be a 20-byte address or a 32-byte pool id')
-      return get(
-        `/networks/base/pools/${pool.toLowerCase()}/ohlcv/minute?aggregate=5&limit=${CANDLES_PER_DAY}&currency=usd&token=base`,
-        parseCandlesBody,
-        options,
-      )
-    },
+    poolCandles: async (pool, options) =>
+      candlesOldestFirst(await poolOhlcv(pool, { timeframe: 'minute', aggregate: 5, limit: CANDLES_PER_DAY, currency: 'usd' }, options)),
+    poolOhlcv,
   }
 }
 
-/** One OHLCV row: `[unix seconds, open, high, low, close, volume]`, numbers or decimal strings (`"1.61e-05"`). */
-const ohlcvRowSchema = z.array(looseNumber).catch([])
+/** The OHLCV path of a pool's base-token candles as asked; throws a RangeError for a request GeckoTerminal would refuse. */
+export function ohlcvPath(pool: string, { timeframe, aggregate, limit, currency, before }: OhlcvRequest): string {
+  if (!isPoolId(pool)) throw new RangeError('pool must be a 20-byte address or a 32-byte pool id')
+  if (!(GECKO_OHLCV_AGGREGATES[timeframe] as readonly number[]).includes(aggregate)) throw new RangeError('aggregate not offered')
+  if (!Number.isInteger(limit) || limit < 1 || limit > GECKO_OHLCV_LIMIT_MAX) throw new RangeError('limit must be 1-1000')
+  const query = new URLSearchParams({ aggregate: String(aggregate), limit: String(limit), currency, token: 'base' })
+  if (before !== undefined) query.set('before_timestamp', String(before))
+  return `/networks/base/pools/${pool.toLowerCase()}/ohlcv/${timeframe}?${query}`
+}
 
-/** An OHLCV answer: `data.attributes.ohlcv_list`, newest first; `meta` is not read. */
-export const geckoOhlcvBodySchema = z.object({ data: z.object({ attributes: z.object({ ohlcv_list: z.array(ohlcvRowSchema) }) }) })
+/** Candles as a price line wants them: oldest first, start in epoch ms, the close. */
+const candlesOldestFirst = ({ rows }: PoolOhlcv): Candle[] => rows.map(([t, , , , close]) => ({ t: t * 1000, close })).reverse()
 
 /**
- * Reads an OHLCV answer into candles oldest first, one per start time (a real body repeats a timestamp at its oldest
- * end: the last row of a time is kept); a row without a positive finite close or time is skipped. Null: the body is
- * not an OHLCV answer.
+ * Reads an OHLCV answer into candles oldest first, one per start time (`normalizeOhlcvRows`: the first row of a time in
+ * the newest-first list wins, a row that is not a candle is left out). Null: the body is not an OHLCV answer.
  */
 export function parseCandlesBody(body: unknown): Candle[] | null {
-  const parsed = geckoOhlcvBodySchema.safeParse(body)
-  if (!parsed.success) return null
-  const byTime = new Map<number, number>()
-  for (const row of parsed.data.data.attributes.ohlcv_list) {
-    const seconds = row[0]
-    const close = row[4]
-    if (typeof seconds !== 'number' || !Number.isInteger(seconds) || seconds <= 0 || typeof close !== 'number' || close <= 0) continue
-    byTime.set(seconds * 1000, close)
-  }
-  return [...byTime].sort((a, b) => a[0] - b[0]).map(([t, close]) => ({ t, close }))
+  const parsed = parseOhlcvBody(body)
+  return parsed ? candlesOldestFirst(parsed) : null
 }
 
 /** The id of a JSON:API relationship (`{ data: { id } }`), null when absent or reshaped. */

@@ -102,6 +102,22 @@ async function loadRoom() {
   }
 }
 
+/**
+ * The New launches panel's module, loaded once the room is drawn (the panel is below it): the first paint waits for
+ * nothing of it.
+ * @returns {Promise<typeof import('./launches.js')>}
+ */
+const launchPanel = () => import('./launches.js')
+
+/** Who is told of each new room drawn (the token page, whose open candle follows the price). */
+const roomListeners = /** @type {((room: import('./state.js').ControlRoom) => void)[]} */ ([])
+
+/**
+ * Calls `listener` with each new room once it is drawn, streamed or polled.
+ * @param {(room: import('./state.js').ControlRoom) => void} listener
+ */
+export const onRoomDrawn = (listener) => void roomListeners.push(listener)
+
 /** Redraws the stats, the trending list and the table from the room in `state`, keeping the keyboard focus. */
 function renderRoom() {
   keepingFocus(() => {
@@ -109,6 +125,8 @@ function renderRoom() {
     renderTrending()
     renderTable()
   })
+  const room = state.data
+  if (room) for (const listener of roomListeners) listener(room)
 }
 
 /**
@@ -173,24 +191,28 @@ async function loadHealth() {
 }
 
 /**
- * The room first (it writes the snapshot the charts read), then the charts; the footer's status follows each load.
+ * The room first (it writes the snapshot the charts read), then the charts and the launches; the footer's status
+ * follows each load.
  * @returns {Promise<void>}
  */
 export const loadAll = () =>
   loadRoom()
-    .then(loadHistory)
+    .then(() => Promise.all([loadHistory(), launchPanel().then((panel) => panel.loadLaunches())]))
+    .then(() => undefined)
     .finally(() => void loadHealth())
 
 /**
  * Loads now, then listens to the stream; while the stream is down, polls every 30 s while the page is shown, and a
- * tab in the background catches up as soon as it is shown.
+ * tab in the background catches up as soon as it is shown. Answers the first load.
+ * @returns {Promise<void>}
  */
 export function startPolling() {
-  void loadAll()
-  startLive(takeStreamedRoom)
+  const first = loadAll()
+  startLive(takeStreamedRoom, (launch) => void launchPanel().then((panel) => panel.takeLaunch(launch)))
   setInterval(() => document.visibilityState === 'visible' && !isLive() && void loadAll(), REFRESH_MS)
   document.addEventListener('visibilitychange', () => {
     if (document.visibilityState === 'visible' && !isLive() && Date.now() - state.served.receivedAt > REFRESH_MS) void loadAll()
   })
   setInterval(renderFreshness, 1000)
+  return first
 }

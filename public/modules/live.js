@@ -23,10 +23,12 @@ function showMode(mode) {
 
 /**
  * Opens the stream. `onRoom` gets each body the stream sends (the same JSON as GET /api/control-room), with its id
- * (the body's ETag without quotes) and whether it is the first since the stream (re)connected.
+ * (the body's ETag without quotes) and whether it is the first since the stream (re)connected; `onLaunch` each launch
+ * the service announces confirmed (the same JSON as an entry of GET /api/launches).
  * @param {(room: import('./state.js').ControlRoom, id: string, first: boolean) => void} onRoom
+ * @param {(launch: import('./state.js').Launch) => void} onLaunch
  */
-export function startLive(onRoom) {
+export function startLive(onRoom, onLaunch) {
   if (typeof EventSource === 'undefined') return showMode('polling')
   const connect = () => {
     const source = new EventSource('/api/stream')
@@ -40,6 +42,7 @@ export function startLive(onRoom) {
       onRoom(JSON.parse(/** @type {MessageEvent<string>} */ (event).data), /** @type {MessageEvent} */ (event).lastEventId, first)
       first = false
     })
+    source.addEventListener('launch', (event) => onLaunch(JSON.parse(/** @type {MessageEvent<string>} */ (event).data)))
     source.addEventListener('error', () => {
       live = false
       showMode('polling')

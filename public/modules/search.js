@@ -1,6 +1,6 @@
 // The search box: Base pairs matching a symbol or name, from /api/token-search.
 import { price, usd } from './format.js'
-import { byId } from './state.js'
+import { byId, state } from './state.js'
 import { cell, changeCell, liquidityCell, tokenCell } from './table.js'
 
 /** @typedef {import('./state.js').TokenSearchResult} TokenSearchResult */
@@ -30,15 +30,18 @@ async function search(event) {
       return
     }
     const result = /** @type {TokenSearchResult} */ (body)
+    state.found = result.tokens
     status.textContent =
       result.total === 0
         ? `No Base pairs match “${result.query}”.`
         : `${result.total} Base pair${result.total === 1 ? '' : 's'} match “${result.query}”.`
     const rows = result.tokens.map((t) => {
       const tr = document.createElement('tr')
+      // Each result opens its token's page (candles and all), whether or not it is in the top 100.
+      tr.dataset.address = t.address
       tr.append(
         cell(String(t.rank), 'num'),
-        tokenCell(t, false),
+        tokenCell(t),
         cell(t.pairName),
         cell(price(t.priceUsd), 'num'),
         changeCell(t.priceChange24h),

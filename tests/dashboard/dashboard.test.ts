@@ -4,6 +4,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { type RunningServer, startServer, vercelRouting } from '../../dev/server.js'
 import { instanceDeploySource } from '../../lib/deploy/instance.js'
 import { createHealthEndpoint } from '../../lib/health/handler.js'
+import { loadLaunchesConfig } from '../../lib/launches/config.js'
+import { createLaunchesEndpoint } from '../../lib/launches/endpoint.js'
 import type { ControlRoom } from '../../lib/market/types.js'
 import { loadHealthConfig } from '../../lib/platform/config.js'
 import { silentLogger } from '../../lib/platform/log.js'
@@ -13,6 +15,7 @@ import {
   createTokenHistoryEndpoint,
   createTokenSearchEndpoint,
 } from '../../lib/read/endpoints.js'
+import { createTokenOhlcvEndpoint } from '../../lib/read/ohlcvEndpoint.js'
 import { createReadServices, type ReadServices } from '../../lib/read/services.js'
 import { createMemoryStore } from '../../lib/store/memory.js'
 import { loadStreamConfig } from '../../lib/stream/config.js'
@@ -139,7 +142,8 @@ describe('the dashboard page', () => {
     upstream = await startFakeDexScreener(market)
     gecko = await startFakeGeckoTerminal(market)
     services = createReadServices({
-      env: {},
+      // The token page's candles come from the GeckoTerminal-shaped server too.
+      env: { GECKOTERMINAL_BASE_URL: gecko.url, TOKEN_OHLCV_RATE_LIMIT_PER_MINUTE: '1000' },
       store: createMemoryStore(),
       logger: silentLogger,
       now: () => Date.now() + clock.offset,
@@ -159,8 +163,13 @@ describe('the dashboard page', () => {
         'token-search': createTokenSearchEndpoint(() => services),
         'token-history': createTokenHistoryEndpoint(() => services),
         'market-history': createMarketHistoryEndpoint(() => services),
+        'token-ohlcv': createTokenOhlcvEndpoint(() => services),
+        launches: createLaunchesEndpoint(
+          () => services,
+          () => loadLaunchesConfig({}),
+        ),
         health: createHealthEndpoint({ read: () => services, deploy: instanceDeploySource, config: () => loadHealthConfig({}) }),
-        stream: createStreamEndpoint({ read: () => services, config: () => loadStreamConfig({}) }),
+        stream: createStreamEndpoint({ read: () => services, config: () => loadStreamConfig({}), launches: () => loadLaunchesConfig({}) }),
       },
       ...(await vercelRouting()),
     })
@@ -361,7 +370,7 @@ describe('the dashboard page', () => {
     }
   }, 60_000)
 
-  it('loads everything in three API requests: the room (its preload reused, asked once), every chart in one, and the status', async () => {
+  it('loads everything in four API requests: the room (its preload reused, asked once), every chart in one, the launches, and the status', async () => {
     // A young body first: one that turned stale while the page loads would rightly make it ask again 5 s later,
     // which is not a double fetch. Young: at most 10 s into its 30 s window (a read past the window refreshes it).
     await expect
@@ -385,15 +394,15 @@ describe('the dashboard page', () => {
     expect(asked.filter((path) => path.startsWith('/api/')).sort()).toEqual([
       '/api/control-room',
       '/api/health',
+      '/api/launches',
       '/api/market-history',
       '/api/stream',
     ])
     expect(countedRoomRequests).toBe(1) // the preload was reused, not fetched twice
-    // Every module of the page once (index.html preloads them all, so none waits for the one that imports it).
+    // Every module of the page once (index.html preloads them all, so none waits for the one that imports it), and the
+    // New launches panel's, which the page asks for once the room is drawn.
     expect(asked.filter((path) => path.startsWith('/modules/')).sort()).toEqual(
-      dashboardModules()
-        .map((m) => `/${m}`)
-        .sort(),
+      [...dashboardModules(), 'modules/launches.js'].map((m) => `/${m}`).sort(),
     )
     await context.close()
   }, 60_000)

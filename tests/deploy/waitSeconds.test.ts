@@ -124,6 +124,8 @@ describe('agent_deploy with waitSeconds (anvil, the KMS server, Upstash over red
     const mcp = createMcpEndpoint({
       controlRoom: async () => new Response('{}'),
       tokenSearch: async () => new Response('{}'),
+      tokenOhlcv: async () => new Response('{}'),
+      launches: async () => new Response('{}'),
       deploy: deployServicesFrom(() => stack.newInstance().services),
     })
     const response = await mcp.fetch(

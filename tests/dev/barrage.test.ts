@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { generateAgentKey } from '../../lib/deploy/agents/agentKeys.js'
 import { type BarrageAnswer, generateBarrage, sendBarrage } from '../support/barrage.js'
+import { type FakeGeckoTerminal, startFakeGeckoTerminal } from '../support/fakeGeckoTerminal.js'
 import { type NpmStart, startNpmStart } from '../support/npmStart.js'
 import { type ServiceParts, startServiceParts } from '../support/serviceParts.js'
+import { createSyntheticMarket } from '../support/syntheticMarket.js'
 
 /** Replay a failure with BARRAGE_SEED=<seed printed in the failure>. */
 const SEED = Number(process.env.BARRAGE_SEED ?? 20261123)
@@ -45,8 +47,10 @@ const unknown: PathContract = { statuses: [400, 404, 405], allow: 'GET, HEAD', b
 const PATHS: Record<string, PathContract> = {
   '/api/control-room': read(),
   '/api/token-search': read([429], ['QUERY_REQUIRED', 'QUERY_TOO_LONG']),
-  '/api/token-history': read([404, 429], ['INVALID_ADDRESS']),
-  '/api/market-history': read(),
+  '/api/token-history': read([404, 429], ['INVALID_ADDRESS', 'INVALID_PARAMETER']),
+  '/api/market-history': read([], ['INVALID_PARAMETER']),
+  '/api/token-ohlcv': read([404, 429], ['INVALID_PARAMETER']),
+  '/api/launches': read([], ['INVALID_PARAMETER']),
   '/api/stream': {
     statuses: [200, 204, 308, 400, 405, 429, 503],
     allow: 'GET, OPTIONS',
@@ -97,6 +101,7 @@ const unparsed = (a: BarrageAnswer) => 'status' in a && a.status === 400 && a.bo
 describe(`a barrage of ${COUNT} hostile requests against npm start, over every path it serves (seed ${SEED})`, () => {
   let parts: ServiceParts
   let service: NpmStart
+  let gecko: FakeGeckoTerminal
   let answers: BarrageAnswer[]
   const agent = generateAgentKey()
 
@@ -108,8 +113,10 @@ describe(`a barrage of ${COUNT} hostile requests against npm start, over every p
       awsSecret: AWS_SECRET,
       env: { HEALTH_TOKEN, CRON_SECRET },
     })
+    // Candles from a GeckoTerminal-shaped server over the same market, so candle requests reach real work too.
+    gecko = await startFakeGeckoTerminal(createSyntheticMarket())
     // Behind one trusted proxy, as on a host: each request's client is the last X-Forwarded-For entry it carries.
-    service = await startNpmStart({ ...parts.env, TRUST_PROXY: '1' })
+    service = await startNpmStart({ ...parts.env, GECKOTERMINAL_BASE_URL: gecko.url, TRUST_PROXY: '1' })
     const room = (await (await fetch(`${service.url}/api/control-room`)).json()) as { liveActivity: { address: string }[] }
     const requests = generateBarrage({
       seed: SEED,
@@ -124,6 +131,7 @@ describe(`a barrage of ${COUNT} hostile requests against npm start, over every p
   afterAll(async () => {
     await service?.stop()
     await parts?.close()
+    await gecko?.close()
   })
 
   const describeRequest = (a: BarrageAnswer) =>

@@ -172,7 +172,7 @@ function importGraph(entry: string, { dynamic = true } = {}): { files: Set<strin
 }
 
 describe('cold start of the read handlers', () => {
-  it.each(['control-room', 'token-search'])('api/%s loads neither the AWS SDK nor any signing code', (name) => {
+  it.each(['control-room', 'token-search', 'token-ohlcv'])('api/%s loads neither the AWS SDK nor any signing code', (name) => {
     const { files, packages } = importGraph(join(ROOT, 'api', `${name}.ts`))
     expect([...packages]).not.toContain('@aws-sdk/client-kms')
     expect([...packages]).not.toContain('viem')

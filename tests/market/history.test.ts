@@ -1,14 +1,20 @@
 import { describe, expect, it } from 'vitest'
 import {
   describeHourChanges,
+  HISTORY_WEEK_MS,
+  HISTORY_WINDOW_MS,
+  historyMarks,
   hourChanges,
   marketHistory,
   type PriceLine,
+  parseHistoryRange,
   priceLineSchema,
   SNAPSHOT_INTERVAL_MS,
   type Snapshot,
   snapshotSchema,
   snapshotTime,
+  snapshotTtlMs,
+  THINNED_INTERVAL_MS,
   takeSnapshot,
   tokenSeries,
 } from '../../lib/market/history.js'
@@ -163,19 +169,20 @@ describe('price lines from candles', () => {
           ohlcv_list: [
             [1_763_900_100, '1', '1', '1', '2.5', '10'],
             [1_763_899_800, 1, 1, 1, 2, 10],
-            [1_763_899_800, 1, 1, 1, 9, 10], // the same start again: one candle per time
+            [1_763_899_800, 1, 1, 1, 9, 10], // the same start again: one candle per time, the first in the list
             [1_763_899_500, 1, 1, 1, 0, 10], // no price
             [1_763_899_200, 1, 1, 1, Number.NaN, 10],
             ['soon', 1, 1, 1, 3, 10],
             'junk',
-            [1_763_898_900, 1, 1, 1, 1.5],
+            [1_763_898_900, 1, 1, 1, 1.5, 0],
+            [1_763_898_600, 1, 1, 1, 1.5], // no volume: not a candle
           ],
         },
       },
     }
     expect(parseCandlesBody(body)).toEqual([
       { t: 1_763_898_900_000, close: 1.5 },
-      { t: 1_763_899_800_000, close: 9 },
+      { t: 1_763_899_800_000, close: 2 },
       { t: 1_763_900_100_000, close: 2.5 },
     ])
     expect(parseCandlesBody({ data: { attributes: { ohlcv_list: [] } } })).toEqual([])
@@ -245,5 +252,65 @@ describe('price lines from candles', () => {
     expect(prices[47]).toBe(4) // the snapshot's own price wins in its slot
     // A token with no line keeps the snapshots' nulls; no line without trades gives a price.
     expect(marketHistory([latest], new Map([[A, line([])]])).sparklines.prices[A]!.filter((p) => p !== null)).toEqual([4])
+  })
+})
+
+describe('a week of history, thinned to 30 minutes past the last day', () => {
+  const HOUR = 3_600_000
+  /** A snapshot at `t` holding one token at `price`. */
+  const at = (t: number, price = t / HOUR) => ({ t, rows: [[token(1, 'A').address, price, 1000, 50_000, 1]] }) as Snapshot
+
+  it('keeps a 30-minute mark a week and any other mark a day, one interval to spare', () => {
+    expect(snapshotTtlMs(T0)).toBe(HISTORY_WEEK_MS + SNAPSHOT_INTERVAL_MS)
+    expect(snapshotTtlMs(T0 + THINNED_INTERVAL_MS)).toBe(HISTORY_WEEK_MS + SNAPSHOT_INTERVAL_MS)
+    for (let minutes = 5; minutes < 30; minutes += 5)
+      expect(snapshotTtlMs(T0 + minutes * 60_000)).toBe(HISTORY_WINDOW_MS + SNAPSHOT_INTERVAL_MS)
+  })
+
+  it('reads every 5-minute mark of the last day, and the 30-minute marks of the six days before', () => {
+    const now = T0 + 7 * 60_000
+    const day = historyMarks(now, '24h')
+    expect(day).toHaveLength(288)
+    expect(day.at(-1)).toBe(T0 + 5 * 60_000)
+    const week = historyMarks(now, '7d')
+    expect(week.slice(-288)).toEqual(day)
+    const older = week.slice(0, -288)
+    expect(older.every((t) => t % THINNED_INTERVAL_MS === 0)).toBe(true)
+    expect(older[0]).toBeGreaterThan(snapshotTime(now) - HISTORY_WEEK_MS)
+    expect(older[0]! - THINNED_INTERVAL_MS).toBeLessThanOrEqual(snapshotTime(now) - HISTORY_WEEK_MS)
+    expect(older).toHaveLength(288)
+    expect(new Set(week).size).toBe(week.length)
+  })
+
+  it('answers 7 d at the 30-minute marks only, and 24 h exactly as before', () => {
+    const now = T0 + 2 * HOUR
+    const snapshots = Array.from({ length: 24 }, (_, i) => at(T0 - 10 * HOUR + i * 5 * 60_000)).concat([at(T0 - 3 * 24 * HOUR)])
+    const week = tokenSeries(snapshots, token(1, 'A').address, null, now, '7d')!
+    expect(week.map((p) => Date.parse(p.t))).toEqual([T0 - 3 * 24 * HOUR, T0 - 10 * HOUR, T0 - 9.5 * HOUR, T0 - 9 * HOUR, T0 - 8.5 * HOUR])
+    const day = tokenSeries(snapshots, token(1, 'A').address, null, now)!
+    expect(day.map((p) => Date.parse(p.t))).toEqual(snapshots.map((s) => s.t).sort((a, b) => a - b)) // every mark given, as before
+    const history = marketHistory(snapshots, new Map(), '7d')
+    expect(history.volume.intervalSeconds).toBe(1800)
+    expect(history.volume.points.map((p) => Date.parse(p.t))).toEqual([
+      T0 - 3 * 24 * HOUR,
+      T0 - 10 * HOUR,
+      T0 - 9.5 * HOUR,
+      T0 - 9 * HOUR,
+      T0 - 8.5 * HOUR,
+    ])
+    expect(history.sparklines.intervalSeconds).toBe(10_800)
+    expect(history.sparklines.times).toHaveLength(56)
+    // The last price of each 3-hour slot, from every snapshot in it.
+    const line = history.sparklines.prices[token(1, 'A').address]!
+    expect(line.filter((p) => p !== null)).toHaveLength(2)
+    expect(line.at(-1)).toBe(Number(((T0 - 10 * HOUR + 23 * 5 * 60_000) / HOUR).toPrecision(4)))
+  })
+
+  it('reads range as 24h (the default) or 7d, and nothing else', () => {
+    const range = (query: string) => parseHistoryRange(new URLSearchParams(query))
+    expect(range('')).toEqual({ ok: true, range: '24h' })
+    expect(range('range=24h')).toEqual({ ok: true, range: '24h' })
+    expect(range('range=7d')).toEqual({ ok: true, range: '7d' })
+    for (const bad of ['range=1w', 'range=', 'range=7D', 'range=30d', 'range=24h&range=7d']) expect(range(bad)).toMatchObject({ ok: false })
   })
 })

@@ -2,8 +2,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished } from 'vitest'
 import { generateAgentKey } from '../../lib/deploy/agents/agentKeys.js'
+import { type FakeGeckoTerminal, startFakeGeckoTerminal } from '../support/fakeGeckoTerminal.js'
 import { type NpmStart, startNpmStart } from '../support/npmStart.js'
 import { type ServiceParts, startServiceParts } from '../support/serviceParts.js'
+import { createSyntheticMarket } from '../support/syntheticMarket.js'
 
 const agent = generateAgentKey()
 const other = generateAgentKey()
@@ -12,6 +14,7 @@ type Result = { isError?: boolean; structuredContent?: Record<string, any>; cont
 describe('the MCP server at /api/mcp, with the SDK’s own client, against npm start on the local chain', () => {
   let parts: ServiceParts
   let service: NpmStart
+  let gecko: FakeGeckoTerminal
   const clients: Client[] = []
 
   /** A connected SDK client; `headers` go on every HTTP request, as an MCP client configured with a key sends them. */
@@ -32,21 +35,26 @@ describe('the MCP server at /api/mcp, with the SDK’s own client, against npm s
       storePrefix: `mcp${process.pid}:`,
       env: { DEPLOY_DAILY_CAP: '20' },
     })
-    service = await startNpmStart(parts.env)
+    // Candles from a GeckoTerminal-shaped server over the same market as the DexScreener-shaped one.
+    gecko = await startFakeGeckoTerminal(createSyntheticMarket())
+    service = await startNpmStart({ ...parts.env, GECKOTERMINAL_BASE_URL: gecko.url })
   }, 120_000)
   afterAll(async () => {
     await Promise.all(clients.map((c) => c.close().catch(() => undefined)))
     await service?.stop()
     await parts?.close()
+    await gecko?.close()
   })
 
-  it('lists the seven tools with annotations and input schemas built from the HTTP API’s zod schemas', async () => {
+  it('lists the nine tools with annotations and input schemas built from the HTTP API’s zod schemas', async () => {
     const client = await connect()
     expect(client.getServerVersion()).toMatchObject({ name: 'base-control-room' })
     const { tools } = await client.listTools()
     expect(tools.map((t) => t.name)).toEqual([
       'get_control_room',
       'search_tokens',
+      'get_token_ohlcv',
+      'list_launches',
       'deploy_token',
       'get_deploy_receipt',
       'list_deploys',
@@ -111,6 +119,31 @@ describe('the MCP server at /api/mcp, with the SDK’s own client, against npm s
     expect(search.structuredContent).toEqual(await (await fetch(`${service.url}/api/token-search?q=aero`)).json())
     expect(search.structuredContent!.tokens.length).toBeGreaterThan(0)
     expect(search.content[0]!.text).toBe(`${search.structuredContent!.tokens.length} Base pairs match.`)
+  })
+
+  it('gives a token’s candles and the launches without a key: the same JSON as the HTTP API', async () => {
+    const client = await connect()
+    const room = (await (await fetch(`${service.url}/api/control-room`)).json()) as { liveActivity: { address: string }[] }
+    const address = room.liveActivity[2]!.address
+    const candles = await call(client, 'get_token_ohlcv', { address, timeframe: 'minute', aggregate: 15, limit: 24 })
+    expect(candles.isError).toBeUndefined()
+    expect(candles.structuredContent).toEqual(
+      await (await fetch(`${service.url}/api/token-ohlcv?address=${address}&timeframe=minute&aggregate=15&limit=24`)).json(),
+    )
+    expect(candles.structuredContent!.ohlcv.length).toBeGreaterThan(0)
+    expect(candles.content[0]!.text).toMatch(/^\d+ minute candles \(x15\) of 0x/)
+    // A rule only the endpoint knows (aggregate per timeframe) comes back as its 400, named.
+    expect(await call(client, 'get_token_ohlcv', { address, timeframe: 'day', aggregate: 4 })).toMatchObject({
+      isError: true,
+      structuredContent: { ok: false, code: 'INVALID_PARAMETER', field: 'aggregate' },
+    })
+    const launches = await call(client, 'list_launches', { limit: 3 })
+    expect(launches.isError).toBeUndefined()
+    expect(launches.structuredContent).toEqual(await (await fetch(`${service.url}/api/launches?limit=3`)).json())
+    expect(await call(client, 'list_launches', { cursor: 'forged' })).toMatchObject({
+      isError: true,
+      structuredContent: { code: 'INVALID_PARAMETER', field: 'cursor' },
+    })
   })
 
   it('refuses bad read arguments as tool results with the API’s codes, never protocol errors', async () => {

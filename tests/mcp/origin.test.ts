@@ -89,6 +89,8 @@ describe('POST /api/mcp and the Origin header (MCP transport security)', () => {
         return new Response(JSON.stringify({ liveActivity: [], trending: [], stats: {}, commentary: 'quiet', url: request.url }))
       },
       tokenSearch,
+      tokenOhlcv: async () => new Response('{}'),
+      launches: async () => new Response('{}'),
       deploy,
       origins: () => loadMcpOriginPolicy(env),
     })

@@ -55,6 +55,8 @@ describe('loadReadConfig', () => {
       searchRateLimitPerMinute: 30,
       searchUpstreamRequestsPerMinute: 100,
       tokenHistoryRateLimitPerMinute: 60,
+      tokenOhlcvRateLimitPerMinute: 60,
+      ohlcvUpstreamRequestsPerMinute: 10,
       redis: null,
       storePrefix: 'bcr:',
     })

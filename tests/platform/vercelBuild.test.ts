@@ -3,10 +3,12 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { generateAgentKey } from '../../lib/deploy/agents/agentKeys.js'
+import { type FakeGeckoTerminal, startFakeGeckoTerminal } from '../support/fakeGeckoTerminal.js'
 import { type NpmStart, startNpmStart } from '../support/npmStart.js'
 import { definePaidDoorCases, type PaidDoorTarget } from '../support/paidDoorCases.js'
 import { startPaidDoorParts } from '../support/paidDoorParts.js'
 import { type ServiceParts, startServiceParts } from '../support/serviceParts.js'
+import { createSyntheticMarket } from '../support/syntheticMarket.js'
 import {
   type BuiltInstance,
   buildVercelOutput,
@@ -40,7 +42,25 @@ const TABLE: Record<string, FunctionCall[]> = {
     { path: '/api/token-history?address=0x12' },
     { path: `/api/token-history?address=0x${'ab'.repeat(20)}` },
   ],
-  'market-history': [{ path: '/api/market-history' }, { path: '/api/market-history', method: 'DELETE' }],
+  'market-history': [
+    { path: '/api/market-history' },
+    { path: '/api/market-history?range=7d' },
+    { path: '/api/market-history?range=1y' },
+    { path: '/api/market-history', method: 'DELETE' },
+  ],
+  // Candles of the room's leader from the GeckoTerminal-shaped server; a bad parameter; a token with no Base pool.
+  'token-ohlcv': [
+    { path: '/api/token-ohlcv?address=0x4200000000000000000000000000000000000006&timeframe=minute&aggregate=15&limit=12' },
+    { path: '/api/token-ohlcv?address=0x4200000000000000000000000000000000000006&timeframe=week' },
+    { path: `/api/token-ohlcv?address=0x${'cd'.repeat(20)}` },
+    { path: '/api/token-ohlcv', method: 'POST' },
+  ],
+  launches: [
+    { path: '/api/launches' },
+    { path: '/api/launches?limit=0' },
+    { path: '/api/launches?cursor=x' },
+    { path: '/api/launches', method: 'PUT' },
+  ],
   // Both sides end the stream after STREAM_MAX_SECONDS (5 s here), so each answer can be read whole and compared.
   stream: [{ path: '/api/stream' }, { path: '/api/stream', method: 'POST' }],
   'token-search': [{ path: '/api/token-search?q=aero' }, { path: '/api/token-search' }, { path: `/api/token-search?q=${'x'.repeat(65)}` }],
@@ -127,6 +147,7 @@ describe('the Vercel build output (vercel build with the official CLI, offline)'
   let output: VercelOutput
   let parts: ServiceParts
   let local: NpmStart
+  let gecko: FakeGeckoTerminal
   let env: Record<string, string>
 
   beforeAll(async () => {
@@ -135,7 +156,9 @@ describe('the Vercel build output (vercel build with the official CLI, offline)'
       buildVercelOutput(),
       startServiceParts({ redisSocket: inject('redisSocket'), allowlist: [agent.digest], storePrefix: `vb${process.pid}:` }),
     ])
-    env = { ...parts.env, CRON_SECRET: TICK_SECRET, STREAM_MAX_SECONDS: '5' }
+    // Candles come from a GeckoTerminal-shaped server over the same market as the DexScreener-shaped one.
+    gecko = await startFakeGeckoTerminal(createSyntheticMarket())
+    env = { ...parts.env, GECKOTERMINAL_BASE_URL: gecko.url, CRON_SECRET: TICK_SECRET, STREAM_MAX_SECONDS: '5' }
     local = await startNpmStart(env)
     // The control room built once, as on any deployment that has served a read: the tokens token-history knows come
     // from it, whichever case runs first.
@@ -145,6 +168,7 @@ describe('the Vercel build output (vercel build with the official CLI, offline)'
     output?.remove()
     await local?.stop()
     await parts?.close()
+    await gecko?.close()
   })
 
   it('has one function per api/ module', () => {
@@ -186,6 +210,12 @@ describe('the Vercel build output (vercel build with the official CLI, offline)'
       expect(built[0]!.headers['content-type']).toBe('text/event-stream; charset=utf-8')
       expect(built[0]!.body).toMatch(/^retry: 3000\n\nevent: control-room\nid: [\w-]+\ndata: \{"/)
     }
+    if (name === 'token-ohlcv') {
+      // The candles went through the built function's read code; a token with no pool is the same 404 from the store.
+      expect(JSON.parse(built[0]!.body)).toMatchObject({ address: '0x4200000000000000000000000000000000000006', timeframe: 'minute' })
+      expect(JSON.parse(built[2]!.body)).toMatchObject({ code: 'UNKNOWN_TOKEN' })
+    }
+    if (name === 'launches') expect(JSON.parse(built[0]!.body)).toMatchObject({ launches: expect.any(Array), nextCursor: null })
     if (name === 'b20-skill') {
       // The dry run went through the lazily loaded KMS and chain code to a simulation: the bundle carries it all.
       expect(JSON.parse(built[3]!.body)).toMatchObject({ ok: true, status: 'simulated' })

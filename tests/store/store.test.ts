@@ -2,6 +2,8 @@ import { Redis } from '@upstash/redis'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { countCapSlots, releaseCapSlot, reserveCapSlot, reserveCapSlots } from '../../lib/deploy/pipeline/capWindow.js'
 import { claimNextNonce, fencesKeyOf, releaseNonce } from '../../lib/deploy/pipeline/nonceFence.js'
+import type { Launch } from '../../lib/deploy/records/launchSchema.js'
+import { announceLaunch, launchesSince } from '../../lib/deploy/records/launchSignal.js'
 import { claimDue } from '../../lib/deploy/webhooks/leases.js'
 import { createMemoryStore } from '../../lib/store/memory.js'
 import { listIndexed, oldestInIndex, putIndexed, removeFromIndex } from '../../lib/store/recordIndex.js'
@@ -318,6 +320,35 @@ describe.each(['memory', 'upstash'] as const)('the %s store', (kind) => {
     expect(await claimDue(store, { indexKey: index, now: t + 29_999, until: t + 60_000, limit: 10 })).toEqual([])
     expect(await claimDue(store, { indexKey: index, now: t + 30_000, until: t + 90_000, limit: 10 })).toEqual(['first', 'second', 'third'])
     expect(await oldestInIndex(store, index)).toBe(t + 60_000)
+  })
+
+  it('signals each confirmed launch once, keeps the newest 20, and answers those seen since a time, oldest first', async () => {
+    const key = `${prefix}launches`
+    const launch = (n: number): Launch => ({
+      address: `0x${n.toString(16).padStart(40, '0')}`,
+      name: `Launch “${n}”`,
+      symbol: `L${n}`,
+      variant: 'asset',
+      decimals: 18,
+      initialSupply: null,
+      supplyCap: null,
+      createdAt: new Date(1_800_000_000_000 + n).toISOString(),
+      txHash: `0x${n.toString(16).padStart(64, 'a')}`,
+      status: 'confirmed',
+      market: null,
+      metadata: { description: 'with a | pipe and ] brackets' },
+    })
+    const t = 1_800_000_000_000
+    expect(await announceLaunch({ store, key, launch: launch(1), now: t })).toBe(true)
+    // The receipt and the tick may both see one deploy mined: announced once.
+    expect(await announceLaunch({ store, key, launch: { ...launch(1), name: 'again' }, now: t + 5 })).toBe(false)
+    for (let n = 2; n <= 25; n++) await announceLaunch({ store, key, launch: launch(n), now: t + n * 10 })
+    const all = await launchesSince(store, key, 0)
+    expect(all.map((s) => s.launch.symbol)).toEqual(Array.from({ length: 20 }, (_, i) => `L${i + 6}`))
+    expect(all[0]).toEqual({ launch: launch(6), seenAt: t + 60 })
+    expect((await launchesSince(store, key, t + 250)).map((s) => s.launch.symbol)).toEqual(['L25'])
+    expect(await launchesSince(store, key, t + 251)).toEqual([])
+    expect(await launchesSince(store, `${prefix}no-launches`, 0)).toEqual([])
   })
 })
 

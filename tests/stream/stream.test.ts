@@ -2,70 +2,12 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { readKeys } from '../../lib/read/keys.js'
 import { openBoundedSink } from '../../lib/stream/boundedSink.js'
 import { loadStreamConfig, type StreamConfig } from '../../lib/stream/config.js'
-import type { Schedule } from '../../lib/stream/controlRoomFeed.js'
 import { createStreamEndpoint } from '../../lib/stream/handler.js'
 import { eventIdOf, sseComment, sseEvent, sseRetry } from '../../lib/stream/sse.js'
 import { runTick } from '../../lib/tick/runTick.js'
 import { holdReads } from '../support/heldReads.js'
 import { type ReadInstance, type ReadStack, readUntilFresh, startReadStack } from '../support/readStack.js'
-
-/** One frame of an event stream: its fields, or a comment. */
-type Frame = { event?: string; id?: string; data?: string; retry?: string; comment?: string }
-
-/** Reads an event stream in the background into frames, as `EventSource` would parse them. */
-function readFrames(response: Response) {
-  const frames: Frame[] = []
-  let ended = false
-  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader()
-  let buffer = ''
-  const done = (async () => {
-    try {
-      for (;;) {
-        const { done, value } = await reader.read()
-        if (done) break
-        buffer += value
-        let end = buffer.indexOf('\n\n')
-        while (end >= 0) {
-          const frame: Frame = {}
-          for (const line of buffer.slice(0, end).split('\n')) {
-            if (line.startsWith(':')) frame.comment = line.slice(1).trim()
-            else {
-              const colon = line.indexOf(':')
-              ;(frame as Record<string, string>)[line.slice(0, colon)] = line.slice(colon + 1).replace(/^ /, '')
-            }
-          }
-          frames.push(frame)
-          buffer = buffer.slice(end + 2)
-          end = buffer.indexOf('\n\n')
-        }
-      }
-    } catch {
-      // a dropped stream ends here
-    }
-    ended = true
-  })()
-  return { frames, events: () => frames.filter((f) => f.event), ended: () => ended, done, cancel: () => reader.cancel() }
-}
-
-/** Timers the test fires itself: the feed's look and heartbeat, each stream's deadline. */
-function manualTimers() {
-  const timers: { run: () => void; ms: number; cancelled: boolean }[] = []
-  const schedule: Schedule = (run, ms) => {
-    const timer = { run, ms, cancelled: false }
-    timers.push(timer)
-    return () => {
-      timer.cancelled = true
-    }
-  }
-  /** Runs the pending timers `which` picks (each once). */
-  const fire = (which: (ms: number) => boolean) => {
-    for (const timer of timers.filter((t) => !t.cancelled && which(t.ms))) {
-      timer.cancelled = true
-      timer.run()
-    }
-  }
-  return { schedule, fire, pending: () => timers.filter((t) => !t.cancelled).map((t) => t.ms) }
-}
+import { manualTimers, readFrames } from '../support/sseFrames.js'
 
 const HEARTBEAT_MS = 15_000
 const DEADLINE_MS = 60_000
@@ -78,11 +20,12 @@ describe('GET /api/stream (Upstash over redis-server, the DexScreener-shaped ups
   })
   afterAll(() => stack?.close())
 
-  /** A stream endpoint on `instance` with its own timers and limits. */
+  /** A stream endpoint on `instance` with its own timers and limits (the room alone: launches are tests/stream/launches.test.ts's). */
   function streamOn(instance: ReadInstance, limits: Partial<StreamConfig> = {}) {
     const timers = manualTimers()
     const config = { ...loadStreamConfig({}), maxSeconds: DEADLINE_MS / 1000, ...limits }
-    const endpoint = createStreamEndpoint({ read: () => instance.services, config: () => config, schedule: timers.schedule })
+    const launches = () => ({ publicLaunches: false, chainId: 8453 as const })
+    const endpoint = createStreamEndpoint({ read: () => instance.services, config: () => config, launches, schedule: timers.schedule })
     const open = (headers: Record<string, string> = {}, signal?: AbortSignal) =>
       endpoint.fetch(new Request('https://svc.test/api/stream', { headers: { 'x-real-ip': '198.51.100.7', ...headers }, signal }))
     return { timers, open }

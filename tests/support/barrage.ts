@@ -191,7 +191,7 @@ export type GenerateBarrageParameters = {
   validKey: string
   /** Other bearer tokens the service honours (the tick's, health's); sent now and then, right or not. */
   bearers?: readonly string[]
-  /** Token addresses the service knows, so that some `token-history` requests reach real work. */
+  /** Token addresses the service knows, so that some `token-history` and `token-ohlcv` requests reach real work. */
   knownAddresses?: readonly string[]
 }
 
@@ -258,6 +258,26 @@ export function generateBarrage({
         `0x${'a'.repeat(4000)}`,
       ])
       finalPath = `${path}?address=${address}${random.next() < 0.1 ? '&address=again' : ''}`
+    } else if (path.includes('token-ohlcv') && random.next() < 0.9) {
+      const address = random.pick([...knownAddresses, ...knownAddresses, `0x${'0'.repeat(40)}`, '0x123', '', '%ZZ', `0x${'a'.repeat(64)}`])
+      const more = random.pick([
+        '',
+        '&timeframe=minute&aggregate=5',
+        '&timeframe=day',
+        '&timeframe=hour&aggregate=4&limit=1000',
+        '&timeframe=week',
+        '&aggregate=7',
+        '&limit=0',
+        '&limit=1001',
+        '&before_timestamp=1600000000',
+        '&before_timestamp=-1',
+        '&currency=token',
+        '&currency=eur',
+        '&limit=5&limit=6',
+      ])
+      finalPath = `${path}?address=${address}${more}`
+    } else if (path.includes('launches') && random.next() < 0.5) {
+      finalPath = `${path}?${random.pick(['limit=1', 'limit=100', 'limit=0', 'limit=x', 'cursor=l1.AAAA', `cursor=l1.${'A'.repeat(300)}`, 'cursor=%ZZ', 'limit=5&limit=6'])}`
     } else if (random.next() < 0.1) {
       finalPath = `${path}?${random.pick(['x=1', 'q=%ZZ', '__proto__=1', 'a'.repeat(2000)])}`
     }

@@ -101,37 +101,81 @@ export function toGeckoPool(pair: RawPair): { pool: unknown; tokens: unknown[] }
   }
 }
 
+/** A candle request as the fake reads it from the path and query (GeckoTerminal's terms). */
+export type FakeOhlcvQuery = {
+  timeframe: 'minute' | 'hour' | 'day'
+  aggregate: number
+  limit: number
+  before?: number
+  currency: 'usd' | 'token'
+}
+
+const TIMEFRAME_SECONDS = { minute: 60, hour: 3600, day: 86_400 } as const
+const AGGREGATES = { minute: [1, 5, 15], hour: [1, 4, 12], day: [1] } as const
+
+/** The candle request of a query string, or why GeckoTerminal would refuse it. */
+export function readOhlcvQuery(
+  timeframe: string,
+  q: URLSearchParams,
+): { ok: true; query: FakeOhlcvQuery } | { ok: false; refused: string } {
+  if (!(timeframe in AGGREGATES)) return { ok: false, refused: 'timeframe' }
+  const frame = timeframe as FakeOhlcvQuery['timeframe']
+  const aggregate = Number(q.get('aggregate') ?? '1')
+  if (!(AGGREGATES[frame] as readonly number[]).includes(aggregate)) return { ok: false, refused: 'aggregate' }
+  const limit = Number(q.get('limit') ?? '100')
+  if (!Number.isInteger(limit) || limit < 1) return { ok: false, refused: 'limit' }
+  const currency = q.get('currency') ?? 'usd'
+  if (currency !== 'usd' && currency !== 'token') return { ok: false, refused: 'currency' }
+  if ((q.get('token') ?? 'base') !== 'base') return { ok: false, refused: 'token (this fake charts the base token)' }
+  const before = q.get('before_timestamp')
+  if (before !== null && !/^\d+$/.test(before)) return { ok: false, refused: 'before_timestamp' }
+  // GeckoTerminal answers at most 1000 candles, whatever the limit says.
+  const query: FakeOhlcvQuery = { timeframe: frame, aggregate, limit: Math.min(limit, 1000), currency }
+  return { ok: true, query: before === null ? query : { ...query, before: Number(before) } }
+}
+
 /**
- * A pool's 5-minute candles up to `now`, newest first, as GeckoTerminal answers them: a walk around the pair's price,
- * with no candle where nobody traded. Shallow pools (liquidity under a tenth of their volume) trade in about half the
- * intervals, deep ones in nearly all. As in real bodies, the oldest row is repeated and small prices come in exponent
- * notation (`1.61e-05`). Deterministic per pool. Answers the body's JSON text.
+ * A pool's candles as GeckoTerminal answers them, newest first. A closed candle is the same in every answer (drawn
+ * from the pool, the size and its start, never from the clock): a wave around the pair's price, with no candle where
+ * nobody traded (shallow pools, liquidity under a tenth of their volume, trade in about half the intervals, deep ones
+ * in nearly all) and none before the pool was created. The candle still open closes at the pair's current price. As in
+ * real bodies, the oldest row comes twice and small numbers come in exponent notation (`1.61e-05`); with
+ * `currency=token` prices are in the quote token. Answers the body's JSON text.
  */
-export function candlesOf(pair: RawPair, limit: number, now: number): string {
-  const seed = Number.parseInt(String(pair.pairAddress).slice(-8), 16) || 1
-  let state = seed
-  const random = () => {
-    state = (state * 1_103_515_245 + 12_345) % 2_147_483_648
-    return state / 2_147_483_648
-  }
+export function ohlcvBodyOf(pair: RawPair, query: FakeOhlcvQuery, now: number): string {
+  const pool = String(pair.pairAddress).toLowerCase()
+  const interval = TIMEFRAME_SECONDS[query.timeframe] * query.aggregate
   const price = Number(pair.priceUsd) || 1
+  const quoteUsd = price / (Number(pair.priceNative) || 1)
+  const scale = query.currency === 'token' ? 1 / quoteUsd : 1
   const volume = Number((pair.volume as { h24?: number } | undefined)?.h24 ?? 0)
   const liquidity = Number((pair.liquidity as { usd?: number } | undefined)?.usd ?? 0)
   const tradeChance = liquidity < volume / 10 ? 0.5 : 0.95
-  const last = Math.floor(now / 300_000) * 300
+  const created = Math.floor(Number(pair.pairCreatedAt ?? 1_700_000_000_000) / 1000)
+  const open = Math.floor(now / 1000 / interval) * interval
+  const draw = (t: number, salt: number) => shapeDraw(`${pool}:${interval}:${t}`, salt)
+  const closeAt = (t: number) =>
+    t >= open ? price : price * Math.exp(0.05 * Math.sin(t / (interval * 37))) * (1 + (draw(t, 41) - 0.5) / 50)
   const rows: string[] = []
-  let close = price
-  for (let i = 0; i < limit; i++) {
-    const open = close * (1 + (random() - 0.5) * 0.02)
-    if (random() < tradeChance)
-      rows.push(
-        `[${[last - i * 300, open, Math.max(open, close) * 1.001, Math.min(open, close) * 0.999, close, volume / 288].map(geckoNumber).join(',')}]`,
-      )
-    close = open
+  let t = query.before === undefined ? open : Math.floor((query.before - 1) / interval) * interval
+  for (let looked = 0; rows.length < query.limit && t >= created && looked < query.limit * 20; looked++, t -= interval) {
+    if (t > open || draw(t, 40) >= tradeChance) continue
+    const close = closeAt(t)
+    const first = closeAt(t - interval)
+    const high = Math.max(first, close) * (1 + draw(t, 42) / 250)
+    const low = Math.min(first, close) * (1 - draw(t, 43) / 250)
+    const traded = (volume / (86_400 / interval)) * (0.5 + draw(t, 44))
+    rows.push(`[${[t, first * scale, high * scale, low * scale, close * scale, traded * scale].map(geckoNumber).join(',')}]`)
   }
   if (rows.length > 0) rows.push(rows.at(-1)!)
-  const meta = { base: { address: pair.baseToken.address.toLowerCase(), name: pair.baseToken.name, symbol: pair.baseToken.symbol } }
-  return `{"data":{"id":"ohlcv","type":"ohlcv_request_response","attributes":{"ohlcv_list":[${rows.join(',')}]}},"meta":${JSON.stringify(meta)}}`
+  const token = (x: { address: string; name: string; symbol: string }, coin: string | null) => ({
+    address: x.address.toLowerCase(),
+    name: x.name,
+    symbol: x.symbol,
+    coingecko_coin_id: coin,
+  })
+  const meta = { base: token(pair.baseToken, null), quote: token(pair.quoteToken, 'weth') }
+  return `{"data":{"id":"${pool.slice(2, 10)}-ohlcv","type":"ohlcv_request_response","attributes":{"ohlcv_list":[${rows.join(',')}]}},"meta":${JSON.stringify(meta)}}`
 }
 
 /** Starts the fake GeckoTerminal on a free loopback port, over the same raw pairs as the fake DexScreener. */
@@ -168,12 +212,11 @@ export async function startFakeGeckoTerminal(
     const url = new URL(path, 'http://fake')
     const ohlcv = /^\/networks\/base\/pools\/(0x[0-9a-fA-F]{40}|0x[0-9a-fA-F]{64})\/ohlcv\/(day|hour|minute)$/.exec(url.pathname)
     if (ohlcv) {
-      const q = url.searchParams
-      if (ohlcv[2] !== 'minute' || q.get('aggregate') !== '5' || q.get('currency') !== 'usd' || q.get('token') !== 'base')
-        return reply(400, { errors: [{ status: '400', title: 'this fake serves 5-minute USD candles of the base token' }] })
+      const asked = readOhlcvQuery(ohlcv[2]!, url.searchParams)
+      if (!asked.ok) return reply(400, { errors: [{ status: '400', title: `Invalid ${asked.refused}` }] })
       const pair = pairs.find((p) => p.chainId === 'base' && String(p.pairAddress).toLowerCase() === ohlcv[1]!.toLowerCase())
       if (!pair) return reply(404, { errors: [{ status: '404', title: 'Not Found' }] })
-      return reply(200, candlesOf(pair, Math.min(1000, Number(q.get('limit') ?? '100')), t))
+      return reply(200, ohlcvBodyOf(pair, asked.query, t))
     }
     if (url.pathname !== '/networks/base/pools') return reply(404, { errors: [{ status: '404', title: 'Not Found' }] })
     const page = Number(url.searchParams.get('page') ?? '1')

@@ -7,6 +7,7 @@ import {
   createTokenSearchEndpoint,
 } from '../../lib/read/endpoints.js'
 import { readKeys } from '../../lib/read/keys.js'
+import { createTokenOhlcvEndpoint } from '../../lib/read/ohlcvEndpoint.js'
 import { createReadServices, type ReadServices } from '../../lib/read/services.js'
 import { createMemoryStore } from '../../lib/store/memory.js'
 import type { Store } from '../../lib/store/types.js'
@@ -30,6 +31,7 @@ export type ReadInstance = {
   tokenSearch: (request: Request) => Promise<Response>
   tokenHistory: (request: Request) => Promise<Response>
   marketHistory: (request: Request) => Promise<Response>
+  tokenOhlcv: (request: Request) => Promise<Response>
   logs: string[]
   /** Waits for the work this instance runs after its answers (background refreshes), as `waitUntil` would. */
   drain(): Promise<void>
@@ -69,6 +71,13 @@ export type StartReadStackParameters = {
   env?: Record<string, string>
   /** The service-wide DexScreener budget per minute (default the service's 250). */
   dexscreenerPerMinute?: number
+  /** The in-process store's entries expire on the stack's clock instead of the machine's (a week in a few seconds). */
+  storeOnClock?: boolean
+  /**
+   * Anonymous lookups (searches, a token's pool) within their own share of that budget, as in production (default: the
+   * refresh's client, with the whole budget).
+   */
+  searchShare?: boolean
 }
 
 let stackCounter = 0
@@ -80,7 +89,9 @@ export async function startReadStack(parameters: StartReadStackParameters): Prom
   const clock = { now: Date.now() }
   const gecko = parameters.withGecko ? await startFakeGeckoTerminal(market, { now: () => clock.now }) : null
   const upstash = parameters.storeKind === 'upstash' ? await startUpstashRestServer({ redisSocket: parameters.redisSocket! }) : null
-  const store = upstash ? createUpstashStore({ url: upstash.url, token: upstash.token }) : createMemoryStore()
+  const store = upstash
+    ? createUpstashStore({ url: upstash.url, token: upstash.token })
+    : createMemoryStore(parameters.storeOnClock ? { now: () => clock.now } : {})
   const prefix = `test${process.pid}-${++stackCounter}-${Math.random().toString(36).slice(2, 8)}:`
 
   const newInstance = (options: NewInstanceOptions = {}): ReadInstance => {
@@ -88,11 +99,28 @@ export async function startReadStack(parameters: StartReadStackParameters): Prom
     const logs: string[] = []
     const logger: Logger = createLogger({ write: (line) => logs.push(line) })
     const background: Promise<unknown>[] = []
+    const whole = { key: readKeys(prefix).dexScreenerBudget, perMinute: parameters.dexscreenerPerMinute ?? DEXSCREENER_REQUESTS_PER_MINUTE }
+    const searchUpstream = parameters.searchShare
+      ? createDexScreenerClient({
+          baseUrl: upstream.url,
+          backoffBaseMs: 5,
+          admit: createSharedRequestBudget({
+            store: instanceStore,
+            key: readKeys(prefix).searchBudget,
+            perMinute: Number(parameters.env?.SEARCH_UPSTREAM_REQUESTS_PER_MINUTE ?? 100),
+            within: whole,
+            logger,
+            now: () => clock.now,
+          }),
+        })
+      : undefined
     const services = createReadServices({
+      searchUpstream,
       waitUntil: (promise) => {
         background.push(promise)
       },
-      env: { ...parameters.env, STORE_KEY_PREFIX: prefix },
+      // Candle requests go to the GeckoTerminal-shaped server when there is one, and nowhere otherwise.
+      env: { GECKOTERMINAL_BASE_URL: gecko?.url ?? '', ...parameters.env, STORE_KEY_PREFIX: prefix },
       store: instanceStore,
       logger,
       now: () => clock.now,
@@ -101,13 +129,7 @@ export async function startReadStack(parameters: StartReadStackParameters): Prom
         baseUrl: upstream.url,
         backoffBaseMs: 5,
         requestTimeoutMs: parameters.requestTimeoutMs ?? 8000,
-        admit: createSharedRequestBudget({
-          store: instanceStore,
-          key: readKeys(prefix).dexScreenerBudget,
-          perMinute: parameters.dexscreenerPerMinute ?? DEXSCREENER_REQUESTS_PER_MINUTE,
-          logger,
-          now: () => clock.now,
-        }),
+        admit: createSharedRequestBudget({ store: instanceStore, ...whole, logger, now: () => clock.now }),
       }),
       gecko: gecko ? createGeckoTerminalClient({ baseUrl: gecko.url, backoffBaseMs: 5, maxRetryAfterMs: 0 }) : null,
     })
@@ -132,6 +154,10 @@ export async function startReadStack(parameters: StartReadStackParameters): Prom
       marketHistory: withOpenApiCheck(
         '/api/market-history',
         createMarketHistoryEndpoint(() => services),
+      ),
+      tokenOhlcv: withOpenApiCheck(
+        '/api/token-ohlcv',
+        createTokenOhlcvEndpoint(() => services),
       ),
     }
   }

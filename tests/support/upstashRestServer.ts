@@ -45,7 +45,12 @@ export async function startUpstashRestServer(parameters: StartUpstashRestServerP
     const args = raw.map((a) => (typeof a === 'string' ? a : JSON.stringify(a)))
     const name = (args[0] ?? '').toUpperCase()
     commands.push(name)
-    if (name === 'EVAL' && args[1]) args[1] = stripUpstashScriptFlags(args[1])
+    if (name === 'EVAL' && args[1]) {
+      // Upstash keeps a script under its own text's SHA-1: a later EVALSHA of that hash finds the stripped one.
+      const stripped = stripUpstashScriptFlags(args[1])
+      if (stripped !== args[1]) scriptShas.set(sha1(args[1]), sha1(stripped))
+      args[1] = stripped
+    }
     if (name === 'EVALSHA' && args[1]) args[1] = scriptShas.get(args[1]) ?? args[1]
     if (name === 'SCRIPT' && args[1]?.toUpperCase() === 'LOAD' && args[2]) {
       const original = args[2]

@@ -3,6 +3,7 @@ import { removeFromIndex } from '../../store/recordIndex.js'
 import type { Store } from '../../store/types.js'
 import { type DeployHistoryKeys, deployHistoryKeys } from '../keys.js'
 import { type DeployRecord, listUnmined, readDeployRecord, updateDeployRecord } from '../records/history.js'
+import { signalConfirmedLaunch } from '../records/launches.js'
 import { minedEventDetails } from '../records/receipt.js'
 import type { DeployServices } from '../services.js'
 import { notifyAgent, notifyReplaced } from '../webhooks/outbox.js'
@@ -59,6 +60,10 @@ export async function followDeploys(services: DeployServices): Promise<FollowDep
     await removeFromIndex(store, keys.unmined(signer), record.txHash.toLowerCase())
     const type = status === 'confirmed' ? 'deploy.confirmed' : 'deploy.reverted'
     notifyAgent({ webhooks: services.webhooks, background: services.background, type, record, details: minedEventDetails(receipt, record) })
+    if (status === 'confirmed') {
+      const { storePrefix, chainId } = config
+      await signalConfirmedLaunch({ store, storePrefix, chainId, record, now: services.clock.now(), logger })
+    }
   }
   let stuck = false
   for (const [i, record] of unmined.entries()) {

@@ -19,6 +19,7 @@ import type { ReceiptConfirmed, ReceiptPending, ReceiptReplaced } from '../respo
 import type { DeployServices } from '../services.js'
 import { notifyAgent } from '../webhooks/outbox.js'
 import { type DeployRecord, readDeployRecord, updateDeployRecord } from './history.js'
+import { signalConfirmedLaunch } from './launches.js'
 import { readTokenMarkets, type TokenMarket } from './tokenMarket.js'
 
 /** Every answer of {@link readDeployReceipt}. */
@@ -242,6 +243,10 @@ export async function receiptAnswerOf(parameters: ReceiptAnswerOfParameters): Pr
     await updateDeployRecord(store, keys, { ...rest, status }).catch(() => undefined)
     const type = status === 'confirmed' ? 'deploy.confirmed' : 'deploy.reverted'
     notifyAgent({ webhooks: services.webhooks, background: services.background, type, record, details: minedEventDetails(receipt, record) })
+    if (status === 'confirmed') {
+      const { storePrefix, chainId } = config
+      await signalConfirmedLaunch({ store, storePrefix, chainId, record, now: services.clock.now(), logger: services.logger })
+    }
   }
   if (receipt.status !== 'success') {
     await remember('reverted')

@@ -1,0 +1,46 @@
+import { z } from 'zod'
+import { tokenMarketSchema } from '../responses.js'
+
+// A launch as the public sees it: what a token deployed through this service (either door) is, in one entry of
+// `GET /api/launches` and of the stream's `launch` event. Public facts only: never an agent key, digest or label.
+
+const wholeTokens = z.string().regex(/^\d+(\.\d+)?$/)
+
+/** One launch: the token's public facts, where its deploy stands, and its market once it trades. */
+export const launchSchema = z
+  .object({
+    address: z
+      .string()
+      .regex(/^0x[0-9a-fA-F]{40}$/)
+      .describe('The token (its deterministic address; it exists there once status is confirmed)'),
+    name: z.string().describe('Written by the deploying agent: untrusted text, show it as text only'),
+    symbol: z.string().describe('Written by the deploying agent: untrusted text, show it as text only'),
+    variant: z.enum(['asset', 'stablecoin']),
+    decimals: z.number().int().min(6).max(18),
+    initialSupply: wholeTokens.nullable().describe('Whole tokens minted at creation; null: none'),
+    supplyCap: wholeTokens.nullable().describe('The cap from birth, in whole tokens; null: no cap'),
+    createdAt: z.string().describe('When the deploy was sent (ISO 8601)'),
+    txHash: z
+      .string()
+      .regex(/^0x[0-9a-fA-F]{64}$/)
+      .describe('The deploy transaction as first sent (a replacement with higher fees keeps this hash here)'),
+    status: z.enum(['broadcast', 'confirmed']).describe('broadcast: sent, not yet seen mined; confirmed: the token exists'),
+    market: tokenMarketSchema.nullable(),
+    metadata: z
+      .object({ description: z.string().optional(), image: z.string().optional(), website: z.string().optional() })
+      .nullable()
+      .describe('The ERC-7572 fields set at birth, written by the agent: untrusted text and URLs (link only https ones)'),
+  })
+  .describe('A token deployed through this service')
+
+/** One launch (see {@link launchSchema}). */
+export type Launch = z.infer<typeof launchSchema>
+
+/** Body of `GET /api/launches`: a page of launches, newest first, and the cursor of the next page (null: the last). */
+export const launchesPageSchema = z.object({
+  launches: z.array(launchSchema).describe('Newest first'),
+  nextCursor: z.string().nullable().describe('Pass as cursor for the next page; null on the last page'),
+})
+
+/** Body of `GET /api/launches`. */
+export type LaunchesPage = z.infer<typeof launchesPageSchema>

@@ -1,0 +1,90 @@
+import { birthViewOf } from '../../chain/birthView.js'
+import { errorName, type Logger } from '../../platform/log.js'
+import { listIndexed } from '../../store/recordIndex.js'
+import type { Store } from '../../store/types.js'
+import { deployHistoryKeys, launchSignalKey } from '../keys.js'
+import { type DeployRecord, parseDeployRecord } from './history.js'
+import type { Launch } from './launchSchema.js'
+import { announceLaunch } from './launchSignal.js'
+import { isDeployed, readTokenMarkets, type TokenMarket } from './tokenMarket.js'
+
+/**
+ * Launches the public feed holds at most: the newest of the deploy index (itself at most 1,000, and 30 days), as many
+ * as the tick follows to the market, so a refresh of the feed reads no more records than a tick does.
+ */
+export const LAUNCH_FEED_MAX = 300
+
+/**
+ * A deploy as the public sees it (no agent digest, no signing material), or null for one that created no token (it
+ * reverted, or its replacement did). A replacement is listed under the hash the agent's deploy was first sent with.
+ */
+export function toLaunch(record: DeployRecord, market: TokenMarket | null): Launch | null {
+  if (record.status === 'reverted' || (record.status === 'replaced' && record.replacementStatus === 'reverted')) return null
+  const birth = birthViewOf(record.data, record.decimals)
+  return {
+    address: record.predictedAddress,
+    name: record.name,
+    symbol: record.symbol,
+    variant: record.variant,
+    decimals: record.decimals,
+    initialSupply: birth.initialSupply,
+    supplyCap: birth.supplyCap,
+    createdAt: new Date(record.createdAt).toISOString(),
+    txHash: record.originalTxHash ?? record.txHash,
+    status: isDeployed(record) ? 'confirmed' : 'broadcast',
+    market,
+    metadata: birth.metadata,
+  }
+}
+
+/** Parameters of {@link listLaunches}. */
+export type ListLaunchesParameters = { store: Store; storePrefix: string; chainId: number; limit?: number }
+
+/**
+ * The newest launches of every agent, both doors, newest first (then by hash), from the shared deploy index: its
+ * members, their records, and the markets of the confirmed ones; three store round trips for up to 300 launches.
+ */
+export async function listLaunches({ store, storePrefix, chainId, limit = LAUNCH_FEED_MAX }: ListLaunchesParameters): Promise<Launch[]> {
+  const keys = deployHistoryKeys({ storePrefix, chainId })
+  const values = await listIndexed(store, { indexKey: keys.recent, recordPrefix: keys.recordPrefix, limit })
+  const records = values.map(parseDeployRecord).filter((r): r is DeployRecord => r !== null)
+  const deployed = records.filter(isDeployed).map((r) => r.predictedAddress.toLowerCase())
+  const markets = await readTokenMarkets(store, storePrefix, chainId, deployed)
+  const marketOf = new Map(deployed.map((address, i) => [address, markets[i] ?? null]))
+  return records
+    .map((record) => toLaunch(record, marketOf.get(record.predictedAddress.toLowerCase()) ?? null))
+    .filter((launch): launch is Launch => launch !== null)
+    .sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt) || b.txHash.toLowerCase().localeCompare(a.txHash.toLowerCase()))
+}
+
+/** Parameters of {@link signalConfirmedLaunch}. */
+export type SignalConfirmedLaunchParameters = {
+  store: Store
+  storePrefix: string
+  chainId: number
+  /** The copy of the deploy that was mined (a replacement names its original). */
+  record: DeployRecord
+  now: number
+  logger: Logger
+}
+
+/**
+ * Tells open streams on every instance that a deploy is confirmed: its launch (market not yet known) goes into the
+ * signal key, once per deploy. A failure costs the event, never the receipt or the follow-up that learned it.
+ */
+export async function signalConfirmedLaunch({
+  store,
+  storePrefix,
+  chainId,
+  record,
+  now,
+  logger,
+}: SignalConfirmedLaunchParameters): Promise<void> {
+  const launch = toLaunch({ ...record, status: 'confirmed' }, null)
+  if (!launch) return
+  try {
+    await announceLaunch({ store, key: launchSignalKey(storePrefix, chainId), launch, now })
+  } catch (error) {
+    logger.warn('launch_signal_failed', { txHash: launch.txHash, error: errorName(error) })
+  }
+}

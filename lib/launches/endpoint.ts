@@ -1,0 +1,133 @@
+import { LRUCache } from 'lru-cache'
+import { z } from 'zod'
+import type { ZodOpenApiPathItemObject } from 'zod-openapi'
+import { type Launch, launchesPageSchema, launchSchema } from '../deploy/records/launchSchema.js'
+import { errorResponse } from '../platform/http.js'
+import {
+  cachedReadHeaders,
+  errorAnswer,
+  ifNoneMatchParameter,
+  jsonAnswer,
+  notAllowedAnswer,
+  notModifiedAnswer,
+  preflightOperation,
+  redirectAnswer,
+} from '../platform/routeDocs.js'
+import type { CacheReadReturnType, LocalCachedBody } from '../read/cachedBody.js'
+import { createCachedReadEndpoint, invalidParameter, type ReadEndpointOptions } from '../read/cachedReadEndpoint.js'
+import { readKeys } from '../read/keys.js'
+import { READ_CACHE_TTL_MS } from '../read/readers.js'
+import type { ReadServices } from '../read/services.js'
+import { etagOf } from '../read/sharedRefresh.js'
+import { parseRecord } from '../store/records.js'
+import type { LaunchesConfig } from './config.js'
+import { LAUNCHES_DEFAULT_LIMIT, LAUNCHES_MAX_LIMIT, type LaunchesRequest, pageOf, parseLaunchesRequest } from './page.js'
+
+// The public launches feed: the newest launches of every agent, one cached body for the whole feed (one store read per
+// 30 s window at most, none while the instance holds it), every page cut from it in memory.
+
+/** The whole feed as cached: every launch the feed holds, newest first. */
+const feedBodySchema = z.object({ launches: z.array(launchSchema) })
+
+/** The feed of each body the instance holds, parsed once. */
+const feeds = new WeakMap<LocalCachedBody, Launch[]>()
+/** The pages cut from each body, by request: a warm page is answered with the very bytes of the last time. */
+const pages = new WeakMap<LocalCachedBody, LRUCache<string, LocalCachedBody>>()
+
+/** The page a request asks for, as a cached entry of its own (the feed's times, its own body and ETag). */
+function pageEntry(feed: LocalCachedBody, request: LaunchesRequest): LocalCachedBody {
+  let cut = pages.get(feed)
+  if (!cut) {
+    cut = new LRUCache({ max: 256 })
+    pages.set(feed, cut)
+  }
+  const id = `${request.limit}:${request.after ? `${request.after.createdAt}.${request.after.txHash}` : ''}`
+  let entry = cut.get(id)
+  if (!entry) {
+    let launches = feeds.get(feed)
+    if (!launches) {
+      launches = parseRecord(feedBodySchema, feed.body)?.launches ?? []
+      feeds.set(feed, launches)
+    }
+    const body = JSON.stringify(pageOf(launches, request))
+    entry = { ...feed, body, etag: etagOf(body), bytes: Buffer.from(body, 'utf8') }
+    cut.set(id, entry)
+  }
+  return entry
+}
+
+/** The feed body: the instance's copy, the shared one, or one read of the deploy index (the deploy code loaded only then). */
+function readFeed(services: ReadServices, config: LaunchesConfig): Promise<CacheReadReturnType> {
+  return services.cache.read({
+    key: readKeys(services.keyPrefix).launches,
+    ttlMs: READ_CACHE_TTL_MS,
+    refresh: async () => {
+      const { listLaunches } = await import('../deploy/records/launches.js')
+      const launches = await listLaunches({ store: services.store, storePrefix: services.keyPrefix, chainId: config.chainId })
+      return { body: JSON.stringify({ launches }) }
+    },
+  })
+}
+
+/** The `GET /api/launches` endpoint: a page of the tokens deployed through this service, newest first. */
+export function createLaunchesEndpoint(services: () => ReadServices, config: () => LaunchesConfig, options: ReadEndpointOptions = {}) {
+  return createCachedReadEndpoint<LaunchesRequest>({
+    ...options,
+    name: 'launches',
+    // A broken PUBLIC_LAUNCHES or CHAIN_ID is the operator's to fix: 500 CONFIG_INVALID, as for the services.
+    services: () => {
+      config()
+      return services()
+    },
+    parseInput: (request) => {
+      if (!config().publicLaunches)
+        return {
+          ok: false,
+          response: errorResponse(404, 'LAUNCHES_OFF', 'This deployment does not publish its launches (PUBLIC_LAUNCHES=0).'),
+        }
+      const parsed = parseLaunchesRequest(new URL(request.url).searchParams)
+      return parsed.ok ? { ok: true, input: parsed.request } : invalidParameter(parsed.problem)
+    },
+    read: async (ctx, request) => {
+      const { entry, stale } = await readFeed(ctx, config())
+      return { entry: pageEntry(entry, request), stale }
+    },
+    peek: (ctx, request) => {
+      const warm = ctx.cache.peek(readKeys(ctx.keyPrefix).launches)
+      return warm ? { entry: pageEntry(warm.entry, request), stale: false } : null
+    },
+    upstreamFailure: { status: 500, code: 'INTERNAL', message: 'The launches could not be read; try again shortly.' },
+  })
+}
+
+/** `GET /api/launches`, as the OpenAPI document declares it. */
+export const launchesRoute: ZodOpenApiPathItemObject = {
+  get: {
+    operationId: 'listLaunches',
+    summary: 'The tokens deployed through this service, newest first, with their market once they trade (cached 30 s)',
+    description:
+      'Every agent’s deploys through either door, newest first: the token’s public facts, where its deploy stands and its market once it trades (never an agent key, digest or label). Names, symbols, descriptions and URLs are written by agents: untrusted text. Pages: limit, then the previous answer’s nextCursor as cursor (null on the last page). A deploy that reverted is not listed. The stream sends each launch as it is confirmed (event launch).',
+    requestParams: {
+      query: z.object({
+        limit: z
+          .string()
+          .regex(/^[1-9][0-9]{0,2}$/)
+          .default(String(LAUNCHES_DEFAULT_LIMIT))
+          .optional()
+          .describe(`Launches per page, 1-${LAUNCHES_MAX_LIMIT}`),
+        cursor: z.string().optional().describe('The nextCursor of the previous page'),
+      }),
+    },
+    parameters: [ifNoneMatchParameter],
+    responses: {
+      '308': redirectAnswer,
+      '200': { ...jsonAnswer(launchesPageSchema, 'A page of launches'), headers: cachedReadHeaders },
+      '304': notModifiedAnswer,
+      '400': errorAnswer('limit or cursor is wrong (INVALID_PARAMETER); `field` names it'),
+      '404': errorAnswer('This deployment does not publish its launches (LAUNCHES_OFF, PUBLIC_LAUNCHES=0)'),
+      '405': notAllowedAnswer,
+      '500': errorAnswer('Unexpected failure (INTERNAL, CONFIG_INVALID)'),
+    },
+  },
+  options: preflightOperation,
+}
