@@ -5,7 +5,7 @@ import { startPaidDoorParts } from '../support/paidDoorParts.js'
 
 // The paid door's case list over `npm start`: two instances of the door over one Upstash front (redis-server), one
 // anvil with the test USDC, one KMS server and the local facilitator; a third instance with the paid cap full.
-// tests/platform/vercelBuildPaidDoor.test.ts runs the same list over the Vercel build output.
+// tests/platform/vercelBuild.test.ts runs the same list over the Vercel build output.
 
 describe('POST /api/x402/deploy over npm start (two instances, the local facilitator, a real x402 client)', () => {
   let target: PaidDoorTarget

@@ -299,7 +299,11 @@ describe('the Vercel build output (vercel build with the official CLI, offline)'
     let served: BuiltInstance[] = []
     beforeAll(async () => {
       const paid = await startPaidDoorParts({ redisSocket: inject('redisSocket'), storePrefix: `vbpaid${process.pid}:` })
-      const routes = { '/api/x402/deploy': output.functions['x402/deploy']!, '/api/b20-skill': output.functions['b20-skill']! }
+      const routes = {
+        '/api/x402/deploy': output.functions['x402/deploy']!,
+        '/api/b20-skill': output.functions['b20-skill']!,
+        '/api/launches': output.functions.launches!,
+      }
       served = await Promise.all([
         serveBuiltFunctions(routes, paid.env),
         serveBuiltFunctions(routes, paid.env),

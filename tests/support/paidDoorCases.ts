@@ -169,6 +169,12 @@ export function definePaidDoorCases(target: () => PaidDoorTarget): void {
       tokenAddress: answer.body.predictedAddress,
       minted: [{ to: recipient, amount: '1000' }],
     })
+    // The public launches feed lists it as it lists every launch: the token's facts, nothing of who paid or how.
+    const feed = await keep(await fetchChecked(`${target().doors[0]}/api/launches?limit=100`))
+    expect(feed.body.launches).toContainEqual(
+      expect.objectContaining({ address: answer.body.predictedAddress, name: 'Paid Token', symbol: 'PAID', txHash: answer.body.txHash }),
+    )
+    expect(JSON.stringify(feed.body).toLowerCase()).not.toMatch(new RegExp(`x402:|${client.address.slice(2).toLowerCase()}`))
     // The facilitator was asked with CDP's credentials: a JWT per call, signed with the key, naming that one request.
     const [jwt] = target().parts.facilitator.authorizations.slice(-1)
     const [header, claims, signature] = jwt!.replace(/^Bearer /, '').split('.') as [string, string, string]
