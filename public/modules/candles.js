@@ -105,6 +105,25 @@ function newChart(charts) {
 }
 
 /**
+ * A token outside the room has no pair link from it: the pool its candles are of is the one to link to (DexScreener's
+ * page of a Base pool is its address, or a v4 pool's id). Added once, before BaseScan's link.
+ * @param {TokenOhlcv} body
+ */
+function linkPool(body) {
+  const links = byId('detail-links')
+  if (links.querySelector('[data-pool]')) return
+  const pool = document.createElement('a')
+  pool.href = `https://dexscreener.com/base/${body.pairAddress}`
+  pool.target = '_blank'
+  pool.rel = 'noopener noreferrer'
+  pool.dataset.pool = body.pairAddress
+  const [base, quote] = [body.meta.base?.symbol, body.meta.quote?.symbol]
+  const pair = base && quote ? `${base}/${quote} pool` : 'The pool'
+  pool.textContent = `${pair} on ${body.dexId} (DexScreener)`
+  links.prepend(pool)
+}
+
+/**
  * Shows a token's candles of a timeframe: the library (once), then its candles, oldest first as the chart takes them.
  * A token with no Base pool gets a note instead.
  * @param {string} address
@@ -137,6 +156,7 @@ export async function showCandles(address, frame) {
     }
     const body = /** @type {TokenOhlcv} */ (await response.json())
     if (load !== loads) return
+    linkPool(body)
     const rows = [...body.ohlcv].reverse()
     shown.candles.setData(
       rows.map(([time, open, high, low, close]) => ({

@@ -335,7 +335,11 @@ export function openDetail(address, from, known = {}) {
       ? `${launch.symbol} · ${launch.name}`
       : `${address.slice(0, 6)}…${address.slice(-4)}`
   const links = []
-  if (token && /^https?:\/\//.test(token.pairUrl)) links.push(link(token.pairUrl, `${token.pairName} on ${token.dexId} (DexScreener)`))
+  if (token && /^https?:\/\//.test(token.pairUrl)) {
+    const pair = link(token.pairUrl, `${token.pairName} on ${token.dexId} (DexScreener)`)
+    pair.dataset.pool = token.pairAddress ?? ''
+    links.push(pair)
+  }
   links.push(link(`${EXPLORER}/token/${address}`, 'Token on BaseScan'))
   byId('detail-links').replaceChildren(...links)
   byId('detail-fields').replaceChildren(...fieldRows(token, launch))

@@ -263,6 +263,25 @@ describe('the token page (candles from lightweight-charts) and New launches', ()
     } finally {
       await page.context().close()
     }
+    // A link straight to that token, known neither from the room nor from a search: the pool its candles are of is
+    // its pair link, once, before BaseScan's.
+    const outside = market.find(
+      (p) => p.chainId === 'base' && !room.liveActivity.some((t) => t.address === p.baseToken.address.toLowerCase()),
+    )!
+    const linked = await openPage(768, `/#/token/${outside.baseToken.address.toLowerCase()}`)
+    try {
+      await linked.getByTestId('detail').waitFor({ state: 'visible' })
+      expect(await candlesDrawn(linked)).toBeGreaterThan(0)
+      const pool = linked.locator('#detail-links a[data-pool]')
+      await expect.poll(() => pool.count()).toBe(1)
+      const address = outside.baseToken.address.toLowerCase()
+      const candles = (await (await fetch(`${server.url}/api/token-ohlcv?address=${address}`)).json()) as { pairAddress: string }
+      expect(await pool.getAttribute('href')).toBe(`https://dexscreener.com/base/${candles.pairAddress}`)
+      expect(await pool.getAttribute('rel')).toBe('noopener noreferrer')
+      expect(await linked.locator('#detail-links a').last().getAttribute('href')).toMatch(/basescan\.org\/token\//)
+    } finally {
+      await linked.context().close()
+    }
   }, 60_000)
 
   it('lists new launches as text only, opens a launch’s page, links only its https URLs, and adds one the stream announces', async () => {
