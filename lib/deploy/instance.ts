@@ -1,6 +1,6 @@
 import { createLogger, type Logger } from '../platform/log.js'
 import { perInstance, perInstanceAsync } from '../platform/perInstance.js'
-import { createMemoryStore } from '../store/memory.js'
+import { instanceMemoryStore } from '../store/memory.js'
 import type { Store } from '../store/types.js'
 import { type AgentRegistry, createAgentRegistry } from './agents/agentRegistry.js'
 import { type DeployConfig, loadDeployConfig } from './config.js'
@@ -48,7 +48,7 @@ const config = perInstance(() => loadDeployConfig(process.env))
 const store = perInstanceAsync(async (): Promise<Store | null> => {
   const { redis, onVercel } = config()
   if (redis) return (await import('../store/upstash.js')).createUpstashStore(redis)
-  return onVercel ? null : createMemoryStore()
+  return onVercel ? null : instanceMemoryStore()
 })
 
 /** This instance's deploy side: configuration from `process.env`, services loaded on the first valid request. */

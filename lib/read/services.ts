@@ -3,7 +3,7 @@ import { realSleep, type Sleep } from '../platform/clock.js'
 import { type Environment, loadReadConfig } from '../platform/config.js'
 import { createLogger, type Logger } from '../platform/log.js'
 import { perInstance } from '../platform/perInstance.js'
-import { createMemoryStore } from '../store/memory.js'
+import { createMemoryStore, instanceMemoryStore } from '../store/memory.js'
 import { createLocalSlidingLogs } from '../store/slidingLog.js'
 import { createThrottle, type Throttle } from '../store/throttle.js'
 import type { Store } from '../store/types.js'
@@ -174,5 +174,7 @@ export function createReadServices(parameters: CreateReadServicesParameters = {}
   }
 }
 
-/** The instance's read services, built from `process.env` on first use. */
-export const getReadServices: () => ReadServices = perInstance(() => createReadServices())
+/** The instance's read services, built from `process.env` on first use (without Redis: the instance's own store). */
+export const getReadServices: () => ReadServices = perInstance(() =>
+  createReadServices({ store: loadReadConfig(process.env).redis ? undefined : instanceMemoryStore() }),
+)

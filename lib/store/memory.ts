@@ -1,10 +1,17 @@
 import { randomUUID } from 'node:crypto'
+import { perInstance } from '../platform/perInstance.js'
 import { type ScriptData, type Store, UndeclaredKeyError } from './types.js'
 
 /** Entries the in-process store holds at most; past that the least recently written goes first. */
 export const MEMORY_STORE_ENTRIES_MAX = 100_000
 /** Entries the sweep looks at per store call: bounded work, yet ahead of any stream of new keys. */
 const SWEEP_STEPS = 4
+
+/**
+ * This instance's own in-process store, the one the read side and the deploy side both use when no Redis is configured:
+ * `npm start` and `npm run sandbox` are one service, whose launches feed, stream and tick see the deploys it made.
+ */
+export const instanceMemoryStore: () => MemoryStore = perInstance(() => createMemoryStore())
 
 /** Parameters of {@link createMemoryStore}. */
 export type CreateMemoryStoreParameters = { now?: () => number; maxEntries?: number }

@@ -7,8 +7,15 @@ import { readFrames } from '../support/sseFrames.js'
 
 const agent = generateAgentKey()
 
-/** The launches feed and its stream event over `npm start` with every real part: Upstash over redis-server, anvil, KMS. */
-describe('launches over npm start', () => {
+/**
+ * The launches feed and its stream event over `npm start` with every real part (anvil, KMS), on either store: Upstash
+ * over redis-server, and the in-process store a newcomer's `npm start` and `npm run sandbox` run on, where the read side
+ * and the deploy side must share one store to see each other's writes.
+ */
+describe.each<{ store: string; env: Record<string, string> }>([
+  { store: 'Upstash over redis-server', env: {} },
+  { store: 'the in-process store', env: { UPSTASH_REDIS_REST_URL: '', UPSTASH_REDIS_REST_TOKEN: '' } },
+])('launches over npm start on $store', ({ env }) => {
   let parts: ServiceParts
   let service: NpmStart
 
@@ -17,6 +24,7 @@ describe('launches over npm start', () => {
       redisSocket: inject('redisSocket'),
       allowlist: [agent.digest],
       storePrefix: `launchesnpm${process.pid}:`,
+      env,
     })
     service = await startNpmStart(parts.env)
   }, 120_000)
