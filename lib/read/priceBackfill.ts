@@ -35,8 +35,8 @@ export type BackfillPriceLinesReturnType = {
 /**
  * Fetches a day of 5-minute candles (GeckoTerminal, one call per pool) for the listed tokens that have no price line
  * yet, leaders first, so the charts show 24 hours from a deployment's first minutes. Each token is backfilled at most
- * once a day (its line lives a day). Calls come out of GeckoTerminal's shared 30 a minute, at most 20 of them, so
- * discovery keeps its pages; a 429 stops this backfill and backs every instance off.
+ * once a day (its line lives a day). Calls come out of GeckoTerminal's shared 30 a minute, at most 15 of them, so
+ * discovery keeps its pages and readers' candle requests theirs; a 429 stops this backfill and backs every instance off.
  */
 export async function backfillPriceLines({ services, tokens }: BackfillPriceLinesParameters): Promise<BackfillPriceLinesReturnType> {
   const { store, keyPrefix, gecko, logger } = services

@@ -12,7 +12,7 @@ import { createDexScreenerClient, type DexScreenerClient } from '../upstream/dex
 import { createGeckoTerminalClient, type GeckoTerminalClient } from '../upstream/geckoterminal.js'
 import { createSharedRequestBudget, DEXSCREENER_REQUESTS_PER_MINUTE, reserveSlots } from '../upstream/sharedBudget.js'
 import { createReadCache, type ReadCache } from './cache.js'
-import { GECKO_BACKFILL_CALLS_PER_MINUTE } from './discovery.js'
+import { GECKO_CANDLE_CALLS_CEILING } from './discovery.js'
 import { readKeys } from './keys.js'
 
 /** Everything the read endpoints talk to, built once per instance. */
@@ -108,14 +108,14 @@ export function createReadServices(parameters: CreateReadServicesParameters = {}
         ? createGeckoTerminalClient({ baseUrl: config.geckoTerminalBaseUrl })
         : null
   // Candle requests are anonymous and unbounded in variety too: their own share of GeckoTerminal's minute, taken with a
-  // slot of the whole only while the whole is below what the backfill may fill, so discovery and the failover keep theirs.
+  // slot of the whole only while the whole is below their ceiling, so discovery and the failover keep theirs.
   const candleAdmit = createSharedRequestBudget({
     store,
     key: keys.geckoCandleBudget,
     perMinute: config.ohlcvUpstreamRequestsPerMinute,
     logger,
     now,
-    within: { key: keys.geckoCalls, perMinute: GECKO_BACKFILL_CALLS_PER_MINUTE },
+    within: { key: keys.geckoCalls, perMinute: GECKO_CANDLE_CALLS_CEILING },
     local,
   })
   const candles =

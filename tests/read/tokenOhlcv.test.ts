@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import type { ControlRoom, TokenOhlcv } from '../../lib/market/types.js'
 import { readKeys } from '../../lib/read/keys.js'
+import { backfillPriceLines } from '../../lib/read/priceBackfill.js'
 import { type ReadStack, startReadStack } from '../support/readStack.js'
-import { createSyntheticMarket, HUBS, makePair, type RawPair } from '../support/syntheticMarket.js'
+import { createLongTailMarket, createSyntheticMarket, HUBS, makePair, type RawPair } from '../support/syntheticMarket.js'
 
 /** A token far outside the top 100 with three pools: two in which it is the base token (the v4 one deeper), one as the quote. */
 const OUTSIDER = { address: '0x00000000000000000000000000000000000a0a0a', name: 'Outsider <i>', symbol: 'OUTS' }
@@ -272,4 +273,25 @@ describe('a flood of candle requests leaves GeckoTerminal to discovery and the f
     }
     expect(stack.gecko!.requests.filter((r) => r.status === 429)).toEqual([])
   }, 60_000)
+})
+
+describe('a fresh deployment’s backfill leaves readers their candles', () => {
+  it('after discovery and the price backfill of 100 new tokens in one minute, a candle request still gets its call', async () => {
+    const stack = await startReadStack({ storeKind: 'memory', market: createLongTailMarket(), withGecko: true })
+    try {
+      // A fresh deployment's first minute: the room's refresh runs discovery (10 pages), then the tick backfills a day
+      // of prices for every top-100 token, none of which has a line yet.
+      const room = (await (await stack.controlRoom(new Request('https://svc.test/api/control-room'))).json()) as ControlRoom
+      const backfill = await backfillPriceLines({ services: stack.services, tokens: room.liveActivity })
+      expect(backfill.fetched).toBeGreaterThan(0)
+      expect(backfill.remaining).toBeGreaterThan(0) // the backfill stopped for the minute, with work left
+      const before = stack.gecko!.requests.length
+      const response = await stack.tokenOhlcv(ohlcv(`address=${room.liveActivity[0]!.address}&timeframe=minute&aggregate=15`))
+      expect(response.status).toBe(200)
+      expect(((await response.json()) as TokenOhlcv).ohlcv.length).toBeGreaterThan(0)
+      expect(stack.gecko!.requests.length).toBe(before + 1)
+    } finally {
+      await stack.close()
+    }
+  })
 })

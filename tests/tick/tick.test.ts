@@ -353,13 +353,13 @@ describe('the schedule that ships', () => {
 })
 
 describe('the backfill leaves discovery its share of GeckoTerminal', () => {
-  it('takes at most 20 of the 30 calls of a minute, so discovery due in the same minute still gets its 10 pages', async () => {
+  it('takes at most 15 of the 30 calls of a minute, so discovery due in the same minute still gets its 10 pages', async () => {
     const stack = await startReadStack({ storeKind: 'memory', market: createLongTailMarket(), withGecko: true })
     try {
       const room = (await (await stack.controlRoom(new Request('https://svc.test/api/control-room'))).json()) as ControlRoom
       stack.clock.now += 61_000 // the room's own discovery calls have left the window
       const backfill = await backfillPriceLines({ services: stack.services, tokens: room.liveActivity })
-      expect(backfill).toMatchObject({ fetched: 20, failed: 0, remaining: 80 })
+      expect(backfill).toMatchObject({ fetched: 15, failed: 0, remaining: 85 })
       await stack.store.delete(`${stack.services.keyPrefix}gecko:discovery`) // discovery is due again
       const claim = await claimGeckoDiscovery({
         store: stack.store,
