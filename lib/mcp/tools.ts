@@ -57,11 +57,13 @@ export const searchTokensInput = z.strictObject({
 export const getTokenOhlcvInput = z.strictObject({
   address: z
     .string()
-    .regex(/^0x[0-9a-fA-F]{40}$/)
+    .regex(/^0x[0-9a-fA-F]{40}$/, 'must be 0x and 40 hex digits')
     .describe('The Base token, 0x + 40 hex'),
   timeframe: z.enum(['minute', 'hour', 'day']).optional().describe('Candle size (default hour)'),
   aggregate: z
-    .union([z.literal(1), z.literal(4), z.literal(5), z.literal(12), z.literal(15)])
+    .union([z.literal(1), z.literal(4), z.literal(5), z.literal(12), z.literal(15)], {
+      error: 'must be 1, 5 or 15 for minute, 1, 4 or 12 for hour, 1 for day',
+    })
     .optional()
     .describe('Timeframes per candle: minute 1/5/15, hour 1/4/12, day 1 (default 1)'),
   before_timestamp: z.number().int().min(1).max(9_999_999_999).optional().describe('Epoch seconds: only candles that start before it'),

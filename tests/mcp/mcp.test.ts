@@ -156,6 +156,17 @@ describe('the MCP server at /api/mcp, with the SDK’s own client, against npm s
       isError: true,
       structuredContent: { code: 'INVALID_ARGUMENTS', details: [{ field: 'query' }] },
     })
+    // Each reason says what the value must be, as the HTTP endpoint's 400 does.
+    expect(await call(client, 'get_token_ohlcv', { address: '0x12', aggregate: 7 })).toMatchObject({
+      isError: true,
+      structuredContent: {
+        code: 'INVALID_ARGUMENTS',
+        details: [
+          { field: 'address', reason: 'must be 0x and 40 hex digits' },
+          { field: 'aggregate', reason: 'must be 1, 5 or 15 for minute, 1, 4 or 12 for hour, 1 for day' },
+        ],
+      },
+    })
     expect(await call(client, 'no_such_tool')).toMatchObject({ isError: true, structuredContent: { code: 'UNKNOWN_TOOL' } })
   })
 
