@@ -1,6 +1,4 @@
-import { execFileSync } from 'node:child_process'
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readdirSync, readFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Ajv2020 } from 'ajv/dist/2020.js'
@@ -17,6 +15,7 @@ import { TOOLS } from '../../lib/mcp/tools.js'
 import { paidDoorErrorCodeSchema, paymentRequiredBodySchema } from '../../lib/payments/responses.js'
 import { SERVICE_VERSION } from '../../lib/platform/version.js'
 import { TICK_BODY_LIMIT_BYTES } from '../../lib/tick/handler.js'
+import { runRecordingLoads } from '../support/moduleLoads.js'
 import { withOpenApiCheck } from '../support/openapiCheck.js'
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
@@ -211,20 +210,10 @@ describe('cold start of the deploy handler', () => {
       const init = { method: 'POST', headers: { 'content-type': 'application/json', ...${JSON.stringify(headers)} }, body: ${JSON.stringify(body)} }
       const response = await handle(new Request('http://x/api/b20-skill', init))
       process.stdout.write(JSON.stringify({ status: response.status, body: await response.json() }))`
-    const record = join(mkdtempSync(join(tmpdir(), 'loads-')), 'loads.txt')
-    const out = execFileSync(
-      process.execPath,
-      ['--import', 'tsx', '--import', './tests/support/recordLoads.mjs', '--input-type=module', '-e', script],
-      {
-        cwd: ROOT,
-        encoding: 'utf8',
-        env: { ...process.env, RECORD_LOADS_FILE: record },
-      },
-    )
+    const { out, loads } = runRecordingLoads(script)
     const answer = JSON.parse(out) as { status: number; body: { ok: boolean; code: string } }
     expect(answer.status).toBe(status)
     expect(answer.body.ok).toBe(false)
-    const loads = readFileSync(record, 'utf8')
     expect(loads).toContain('/api/b20-skill.ts') // the recorder works
     expect(loads).not.toMatch(/@aws-sdk|\/node_modules\/viem\/|kmsAccount|deployToken|deploy\/services/)
   })
@@ -233,15 +222,6 @@ describe('cold start of the deploy handler', () => {
     const script = `
       await import('./lib/deploy/runtime.ts')
       process.stdout.write('ok')`
-    const record = join(mkdtempSync(join(tmpdir(), 'loads-')), 'loads.txt')
-    execFileSync(
-      process.execPath,
-      ['--import', 'tsx', '--import', './tests/support/recordLoads.mjs', '--input-type=module', '-e', script],
-      {
-        cwd: ROOT,
-        env: { ...process.env, RECORD_LOADS_FILE: record },
-      },
-    )
-    expect(readFileSync(record, 'utf8')).toMatch(/@aws-sdk\/client-kms/)
+    expect(runRecordingLoads(script).loads).toMatch(/@aws-sdk\/client-kms/)
   })
 })

@@ -1,7 +1,3 @@
-import { execFileSync } from 'node:child_process'
-import { mkdtempSync, readFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { createAgentRegistry } from '../../lib/deploy/agents/agentRegistry.js'
 import { loadDeployConfig } from '../../lib/deploy/config.js'
@@ -10,12 +6,12 @@ import { createPaidDeployEndpoint } from '../../lib/payments/door.js'
 import { paymentsSourceFrom } from '../../lib/payments/source.js'
 import { silentLogger } from '../../lib/platform/log.js'
 import { createMemoryStore } from '../../lib/store/memory.js'
+import { runRecordingLoads } from '../support/moduleLoads.js'
 import { withOpenApiCheck } from '../support/openapiCheck.js'
 
 // The paid door's edge, in process: off unless configured, a bad setting answered without its value, every client
 // throttled with RateLimit headers, and an unpaid request that loads neither the chain nor the signer.
 
-const ROOT = join(import.meta.dirname, '..', '..')
 const ON = {
   X402_PRICE: '1.00',
   X402_FACILITATOR_URL: 'http://127.0.0.1:9/facilitator',
@@ -103,18 +99,8 @@ describe('the paid door at its edge', () => {
       const handle = createPaidDeployEndpoint(paymentsSourceFrom({ deploy, env })).fetch
       const response = await handle(new Request('http://x/api/x402/deploy', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"Cold","symbol":"COLD"}' }))
       process.stdout.write(JSON.stringify({ status: response.status }))`
-    const record = join(mkdtempSync(join(tmpdir(), 'loads-')), 'loads.txt')
-    const out = execFileSync(
-      process.execPath,
-      ['--import', 'tsx', '--import', './tests/support/recordLoads.mjs', '--input-type=module', '-e', script],
-      {
-        cwd: ROOT,
-        encoding: 'utf8',
-        env: { ...process.env, RECORD_LOADS_FILE: record },
-      },
-    )
+    const { out, loads } = runRecordingLoads(script)
     expect(JSON.parse(out)).toEqual({ status: 402 })
-    const loads = readFileSync(record, 'utf8')
     expect(loads).toContain('/lib/payments/door.ts') // the recorder works
     expect(loads).not.toMatch(/@aws-sdk|\/node_modules\/viem\/|kmsAccount|deployToken|deploy\/services|payments\/paidDeploy/)
   })
