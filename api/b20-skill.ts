@@ -1,4 +1,4 @@
-import { createB20SkillEndpoint } from '../lib/deploy/handler.js'
+import { createB20SkillEndpoint } from '../lib/deploy/endpoint.js'
 import { instanceDeploySource } from '../lib/deploy/instance.js'
 
 /** `POST /api/b20-skill`: the agent actions. */

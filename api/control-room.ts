@@ -1,4 +1,4 @@
-import { createControlRoomEndpoint } from '../lib/read/endpoints.js'
+import { createControlRoomEndpoint } from '../lib/read/endpoint.js'
 import { getReadServices } from '../lib/read/services.js'
 
 /** `GET /api/control-room`. */

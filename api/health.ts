@@ -1,4 +1,4 @@
-import { defaultHealthEndpoint } from '../lib/health/handler.js'
+import { defaultHealthEndpoint } from '../lib/health/endpoint.js'
 
 /** `GET /api/health`. */
 export default defaultHealthEndpoint()

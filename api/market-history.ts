@@ -1,4 +1,4 @@
-import { createMarketHistoryEndpoint } from '../lib/read/endpoints.js'
+import { createMarketHistoryEndpoint } from '../lib/read/endpoint.js'
 import { getReadServices } from '../lib/read/services.js'
 
 /** `GET /api/market-history`. */

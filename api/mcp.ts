@@ -1,9 +1,9 @@
 import { instanceDeploySource } from '../lib/deploy/instance.js'
 import { loadLaunchesConfig } from '../lib/launches/config.js'
 import { createLaunchesEndpoint } from '../lib/launches/endpoint.js'
-import { createMcpEndpoint } from '../lib/mcp/server.js'
+import { createMcpEndpoint } from '../lib/mcp/endpoint.js'
 import { perInstance } from '../lib/platform/perInstance.js'
-import { createControlRoomEndpoint, createTokenSearchEndpoint } from '../lib/read/endpoints.js'
+import { createControlRoomEndpoint, createTokenSearchEndpoint } from '../lib/read/endpoint.js'
 import { createTokenOhlcvEndpoint } from '../lib/read/ohlcvEndpoint.js'
 import { getReadServices } from '../lib/read/services.js'
 

@@ -1,4 +1,4 @@
-import { defaultTickEndpoint } from '../lib/tick/handler.js'
+import { defaultTickEndpoint } from '../lib/tick/endpoint.js'
 
 /** `GET`/`POST /api/tick`: the scheduled work. */
 export default defaultTickEndpoint()

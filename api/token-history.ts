@@ -1,4 +1,4 @@
-import { createTokenHistoryEndpoint } from '../lib/read/endpoints.js'
+import { createTokenHistoryEndpoint } from '../lib/read/endpoint.js'
 import { getReadServices } from '../lib/read/services.js'
 
 /** `GET /api/token-history?address=`. */

@@ -1,4 +1,4 @@
-import { createTokenSearchEndpoint } from '../lib/read/endpoints.js'
+import { createTokenSearchEndpoint } from '../lib/read/endpoint.js'
 import { getReadServices } from '../lib/read/services.js'
 
 /** `GET /api/token-search?q=`. */

@@ -1,6 +1,6 @@
 import { startServer } from '../dev/server.js'
 import { silentLogger } from '../lib/platform/log.js'
-import { createControlRoomEndpoint } from '../lib/read/endpoints.js'
+import { createControlRoomEndpoint } from '../lib/read/endpoint.js'
 import { createReadServices } from '../lib/read/services.js'
 import { createMemoryStore } from '../lib/store/memory.js'
 import { createDexScreenerClient } from '../lib/upstream/dexscreener.js'

@@ -13,7 +13,7 @@ import {
   createMarketHistoryEndpoint,
   createTokenHistoryEndpoint,
   createTokenSearchEndpoint,
-} from '../lib/read/endpoints.js'
+} from '../lib/read/endpoint.js'
 import { readKeys } from '../lib/read/keys.js'
 import { createTokenOhlcvEndpoint } from '../lib/read/ohlcvEndpoint.js'
 import { createReadServices } from '../lib/read/services.js'

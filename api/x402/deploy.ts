@@ -1,4 +1,4 @@
-import { createPaidDeployEndpoint } from '../../lib/payments/door.js'
+import { createPaidDeployEndpoint } from '../../lib/payments/endpoint.js'
 import { instancePaymentsSource } from '../../lib/payments/source.js'
 
 /** `POST /api/x402/deploy`: deploys paid per call with x402 (the paid door). */

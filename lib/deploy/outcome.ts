@@ -1,6 +1,6 @@
 import { errorName, type Logger } from '../platform/log.js'
 import { StoreError } from '../store/types.js'
-import type { DeployFailure, DeployFailureCode } from './responses.js'
+import type { DeployFailure, DeployFailureCode } from './answerSchemas.js'
 
 export type { DeployFailure, DeployFailureCode }
 

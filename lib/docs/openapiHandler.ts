@@ -1,7 +1,7 @@
 import { createEndpoint } from '../platform/edge.js'
 import { jsonResponse, type Method } from '../platform/http.js'
 import { perInstance } from '../platform/perInstance.js'
-import { buildOpenApiDocument } from './openapi.js'
+import { buildOpenApiDocument } from './openapiDocument.js'
 
 const METHODS: readonly Method[] = ['GET', 'HEAD']
 /** The document as served, written out once per instance. */

@@ -13,12 +13,12 @@ import {
   preflightOperation,
   redirectAnswer,
 } from '../platform/routeDocs.js'
-import type { CacheReadReturnType, LocalCachedBody } from '../read/cachedBody.js'
+import type { CacheReadReturnType, LocalCachedBody } from '../read/cache/cachedBody.js'
+import { etagOf } from '../read/cache/sharedRefresh.js'
 import { createCachedReadEndpoint, invalidParameter, type ReadEndpointOptions } from '../read/cachedReadEndpoint.js'
 import { readKeys } from '../read/keys.js'
 import { READ_CACHE_TTL_MS } from '../read/readers.js'
 import type { ReadServices } from '../read/services.js'
-import { etagOf } from '../read/sharedRefresh.js'
 import { parseRecord } from '../store/records.js'
 import type { LaunchesConfig } from './config.js'
 import { LAUNCHES_DEFAULT_LIMIT, LAUNCHES_MAX_LIMIT, type LaunchesRequest, pageOf, parseLaunchesRequest } from './page.js'

@@ -3,8 +3,8 @@ import { x402ResourceServer } from '@x402/core/server'
 import type { PaymentRequirements } from '@x402/core/types'
 import { declarePaymentIdentifierExtension, PAYMENT_IDENTIFIER } from '@x402/extensions/payment-identifier'
 import type { DeployFailure } from '../deploy/outcome.js'
+import type { PaidDoorErrorCode, PaymentSummary } from './answerSchemas.js'
 import { resourceOf } from './requirements.js'
-import type { PaidDoorErrorCode, PaymentSummary } from './responses.js'
 
 // The paid door's answers, with their x402 headers: a 402 carries PAYMENT-REQUIRED (x402 v2, base64), an answer
 // after a settlement carries PAYMENT-RESPONSE. Built with @x402/core's own helpers.

@@ -5,7 +5,7 @@ import { errorName } from '../platform/log.js'
 import { type DoorAnswer, domainAnswer, settledAnswer } from './answers.js'
 import { dropIdempotencyKey, type PaymentRecord, savePaymentDone } from './paymentRecord.js'
 import { type PaidDeployContext, type Purchase, saltOfPayment, summaryOf } from './purchase.js'
-import { forgetPayment, keepCredit, resumeSettling, type SettleStep, settleForDeploy } from './settle.js'
+import { forgetPayment, keepCredit, resumeSettling, type SettleStep, settleForDeploy } from './settleBeforeDeploy.js'
 
 // Steps 4 to 8 of a paid deploy: the deploy recipe of every agent (caps, simulation, lock, fence, KMS, send), with the
 // payment's own caps and its settle between the simulation and the signature. Then the answer is kept: done (the

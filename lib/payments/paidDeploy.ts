@@ -16,7 +16,7 @@ import {
   sha256,
 } from './paymentRecord.js'
 import type { PaidDeployContext, Purchase } from './purchase.js'
-import { forgetPayment, resumeSettling } from './settle.js'
+import { forgetPayment, resumeSettling } from './settleBeforeDeploy.js'
 
 // A request with a payment, from its signature to its answer, exactly once per payment across instances: the work on
 // a payment holds its lease (keyed by the authorization: payer and nonce), so the same payload twice at once, or on

@@ -3,7 +3,7 @@ import { isPaidAgent } from '../deploy/agents/paidAgent.js'
 import { deployHistoryKeys } from '../deploy/keys.js'
 import { failure, storeFailureOf } from '../deploy/outcome.js'
 import { readDeployRecord } from '../deploy/records/history.js'
-import { type ReadDeployReceiptReturnType, readDeployReceipt } from '../deploy/records/receipt.js'
+import { type ReadDeployReceiptReturnType, readDeployReceipt } from '../deploy/records/readReceipt.js'
 import type { DeployServices } from '../deploy/services.js'
 
 // `{ "action": "receipt", "tx_hash" }` on the paid door: free, and answered as /api/b20-skill's receipt, for the

@@ -3,13 +3,13 @@ import { encodePacked, getAddress, type Hex, keccak256 } from 'viem'
 import type { DeployIntent } from '../deploy/pipeline/intent.js'
 import type { DeployServices } from '../deploy/services.js'
 import type { Store } from '../store/types.js'
+import type { PaymentSummary } from './answerSchemas.js'
 import type { PaymentsConfig } from './config.js'
 import type { PaymentFacilitator } from './facilitator.js'
 import type { PaymentKeys } from './keys.js'
 import type { DecodedPayment } from './payload.js'
 import type { PaymentRecord, PaymentRef } from './paymentRecord.js'
-import type { PaymentSummary } from './responses.js'
-import type { ExpectedTransfer } from './settlement.js'
+import type { ExpectedTransfer } from './settlementOnChain.js'
 
 // One purchase: a payment and the deploy it buys, as the steps of the paid door pass it along.
 

@@ -11,8 +11,8 @@ import { createUpstashStore } from '../store/upstash.js'
 import { createDexScreenerClient, type DexScreenerClient } from '../upstream/dexscreener.js'
 import { createGeckoTerminalClient, type GeckoTerminalClient } from '../upstream/geckoterminal.js'
 import { createSharedRequestBudget, DEXSCREENER_REQUESTS_PER_MINUTE, reserveSlots } from '../upstream/sharedBudget.js'
-import { createReadCache, type ReadCache } from './cache.js'
-import { GECKO_CANDLE_CALLS_CEILING } from './discovery.js'
+import { createReadCache, type ReadCache } from './cache/readCache.js'
+import { GECKO_CANDLE_CALLS_CEILING } from './geckoShares.js'
 import { readKeys } from './keys.js'
 
 /** Everything the read endpoints talk to, built once per instance. */

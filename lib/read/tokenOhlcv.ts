@@ -17,12 +17,12 @@ import { parseRecord } from '../store/records.js'
 import type { WriteEntry } from '../store/types.js'
 import type { OhlcvToken, PoolOhlcv } from '../upstream/geckoOhlcv.js'
 import { UpstreamError } from '../upstream/jsonGetter.js'
-import type { CacheReadReturnType, RefreshResult } from './cachedBody.js'
-import { parseCachedBody } from './cachedBody.js'
-import { backOffGeckoAfter429 } from './discovery.js'
+import type { CacheReadReturnType, RefreshResult } from './cache/cachedBody.js'
+import { parseCachedBody } from './cache/cachedBody.js'
 import { ReadNotFoundError } from './errors.js'
 import { readKeys } from './keys.js'
 import type { ReadServices } from './services.js'
+import { backOffGeckoAfter429 } from './universe/discovery.js'
 
 /** How long the pool chosen for a token outside the top 100 is kept: pools change rank slowly, and a lookup costs a call. */
 export const CHARTED_POOL_TTL_MS = 6 * 3_600_000

@@ -1,6 +1,6 @@
 import { AsyncResource } from 'node:async_hooks'
 import { errorName } from '../platform/log.js'
-import type { LocalCachedBody } from '../read/cachedBody.js'
+import type { LocalCachedBody } from '../read/cache/cachedBody.js'
 import { lookAtControlRoom, onControlRoomChange, READ_CACHE_TTL_MS, readControlRoom } from '../read/readers.js'
 import type { ReadServices } from '../read/services.js'
 import type { BoundedSink } from './boundedSink.js'

@@ -3,7 +3,7 @@ import type { Browser, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { type RunningServer, startServer, vercelRouting } from '../../dev/server.js'
 import { instanceDeploySource } from '../../lib/deploy/instance.js'
-import { createHealthEndpoint } from '../../lib/health/handler.js'
+import { createHealthEndpoint } from '../../lib/health/endpoint.js'
 import { loadLaunchesConfig } from '../../lib/launches/config.js'
 import { createLaunchesEndpoint } from '../../lib/launches/endpoint.js'
 import type { ControlRoom } from '../../lib/market/types.js'
@@ -14,12 +14,12 @@ import {
   createMarketHistoryEndpoint,
   createTokenHistoryEndpoint,
   createTokenSearchEndpoint,
-} from '../../lib/read/endpoints.js'
+} from '../../lib/read/endpoint.js'
 import { createTokenOhlcvEndpoint } from '../../lib/read/ohlcvEndpoint.js'
 import { createReadServices, type ReadServices } from '../../lib/read/services.js'
 import { createMemoryStore } from '../../lib/store/memory.js'
 import { loadStreamConfig } from '../../lib/stream/config.js'
-import { createStreamEndpoint } from '../../lib/stream/handler.js'
+import { createStreamEndpoint } from '../../lib/stream/endpoint.js'
 import { createDexScreenerClient } from '../../lib/upstream/dexscreener.js'
 import { createGeckoTerminalClient } from '../../lib/upstream/geckoterminal.js'
 import { launchChromium } from '../support/browser.js'

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { AGENT_ACTIONS, runAgentAction } from '../../lib/deploy/actions/registry.js'
 import { deployServicesFrom } from '../../lib/deploy/instance.js'
 import { createDeployServices } from '../../lib/deploy/services.js'
-import { buildOpenApiDocument } from '../../lib/docs/openapi.js'
+import { buildOpenApiDocument } from '../../lib/docs/openapiDocument.js'
 import { TOOLS } from '../../lib/mcp/tools.js'
 import { silentLogger } from '../../lib/platform/log.js'
 

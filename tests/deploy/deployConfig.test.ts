@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { digestAgentKey } from '../../lib/deploy/agents/agentKeys.js'
 import { loadDeployConfig } from '../../lib/deploy/config.js'
-import { createB20SkillEndpoint } from '../../lib/deploy/handler.js'
+import { createB20SkillEndpoint } from '../../lib/deploy/endpoint.js'
 import { deployServicesFrom } from '../../lib/deploy/instance.js'
 import { createDeployServices } from '../../lib/deploy/services.js'
 import { ConfigError } from '../../lib/platform/config.js'

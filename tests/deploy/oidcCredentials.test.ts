@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { digestAgentKey } from '../../lib/deploy/agents/agentKeys.js'
-import { createB20SkillEndpoint } from '../../lib/deploy/handler.js'
+import { createB20SkillEndpoint } from '../../lib/deploy/endpoint.js'
 import { deployServicesFrom } from '../../lib/deploy/instance.js'
 import { createDeployServices } from '../../lib/deploy/services.js'
 import { createLogger } from '../../lib/platform/log.js'

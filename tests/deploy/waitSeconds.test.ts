@@ -1,7 +1,7 @@
 import type { Hex } from 'viem'
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest'
 import { deployServicesFrom } from '../../lib/deploy/instance.js'
-import { createMcpEndpoint } from '../../lib/mcp/server.js'
+import { createMcpEndpoint } from '../../lib/mcp/endpoint.js'
 import { AGENT_KEYS, type DeployStack, startDeployStack } from '../support/deployStack.js'
 
 // waitSeconds: a deploy that waits for its block goes out with eth_sendRawTransactionSync and, mined in time, answers

@@ -8,13 +8,13 @@ import openapi from '../../api/openapi.js'
 import skill from '../../api/skill.js'
 import { parseDeployIntent } from '../../lib/deploy/actions/agentDeploy.js'
 import { actionNamed } from '../../lib/deploy/actions/registry.js'
-import { SKILL_BODY_LIMIT_BYTES } from '../../lib/deploy/handler.js'
-import { deployFailureCodeSchema, skillHttpErrorSchema } from '../../lib/deploy/responses.js'
+import { deployFailureCodeSchema, skillHttpErrorSchema } from '../../lib/deploy/answerSchemas.js'
+import { SKILL_BODY_LIMIT_BYTES } from '../../lib/deploy/endpoint.js'
 import { QUERY_MAX_LENGTH } from '../../lib/market/search.js'
 import { TOOLS } from '../../lib/mcp/tools.js'
-import { paidDoorErrorCodeSchema, paymentRequiredBodySchema } from '../../lib/payments/responses.js'
+import { paidDoorErrorCodeSchema, paymentRequiredBodySchema } from '../../lib/payments/answerSchemas.js'
 import { SERVICE_VERSION } from '../../lib/platform/version.js'
-import { TICK_BODY_LIMIT_BYTES } from '../../lib/tick/handler.js'
+import { TICK_BODY_LIMIT_BYTES } from '../../lib/tick/endpoint.js'
 import { runRecordingLoads } from '../support/moduleLoads.js'
 import { withOpenApiCheck } from '../support/openapiCheck.js'
 
@@ -201,7 +201,7 @@ describe('cold start of the deploy handler', () => {
   ])('answers %s in a fresh process without loading them', (_, headers, body, status) => {
     const script = `
       await import('./api/b20-skill.ts') // the route's own module loads nothing more either
-      const { createB20SkillEndpoint } = await import('./lib/deploy/handler.ts')
+      const { createB20SkillEndpoint } = await import('./lib/deploy/endpoint.ts')
       const { digestAgentKey } = await import('./lib/deploy/agents/agentKeys.ts')
       const { loadDeployConfig } = await import('./lib/deploy/config.ts')
       const config = loadDeployConfig({ DEPLOY_ALLOWLIST: digestAgentKey('k') })
@@ -220,7 +220,7 @@ describe('cold start of the deploy handler', () => {
 
   it('the load recorder does see the SDK once a valid deploy needs the services', () => {
     const script = `
-      await import('./lib/deploy/runtime.ts')
+      await import('./lib/deploy/heavyHalf.ts')
       process.stdout.write('ok')`
     expect(runRecordingLoads(script).loads).toMatch(/@aws-sdk\/client-kms/)
   })

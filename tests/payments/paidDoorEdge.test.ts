@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { createAgentRegistry } from '../../lib/deploy/agents/agentRegistry.js'
 import { loadDeployConfig } from '../../lib/deploy/config.js'
 import type { DeployServicesSource } from '../../lib/deploy/instance.js'
-import { createPaidDeployEndpoint } from '../../lib/payments/door.js'
+import { createPaidDeployEndpoint } from '../../lib/payments/endpoint.js'
 import { paymentsSourceFrom } from '../../lib/payments/source.js'
 import { silentLogger } from '../../lib/platform/log.js'
 import { createMemoryStore } from '../../lib/store/memory.js'
@@ -89,7 +89,7 @@ describe('the paid door at its edge', () => {
   it('answers an unpaid request in a fresh process without loading the chain, KMS or the deploy pipeline', () => {
     const script = `
       await import('./api/x402/deploy.ts') // the route's own module loads nothing more either
-      const { createPaidDeployEndpoint } = await import('./lib/payments/door.ts')
+      const { createPaidDeployEndpoint } = await import('./lib/payments/endpoint.ts')
       const { paymentsSourceFrom } = await import('./lib/payments/source.ts')
       const { loadDeployConfig } = await import('./lib/deploy/config.ts')
       const { createMemoryStore } = await import('./lib/store/memory.ts')
@@ -101,7 +101,7 @@ describe('the paid door at its edge', () => {
       process.stdout.write(JSON.stringify({ status: response.status }))`
     const { out, loads } = runRecordingLoads(script)
     expect(JSON.parse(out)).toEqual({ status: 402 })
-    expect(loads).toContain('/lib/payments/door.ts') // the recorder works
+    expect(loads).toContain('/lib/payments/endpoint.ts') // the recorder works
     expect(loads).not.toMatch(/@aws-sdk|\/node_modules\/viem\/|kmsAccount|deployToken|deploy\/services|payments\/paidDeploy/)
   })
 })

@@ -1,8 +1,8 @@
 import { describe, expect, inject, it } from 'vitest'
 import { createLogger } from '../../lib/platform/log.js'
-import { createReadCache, LOCAL_ENTRIES_MAX } from '../../lib/read/cache.js'
+import { createReadCache, LOCAL_ENTRIES_MAX } from '../../lib/read/cache/readCache.js'
+import { refreshLockKey } from '../../lib/read/cache/sharedRefresh.js'
 import { readKeys } from '../../lib/read/keys.js'
-import { refreshLockKey } from '../../lib/read/sharedRefresh.js'
 import { createMemoryStore } from '../../lib/store/memory.js'
 import { startReadStack } from '../support/readStack.js'
 

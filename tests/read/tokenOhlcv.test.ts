@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import type { ControlRoom, TokenOhlcv } from '../../lib/market/types.js'
+import { backfillPriceLines } from '../../lib/read/history/priceBackfill.js'
 import { readKeys } from '../../lib/read/keys.js'
-import { backfillPriceLines } from '../../lib/read/priceBackfill.js'
 import { type ReadStack, startReadStack } from '../support/readStack.js'
 import { createLongTailMarket, createSyntheticMarket, HUBS, makePair, type RawPair } from '../support/syntheticMarket.js'
 
@@ -256,7 +256,7 @@ describe('a flood of candle requests leaves GeckoTerminal to discovery and the f
     // Within the same minute: discovery comes due (its 5-minute claim, made by the first refresh, is over; Redis keeps
     // that claim on its own clock, so the test ends it) and gets every page it asks for…
     await stack.store.delete(readKeys(stack.services.keyPrefix).geckoDiscovery)
-    const { discoverIfDue } = await import('../../lib/read/discovery.js')
+    const { discoverIfDue } = await import('../../lib/read/universe/discovery.js')
     expect(await discoverIfDue(stack.services)).toMatchObject({ due: true, pages: 10, failedPages: 0 })
     // …and when DexScreener fails, the failover still builds the room from GeckoTerminal.
     stack.upstream.failAlways('/', { kind: 'status', status: 503 })

@@ -5,7 +5,7 @@ import { HISTORY_WEEK_MS, historyMarks, SNAPSHOT_INTERVAL_MS, THINNED_INTERVAL_M
 import type { ControlRoom, MarketHistoryBody, TokenHistory } from '../../lib/market/types.js'
 import { loadTickConfig } from '../../lib/platform/config.js'
 import { readKeys } from '../../lib/read/keys.js'
-import { createTickEndpoint } from '../../lib/tick/handler.js'
+import { createTickEndpoint } from '../../lib/tick/endpoint.js'
 import { type ReadStack, startReadStack } from '../support/readStack.js'
 
 const DAY = 86_400_000

@@ -1,5 +1,5 @@
 import { Ajv2020 } from 'ajv/dist/2020.js'
-import { buildOpenApiDocument } from '../../lib/docs/openapi.js'
+import { buildOpenApiDocument } from '../../lib/docs/openapiDocument.js'
 
 type Operation = {
   responses: Record<string, { content?: Record<string, { schema: unknown }>; headers?: Record<string, { required?: boolean }> }>

@@ -1,7 +1,7 @@
 import { SNAPSHOT_INTERVAL_MS, type Snapshot, type SnapshotRow, snapshotTime } from '../../lib/market/history.js'
 import type { Token } from '../../lib/market/types.js'
 import { silentLogger } from '../../lib/platform/log.js'
-import { recordSnapshot } from '../../lib/read/historyStore.js'
+import { recordSnapshot } from '../../lib/read/history/historyStore.js'
 import type { Store } from '../../lib/store/types.js'
 import { seededRandom } from './syntheticMarket.js'
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { deployServicesFrom } from '../../lib/deploy/instance.js'
-import { createHealthEndpoint } from '../../lib/health/handler.js'
+import { createHealthEndpoint } from '../../lib/health/endpoint.js'
 import { loadHealthConfig } from '../../lib/platform/config.js'
 import { createLogger } from '../../lib/platform/log.js'
 import { createReadServices, type ReadServices } from '../../lib/read/services.js'

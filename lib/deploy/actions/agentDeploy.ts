@@ -3,9 +3,9 @@ import { z } from 'zod'
 import { checksumAddress } from '../../chain/address.js'
 import { type B20Variant, STABLECOIN_DECIMALS } from '../../chain/b20Variants.js'
 import { problemsOf, type RequestProblem } from '../../platform/problems.js'
+import { deployBroadcastSchema, deploySimulatedSchema } from '../answerSchemas.js'
 import { failure } from '../outcome.js'
 import { DEPLOY_WAIT_SECONDS_MAX, type DeployIntent } from '../pipeline/intent.js'
-import { deployBroadcastSchema, deploySimulatedSchema } from '../responses.js'
 import { type AgentActionAnswer, answer, defineAgentAction } from './action.js'
 import { parseBirthIntent } from './birthFields.js'
 import { ISO_4217_CODES } from './iso4217.js'
@@ -161,7 +161,7 @@ async function deploy(
   { services, agent }: Parameters<import('./action.js').ActionRun>[0],
   request: { body: unknown; intent: DeployIntent; idempotencyKey: string | null },
 ): Promise<AgentActionAnswer> {
-  const { deployToken, runIdempotently } = await import('../runtime.js')
+  const { deployToken, runIdempotently } = await import('../heavyHalf.js')
   const { intent, idempotencyKey } = request
   const run = () => deployToken({ services, intent, agentId: agent.digest, agentDailyCap: agent.dailyCap })
   const { store, logger, config } = services

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { listDeploysSchema } from '../responses.js'
+import { listDeploysSchema } from '../answerSchemas.js'
 import { answer, checkBody, defineAgentAction } from './action.js'
 import { lengthOf, NEWEST_LIMIT_DEFAULT, newestLimit } from './newestLimit.js'
 
@@ -22,7 +22,7 @@ export const listDeploysAction = defineAgentAction({
     return {
       ok: true,
       run: async ({ services, agent }) =>
-        answer(await (await import('../runtime.js')).listDeploys({ services, agentDigest: agent.digest, limit })),
+        answer(await (await import('../heavyHalf.js')).listDeploys({ services, agentDigest: agent.digest, limit })),
     }
   },
   tool: {

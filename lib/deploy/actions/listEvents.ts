@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { listEventsSchema } from '../responses.js'
+import { listEventsSchema } from '../answerSchemas.js'
 import { answer, checkBody, defineAgentAction } from './action.js'
 import { lengthOf, NEWEST_LIMIT_DEFAULT, newestLimit } from './newestLimit.js'
 
@@ -22,7 +22,7 @@ export const listEventsAction = defineAgentAction({
     return {
       ok: true,
       run: async ({ services, agent }) =>
-        answer(await (await import('../runtime.js')).listEvents({ services, agentDigest: agent.digest, limit })),
+        answer(await (await import('../heavyHalf.js')).listEvents({ services, agentDigest: agent.digest, limit })),
     }
   },
   tool: {

@@ -1,6 +1,6 @@
 import type { Hex } from 'viem'
 import { z } from 'zod'
-import { receiptConfirmedSchema, receiptPendingSchema, receiptReplacedSchema } from '../responses.js'
+import { receiptConfirmedSchema, receiptPendingSchema, receiptReplacedSchema } from '../answerSchemas.js'
 import { answer, checkBody, defineAgentAction } from './action.js'
 
 // `receipt`: where a deploy stands, waiting up to waitSeconds for it to be mined.
@@ -45,7 +45,7 @@ export const receiptAction = defineAgentAction({
     const waitSeconds = checked.data.waitSeconds ?? 0
     return {
       ok: true,
-      run: async ({ services }) => answer(await (await import('../runtime.js')).readDeployReceipt({ services, txHash, waitSeconds })),
+      run: async ({ services }) => answer(await (await import('../heavyHalf.js')).readDeployReceipt({ services, txHash, waitSeconds })),
     }
   },
   tool: {

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { redeliveredSchema } from '../responses.js'
+import { redeliveredSchema } from '../answerSchemas.js'
 import { answer, checkBody, defineAgentAction } from './action.js'
 
 // `redeliver`: one of the agent's own webhook events queued again, with the same webhook-id, and attempted at once.
@@ -27,7 +27,7 @@ export const redeliverAction = defineAgentAction({
     return {
       ok: true,
       run: async ({ services, agent }) =>
-        answer(await (await import('../runtime.js')).redeliverEvent({ services, agentDigest: agent.digest, eventId })),
+        answer(await (await import('../heavyHalf.js')).redeliverEvent({ services, agentDigest: agent.digest, eventId })),
     }
   },
   tool: {

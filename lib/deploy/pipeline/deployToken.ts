@@ -1,5 +1,5 @@
+import type { DeployBroadcast, DeployedToken, DeploySimulated } from '../answerSchemas.js'
 import { type DeployFailure, failure, storeFailureOf } from '../outcome.js'
-import type { DeployBroadcast, DeployedToken, DeploySimulated } from '../responses.js'
 import type { DeployServices } from '../services.js'
 import { agentKeyCaps, keysOf, reserveAndPrepare, storeFailure } from './beforeLock.js'
 import { createHoldings } from './holdings.js'

@@ -1,7 +1,7 @@
 import { type Address, formatUnits, type Hex, zeroAddress } from 'viem'
 import { B20_FACTORY_ADDRESS, type B20TokenSpec, encodeCreateB20, predictB20Address } from '../../chain/b20.js'
 import { encodeBirthInitCalls, metadataDataUri } from '../../chain/tokenBirth.js'
-import type { DeployedToken } from '../responses.js'
+import type { DeployedToken } from '../answerSchemas.js'
 import type { NetworkFees } from './feeCache.js'
 import { MIN_PRIORITY_FEE, maxBigInt } from './fees.js'
 import type { DeployIntent } from './intent.js'

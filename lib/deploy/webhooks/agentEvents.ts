@@ -1,8 +1,8 @@
 import { listIndexed } from '../../store/recordIndex.js'
 import { parseRecord } from '../../store/records.js'
+import type { ListEvents, Redelivered } from '../answerSchemas.js'
 import { webhookOutboxKeys } from '../keys.js'
 import { type DeployFailure, failure, storeFailureOf } from '../outcome.js'
-import type { ListEvents, Redelivered } from '../responses.js'
 import type { DeployServices } from '../services.js'
 import { type StoredWebhookEvent, storedWebhookEventSchema } from './storedEvent.js'
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
-import type { Sleep } from '../platform/clock.js'
-import type { Store } from '../store/types.js'
+import type { Sleep } from '../../platform/clock.js'
+import type { Store } from '../../store/types.js'
 import type { CachedBody, ReadParameters } from './cachedBody.js'
 
 /** Runs a store call; a failing store answers `{ ok: false }` (with a log line) instead of failing the read. */

@@ -2,7 +2,7 @@ import type { z } from 'zod'
 import type { ZodOpenApiPathItemObject } from 'zod-openapi'
 import { agentDeploySchema } from '../deploy/actions/agentDeploy.js'
 import { receiptRequestSchema } from '../deploy/actions/receipt.js'
-import { deployFailureSchema, receiptConfirmedSchema, receiptPendingSchema, receiptReplacedSchema } from '../deploy/responses.js'
+import { deployFailureSchema, receiptConfirmedSchema, receiptPendingSchema, receiptReplacedSchema } from '../deploy/answerSchemas.js'
 import {
   corsHeaders,
   jsonAnswer,
@@ -13,8 +13,8 @@ import {
   redirectAnswer,
   retryAfterHeaders,
 } from '../platform/routeDocs.js'
-import { PAID_DOOR_BODY_LIMIT_BYTES } from './door.js'
-import { creditAnswerSchema, paidDeploySchema, paidDoorErrorSchema, paymentRequiredBodySchema } from './responses.js'
+import { creditAnswerSchema, paidDeploySchema, paidDoorErrorSchema, paymentRequiredBodySchema } from './answerSchemas.js'
+import { PAID_DOOR_BODY_LIMIT_BYTES } from './endpoint.js'
 
 // `POST /api/x402/deploy`, as the OpenAPI document declares it: the 402 and its headers, the paid answer, the credit.
 

@@ -1,6 +1,6 @@
 import { z } from 'zod'
-import { parseRecord } from '../store/records.js'
-import type { WriteEntry } from '../store/types.js'
+import { parseRecord } from '../../store/records.js'
+import type { WriteEntry } from '../../store/types.js'
 
 // What the read cache holds and hands out: the cached body, its stored form, and the read a caller asks of it.
 

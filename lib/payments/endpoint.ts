@@ -130,7 +130,7 @@ async function deploy(
   const decoded = decodePaymentHeader(header)
   if (!decoded.ok) return doorError(400, 'INVALID_PAYMENT', `PAYMENT-SIGNATURE is malformed: ${decoded.reason}.`)
   try {
-    const [services, runtime] = await Promise.all([source.deploy.services(), import('./runtime.js')])
+    const [services, heavyHalf] = await Promise.all([source.deploy.services(), import('./heavyHalf.js')])
     if (!services.store)
       return domainAnswer(
         failure('DEPLOYS_DISABLED', 'Deploys need the shared store (Upstash Redis) on this deployment, and none is configured.'),
@@ -145,7 +145,7 @@ async function deploy(
       url: request.url,
     }
     const { payment } = decoded
-    return await runtime.runPaidDeploy(context, {
+    return await heavyHalf.runPaidDeploy(context, {
       body,
       intent: checked.intent,
       payment,
@@ -192,9 +192,9 @@ async function receipt(source: PaymentsSource, body: Record<string, unknown>): P
   const checked = checkBody(receiptRequestSchema, body, 'receipt')
   if (!checked.ok) return domainAnswer(checked.failure)
   try {
-    const [services, runtime] = await Promise.all([source.deploy.services(), import('./runtime.js')])
+    const [services, heavyHalf] = await Promise.all([source.deploy.services(), import('./heavyHalf.js')])
     const txHash = checked.data.tx_hash.toLowerCase() as Hex
-    return domainAnswer(await runtime.readPaidReceipt({ services, txHash, waitSeconds: checked.data.waitSeconds ?? 0 }))
+    return domainAnswer(await heavyHalf.readPaidReceipt({ services, txHash, waitSeconds: checked.data.waitSeconds ?? 0 }))
   } catch (error) {
     if (error instanceof ConfigError) return { status: 500, body: { ok: false, ...misconfigured('x402-deploy', error) }, headers: {} }
     return { headers: {}, ...unexpectedFailure(processLogger(), error) }

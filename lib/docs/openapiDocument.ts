@@ -1,7 +1,5 @@
 import { createDocument, type ZodOpenApiPathItemObject } from 'zod-openapi'
 import { AGENT_ACTIONS } from '../deploy/actions/registry.js'
-import { b20SkillRoute } from '../deploy/handler.js'
-import { launchesPageSchema, launchSchema } from '../deploy/records/launchSchema.js'
 import {
   deployBroadcastSchema,
   deployFailureSchema,
@@ -13,8 +11,10 @@ import {
   receiptReplacedSchema,
   redeliveredSchema,
   skillHttpErrorSchema,
-} from '../deploy/responses.js'
-import { healthRoute } from '../health/handler.js'
+} from '../deploy/answerSchemas.js'
+import { b20SkillRoute } from '../deploy/endpoint.js'
+import { launchesPageSchema, launchSchema } from '../deploy/records/launchSchema.js'
+import { healthRoute } from '../health/endpoint.js'
 import { healthSchema } from '../health/schema.js'
 import { launchesRoute } from '../launches/endpoint.js'
 import {
@@ -26,7 +26,7 @@ import {
   tokenSchema,
   tokenSearchResultSchema,
 } from '../market/types.js'
-import { mcpRoute } from '../mcp/route.js'
+import { mcpRoute } from '../mcp/openapi.js'
 import {
   creditAnswerSchema,
   paidDeploySchema,
@@ -34,18 +34,18 @@ import {
   paymentRequiredBodySchema,
   paymentRequirementSchema,
   paymentSummarySchema,
-} from '../payments/responses.js'
-import { paidDeployRoute } from '../payments/route.js'
+} from '../payments/answerSchemas.js'
+import { paidDeployRoute } from '../payments/openapi.js'
 import { errorBodySchema } from '../platform/http.js'
 import { perInstance } from '../platform/perInstance.js'
 import { errorAnswer, notAllowedAnswer } from '../platform/routeDocs.js'
 import { SERVICE_VERSION } from '../platform/version.js'
-import { controlRoomRoute, marketHistoryRoute, tokenHistoryRoute, tokenSearchRoute } from '../read/endpoints.js'
+import { controlRoomRoute, marketHistoryRoute, tokenHistoryRoute, tokenSearchRoute } from '../read/endpoint.js'
 import { tokenOhlcvRoute } from '../read/ohlcvEndpoint.js'
-import { streamRoute } from '../stream/handler.js'
-import { tickRoute } from '../tick/handler.js'
+import { streamRoute } from '../stream/endpoint.js'
+import { tickRoute } from '../tick/endpoint.js'
 import { tickSummarySchema } from '../tick/schema.js'
-import { llmsTxtRoute, skillRoute } from './textHandler.js'
+import { llmsTxtRoute, skillRoute } from './endpoint.js'
 
 type Json = Record<string, unknown>
 

@@ -1,20 +1,26 @@
-import { describeHourChanges, hourChanges, snapshotSchema, snapshotTime, takeSnapshot } from '../market/history.js'
-import { CONTROL_ROOM_LIMIT, type ControlRoom } from '../market/types.js'
-import { mergeSightings, parseUniverse } from '../market/universe.js'
-import { errorName, publicErrorMessage } from '../platform/log.js'
-import { parseRecord } from '../store/records.js'
-import type { WriteEntry } from '../store/types.js'
-import { droppedLogFields } from '../upstream/fields.js'
-import { UpstreamError } from '../upstream/jsonGetter.js'
-import type { RefreshResult } from './cachedBody.js'
-import { type BuildControlRoomReturnType, buildControlRoom } from './controlRoom.js'
-import { MAX_REQUESTS_PER_REFRESH } from './controlRoomPlan.js'
-import { backOffGeckoAfter429, claimGeckoDiscovery, claimGeckoFailover, geckoStateKeys, noteDiscoveryOutcome } from './discovery.js'
+import { describeHourChanges, hourChanges, snapshotSchema, snapshotTime, takeSnapshot } from '../../market/history.js'
+import { CONTROL_ROOM_LIMIT, type ControlRoom } from '../../market/types.js'
+import { mergeSightings, parseUniverse } from '../../market/universe.js'
+import { errorName, publicErrorMessage } from '../../platform/log.js'
+import { parseRecord } from '../../store/records.js'
+import type { WriteEntry } from '../../store/types.js'
+import { droppedLogFields } from '../../upstream/fields.js'
+import { UpstreamError } from '../../upstream/jsonGetter.js'
+import type { RefreshResult } from '../cache/cachedBody.js'
+import { snapshotWrite } from '../history/historyStore.js'
+import { readKeys } from '../keys.js'
+import type { ReadServices } from '../services.js'
+import {
+  backOffGeckoAfter429,
+  claimGeckoDiscovery,
+  claimGeckoFailover,
+  geckoStateKeys,
+  noteDiscoveryOutcome,
+} from '../universe/discovery.js'
+import { universeWrite } from '../universe/universeStore.js'
+import { type BuildControlRoomReturnType, buildControlRoom } from './build.js'
 import { buildFailoverControlRoom, FAILOVER_PAGES } from './failover.js'
-import { snapshotWrite } from './historyStore.js'
-import { readKeys } from './keys.js'
-import type { ReadServices } from './services.js'
-import { universeWrite } from './universeStore.js'
+import { MAX_REQUESTS_PER_REFRESH } from './plan.js'
 
 /**
  * One control-room refresh as the cache runs it (single-flight across instances): loads the universe, claims the

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { deployBroadcastSchema, deployFailureSchema } from '../deploy/responses.js'
+import { deployBroadcastSchema, deployFailureSchema } from '../deploy/answerSchemas.js'
 
 // What the paid door answers, as zod schemas: the OpenAPI document is built from them and tests hold answers to them.
 

@@ -10,11 +10,11 @@ import {
   snapshotTime,
   snapshotTtlMs,
   THINNED_INTERVAL_MS,
-} from '../market/history.js'
-import { errorName, type Logger } from '../platform/log.js'
-import { parseRecord } from '../store/records.js'
-import type { Store, WriteEntry } from '../store/types.js'
-import { readKeys } from './keys.js'
+} from '../../market/history.js'
+import { errorName, type Logger } from '../../platform/log.js'
+import { parseRecord } from '../../store/records.js'
+import type { Store, WriteEntry } from '../../store/types.js'
+import { readKeys } from '../keys.js'
 
 /** How long a price line is kept: a day, which is also how often a token is backfilled at most. */
 export const PRICE_LINE_TTL_MS = HISTORY_WINDOW_MS

@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache'
-import { realSleep, type Sleep } from '../platform/clock.js'
-import { errorName, type Logger, publicErrorMessage } from '../platform/log.js'
-import type { Store } from '../store/types.js'
+import { realSleep, type Sleep } from '../../platform/clock.js'
+import { errorName, type Logger, publicErrorMessage } from '../../platform/log.js'
+import type { Store } from '../../store/types.js'
 import { type CachedBody, type CacheReadReturnType, type LocalCachedBody, parseCachedBody, type ReadParameters } from './cachedBody.js'
 import { createSharedRefresh, REFRESH_LOCK_MS, type TryStore } from './sharedRefresh.js'
 

@@ -1,8 +1,8 @@
-import { parseUniverse, serializeUniverse, UNIVERSE_MAX_AGE_MS, type UniverseEntry } from '../market/universe.js'
-import type { Sleep } from '../platform/clock.js'
-import { errorName, type Logger } from '../platform/log.js'
-import type { Store, WriteEntry } from '../store/types.js'
-import { REFRESH_LOCK_MS, refreshLockKey } from './sharedRefresh.js'
+import { parseUniverse, serializeUniverse, UNIVERSE_MAX_AGE_MS, type UniverseEntry } from '../../market/universe.js'
+import type { Sleep } from '../../platform/clock.js'
+import { errorName, type Logger } from '../../platform/log.js'
+import type { Store, WriteEntry } from '../../store/types.js'
+import { REFRESH_LOCK_MS, refreshLockKey } from '../cache/sharedRefresh.js'
 
 /** How long the stored universe outlives its last write. */
 const UNIVERSE_TTL_MS = 2 * UNIVERSE_MAX_AGE_MS

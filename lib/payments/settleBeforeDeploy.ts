@@ -6,7 +6,7 @@ import { creditAnswer, type DoorAnswer, domainAnswer, facilitatorUnavailable, pa
 import type { SettleVerdict } from './facilitator.js'
 import { creditIdOf, type PaymentRecord, saveOpenPayment } from './paymentRecord.js'
 import { expectedTransferOf, type PaidDeployContext, type Purchase, settlingRecordOf, summaryOf } from './purchase.js'
-import { confirmSettlement, findSettlement, type SettlementCheck } from './settlement.js'
+import { confirmSettlement, findSettlement, type SettlementCheck } from './settlementOnChain.js'
 
 // Steps 6 and 7 of a paid deploy, between the simulation and the signature: settle, then see the settlement on chain.
 // Whatever the facilitator says, the chain has the last word (the authorization's nonce is used once at most), so a

@@ -1,20 +1,13 @@
 import { setMaxListeners } from 'node:events'
-import { writeCommentary } from '../market/commentary.js'
-import { rankTokens } from '../market/rank.js'
-import { computeStats } from '../market/stats.js'
-import { CONTROL_ROOM_LIMIT, type ControlRoom, TRENDING_LENGTH } from '../market/types.js'
-import type { Sighting, UniverseEntry } from '../market/universe.js'
-import { type DexScreenerClient, type DroppedRows, type RequestBudget, UpstreamError } from '../upstream/dexscreener.js'
-import type { GeckoTerminalClient } from '../upstream/geckoterminal.js'
-import type { Pair } from '../upstream/pair.js'
-import {
-  DEFAULT_SEED_QUERIES,
-  MAX_REQUESTS_PER_REFRESH,
-  planFirstWave,
-  planSecondWave,
-  sightingsOf,
-  volumeHints,
-} from './controlRoomPlan.js'
+import { writeCommentary } from '../../market/commentary.js'
+import { rankTokens } from '../../market/rank.js'
+import { computeStats } from '../../market/stats.js'
+import { CONTROL_ROOM_LIMIT, type ControlRoom, TRENDING_LENGTH } from '../../market/types.js'
+import type { Sighting, UniverseEntry } from '../../market/universe.js'
+import { type DexScreenerClient, type DroppedRows, type RequestBudget, UpstreamError } from '../../upstream/dexscreener.js'
+import type { GeckoTerminalClient } from '../../upstream/geckoterminal.js'
+import type { Pair } from '../../upstream/pair.js'
+import { DEFAULT_SEED_QUERIES, MAX_REQUESTS_PER_REFRESH, planFirstWave, planSecondWave, sightingsOf, volumeHints } from './plan.js'
 
 /** Parameters of {@link buildControlRoom}. */
 export type BuildControlRoomParameters = {

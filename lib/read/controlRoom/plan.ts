@@ -1,9 +1,9 @@
-import { isHexAddress } from '../market/normalize.js'
-import { DEXSCREENER_BASE_SLUG } from '../market/rank.js'
-import { CONTROL_ROOM_LIMIT } from '../market/types.js'
-import { type Sighting, type UniverseEntry, universeLeaders } from '../market/universe.js'
-import { type PromotedList, TOKENS_BATCH_SIZE } from '../upstream/dexscreener.js'
-import type { Pair } from '../upstream/pair.js'
+import { isHexAddress } from '../../market/normalize.js'
+import { DEXSCREENER_BASE_SLUG } from '../../market/rank.js'
+import { CONTROL_ROOM_LIMIT } from '../../market/types.js'
+import { type Sighting, type UniverseEntry, universeLeaders } from '../../market/universe.js'
+import { type PromotedList, TOKENS_BATCH_SIZE } from '../../upstream/dexscreener.js'
+import type { Pair } from '../../upstream/pair.js'
 
 // How a control-room refresh spends its DexScreener budget (pure: no I/O, no clock). buildControlRoom in
 // controlRoom.ts makes the calls these plans name.

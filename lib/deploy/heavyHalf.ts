@@ -3,6 +3,6 @@
 
 export { deployToken } from './pipeline/deployToken.js'
 export { runIdempotently } from './pipeline/idempotency.js'
-export { listDeploys } from './records/listDeploys.js'
-export { readDeployReceipt } from './records/receipt.js'
+export { listDeploys } from './records/agentDeploys.js'
+export { readDeployReceipt } from './records/readReceipt.js'
 export { listEvents, redeliverEvent } from './webhooks/agentEvents.js'

@@ -5,8 +5,8 @@ import { jsonResponse, type Method, readJsonBody } from '../platform/http.js'
 import { corsHeaders, jsonAnswer, notAllowedAnswer, oneOf, preflightOperation, redirectAnswer } from '../platform/routeDocs.js'
 import { type AgentKeyVariables, agentKeyMiddleware } from './actions/agentKey.js'
 import { AGENT_ACTIONS, runAgentAction } from './actions/registry.js'
+import { deployFailureSchema, skillHttpErrorSchema } from './answerSchemas.js'
 import type { DeployServicesSource } from './instance.js'
-import { deployFailureSchema, skillHttpErrorSchema } from './responses.js'
 
 const METHODS: readonly Method[] = ['POST']
 

@@ -1,6 +1,6 @@
 import type { ZodOpenApiPathItemObject } from 'zod-openapi'
 import { corsHeaders, notAllowedAnswer, preflightOperation } from '../platform/routeDocs.js'
-import { MCP_BODY_LIMIT_BYTES } from './server.js'
+import { MCP_BODY_LIMIT_BYTES } from './endpoint.js'
 import { TOOLS } from './tools.js'
 
 const jsonRpc = (description: string, schemaDescription = 'A JSON-RPC message') => ({

@@ -1,10 +1,10 @@
-import { writeCommentary } from '../market/commentary.js'
-import { rankTokens } from '../market/rank.js'
-import { computeStats } from '../market/stats.js'
-import { CONTROL_ROOM_LIMIT, type ControlRoom, TRENDING_LENGTH } from '../market/types.js'
-import type { DroppedRows } from '../upstream/fields.js'
-import type { GeckoTerminalClient } from '../upstream/geckoterminal.js'
-import { UpstreamError } from '../upstream/jsonGetter.js'
+import { writeCommentary } from '../../market/commentary.js'
+import { rankTokens } from '../../market/rank.js'
+import { computeStats } from '../../market/stats.js'
+import { CONTROL_ROOM_LIMIT, type ControlRoom, TRENDING_LENGTH } from '../../market/types.js'
+import type { DroppedRows } from '../../upstream/fields.js'
+import type { GeckoTerminalClient } from '../../upstream/geckoterminal.js'
+import { UpstreamError } from '../../upstream/jsonGetter.js'
 
 /** Pages of ranked pools a failover reads: 100 pools, enough for the top tokens' own best pools. */
 export const FAILOVER_PAGES = 5

@@ -1,6 +1,6 @@
+import type { ListDeploys } from '../answerSchemas.js'
 import { deployHistoryKeys } from '../keys.js'
 import { type DeployFailure, failure, storeFailureOf } from '../outcome.js'
-import type { ListDeploys } from '../responses.js'
 import type { DeployServices } from '../services.js'
 import { listAgentDeploys } from './history.js'
 import { isDeployed, readTokenMarkets } from './tokenMarket.js'

@@ -1,28 +1,17 @@
-import { isHexAddress } from '../market/normalize.js'
-import { mergeSightings, type Sighting } from '../market/universe.js'
-import { errorName, type Logger } from '../platform/log.js'
-import type { Store } from '../store/types.js'
-import { GECKO_MAX_PAGES } from '../upstream/geckoterminal.js'
-import { UpstreamError } from '../upstream/jsonGetter.js'
-import { reserveSlots } from '../upstream/sharedBudget.js'
-import { type ReadKeys, readKeys } from './keys.js'
-import type { ReadServices } from './services.js'
+import { isHexAddress } from '../../market/normalize.js'
+import { mergeSightings, type Sighting } from '../../market/universe.js'
+import { errorName, type Logger } from '../../platform/log.js'
+import type { Store } from '../../store/types.js'
+import { GECKO_MAX_PAGES } from '../../upstream/geckoterminal.js'
+import { UpstreamError } from '../../upstream/jsonGetter.js'
+import { reserveSlots } from '../../upstream/sharedBudget.js'
+import { GECKO_CALLS_PER_MINUTE } from '../geckoShares.js'
+import { type ReadKeys, readKeys } from '../keys.js'
+import type { ReadServices } from '../services.js'
 import { changeUniverse } from './universeStore.js'
 
 /** How often the universe is fed from GeckoTerminal, across all instances. */
 export const DISCOVERY_INTERVAL_MS = 5 * 60_000
-/** GeckoTerminal calls allowed in any rolling minute, across all instances (its public limit). */
-export const GECKO_CALLS_PER_MINUTE = 30
-/**
- * Of those, what the candle requests may fill (they stop once the minute holds this many): the rest stays free for
- * discovery's pages when they come due and for the failover.
- */
-export const GECKO_CANDLE_CALLS_CEILING = 20
-/**
- * What the price backfill may fill (it stops once the minute holds this many), below the candle requests' ceiling: a
- * fresh deployment's backfill (up to 100 new tokens, one call each) never leaves a reader's candles with no call at all.
- */
-export const GECKO_BACKFILL_CALLS_PER_MINUTE = 15
 /** How long to leave GeckoTerminal alone after a 429 that named no `Retry-After`. */
 const DEFAULT_BACKOFF_MS = 60_000
 

@@ -1,11 +1,12 @@
-import type { PriceLine } from '../market/history.js'
-import type { Token } from '../market/types.js'
-import { errorName } from '../platform/log.js'
-import { isPoolId } from '../upstream/fields.js'
-import { UpstreamError } from '../upstream/jsonGetter.js'
-import { backOffGeckoAfter429, GECKO_BACKFILL_CALLS_PER_MINUTE, isGeckoBackingOff, reserveGeckoCalls } from './discovery.js'
+import type { PriceLine } from '../../market/history.js'
+import type { Token } from '../../market/types.js'
+import { errorName } from '../../platform/log.js'
+import { isPoolId } from '../../upstream/fields.js'
+import { UpstreamError } from '../../upstream/jsonGetter.js'
+import { GECKO_BACKFILL_CALLS_PER_MINUTE } from '../geckoShares.js'
+import type { ReadServices } from '../services.js'
+import { backOffGeckoAfter429, isGeckoBackingOff, reserveGeckoCalls } from '../universe/discovery.js'
 import { loadPriceLines, savePriceLine } from './historyStore.js'
-import type { ReadServices } from './services.js'
 
 /** Candle calls in flight at once: a tick's share of the minute goes out in a few short rounds. */
 const BACKFILL_CONCURRENCY = 5
