@@ -1,5 +1,5 @@
 import { createControlRoomEndpoint } from '../lib/read/endpoint.js'
-import { getReadServices } from '../lib/read/services.js'
+import { instanceReadSource } from '../lib/read/instance.js'
 
-/** `GET /api/control-room`. */
-export default createControlRoomEndpoint(getReadServices)
+/** `GET /api/control-room`: the top 100 Base tokens, trending, stats and commentary. */
+export default createControlRoomEndpoint(instanceReadSource)

@@ -1,4 +1,5 @@
-import { defaultHealthEndpoint } from '../lib/health/endpoint.js'
+import { createHealthEndpoint } from '../lib/health/endpoint.js'
+import { instanceHealthSource } from '../lib/health/instance.js'
 
 /** `GET /api/health`. */
-export default defaultHealthEndpoint()
+export default createHealthEndpoint(instanceHealthSource)

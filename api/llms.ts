@@ -1,5 +1,4 @@
-import { createTextEndpoint } from '../lib/docs/endpoint.js'
-import { buildLlmsTxt } from '../lib/docs/llmsTxt.js'
+import { createLlmsTxtEndpoint } from '../lib/docs/endpoint.js'
 
-/** `GET /api/llms` (and `/llms.txt`): the llms.txt index. */
-export default createTextEndpoint('text/plain; charset=utf-8', buildLlmsTxt)
+/** `GET /api/llms` (and `/llms.txt`): the llms.txt index. The documents run on no side of the instance. */
+export default createLlmsTxtEndpoint()

@@ -1,5 +1,5 @@
 import { createMarketHistoryEndpoint } from '../lib/read/endpoint.js'
-import { getReadServices } from '../lib/read/services.js'
+import { instanceReadSource } from '../lib/read/instance.js'
 
-/** `GET /api/market-history`. */
-export default createMarketHistoryEndpoint(getReadServices)
+/** `GET /api/market-history`: the whole top 100 over 24 h or 7 d. */
+export default createMarketHistoryEndpoint(instanceReadSource)

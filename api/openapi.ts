@@ -1,4 +1,4 @@
-import { openApiEndpoint } from '../lib/docs/openapiHandler.js'
+import { createOpenApiEndpoint } from '../lib/docs/endpoint.js'
 
-/** `GET /api/openapi` (and `/openapi.json`). */
-export default openApiEndpoint
+/** `GET /api/openapi` (and `/openapi.json`): the OpenAPI 3.1 document. The documents run on no side of the instance. */
+export default createOpenApiEndpoint()

@@ -1,5 +1,4 @@
-import { createTextEndpoint } from '../lib/docs/endpoint.js'
-import { SKILL_DOCUMENT } from '../lib/docs/skillDocument.js'
+import { createSkillEndpoint } from '../lib/docs/endpoint.js'
 
-/** `GET /api/skill` (and `/skill.md`): the agent skill file, shipped as code (lib/docs/skillDocument.ts) so every build carries it. */
-export default createTextEndpoint('text/markdown; charset=utf-8', () => SKILL_DOCUMENT)
+/** `GET /api/skill` (and `/skill.md`): the agent skill file. The documents run on no side of the instance. */
+export default createSkillEndpoint()

@@ -1,4 +1,5 @@
-import { defaultStreamEndpoint } from '../lib/stream/endpoint.js'
+import { createStreamEndpoint } from '../lib/stream/endpoint.js'
+import { instanceStreamSource } from '../lib/stream/instance.js'
 
-/** `GET /api/stream`: the control room as Server-Sent Events. */
-export default defaultStreamEndpoint()
+/** `GET /api/stream`: the control room and launches as Server-Sent Events. */
+export default createStreamEndpoint(instanceStreamSource)

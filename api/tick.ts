@@ -1,4 +1,5 @@
-import { defaultTickEndpoint } from '../lib/tick/endpoint.js'
+import { createTickEndpoint } from '../lib/tick/endpoint.js'
+import { instanceTickSource } from '../lib/tick/instance.js'
 
 /** `GET`/`POST /api/tick`: the scheduled work. */
-export default defaultTickEndpoint()
+export default createTickEndpoint(instanceTickSource)

@@ -1,5 +1,5 @@
 import { createTokenHistoryEndpoint } from '../lib/read/endpoint.js'
-import { getReadServices } from '../lib/read/services.js'
+import { instanceReadSource } from '../lib/read/instance.js'
 
-/** `GET /api/token-history?address=`. */
-export default createTokenHistoryEndpoint(getReadServices)
+/** `GET /api/token-history?address=`: one token over 24 h or 7 d. */
+export default createTokenHistoryEndpoint(instanceReadSource)

@@ -1,5 +1,5 @@
-import { createTokenOhlcvEndpoint } from '../lib/read/ohlcvEndpoint.js'
-import { getReadServices } from '../lib/read/services.js'
+import { createTokenOhlcvEndpoint } from '../lib/read/endpoint.js'
+import { instanceReadSource } from '../lib/read/instance.js'
 
 /** `GET /api/token-ohlcv?address=`: a token's candles. */
-export default createTokenOhlcvEndpoint(getReadServices)
+export default createTokenOhlcvEndpoint(instanceReadSource)

@@ -1,5 +1,5 @@
 import { createTokenSearchEndpoint } from '../lib/read/endpoint.js'
-import { getReadServices } from '../lib/read/services.js'
+import { instanceReadSource } from '../lib/read/instance.js'
 
-/** `GET /api/token-search?q=`. */
-export default createTokenSearchEndpoint(getReadServices)
+/** `GET /api/token-search?q=`: Base pairs matching a symbol or name. */
+export default createTokenSearchEndpoint(instanceReadSource)

@@ -12,10 +12,10 @@ import {
   createControlRoomEndpoint,
   createMarketHistoryEndpoint,
   createTokenHistoryEndpoint,
+  createTokenOhlcvEndpoint,
   createTokenSearchEndpoint,
 } from '../lib/read/endpoint.js'
 import { readKeys } from '../lib/read/keys.js'
-import { createTokenOhlcvEndpoint } from '../lib/read/ohlcvEndpoint.js'
 import { createReadServices } from '../lib/read/services.js'
 import { createUpstashStore } from '../lib/store/upstash.js'
 import { runTick } from '../lib/tick/runTick.js'
@@ -86,13 +86,7 @@ export async function benchStoreCost(): Promise<Record<string, number | string>>
       ],
       'market-history, 7 d': [createMarketHistoryEndpoint(() => read), '/api/market-history?range=7d'],
       'token-ohlcv': [createTokenOhlcvEndpoint(() => read), `/api/token-ohlcv?address=${room.liveActivity[0]!.address}`],
-      launches: [
-        createLaunchesEndpoint(
-          () => read,
-          () => ({ publicLaunches: true, chainId: 8453 }),
-        ),
-        '/api/launches',
-      ],
+      launches: [createLaunchesEndpoint({ read: () => read, config: () => ({ publicLaunches: true, chainId: 8453 }) }), '/api/launches'],
     } as const
     const warm: Record<string, string[]> = {}
     for (const [name, [handle, path]] of Object.entries(handlers)) {

@@ -87,9 +87,9 @@ const server = await startServer({
 })
 const base = server.url
 // The history charts need a day of snapshots; a fresh sandbox backfills 24 h of synthetic ones behind the first real one.
-const { getReadServices } = await import('../lib/read/services.js')
+const { instanceReadSource } = await import('../lib/read/instance.js')
 const room = (await (await fetch(`${base}/api/control-room`)).json()) as { liveActivity: import('../lib/market/types.js').Token[] }
-const reads = getReadServices()
+const reads = instanceReadSource()
 await seedHistory(reads.store, reads.keyPrefix, syntheticHistory({ tokens: room.liveActivity, now: reads.now() }))
 const { startInProcessTicker } = await import('../lib/tick/ticker.js')
 const ticker = await startInProcessTicker()

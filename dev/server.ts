@@ -188,13 +188,13 @@ export async function vercelRouting(): Promise<{ rewrites: Record<string, string
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const { getReadServices } = await import('../lib/read/services.js')
+  const { instanceReadSource } = await import('../lib/read/instance.js')
   const { loadPublicOrigin } = await import('../lib/platform/config.js')
   const { loadDeployConfig } = await import('../lib/deploy/config.js')
   const { loadPaymentsConfig } = await import('../lib/payments/config.js')
   let describe: string
   try {
-    describe = getReadServices().describe
+    describe = instanceReadSource().describe
     loadPublicOrigin(process.env)
     // The paid door's settings (and the deploy ones they rest on): a bad value stops npm start, naming the variable.
     loadPaymentsConfig(process.env, loadDeployConfig(process.env))

@@ -1,12 +1,14 @@
-import type { ZodOpenApiPathItemObject } from 'zod-openapi'
 import { createEndpoint, type Endpoint } from '../platform/edge.js'
-import { errorResponse, type Method } from '../platform/http.js'
-import { notAllowedAnswer } from '../platform/routeDocs.js'
+import { errorResponse, jsonResponse, type Method } from '../platform/http.js'
+import { perInstanceAsync } from '../platform/perInstance.js'
+
+// The documents' endpoints. They run on no side of the instance (no store, no upstream): each builds its text from
+// the code alone, once per instance, and loads only its own document (the skill file never loads the OpenAPI one).
 
 const METHODS: readonly Method[] = ['GET', 'HEAD']
 
 /** A GET endpoint that answers a text document with a 5-minute cache. */
-export function createTextEndpoint(contentType: string, produce: () => Promise<string> | string): Endpoint {
+function createTextEndpoint(contentType: string, produce: () => Promise<string> | string): Endpoint {
   return createEndpoint({
     methods: METHODS,
     handler: async (request) => {
@@ -27,25 +29,22 @@ export function createTextEndpoint(contentType: string, produce: () => Promise<s
   })
 }
 
-/** `GET /api/skill`, as the OpenAPI document declares it. */
-export const skillRoute: ZodOpenApiPathItemObject = {
-  get: {
-    operationId: 'getSkill',
-    summary: 'The agent skill file (also at /skill.md)',
-    description: 'The agent skill file: how an AI agent reads market data and deploys, with examples.',
-    responses: {
-      '200': { description: 'Markdown', content: { 'text/markdown': { schema: { type: 'string' } } } },
-      '405': notAllowedAnswer,
-    },
-  },
+/** `GET /api/llms` (and `/llms.txt`): the llms.txt index. */
+export function createLlmsTxtEndpoint(): Endpoint {
+  return createTextEndpoint('text/plain; charset=utf-8', async () => (await import('./llmsTxt.js')).buildLlmsTxt())
 }
 
-/** `GET /api/llms`, as the OpenAPI document declares it. */
-export const llmsTxtRoute: ZodOpenApiPathItemObject = {
-  get: {
-    operationId: 'getLlmsTxt',
-    summary: 'llms.txt index (also at /llms.txt)',
-    description: 'The llms.txt index: what the service is and where an agent reads on.',
-    responses: { '200': { description: 'Text', content: { 'text/plain': { schema: { type: 'string' } } } }, '405': notAllowedAnswer },
-  },
+/** `GET /api/skill` (and `/skill.md`): the agent skill file, shipped as code (`skillDocument.ts`) so every build carries it. */
+export function createSkillEndpoint(): Endpoint {
+  return createTextEndpoint('text/markdown; charset=utf-8', async () => (await import('./skillDocument.js')).SKILL_DOCUMENT)
+}
+
+/** `GET /api/openapi` (and `/openapi.json`): the OpenAPI 3.1 document, written out once per instance. */
+export function createOpenApiEndpoint(): Endpoint {
+  const documentText = perInstanceAsync(async () => JSON.stringify((await import('./openapiDocument.js')).buildOpenApiDocument(), null, 2))
+  return createEndpoint({
+    methods: METHODS,
+    handler: async (request) =>
+      jsonResponse({ body: await documentText(), head: request.method === 'HEAD', headers: { 'cache-control': 'public, max-age=300' } }),
+  })
 }

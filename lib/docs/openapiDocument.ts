@@ -12,11 +12,11 @@ import {
   redeliveredSchema,
   skillHttpErrorSchema,
 } from '../deploy/answerSchemas.js'
-import { b20SkillRoute } from '../deploy/endpoint.js'
+import { b20SkillOpenApi } from '../deploy/openapi.js'
 import { launchesPageSchema, launchSchema } from '../deploy/records/launchSchema.js'
-import { healthRoute } from '../health/endpoint.js'
+import { healthOpenApi } from '../health/openapi.js'
 import { healthSchema } from '../health/schema.js'
-import { launchesRoute } from '../launches/endpoint.js'
+import { launchesOpenApi } from '../launches/openapi.js'
 import {
   controlRoomSchema,
   marketHistorySchema,
@@ -26,7 +26,7 @@ import {
   tokenSchema,
   tokenSearchResultSchema,
 } from '../market/types.js'
-import { mcpRoute } from '../mcp/openapi.js'
+import { mcpOpenApi } from '../mcp/openapi.js'
 import {
   creditAnswerSchema,
   paidDeploySchema,
@@ -35,17 +35,16 @@ import {
   paymentRequirementSchema,
   paymentSummarySchema,
 } from '../payments/answerSchemas.js'
-import { paidDeployRoute } from '../payments/openapi.js'
+import { paidDeployOpenApi } from '../payments/openapi.js'
 import { errorBodySchema } from '../platform/http.js'
 import { perInstance } from '../platform/perInstance.js'
-import { errorAnswer, notAllowedAnswer } from '../platform/routeDocs.js'
+import { errorAnswer } from '../platform/routeDocs.js'
 import { SERVICE_VERSION } from '../platform/version.js'
-import { controlRoomRoute, marketHistoryRoute, tokenHistoryRoute, tokenSearchRoute } from '../read/endpoint.js'
-import { tokenOhlcvRoute } from '../read/ohlcvEndpoint.js'
-import { streamRoute } from '../stream/endpoint.js'
-import { tickRoute } from '../tick/endpoint.js'
+import { controlRoomOpenApi, marketHistoryOpenApi, tokenHistoryOpenApi, tokenOhlcvOpenApi, tokenSearchOpenApi } from '../read/openapi.js'
+import { streamOpenApi } from '../stream/openapi.js'
+import { tickOpenApi } from '../tick/openapi.js'
 import { tickSummarySchema } from '../tick/schema.js'
-import { llmsTxtRoute, skillRoute } from './endpoint.js'
+import { llmsTxtOpenApi, openApiOpenApi, skillOpenApi } from './openapi.js'
 
 type Json = Record<string, unknown>
 
@@ -54,21 +53,21 @@ type Json = Record<string, unknown>
  * when the document is built (the document's own handler imports this module).
  */
 const routes = (): Record<string, { route: ZodOpenApiPathItemObject; tag: string; name: string }> => ({
-  '/api/control-room': { route: controlRoomRoute, tag: 'Market data', name: 'controlRoom' },
-  '/api/token-search': { route: tokenSearchRoute, tag: 'Market data', name: 'tokenSearch' },
-  '/api/token-history': { route: tokenHistoryRoute, tag: 'Market data', name: 'tokenHistory' },
-  '/api/market-history': { route: marketHistoryRoute, tag: 'Market data', name: 'marketHistory' },
-  '/api/token-ohlcv': { route: tokenOhlcvRoute, tag: 'Market data', name: 'tokenOhlcv' },
-  '/api/stream': { route: streamRoute, tag: 'Market data', name: 'stream' },
-  '/api/launches': { route: launchesRoute, tag: 'Market data', name: 'launches' },
-  '/api/b20-skill': { route: b20SkillRoute, tag: 'Agents', name: 'b20Skill' },
-  '/api/mcp': { route: mcpRoute, tag: 'Agents', name: 'mcp' },
-  '/api/x402/deploy': { route: paidDeployRoute, tag: 'Agents', name: 'paidDeploy' },
-  '/api/health': { route: healthRoute, tag: 'Service', name: 'health' },
-  '/api/openapi': { route: openApiRoute, tag: 'Service', name: 'openApi' },
-  '/api/skill': { route: skillRoute, tag: 'Service', name: 'skill' },
-  '/api/llms': { route: llmsTxtRoute, tag: 'Service', name: 'llmsTxt' },
-  '/api/tick': { route: tickRoute, tag: 'Service', name: 'tick' },
+  '/api/control-room': { route: controlRoomOpenApi, tag: 'Market data', name: 'controlRoom' },
+  '/api/token-search': { route: tokenSearchOpenApi, tag: 'Market data', name: 'tokenSearch' },
+  '/api/token-history': { route: tokenHistoryOpenApi, tag: 'Market data', name: 'tokenHistory' },
+  '/api/market-history': { route: marketHistoryOpenApi, tag: 'Market data', name: 'marketHistory' },
+  '/api/token-ohlcv': { route: tokenOhlcvOpenApi, tag: 'Market data', name: 'tokenOhlcv' },
+  '/api/stream': { route: streamOpenApi, tag: 'Market data', name: 'stream' },
+  '/api/launches': { route: launchesOpenApi, tag: 'Market data', name: 'launches' },
+  '/api/b20-skill': { route: b20SkillOpenApi, tag: 'Agents', name: 'b20Skill' },
+  '/api/mcp': { route: mcpOpenApi, tag: 'Agents', name: 'mcp' },
+  '/api/x402/deploy': { route: paidDeployOpenApi, tag: 'Agents', name: 'paidDeploy' },
+  '/api/health': { route: healthOpenApi, tag: 'Service', name: 'health' },
+  '/api/openapi': { route: openApiOpenApi, tag: 'Service', name: 'openApi' },
+  '/api/skill': { route: skillOpenApi, tag: 'Service', name: 'skill' },
+  '/api/llms': { route: llmsTxtOpenApi, tag: 'Service', name: 'llmsTxt' },
+  '/api/tick': { route: tickOpenApi, tag: 'Service', name: 'tick' },
 })
 
 /** The zod schemas the handlers use, under their component names: every use of one becomes a reference. */
@@ -218,16 +217,3 @@ export const buildOpenApiDocument: () => Json = perInstance(() =>
     ) as unknown as Json,
   ),
 )
-
-/** `GET /api/openapi`, as the document declares itself. */
-export const openApiRoute: ZodOpenApiPathItemObject = {
-  get: {
-    operationId: 'getOpenApi',
-    summary: 'This document (also at /openapi.json)',
-    description: 'This OpenAPI 3.1 document, generated from the zod schemas the handlers validate with.',
-    responses: {
-      '200': { description: 'OpenAPI 3.1', content: { 'application/json': { schema: { type: 'object' } } } },
-      '405': notAllowedAnswer,
-    },
-  },
-}

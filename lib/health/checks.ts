@@ -2,7 +2,6 @@ import { deployHistoryKeys, deployStoreKeys } from '../deploy/keys.js'
 import { countCapSlots } from '../deploy/pipeline/capWindow.js'
 import { listUnmined } from '../deploy/records/history.js'
 import type { DeployServices } from '../deploy/services.js'
-import type { HealthConfig } from '../platform/config.js'
 import { errorName } from '../platform/log.js'
 import { SERVICE_VERSION } from '../platform/version.js'
 import { parseCachedBody } from '../read/cache/cachedBody.js'
@@ -10,6 +9,7 @@ import { readKeys } from '../read/keys.js'
 import type { ReadServices } from '../read/services.js'
 import { tickKeys } from '../tick/keys.js'
 import { type LastTick, parseLastTick } from '../tick/lastTick.js'
+import type { HealthConfig } from './config.js'
 
 /**
  * What anyone may see: whether the service can answer, its version, how old the market data is, and how long ago the

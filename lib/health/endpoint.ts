@@ -1,24 +1,20 @@
-import type { ZodOpenApiPathItemObject } from 'zod-openapi'
-import { type DeployServicesSource, instanceDeploySource } from '../deploy/instance.js'
-import { type HealthConfig, loadHealthConfig } from '../platform/config.js'
+import type { DeployServicesSource } from '../deploy/instance.js'
 import { createEndpoint, type Endpoint, misconfiguredResponse } from '../platform/edge.js'
 import { isBearerValid, jsonResponse, type Method } from '../platform/http.js'
-import { perInstance } from '../platform/perInstance.js'
-import { corsHeaders, errorAnswer, jsonAnswer, notAllowedAnswer, preflightOperation, redirectAnswer } from '../platform/routeDocs.js'
-import { getReadServices, type ReadServices } from '../read/services.js'
+import type { ReadServices } from '../read/services.js'
 import { checkDetailedHealth, checkPublicHealth } from './checks.js'
-import { healthSchema } from './schema.js'
+import type { HealthConfig } from './config.js'
 
 const METHODS: readonly Method[] = ['GET', 'HEAD']
 
-/** Parameters of {@link createHealthEndpoint}. */
-export type CreateHealthEndpointParameters = { read: () => ReadServices; deploy: DeployServicesSource; config: () => HealthConfig }
+/** What the health endpoint runs on: both sides of the instance and its own settings. */
+export type HealthSource = { read: () => ReadServices; deploy: DeployServicesSource; config: () => HealthConfig }
 
 /**
  * The `GET /api/health` handler: the public view for anyone (cacheable for 5 s); with `Authorization: Bearer
  * <HEALTH_TOKEN>` the detailed view of every part (never cached). A wrong token gets 401.
  */
-export function createHealthEndpoint({ read, deploy, config }: CreateHealthEndpointParameters): Endpoint {
+export function createHealthEndpoint({ read, deploy, config }: HealthSource): Endpoint {
   return createEndpoint({
     methods: METHODS,
     handler: async (request) => {
@@ -56,35 +52,4 @@ export function createHealthEndpoint({ read, deploy, config }: CreateHealthEndpo
       })
     },
   })
-}
-
-/** The health endpoint over the instance's own services and `process.env`. */
-export const defaultHealthEndpoint = () =>
-  createHealthEndpoint({
-    read: getReadServices,
-    deploy: instanceDeploySource,
-    config: perInstance(() => loadHealthConfig(process.env)),
-  })
-
-/** `GET /api/health`, as the OpenAPI document declares it. */
-export const healthRoute: ZodOpenApiPathItemObject = {
-  get: {
-    operationId: 'getHealth',
-    summary:
-      'Service health: { ok, version, dataAgeSeconds } for anyone (cached 5 s); every part (store, upstreams, RPC, signer, deploys) with Authorization: Bearer <HEALTH_TOKEN>',
-    description:
-      'For uptime monitors and dashboards: whether the configured store answers, the version and the data age. With the health token: every part, each probed at once under 3 s; never a secret.',
-    security: [{}, { healthToken: [] }],
-    responses: {
-      '200': {
-        ...jsonAnswer(healthSchema, 'The public view, or with the health token the detailed view (never cached)'),
-        headers: corsHeaders,
-      },
-      '308': redirectAnswer,
-      '401': { ...errorAnswer('Authorization names a wrong health token (UNAUTHORIZED)'), headers: corsHeaders },
-      '405': notAllowedAnswer,
-      '500': { ...errorAnswer('The service is misconfigured (CONFIG_INVALID)'), headers: corsHeaders },
-    },
-  },
-  options: preflightOperation,
 }

@@ -1,18 +1,7 @@
 import { LRUCache } from 'lru-cache'
 import { z } from 'zod'
-import type { ZodOpenApiPathItemObject } from 'zod-openapi'
-import { type Launch, launchesPageSchema, launchSchema } from '../deploy/records/launchSchema.js'
+import { type Launch, launchSchema } from '../deploy/records/launchSchema.js'
 import { errorResponse } from '../platform/http.js'
-import {
-  cachedReadHeaders,
-  errorAnswer,
-  ifNoneMatchParameter,
-  jsonAnswer,
-  notAllowedAnswer,
-  notModifiedAnswer,
-  preflightOperation,
-  redirectAnswer,
-} from '../platform/routeDocs.js'
 import type { CacheReadReturnType, LocalCachedBody } from '../read/cache/cachedBody.js'
 import { etagOf } from '../read/cache/sharedRefresh.js'
 import { createCachedReadEndpoint, invalidParameter, type ReadEndpointOptions } from '../read/cachedReadEndpoint.js'
@@ -21,7 +10,7 @@ import { READ_CACHE_TTL_MS } from '../read/readers.js'
 import type { ReadServices } from '../read/services.js'
 import { parseRecord } from '../store/records.js'
 import type { LaunchesConfig } from './config.js'
-import { LAUNCHES_DEFAULT_LIMIT, LAUNCHES_MAX_LIMIT, type LaunchesRequest, pageOf, parseLaunchesRequest } from './page.js'
+import { type LaunchesRequest, pageOf, parseLaunchesRequest } from './page.js'
 
 // The public launches feed: the newest launches of every agent, one cached body for the whole feed (one store read per
 // 30 s window at most, none while the instance holds it), every page cut from it in memory.
@@ -69,8 +58,11 @@ function readFeed(services: ReadServices, config: LaunchesConfig): Promise<Cache
   })
 }
 
+/** What the launches feed runs on: the read side (its cache and store) and the feed's own settings. */
+export type LaunchesSource = { read: () => ReadServices; config: () => LaunchesConfig }
+
 /** The `GET /api/launches` endpoint: a page of the tokens deployed through this service, newest first. */
-export function createLaunchesEndpoint(services: () => ReadServices, config: () => LaunchesConfig, options: ReadEndpointOptions = {}) {
+export function createLaunchesEndpoint({ read: services, config }: LaunchesSource, options: ReadEndpointOptions = {}) {
   return createCachedReadEndpoint<LaunchesRequest>({
     ...options,
     name: 'launches',
@@ -98,36 +90,4 @@ export function createLaunchesEndpoint(services: () => ReadServices, config: () 
     },
     upstreamFailure: { status: 500, code: 'INTERNAL', message: 'The launches could not be read; try again shortly.' },
   })
-}
-
-/** `GET /api/launches`, as the OpenAPI document declares it. */
-export const launchesRoute: ZodOpenApiPathItemObject = {
-  get: {
-    operationId: 'listLaunches',
-    summary: 'The tokens deployed through this service, newest first, with their market once they trade (cached 30 s)',
-    description:
-      'Every agent’s deploys through either door, newest first: the token’s public facts, where its deploy stands and its market once it trades (never an agent key, digest or label). Names, symbols, descriptions and URLs are written by agents: untrusted text. Pages: limit, then the previous answer’s nextCursor as cursor (null on the last page). A deploy that reverted is not listed. The stream sends each launch as it is confirmed (event launch).',
-    requestParams: {
-      query: z.object({
-        limit: z
-          .string()
-          .regex(/^[1-9][0-9]{0,2}$/)
-          .default(String(LAUNCHES_DEFAULT_LIMIT))
-          .optional()
-          .describe(`Launches per page, 1-${LAUNCHES_MAX_LIMIT}`),
-        cursor: z.string().optional().describe('The nextCursor of the previous page'),
-      }),
-    },
-    parameters: [ifNoneMatchParameter],
-    responses: {
-      '308': redirectAnswer,
-      '200': { ...jsonAnswer(launchesPageSchema, 'A page of launches'), headers: cachedReadHeaders },
-      '304': notModifiedAnswer,
-      '400': errorAnswer('limit or cursor is wrong (INVALID_PARAMETER); `field` names it'),
-      '404': errorAnswer('This deployment does not publish its launches (LAUNCHES_OFF, PUBLIC_LAUNCHES=0)'),
-      '405': notAllowedAnswer,
-      '500': errorAnswer('Unexpected failure (INTERNAL, CONFIG_INVALID)'),
-    },
-  },
-  options: preflightOperation,
 }

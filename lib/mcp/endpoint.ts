@@ -15,7 +15,7 @@ import { SERVICE_VERSION } from '../platform/version.js'
 import { type JsonObject, type ReadEndpointName, summarize, TOOLS, type ToolDefinition, toolInputJsonSchema } from './tools.js'
 
 /** What the MCP server calls: the read endpoints' handlers (cache, throttling and all) and the deploy actions. */
-export type McpDependencies = Record<ReadEndpointName, (request: Request) => Response | Promise<Response>> & {
+export type McpSource = Record<ReadEndpointName, (request: Request) => Response | Promise<Response>> & {
   deploy: DeployServicesSource
   /** Which browser origins may call (default: from the environment once, {@link loadMcpOriginPolicy}). */
   origins?: () => OriginPolicy
@@ -63,7 +63,7 @@ type CallParameters = {
   name: string
   args: Record<string, unknown>
   request: Request
-  dependencies: McpDependencies
+  dependencies: McpSource
   /** The verdict on the request's agent key, asked only by a tool that needs it (the agent-key middleware). */
   agentKey: () => Promise<AgentVerdict>
 }
@@ -90,7 +90,7 @@ async function callReadTool(
   read: NonNullable<ToolDefinition['read']>,
   args: Record<string, unknown>,
   request: Request,
-  dependencies: McpDependencies,
+  dependencies: McpSource,
 ) {
   const parsed = tool.input.safeParse(args)
   if (!parsed.success) return invalidArguments(parsed.error)
@@ -120,7 +120,7 @@ const listedTools = perInstance(() =>
 )
 
 /** One stateless MCP server for one HTTP request: the tools, answering through `dependencies`. */
-function createServer(request: Request, dependencies: McpDependencies, agentKey: () => Promise<AgentVerdict>): Server {
+function createServer(request: Request, dependencies: McpSource, agentKey: () => Promise<AgentVerdict>): Server {
   const server = new Server(
     { name: 'base-control-room', version: SERVICE_VERSION },
     { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
@@ -143,7 +143,7 @@ function createServer(request: Request, dependencies: McpDependencies, agentKey:
  * DNS rebinding): a browser page from an origin that is not allowed is refused before any tool runs. Stateless: no
  * server-to-client stream (GET), no session to end (DELETE); POST alone is served.
  */
-export function createMcpEndpoint(dependencies: McpDependencies): Endpoint {
+export function createMcpEndpoint(dependencies: McpSource): Endpoint {
   const gate = originGate({
     policy: dependencies.origins ?? (() => loadMcpOriginPolicy(process.env)),
     allowMethods: ['POST', 'OPTIONS'],

@@ -15,7 +15,7 @@ const toolNames = (needsAgentKey: boolean) =>
     .join(', ')
 
 /** `POST /api/mcp`, as the OpenAPI document declares it (its handler is `createMcpEndpoint` in `server.ts`). */
-export const mcpRoute: ZodOpenApiPathItemObject = {
+export const mcpOpenApi: ZodOpenApiPathItemObject = {
   post: {
     operationId: 'mcp',
     summary: `Model Context Protocol over Streamable HTTP (stateless, JSON answers). Tools: ${toolNames(false)}, keyless; ${toolNames(true)}, with the agent key as X-Service-Key or Authorization: Bearer`,

@@ -18,7 +18,7 @@ export const ASSET_DECIMALS = 6
 /** Configuration of the paid door, `POST /api/x402/deploy`. */
 export type PaymentsConfig = {
   /** Why paid deploys are off (which variables are missing, never their values); null when they are on. */
-  off: string | null
+  offReason: string | null
   /** The price per deploy as the operator wrote it, in whole tokens (`"1.00"`). */
   price: string
   /** The price in the asset's base units, as x402's `amount` says it (`"1000000"`). */
@@ -105,7 +105,7 @@ export function loadPaymentsConfig(env: Environment, deploy: DeployConfig): Paym
   const isUsdc = assetAddress.toLowerCase() === usdc.address.toLowerCase()
   const price = parsed.X402_PRICE ?? '0'
   return {
-    off: missing.length > 0 ? `${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} not set` : null,
+    offReason: missing.length > 0 ? `${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} not set` : null,
     price,
     amount: baseUnitsOf(price),
     facilitatorUrl: parsed.X402_FACILITATOR_URL ?? '',

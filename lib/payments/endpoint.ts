@@ -14,10 +14,10 @@ import { takeSlots } from '../store/slidingLog.js'
 import { createLocalThrottle } from '../store/throttle.js'
 import { type DoorAnswer, domainAnswer, doorError, paymentRequiredAnswer } from './answers.js'
 import type { PaymentsConfig } from './config.js'
+import type { PaymentsSource } from './instance.js'
 import { paymentKeys } from './keys.js'
 import { decodePaymentHeader } from './payload.js'
 import { paymentRequirementsOf } from './requirements.js'
-import type { PaymentsSource } from './source.js'
 
 // POST /api/x402/deploy: the paid door. Off unless configured (404). Every request is throttled per client (RateLimit
 // headers on every answer). A receipt is free. A deploy is checked first (an invalid intent is never asked to pay),
@@ -68,12 +68,12 @@ export function createPaidDeployEndpoint(source: PaymentsSource): Endpoint {
         if (!(error instanceof ConfigError)) throw error
         return reply({ status: 500, body: { ok: false, ...misconfigured('x402-deploy', error) }, headers: {} })
       }
-      if (config.off)
+      if (config.offReason)
         return reply(
           doorError(
             404,
             'PAID_DEPLOYS_OFF',
-            `Paid deploys are off on this deployment (${config.off}); agents with a key use /api/b20-skill.`,
+            `Paid deploys are off on this deployment (${config.offReason}); agents with a key use /api/b20-skill.`,
           ),
         )
       const share = await throttle(source, config, request)

@@ -25,7 +25,7 @@ const header = (description: string, required = false) => ({ description, requir
 const paidDeployRequestSchema = agentDeploySchema.partial({ action: true })
 
 /** The paid door's route. */
-export const paidDeployRoute: ZodOpenApiPathItemObject = {
+export const paidDeployOpenApi: ZodOpenApiPathItemObject = {
   post: {
     operationId: 'paidDeploy',
     summary: 'Deploy a B20 token paid per call with x402 (USDC, no key), or read a paid deploy’s receipt (free)',

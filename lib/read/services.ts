@@ -1,10 +1,9 @@
 import { waitUntil } from '@vercel/functions'
 import { realSleep, type Sleep } from '../platform/clock.js'
-import { type Environment, loadReadConfig } from '../platform/config.js'
+import type { Environment } from '../platform/config.js'
 import { createLogger, type Logger } from '../platform/log.js'
-import { perInstance } from '../platform/perInstance.js'
-import { createMemoryStore, instanceMemoryStore } from '../store/memory.js'
-import { createLocalSlidingLogs } from '../store/slidingLog.js'
+import { createMemoryStore } from '../store/memory.js'
+import { createSlidingLogStore } from '../store/slidingLog.js'
 import { createThrottle, type Throttle } from '../store/throttle.js'
 import type { Store } from '../store/types.js'
 import { createUpstashStore } from '../store/upstash.js'
@@ -12,6 +11,7 @@ import { createDexScreenerClient, type DexScreenerClient } from '../upstream/dex
 import { createGeckoTerminalClient, type GeckoTerminalClient } from '../upstream/geckoterminal.js'
 import { createSharedRequestBudget, DEXSCREENER_REQUESTS_PER_MINUTE, reserveSlots } from '../upstream/sharedBudget.js'
 import { createReadCache, type ReadCache } from './cache/readCache.js'
+import { loadReadConfig } from './config.js'
 import { GECKO_CANDLE_CALLS_CEILING } from './geckoShares.js'
 import { readKeys } from './keys.js'
 
@@ -86,7 +86,7 @@ export function createReadServices(parameters: CreateReadServicesParameters = {}
   // Every DexScreener attempt, retries included, takes a slot of one rolling minute shared by all instances.
   const whole = { key: keys.dexScreenerBudget, perMinute: DEXSCREENER_REQUESTS_PER_MINUTE }
   // While the store is down, the budgets hold in this process, over windows the whole and its share both count in.
-  const local = createLocalSlidingLogs(now)
+  const local = createSlidingLogStore(now)
   const admit = createSharedRequestBudget({ store, ...whole, logger, now, local })
   const upstream = parameters.upstream ?? createDexScreenerClient({ baseUrl: config.dexscreenerBaseUrl, admit })
   // Searches are anonymous and unbounded in variety: they get their own share of the minute, taken with the whole.
@@ -173,8 +173,3 @@ export function createReadServices(parameters: CreateReadServicesParameters = {}
     describe: `store: ${storeLabel}, upstream: ${config.dexscreenerBaseUrl}, discovery: ${config.geckoTerminalBaseUrl ?? 'off'}`,
   }
 }
-
-/** The instance's read services, built from `process.env` on first use (without Redis: the instance's own store). */
-export const getReadServices: () => ReadServices = perInstance(() =>
-  createReadServices({ store: loadReadConfig(process.env).redis ? undefined : instanceMemoryStore() }),
-)

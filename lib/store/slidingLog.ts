@@ -120,10 +120,10 @@ export async function countSlots(store: Store, { key, windowMs, now }: Omit<Slid
 }
 
 /**
- * A store of its own in this process for sliding logs that are not shared (a budget's fallback, the in-process
+ * An in-process store of its own for sliding logs that are not shared (a budget's fallback, the in-process
  * throttle): the same script, run by its in-process steps, on the caller's clock. `maxEntries` bounds how many
  * windows it keeps (the least recently written goes first).
  */
-export function createLocalSlidingLogs(now: () => number, maxEntries?: number): Store {
+export function createSlidingLogStore(now: () => number, maxEntries?: number): Store {
   return createMemoryStore({ now, maxEntries })
 }

@@ -1,5 +1,5 @@
 import { Ratelimit } from '@upstash/ratelimit'
-import { createLocalSlidingLogs, takeSlots } from './slidingLog.js'
+import { createSlidingLogStore, takeSlots } from './slidingLog.js'
 import { type Store, StoreError } from './types.js'
 import type { UpstashStore } from './upstash.js'
 
@@ -63,7 +63,7 @@ function createUpstashThrottle({ redis, timeoutMs }: UpstashStore): Throttle {
  * least recently admitted goes first).
  */
 export function createLocalThrottle(now: () => number = Date.now): Throttle {
-  const logs = createLocalSlidingLogs(now)
+  const logs = createSlidingLogStore(now)
   let requests = 0
   return {
     async limit({ key, limit, windowMs }) {

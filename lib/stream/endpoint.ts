@@ -1,23 +1,20 @@
-import type { ZodOpenApiPathItemObject } from 'zod-openapi'
-import { type LaunchesConfig, loadLaunchesConfig } from '../launches/config.js'
+import type { LaunchesConfig } from '../launches/config.js'
 import { clientAddress } from '../platform/clientAddress.js'
 import { createEndpoint, type Endpoint, misconfiguredResponse } from '../platform/edge.js'
 import { errorResponse } from '../platform/http.js'
 import { errorName } from '../platform/log.js'
-import { perInstance } from '../platform/perInstance.js'
 import { rateLimitHeaders } from '../platform/rateLimitHeaders.js'
-import { corsHeaders, errorAnswer, notAllowedAnswer, preflightOperation, redirectAnswer, retryAfterHeaders } from '../platform/routeDocs.js'
-import { getReadServices, type ReadServices } from '../read/services.js'
+import type { ReadServices } from '../read/services.js'
 import { openBoundedSink } from './boundedSink.js'
-import { loadStreamConfig, type StreamConfig } from './config.js'
+import type { StreamConfig } from './config.js'
 import { type ControlRoomFeed, createControlRoomFeed, RETRY_FRAME, type Schedule } from './controlRoomFeed.js'
 import { launchWatch } from './launchWatch.js'
 
 /** Seconds a refused client is told to wait: about when a stream of its own ends and frees a place. */
 const FULL_RETRY_AFTER_SECONDS = 30
 
-/** Parameters of {@link createStreamEndpoint}. */
-export type CreateStreamEndpointParameters = {
+/** What the stream runs on: the read side, its own settings and the launches feed's (plus the timers tests hand in). */
+export type StreamSource = {
   read: () => ReadServices
   config: () => StreamConfig
   /** Whether launches are public, and their chain: then every stream gets a `launch` event per confirmed deploy. */
@@ -32,7 +29,7 @@ export type CreateStreamEndpointParameters = {
  * from its own copy (`createControlRoomFeed`); a client holds at most `maxPerClient` streams on an instance (429
  * past it), an instance at most `maxPerInstance` (503), and every stream ends cleanly after `maxSeconds`.
  */
-export function createStreamEndpoint(parameters: CreateStreamEndpointParameters): Endpoint {
+export function createStreamEndpoint(parameters: StreamSource): Endpoint {
   const { read, config, launches, schedule, heartbeatSeconds } = parameters
   const feeds = new WeakMap<ReadServices, ControlRoomFeed>()
   const perClient = new Map<string, number>()
@@ -117,72 +114,4 @@ export function createStreamEndpoint(parameters: CreateStreamEndpointParameters)
 function deadlineTimer(run: () => void, ms: number): () => void {
   const timer = setTimeout(run, ms)
   return () => clearTimeout(timer)
-}
-
-/** The stream endpoint over the instance's own services and `process.env`. */
-export const defaultStreamEndpoint = () =>
-  createStreamEndpoint({
-    read: getReadServices,
-    config: perInstance(() => loadStreamConfig(process.env)),
-    launches: perInstance(() => loadLaunchesConfig(process.env)),
-  })
-
-/** `GET /api/stream`, as the OpenAPI document declares it. */
-export const streamRoute: ZodOpenApiPathItemObject = {
-  get: {
-    operationId: 'streamControlRoom',
-    summary: 'The control room as Server-Sent Events: the body of GET /api/control-room at once, then each time it changes',
-    description:
-      'A keyless, CORS-open event stream. It starts with `retry: 3000`, then one `control-room` event whose `data:` line is ' +
-      'exactly the body GET /api/control-room serves and whose `id:` is that body’s ETag without quotes. Each new body ' +
-      '(every 30 s while the market moves) is a new event; a `: heartbeat` comment goes out every 15 s. The stream ends ' +
-      'cleanly after STREAM_MAX_SECONDS (default 280), and EventSource reconnects by itself: with `Last-Event-ID` equal ' +
-      'to the current id it gets no repeated body, only heartbeats until the next change. While PUBLIC_LAUNCHES is on, a ' +
-      '`launch` event (no id; its data one entry as GET /api/launches lists it) follows within 5 s each deploy the ' +
-      'service learns is confirmed, on every instance.',
-    parameters: [
-      {
-        name: 'Last-Event-ID',
-        in: 'header',
-        required: false,
-        description: 'The id of the last event received (EventSource sends it on reconnect)',
-        schema: { type: 'string' },
-      },
-    ],
-    responses: {
-      '308': redirectAnswer,
-      '200': {
-        description: 'The event stream',
-        headers: {
-          ...corsHeaders,
-          RateLimit: { description: '"stream";r=<streams this client may still open>;t=0', required: true, schema: { type: 'string' } },
-          'RateLimit-Policy': { description: '"stream";q=<STREAM_MAX_PER_CLIENT>', required: true, schema: { type: 'string' } },
-        },
-        content: {
-          'text/event-stream': {
-            schema: { type: 'string' },
-            example:
-              'retry: 3000\n\nevent: control-room\nid: 5f2c9a…\ndata: {"liveActivity":[…],"trending":[…],"stats":{…},"commentary":"…"}\n\n: heartbeat\n\nevent: launch\ndata: {"address":"0xB2…","name":"Example Token","symbol":"EXT",…,"status":"confirmed","market":null}\n\n',
-          },
-        },
-      },
-      '405': notAllowedAnswer,
-      '429': {
-        ...errorAnswer('This client holds STREAM_MAX_PER_CLIENT streams already (RATE_LIMITED)'),
-        headers: {
-          ...retryAfterHeaders,
-          RateLimit: { description: '"stream";r=0;t=<seconds>', required: true, schema: { type: 'string' } },
-          'RateLimit-Policy': { description: '"stream";q=<STREAM_MAX_PER_CLIENT>', required: true, schema: { type: 'string' } },
-        },
-      },
-      '500': errorAnswer('Unexpected failure (INTERNAL, CONFIG_INVALID)'),
-      '503': {
-        ...errorAnswer(
-          'The instance holds STREAM_MAX_PER_INSTANCE streams (STREAMS_FULL), or no market data could be had yet (UPSTREAM_UNAVAILABLE)',
-        ),
-        headers: retryAfterHeaders,
-      },
-    },
-  },
-  options: preflightOperation,
 }

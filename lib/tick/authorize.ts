@@ -1,5 +1,5 @@
-import type { TickConfig } from '../platform/config.js'
 import { isBearerValid } from '../platform/http.js'
+import type { TickConfig } from './config.js'
 
 /** Who may call the tick: Vercel Cron (a bearer secret) or Upstash QStash (a signed request). */
 export type TickCaller = 'vercel-cron' | 'qstash'

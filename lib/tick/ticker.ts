@@ -44,14 +44,14 @@ export function startTicker({ intervalSeconds, run, logger, firstDelayMs = 1000 
  * `TICK_INTERVAL_SECONDS` apart (0: off). Answers `stop`, and the interval in use.
  */
 export async function startInProcessTicker(env = process.env): Promise<{ stop: () => void; intervalSeconds: number }> {
-  const [{ loadTickConfig }, { getReadServices }, { instanceDeploySource }, { runTick }] = await Promise.all([
-    import('../platform/config.js'),
-    import('../read/services.js'),
+  const [{ loadTickConfig }, { instanceReadSource }, { instanceDeploySource }, { runTick }] = await Promise.all([
+    import('./config.js'),
+    import('../read/instance.js'),
     import('../deploy/instance.js'),
     import('./runTick.js'),
   ])
   const { intervalSeconds } = loadTickConfig(env)
-  const read = getReadServices()
+  const read = instanceReadSource()
   const stop = startTicker({
     intervalSeconds,
     logger: read.logger,

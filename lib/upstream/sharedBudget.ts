@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { errorName, type Logger } from '../platform/log.js'
-import { createLocalSlidingLogs, type SlidingWindow, takeSlots } from '../store/slidingLog.js'
+import { createSlidingLogStore, type SlidingWindow, takeSlots } from '../store/slidingLog.js'
 import type { Store } from '../store/types.js'
 
 /** DexScreener requests the whole service may send in any rolling minute (its limit is 300). */
@@ -45,7 +45,7 @@ export type CreateSharedRequestBudgetParameters = {
  */
 export function createSharedRequestBudget(parameters: CreateSharedRequestBudgetParameters): () => Promise<boolean> {
   const { store, key, perMinute, logger, now = Date.now, within } = parameters
-  const local = parameters.local ?? createLocalSlidingLogs(now)
+  const local = parameters.local ?? createSlidingLogStore(now)
   const windows: SlidingWindow[] = [{ key, limit: perMinute, windowMs: MINUTE_MS }]
   if (within) windows.push({ key: within.key, limit: within.perMinute, windowMs: MINUTE_MS })
   let lastWarning = Number.NEGATIVE_INFINITY

@@ -3,19 +3,19 @@ import type { Browser, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { type RunningServer, startServer, vercelRouting } from '../../dev/server.js'
 import { instanceDeploySource } from '../../lib/deploy/instance.js'
+import { loadHealthConfig } from '../../lib/health/config.js'
 import { createHealthEndpoint } from '../../lib/health/endpoint.js'
 import { loadLaunchesConfig } from '../../lib/launches/config.js'
 import { createLaunchesEndpoint } from '../../lib/launches/endpoint.js'
 import type { ControlRoom } from '../../lib/market/types.js'
-import { loadHealthConfig } from '../../lib/platform/config.js'
 import { silentLogger } from '../../lib/platform/log.js'
 import {
   createControlRoomEndpoint,
   createMarketHistoryEndpoint,
   createTokenHistoryEndpoint,
+  createTokenOhlcvEndpoint,
   createTokenSearchEndpoint,
 } from '../../lib/read/endpoint.js'
-import { createTokenOhlcvEndpoint } from '../../lib/read/ohlcvEndpoint.js'
 import { createReadServices, type ReadServices } from '../../lib/read/services.js'
 import { createMemoryStore } from '../../lib/store/memory.js'
 import { loadStreamConfig } from '../../lib/stream/config.js'
@@ -164,10 +164,7 @@ describe('the dashboard page', () => {
         'token-history': createTokenHistoryEndpoint(() => services),
         'market-history': createMarketHistoryEndpoint(() => services),
         'token-ohlcv': createTokenOhlcvEndpoint(() => services),
-        launches: createLaunchesEndpoint(
-          () => services,
-          () => loadLaunchesConfig({}),
-        ),
+        launches: createLaunchesEndpoint({ read: () => services, config: () => loadLaunchesConfig({}) }),
         health: createHealthEndpoint({ read: () => services, deploy: instanceDeploySource, config: () => loadHealthConfig({}) }),
         stream: createStreamEndpoint({ read: () => services, config: () => loadStreamConfig({}), launches: () => loadLaunchesConfig({}) }),
       },

@@ -7,19 +7,19 @@ import { type RunningServer, startServer, vercelRouting } from '../../dev/server
 import { instanceDeploySource } from '../../lib/deploy/instance.js'
 import { launchSignalKey } from '../../lib/deploy/keys.js'
 import { announceLaunch } from '../../lib/deploy/records/launchSignal.js'
+import { loadHealthConfig } from '../../lib/health/config.js'
 import { createHealthEndpoint } from '../../lib/health/endpoint.js'
 import { loadLaunchesConfig } from '../../lib/launches/config.js'
 import { createLaunchesEndpoint } from '../../lib/launches/endpoint.js'
 import type { ControlRoom } from '../../lib/market/types.js'
-import { loadHealthConfig } from '../../lib/platform/config.js'
 import { silentLogger } from '../../lib/platform/log.js'
 import {
   createControlRoomEndpoint,
   createMarketHistoryEndpoint,
   createTokenHistoryEndpoint,
+  createTokenOhlcvEndpoint,
   createTokenSearchEndpoint,
 } from '../../lib/read/endpoint.js'
-import { createTokenOhlcvEndpoint } from '../../lib/read/ohlcvEndpoint.js'
 import { createReadServices, type ReadServices } from '../../lib/read/services.js'
 import { createMemoryStore } from '../../lib/store/memory.js'
 import { loadStreamConfig } from '../../lib/stream/config.js'
@@ -95,7 +95,7 @@ describe('the token page (candles from lightweight-charts) and New launches', ()
         'token-history': createTokenHistoryEndpoint(() => services),
         'market-history': createMarketHistoryEndpoint(() => services),
         'token-ohlcv': createTokenOhlcvEndpoint(() => services),
-        launches: createLaunchesEndpoint(() => services, launches),
+        launches: createLaunchesEndpoint({ read: () => services, config: launches }),
         health: createHealthEndpoint({ read: () => services, deploy: instanceDeploySource, config: () => loadHealthConfig({}) }),
         stream: createStreamEndpoint({ read: () => services, config: () => loadStreamConfig({}), launches }),
       },

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { openApiEndpoint } from '../../lib/docs/openapiHandler.js'
+import { createOpenApiEndpoint } from '../../lib/docs/endpoint.js'
 import { type FakeDexScreener, startFakeDexScreener } from '../support/fakeDexScreener.js'
 import { type NpmStart, startNpmStart } from '../support/npmStart.js'
 import { lintWithRedocly, lintWithSpectral } from '../support/openapiLinters.js'
@@ -23,7 +23,7 @@ function run(args: string[], cwd = ROOT): Promise<{ status: number; stdout: stri
 describe('the served OpenAPI document and standard tools', () => {
   let served: { paths: Record<string, Record<string, { security?: unknown }>> }
   beforeAll(async () => {
-    served = (await (await openApiEndpoint.fetch(new Request('http://x/api/openapi'))).json()) as typeof served
+    served = (await (await createOpenApiEndpoint().fetch(new Request('http://x/api/openapi'))).json()) as typeof served
   })
 
   it('passes Redocly’s recommended ruleset with no error and no warning', async () => {

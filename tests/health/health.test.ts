@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished } from 'vitest'
 import { deployServicesFrom } from '../../lib/deploy/instance.js'
+import { loadHealthConfig } from '../../lib/health/config.js'
 import { createHealthEndpoint } from '../../lib/health/endpoint.js'
-import { loadHealthConfig } from '../../lib/platform/config.js'
 import { tickKeys } from '../../lib/tick/keys.js'
 import { runTick } from '../../lib/tick/runTick.js'
 import { type DeployStack, startDeployStack } from '../support/deployStack.js'

@@ -45,13 +45,7 @@ describe('the launches feed and the stream’s launch event, across instances', 
       launches: () => launches,
       schedule: timers.schedule,
     })
-    const feed = withOpenApiCheck(
-      '/api/launches',
-      createLaunchesEndpoint(
-        () => services,
-        () => launches,
-      ),
-    )
+    const feed = withOpenApiCheck('/api/launches', createLaunchesEndpoint({ read: () => services, config: () => launches }))
     const launchesPage = async (query = '') => {
       const response = await feed(new Request(`https://svc.test/api/launches${query}`))
       return {

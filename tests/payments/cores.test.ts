@@ -29,13 +29,13 @@ const load = (env: Record<string, string>) => loadPaymentsConfig(env, loadDeploy
 
 describe('the paid door configuration', () => {
   it('is off, saying which variables are missing, unless price, facilitator and signer are all set', () => {
-    expect(load({}).off).toBe('X402_PRICE, X402_FACILITATOR_URL, KMS_KEY_ID are not set')
-    expect(load({ X402_PRICE: '1', KMS_KEY_ID: 'k', AWS_REGION: 'us-east-1', SIGNER_ADDRESS: SIGNER }).off).toBe(
+    expect(load({}).offReason).toBe('X402_PRICE, X402_FACILITATOR_URL, KMS_KEY_ID are not set')
+    expect(load({ X402_PRICE: '1', KMS_KEY_ID: 'k', AWS_REGION: 'us-east-1', SIGNER_ADDRESS: SIGNER }).offReason).toBe(
       'X402_FACILITATOR_URL is not set',
     )
     const config = load({ ...on, SIGNER_ADDRESS: SIGNER })
     expect(config).toMatchObject({
-      off: null,
+      offReason: null,
       price: '1.50',
       amount: '1500000',
       payTo: SIGNER,

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { parseQuery } from '../../lib/market/search.js'
-import { ConfigError, loadPublicOrigin, loadReadConfig } from '../../lib/platform/config.js'
+import { ConfigError, loadPublicOrigin } from '../../lib/platform/config.js'
 import { matchesEtag } from '../../lib/platform/http.js'
 import { createLogger, publicErrorMessage, registerSecretUrl } from '../../lib/platform/log.js'
+import { loadReadConfig } from '../../lib/read/config.js'
 import { parseRetryAfter } from '../../lib/upstream/dexscreener.js'
 
 describe('loadPublicOrigin', () => {

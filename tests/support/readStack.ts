@@ -4,10 +4,10 @@ import {
   createControlRoomEndpoint,
   createMarketHistoryEndpoint,
   createTokenHistoryEndpoint,
+  createTokenOhlcvEndpoint,
   createTokenSearchEndpoint,
 } from '../../lib/read/endpoint.js'
 import { readKeys } from '../../lib/read/keys.js'
-import { createTokenOhlcvEndpoint } from '../../lib/read/ohlcvEndpoint.js'
 import { createReadServices, type ReadServices } from '../../lib/read/services.js'
 import { createMemoryStore } from '../../lib/store/memory.js'
 import type { Store } from '../../lib/store/types.js'

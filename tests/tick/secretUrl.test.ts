@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { deployServicesFrom } from '../../lib/deploy/instance.js'
+import { loadHealthConfig } from '../../lib/health/config.js'
 import { createHealthEndpoint } from '../../lib/health/endpoint.js'
-import { loadHealthConfig } from '../../lib/platform/config.js'
 import { createLogger } from '../../lib/platform/log.js'
 import { createReadServices, type ReadServices } from '../../lib/read/services.js'
 import { runTick } from '../../lib/tick/runTick.js'

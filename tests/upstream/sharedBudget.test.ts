@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { createLogger, silentLogger } from '../../lib/platform/log.js'
 import { createMemoryStore } from '../../lib/store/memory.js'
-import { createLocalSlidingLogs } from '../../lib/store/slidingLog.js'
+import { createSlidingLogStore } from '../../lib/store/slidingLog.js'
 import type { Store } from '../../lib/store/types.js'
 import { createUpstashStore } from '../../lib/store/upstash.js'
 import { createSharedRequestBudget } from '../../lib/upstream/sharedBudget.js'
@@ -51,7 +51,7 @@ describe('the upstream budget while the shared store is unreachable', () => {
     const now = () => clock.now
     const lines: string[] = []
     const logger = createLogger({ write: (line) => lines.push(line), now })
-    const local = createLocalSlidingLogs(now)
+    const local = createSlidingLogStore(now)
     const whole = createSharedRequestBudget({ store, key: `${prefix}whole`, perMinute: 5, logger, now, local })
     const within = { key: `${prefix}whole`, perMinute: 5 }
     const search = createSharedRequestBudget({ store, key: `${prefix}share`, perMinute: 3, logger, now, within, local })
