@@ -3,14 +3,14 @@
 // token names and symbols are untrusted third-party text. Charts are hand-drawn SVG, but for the token page's candles
 // (lightweight-charts, loaded only when a token page opens).
 import { loadAll, onRoomDrawn, startPolling } from './modules/data.js'
-import { openRoutedToken, showRoomOnTokenPage, wireDetailPanel } from './modules/panel.js'
 import { wireSearch } from './modules/search.js'
 import { byId } from './modules/state.js'
 import { onSort, watchTableInView } from './modules/table.js'
+import { openRoutedToken, showRoomOnTokenPage, wireTokenPage } from './modules/tokenPage.js'
 
 watchTableInView()
 byId('tokens').querySelector('thead')?.addEventListener('click', onSort)
-wireDetailPanel()
+wireTokenPage()
 wireSearch()
 byId('refresh').addEventListener('click', () => void loadAll())
 onRoomDrawn(showRoomOnTokenPage)

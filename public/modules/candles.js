@@ -1,11 +1,11 @@
 // The token page's candles: TradingView's lightweight-charts (Apache-2.0), loaded only when a token page opens, drawing
 // /api/token-ohlcv's candles and volume; the candle still open follows the price each new room brings.
 import { price, usd } from './format.js'
-import { byId } from './state.js'
+import { byId, state } from './state.js'
 
 /** @typedef {import('./state.js').TokenOhlcv} TokenOhlcv */
 /** @typedef {typeof import('lightweight-charts')} Charts */
-/** @typedef {{ time: number, open: number, high: number, low: number, close: number }} Bar */
+/** @typedef {import('./state.js').Bar} Bar */
 
 /** The library's own file, served as its package ships it (a test holds it byte for byte). */
 const LIBRARY_URL = '/vendor/lightweight-charts.standalone.production.mjs'
@@ -28,28 +28,18 @@ export const TIMEFRAMES = {
   '1d': { timeframe: 'day', aggregate: 1, limit: 365, seconds: 86_400 },
 }
 
-/** @type {Promise<Charts> | null} */
-let library = null
-
 /**
  * The chart library, loaded once, on the first token page.
  * @returns {Promise<Charts>}
  */
 function loadLibrary() {
-  library ??= /** @type {Promise<Charts>} */ (import(LIBRARY_URL)).catch((error) => {
-    library = null
+  const page = state.tokenPage
+  page.chartLibrary ??= /** @type {Promise<Charts>} */ (import(LIBRARY_URL)).catch((error) => {
+    page.chartLibrary = null
     throw error
   })
-  return library
+  return page.chartLibrary
 }
-
-/**
- * What is on screen: the chart, its two series, the token, the timeframe, and the candle still open (the live one).
- * @type {{ chart: import('lightweight-charts').IChartApi, candles: import('lightweight-charts').ISeriesApi<'Candlestick'>, volume: import('lightweight-charts').ISeriesApi<'Histogram'>, address: string, frame: string, last: Bar | null } | null}
- */
-let shown = null
-/** Counts loads, so an answer for a token or timeframe no longer shown is dropped. */
-let loads = 0
 
 /**
  * The legend: the last candle's open, high, low and close, as text a reader (and a screen reader) can see.
@@ -69,7 +59,7 @@ function showLegend(bar) {
 function showNote(note, count = '') {
   const holder = byId('candle-chart')
   holder.dataset.candles = count
-  holder.setAttribute('aria-label', `Candles and volume of the token, ${shown?.frame ?? ''}: ${note}`)
+  holder.setAttribute('aria-label', `Candles and volume of the token, ${state.tokenPage.candleChart?.frame ?? ''}: ${note}`)
   byId('candle-note').textContent = note
 }
 
@@ -130,7 +120,7 @@ function linkPool(body) {
  * @param {string} frame one of {@link TIMEFRAMES}
  */
 export async function showCandles(address, frame) {
-  const load = ++loads
+  const load = ++state.tokenPage.candleLoads
   const size = TIMEFRAMES[frame] ?? HOURLY
   for (const button of byId('candle-frames').querySelectorAll('button'))
     button.setAttribute('aria-pressed', String(button.dataset.frame === frame))
@@ -141,8 +131,10 @@ export async function showCandles(address, frame) {
       loadLibrary(),
       fetch(`/api/token-ohlcv?${query}`, { headers: { accept: 'application/json' } }),
     ])
-    if (load !== loads) return
-    if (!shown || shown.address !== address) shown = { ...newChart(charts), address, frame, last: null }
+    if (load !== state.tokenPage.candleLoads) return
+    const page = state.tokenPage
+    if (!page.candleChart || page.candleChart.address !== address) page.candleChart = { ...newChart(charts), address, frame, last: null }
+    const shown = page.candleChart
     shown.frame = frame
     if (!response.ok) {
       shown.candles.setData([])
@@ -155,7 +147,7 @@ export async function showCandles(address, frame) {
       )
     }
     const body = /** @type {TokenOhlcv} */ (await response.json())
-    if (load !== loads) return
+    if (load !== state.tokenPage.candleLoads) return
     linkPool(body)
     const rows = [...body.ohlcv].reverse()
     shown.candles.setData(
@@ -183,7 +175,7 @@ export async function showCandles(address, frame) {
       String(rows.length),
     )
   } catch {
-    if (load === loads) showNote('Candles unavailable: the service could not be reached.', '0')
+    if (load === state.tokenPage.candleLoads) showNote('Candles unavailable: the service could not be reached.', '0')
   }
 }
 
@@ -195,6 +187,7 @@ export async function showCandles(address, frame) {
  * @param {number} atMs when the price was fetched (the room's `stats.ts`: the service's clock, not the device's)
  */
 export function takeLivePrice(address, priceUsd, atMs) {
+  const shown = state.tokenPage.candleChart
   if (!shown || shown.address !== address || priceUsd === null) return
   const close = Number(priceUsd)
   if (!Number.isFinite(close) || close <= 0) return
@@ -229,9 +222,10 @@ export function showNoCandles(why) {
 
 /** Forgets the chart when the token page closes (the next page draws its own). */
 export function closeCandles() {
-  loads++
-  shown?.chart.remove()
-  shown = null
+  const page = state.tokenPage
+  page.candleLoads++
+  page.candleChart?.chart.remove()
+  page.candleChart = null
   byId('candle-chart').replaceChildren()
   delete byId('candle-legend').dataset.live
 }

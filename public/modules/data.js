@@ -13,10 +13,6 @@ import { renderSummary, renderTable, renderTrending } from './table.js'
  */
 export const getJson = (path) => fetch(path, { cache: 'no-cache', headers: { accept: 'application/json' } })
 
-let firstLoad = true
-/** ETags of the bodies on screen. */
-const lastEtags = { room: /** @type {string | null} */ (null), history: /** @type {string | null} */ (null) }
-
 /**
  * The header: how old the data is (by the server's X-Data-Age, so a wrong device clock does not matter), and whether
  * it is stale or from the failover source.
@@ -76,14 +72,14 @@ async function loadRoom() {
   try {
     // The first request is the one index.html preloads (it starts with the CSS and the scripts): it must be asked
     // for exactly as preloaded (default cache mode, no extra headers) to be reused, else it is fetched twice.
-    const response = firstLoad ? await fetch('/api/control-room') : await getJson('/api/control-room')
-    firstLoad = false
+    const response = state.loads.first ? await fetch('/api/control-room') : await getJson('/api/control-room')
+    state.loads.first = false
     if (!response.ok) return showError(await describeFailure(response))
     // The same ETag is the same body: keep the rows (and the keyboard focus on them), update only the freshness.
     const etag = response.headers.get('etag')
-    const changed = !etag || etag !== lastEtags.room || !state.data
+    const changed = !etag || etag !== state.loads.etags.room || !state.data
     if (changed) state.data = await response.json()
-    lastEtags.room = etag
+    state.loads.etags.room = etag
     const age = Number(response.headers.get('x-data-age'))
     state.served = {
       state: response.headers.get('x-data-state'),
@@ -109,14 +105,12 @@ async function loadRoom() {
  */
 const launchPanel = () => import('./launches.js')
 
-/** Who is told of each new room drawn (the token page, whose open candle follows the price). */
-const roomListeners = /** @type {((room: import('./state.js').ControlRoom) => void)[]} */ ([])
-
 /**
- * Calls `listener` with each new room once it is drawn, streamed or polled.
+ * Calls `listener` with each new room once it is drawn, streamed or polled (the token page, whose open candle follows
+ * the price).
  * @param {(room: import('./state.js').ControlRoom) => void} listener
  */
-export const onRoomDrawn = (listener) => void roomListeners.push(listener)
+export const onRoomDrawn = (listener) => void state.roomListeners.push(listener)
 
 /** Redraws the stats, the trending list and the table from the room in `state`, keeping the keyboard focus. */
 function renderRoom() {
@@ -126,7 +120,7 @@ function renderRoom() {
     renderTable()
   })
   const room = state.data
-  if (room) for (const listener of roomListeners) listener(room)
+  if (room) for (const listener of state.roomListeners) listener(room)
 }
 
 /**
@@ -139,9 +133,9 @@ function renderRoom() {
  */
 function takeStreamedRoom(room, id, first) {
   const etag = `"${id}"`
-  if (etag === lastEtags.room && state.data) return
+  if (etag === state.loads.etags.room && state.data) return
   state.data = room
-  lastEtags.room = etag
+  state.loads.etags.room = etag
   // The body says which upstream served it by its links: GeckoTerminal's when the service failed over.
   const source = room.liveActivity[0]?.pairUrl?.includes('geckoterminal.com') ? 'geckoterminal' : 'dexscreener'
   state.served = { state: 'fresh', source, ageSeconds: first ? null : 0, receivedAt: Date.now() }
@@ -151,12 +145,11 @@ function takeStreamedRoom(room, id, first) {
   void loadHistory().finally(() => void loadHealth())
 }
 
-let catchUp = 0
 /** One more load in 5 s (at most one waiting). */
 function scheduleCatchUp() {
-  if (catchUp) return
-  catchUp = setTimeout(() => {
-    catchUp = 0
+  if (state.loads.catchUp) return
+  state.loads.catchUp = setTimeout(() => {
+    state.loads.catchUp = 0
     void loadAll()
   }, 5000)
 }
@@ -167,9 +160,9 @@ async function loadHistory() {
     const response = await getJson('/api/market-history')
     if (!response.ok) return
     const etag = response.headers.get('etag')
-    if (etag && etag === lastEtags.history && state.history) return
+    if (etag && etag === state.loads.etags.history && state.history) return
     state.history = await response.json()
-    lastEtags.history = etag
+    state.loads.etags.history = etag
   } catch {
     return // the charts keep what they showed; the table does not depend on them
   }

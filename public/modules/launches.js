@@ -9,9 +9,6 @@ import { byId, state } from './state.js'
 /** Launches the panel shows (its height is reserved for exactly this many). */
 const SHOWN = 5
 
-/** The ETag of the last page of launches drawn. */
-let drawnEtag = /** @type {string | null} */ (null)
-
 /**
  * How long ago, in words a glance reads.
  * @param {string} iso
@@ -96,8 +93,8 @@ export async function loadLaunches() {
     }
     if (!response.ok) return
     const etag = response.headers.get('etag')
-    if (etag && etag === drawnEtag) return
-    drawnEtag = etag
+    if (etag && etag === state.launches.etag) return
+    state.launches.etag = etag
     const page = /** @type {LaunchesPage} */ (await response.json())
     for (const launch of [...page.launches].reverse()) keep(launch)
     renderLaunches()

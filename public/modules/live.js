@@ -1,14 +1,12 @@
 // Live updates over Server-Sent Events: each new room arrives as the service makes it, with no request for it.
 // Polling takes over only while the stream is down (refused, or no EventSource), and the stream is tried again later.
-import { byId } from './state.js'
+import { byId, state } from './state.js'
 
 /** How long after the service refused the stream (429, 503) it is tried again; the page polls meanwhile. */
 const RETRY_REFUSED_MS = 60_000
 
-let live = false
-
 /** True while the stream delivers: the page then does not poll. */
-export const isLive = () => live
+export const isLive = () => state.live
 
 /**
  * Shows whether the page is live or polling.
@@ -34,7 +32,7 @@ export function startLive(onRoom, onLaunch) {
     const source = new EventSource('/api/stream')
     let first = true
     source.addEventListener('open', () => {
-      live = true
+      state.live = true
       first = true
       showMode('live')
     })
@@ -44,7 +42,7 @@ export function startLive(onRoom, onLaunch) {
     })
     source.addEventListener('launch', (event) => onLaunch(JSON.parse(/** @type {MessageEvent<string>} */ (event).data)))
     source.addEventListener('error', () => {
-      live = false
+      state.live = false
       showMode('polling')
       // A stream that ended reconnects by itself; one the service refused stays closed: try again later.
       if (source.readyState === EventSource.CLOSED) setTimeout(connect, RETRY_REFUSED_MS)

@@ -106,18 +106,16 @@ function sortedTokens(tokens) {
 }
 
 /**
- * Whether the top-100 table is near the screen. Until it is (below the fold on a phone), its 1,300 cells are not
- * built: the skeleton rows hold its place, and the first scroll towards it builds it.
+ * Builds the table as soon as it comes within 800 px of the screen, and from then on at every redraw. Until then (below
+ * the fold on a phone), its 1,300 cells are not built: the skeleton rows hold its place, and the first scroll towards
+ * it builds it.
  */
-let tableInView = false
-
-/** Builds the table as soon as it comes within 800 px of the screen, and from then on at every redraw. */
 export function watchTableInView() {
   new IntersectionObserver(
     (entries, observer) => {
       if (!entries.some((entry) => entry.isIntersecting)) return
       observer.disconnect()
-      tableInView = true
+      state.tableInView = true
       renderTable()
     },
     { rootMargin: '800px 0px' },
@@ -126,7 +124,7 @@ export function watchTableInView() {
 
 /** Draws the top-100 rows in the chosen order and marks the sorted column (once the table is near the screen). */
 export function renderTable() {
-  if (!state.data || !tableInView) return
+  if (!state.data || !state.tableInView) return
   const tbody = /** @type {HTMLTableSectionElement} */ (byId('tokens').querySelector('tbody'))
   const rows = sortedTokens(state.data.liveActivity).map((t) => {
     const tr = document.createElement('tr')

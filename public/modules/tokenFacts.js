@@ -1,0 +1,139 @@
+// What the token page lists of a token: its 24 fields from the control room (or a search), else its launch's facts (an
+// agent's words and URLs, as text; a URL is a link only when it is https), else a note that the service knows no more
+// than the address.
+import { count, percent, usd } from './format.js'
+import { state } from './state.js'
+
+/** @typedef {import('./state.js').Token} Token */
+/** @typedef {import('./state.js').Launch} Launch */
+
+/**
+ * The 24 fields of a token, with labels and how to show them.
+ * @type {readonly [keyof Token, string, (value: unknown) => string][]}
+ */
+const FIELDS = [
+  ['rank', 'Rank', (v) => `#${v}`],
+  ['symbol', 'Symbol', String],
+  ['name', 'Name', String],
+  ['address', 'Token address', String],
+  ['priceUsd', 'Price (USD)', (v) => (v === null ? '–' : `$${v}`)],
+  ['priceChange5m', 'Change 5m', percent],
+  ['priceChange1h', 'Change 1h', percent],
+  ['priceChange6h', 'Change 6h', percent],
+  ['priceChange24h', 'Change 24h', percent],
+  ['volume1h', 'Volume 1h', usd],
+  ['volume6h', 'Volume 6h', usd],
+  ['volume24h', 'Volume 24h', usd],
+  ['liquidity', 'Liquidity', usd],
+  ['marketCap', 'Market cap', usd],
+  ['fdv', 'FDV', usd],
+  ['buys1h', 'Buys 1h', count],
+  ['sells1h', 'Sells 1h', count],
+  ['buys24h', 'Buys 24h', count],
+  ['sells24h', 'Sells 24h', count],
+  ['pairAddress', 'Pair address', (v) => String(v ?? '–')],
+  [
+    'pairCreatedAt',
+    'Pair created',
+    (v) => (typeof v === 'number' ? `${new Date(v).toISOString().replace('T', ' ').slice(0, 16)} UTC` : '–'),
+  ],
+  ['pairUrl', 'Pair page', String],
+  ['dexId', 'DEX', String],
+  ['pairName', 'Pair', String],
+]
+
+/**
+ * The facts of a launch as the token page lists them: label, value, and for a URL whether it may be a link (https).
+ * @param {Launch} launch
+ * @returns {[field: string, label: string, value: string, href?: string][]}
+ */
+function launchFacts(launch) {
+  /** @type {[string, string, string, string?][]} */
+  const facts = [
+    ['status', 'Status', launch.status === 'confirmed' ? 'confirmed' : 'pending (sent, not yet seen mined)'],
+    ['address', 'Token address', launch.address],
+    ['variant', 'Variant', `${launch.variant}, ${launch.decimals} decimals`],
+    ['initialSupply', 'Initial supply', launch.initialSupply ?? 'none'],
+    ['supplyCap', 'Supply cap', launch.supplyCap ?? 'none'],
+    ['createdAt', 'Deployed', `${launch.createdAt.replace('T', ' ').slice(0, 16)} UTC`],
+    ['txHash', 'Transaction', launch.txHash],
+  ]
+  if (launch.metadata?.description) facts.push(['description', 'Description', launch.metadata.description])
+  for (const [field, label] of /** @type {const} */ ([
+    ['website', 'Website'],
+    ['image', 'Image'],
+  ])) {
+    const url = launch.metadata?.[field]
+    if (url) facts.push([field, label, url, isHttps(url) ? url : undefined])
+  }
+  if (launch.market)
+    facts.push([
+      'market',
+      'Market',
+      `${launch.market.dexId} pool ${launch.market.pairAddress ?? ''}`,
+      isHttps(launch.market.pairUrl) ? launch.market.pairUrl : undefined,
+    ])
+  return facts
+}
+
+/**
+ * Whether a URL is https (the only kind an agent's URL is linked as).
+ * @param {string} url
+ * @returns {boolean}
+ */
+function isHttps(url) {
+  try {
+    return new URL(url).protocol === 'https:'
+  } catch {
+    return false
+  }
+}
+
+/**
+ * The launch of a token, if the page has heard of it (the New launches panel, or the stream).
+ * @param {string} address
+ * @returns {Launch | null}
+ */
+export const launchOf = (address) => state.launches.byAddress.get(address.toLowerCase()) ?? null
+
+/**
+ * A link that opens in a new tab and tells the other site nothing.
+ * @param {string} href
+ * @param {string} text
+ * @returns {HTMLAnchorElement}
+ */
+export function link(href, text) {
+  const a = document.createElement('a')
+  a.href = href
+  a.target = '_blank'
+  a.rel = 'noopener noreferrer'
+  a.textContent = text
+  return a
+}
+
+/**
+ * The fields of the page: the token's 24 from a room or a search, else its launch's facts (a URL an agent wrote is a
+ * link only when it is https), else a note that the service knows no more than the address.
+ * @param {Token | null} token
+ * @param {Launch | null} launch
+ * @returns {HTMLElement[]}
+ */
+export function fieldRows(token, launch) {
+  /** @type {[string, string, string, string?][]} */
+  const rows = token
+    ? FIELDS.map(([key, label, format]) => [key, label, format(token[key])])
+    : launch
+      ? launchFacts(launch)
+      : [['note', 'Top 100', 'Not in the top 100 right now: the candles above are its most liquid Base pool’s.']]
+  return rows.map(([key, label, value, href]) => {
+    const row = document.createElement('div')
+    const dt = document.createElement('dt')
+    dt.textContent = label
+    const dd = document.createElement('dd')
+    if (href) dd.append(link(href, value))
+    else dd.textContent = value
+    dd.dataset.field = key
+    row.append(dt, dd)
+    return row
+  })
+}
