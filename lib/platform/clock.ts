@@ -1,7 +1,9 @@
 // One clock, injected: what stamps data (`now`) also drives every wait (`sleep`), so a test that owns the clock owns
-// both. Nothing else in lib/ reads the time or starts a timer (tests/clock.test.ts greps for it): this file holds the
-// real clock, and the services take theirs where they are built. The deploy side and the paid door take a `Clock`;
-// the read side takes its `now` and its `sleep` side by side.
+// both. No other module of lib/ reads the time (`Date.now`, `new Date()`) or starts a timer (`setTimeout`,
+// `setInterval`); the one kind left outside is a request's own deadline handed to fetch as `AbortSignal.timeout`,
+// which bounds I/O and paces nothing. This file holds the real clock, named only where services are built and as the
+// default of a few factories (tests/clock.test.ts greps for all of it and lists each with its reason). The deploy
+// side and the paid door take a `Clock`; the read side takes its `now` and its `sleep` side by side.
 
 /** What a wait may be told: a signal that ends it early, and whether it keeps the process alive (the default). */
 export type SleepOptions = {
