@@ -1,4 +1,5 @@
 import { startServer } from '../dev/server.js'
+import { systemClock } from '../lib/platform/clock.js'
 import { silentLogger } from '../lib/platform/log.js'
 import { createControlRoomEndpoint } from '../lib/read/endpoint.js'
 import { createReadServices } from '../lib/read/services.js'
@@ -84,7 +85,7 @@ export async function benchReadApi(): Promise<Record<string, number | string>> {
     store: createMemoryStore(),
     logger: silentLogger,
     now: () => Date.now() + clock.offset,
-    upstream: createDexScreenerClient({ baseUrl: upstream.url }),
+    upstream: createDexScreenerClient({ baseUrl: upstream.url, ...systemClock }),
     gecko: null,
   })
   const server = await startServer({ port: 0, endpoints: { 'control-room': createControlRoomEndpoint(() => services) } })

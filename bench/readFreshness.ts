@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import type { ControlRoom } from '../lib/market/types.js'
+import { systemClock } from '../lib/platform/clock.js'
 import { silentLogger } from '../lib/platform/log.js'
 import { refreshControlRoom } from '../lib/read/controlRoom/refresh.js'
 import { createReadServices } from '../lib/read/services.js'
@@ -22,8 +23,8 @@ export async function benchRefresh(): Promise<Record<string, number | string>> {
     env: { STORE_KEY_PREFIX: 'bench:' },
     store: createMemoryStore(),
     logger: silentLogger,
-    upstream: createDexScreenerClient({ baseUrl: upstream.url }),
-    gecko: createGeckoTerminalClient({ baseUrl: upstream.geckoUrl! }),
+    upstream: createDexScreenerClient({ baseUrl: upstream.url, ...systemClock }),
+    gecko: createGeckoTerminalClient({ baseUrl: upstream.geckoUrl!, ...systemClock }),
   })
   try {
     const timed = async () => {

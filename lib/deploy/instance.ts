@@ -1,3 +1,4 @@
+import { systemClock } from '../platform/clock.js'
 import { createLogger, type Logger } from '../platform/log.js'
 import { perInstance, perInstanceAsync } from '../platform/perInstance.js'
 import { instanceMemoryStore } from '../store/memory.js'
@@ -31,7 +32,8 @@ export type DeployServicesSource = {
 export function deployServicesFrom(build: () => DeployServices): DeployServicesSource {
   const agents = perInstance(() => {
     const { config, store } = build()
-    return createAgentRegistry({ store, storePrefix: config.storePrefix })
+    // The snapshot ages in real time, as the keys it holds are issued and revoked by people.
+    return createAgentRegistry({ store, storePrefix: config.storePrefix, now: systemClock.now })
   })
   return {
     config: () => build().config,
@@ -61,7 +63,7 @@ export const instanceDeploySource: DeployServicesSource = {
   agents: perInstanceAsync(async () => {
     const { redis, storePrefix } = config()
     const store = redis ? (await import('../store/upstash.js')).createUpstashStore(redis) : null
-    return createAgentRegistry({ store, storePrefix })
+    return createAgentRegistry({ store, storePrefix, now: systemClock.now })
   }),
   store,
 }

@@ -13,6 +13,7 @@ import { createMemoryStore } from '../store/memory.js'
 import type { Store } from '../store/types.js'
 import { createUpstashStore } from '../store/upstash.js'
 import { type DeployConfig, loadDeployConfig } from './config.js'
+import { createFeeCache, type FeeCache } from './pipeline/feeCache.js'
 import { createNonceLocks, type NonceLocks } from './pipeline/nonceLock.js'
 import { createSyncSender, DEPLOY_WAIT_SECONDS_MAX, type SyncSender } from './pipeline/sendSync.js'
 import { createWebhookOutbox, type WebhookOutbox } from './webhooks/outbox.js'
@@ -26,6 +27,8 @@ export type DeployServices = Readonly<{
   /** The shared store, or null when deploys must not run (on Vercel without Redis). */
   store: Store | null
   publicClient: PublicClient
+  /** The network's fees, read at most once a block for all the deploys of the instance. */
+  fees: FeeCache
   /** Sends a deploy that waits for its block (`waitSeconds`) with `eth_sendRawTransactionSync`, as the node takes it. */
   syncSender: SyncSender
   /** Checks the RPC's chain id once. */
@@ -108,7 +111,7 @@ export function createDeployServices(parameters: CreateDeployServicesParameters 
         storePrefix: config.storePrefix,
         chainId: config.chainId,
         logger,
-        now: clock.now,
+        clock,
         onVercel: config.onVercel,
         lookup: parameters.webhookLookup,
         withoutWebhooks: config.allowlist,
@@ -118,14 +121,18 @@ export function createDeployServices(parameters: CreateDeployServicesParameters 
     config,
     store,
     publicClient,
-    syncSender: createSyncSender({ syncClient, publicClient }),
+    // The chain's fees age, and a waiting send waits, in the chain's time: the real clock, whatever clock the records
+    // are stamped with (a deploy test moves its clock by hand while anvil and the nodes run in real time).
+    fees: createFeeCache({ publicClient, now: systemClock.now }),
+    syncSender: createSyncSender({ syncClient, publicClient, clock: systemClock }),
     verifyChain: createChainIdCheck(publicClient, config.chainId),
     getSigner,
     logger,
     clock,
     randomSalt: () => `0x${randomBytes(32).toString('hex')}`,
-    // The lock waits in real time, whatever clock the records are stamped with.
-    nonceLocks: store ? createNonceLocks({ store }) : null,
+    // The lock waits on the real clock, whatever clock the records are stamped with: a deploy test moves its clock
+    // by hand, while deploys queue and poll for the lock in real time between the instances it starts.
+    nonceLocks: store ? createNonceLocks({ store, clock: systemClock }) : null,
     lockWaitMs: parameters.lockWaitMs ?? 20_000,
     lockLeaseMs: parameters.lockLeaseMs ?? 60_000,
     receiptPollMs: parameters.receiptPollMs ?? 2000,

@@ -51,22 +51,25 @@ export class PartDownError extends Error {
   }
 }
 
-/** Runs one probe under a deadline; a failure or timeout is the part being down (with the error's name only). */
-async function probe(run: () => Promise<Record<string, unknown>>): Promise<HealthPart> {
-  const started = Date.now()
-  let timer: NodeJS.Timeout | undefined
+/**
+ * Runs one probe under a deadline, timed on the read side's clock; a failure or timeout is the part being down (with
+ * the error's name only).
+ */
+async function probe(clock: Pick<ReadServices, 'now' | 'sleep'>, run: () => Promise<Record<string, unknown>>): Promise<HealthPart> {
+  const started = clock.now()
+  const answered = new AbortController()
   try {
     const details = await Promise.race([
       run(),
-      new Promise<never>(
-        (_, reject) => (timer = setTimeout(() => reject(new PartDownError('TimeoutError', 'timed out')), HEALTH_PART_TIMEOUT_MS)),
-      ),
+      clock.sleep(HEALTH_PART_TIMEOUT_MS, { signal: answered.signal }).then((): never => {
+        throw new PartDownError('TimeoutError', 'timed out')
+      }),
     ])
-    return { ok: true, latencyMs: Date.now() - started, ...details }
+    return { ok: true, latencyMs: clock.now() - started, ...details }
   } catch (error) {
-    return { ok: false, latencyMs: Date.now() - started, error: errorName(error) }
+    return { ok: false, latencyMs: clock.now() - started, error: errorName(error) }
   } finally {
-    clearTimeout(timer)
+    answered.abort()
   }
 }
 
@@ -123,19 +126,19 @@ export async function checkDetailedHealth({ read, deploy, config }: CheckDetaile
 
   const [{ view: publicView, lastTick }, store, dexscreener, rpc, signer, deploys] = await Promise.all([
     readPublicHealth(read),
-    probe(async () => {
+    probe(read, async () => {
       await read.store.get(healthProbeKey(read.keyPrefix))
       return { kind: read.store.kind }
     }),
     // One search through the shared budget: the only part that spends upstream calls, and only for the operator.
-    probe(async () => ({ pairs: (await read.upstream.search('WETH')).length })),
-    probe(async () => {
+    probe(read, async () => ({ pairs: (await read.upstream.search('WETH')).length })),
+    probe(read, async () => {
       const ctx = await services
       const [chainId, head] = await Promise.all([ctx.publicClient.getChainId(), ctx.publicClient.getBlockNumber()])
       if (chainId !== ctx.config.chainId) throw new PartDownError('ChainMismatch', 'chain mismatch')
       return { chainId, expectedChainId: ctx.config.chainId, head: Number(head) }
     }),
-    probe(async () => {
+    probe(read, async () => {
       const { ctx, address } = await signerAddress()
       // Loaded here, as the deploy services are: the public view loads no chain code.
       const { formatEther } = await import('viem')
@@ -147,7 +150,7 @@ export async function checkDetailedHealth({ read, deploy, config }: CheckDetaile
         lowBalance: balance < config.signerMinBalanceWei,
       }
     }),
-    probe(async () => {
+    probe(read, async () => {
       const { ctx, address } = await signerAddress()
       if (!ctx.store) throw new PartDownError('DeploysDisabled', 'no shared store')
       const keys = deployStoreKeys({ storePrefix: ctx.config.storePrefix, chainId: ctx.config.chainId, signer: address })

@@ -18,13 +18,17 @@ import { type LaunchesRequest, pageOf, parseLaunchesRequest } from './page.js'
 /** The whole feed as cached: every launch the feed holds, newest first. */
 const feedBodySchema = z.object({ launches: z.array(launchSchema) })
 
-/** The feed of each body the instance holds, parsed once. */
-const feeds = new WeakMap<LocalCachedBody, Launch[]>()
-/** The pages cut from each body, by request: a warm page is answered with the very bytes of the last time. */
-const pages = new WeakMap<LocalCachedBody, LRUCache<string, LocalCachedBody>>()
+/**
+ * What the endpoint keeps of each feed body the instance holds (it goes with the body): the feed parsed once, and the
+ * pages cut from it by request, so that a warm page is answered with the very bytes of the last time.
+ */
+type FeedCuts = {
+  feeds: WeakMap<LocalCachedBody, Launch[]>
+  pages: WeakMap<LocalCachedBody, LRUCache<string, LocalCachedBody>>
+}
 
 /** The page a request asks for, as a cached entry of its own (the feed's times, its own body and ETag). */
-function pageEntry(feed: LocalCachedBody, request: LaunchesRequest): LocalCachedBody {
+function pageEntry({ feeds, pages }: FeedCuts, feed: LocalCachedBody, request: LaunchesRequest): LocalCachedBody {
   let cut = pages.get(feed)
   if (!cut) {
     cut = new LRUCache({ max: 256 })
@@ -63,6 +67,8 @@ export type LaunchesSource = { read: () => ReadServices; config: () => LaunchesC
 
 /** The `GET /api/launches` endpoint: a page of the tokens deployed through this service, newest first. */
 export function createLaunchesEndpoint({ read: services, config }: LaunchesSource, options: ReadEndpointOptions = {}) {
+  // The endpoint is built once per instance (by its api/ file): what it cuts from the feed is the instance's.
+  const cuts: FeedCuts = { feeds: new WeakMap(), pages: new WeakMap() }
   return createCachedReadEndpoint<LaunchesRequest>({
     ...options,
     name: 'launches',
@@ -82,11 +88,11 @@ export function createLaunchesEndpoint({ read: services, config }: LaunchesSourc
     },
     read: async (ctx, request) => {
       const { entry, stale } = await readFeed(ctx, config())
-      return { entry: pageEntry(entry, request), stale }
+      return { entry: pageEntry(cuts, entry, request), stale }
     },
     peek: (ctx, request) => {
       const warm = ctx.cache.peek(readKeys(ctx.keyPrefix).launches)
-      return warm ? { entry: pageEntry(warm.entry, request), stale: false } : null
+      return warm ? { entry: pageEntry(cuts, warm.entry, request), stale: false } : null
     },
     upstreamFailure: { status: 500, code: 'INTERNAL', message: 'The launches could not be read; try again shortly.' },
   })

@@ -23,7 +23,7 @@ const FAMILIES = [
  * Launchpads GeckoTerminal lists as an exchange of their own whose pools are Uniswap v4 pools with hooks: DexScreener
  * lists those pools under `uniswap`, so a launchpad pool with a 32-byte v4 pool id reads as `uniswap`.
  */
-const V4_HOOK_LAUNCHPADS = new Set(['bankr', 'o1-launchpad', 'clanker', 'zora'])
+const V4_HOOK_LAUNCHPADS: ReadonlySet<string> = new Set(['bankr', 'o1-launchpad', 'clanker', 'zora'])
 
 /** A version or pool-kind suffix after a family name: `-v2`, `-v3`, `-v4`, `-slipstream`, `-slipstream-3`, `-cl`, `-stable`. */
 const VARIANT = /^-(v\d+|slipstream(-\d+)?|cl(-\d+)?|stable|volatile|amm|clmm)$/

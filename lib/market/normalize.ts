@@ -10,7 +10,12 @@ export const PAIR_PAGE_BASE_URL = 'https://dexscreener.com/base'
 const HEX_ADDRESS = /^0x[0-9a-fA-F]{40}$/
 
 /** Hosts whose pair pages `pairUrl` may point to: the aggregators the data comes from. */
-const AGGREGATOR_HOSTS = new Set(['dexscreener.com', 'www.dexscreener.com', 'geckoterminal.com', 'www.geckoterminal.com'])
+const AGGREGATOR_HOSTS: ReadonlySet<string> = new Set([
+  'dexscreener.com',
+  'www.dexscreener.com',
+  'geckoterminal.com',
+  'www.geckoterminal.com',
+])
 
 /** True when `value` is a 20-byte hex address in any letter case. */
 export function isHexAddress(value: unknown): value is string {

@@ -33,10 +33,10 @@ export function cdpSecretProblem(secret: string): string | null {
 const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url')
 
 /** Parameters of {@link cdpJwt}. */
-export type CdpJwtParameters = { credentials: CdpCredentials; method: 'GET' | 'POST'; url: string; nowSeconds?: number }
+export type CdpJwtParameters = { credentials: CdpCredentials; method: 'GET' | 'POST'; url: string; nowSeconds: number }
 
 /** A CDP bearer JWT for one request (`method` on `url`'s host and path). */
-export function cdpJwt({ credentials, method, url, nowSeconds = Math.floor(Date.now() / 1000) }: CdpJwtParameters): string {
+export function cdpJwt({ credentials, method, url, nowSeconds }: CdpJwtParameters): string {
   const { key, alg } = signingKeyOf(credentials.secret)
   const { host, pathname } = new URL(url)
   const header = { alg, kid: credentials.keyId, typ: 'JWT', nonce: randomBytes(16).toString('hex') }
@@ -60,10 +60,10 @@ export function cdpJwt({ credentials, method, url, nowSeconds = Math.floor(Date.
  * The `createAuthHeaders` of @x402/core's HTTPFacilitatorClient for CDP: a fresh JWT for each of verify, settle and
  * supported under the facilitator's base URL, keyed by path as the client expects.
  */
-export function cdpAuthHeaders(credentials: CdpCredentials, facilitatorUrl: string) {
+export function cdpAuthHeaders(credentials: CdpCredentials, facilitatorUrl: string, now: () => number) {
   const base = facilitatorUrl.replace(/\/+$/, '')
   const bearer = (method: 'GET' | 'POST', path: string) => ({
-    Authorization: `Bearer ${cdpJwt({ credentials, method, url: `${base}/${path}` })}`,
+    Authorization: `Bearer ${cdpJwt({ credentials, method, url: `${base}/${path}`, nowSeconds: Math.floor(now() / 1000) })}`,
   })
   return async () => ({ verify: bearer('POST', 'verify'), settle: bearer('POST', 'settle'), supported: bearer('GET', 'supported') })
 }

@@ -11,7 +11,6 @@ import { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS, jsonResponse, readJsonBody 
 import { errorName, processLogger } from '../platform/log.js'
 import { rateLimitHeaders } from '../platform/rateLimitHeaders.js'
 import { takeSlots } from '../store/slidingLog.js'
-import { createLocalThrottle } from '../store/throttle.js'
 import { type DoorAnswer, domainAnswer, doorError, paymentRequiredAnswer } from './answers.js'
 import type { PaymentsConfig } from './config.js'
 import type { PaymentsSource } from './instance.js'
@@ -39,16 +38,13 @@ const doorCors = cors({
 const reply = ({ status, body, headers }: DoorAnswer) =>
   jsonResponse({ status, body: JSON.stringify(body), headers: { 'cache-control': 'no-store', ...headers } })
 
-/** This instance's throttle for when the shared store is unreachable: per instance, never none. */
-const localThrottle = createLocalThrottle()
-
 /** The client's share of the door, as RateLimit headers, and whether this request may pass. */
 async function throttle(source: PaymentsSource, config: PaymentsConfig, request: Request) {
   const limit = config.rateLimitPerMinute
   const parameters = { key: paymentKeys(config).throttle(clientAddress(request)), limit, windowMs: 60_000 }
   const verdict = await (await source.throttle()).limit(parameters).catch((error: unknown) => {
     processLogger().warn('store_unavailable', { operation: 'x402-throttle', error: errorName(error), effect: 'throttled per instance' })
-    return localThrottle.limit(parameters)
+    return source.localThrottle.limit(parameters)
   })
   const resetSeconds = verdict.resetAfterMs / 1000
   const quota = rateLimitHeaders({ policy: 'x402', quota: limit, windowSeconds: 60, remaining: verdict.remaining, resetSeconds })
@@ -140,6 +136,7 @@ async function deploy(
       store: services.store,
       config,
       facilitator: source.facilitator(),
+      clock: source.clock,
       keys: paymentKeys(config),
       requirements: paymentRequirementsOf(config),
       url: request.url,
@@ -161,7 +158,7 @@ async function deploy(
 async function unpaid(source: PaymentsSource, config: PaymentsConfig, request: Request): Promise<DoorAnswer> {
   const store = await source.deploy.store()
   const windowMs = config.capWindowSeconds * 1000
-  const now = source.now()
+  const now = source.clock.now()
   const cap = { key: paymentKeys(config).cap, limit: config.dailyCap, windowMs }
   // A look without a take (count 0). A store that cannot say lets the 402 through: the cap is taken, exactly, later.
   const seen = store ? await takeSlots(store, { windows: [cap], count: 0, member: 'look', now }).catch(() => null) : null

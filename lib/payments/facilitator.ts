@@ -40,6 +40,8 @@ export type CreatePaymentFacilitatorParameters = {
   url: string
   /** CDP's key, for Coinbase's hosted facilitator; null for one that needs no credentials. */
   cdp: CdpCredentials | null
+  /** The clock CDP's tokens are stamped with. */
+  now: () => number
   verifyTimeoutMs?: number
   settleTimeoutMs?: number
 }
@@ -61,8 +63,8 @@ async function answered<T>(call: () => Promise<T>): Promise<T> {
  * over one facilitator client whose verify and settle each have their own deadline.
  */
 export function createPaymentFacilitator(parameters: CreatePaymentFacilitatorParameters): PaymentFacilitator {
-  const { url, cdp, verifyTimeoutMs = VERIFY_TIMEOUT_MS, settleTimeoutMs = SETTLE_TIMEOUT_MS } = parameters
-  const createAuthHeaders = cdp ? cdpAuthHeaders(cdp, url) : undefined
+  const { url, cdp, now, verifyTimeoutMs = VERIFY_TIMEOUT_MS, settleTimeoutMs = SETTLE_TIMEOUT_MS } = parameters
+  const createAuthHeaders = cdp ? cdpAuthHeaders(cdp, url, now) : undefined
   const verifying = new HTTPFacilitatorClient({ url, timeoutMs: verifyTimeoutMs, createAuthHeaders })
   const settling = new HTTPFacilitatorClient({ url, timeoutMs: settleTimeoutMs, createAuthHeaders })
   // One client as the resource server sees it (two would make it try the second after the first failed: a settle

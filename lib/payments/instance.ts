@@ -1,4 +1,5 @@
 import { type DeployServicesSource, instanceDeploySource } from '../deploy/instance.js'
+import { type Clock, systemClock } from '../platform/clock.js'
 import type { Environment } from '../platform/config.js'
 import { perInstance, perInstanceAsync } from '../platform/perInstance.js'
 import { createLocalThrottle, createThrottle, type Throttle } from '../store/throttle.js'
@@ -18,31 +19,41 @@ export type PaymentsSource = {
   facilitator: () => PaymentFacilitator
   /** The per-client throttle of the door (over the shared store; in this process without one). */
   throttle: () => Promise<Throttle>
-  /** Epoch ms of the door's own clock (the unpaid path's cap count); the deploy side has its own. */
-  now: () => number
+  /** The door's throttle in this process, for when the shared store is unreachable: per instance, never none. */
+  localThrottle: Throttle
+  /**
+   * The door's own clock (the deploy side has its own): the unpaid path's cap count, an authorization's validity
+   * window (the wall clock, as the token and the facilitator judge it), CDP's tokens, and the pause before the chain
+   * is asked again for a settlement.
+   */
+  clock: Clock
 }
 
 /** Parameters of {@link paymentsSourceFrom}. */
 export type PaymentsSourceFromParameters = {
   deploy: DeployServicesSource
   env: Environment
-  now?: () => number
+  /** Default: the real clock (this is where an instance's door is built). */
+  clock?: Clock
   /** A facilitator to use instead of the configured one (tests, benchmarks). */
   facilitator?: PaymentFacilitator
 }
 
 /** A paid door over a deploy side and an environment, each part built once. */
-export function paymentsSourceFrom({ deploy, env, now = Date.now, facilitator }: PaymentsSourceFromParameters): PaymentsSource {
+export function paymentsSourceFrom({ deploy, env, clock = systemClock, facilitator }: PaymentsSourceFromParameters): PaymentsSource {
   const config = perInstance(() => loadPaymentsConfig(env, deploy.config()))
   return {
     config,
     deploy,
-    facilitator: perInstance(() => facilitator ?? createPaymentFacilitator({ url: config().facilitatorUrl, cdp: config().cdp })),
+    facilitator: perInstance(
+      () => facilitator ?? createPaymentFacilitator({ url: config().facilitatorUrl, cdp: config().cdp, now: clock.now }),
+    ),
     throttle: perInstanceAsync(async () => {
       const store = await deploy.store()
-      return store ? createThrottle(store, now) : createLocalThrottle(now)
+      return store ? createThrottle(store, clock.now) : createLocalThrottle(clock.now)
     }),
-    now,
+    localThrottle: createLocalThrottle(clock.now),
+    clock,
   }
 }
 

@@ -107,7 +107,7 @@ async function continuePayment(context: PaidDeployContext, purchase: Purchase, r
   const resumed = await resumeSettling(context, purchase, record)
   if (resumed.kind === 'paid') return buyDeploy(context, purchase, { kind: 'paid', record: resumed.record })
   if (resumed.kind === 'refused') return resumed.answer
-  const window = checkValidityWindow(purchase.payment, Math.floor(Date.now() / 1000))
+  const window = checkValidityWindow(purchase.payment, Math.floor(context.clock.now() / 1000))
   if (window) {
     await forgetPayment(context, purchase)
     const { requirements, url } = context
@@ -153,8 +153,8 @@ async function followKey(context: PaidDeployContext, purchase: Purchase, alias: 
  */
 async function newPayment(context: PaidDeployContext, purchase: Purchase, keyHeld: boolean, keyTaken = false): Promise<DoorAnswer> {
   const { requirements, url, store, facilitator } = context
-  // The validity window is the wall clock's, as the token and the facilitator judge it.
-  const window = checkValidityWindow(purchase.payment, Math.floor(Date.now() / 1000))
+  // The validity window is the door's clock's: the wall clock, as the token and the facilitator judge it.
+  const window = checkValidityWindow(purchase.payment, Math.floor(context.clock.now() / 1000))
   if (window) return paymentRequiredAnswer({ requirements, url, code: 'PAYMENT_INVALID', error: window.message, reason: window.reason })
   const { keyHash } = purchase
   if (keyHash && !keyHeld) {

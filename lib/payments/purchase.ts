@@ -2,6 +2,7 @@ import type { PaymentRequirements } from '@x402/core/types'
 import { encodePacked, getAddress, type Hex, keccak256 } from 'viem'
 import type { DeployIntent } from '../deploy/pipeline/intent.js'
 import type { DeployServices } from '../deploy/services.js'
+import type { Clock } from '../platform/clock.js'
 import type { Store } from '../store/types.js'
 import type { PaymentSummary } from './answerSchemas.js'
 import type { PaymentsConfig } from './config.js'
@@ -19,6 +20,8 @@ export type PaidDeployContext = {
   store: Store
   config: PaymentsConfig
   facilitator: PaymentFacilitator
+  /** The door's clock: an authorization's validity window, and the pause before the chain is asked again. */
+  clock: Clock
   keys: PaymentKeys
   /** The server's own requirements: every payment is held, verified and settled against these. */
   requirements: PaymentRequirements

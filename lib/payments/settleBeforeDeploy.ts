@@ -25,8 +25,8 @@ async function confirmed(context: PaidDeployContext, purchase: Purchase, transac
     const check = await confirmSettlement(context.services.publicClient, transaction, expectedTransferOf(context, purchase))
     // Asked again only while the node does not know it yet; an RPC that does not answer is not asked twice.
     if (check !== 'not-found' || attempt >= CONFIRM_ATTEMPTS) return check
-    // A wait for the network, not for data: real time, as the nonce lock's polls are.
-    await new Promise((resolve) => setTimeout(resolve, CONFIRM_PAUSE_MS))
+    // A wait for the network, on the door's clock.
+    await context.clock.sleep(CONFIRM_PAUSE_MS)
   }
 }
 

@@ -1,3 +1,4 @@
+import { systemClock } from './clock.js'
 import { perInstance } from './perInstance.js'
 import { currentRequestId } from './requestId.js'
 
@@ -23,11 +24,15 @@ export type CreateLoggerParameters = {
   now?: () => number
 }
 
-const registeredSecrets = new Set<string>()
+/**
+ * The values no line of the instance may print. Per instance, not per logger: a secret is the process's (its
+ * environment's, or one a part registers while building itself), and every logger of the process scrubs it.
+ */
+const registeredSecrets = perInstance(() => new Set<string>())
 
 /** Registers a value (a token, a key) that the default logger must never print. Short values are ignored. */
 export function registerSecret(value: string | undefined): void {
-  if (value && value.length >= 8) registeredSecrets.add(value)
+  if (value && value.length >= 8) registeredSecrets().add(value)
 }
 
 /**
@@ -95,7 +100,7 @@ const registerProcessEnvironment = perInstance(() => registerEnvironmentSecrets(
 /** The registered secrets, the process's own environment's among them from the first line on. */
 function processSecrets(): string[] {
   registerProcessEnvironment()
-  return [...registeredSecrets]
+  return [...registeredSecrets()]
 }
 
 /** Creates a logger that redacts secrets by construction: the finished line is scrubbed before it is written. */
@@ -103,7 +108,7 @@ export function createLogger(parameters: CreateLoggerParameters = {}): Logger {
   const {
     write = (line, level) => (level === 'info' ? process.stdout : process.stderr).write(`${line}\n`),
     secrets = processSecrets,
-    now = Date.now,
+    now = systemClock.now,
   } = parameters
   const emit = (level: LogLevel, event: string, fields: Record<string, LogValue> = {}) => {
     // Every line written while serving a request names it (lib/platform/requestId.ts).

@@ -14,7 +14,7 @@ export type OriginPolicy = {
 /** The verdict on a request's `Origin`: none (not a browser), allowed (CORS may name it), or refused. */
 export type OriginVerdict = { kind: 'none' } | { kind: 'allowed'; origin: string } | { kind: 'refused'; origin: string }
 
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]'])
+const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['localhost', '127.0.0.1', '[::1]'])
 
 /** An origin as browsers send it (`scheme://host[:port]`, http or https, no path), normalised; null for anything else. */
 export function parseOrigin(value: string): string | null {

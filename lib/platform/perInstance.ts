@@ -1,7 +1,9 @@
-// The one kind of module-level state this project keeps: what an instance (a warm serverless function, or the
-// process of `npm start`) builds once and then reuses: its configuration and its services, and what it builds once
-// from them or from the code alone (the public origin, the process's logger, the OpenAPI document). Anything else is
-// built per request or handed in as a parameter.
+// The only module-level state in lib/ goes through here: what an instance (a warm serverless function, or the process
+// of `npm start`) builds once and then reuses: its configuration and its services, and what it builds once from them
+// or from the code alone (the public origin, the process's logger and the secrets it scrubs, the OpenAPI document).
+// What an instance keeps while it serves (caches, throttles, locks, what it remembers of tokens) lives on the services
+// it built, or in the endpoints built once beside them. Anything else is built per request or handed in as a
+// parameter. tests/moduleState.test.ts greps lib/ for any other module-level `let` or mutable object.
 
 /**
  * Builds `build()` on the first call and answers the same value after that, for the life of the instance. A build

@@ -10,11 +10,10 @@ import {
 } from '../platform/http.js'
 import { errorName } from '../platform/log.js'
 import { rateLimitHeaders } from '../platform/rateLimitHeaders.js'
-import { createLocalThrottle, type ThrottleReturnType } from '../store/throttle.js'
+import type { ThrottleReturnType } from '../store/throttle.js'
 import { UpstreamError } from '../upstream/dexscreener.js'
 import type { CacheReadReturnType, LocalCachedBody } from './cache/cachedBody.js'
 import { ReadNotFoundError } from './errors.js'
-import { readKeys } from './keys.js'
 import { READ_CACHE_TTL_MS } from './readers.js'
 import type { ReadServices } from './services.js'
 
@@ -215,19 +214,16 @@ export function invalidParameter({ field, reason }: { field: string; reason: str
   return { ok: false, response: errorResponse(400, 'INVALID_PARAMETER', `Query parameter ${field} ${reason}.`, {}, field) }
 }
 
-/** This instance's own throttle, for when the shared store is unreachable: per instance, never none. */
-const localThrottle = createLocalThrottle()
-
 /**
  * Per-client throttle of a read endpoint (an IPv6 client is its /64, {@link clientAddress}). With the shared store
  * unreachable the same limit holds per instance: a store outage is no reason to let everything through, nor a 500.
  */
 async function throttleClient(ctx: ReadServices, name: string, request: Request, limit: number): Promise<ThrottleReturnType> {
-  const parameters = { key: readKeys(ctx.keyPrefix).throttle(name, clientAddress(request)), limit, windowMs: 60_000 }
+  const parameters = { key: ctx.keys.throttle(name, clientAddress(request)), limit, windowMs: 60_000 }
   try {
     return await ctx.throttle.limit(parameters)
   } catch (error) {
     ctx.logger.warn('store_unavailable', { operation: 'throttle', error: errorName(error), effect: 'throttled per instance' })
-    return localThrottle.limit(parameters)
+    return ctx.localThrottle.limit(parameters)
   }
 }

@@ -52,18 +52,8 @@ const keysUnder = (prefix: string) => ({
   throttle: (endpoint: string, client: string) => `${prefix}throttle:${endpoint}:${client}`,
 })
 
-/** A service has one prefix; tests a few hundred. */
-const byPrefix = new Map<string, ReturnType<typeof keysUnder>>()
-
-/** Store keys of the read side under `prefix`, built once per prefix (a search or history request asks for them). */
-export const readKeys = (prefix: string): ReadKeys => {
-  let keys = byPrefix.get(prefix)
-  if (!keys) {
-    keys = keysUnder(prefix)
-    byPrefix.set(prefix, keys)
-  }
-  return keys
-}
+/** Store keys of the read side under `prefix` (the read services build them once, as `ReadServices.keys`). */
+export const readKeys = (prefix: string): ReadKeys => keysUnder(prefix)
 
 /** The store keys of the read side. */
 export type ReadKeys = ReturnType<typeof keysUnder>

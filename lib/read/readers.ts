@@ -5,24 +5,20 @@ import type { RefreshIfOlderReturnType } from './cache/readCache.js'
 import { refreshControlRoom } from './controlRoom/refresh.js'
 import { ReadNotFoundError } from './errors.js'
 import { loadPriceLines, loadSnapshots } from './history/historyStore.js'
-import { readKeys } from './keys.js'
 import type { ReadServices } from './services.js'
 import { searchTokens } from './tokenSearch.js'
 
 /** How long a read stays cached server-side (`docs/api.md`, `GET /api/control-room`). */
 export const READ_CACHE_TTL_MS = 30_000
 
-/** The control-room read of each set of services, made once: a warm read allocates nothing to ask the cache. */
-const controlRoomReads = new WeakMap<ReadServices, ReadParameters>()
-
-/** The control-room read of `services`. */
+/** The control-room read of `services`, made once and kept in their memory. */
 function controlRoomRead(services: ReadServices): ReadParameters {
-  let parameters = controlRoomReads.get(services)
-  if (!parameters) {
-    parameters = { key: readKeys(services.keyPrefix).controlRoom, ttlMs: READ_CACHE_TTL_MS, refresh: () => refreshControlRoom(services) }
-    controlRoomReads.set(services, parameters)
+  services.memory.controlRoomRead ??= {
+    key: services.keys.controlRoom,
+    ttlMs: READ_CACHE_TTL_MS,
+    refresh: () => refreshControlRoom(services),
   }
-  return parameters
+  return services.memory.controlRoomRead
 }
 
 /** The control-room body, from the shared cache or one upstream refresh. */
@@ -50,9 +46,6 @@ export function onControlRoomChange(services: ReadServices, listener: (entry: Lo
 
 /** How long an instance remembers that an address has no history, answering 404 with no store command. */
 export const UNKNOWN_TOKEN_MEMORY_MS = READ_CACHE_TTL_MS
-/** Most unknown addresses remembered per instance (the oldest is forgotten first). */
-const UNKNOWN_TOKENS_MAX = 10_000
-const unknownTokens = new Map<string, number>()
 
 const SPAN_WORDS: Record<HistoryRange, string> = { '24h': '24 hours', '7d': '7 days' }
 
@@ -68,33 +61,24 @@ const unknownTokenError = (address: string, range: HistoryRange) =>
  * {@link UNKNOWN_TOKEN_MEMORY_MS}: asking again costs nothing.
  */
 export async function readTokenHistory(services: ReadServices, address: string, range: HistoryRange = '24h'): Promise<CacheReadReturnType> {
-  const memoryKey = `${services.keyPrefix}${range}:${address}`
-  const until = unknownTokens.get(memoryKey)
-  if (until !== undefined && until > services.now()) throw unknownTokenError(address, range)
+  const memoryKey = `history:${range}:${address}`
+  if (services.memory.unknownTokens.has(memoryKey)) throw unknownTokenError(address, range)
   try {
     return await readKnownTokenHistory(services, address, range)
   } catch (error) {
-    if (error instanceof ReadNotFoundError) {
-      unknownTokens.delete(memoryKey)
-      if (unknownTokens.size >= UNKNOWN_TOKENS_MAX) unknownTokens.delete(unknownTokens.keys().next().value!)
-      unknownTokens.set(memoryKey, services.now() + UNKNOWN_TOKEN_MEMORY_MS)
-    }
+    if (error instanceof ReadNotFoundError) services.memory.unknownTokens.set(memoryKey, true, { ttl: UNKNOWN_TOKEN_MEMORY_MS })
     throw error
   }
 }
 
 function readKnownTokenHistory(services: ReadServices, address: string, range: HistoryRange): Promise<CacheReadReturnType> {
-  const keys = readKeys(services.keyPrefix)
+  const keys = services.keys
   return services.cache.read({
     key: range === '24h' ? keys.tokenHistory(address) : keys.tokenHistoryWeek(address),
     ttlMs: READ_CACHE_TTL_MS,
     refresh: async () => {
-      const { store, keyPrefix } = services
       const now = services.now()
-      const [snapshots, lines] = await Promise.all([
-        loadSnapshots(store, keyPrefix, now, range),
-        loadPriceLines(store, keyPrefix, [address], now),
-      ])
+      const [snapshots, lines] = await Promise.all([loadSnapshots(services, now, range), loadPriceLines(services, [address], now)])
       const points = tokenSeries(snapshots, address, lines.get(address) ?? null, now, range)
       if (!points) throw unknownTokenError(address, range)
       const body: TokenHistory = { address, intervalSeconds: HISTORY_RANGES[range].pointMs / 1000, points }
@@ -105,7 +89,7 @@ function readKnownTokenHistory(services: ReadServices, address: string, range: H
 
 /** The market-history body over a range when this instance holds it fresh, else null (no I/O). */
 export function peekMarketHistory(services: ReadServices, range: HistoryRange = '24h'): CacheReadReturnType | null {
-  const keys = readKeys(services.keyPrefix)
+  const keys = services.keys
   return services.cache.peek(range === '24h' ? keys.marketHistory : keys.marketHistoryWeek)
 }
 
@@ -114,19 +98,17 @@ export function peekMarketHistory(services: ReadServices, range: HistoryRange = 
  * sparkline), from the shared cache or the snapshots.
  */
 export function readMarketHistory(services: ReadServices, range: HistoryRange = '24h'): Promise<CacheReadReturnType> {
-  const keys = readKeys(services.keyPrefix)
+  const keys = services.keys
   return services.cache.read({
     key: range === '24h' ? keys.marketHistory : keys.marketHistoryWeek,
     ttlMs: READ_CACHE_TTL_MS,
     refresh: async () => {
-      const { store, keyPrefix } = services
       const now = services.now()
-      const snapshots = await loadSnapshots(store, keyPrefix, now, range)
+      const snapshots = await loadSnapshots(services, now, range)
       const latest = snapshots.at(-1)
       const lines = latest
         ? await loadPriceLines(
-            store,
-            keyPrefix,
+            services,
             latest.rows.map((r) => r[0]),
             now,
           )
@@ -140,7 +122,7 @@ export function readMarketHistory(services: ReadServices, range: HistoryRange = 
 /** The token-search body for a trimmed, valid term, from the shared cache or one upstream search. */
 export function readTokenSearch(services: ReadServices, query: string): Promise<CacheReadReturnType> {
   return services.cache.read({
-    key: readKeys(services.keyPrefix).tokenSearch(query),
+    key: services.keys.tokenSearch(query),
     ttlMs: READ_CACHE_TTL_MS,
     refresh: async () => ({
       body: JSON.stringify(await searchTokens({ upstream: services.searchUpstream, query })),

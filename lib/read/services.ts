@@ -1,10 +1,10 @@
 import { waitUntil } from '@vercel/functions'
-import { realSleep, type Sleep } from '../platform/clock.js'
+import { type Sleep, systemClock } from '../platform/clock.js'
 import type { Environment } from '../platform/config.js'
 import { createLogger, type Logger } from '../platform/log.js'
 import { createMemoryStore } from '../store/memory.js'
 import { createSlidingLogStore } from '../store/slidingLog.js'
-import { createThrottle, type Throttle } from '../store/throttle.js'
+import { createLocalThrottle, createThrottle, type Throttle } from '../store/throttle.js'
 import type { Store } from '../store/types.js'
 import { createUpstashStore } from '../store/upstash.js'
 import { createDexScreenerClient, type DexScreenerClient } from '../upstream/dexscreener.js'
@@ -13,13 +13,16 @@ import { createSharedRequestBudget, DEXSCREENER_REQUESTS_PER_MINUTE, reserveSlot
 import { createReadCache, type ReadCache } from './cache/readCache.js'
 import { loadReadConfig } from './config.js'
 import { GECKO_CANDLE_CALLS_CEILING } from './geckoShares.js'
-import { readKeys } from './keys.js'
+import { type ReadKeys, readKeys } from './keys.js'
+import { createReadMemory, type ReadMemory } from './readMemory.js'
 
 /** Everything the read endpoints talk to, built once per instance. */
 export type ReadServices = {
   store: Store
   /** Per-client throttling over the same store (`@upstash/ratelimit` on Upstash). */
   throttle: Throttle
+  /** The same limits in this process alone, for when the shared store is unreachable: per instance, never none. */
+  localThrottle: Throttle
   cache: ReadCache
   /** DexScreener for the control-room refresh and the tick, within the service-wide 250 requests a minute. */
   upstream: DexScreenerClient
@@ -52,6 +55,10 @@ export type ReadServices = {
   tokenOhlcvRateLimitPerMinute: number
   /** Prefix of the shared-store keys. */
   keyPrefix: string
+  /** The read side's store keys under that prefix, built once. */
+  keys: ReadKeys
+  /** What these services remember between requests (unknown tokens, history already read, parsed pools). */
+  memory: ReadMemory
   /** One line for start-up output: which store and upstream are in use (no secrets). */
   describe: string
 }
@@ -69,7 +76,7 @@ export type CreateReadServicesParameters = {
   candles?: GeckoTerminalClient | null
   logger?: Logger
   now?: () => number
-  /** Waits on the clock of `now` (default: a timer, as `now` defaults to `Date.now`). */
+  /** Waits on the clock of `now` (default: the real clock's, as `now` defaults to its `now`). */
   sleep?: Sleep
   /** Keeps the instance alive for work after the answer (default: Vercel's `waitUntil`; tests collect it). */
   waitUntil?: (promise: Promise<unknown>) => void
@@ -79,8 +86,8 @@ export type CreateReadServicesParameters = {
 export function createReadServices(parameters: CreateReadServicesParameters = {}): ReadServices {
   const config = loadReadConfig(parameters.env ?? process.env)
   const logger = parameters.logger ?? createLogger()
-  const now = parameters.now ?? Date.now
-  const sleep = parameters.sleep ?? realSleep
+  const now = parameters.now ?? systemClock.now
+  const sleep = parameters.sleep ?? systemClock.sleep
   const store = parameters.store ?? (config.redis ? createUpstashStore(config.redis) : createMemoryStore())
   const keys = readKeys(config.storePrefix)
   // Every DexScreener attempt, retries included, takes a slot of one rolling minute shared by all instances.
@@ -88,7 +95,7 @@ export function createReadServices(parameters: CreateReadServicesParameters = {}
   // While the store is down, the budgets hold in this process, over windows the whole and its share both count in.
   const local = createSlidingLogStore(now)
   const admit = createSharedRequestBudget({ store, ...whole, logger, now, local })
-  const upstream = parameters.upstream ?? createDexScreenerClient({ baseUrl: config.dexscreenerBaseUrl, admit })
+  const upstream = parameters.upstream ?? createDexScreenerClient({ baseUrl: config.dexscreenerBaseUrl, admit, now, sleep })
   // Searches are anonymous and unbounded in variety: they get their own share of the minute, taken with the whole.
   const searchAdmit = createSharedRequestBudget({
     store,
@@ -100,12 +107,14 @@ export function createReadServices(parameters: CreateReadServicesParameters = {}
     local,
   })
   const searchUpstream =
-    parameters.searchUpstream ?? parameters.upstream ?? createDexScreenerClient({ baseUrl: config.dexscreenerBaseUrl, admit: searchAdmit })
+    parameters.searchUpstream ??
+    parameters.upstream ??
+    createDexScreenerClient({ baseUrl: config.dexscreenerBaseUrl, admit: searchAdmit, now, sleep })
   const gecko =
     parameters.gecko !== undefined
       ? parameters.gecko
       : config.geckoTerminalBaseUrl
-        ? createGeckoTerminalClient({ baseUrl: config.geckoTerminalBaseUrl })
+        ? createGeckoTerminalClient({ baseUrl: config.geckoTerminalBaseUrl, now, sleep })
         : null
   // Candle requests are anonymous and unbounded in variety too: their own share of GeckoTerminal's minute, taken with a
   // slot of the whole only while the whole is below their ceiling, so discovery and the failover keep theirs.
@@ -122,7 +131,7 @@ export function createReadServices(parameters: CreateReadServicesParameters = {}
     parameters.candles !== undefined
       ? parameters.candles
       : config.geckoTerminalBaseUrl
-        ? createGeckoTerminalClient({ baseUrl: config.geckoTerminalBaseUrl, admit: candleAdmit, maxRetries: 1 })
+        ? createGeckoTerminalClient({ baseUrl: config.geckoTerminalBaseUrl, admit: candleAdmit, maxRetries: 1, now, sleep })
         : null
   const storeLabel =
     store.kind === 'upstash' && config.redis
@@ -146,6 +155,7 @@ export function createReadServices(parameters: CreateReadServicesParameters = {}
   return {
     store,
     throttle: createThrottle(store, now),
+    localThrottle: createLocalThrottle(now),
     reserveUpstream,
     // On Vercel, waitUntil keeps the function alive for a background refresh; elsewhere it is a no-op and the refresh runs on.
     cache: createReadCache({
@@ -170,6 +180,8 @@ export function createReadServices(parameters: CreateReadServicesParameters = {}
     tokenHistoryRateLimitPerMinute: config.tokenHistoryRateLimitPerMinute,
     tokenOhlcvRateLimitPerMinute: config.tokenOhlcvRateLimitPerMinute,
     keyPrefix: config.storePrefix,
+    keys,
+    memory: createReadMemory(now),
     describe: `store: ${storeLabel}, upstream: ${config.dexscreenerBaseUrl}, discovery: ${config.geckoTerminalBaseUrl ?? 'off'}`,
   }
 }

@@ -20,7 +20,7 @@ import { UpstreamError } from '../upstream/jsonGetter.js'
 import type { CacheReadReturnType, RefreshResult } from './cache/cachedBody.js'
 import { parseCachedBody } from './cache/cachedBody.js'
 import { ReadNotFoundError } from './errors.js'
-import { readKeys } from './keys.js'
+import type { ReadMemory } from './readMemory.js'
 import type { ReadServices } from './services.js'
 import { backOffGeckoAfter429 } from './universe/discovery.js'
 
@@ -30,11 +30,6 @@ export const CHARTED_POOL_TTL_MS = 6 * 3_600_000
 export const NO_POOL_TTL_MS = 10 * 60_000
 /** How long a pool's kept closed candles, and an answer of closed candles only, live: they never change. */
 export const CLOSED_CANDLES_TTL_MS = 3_600_000
-/** Most tokens without a pool an instance remembers (the oldest is forgotten first). */
-const NO_POOL_MAX = 10_000
-
-/** Tokens found to have no Base pool, by key prefix and address: until when (on the services' clock). */
-const noPool = new Map<string, number>()
 
 /** The one answer for a token without a known pool: the same words whichever instance, store record or memory says it. */
 const unknownToken = (address: string) =>
@@ -50,32 +45,24 @@ const unknownToken = (address: string) =>
  */
 export async function readTokenOhlcv(services: ReadServices, query: OhlcvQuery): Promise<CacheReadReturnType> {
   const { address, timeframe, aggregate, currency, before, limit } = query
-  const memoryKey = `${services.keyPrefix}${address}`
-  const until = noPool.get(memoryKey)
-  if (until !== undefined && until > services.now()) throw unknownToken(address)
+  const memoryKey = `ohlcv:${address}`
+  if (services.memory.unknownTokens.has(memoryKey)) throw unknownToken(address)
   const seconds = candleSeconds(timeframe, aggregate)
   const request = `${timeframe}:${aggregate}:${currency}:${before ?? 'latest'}:${limit}`
   try {
     return await services.cache.read({
-      key: readKeys(services.keyPrefix).tokenOhlcv(address, request),
+      key: services.keys.tokenOhlcv(address, request),
       ttlMs: holdsOpenCandle(before, seconds, services.now()) ? OPEN_CANDLE_TTL_MS : CLOSED_CANDLES_TTL_MS,
       refresh: () => refreshOhlcv(services, query, seconds),
     })
   } catch (error) {
-    if (error instanceof ReadNotFoundError) {
-      noPool.delete(memoryKey)
-      if (noPool.size >= NO_POOL_MAX) noPool.delete(noPool.keys().next().value!)
-      noPool.set(memoryKey, services.now() + NO_POOL_TTL_MS)
-    }
+    if (error instanceof ReadNotFoundError) services.memory.unknownTokens.set(memoryKey, true, { ttl: NO_POOL_TTL_MS })
     throw error
   }
 }
 
-/** The control room's pools, parsed once per body the instance sees (by ETag). */
-const roomPools = new Map<string, Map<string, ChartedPool>>()
-
-/** The pools of a control-room body (its JSON text), by its ETag. */
-function poolsOfRoomBody(etag: string, body: string): Map<string, ChartedPool> {
+/** The pools of a control-room body (its JSON text), by its ETag, parsed once per body the services see. */
+function poolsOfRoomBody(roomPools: ReadMemory['roomPools'], etag: string, body: string): Map<string, ChartedPool> {
   let pools = roomPools.get(etag)
   if (!pools) {
     const room = parseRecord(controlRoomSchema.pick({ liveActivity: true }), body)
@@ -96,7 +83,7 @@ type Known = {
 
 /** Reads what a refresh needs in one store call (the control room only when the instance holds no fresh copy). */
 async function readKnown(services: ReadServices, address: string, seriesKey: string): Promise<Known> {
-  const keys = readKeys(services.keyPrefix)
+  const keys = services.keys
   const local = services.cache.peek(keys.controlRoom)
   const wanted = [keys.chartedPool(address), seriesKey, keys.geckoBackoff, ...(local ? [] : [keys.controlRoom])]
   const [pool, series, backoff, room] = await services.store.getMany(wanted)
@@ -105,7 +92,7 @@ async function readKnown(services: ReadServices, address: string, seriesKey: str
     remembered: parseRecord(chartedPoolSchema, pool),
     series: parseRecord(candleSeriesSchema, series),
     backingOff: backoff !== null && backoff !== undefined,
-    pools: shared ? poolsOfRoomBody(shared.etag, shared.body) : new Map(),
+    pools: shared ? poolsOfRoomBody(services.memory.roomPools, shared.etag, shared.body) : new Map(),
   }
 }
 
@@ -122,7 +109,7 @@ async function chartedPool(services: ReadServices, address: string, known: Known
     return { pool: { pool: known.remembered.pool, dexId: known.remembered.dexId } }
   }
   const found = mostLiquidPool(address, await services.searchUpstream.tokens([address]))
-  const key = readKeys(services.keyPrefix).chartedPool(address)
+  const key = services.keys.chartedPool(address)
   if (!found) {
     await services.store.set(key, JSON.stringify({ pool: null, dexId: '' }), NO_POOL_TTL_MS)
     throw unknownToken(address)
@@ -148,7 +135,7 @@ async function fetchCandles(services: ReadServices, pool: string, query: OhlcvQu
 /** The refresh of one token-ohlcv answer: one store read, at most one DexScreener and one GeckoTerminal call, one write with the body. */
 async function refreshOhlcv(services: ReadServices, query: OhlcvQuery, seconds: number): Promise<RefreshResult> {
   const { address, timeframe, aggregate, currency, before, limit } = query
-  const seriesKey = readKeys(services.keyPrefix).candleSeries(address, `${timeframe}:${aggregate}:${currency}`)
+  const seriesKey = services.keys.candleSeries(address, `${timeframe}:${aggregate}:${currency}`)
   const known = await readKnown(services, address, seriesKey)
   const { pool, write } = await chartedPool(services, address, known)
   const now = services.now()

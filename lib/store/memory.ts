@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { systemClock } from '../platform/clock.js'
 import { perInstance } from '../platform/perInstance.js'
 import { type ScriptData, type Store, UndeclaredKeyError } from './types.js'
 
@@ -29,7 +30,7 @@ type Entry = { value: string | Map<string, number>; expiresAt: number }
  * values, so a stream of distinct keys (search terms) leaves its memory flat.
  */
 export function createMemoryStore(parameters: CreateMemoryStoreParameters = {}): MemoryStore {
-  const { now = Date.now, maxEntries = MEMORY_STORE_ENTRIES_MAX } = parameters
+  const { now = systemClock.now, maxEntries = MEMORY_STORE_ENTRIES_MAX } = parameters
   const values = new Map<string, Entry>()
   let cursor = values.entries()
   const sweep = () => {

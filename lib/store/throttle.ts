@@ -1,4 +1,5 @@
 import { Ratelimit } from '@upstash/ratelimit'
+import { systemClock } from '../platform/clock.js'
 import { createSlidingLogStore, takeSlots } from './slidingLog.js'
 import { type Store, StoreError } from './types.js'
 import type { UpstashStore } from './upstash.js'
@@ -19,7 +20,7 @@ export type Throttle = { limit(parameters: ThrottleParameters): Promise<Throttle
  * The throttle of a store: `@upstash/ratelimit`'s sliding window over an Upstash store's client, shared by every
  * instance; the service's sliding log (`slidingLog.ts`) in this process over the in-process store, on `now`.
  */
-export function createThrottle(store: Store, now: () => number = Date.now): Throttle {
+export function createThrottle(store: Store, now: () => number): Throttle {
   return store.kind === 'upstash' ? createUpstashThrottle(store as UpstashStore) : createLocalThrottle(now)
 }
 
@@ -51,8 +52,12 @@ function createUpstashThrottle({ redis, timeoutMs }: UpstashStore): Throttle {
           throw new StoreError('store throttle failed')
         })
       // Its timeout answers success with reason "timeout": a throttle may fail open, never a read. Its `reset` is on
-      // the real clock, the one the library keeps its windows on.
-      return { ok: result.success, remaining: Math.max(0, result.remaining), resetAfterMs: Math.max(0, result.reset - Date.now()) }
+      // the real clock, the one the library keeps its windows on, so it is read against that clock.
+      return {
+        ok: result.success,
+        remaining: Math.max(0, result.remaining),
+        resetAfterMs: Math.max(0, result.reset - systemClock.now()),
+      }
     },
   }
 }
@@ -62,7 +67,7 @@ function createUpstashThrottle({ redis, timeoutMs }: UpstashStore): Throttle {
  * Idle clients' logs expire with their window, and at most the in-process store's bound of clients is kept (the
  * least recently admitted goes first).
  */
-export function createLocalThrottle(now: () => number = Date.now): Throttle {
+export function createLocalThrottle(now: () => number): Throttle {
   const logs = createSlidingLogStore(now)
   let requests = 0
   return {

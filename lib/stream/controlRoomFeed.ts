@@ -1,4 +1,5 @@
 import { AsyncResource } from 'node:async_hooks'
+import type { Sleep } from '../platform/clock.js'
 import { errorName } from '../platform/log.js'
 import type { LocalCachedBody } from '../read/cache/cachedBody.js'
 import { lookAtControlRoom, onControlRoomChange, READ_CACHE_TTL_MS, readControlRoom } from '../read/readers.js'
@@ -9,11 +10,18 @@ import { eventIdOf, sseComment, sseEvent, sseRetry } from './sse.js'
 /** Schedules `run` after `ms`; answers the function that cancels it. */
 export type Schedule = (run: () => void, ms: number) => () => void
 
-/** The default {@link Schedule}: a timer that never keeps the process alive on its own. */
-const realSchedule: Schedule = (run, ms) => {
-  const timer = setTimeout(run, ms)
-  timer.unref()
-  return () => clearTimeout(timer)
+/**
+ * A {@link Schedule} over a clock's wait (the read services' `sleep`): `holdsProcess` says whether a pending run keeps
+ * the process alive on its own.
+ */
+export function scheduleOn(sleep: Sleep, holdsProcess: boolean): Schedule {
+  return (run, ms) => {
+    const cancelled = new AbortController()
+    void sleep(ms, { signal: cancelled.signal, holdsProcess }).then(() => {
+      if (!cancelled.signal.aborted) run()
+    })
+    return () => cancelled.abort()
+  }
 }
 
 /** How long after the shared body's window ends the instance looks at it: another instance's refresh has begun by then. */
@@ -58,7 +66,7 @@ export type ControlRoomFeed = {
  * none at all with no stream open. A heartbeat comment goes out while nothing changes.
  */
 export function createControlRoomFeed(parameters: CreateControlRoomFeedParameters): ControlRoomFeed {
-  const { services, heartbeatSeconds = 15, schedule = realSchedule, sources = [] } = parameters
+  const { services, heartbeatSeconds = 15, schedule = scheduleOn(parameters.services.sleep, false), sources = [] } = parameters
   // Timers start outside the request that opened the first stream: their log lines are no request's.
   const detached = new AsyncResource('control-room-feed')
   const later: Schedule = (run, ms) => detached.runInAsyncScope(() => schedule(run, ms))

@@ -7,7 +7,7 @@ import { rateLimitHeaders } from '../platform/rateLimitHeaders.js'
 import type { ReadServices } from '../read/services.js'
 import { openBoundedSink } from './boundedSink.js'
 import type { StreamConfig } from './config.js'
-import { type ControlRoomFeed, createControlRoomFeed, RETRY_FRAME, type Schedule } from './controlRoomFeed.js'
+import { type ControlRoomFeed, createControlRoomFeed, RETRY_FRAME, type Schedule, scheduleOn } from './controlRoomFeed.js'
 import { launchWatch } from './launchWatch.js'
 
 /** Seconds a refused client is told to wait: about when a stream of its own ends and frees a place. */
@@ -19,7 +19,7 @@ export type StreamSource = {
   config: () => StreamConfig
   /** Whether launches are public, and their chain: then every stream gets a `launch` event per confirmed deploy. */
   launches: () => LaunchesConfig
-  /** Timers of the feed and of each stream's deadline (default: real, unref'd timers). */
+  /** Timers of the feed and of each stream's deadline (default: waits on the read services' clock). */
   schedule?: Schedule
   heartbeatSeconds?: number
 }
@@ -31,6 +31,8 @@ export type StreamSource = {
  */
 export function createStreamEndpoint(parameters: StreamSource): Endpoint {
   const { read, config, launches, schedule, heartbeatSeconds } = parameters
+  // The endpoint is built once per instance (by its api/ file), so what it keeps is the instance's: the feed of each
+  // set of read services it serves, and how many streams each client holds.
   const feeds = new WeakMap<ReadServices, ControlRoomFeed>()
   const perClient = new Map<string, number>()
   const handler = async (request: Request): Promise<Response> => {
@@ -93,7 +95,9 @@ export function createStreamEndpoint(parameters: StreamSource): Endpoint {
       return errorResponse(503, 'UPSTREAM_UNAVAILABLE', 'The market data is not available yet; retry shortly.', { 'retry-after': '5' })
     }
     const deadline = limits.maxSeconds * 1000
-    if (!closed) cancelDeadline = schedule ? schedule(sink.end, deadline) : deadlineTimer(sink.end, deadline)
+    // The deadline keeps the process alive while the stream is open, as the open stream is work in progress (a runtime
+    // that runs the function alone would otherwise exit under it).
+    if (!closed) cancelDeadline = (schedule ?? scheduleOn(services.sleep, true))(sink.end, deadline)
     return new Response(body, {
       headers: {
         'content-type': 'text/event-stream; charset=utf-8',
@@ -105,13 +109,4 @@ export function createStreamEndpoint(parameters: StreamSource): Endpoint {
     })
   }
   return createEndpoint({ methods: ['GET'], handler })
-}
-
-/**
- * A stream's deadline; answers how to cancel it. It keeps the process alive while the stream is open, as the open
- * stream is work in progress (a runtime that runs the function alone would otherwise exit under it).
- */
-function deadlineTimer(run: () => void, ms: number): () => void {
-  const timer = setTimeout(run, ms)
-  return () => clearTimeout(timer)
 }

@@ -57,9 +57,8 @@ export type RunTickParameters = {
 export async function runTick({ read, deploy, caller, intervalSeconds }: RunTickParameters): Promise<TickSummary> {
   const { store, keyPrefix, logger } = read
   const startedAt = read.now()
-  const started = Date.now()
   if (!(await claimInterval(read, startedAt, intervalSeconds)))
-    return { ok: true, ran: false, caller, startedAt: new Date(startedAt).toISOString(), durationMs: Date.now() - started }
+    return { ok: true, ran: false, caller, startedAt: new Date(startedAt).toISOString(), durationMs: read.now() - startedAt }
 
   const { parts, part } = createPartRunner(logger)
   await Promise.all([runReadParts(read, part), runDeployParts(read, deploy, part)])
@@ -70,7 +69,7 @@ export async function runTick({ read, deploy, caller, intervalSeconds }: RunTick
     ran: true,
     caller,
     startedAt: new Date(startedAt).toISOString(),
-    durationMs: Date.now() - started,
+    durationMs: read.now() - startedAt,
     parts,
     failed,
   }

@@ -1,3 +1,4 @@
+import type { Sleep } from '../platform/clock.js'
 import { errorName, type Logger, publicErrorMessage } from '../platform/log.js'
 
 /** Parameters of {@link startTicker}. */
@@ -9,34 +10,31 @@ export type StartTickerParameters = {
   logger: Logger
   /** Delay before the first tick (default 1 s: after the server listens). */
   firstDelayMs?: number
+  /** The clock ticks are timed on (the read services' `now` and `sleep`). */
+  now: () => number
+  sleep: Sleep
 }
 
 /**
  * Runs the tick in this process every `intervalSeconds` (`npm start`, the sandbox): a self-hosted server is always on
  * without Vercel Cron or QStash. Ticks never overlap; the timer does not keep the process alive. Answers `stop`.
  */
-export function startTicker({ intervalSeconds, run, logger, firstDelayMs = 1000 }: StartTickerParameters): () => void {
+export function startTicker({ intervalSeconds, run, logger, firstDelayMs = 1000, now, sleep }: StartTickerParameters): () => void {
   if (intervalSeconds <= 0) return () => undefined
-  let timer: NodeJS.Timeout | undefined
-  let stopped = false
-  const schedule = (ms: number) => {
-    if (stopped) return
-    timer = setTimeout(async () => {
-      const started = Date.now()
-      try {
-        await run()
-      } catch (error) {
-        logger.error('tick_failed', { error: errorName(error), message: publicErrorMessage(error) })
-      }
-      schedule(Math.max(0, intervalSeconds * 1000 - (Date.now() - started)))
-    }, ms)
-    timer.unref?.()
+  const stopped = new AbortController()
+  const schedule = async (ms: number) => {
+    await sleep(ms, { signal: stopped.signal, holdsProcess: false })
+    if (stopped.signal.aborted) return
+    const started = now()
+    try {
+      await run()
+    } catch (error) {
+      logger.error('tick_failed', { error: errorName(error), message: publicErrorMessage(error) })
+    }
+    void schedule(Math.max(0, intervalSeconds * 1000 - (now() - started)))
   }
-  schedule(firstDelayMs)
-  return () => {
-    stopped = true
-    clearTimeout(timer)
-  }
+  void schedule(firstDelayMs)
+  return () => stopped.abort()
 }
 
 /**
@@ -55,6 +53,8 @@ export async function startInProcessTicker(env = process.env): Promise<{ stop: (
   const stop = startTicker({
     intervalSeconds,
     logger: read.logger,
+    now: read.now,
+    sleep: read.sleep,
     run: () => runTick({ read, deploy: instanceDeploySource.services, caller: 'in-process', intervalSeconds }),
   })
   return { stop, intervalSeconds }

@@ -1,3 +1,4 @@
+import type { Sleep } from '../platform/clock.js'
 import type { DroppedRows } from './fields.js'
 
 /** Why an upstream call failed. */
@@ -52,35 +53,24 @@ export type CreateJsonGetterParameters = {
    * spent, and the call fails with kind `throttled` instead of being sent.
    */
   admit?: () => Promise<boolean>
+  /** The clock a `Retry-After` date is read against... */
+  now: () => number
+  /** ...and the one the waits between attempts run on. */
+  sleep: Sleep
 }
 
 /** GETs a path and reads the JSON body with `parse` (null: the body has the wrong shape). */
 export type JsonGetter = <T>(path: string, parse: (body: unknown) => T | null, options?: CallOptions) => Promise<T>
 
-const RETRYABLE_STATUS = new Set([408, 429, 500, 502, 503, 504])
+const RETRYABLE_STATUS: ReadonlySet<number> = new Set([408, 429, 500, 502, 503, 504])
 
 /** Parses `Retry-After` (seconds or an HTTP date) into milliseconds from `now`. */
-export function parseRetryAfter(value: string | null, now: number = Date.now()): number | null {
+export function parseRetryAfter(value: string | null, now: number): number | null {
   if (!value) return null
   const trimmed = value.trim()
   if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000)
   const date = Date.parse(trimmed)
   return Number.isNaN(date) ? null : Math.max(0, date - now)
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason)
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort)
-      resolve()
-    }, ms)
-    const onAbort = () => {
-      clearTimeout(timer)
-      reject(signal!.reason)
-    }
-    signal?.addEventListener('abort', onAbort, { once: true })
-  })
 }
 
 type Attempt<T> = { value?: T; error?: UpstreamError; retry: boolean; retryAfterMs: number | null }
@@ -101,6 +91,8 @@ export function createJsonGetter(parameters: CreateJsonGetterParameters): JsonGe
     random = Math.random,
     describePath = (path) => path.replace(/\?.*$/, ''),
     admit,
+    now,
+    sleep,
   } = parameters
   const root = baseUrl.replace(/\/+$/, '')
 
@@ -125,7 +117,7 @@ export function createJsonGetter(parameters: CreateJsonGetterParameters): JsonGe
       return { retry: true, retryAfterMs: null, error: new UpstreamError(`upstream ${route} could not be reached`, 'network') }
     }
     if (!response.ok) {
-      const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'))
+      const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), now())
       return {
         retry: RETRYABLE_STATUS.has(response.status),
         retryAfterMs,
@@ -172,9 +164,8 @@ export function createJsonGetter(parameters: CreateJsonGetterParameters): JsonGe
       if (!result.retry || retry >= maxRetries || (budget && budget.remaining <= 0)) throw error
       if (result.retryAfterMs !== null && result.retryAfterMs > maxRetryAfterMs) throw error
       const backoff = Math.round(random() * backoffBaseMs * 2 ** retry)
-      try {
-        await sleep(Math.max(backoff, result.retryAfterMs ?? 0), outer)
-      } catch {
+      if (!outer?.aborted) await sleep(Math.max(backoff, result.retryAfterMs ?? 0), { signal: outer })
+      if (outer?.aborted) {
         throw new UpstreamError(`upstream refresh deadline passed while waiting to retry ${describePath(path)}`, 'timeout')
       }
     }

@@ -27,7 +27,7 @@ export type CreateSharedRequestBudgetParameters = {
   key: string
   perMinute: number
   logger: Logger
-  now?: () => number
+  now: () => number
   /** The budget this one is a share of: a request takes a slot of the share and of the whole in one step, or of neither. */
   within?: WholeBudget
   /**
@@ -44,7 +44,7 @@ export type CreateSharedRequestBudgetParameters = {
  * instance alone stays under the provider's limit.
  */
 export function createSharedRequestBudget(parameters: CreateSharedRequestBudgetParameters): () => Promise<boolean> {
-  const { store, key, perMinute, logger, now = Date.now, within } = parameters
+  const { store, key, perMinute, logger, now, within } = parameters
   const local = parameters.local ?? createSlidingLogStore(now)
   const windows: SlidingWindow[] = [{ key, limit: perMinute, windowMs: MINUTE_MS }]
   if (within) windows.push({ key: within.key, limit: within.perMinute, windowMs: MINUTE_MS })

@@ -12,6 +12,7 @@ import { createHealthEndpoint } from '../../lib/health/endpoint.js'
 import { loadLaunchesConfig } from '../../lib/launches/config.js'
 import { createLaunchesEndpoint } from '../../lib/launches/endpoint.js'
 import type { ControlRoom } from '../../lib/market/types.js'
+import { systemClock } from '../../lib/platform/clock.js'
 import { silentLogger } from '../../lib/platform/log.js'
 import {
   createControlRoomEndpoint,
@@ -83,8 +84,8 @@ describe('the token page (candles from lightweight-charts) and New launches', ()
       store: createMemoryStore(),
       logger: silentLogger,
       now: () => Date.now() + clock.offset,
-      upstream: createDexScreenerClient({ baseUrl: upstream.url, backoffBaseMs: 5 }),
-      gecko: createGeckoTerminalClient({ baseUrl: gecko.url, backoffBaseMs: 5, maxRetryAfterMs: 0 }),
+      upstream: createDexScreenerClient({ baseUrl: upstream.url, backoffBaseMs: 5, ...systemClock }),
+      gecko: createGeckoTerminalClient({ baseUrl: gecko.url, backoffBaseMs: 5, maxRetryAfterMs: 0, ...systemClock }),
     })
     const launches = () => loadLaunchesConfig({})
     server = await startServer({

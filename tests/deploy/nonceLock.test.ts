@@ -1,10 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { releaseNonce } from '../../lib/deploy/pipeline/nonceFence.js'
 import { createNonceLocks, type NonceLock } from '../../lib/deploy/pipeline/nonceLock.js'
+import { systemClock } from '../../lib/platform/clock.js'
 import { createMemoryStore } from '../../lib/store/memory.js'
 import type { Store } from '../../lib/store/types.js'
 
-// The lock's clock is the test's: fake timers move time, so no case waits on the wall clock.
+// The lock runs on the real clock, whose timers and `Date` are faked here: fake timers move time, so no case waits on
+// the wall clock.
 beforeEach(() => {
   vi.useFakeTimers()
 })
@@ -27,7 +29,7 @@ async function settleWhileTimePasses<T>(promise: Promise<T>, stepMs = 10): Promi
 
 describe('the nonce lock', () => {
   it('gives the lock to one deploy at a time; a waiter gets it once released, or null within its wait', async () => {
-    const locks = createNonceLocks({ store: createMemoryStore() })
+    const locks = createNonceLocks({ store: createMemoryStore(), clock: systemClock })
     const first = await locks.acquire(lockOf('lock', 10_000, 0))
     expect(first?.state).toBe('held')
     const started = Date.now()
@@ -53,7 +55,7 @@ describe('the nonce lock', () => {
         return inner.acquireLock(key, ttl)
       },
     }
-    const locks = createNonceLocks({ store })
+    const locks = createNonceLocks({ store, clock: systemClock })
     const held = (await inner.acquireLock('queued', 10_000))!
     const waiters = Array.from({ length: 10 }, () => locks.acquire(lockOf('queued')))
     await vi.advanceTimersByTimeAsync(200)
@@ -74,7 +76,7 @@ describe('the nonce lock', () => {
   })
 
   it('ends a local turn with the lease even if the holder never releases, so the queue cannot jam', async () => {
-    const locks = createNonceLocks({ store: createMemoryStore() })
+    const locks = createNonceLocks({ store: createMemoryStore(), clock: systemClock })
     const stuck = await locks.acquire(lockOf('lapsing', 100, 0))
     expect(stuck).not.toBeNull()
     // The holder "crashed": no release. The store lease (100 ms) and the local turn both lapse.
@@ -85,7 +87,7 @@ describe('the nonce lock', () => {
 
   it('is released once: a second release, or a release after a hand-off, does nothing', async () => {
     const store = createMemoryStore()
-    const locks = createNonceLocks({ store })
+    const locks = createNonceLocks({ store, clock: systemClock })
     const first = (await locks.acquire(lockOf('once')))!
     const waiter = locks.acquire(lockOf('once'))
     await vi.advanceTimersByTimeAsync(5)
@@ -121,7 +123,7 @@ describe('the nonce lock within one instance: handed on, with the next nonce alr
         return inner.run(script, keys, args)
       },
     }
-    const locks = createNonceLocks({ store })
+    const locks = createNonceLocks({ store, clock: systemClock })
     const taken: number[] = []
     const storeClaimsAtTurn: number[] = []
     const deploy = async () => {
@@ -148,7 +150,7 @@ describe('the nonce lock within one instance: handed on, with the next nonce alr
 
   it('gives back a successor’s nonce and its own when a deploy stops unsent: the stream has no gap', async () => {
     const store = createMemoryStore()
-    const locks = createNonceLocks({ store })
+    const locks = createNonceLocks({ store, clock: systemClock })
     const first = (await locks.acquire(lockOf('refused')))!
     const waiter = locks.acquire(lockOf('refused'))
     await vi.advanceTimersByTimeAsync(5)
@@ -166,7 +168,7 @@ describe('the nonce lock within one instance: handed on, with the next nonce alr
 
   it('gives back a nonce handed on to a deploy that stopped before asking for it', async () => {
     const store = createMemoryStore()
-    const locks = createNonceLocks({ store })
+    const locks = createNonceLocks({ store, clock: systemClock })
     const first = (await locks.acquire(lockOf('early')))!
     const second = locks.acquire(lockOf('early'))
     await vi.advanceTimersByTimeAsync(5)

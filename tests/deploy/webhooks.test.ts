@@ -13,6 +13,7 @@ import { AGENT_KEYS, type DeployStack, startDeployStack } from '../support/deplo
 import { type FakeDexScreener, startFakeDexScreener } from '../support/fakeDexScreener.js'
 import { v4PoolIdOf } from '../support/realShapes.js'
 import { HUBS, makePair, mixCase } from '../support/syntheticMarket.js'
+import { createTestClock } from '../support/testClock.js'
 import { startWebhookReceiver, type WebhookDelivery, type WebhookReceiver } from '../support/webhookReceiver.js'
 
 const deployBody = (symbol: string) => ({ action: 'agent_deploy', name: 'Hook Token', symbol })
@@ -467,7 +468,7 @@ describe('webhooks never reach a private address (server-side request forgery)',
         storePrefix: prefix,
         chainId: 8453,
         logger: createLogger({ write: (line) => logs.push(line) }),
-        now: () => stack.clock.now,
+        clock: stack.clock.clock,
         onVercel,
         lookup: resolvingTo(address, asked),
       })
@@ -502,7 +503,16 @@ describe('webhooks never reach a private address (server-side request forgery)',
     try {
       const url = `http://127.0.0.1:${(endless.address() as AddressInfo).port}/hook`
       const secret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`
-      const result = await attemptWebhook({ url, secret, id: 'msg_endless', body: '{}', now: Date.now(), onVercel: false })
+      const clock = createTestClock()
+      const result = await attemptWebhook({
+        url,
+        secret,
+        id: 'msg_endless',
+        body: '{}',
+        now: clock.now,
+        sleep: clock.clock.sleep,
+        onVercel: false,
+      })
       expect(result).toEqual({ ok: true, status: 200 })
       await connectionClosed
     } finally {

@@ -3,6 +3,7 @@ import { followDeploys } from '../../lib/deploy/pipeline/followDeploys.js'
 import type { Launch, LaunchesPage } from '../../lib/deploy/records/launchSchema.js'
 import type { LaunchesConfig } from '../../lib/launches/config.js'
 import { createLaunchesEndpoint } from '../../lib/launches/endpoint.js'
+import { systemClock } from '../../lib/platform/clock.js'
 import { createLogger } from '../../lib/platform/log.js'
 import { createReadServices, type ReadServices } from '../../lib/read/services.js'
 import { loadStreamConfig } from '../../lib/stream/config.js'
@@ -34,7 +35,7 @@ describe('the launches feed and the stream’s launch event, across instances', 
       store: deploy.store,
       logger: createLogger({ write: () => {} }),
       now: deploy.clock.clock.now,
-      upstream: createDexScreenerClient({ baseUrl: upstream.url, backoffBaseMs: 5 }),
+      upstream: createDexScreenerClient({ baseUrl: upstream.url, backoffBaseMs: 5, ...systemClock }),
       gecko: null,
       waitUntil: (work) => void background.push(work),
     })

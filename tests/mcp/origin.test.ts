@@ -80,7 +80,7 @@ describe('POST /api/mcp and the Origin header (MCP transport security)', () => {
         throw new Error('no services in this test')
       },
       logger: () => silentLogger,
-      agents: async () => createAgentRegistry({ store: null, storePrefix: 'test:' }),
+      agents: async () => createAgentRegistry({ store: null, storePrefix: 'test:', now: () => 0 }),
       store: async () => null,
     }
     const { fetch: handle } = createMcpEndpoint({

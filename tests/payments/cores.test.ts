@@ -127,10 +127,12 @@ describe('the JWT a hosted facilitator (CDP) is sent', () => {
     const { privateKey, publicKey } = generateKeyPairSync('ed25519')
     const jwk = privateKey.export({ format: 'jwk' }) as { d: string; x: string }
     const secret = Buffer.concat([Buffer.from(jwk.d, 'base64url'), Buffer.from(jwk.x, 'base64url')]).toString('base64')
-    const jwt = cdpJwt({ credentials: { keyId: 'kid-2', secret }, method: 'GET', url })
+    const jwt = cdpJwt({ credentials: { keyId: 'kid-2', secret }, method: 'GET', url, nowSeconds: 1_800_000_000 })
     expect(JSON.parse(Buffer.from(jwt.split('.')[0]!, 'base64url').toString())).toMatchObject({ alg: 'EdDSA', kid: 'kid-2' })
     expect(verifies(jwt, publicKey, null)).toBe(true)
-    expect(() => cdpJwt({ credentials: { keyId: 'k', secret: 'not a key' }, method: 'GET', url })).toThrow(/neither a PEM EC key nor/)
+    expect(() => cdpJwt({ credentials: { keyId: 'k', secret: 'not a key' }, method: 'GET', url, nowSeconds: 1_800_000_000 })).toThrow(
+      /neither a PEM EC key nor/,
+    )
   })
 })
 

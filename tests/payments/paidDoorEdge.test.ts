@@ -29,7 +29,7 @@ function door(env: Record<string, string>) {
       throw new Error('the services were loaded')
     },
     logger: () => silentLogger,
-    agents: async () => createAgentRegistry({ store: null, storePrefix: 'test:' }),
+    agents: async () => createAgentRegistry({ store: null, storePrefix: 'test:', now: () => 0 }),
     store: async () => store,
   }
   const handle = withOpenApiCheck('/api/x402/deploy', createPaidDeployEndpoint(paymentsSourceFrom({ deploy, env })))

@@ -29,11 +29,11 @@ describe('matchesEtag', () => {
 
 describe('parseRetryAfter', () => {
   it('reads seconds and HTTP dates', () => {
-    expect(parseRetryAfter('2')).toBe(2000)
-    expect(parseRetryAfter('0.5')).toBe(500)
+    expect(parseRetryAfter('2', 0)).toBe(2000)
+    expect(parseRetryAfter('0.5', 0)).toBe(500)
     expect(parseRetryAfter(new Date(10_000).toUTCString(), 7_000)).toBe(3000)
-    expect(parseRetryAfter('soon')).toBeNull()
-    expect(parseRetryAfter(null)).toBeNull()
+    expect(parseRetryAfter('soon', 0)).toBeNull()
+    expect(parseRetryAfter(null, 0)).toBeNull()
   })
 })
 

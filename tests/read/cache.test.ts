@@ -5,6 +5,7 @@ import { refreshLockKey } from '../../lib/read/cache/sharedRefresh.js'
 import { readKeys } from '../../lib/read/keys.js'
 import { createMemoryStore } from '../../lib/store/memory.js'
 import { startReadStack } from '../support/readStack.js'
+import { createTestClock } from '../support/testClock.js'
 
 describe('the instance’s own copy of the shared cache (Upstash over redis-server)', () => {
   it('keeps the hot bodies apart from search terms: after a flood of 2,000 terms and no room read, warm room reads cost nothing', async () => {
@@ -30,13 +31,14 @@ describe('the instance’s own copy of the shared cache (Upstash over redis-serv
 
 describe('the cache’s change listeners', () => {
   it('cannot fail a refresh: one that throws is logged once, the read still answers, and the others are told', async () => {
-    const clock = { now: 1_800_000_000_000 }
+    const clock = createTestClock(1_800_000_000_000)
     const lines: string[] = []
     const background: Promise<unknown>[] = []
     const cache = createReadCache({
       store: createMemoryStore({ now: () => clock.now }),
       logger: createLogger({ write: (line) => lines.push(line), now: () => clock.now }),
       now: () => clock.now,
+      sleep: clock.clock.sleep,
       waitUntil: (promise) => void background.push(promise),
     })
     let made = 0

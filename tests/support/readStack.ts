@@ -1,4 +1,5 @@
 import type { ControlRoom } from '../../lib/market/types.js'
+import { systemClock } from '../../lib/platform/clock.js'
 import { createLogger, type Logger } from '../../lib/platform/log.js'
 import {
   createControlRoomEndpoint,
@@ -104,6 +105,8 @@ export async function startReadStack(parameters: StartReadStackParameters): Prom
       ? createDexScreenerClient({
           baseUrl: upstream.url,
           backoffBaseMs: 5,
+          // Retries wait in real time: the fake upstreams answer in real time too.
+          ...systemClock,
           admit: createSharedRequestBudget({
             store: instanceStore,
             key: readKeys(prefix).searchBudget,
@@ -129,9 +132,10 @@ export async function startReadStack(parameters: StartReadStackParameters): Prom
         baseUrl: upstream.url,
         backoffBaseMs: 5,
         requestTimeoutMs: parameters.requestTimeoutMs ?? 8000,
+        ...systemClock,
         admit: createSharedRequestBudget({ store: instanceStore, ...whole, logger, now: () => clock.now }),
       }),
-      gecko: gecko ? createGeckoTerminalClient({ baseUrl: gecko.url, backoffBaseMs: 5, maxRetryAfterMs: 0 }) : null,
+      gecko: gecko ? createGeckoTerminalClient({ baseUrl: gecko.url, backoffBaseMs: 5, maxRetryAfterMs: 0, ...systemClock }) : null,
     })
     return {
       services,

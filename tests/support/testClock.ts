@@ -37,9 +37,13 @@ export function createTestClock(start = Date.now()): TestClock {
     },
     clock: {
       now: () => now,
-      sleep: (ms) =>
+      sleep: (ms, { signal } = {}) =>
         new Promise<void>((wake) => {
-          waits.add({ until: now + Math.max(0, ms), wake })
+          if (signal?.aborted) return wake()
+          const wait = { until: now + Math.max(0, ms), wake }
+          waits.add(wait)
+          // An abort ends the wait before its time, as the real clock's does.
+          signal?.addEventListener('abort', () => waits.delete(wait) && wake(), { once: true })
           wakeDue()
         }),
     },

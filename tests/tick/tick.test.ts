@@ -274,7 +274,7 @@ describe('a quiet day: ticks only, no read request (injected clock, Upstash over
         expect(summary.ran).toBe(true)
         expect(summary.parts?.snapshot).toMatchObject({ ok: true })
       }
-      const snapshots = await loadSnapshots(stack.store, stack.services.keyPrefix, stack.clock.now)
+      const snapshots = await loadSnapshots(stack.services, stack.clock.now)
       expect(snapshots).toHaveLength(SNAPSHOTS_IN_WINDOW)
       const history = await freshMarketHistory(stack)
       expect(history.volume.points.length).toBeGreaterThanOrEqual(SNAPSHOTS_IN_WINDOW - 1)

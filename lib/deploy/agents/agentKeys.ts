@@ -1,4 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
+import { systemClock } from '../../platform/clock.js'
 import type { Logger } from '../../platform/log.js'
 
 /** SHA-256 of an agent key, as lower-case hex: what the allowlist holds. */
@@ -53,7 +54,7 @@ export function refusalText(reason: AgentRefusalReason): string {
  */
 export function createRefusalLog({
   logger,
-  now = () => Date.now(),
+  now = systemClock.now,
   linesPerSecond = 5,
 }: CreateRefusalLogParameters): (refusal: Refusal) => void {
   let second = -1

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { systemClock } from '../../platform/clock.js'
 import { listIndexed, putIndexed, removeFromIndex } from '../../store/recordIndex.js'
 import { parseRecord } from '../../store/records.js'
 import type { Store } from '../../store/types.js'
@@ -73,7 +74,7 @@ export type CreateAgentRegistryParameters = {
   /** The shared store holding runtime keys; null: the allowlist alone (an in-process store cannot be shared). */
   store: Store | null
   storePrefix: string
-  now?: () => number
+  now: () => number
   /** Age past which the snapshot is read again before answering: a revoked or expired key is refused within it. */
   maxAgeMs?: number
   /** Age past which an unknown key reads the snapshot again: a new key works at once, a flood costs one read a second. */
@@ -85,7 +86,7 @@ export type CreateAgentRegistryParameters = {
  * `maxAgeMs` (5 s), or than `missRefreshMs` (1 s) when a key is not in it; one read at a time.
  */
 export function createAgentRegistry(parameters: CreateAgentRegistryParameters): AgentRegistry {
-  const { store, storePrefix, now = Date.now, maxAgeMs = 5000, missRefreshMs = 1000 } = parameters
+  const { store, storePrefix, now, maxAgeMs = 5000, missRefreshMs = 1000 } = parameters
   const keys = agentRegistryKeys(storePrefix)
   let snapshot: { byDigest: Map<string, AgentRecord>; readAt: number } | null = null
   let reading: Promise<void> | null = null
@@ -145,6 +146,7 @@ export type IssueAgentKeyParameters = {
   label: string
   dailyCap?: number | null
   expiresInDays?: number | null
+  /** When the key is issued, epoch ms (default: now on the real clock: an admin command's time). */
   now?: number
 }
 
@@ -153,7 +155,7 @@ export type IssueAgentKeyParameters = {
  * record. Throws {@link AgentAdminError} for a bad label or number, or a label already taken: then nothing is written.
  */
 export async function issueAgentKey(parameters: IssueAgentKeyParameters): Promise<{ key: string; record: AgentRecord }> {
-  const { store, storePrefix, label, dailyCap = null, expiresInDays = null, now = Date.now() } = parameters
+  const { store, storePrefix, label, dailyCap = null, expiresInDays = null, now = systemClock.now() } = parameters
   if (!AGENT_LABEL_PATTERN.test(label)) {
     throw new AgentAdminError(
       `label "${label.slice(0, 80)}" must be 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit`,
@@ -254,7 +256,7 @@ export async function findAgentRecord(store: Store, storePrefix: string, which: 
  * Revokes the agent with this label, or whose digest starts with these hex digits (at least 8); running instances
  * refuse it within 5 s. Throws {@link AgentAdminError} when nothing or more than one agent matches.
  */
-export async function revokeAgentKey(store: Store, storePrefix: string, which: string, now = Date.now()): Promise<AgentRecord> {
+export async function revokeAgentKey(store: Store, storePrefix: string, which: string, now = systemClock.now()): Promise<AgentRecord> {
   const record = await findAgentRecord(store, storePrefix, which)
   if (record.revokedAt !== null) return record
   const revoked = { ...record, revokedAt: now }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { z } from 'zod'
+import { systemClock } from '../../platform/clock.js'
 import { parseRecord } from '../../store/records.js'
 import type { Store } from '../../store/types.js'
 import { webhookTargetKeys } from '../keys.js'
@@ -106,7 +107,7 @@ export type SetAgentWebhookParameters = {
  * URL or an unknown or revoked agent; then nothing is written. Deliveries under way pick up the change.
  */
 export async function setAgentWebhook(parameters: SetAgentWebhookParameters): Promise<{ record: AgentRecord; secret: string | null }> {
-  const { store, storePrefix, which, url, onVercel, now = Date.now() } = parameters
+  const { store, storePrefix, which, url, onVercel, now = systemClock.now() } = parameters
   const verdict = url === null ? null : checkWebhookUrl({ url, onVercel })
   if (verdict && !verdict.ok) throw new AgentAdminError(`the webhook URL ${verdict.reason}; nothing was written`)
   const record = await findAgentRecord(store, storePrefix, which)

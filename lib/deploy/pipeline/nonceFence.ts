@@ -86,8 +86,8 @@ export type ClaimNextNonceParameters = NonceFenceKeys & {
   lockToken: string
   /** The least nonce that may be taken (the node's pending count). */
   floor: number
-  /** Epoch ms a fence's lease is counted from (default: now). */
-  now?: number
+  /** Epoch ms a fence's lease is counted from: now, on the lock's clock. */
+  now: number
 }
 
 /** Result of {@link claimNextNonce}. */
@@ -99,7 +99,7 @@ export type ClaimNextNonceReturnType = { kind: 'claimed'; nonce: number } | { ki
  * that nonce for `fenceTtlMs` and moves the counter past it.
  */
 export async function claimNextNonce(store: Store, parameters: ClaimNextNonceParameters): Promise<ClaimNextNonceReturnType> {
-  const { counterKey, lockKey, lockToken, floor, fencePrefix, fenceTtlMs, counterTtlMs, now = Date.now() } = parameters
+  const { counterKey, lockKey, lockToken, floor, fencePrefix, fenceTtlMs, counterTtlMs, now } = parameters
   const keys = [counterKey, lockKey, `${counterKey}:floor`, fencesKeyOf(fencePrefix)]
   const reply = await store.run(claimNextNonceScript, keys, [
     lockToken,

@@ -1,3 +1,4 @@
+import type { Clock } from '../../platform/clock.js'
 import type { Store } from '../../store/types.js'
 import { deployStoreKeys } from '../keys.js'
 import { type ClaimNextNonceReturnType, claimNextNonce, type NonceFenceKeys, releaseNonce } from './nonceFence.js'
@@ -91,7 +92,11 @@ export function signerLock({ storePrefix, chainId, signer, leaseMs, waitMs }: Si
 }
 
 /** Parameters of {@link createNonceLocks}. */
-export type CreateNonceLocksParameters = { store: Store; now?: () => number }
+export type CreateNonceLocksParameters = {
+  store: Store
+  /** The clock the waits run on: a waiter's patience, its polls, and the local turn's lapse. */
+  clock: Clock
+}
 
 type Prefetch = Promise<ClaimNextNonceReturnType | null>
 
@@ -105,7 +110,8 @@ type LocalQueue = { tail: Promise<void>; waiting: number; handoff: Handoff | nul
  * The nonce locks of one instance (built once with its deploy services). Only the head of a key's local queue asks
  * the store, every 20 ms backing off to every 100 ms while another instance holds it.
  */
-export function createNonceLocks({ store, now = Date.now }: CreateNonceLocksParameters): NonceLocks {
+export function createNonceLocks({ store, clock }: CreateNonceLocksParameters): NonceLocks {
+  const { now } = clock
   const queues = new Map<string, LocalQueue>()
 
   /** Takes a place in the key's queue: `ready` resolves when every earlier local waiter is done. */
@@ -132,14 +138,10 @@ export function createNonceLocks({ store, now = Date.now }: CreateNonceLocksPara
         const claim = await prefetch
         if (claim?.kind === 'claimed') await releaseNonce(store, { ...nonces, nonce: claim.nonce }).catch(() => undefined)
       }
-      let timer: NodeJS.Timeout | undefined
-      const inTime = await Promise.race([
-        turn.ready.then(() => true),
-        new Promise<false>((resolve) => {
-          timer = setTimeout(() => resolve(false), waitMs)
-        }),
-      ])
-      clearTimeout(timer)
+      // The wait for the turn ends when the turn comes or after `waitMs`, whichever is first.
+      const turnCame = new AbortController()
+      const inTime = await Promise.race([turn.ready.then(() => true), clock.sleep(waitMs, { signal: turnCame.signal }).then(() => false)])
+      turnCame.abort()
       queue.waiting--
       if (!inTime) {
         // Gave up while queued: the turn passes on as soon as it comes, and a lock handed to it goes to the next
@@ -156,7 +158,7 @@ export function createNonceLocks({ store, now = Date.now }: CreateNonceLocksPara
         })
         return null
       }
-      const hold = (handoff: Handoff) => holdNonceLock({ store, key, leaseMs, nonces, now, queue, handoff, endTurn: turn.done, giveBack })
+      const hold = (handoff: Handoff) => holdNonceLock({ store, key, leaseMs, nonces, clock, queue, handoff, endTurn: turn.done, giveBack })
       const handed = queue.handoff
       queue.handoff = null
       if (handed) return hold(handed)
@@ -169,7 +171,7 @@ export function createNonceLocks({ store, now = Date.now }: CreateNonceLocksPara
             turn.done()
             return null
           }
-          await new Promise((resolve) => setTimeout(resolve, pause))
+          await clock.sleep(pause)
           pause = Math.min(LOCK_POLL_MAX_MS, Math.round(pause * 1.5))
         }
       } catch (error) {
@@ -186,7 +188,7 @@ type HoldNonceLockParameters = {
   key: string
   leaseMs: number
   nonces: NonceFenceKeys
-  now: () => number
+  clock: Clock
   queue: LocalQueue
   handoff: Handoff
   endTurn: () => void
@@ -195,20 +197,23 @@ type HoldNonceLockParameters = {
 
 /** The lock as one deploy holds it, from `held` to `handed-off` or `released`. */
 function holdNonceLock(parameters: HoldNonceLockParameters): NonceLock {
-  const { store, key, leaseMs, nonces, now, queue, endTurn, giveBack } = parameters
+  const { store, key, leaseMs, nonces, clock, queue, endTurn, giveBack } = parameters
+  const { now } = clock
   const { token, takenAt, count, previousSend } = parameters.handoff
   let state: NonceLockState = 'held'
   let inherited = parameters.handoff.prefetch
   let prefetch: Prefetch | null = null
   // The local turn ends with the lease at the latest, as the store's lock does: nothing can jam the queue. A nonce
   // claimed for a successor then is left to its fence's expiry, after which the stream takes it again.
-  const lapse = setTimeout(() => {
+  // The lapse is a wait that giving the lock on or back cuts short; it keeps no process alive on its own.
+  const lapse = new AbortController()
+  void clock.sleep(leaseMs, { signal: lapse.signal, holdsProcess: false }).then(() => {
+    if (lapse.signal.aborted) return
     queue.handoff = null
     endTurn()
-  }, leaseMs)
-  lapse.unref?.()
+  })
   const mayHandOff = () => queue.waiting > 0 && count + 1 < LOCK_HANDOFFS_MAX && now() - takenAt < leaseMs / 2
-  const claimFresh = (floor: number) => claimNextNonce(store, { ...nonces, lockKey: key, lockToken: token, floor })
+  const claimFresh = (floor: number) => claimNextNonce(store, { ...nonces, lockKey: key, lockToken: token, floor, now: now() })
   const handTo = (next: Pick<Handoff, 'prefetch' | 'previousSend'>) => {
     queue.handoff = { token, takenAt, count: count + 1, ...next }
   }
@@ -235,7 +240,7 @@ function holdNonceLock(parameters: HoldNonceLockParameters): NonceLock {
     handOffBeforeSend(sending) {
       if (state !== 'held' || !mayHandOff()) return false
       state = 'handed-off'
-      clearTimeout(lapse)
+      lapse.abort()
       handTo({ prefetch, previousSend: sending })
       endTurn()
       return true
@@ -243,7 +248,7 @@ function holdNonceLock(parameters: HoldNonceLockParameters): NonceLock {
     async release() {
       if (state !== 'held') return
       state = 'released'
-      clearTimeout(lapse)
+      lapse.abort()
       // A nonce inherited and never asked for goes back first (claimNonce was not called: the deploy stopped early).
       if (inherited) await giveBack(inherited)
       // The previous deploy's send is settled before the store lock goes to another instance.

@@ -7,11 +7,10 @@ import type { DeploySimulated } from '../answerSchemas.js'
 import { type DeployFailure, failure } from '../outcome.js'
 import type { DeployServices } from '../services.js'
 import { chainFailure } from './chainErrors.js'
-import { feesOfBlock } from './feeCache.js'
 import { type DeployPlan, feesFrom, gasWithHeadroom } from './plan.js'
 
 /** What the chain reads before the lock use: the node, the log, and the chain id the service is configured for. */
-export type ChainReads = Pick<DeployServices, 'publicClient' | 'logger' | 'config'>
+export type ChainReads = Pick<DeployServices, 'publicClient' | 'fees' | 'logger' | 'config'>
 
 /** The signer, once KMS has given its public key and the RPC serves the configured chain; else why not. */
 export async function readySigner(
@@ -61,7 +60,7 @@ export async function dryRunDeploy(services: ChainReads, plan: DeployPlan, signe
   if (!simulated.ok) return simulated
   try {
     const { publicClient } = services
-    const [estimate, fees] = await Promise.all([publicClient.estimateGas(plan.request), feesOfBlock({ publicClient })])
+    const [estimate, fees] = await Promise.all([publicClient.estimateGas(plan.request), services.fees.ofBlock()])
     const gas = gasWithHeadroom(estimate)
     const { maxFeePerGas, maxPriorityFeePerGas } = feesFrom(fees)
     return {
@@ -94,7 +93,7 @@ export async function prepareDeploy(services: ChainReads, plan: DeployPlan, sign
   const [simulated, estimate, fees, chainId, pending] = await Promise.allSettled([
     simulateDeploy(services, plan),
     publicClient.estimateGas(plan.request),
-    feesOfBlock({ publicClient }),
+    services.fees.ofBlock(),
     publicClient.getChainId(),
     publicClient.getTransactionCount({ address: signer.address, blockTag: 'pending' }),
   ])

@@ -8,6 +8,7 @@ import {
   RpcRequestError,
   type TransactionReceipt,
 } from 'viem'
+import type { Clock } from '../../platform/clock.js'
 import { type SendDeployReturnType, sendDeploy } from './send.js'
 
 export { DEPLOY_WAIT_SECONDS_MAX } from './intent.js'
@@ -45,10 +46,12 @@ export type CreateSyncSenderParameters = {
   syncClient: PublicClient
   /** The usual client: the plain send on a node without the method, and the look after a wait with no answer. */
   publicClient: PublicClient
+  /** The clock the wait for the node's answer runs on. */
+  clock: Clock
 }
 
 /** The sender of one instance: it tries the node's form first with the timeout, as Base takes it. */
-export function createSyncSender({ syncClient, publicClient }: CreateSyncSenderParameters): SyncSender {
+export function createSyncSender({ syncClient, publicClient, clock }: CreateSyncSenderParameters): SyncSender {
   let form: SyncSendForm = 'with-timeout'
   const plain = (parameters: SendDeploySyncParameters) => sendDeploy({ publicClient, ...parameters })
 
@@ -58,13 +61,11 @@ export function createSyncSender({ syncClient, publicClient }: CreateSyncSenderP
       serializedTransaction: parameters.serialized,
       ...(withTimeout ? { timeout: parameters.waitSeconds * 1000 } : {}),
     })
-    let timer: NodeJS.Timeout | undefined
-    const late = new Promise<'late'>((resolve) => {
-      timer = setTimeout(() => resolve('late'), parameters.waitSeconds * 1000 + ANSWER_GRACE_MS)
-    })
+    const answered = new AbortController()
+    const late = clock.sleep(parameters.waitSeconds * 1000 + ANSWER_GRACE_MS, { signal: answered.signal }).then(() => 'late' as const)
     // The request runs on after a late answer; its outcome no longer matters.
     request.catch(() => undefined)
-    return Promise.race([request, late]).finally(() => clearTimeout(timer))
+    return Promise.race([request, late]).finally(() => answered.abort())
   }
 
   const send = async (parameters: SendDeploySyncParameters): Promise<SendDeploySyncReturnType> => {

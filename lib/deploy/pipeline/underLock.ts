@@ -6,7 +6,7 @@ import { receiptAnswerOf } from '../records/readReceipt.js'
 import { notifyAgent, notifyReplaced } from '../webhooks/outbox.js'
 import { type DeployContext, keysOf, type ReservedDeploy } from './beforeLock.js'
 import { chainFailure } from './chainErrors.js'
-import { BLOCK_MS, feesOfBlock } from './feeCache.js'
+import { BLOCK_MS } from './feeCache.js'
 import type { Holdings } from './holdings.js'
 import type { DeployIntent } from './intent.js'
 import type { NonceLock, NonceLocks } from './nonceLock.js'
@@ -137,7 +137,7 @@ async function claimNonceAndPrice(
   const { services, prepared } = deploy
   const [claim, fees] = await Promise.all([
     lock.claimNonce(prepared.pending),
-    feesOfBlock({ publicClient: services.publicClient, maxAgeMs: 3 * BLOCK_MS }).catch((error: unknown) => error as Error),
+    services.fees.ofBlock(3 * BLOCK_MS).catch((error: unknown) => error as Error),
   ])
   if (claim.kind === 'held')
     return failure(

@@ -3,6 +3,7 @@ import https from 'node:https'
 import type { LookupFunction } from 'node:net'
 import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from 'request-filtering-agent'
 import { Webhook } from 'standardwebhooks'
+import type { Sleep } from '../../platform/clock.js'
 import { checkWebhookUrl } from '../agents/webhookUrl.js'
 
 /** How long one attempt may take, connection to answer. */
@@ -20,6 +21,8 @@ export type AttemptWebhookParameters = {
   body: string
   /** This attempt's time, epoch ms: signed into `webhook-timestamp`, fresh on every attempt. */
   now: number
+  /** The wait of the same clock: the attempt's deadline runs on it. */
+  sleep: Sleep
   /** On Vercel, loopback is refused too, and plain http altogether. */
   onVercel: boolean
   timeoutMs?: number
@@ -62,7 +65,7 @@ function describeFailure(error: unknown): string {
  * non-public addresses at connect time. Follows no redirect; gives up after the timeout. Never throws.
  */
 export async function attemptWebhook(parameters: AttemptWebhookParameters): Promise<WebhookAttemptResult> {
-  const { url, secret, id, body, now, onVercel, timeoutMs = WEBHOOK_ATTEMPT_TIMEOUT_MS, lookup } = parameters
+  const { url, secret, id, body, now, sleep, onVercel, timeoutMs = WEBHOOK_ATTEMPT_TIMEOUT_MS, lookup } = parameters
   const verdict = checkWebhookUrl({ url, onVercel })
   if (!verdict.ok) return { ok: false, status: null, error: `refused: the URL ${verdict.reason}` }
   let signature: string
@@ -83,6 +86,7 @@ export async function attemptWebhook(parameters: AttemptWebhookParameters): Prom
     'webhook-signature': signature,
   }
   return new Promise((resolve) => {
+    const answered = new AbortController()
     const request = (secure ? https : http).request(
       target,
       { method: 'POST', agent, headers, ...(lookup ? { lookup } : {}) },
@@ -90,15 +94,17 @@ export async function attemptWebhook(parameters: AttemptWebhookParameters): Prom
         const status = response.statusCode ?? 0
         // Only the status counts: the connection closes without reading the answer's body, so a receiver that streams
         // one without end holds nothing here.
-        clearTimeout(timer)
+        answered.abort()
         response.on('error', () => undefined)
         response.destroy()
         resolve(status >= 200 && status < 300 ? { ok: true, status } : { ok: false, status, error: `answered ${status}` })
       },
     )
-    const timer = setTimeout(() => request.destroy(new WebhookTimeoutError(`timed out after ${timeoutMs / 1000} s`)), timeoutMs)
+    void sleep(timeoutMs, { signal: answered.signal }).then(() => {
+      if (!answered.signal.aborted) request.destroy(new WebhookTimeoutError(`timed out after ${timeoutMs / 1000} s`))
+    })
     request.on('error', (error) => {
-      clearTimeout(timer)
+      answered.abort()
       resolve({ ok: false, status: null, error: describeFailure(error) })
     })
     request.end(body)

@@ -1,6 +1,7 @@
 import type { LookupFunction } from 'node:net'
 import type { Hex } from 'viem'
 import { supplyFieldsOf } from '../../chain/birthView.js'
+import type { Clock } from '../../platform/clock.js'
 import { errorName, type Logger, unexpectedErrorFields } from '../../platform/log.js'
 import { parseRecord } from '../../store/records.js'
 import { type Store, StoreError } from '../../store/types.js'
@@ -64,7 +65,8 @@ export type CreateWebhookOutboxParameters = {
   storePrefix: string
   chainId: number
   logger: Logger
-  now?: () => number
+  /** Stamps events and attempts, and times each attempt's deadline. */
+  clock: Clock
   onVercel: boolean
   /** Resolves receivers' names (tests hand in their own); every answer is checked before connecting. */
   lookup?: LookupFunction
@@ -75,7 +77,8 @@ export type CreateWebhookOutboxParameters = {
 
 /** The outbox over the shared store: events, the due index (claimed with a lease), and each agent's status. */
 export function createWebhookOutbox(parameters: CreateWebhookOutboxParameters): WebhookOutbox {
-  const { store, storePrefix, chainId, logger, now = Date.now, onVercel, lookup, timeoutMs, withoutWebhooks = [] } = parameters
+  const { store, storePrefix, chainId, logger, clock, onVercel, lookup, timeoutMs, withoutWebhooks = [] } = parameters
+  const { now } = clock
   const unhooked = new Set(withoutWebhooks)
   const keys = webhookOutboxKeys(storePrefix)
 
@@ -100,6 +103,7 @@ export function createWebhookOutbox(parameters: CreateWebhookOutboxParameters): 
       id: event.id,
       body: event.body,
       now: startedAt,
+      sleep: clock.sleep,
       onVercel,
       lookup,
       timeoutMs,

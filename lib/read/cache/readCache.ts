@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache'
-import { realSleep, type Sleep } from '../../platform/clock.js'
+import type { Sleep } from '../../platform/clock.js'
 import { errorName, type Logger, publicErrorMessage } from '../../platform/log.js'
 import type { Store } from '../../store/types.js'
 import { type CachedBody, type CacheReadReturnType, type LocalCachedBody, parseCachedBody, type ReadParameters } from './cachedBody.js'
@@ -9,10 +9,10 @@ import { createSharedRefresh, REFRESH_LOCK_MS, type TryStore } from './sharedRef
 export type CreateReadCacheParameters = {
   store: Store
   logger: Logger
-  /** The clock that stamps the bodies (default `Date.now`)... */
-  now?: () => number
-  /** ...and the one every wait of the cache runs on (default: a timer). */
-  sleep?: Sleep
+  /** The clock that stamps the bodies... */
+  now: () => number
+  /** ...and the one every wait of the cache runs on. */
+  sleep: Sleep
   /** Up to what age a body may still be served past its window (stale-while-revalidate and stale-if-error; default 600 s). */
   staleForMs?: number
   /** Keeps the instance alive for a background refresh (Vercel's `waitUntil`); the refresh runs either way. */
@@ -180,8 +180,8 @@ export function createReadCache(parameters: CreateReadCacheParameters): ReadCach
   const {
     store,
     logger,
-    now = Date.now,
-    sleep = realSleep,
+    now,
+    sleep,
     staleForMs = 600_000,
     waitUntil,
     lockTtlMs = REFRESH_LOCK_MS,

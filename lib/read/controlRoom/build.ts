@@ -16,7 +16,7 @@ export type BuildControlRoomParameters = {
   universe?: readonly UniverseEntry[]
   /** GeckoTerminal's volume-ranked pools to fetch in the first wave (pages 1..n), with the client; none when absent. */
   discovery?: { gecko: GeckoTerminalClient; pages: number }
-  now?: () => number
+  now: () => number
   seedQueries?: readonly string[]
   /** Deadline of the whole refresh (default 10 s). */
   refreshTimeoutMs?: number
@@ -60,7 +60,7 @@ export async function buildControlRoom(parameters: BuildControlRoomParameters): 
     upstream,
     universe = [],
     discovery,
-    now = Date.now,
+    now,
     seedQueries = DEFAULT_SEED_QUERIES,
     refreshTimeoutMs = 10_000,
     maxRequests = MAX_REQUESTS_PER_REFRESH,

@@ -13,7 +13,7 @@ export const FAILOVER_PAGES = 5
 export type BuildFailoverControlRoomParameters = {
   gecko: GeckoTerminalClient
   pages: number
-  now?: () => number
+  now: () => number
   refreshTimeoutMs?: number
 }
 
@@ -28,7 +28,7 @@ export type BuildFailoverControlRoomReturnType = { room: ControlRoom; dropped: D
 export async function buildFailoverControlRoom({
   gecko,
   pages,
-  now = Date.now,
+  now,
   refreshTimeoutMs = 10_000,
 }: BuildFailoverControlRoomParameters): Promise<BuildFailoverControlRoomReturnType> {
   if (pages < 1) throw new UpstreamError('no GeckoTerminal calls left for a failover (rate budget or back-off)', 'budget')

@@ -15,6 +15,7 @@ import { errorName, type Logger } from '../../platform/log.js'
 import { parseRecord } from '../../store/records.js'
 import type { Store, WriteEntry } from '../../store/types.js'
 import { readKeys } from '../keys.js'
+import type { ReadMemory } from '../readMemory.js'
 
 /** How long a price line is kept: a day, which is also how often a token is backfilled at most. */
 export const PRICE_LINE_TTL_MS = HISTORY_WINDOW_MS
@@ -24,23 +25,19 @@ export async function savePriceLine(store: Store, keyPrefix: string, address: st
   await store.set(readKeys(keyPrefix).priceLine(address), JSON.stringify(line), PRICE_LINE_TTL_MS)
 }
 
-/**
- * Price lines already read, per store and prefix, by address: a line never changes until the next day's backfill, so
- * an instance reads it once; addresses with no line yet are asked again each time (one round trip for all of them).
- */
-const knownLines = new WeakMap<Store, Map<string, Map<string, PriceLine>>>()
+/** Where history is read from, and what the reader already holds of it (the read services' memory). */
+export type HistorySource = { store: Store; keyPrefix: string; memory: Pick<ReadMemory, 'priceLines' | 'snapshots'> }
 
-/** The price lines of `addresses` that exist (lower-case address -> line), in at most one store round trip. */
+/**
+ * The price lines of `addresses` that exist (lower-case address -> line), in at most one store round trip. A line never
+ * changes until the next day's backfill, so an instance reads it once; addresses with no line yet are asked again.
+ */
 export async function loadPriceLines(
-  store: Store,
-  keyPrefix: string,
+  { store, keyPrefix, memory }: HistorySource,
   addresses: readonly string[],
   now: number,
 ): Promise<Map<string, PriceLine>> {
-  const byPrefix = knownLines.get(store) ?? new Map<string, Map<string, PriceLine>>()
-  knownLines.set(store, byPrefix)
-  const byAddress = byPrefix.get(keyPrefix) ?? new Map<string, PriceLine>()
-  byPrefix.set(keyPrefix, byAddress)
+  const byAddress = memory.priceLines
   for (const [address, line] of byAddress) if (line.fetchedAt + PRICE_LINE_TTL_MS <= now) byAddress.delete(address)
   const wanted = [...new Set(addresses.map((a) => a.toLowerCase()))]
   const missing = wanted.filter((a) => !byAddress.has(a))
@@ -90,29 +87,18 @@ export async function recordSnapshot({ store, keyPrefix, snapshot, logger }: Rec
 }
 
 /**
- * Snapshots already read, per store and prefix, by mark: a written snapshot never changes and a past mark never gets
- * one later, so only the current mark (and marks never read) go to the store. Bounded by what the store keeps: a week
- * of 30-minute marks and a day of the others.
- */
-const known = new WeakMap<Store, Map<string, Map<number, Snapshot | null>>>()
-
-/**
  * Every snapshot a range reads (`historyMarks`: the last 24 hours by default; for 7 d, the 30-minute marks of the week
- * before them), oldest first: at most one store round trip, for the marks not yet known.
+ * before them), oldest first: at most one store round trip, for the marks not yet known (a snapshot already read is
+ * kept in the reader's memory, so only the current mark and marks never read go to the store).
  */
-export async function loadSnapshots(store: Store, keyPrefix: string, now: number, range: HistoryRange = '24h'): Promise<Snapshot[]> {
+export async function loadSnapshots(
+  { store, keyPrefix, memory }: HistorySource,
+  now: number,
+  range: HistoryRange = '24h',
+): Promise<Snapshot[]> {
   const latest = snapshotTime(now)
   const marks = historyMarks(now, range)
-  let byPrefix = known.get(store)
-  if (!byPrefix) {
-    byPrefix = new Map()
-    known.set(store, byPrefix)
-  }
-  let byMark = byPrefix.get(keyPrefix)
-  if (!byMark) {
-    byMark = new Map()
-    byPrefix.set(keyPrefix, byMark)
-  }
+  const byMark = memory.snapshots
   // What the store no longer keeps leaves the memory too: the thinned marks after a day, every mark after a week.
   for (const t of byMark.keys())
     if (t <= latest - HISTORY_WEEK_MS || (t % THINNED_INTERVAL_MS !== 0 && t <= latest - HISTORY_WINDOW_MS)) byMark.delete(t)

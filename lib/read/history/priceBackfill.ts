@@ -16,7 +16,7 @@ const BACKFILL_DEADLINE_MS = 20_000
 
 /** Parameters of {@link backfillPriceLines}. */
 export type BackfillPriceLinesParameters = {
-  services: Pick<ReadServices, 'store' | 'keyPrefix' | 'gecko' | 'logger' | 'now'>
+  services: Pick<ReadServices, 'store' | 'keyPrefix' | 'memory' | 'gecko' | 'logger' | 'now'>
   /** The listed tokens, leaders first (the control room's `liveActivity`). */
   tokens: readonly Pick<Token, 'address' | 'pairAddress'>[]
 }
@@ -45,8 +45,7 @@ export async function backfillPriceLines({ services, tokens }: BackfillPriceLine
   const listed = tokens.filter((t) => isPoolId(t.pairAddress))
   if (!gecko) return { skipped: 'geckoterminal off', fetched: 0, failed: 0, remaining: listed.length }
   const lines = await loadPriceLines(
-    store,
-    keyPrefix,
+    services,
     listed.map((t) => t.address),
     now,
   )
