@@ -52,7 +52,7 @@ export function deployHistoryKeys({ storePrefix, chainId }: DeployHistoryKeysPar
   }
 }
 
-/** Store key of the launches lately seen confirmed, which instances with open streams look at (`records/launches.ts`). */
+/** Store key of the launches lately seen confirmed, which instances with open streams look at (`records/launches/feed.ts`). */
 export const launchSignalKey = (storePrefix: string, chainId: number) => `${storePrefix}deploy:${chainId}:launches:confirmed`
 
 /** Store key of a deployed token's market. */

@@ -13,7 +13,7 @@ import {
   skillHttpErrorSchema,
 } from '../deploy/answerSchemas.js'
 import { b20SkillOpenApi } from '../deploy/openapi.js'
-import { launchesPageSchema, launchSchema } from '../deploy/records/launchSchema.js'
+import { launchesPageSchema, launchSchema } from '../deploy/records/launches/schema.js'
 import { healthOpenApi } from '../health/openapi.js'
 import { healthSchema } from '../health/schema.js'
 import { launchesOpenApi } from '../launches/openapi.js'

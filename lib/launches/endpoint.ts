@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache'
 import { z } from 'zod'
-import { type Launch, launchSchema } from '../deploy/records/launchSchema.js'
+import { type Launch, launchSchema } from '../deploy/records/launches/schema.js'
 import { errorResponse } from '../platform/http.js'
 import type { CacheReadReturnType, LocalCachedBody } from '../read/cache/cachedBody.js'
 import { etagOf } from '../read/cache/sharedRefresh.js'
@@ -55,7 +55,7 @@ function readFeed(services: ReadServices, config: LaunchesConfig): Promise<Cache
     key: readKeys(services.keyPrefix).launches,
     ttlMs: READ_CACHE_TTL_MS,
     refresh: async () => {
-      const { listLaunches } = await import('../deploy/records/launches.js')
+      const { listLaunches } = await import('../deploy/records/launches/feed.js')
       const launches = await listLaunches({ store: services.store, storePrefix: services.keyPrefix, chainId: config.chainId })
       return { body: JSON.stringify({ launches }) }
     },

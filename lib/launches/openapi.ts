@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import type { ZodOpenApiPathItemObject } from 'zod-openapi'
-import { launchesPageSchema } from '../deploy/records/launchSchema.js'
+import { launchesPageSchema } from '../deploy/records/launches/schema.js'
 import {
   cachedReadHeaders,
   errorAnswer,

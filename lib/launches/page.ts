@@ -1,4 +1,4 @@
-import type { Launch, LaunchesPage } from '../deploy/records/launchSchema.js'
+import type { Launch, LaunchesPage } from '../deploy/records/launches/schema.js'
 
 // Pages of the launches feed (pure): the limit, and an opaque cursor that is only a place in the feed's order, so no
 // cursor, forged or not, can ask for more than one page of what the feed already holds.

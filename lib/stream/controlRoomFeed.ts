@@ -1,14 +1,13 @@
 import { AsyncResource } from 'node:async_hooks'
 import type { Sleep } from '../platform/clock.js'
 import { errorName } from '../platform/log.js'
+import { eventIdOf, type FeedSource, type Schedule, sseComment, sseEvent, sseRetry } from '../platform/sse.js'
 import type { LocalCachedBody } from '../read/cache/cachedBody.js'
 import { lookAtControlRoom, onControlRoomChange, READ_CACHE_TTL_MS, readControlRoom } from '../read/readers.js'
 import type { ReadServices } from '../read/services.js'
 import type { BoundedSink } from './boundedSink.js'
-import { eventIdOf, sseComment, sseEvent, sseRetry } from './sse.js'
 
-/** Schedules `run` after `ms`; answers the function that cancels it. */
-export type Schedule = (run: () => void, ms: number) => () => void
+export type { FeedSource, Schedule }
 
 /**
  * A {@link Schedule} over a clock's wait (the read services' `sleep`): `holdsProcess` says whether a pending run keeps
@@ -26,12 +25,6 @@ export function scheduleOn(sleep: Sleep, holdsProcess: boolean): Schedule {
 
 /** How long after the shared body's window ends the instance looks at it: another instance's refresh has begun by then. */
 const LOOK_AFTER_WINDOW_MS = 250
-
-/**
- * More events the feed's streams get besides the room (the launches): started when the first stream opens with a way
- * to send a frame to every stream that has had its first event, stopped when the last one closes.
- */
-export type FeedSource = (send: (frame: Uint8Array) => void, schedule: Schedule) => { stop(): void }
 
 /** Parameters of {@link createControlRoomFeed}. */
 export type CreateControlRoomFeedParameters = {

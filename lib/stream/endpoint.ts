@@ -1,4 +1,5 @@
 import type { LaunchesConfig } from '../launches/config.js'
+import { launchWatch } from '../launches/watch.js'
 import { clientAddress } from '../platform/clientAddress.js'
 import { createEndpoint, type Endpoint, misconfiguredResponse } from '../platform/edge.js'
 import { errorResponse } from '../platform/http.js'
@@ -8,7 +9,6 @@ import type { ReadServices } from '../read/services.js'
 import { openBoundedSink } from './boundedSink.js'
 import type { StreamConfig } from './config.js'
 import { type ControlRoomFeed, createControlRoomFeed, RETRY_FRAME, type Schedule, scheduleOn } from './controlRoomFeed.js'
-import { launchWatch } from './launchWatch.js'
 
 /** Seconds a refused client is told to wait: about when a stream of its own ends and frees a place. */
 const FULL_RETRY_AFTER_SECONDS = 30

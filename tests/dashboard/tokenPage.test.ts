@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RunningServer, startServer, vercelRouting } from '../../dev/server.js'
 import { instanceDeploySource } from '../../lib/deploy/instance.js'
 import { launchSignalKey } from '../../lib/deploy/keys.js'
-import { announceLaunch } from '../../lib/deploy/records/launchSignal.js'
+import { announceLaunch } from '../../lib/deploy/records/launches/signal.js'
 import { loadHealthConfig } from '../../lib/health/config.js'
 import { createHealthEndpoint } from '../../lib/health/endpoint.js'
 import { loadLaunchesConfig } from '../../lib/launches/config.js'
@@ -314,7 +314,7 @@ describe('the token page (candles from lightweight-charts) and New launches', ()
       const [fresh] = await seedLaunches(services.store, services.keyPrefix, [
         { name: 'Fresh Launch', symbol: 'FRSH', createdAt: Date.now() },
       ])
-      const { listLaunches } = await import('../../lib/deploy/records/launches.js')
+      const { listLaunches } = await import('../../lib/deploy/records/launches/feed.js')
       const launch = (await listLaunches({ store: services.store, storePrefix: services.keyPrefix, chainId: 8453 })).find(
         (l) => l.txHash === fresh!.txHash,
       )!

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { Launch } from '../../lib/deploy/records/launchSchema.js'
+import type { Launch } from '../../lib/deploy/records/launches/schema.js'
 import { decodeCursor, encodeCursor, pageOf, parseLaunchesRequest } from '../../lib/launches/page.js'
 
 const T = 1_800_000_000_000

@@ -19,7 +19,7 @@ import { type DeployFailure, failure } from '../outcome.js'
 import type { DeployServices } from '../services.js'
 import { notifyAgent } from '../webhooks/outbox.js'
 import { type DeployRecord, readDeployRecord, updateDeployRecord } from './history.js'
-import { signalConfirmedLaunch } from './launches.js'
+import { signalConfirmedLaunch } from './launches/feed.js'
 import { readTokenMarkets, type TokenMarket } from './tokenMarket.js'
 
 /** Every answer of {@link readDeployReceipt}. */

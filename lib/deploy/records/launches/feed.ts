@@ -1,12 +1,12 @@
-import { birthViewOf } from '../../chain/birthView.js'
-import { errorName, type Logger } from '../../platform/log.js'
-import { listIndexed } from '../../store/recordIndex.js'
-import type { Store } from '../../store/types.js'
-import { deployHistoryKeys, launchSignalKey } from '../keys.js'
-import { type DeployRecord, parseDeployRecord } from './history.js'
-import type { Launch } from './launchSchema.js'
-import { announceLaunch } from './launchSignal.js'
-import { isDeployed, readTokenMarkets, type TokenMarket } from './tokenMarket.js'
+import { birthViewOf } from '../../../chain/birthView.js'
+import { errorName, type Logger } from '../../../platform/log.js'
+import { listIndexed } from '../../../store/recordIndex.js'
+import type { Store } from '../../../store/types.js'
+import { deployHistoryKeys, launchSignalKey } from '../../keys.js'
+import { type DeployRecord, parseDeployRecord } from '../history.js'
+import { isDeployed, readTokenMarkets, type TokenMarket } from '../tokenMarket.js'
+import type { Launch } from './schema.js'
+import { announceLaunch } from './signal.js'
 
 /**
  * Launches the public feed holds at most: the newest of the deploy index (itself at most 1,000, and 30 days), as many

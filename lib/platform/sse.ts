@@ -45,3 +45,12 @@ export function eventIdOf(etag: string): string {
 function oneLine(value: string): string {
   return value.replace(/[\r\n]+/g, ' ')
 }
+
+/** Schedules `run` after `ms`; answers the function that cancels it. */
+export type Schedule = (run: () => void, ms: number) => () => void
+
+/**
+ * More events the feed's streams get besides the room (the launches): started when the first stream opens with a way
+ * to send a frame to every stream that has had its first event, stopped when the last one closes.
+ */
+export type FeedSource = (send: (frame: Uint8Array) => void, schedule: Schedule) => { stop(): void }

@@ -1,9 +1,8 @@
 import { launchSignalKey } from '../deploy/keys.js'
-import { launchesSince } from '../deploy/records/launchSignal.js'
+import { launchesSince } from '../deploy/records/launches/signal.js'
 import { errorName } from '../platform/log.js'
+import { type FeedSource, sseEvent } from '../platform/sse.js'
 import type { ReadServices } from '../read/services.js'
-import type { FeedSource } from './controlRoomFeed.js'
-import { sseEvent } from './sse.js'
 
 /** How often an instance with open streams looks for launches seen confirmed: each reaches its streams within 5 s. */
 export const LAUNCH_LOOK_MS = 4000

@@ -1,9 +1,9 @@
-import { parseRecord } from '../../store/records.js'
-import { defineScript, type Store } from '../../store/types.js'
-import { type Launch, launchSchema } from './launchSchema.js'
+import { parseRecord } from '../../../store/records.js'
+import { defineScript, type Store } from '../../../store/types.js'
+import { type Launch, launchSchema } from './schema.js'
 
 // The launches lately seen confirmed, in one small store key: a receipt or the tick's follow-up adds each once, and an
-// instance with open streams looks at what is new on a cadence (lib/stream/launchWatch.ts). No agent detail is in it.
+// instance with open streams looks at what is new on a cadence (lib/launches/watch.ts). No agent detail is in it.
 
 /** Launches the key keeps (the newest), and for how long after the last one. */
 const SIGNAL_KEEP = 20
