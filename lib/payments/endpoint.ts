@@ -1,8 +1,9 @@
 import { cors } from 'hono/cors'
 import type { Hex } from 'viem'
 import { checkBody, unexpectedFailure } from '../deploy/actions/action.js'
-import { checkDeployRequest } from '../deploy/actions/agentDeploy.js'
-import { receiptRequestSchema } from '../deploy/actions/receipt.js'
+import { agentDeployAction, checkDeployRequest } from '../deploy/actions/agentDeploy.js'
+import { receiptAction, receiptRequestSchema } from '../deploy/actions/receipt.js'
+import { pickAgentAction } from '../deploy/actions/registry.js'
 import { failure } from '../deploy/outcome.js'
 import { clientAddress } from '../platform/clientAddress.js'
 import { ConfigError } from '../platform/config.js'
@@ -83,21 +84,18 @@ export function createPaidDeployEndpoint(source: PaymentsSource): Endpoint {
   })
 }
 
-/** A request past the throttle: its body, then a receipt or a deploy. */
+/** The actions the paid door offers (a body with no `action` is a deploy). */
+const PAID_DOOR_ACTIONS = [agentDeployAction, receiptAction] as const
+
+/** A request past the throttle: its body, then the action it names, picked through the agent actions' registry. */
 async function answerRequest(source: PaymentsSource, config: PaymentsConfig, request: Request): Promise<DoorAnswer> {
   const read = await readJsonBody(request, PAID_DOOR_BODY_LIMIT_BYTES)
   if (!read.ok) return doorError(read.status, read.code, read.message)
-  const body =
-    read.body !== null && typeof read.body === 'object' && !Array.isArray(read.body) ? (read.body as Record<string, unknown>) : null
-  const action = body?.action
-  if (body && action === 'receipt') return receipt(source, body)
-  if (!body || (action !== undefined && action !== 'agent_deploy'))
-    return domainAnswer(
-      failure('UNKNOWN_ACTION', 'This door takes an agent_deploy body (action may be omitted) or action "receipt".', {
-        details: [{ field: 'action', reason: 'must be "agent_deploy" (or omitted) or "receipt"' }],
-      }),
-    )
-  return deploy(source, config, request, { ...body, action: 'agent_deploy' })
+  const picked = pickAgentAction({ body: read.body, offered: PAID_DOOR_ACTIONS, whenMissing: agentDeployAction })
+  if (!picked.ok) return domainAnswer(picked.failure)
+  // Only an object is picked; the door runs each action its own way: a deploy is paid, a receipt is free.
+  const body = read.body as Record<string, unknown>
+  return picked.action === receiptAction ? receipt(source, body) : deploy(source, config, request, { ...body, action: 'agent_deploy' })
 }
 
 /** A deploy request: checked, then the 402 (unpaid), or the paid path with the heavy half loaded. */

@@ -1,6 +1,7 @@
 import { ConfigError } from '../../platform/config.js'
 import { misconfigured } from '../../platform/edge.js'
 import { processLogger } from '../../platform/log.js'
+import type { DeployFailure } from '../answerSchemas.js'
 import type { DeployServicesSource } from '../instance.js'
 import { failure } from '../outcome.js'
 import { type AgentAction, type AgentActionAnswer, answer, type CallingAgent, unexpectedFailure } from './action.js'
@@ -38,10 +39,34 @@ export type RunAgentActionParameters = {
   idempotencyKey: string | null
 }
 
-const quoted = AGENT_ACTIONS.map((action) => `"${action.name}"`)
-const UNKNOWN_ACTION = failure('UNKNOWN_ACTION', 'Unknown or missing action.', {
-  details: [{ field: 'action', reason: `must be ${quoted.slice(0, -1).join(', ')} or ${quoted.at(-1)}` }],
-})
+/** Parameters of {@link pickAgentAction}. */
+export type PickAgentActionParameters = {
+  /** The parsed JSON body; its `action` names the action. */
+  body: unknown
+  /** The actions this door offers (default: every one). */
+  offered?: readonly AgentAction[]
+  /** The action a body that names none asks for (default: none, so a missing action is refused). */
+  whenMissing?: AgentAction
+}
+
+/** The picked action, or the refusal that names what the door offers. */
+export type PickAgentActionReturnType = { ok: true; action: AgentAction } | { ok: false; failure: DeployFailure }
+
+/**
+ * The action a body names among those a door offers: every door (`/api/b20-skill`, the paid door, MCP through its
+ * tools) picks through here, so an unknown action is refused the same way everywhere, listing what that door takes.
+ */
+export function pickAgentAction({ body, offered = AGENT_ACTIONS, whenMissing }: PickAgentActionParameters): PickAgentActionReturnType {
+  const name = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as { action?: unknown }).action : undefined
+  const action = name === undefined && whenMissing ? whenMissing : offered.find((offer) => offer.name === name)
+  if (action && typeof body === 'object' && body !== null) return { ok: true, action }
+  const quoted = offered.map((offer) => `"${offer.name}"${offer === whenMissing ? ' (or omitted)' : ''}`)
+  const expected = quoted.length > 1 ? `${quoted.slice(0, -1).join(', ')} or ${quoted.at(-1)}` : quoted.join('')
+  return {
+    ok: false,
+    failure: failure('UNKNOWN_ACTION', 'Unknown or missing action.', { details: [{ field: 'action', reason: `must be ${expected}` }] }),
+  }
+}
 
 /**
  * Runs one agent action for a checked agent and answers it; never throws. A request is checked before anything is
@@ -49,9 +74,9 @@ const UNKNOWN_ACTION = failure('UNKNOWN_ACTION', 'Unknown or missing action.', {
  * is `INTERNAL` with the request id.
  */
 export async function runAgentAction({ source, agent, body, idempotencyKey }: RunAgentActionParameters): Promise<AgentActionAnswer> {
-  const action = actionNamed(body !== null && typeof body === 'object' ? (body as { action?: unknown }).action : undefined)
-  if (!action) return answer(UNKNOWN_ACTION)
-  const checked = action.check({ body, idempotencyKey })
+  const picked = pickAgentAction({ body })
+  if (!picked.ok) return answer(picked.failure)
+  const checked = picked.action.check({ body, idempotencyKey })
   if (!checked.ok) return answer(checked.failure)
   let services: Awaited<ReturnType<DeployServicesSource['services']>>
   try {
