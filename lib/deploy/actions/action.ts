@@ -1,7 +1,7 @@
 import type { z } from 'zod'
-import { type Logger, unexpectedErrorFields } from '../../platform/log.js'
+import { internalAnswer } from '../../platform/errorAnswer.js'
+import type { Logger } from '../../platform/log.js'
 import { problemsOf, type RequestProblem } from '../../platform/problems.js'
-import { currentRequestId } from '../../platform/requestId.js'
 import { type DeployFailure, failure } from '../outcome.js'
 import type { DeployServices } from '../services.js'
 
@@ -88,18 +88,9 @@ export function checkBody<T>(
 
 /**
  * The answer to an error nobody expected (a bug, a runtime API missing): 500 `INTERNAL` with the request id to quote,
- * and one log line naming the error. Never "Redis is down" or any other guess at which part failed.
+ * and one `agent_action_failed` line naming the error (see {@link internalAnswer}).
  */
 export function unexpectedFailure(logger: Logger, error: unknown): AgentActionAnswer {
-  const requestId = currentRequestId()
-  logger.error('agent_action_failed', unexpectedErrorFields(error))
-  return {
-    status: 500,
-    body: {
-      ok: false,
-      error: `The request failed unexpectedly; the operator can trace it by its request id${requestId ? ` (${requestId})` : ''}.`,
-      code: 'INTERNAL',
-      ...(requestId ? { requestId } : {}),
-    },
-  }
+  const { status, body } = internalAnswer('agent_action_failed', error, { logger })
+  return { status, body }
 }

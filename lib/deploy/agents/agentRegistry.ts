@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { BaseError } from '../../platform/errors.js'
 import { listIndexed, putIndexed, removeFromIndex } from '../../store/recordIndex.js'
 import { parseRecord } from '../../store/records.js'
 import type { Store } from '../../store/types.js'
@@ -131,8 +132,11 @@ export function createAgentRegistry(parameters: CreateAgentRegistryParameters): 
 }
 
 /** A refusal of an admin command (`npm run agents`): bad input, an unknown or duplicate label. Nothing was written. */
-export class AgentAdminError extends Error {
+export class AgentAdminError extends BaseError<'AGENT_ADMIN_REFUSED'> {
   override name = 'AgentAdminError'
+  constructor(message: string) {
+    super(message, { code: 'AGENT_ADMIN_REFUSED', httpStatus: 400 })
+  }
 }
 
 /** What an agent may be called: a letter or digit, then up to 63 letters, digits, `.`, `_` or `-`. */
