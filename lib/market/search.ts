@@ -1,3 +1,4 @@
+import { type Accepted, type Refused, refused } from '../platform/result.js'
 import type { Pair } from '../upstream/pair.js'
 import { isHexAddress, pairToToken } from './normalize.js'
 import { assignRanks, basePairs, compareByVolume } from './rank.js'
@@ -5,9 +6,6 @@ import type { TokenSearchResult } from './types.js'
 
 /** Longest search term accepted, after trimming. */
 export const QUERY_MAX_LENGTH = 64
-
-/** Why a search term was refused. */
-export type QueryProblem = 'missing' | 'too_long'
 
 /** A UTF-16 surrogate without its partner: text no URL, key or upstream can carry. */
 export const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
@@ -18,10 +16,10 @@ export function isWellFormedText(text: string): boolean {
 }
 
 /** Trims a raw `q` and checks it: the term to use, or the problem with it. */
-export function parseQuery(raw: string | null): { ok: true; query: string } | { ok: false; problem: QueryProblem } {
+export function parseQuery(raw: string | null): Accepted<{ query: string }> | Refused<'QUERY_REQUIRED' | 'QUERY_TOO_LONG'> {
   const query = (raw ?? '').trim()
-  if (query === '') return { ok: false, problem: 'missing' }
-  if (Array.from(query).length > QUERY_MAX_LENGTH) return { ok: false, problem: 'too_long' }
+  if (query === '') return refused('QUERY_REQUIRED')
+  if (Array.from(query).length > QUERY_MAX_LENGTH) return refused('QUERY_TOO_LONG')
   return { ok: true, query }
 }
 

@@ -39,10 +39,10 @@ describe('parseRetryAfter', () => {
 describe('parseQuery', () => {
   it('trims, requires a term and caps it at 64 characters', () => {
     expect(parseQuery('  weth ')).toEqual({ ok: true, query: 'weth' })
-    expect(parseQuery(null)).toEqual({ ok: false, problem: 'missing' })
-    expect(parseQuery('   ')).toEqual({ ok: false, problem: 'missing' })
+    expect(parseQuery(null)).toEqual({ ok: false, code: 'QUERY_REQUIRED' })
+    expect(parseQuery('   ')).toEqual({ ok: false, code: 'QUERY_REQUIRED' })
     expect(parseQuery('x'.repeat(64))).toEqual({ ok: true, query: 'x'.repeat(64) })
-    expect(parseQuery('x'.repeat(65))).toEqual({ ok: false, problem: 'too_long' })
+    expect(parseQuery('x'.repeat(65))).toEqual({ ok: false, code: 'QUERY_TOO_LONG' })
   })
 })
 
