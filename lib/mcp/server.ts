@@ -78,7 +78,7 @@ async function callTool({ name, args, request, dependencies, agentKey }: CallPar
   const verdict = await agentKey()
   if (verdict.kind === 'refused') return toolResult(verdict.answer.body, summarize(tool, verdict.answer.body))
   const asked = tool.action.tool.toRequest(args)
-  if (!asked.ok) return toolResult(asked.failure, summarize(tool, asked.failure))
+  if (!asked.ok) return toolResult(asked, summarize(tool, asked))
   const { body, idempotencyKey } = asked
   const answer = await runAgentAction({ source: dependencies.deploy, agent: verdict.agent, body, idempotencyKey })
   const result = renameBodyFields(answer.body, tool.action.tool.renamed)

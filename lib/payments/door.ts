@@ -190,7 +190,7 @@ async function unpaid(source: PaymentsSource, config: PaymentsConfig, request: R
 /** A receipt: free, for the deploys paid through this door. */
 async function receipt(source: PaymentsSource, body: Record<string, unknown>): Promise<DoorAnswer> {
   const checked = checkBody(receiptRequestSchema, body, 'receipt')
-  if (!checked.ok) return domainAnswer(checked.failure)
+  if (!checked.ok) return domainAnswer(checked)
   try {
     const [services, runtime] = await Promise.all([source.deploy.services(), import('./runtime.js')])
     const txHash = checked.data.tx_hash.toLowerCase() as Hex

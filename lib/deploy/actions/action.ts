@@ -2,6 +2,7 @@ import type { z } from 'zod'
 import { internalAnswer } from '../../platform/errorAnswer.js'
 import type { Logger } from '../../platform/log.js'
 import { problemsOf, type RequestProblem } from '../../platform/problems.js'
+import type { Accepted } from '../../platform/result.js'
 import { type DeployFailure, failure } from '../outcome.js'
 import type { DeployServices } from '../services.js'
 
@@ -18,10 +19,10 @@ export type CallingAgent = { digest: string; dailyCap: number | null }
 export type ActionRun = (parameters: { services: DeployServices; agent: CallingAgent }) => Promise<AgentActionAnswer>
 
 /** The outcome of checking a request: what to run, or the refusal (which loads nothing). */
-export type CheckedRequest = { ok: true; run: ActionRun } | { ok: false; failure: DeployFailure }
+export type CheckedRequest = Accepted<{ run: ActionRun }> | DeployFailure
 
 /** A tool call as the action's HTTP request (its body and `Idempotency-Key`), or why the arguments cannot be one. */
-export type ToolRequest = { ok: true; body: Record<string, unknown>; idempotencyKey: string | null } | { ok: false; failure: DeployFailure }
+export type ToolRequest = Accepted<{ body: Record<string, unknown>; idempotencyKey: string | null }> | DeployFailure
 
 /** What an MCP client sees of an action, and how the tool's arguments become the action's request. */
 export type ActionTool = {
@@ -77,13 +78,9 @@ export const invalidRequest = (action: string, details: RequestProblem[]): Deplo
   failure('INVALID_INTENT', `The ${action} request is invalid; see details.`, { details })
 
 /** Checks a body against an action's schema; answers its parsed data, or the refusal that lists every problem. */
-export function checkBody<T>(
-  schema: z.ZodType<T>,
-  body: unknown,
-  action: string,
-): { ok: true; data: T } | { ok: false; failure: DeployFailure } {
+export function checkBody<T>(schema: z.ZodType<T>, body: unknown, action: string): Accepted<{ data: T }> | DeployFailure {
   const parsed = schema.safeParse(body)
-  return parsed.success ? { ok: true, data: parsed.data } : { ok: false, failure: invalidRequest(action, problemsOf(parsed.error)) }
+  return parsed.success ? { ok: true, data: parsed.data } : invalidRequest(action, problemsOf(parsed.error))
 }
 
 /**

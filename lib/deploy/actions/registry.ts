@@ -50,7 +50,7 @@ export async function runAgentAction({ source, agent, body, idempotencyKey }: Ru
   const action = actionNamed(body !== null && typeof body === 'object' ? (body as { action?: unknown }).action : undefined)
   if (!action) return answer(UNKNOWN_ACTION)
   const checked = action.check({ body, idempotencyKey })
-  if (!checked.ok) return answer(checked.failure)
+  if (!checked.ok) return answer(checked)
   let services: Awaited<ReturnType<DeployServicesSource['services']>>
   try {
     services = await source.services()
