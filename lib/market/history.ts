@@ -1,5 +1,4 @@
 import { z } from 'zod'
-import { type Accepted, type Refused, refused } from '../platform/result.js'
 import type { Token } from './types.js'
 
 // The service's own memory of the market: a compact snapshot of the top 100 every 5 minutes, kept 24 hours, and every
@@ -33,13 +32,13 @@ export const HISTORY_RANGES: Record<HistoryRange, { windowMs: number; pointMs: n
  */
 export function parseHistoryRange(
   params: URLSearchParams,
-): Accepted<{ range: HistoryRange }> | Refused<'INVALID_PARAMETER', { problem: { field: 'range'; reason: string } }> {
+): { ok: true; range: HistoryRange } | { ok: false; code: 'INVALID_PARAMETER'; problem: { field: 'range'; reason: string } } {
   const values = params.getAll('range')
-  if (values.length > 1) return refused('INVALID_PARAMETER', { problem: { field: 'range', reason: 'is given more than once' } })
+  if (values.length > 1) return { ok: false, code: 'INVALID_PARAMETER', problem: { field: 'range', reason: 'is given more than once' } }
   const value = values[0] ?? '24h'
   return value === '24h' || value === '7d'
     ? { ok: true, range: value }
-    : refused('INVALID_PARAMETER', { problem: { field: 'range', reason: 'must be 24h or 7d' } })
+    : { ok: false, code: 'INVALID_PARAMETER', problem: { field: 'range', reason: 'must be 24h or 7d' } }
 }
 
 /**

@@ -1,4 +1,3 @@
-import { type Accepted, type Refused, refused } from '../platform/result.js'
 import { GECKO_OHLCV_AGGREGATES, GECKO_OHLCV_LIMIT_MAX, type OhlcvCurrency, type OhlcvTimeframe } from '../upstream/geckoOhlcv.js'
 
 // The parameters of `GET /api/token-ohlcv`, named and bounded as GeckoTerminal's own (pure): each bad value is refused
@@ -20,7 +19,9 @@ export type OhlcvQuery = {
 export type ParameterProblem = { field: string; reason: string }
 
 /** What {@link parseOhlcvQuery} answers. */
-export type ParseOhlcvQueryReturnType = Accepted<{ query: OhlcvQuery }> | Refused<'INVALID_PARAMETER', { problem: ParameterProblem }>
+export type ParseOhlcvQueryReturnType =
+  | { ok: true; query: OhlcvQuery }
+  | { ok: false; code: 'INVALID_PARAMETER'; problem: ParameterProblem }
 
 /** Candles an answer holds when `limit` is not given (GeckoTerminal's own default). */
 export const OHLCV_DEFAULT_LIMIT = 100
@@ -36,7 +37,7 @@ type Rule<T> = (raw: string | undefined, read: Partial<OhlcvQuery>) => { ok: tru
 const accept = <T>(value: T) => ({ ok: true as const, value })
 const wrong = (reason: string) => ({ ok: false as const, reason })
 /** The refusal of a query, naming the parameter and why. */
-const invalid = (problem: ParameterProblem) => refused('INVALID_PARAMETER', { problem })
+const invalid = (problem: ParameterProblem) => ({ ok: false as const, code: 'INVALID_PARAMETER' as const, problem })
 
 /** Each parameter in the order it is checked, with the field of {@link OhlcvQuery} it fills. */
 const RULES: readonly [param: string, field: keyof OhlcvQuery, rule: Rule<unknown>][] = [

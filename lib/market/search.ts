@@ -1,4 +1,3 @@
-import { type Accepted, type Refused, refused } from '../platform/result.js'
 import type { Pair } from '../upstream/pair.js'
 import { isHexAddress, pairToToken } from './normalize.js'
 import { assignRanks, basePairs, compareByVolume } from './rank.js'
@@ -16,10 +15,10 @@ export function isWellFormedText(text: string): boolean {
 }
 
 /** Trims a raw `q` and checks it: the term to use, or the problem with it. */
-export function parseQuery(raw: string | null): Accepted<{ query: string }> | Refused<'QUERY_REQUIRED' | 'QUERY_TOO_LONG'> {
+export function parseQuery(raw: string | null): { ok: true; query: string } | { ok: false; code: 'QUERY_REQUIRED' | 'QUERY_TOO_LONG' } {
   const query = (raw ?? '').trim()
-  if (query === '') return refused('QUERY_REQUIRED')
-  if (Array.from(query).length > QUERY_MAX_LENGTH) return refused('QUERY_TOO_LONG')
+  if (query === '') return { ok: false, code: 'QUERY_REQUIRED' }
+  if (Array.from(query).length > QUERY_MAX_LENGTH) return { ok: false, code: 'QUERY_TOO_LONG' }
   return { ok: true, query }
 }
 
