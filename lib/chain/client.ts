@@ -1,5 +1,6 @@
 import { createPublicClient, http, type PublicClient } from 'viem'
 import { base, baseSepolia } from 'viem/chains'
+import { BaseError } from '../platform/errors.js'
 
 /** Longest one RPC attempt may take; with the one retry, a hanging RPC is answered within about 8 s. */
 export const RPC_TIMEOUT_MS = 4000
@@ -17,8 +18,11 @@ export function createChainClient({ rpcUrl, chainId, timeoutMs = RPC_TIMEOUT_MS 
 }
 
 /** The RPC answers for a different chain than the one configured. */
-export class ChainMismatchError extends Error {
+export class ChainMismatchError extends BaseError<'CHAIN_MISMATCH'> {
   override name = 'ChainMismatchError'
+  constructor(message: string) {
+    super(message, { code: 'CHAIN_MISMATCH' })
+  }
 }
 
 /** Checks `eth_chainId` once per client (a failed check is retried on the next call, a mismatch is final). */

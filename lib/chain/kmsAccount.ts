@@ -13,6 +13,7 @@ import {
   toHex,
 } from 'viem'
 import { publicKeyToAddress, toAccount } from 'viem/accounts'
+import { BaseError } from '../platform/errors.js'
 
 /**
  * What went wrong with the KMS signer: the key is not the one configured (`address-mismatch`) or not a secp256k1 key
@@ -22,14 +23,15 @@ import { publicKeyToAddress, toAccount } from 'viem/accounts'
 export type KmsSignerFailure = 'address-mismatch' | 'wrong-key-spec' | 'unavailable' | 'bad-signature'
 
 /** A KMS call failed or returned something that is not a secp256k1 key or signature. Never carries key material. */
-export class KmsSignerError extends Error {
+export class KmsSignerError extends BaseError<'SIGNER_MISMATCH' | 'SIGNER_UNAVAILABLE'> {
   override name = 'KmsSignerError'
   constructor(
     message: string,
     /** Which failure this is, for callers to act on (never read from the message). */
     readonly reason: KmsSignerFailure,
   ) {
-    super(message)
+    const misconfigured = reason === 'address-mismatch' || reason === 'wrong-key-spec'
+    super(message, { code: misconfigured ? 'SIGNER_MISMATCH' : 'SIGNER_UNAVAILABLE', httpStatus: misconfigured ? 500 : 503 })
   }
 
   /** True when the signer is set up wrong (the operator must act), as opposed to failing for now. */

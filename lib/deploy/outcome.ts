@@ -1,4 +1,5 @@
 import { errorName, type Logger } from '../platform/log.js'
+import { refused } from '../platform/result.js'
 import { StoreError } from '../store/types.js'
 import type { DeployFailure, DeployFailureCode } from './answerSchemas.js'
 
@@ -6,7 +7,7 @@ export type { DeployFailure, DeployFailureCode }
 
 /** Builds a failure body. */
 export function failure(code: DeployFailureCode, error: string, extra: Omit<DeployFailure, 'ok' | 'code' | 'error'> = {}): DeployFailure {
-  return { ok: false, error, code, ...extra }
+  return refused(code, { error, ...extra })
 }
 
 /** Parameters of {@link storeFailureOf}. */

@@ -2,6 +2,7 @@ import { deployHistoryKeys, deployStoreKeys } from '../deploy/keys.js'
 import { countCapSlots } from '../deploy/pipeline/capWindow.js'
 import { listUnmined } from '../deploy/records/history.js'
 import type { DeployServices } from '../deploy/services.js'
+import { BaseError } from '../platform/errors.js'
 import { errorName } from '../platform/log.js'
 import { SERVICE_VERSION } from '../platform/version.js'
 import { parseCachedBody } from '../read/cache/cachedBody.js'
@@ -44,9 +45,9 @@ export const HEALTH_PART_TIMEOUT_MS = 3000
  * A health part that is down for a reason the probe names itself (a deadline passed, nothing configured, the chain
  * is another one): `name` is that reason, as the detailed view reports every failure by its error's name.
  */
-export class PartDownError extends Error {
+export class PartDownError extends BaseError<'PART_DOWN'> {
   constructor(reason: 'TimeoutError' | 'SignerNotConfigured' | 'ChainMismatch' | 'DeploysDisabled' | string, message: string) {
-    super(message)
+    super(message, { code: 'PART_DOWN', httpStatus: 503 })
     this.name = reason
   }
 }

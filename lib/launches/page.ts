@@ -1,4 +1,5 @@
 import type { Launch, LaunchesPage } from '../deploy/records/launches/schema.js'
+import { type Accepted, type Refused, refused } from '../platform/result.js'
 
 // Pages of the launches feed (pure): the limit, and an opaque cursor that is only a place in the feed's order, so no
 // cursor, forged or not, can ask for more than one page of what the feed already holds.
@@ -38,17 +39,17 @@ export function decodeCursor(cursor: string): LaunchPlace | null {
  */
 export function parseLaunchesRequest(
   params: URLSearchParams,
-): { ok: true; request: LaunchesRequest } | { ok: false; problem: ParameterProblem } {
+): Accepted<{ request: LaunchesRequest }> | Refused<'INVALID_PARAMETER', { problem: ParameterProblem }> {
   for (const field of ['limit', 'cursor'])
-    if (params.getAll(field).length > 1) return { ok: false, problem: { field, reason: 'is given more than once' } }
+    if (params.getAll(field).length > 1) return refused('INVALID_PARAMETER', { problem: { field, reason: 'is given more than once' } })
   const limitText = params.get('limit')
   const limit = limitText === null ? LAUNCHES_DEFAULT_LIMIT : /^[1-9][0-9]{0,2}$/.test(limitText) ? Number(limitText) : Number.NaN
   if (!(limit <= LAUNCHES_MAX_LIMIT))
-    return { ok: false, problem: { field: 'limit', reason: `must be a whole number from 1 to ${LAUNCHES_MAX_LIMIT}` } }
+    return refused('INVALID_PARAMETER', { problem: { field: 'limit', reason: `must be a whole number from 1 to ${LAUNCHES_MAX_LIMIT}` } })
   const cursor = params.get('cursor')
   if (cursor === null) return { ok: true, request: { limit, after: null } }
   const after = decodeCursor(cursor)
-  if (!after) return { ok: false, problem: { field: 'cursor', reason: 'is not a nextCursor of this feed' } }
+  if (!after) return refused('INVALID_PARAMETER', { problem: { field: 'cursor', reason: 'is not a nextCursor of this feed' } })
   return { ok: true, request: { limit, after } }
 }
 

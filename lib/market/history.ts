@@ -30,11 +30,15 @@ export const HISTORY_RANGES: Record<HistoryRange, { windowMs: number; pointMs: n
  * The `range` query parameter of token-history and market-history: absent or `24h` (the default, today's answer) or
  * `7d`; anything else, or given twice, is wrong.
  */
-export function parseHistoryRange(params: URLSearchParams): { ok: true; range: HistoryRange } | { ok: false; reason: string } {
+export function parseHistoryRange(
+  params: URLSearchParams,
+): { ok: true; range: HistoryRange } | { ok: false; code: 'INVALID_PARAMETER'; problem: { field: 'range'; reason: string } } {
   const values = params.getAll('range')
-  if (values.length > 1) return { ok: false, reason: 'is given more than once' }
+  if (values.length > 1) return { ok: false, code: 'INVALID_PARAMETER', problem: { field: 'range', reason: 'is given more than once' } }
   const value = values[0] ?? '24h'
-  return value === '24h' || value === '7d' ? { ok: true, range: value } : { ok: false, reason: 'must be 24h or 7d' }
+  return value === '24h' || value === '7d'
+    ? { ok: true, range: value }
+    : { ok: false, code: 'INVALID_PARAMETER', problem: { field: 'range', reason: 'must be 24h or 7d' } }
 }
 
 /**

@@ -19,7 +19,9 @@ export type OhlcvQuery = {
 export type ParameterProblem = { field: string; reason: string }
 
 /** What {@link parseOhlcvQuery} answers. */
-export type ParseOhlcvQueryReturnType = { ok: true; query: OhlcvQuery } | { ok: false; problem: ParameterProblem }
+export type ParseOhlcvQueryReturnType =
+  | { ok: true; query: OhlcvQuery }
+  | { ok: false; code: 'INVALID_PARAMETER'; problem: ParameterProblem }
 
 /** Candles an answer holds when `limit` is not given (GeckoTerminal's own default). */
 export const OHLCV_DEFAULT_LIMIT = 100
@@ -34,6 +36,8 @@ type Rule<T> = (raw: string | undefined, read: Partial<OhlcvQuery>) => { ok: tru
 
 const accept = <T>(value: T) => ({ ok: true as const, value })
 const wrong = (reason: string) => ({ ok: false as const, reason })
+/** The refusal of a query, naming the parameter and why. */
+const invalid = (problem: ParameterProblem) => ({ ok: false as const, code: 'INVALID_PARAMETER' as const, problem })
 
 /** Each parameter in the order it is checked, with the field of {@link OhlcvQuery} it fills. */
 const RULES: readonly [param: string, field: keyof OhlcvQuery, rule: Rule<unknown>][] = [
@@ -95,9 +99,9 @@ export function parseOhlcvQuery(params: URLSearchParams): ParseOhlcvQueryReturnT
   const read: Partial<OhlcvQuery> = {}
   for (const [param, field, rule] of RULES) {
     const values = params.getAll(param)
-    if (values.length > 1) return { ok: false, problem: { field: param, reason: 'is given more than once' } }
+    if (values.length > 1) return invalid({ field: param, reason: 'is given more than once' })
     const checked = rule(values[0], read)
-    if (!checked.ok) return { ok: false, problem: { field: param, reason: checked.reason } }
+    if (!checked.ok) return invalid({ field: param, reason: checked.reason })
     Object.assign(read, { [field]: checked.value })
   }
   return { ok: true, query: read as OhlcvQuery }

@@ -6,9 +6,6 @@ import type { TokenSearchResult } from './types.js'
 /** Longest search term accepted, after trimming. */
 export const QUERY_MAX_LENGTH = 64
 
-/** Why a search term was refused. */
-export type QueryProblem = 'missing' | 'too_long'
-
 /** A UTF-16 surrogate without its partner: text no URL, key or upstream can carry. */
 export const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
 
@@ -18,10 +15,10 @@ export function isWellFormedText(text: string): boolean {
 }
 
 /** Trims a raw `q` and checks it: the term to use, or the problem with it. */
-export function parseQuery(raw: string | null): { ok: true; query: string } | { ok: false; problem: QueryProblem } {
+export function parseQuery(raw: string | null): { ok: true; query: string } | { ok: false; code: 'QUERY_REQUIRED' | 'QUERY_TOO_LONG' } {
   const query = (raw ?? '').trim()
-  if (query === '') return { ok: false, problem: 'missing' }
-  if (Array.from(query).length > QUERY_MAX_LENGTH) return { ok: false, problem: 'too_long' }
+  if (query === '') return { ok: false, code: 'QUERY_REQUIRED' }
+  if (Array.from(query).length > QUERY_MAX_LENGTH) return { ok: false, code: 'QUERY_TOO_LONG' }
   return { ok: true, query }
 }
 

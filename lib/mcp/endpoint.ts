@@ -5,7 +5,8 @@ import type { z } from 'zod'
 import { type AgentKeyVariables, type AgentVerdict, agentKeyMiddleware } from '../deploy/actions/agentKey.js'
 import { runAgentAction } from '../deploy/actions/registry.js'
 import type { DeployServicesSource } from '../deploy/instance.js'
-import { createEndpoint, type Endpoint, misconfigured } from '../platform/edge.js'
+import { createEndpoint, type Endpoint } from '../platform/edge.js'
+import { configInvalidAnswer } from '../platform/errorAnswer.js'
 import { CORS_EXPOSED_HEADERS, readBodyBytes } from '../platform/http.js'
 import { errorName, processLogger } from '../platform/log.js'
 import { loadMcpOriginPolicy, type OriginPolicy, originGate } from '../platform/origins.js'
@@ -77,7 +78,7 @@ async function callTool({ name, args, request, dependencies, agentKey }: CallPar
   const verdict = await agentKey()
   if (verdict.kind === 'refused') return toolResult(verdict.answer.body, summarize(tool, verdict.answer.body))
   const asked = tool.action.tool.toRequest(args)
-  if (!asked.ok) return toolResult(asked.failure, summarize(tool, asked.failure))
+  if (!asked.ok) return toolResult(asked, summarize(tool, asked))
   const { body, idempotencyKey } = asked
   const answer = await runAgentAction({ source: dependencies.deploy, agent: verdict.agent, body, idempotencyKey })
   const result = renameBodyFields(answer.body, tool.action.tool.renamed)
@@ -158,7 +159,10 @@ export function createMcpEndpoint(dependencies: McpSource): Endpoint {
           message: `Origin ${origin} may not call this MCP server (the operator can allow it in MCP_ALLOWED_ORIGINS).`,
         },
       }),
-    misconfigured: (error) => mcpAnswer(500, { ok: false, ...misconfigured('mcp', error) }),
+    misconfigured: (error) => {
+      const { status, body } = configInvalidAnswer('mcp', error)
+      return mcpAnswer(status, body)
+    },
   })
   const handler = async (request: Request, { agentKey }: AgentKeyVariables): Promise<Response> => {
     // One message per request: MCP dropped JSON-RPC batching in 2025-06-18, and a batch of a hundred tool calls would

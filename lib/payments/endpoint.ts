@@ -1,13 +1,14 @@
 import { cors } from 'hono/cors'
 import type { Hex } from 'viem'
-import { checkBody, unexpectedFailure } from '../deploy/actions/action.js'
+import { checkBody } from '../deploy/actions/action.js'
 import { agentDeployAction, checkDeployRequest } from '../deploy/actions/agentDeploy.js'
 import { receiptAction, receiptRequestSchema } from '../deploy/actions/receipt.js'
 import { pickAgentAction } from '../deploy/actions/registry.js'
 import { failure } from '../deploy/outcome.js'
 import { clientAddress } from '../platform/clientAddress.js'
 import { ConfigError } from '../platform/config.js'
-import { createEndpoint, type Endpoint, misconfigured } from '../platform/edge.js'
+import { createEndpoint, type Endpoint } from '../platform/edge.js'
+import { configInvalidAnswer, errorAnswerOf } from '../platform/errorAnswer.js'
 import { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS, jsonResponse, readJsonBody } from '../platform/http.js'
 import { errorName, processLogger } from '../platform/log.js'
 import { rateLimitHeaders } from '../platform/rateLimitHeaders.js'
@@ -63,7 +64,7 @@ export function createPaidDeployEndpoint(source: PaymentsSource): Endpoint {
         config = source.config()
       } catch (error) {
         if (!(error instanceof ConfigError)) throw error
-        return reply({ status: 500, body: { ok: false, ...misconfigured('x402-deploy', error) }, headers: {} })
+        return reply(configInvalidAnswer('x402-deploy', error))
       }
       if (config.offReason)
         return reply(
@@ -147,8 +148,7 @@ async function deploy(
       idempotencyKey: idempotencyKey ?? payment.paymentId,
     })
   } catch (error) {
-    if (error instanceof ConfigError) return { status: 500, body: { ok: false, ...misconfigured('x402-deploy', error) }, headers: {} }
-    return { headers: {}, ...unexpectedFailure(processLogger(), error) }
+    return errorAnswerOf(error, { endpoint: 'x402-deploy', unexpectedEvent: 'agent_action_failed' })
   }
 }
 
@@ -185,13 +185,12 @@ async function unpaid(source: PaymentsSource, config: PaymentsConfig, request: R
 /** A receipt: free, for the deploys paid through this door. */
 async function receipt(source: PaymentsSource, body: Record<string, unknown>): Promise<DoorAnswer> {
   const checked = checkBody(receiptRequestSchema, body, 'receipt')
-  if (!checked.ok) return domainAnswer(checked.failure)
+  if (!checked.ok) return domainAnswer(checked)
   try {
     const [services, heavyHalf] = await Promise.all([source.deploy.services(), import('./heavyHalf.js')])
     const txHash = checked.data.tx_hash.toLowerCase() as Hex
     return domainAnswer(await heavyHalf.readPaidReceipt({ services, txHash, waitSeconds: checked.data.waitSeconds ?? 0 }))
   } catch (error) {
-    if (error instanceof ConfigError) return { status: 500, body: { ok: false, ...misconfigured('x402-deploy', error) }, headers: {} }
-    return { headers: {}, ...unexpectedFailure(processLogger(), error) }
+    return errorAnswerOf(error, { endpoint: 'x402-deploy', unexpectedEvent: 'agent_action_failed' })
   }
 }

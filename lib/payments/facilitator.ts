@@ -1,6 +1,7 @@
 import { type FacilitatorClient, HTTPFacilitatorClient, x402ResourceServer } from '@x402/core/server'
 import { type PaymentPayload, type PaymentRequirements, SettleError, VerifyError } from '@x402/core/types'
 import { ExactEvmScheme } from '@x402/evm/exact/server'
+import { BaseError } from '../platform/errors.js'
 import { type CdpCredentials, cdpAuthHeaders } from './cdpAuth.js'
 
 // Steps 3 and 6 of a paid deploy: the facilitator's verify and settle, through @x402/core's resource server and HTTP
@@ -13,8 +14,11 @@ export const VERIFY_TIMEOUT_MS = 10_000
 export const SETTLE_TIMEOUT_MS = 30_000
 
 /** The facilitator could not be asked, or did not answer in time: nothing can be said of the payment from it. */
-export class FacilitatorUnavailableError extends Error {
+export class FacilitatorUnavailableError extends BaseError<'FACILITATOR_UNAVAILABLE'> {
   override name = 'FacilitatorUnavailableError'
+  constructor(message: string) {
+    super(message, { code: 'FACILITATOR_UNAVAILABLE', httpStatus: 503 })
+  }
 }
 
 /** The facilitator's verdict on a payment. */

@@ -1,10 +1,14 @@
 import { z } from 'zod'
+import { BaseError } from './errors.js'
 import { errorName, type Logger, processLogger, registerEnvironmentSecrets } from './log.js'
 import { perInstance } from './perInstance.js'
 
 /** The environment could not be turned into a configuration; the message names each variable and what is wrong. */
-export class ConfigError extends Error {
+export class ConfigError extends BaseError<'CONFIG_INVALID'> {
   override name = 'ConfigError'
+  constructor(message: string) {
+    super(message, { code: 'CONFIG_INVALID' })
+  }
 }
 
 /**

@@ -2,7 +2,8 @@ import { Hono, type MiddlewareHandler } from 'hono'
 import { contextStorage } from 'hono/context-storage'
 import { cors } from 'hono/cors'
 import { requestId } from 'hono/request-id'
-import { logConfigFailure, publicOrigin } from './config.js'
+import { publicOrigin } from './config.js'
+import { configInvalidAnswer } from './errorAnswer.js'
 import { BASE_HEADERS, CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS, errorResponse, jsonResponse, type Method } from './http.js'
 import { errorName, processLogger } from './log.js'
 import { currentRequestId, type EdgeVariables, requestIdOf, type WebHandler } from './requestId.js'
@@ -63,6 +64,7 @@ export function createEndpoint<V extends object = object>(parameters: CreateEndp
   for (const middleware of parameters.middleware ?? []) app.use(middleware as MiddlewareHandler)
   app.all('*', (c) => handler(c.req.raw, c.var as V))
   app.onError((error) => {
+    // The last net, below every endpoint's own mapping (errorAnswer.ts): the name only, not even a runtime message.
     processLogger().error('handler_failed', { error: errorName(error) })
     return errorResponse(500, 'INTERNAL', 'The request could not be completed; try again shortly.')
   })
@@ -136,16 +138,8 @@ function withEdgeHeaders(response: Response, id: string): Response {
   }
 }
 
-/**
- * What every endpoint tells a caller when its configuration does not load, after logging why for the operator: the
- * caller learns only that something is wrong (endpoints whose answers carry `ok` add `ok: false`).
- */
-export function misconfigured(endpoint: string, error: unknown): { error: string; code: 'CONFIG_INVALID' } {
-  logConfigFailure(endpoint, error)
-  return { error: 'The service is misconfigured; the operator has been told.', code: 'CONFIG_INVALID' }
-}
-
-/** The 500 answer of an endpoint whose configuration does not load (no body for a HEAD request); see {@link misconfigured}. */
+/** The 500 answer of an endpoint whose configuration does not load (no body for a HEAD request); see {@link configInvalidAnswer}. */
 export function misconfiguredResponse(endpoint: string, error: unknown, { head = false }: { head?: boolean } = {}): Response {
-  return jsonResponse({ status: 500, body: JSON.stringify(misconfigured(endpoint, error)), headers: { 'cache-control': 'no-store' }, head })
+  const { status, body } = configInvalidAnswer(endpoint, error, { withOk: false })
+  return jsonResponse({ status, body: JSON.stringify(body), headers: { 'cache-control': 'no-store' }, head })
 }

@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import { z } from 'zod'
+import type { Accepted, Refused } from './result.js'
 
 /** HTTP methods as they appear on the wire. */
 export type Method = 'GET' | 'HEAD' | 'POST' | 'OPTIONS'
@@ -157,8 +158,8 @@ export function cachedJsonResponse({ request, body, etag, headers, requestId, ex
 
 /** Result of {@link readJsonBody}. */
 export type ReadJsonBodyReturnType =
-  | { ok: true; body: unknown }
-  | { ok: false; status: 400 | 413; code: 'BODY_TOO_LARGE' | 'UNSUPPORTED_CONTENT_TYPE' | 'INVALID_JSON'; message: string }
+  | Accepted<{ body: unknown }>
+  | Refused<'BODY_TOO_LARGE' | 'UNSUPPORTED_CONTENT_TYPE' | 'INVALID_JSON', { status: 400 | 413; message: string }>
 
 /** Most bytes of a refused body read and thrown away so that the client gets its answer; past that the read stops. */
 export const DISCARD_LIMIT_BYTES = 1024 * 1024

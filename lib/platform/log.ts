@@ -1,4 +1,5 @@
 import { systemClock } from './clock.js'
+import { BaseError } from './errors.js'
 import { perInstance } from './perInstance.js'
 import { currentRequestId } from './requestId.js'
 
@@ -132,15 +133,15 @@ export const silentLogger: Logger = { info() {}, warn() {}, error() {} }
 
 /**
  * What of an error's text may go into an answer, a log line or the store: viem's `shortMessage` (its summary, which
- * leaves out the request's URL and body), or the message of an error that declares it names no secret
- * (`messageIsPublic`, as the service's own upstream errors do); never any other message, which for an RPC or a store
- * client can hold the URL with its key, or a command and its arguments.
+ * leaves out the request's URL and body), or the short message of the service's own errors (a {@link BaseError}'s is
+ * public by construction); never any other message, which for an RPC or a store client can hold the URL with its key,
+ * or a command and its arguments.
  */
 export function publicErrorMessage(error: unknown): string | undefined {
   if (!(error instanceof Error)) return undefined
-  const { shortMessage, messageIsPublic } = error as Error & { shortMessage?: unknown; messageIsPublic?: unknown }
+  const { shortMessage } = error as Error & { shortMessage?: unknown }
   if (typeof shortMessage === 'string') return shortMessage.slice(0, 300)
-  if (messageIsPublic === true) return error.message.slice(0, 300)
+  if (error instanceof BaseError) return error.message.slice(0, 300)
   return undefined
 }
 

@@ -1,11 +1,13 @@
 import { clientAddress } from '../platform/clientAddress.js'
 import { type AnswerAtOnce, createEndpoint, type Endpoint, misconfiguredResponse } from '../platform/edge.js'
+import { errorAnswerOf } from '../platform/errorAnswer.js'
 import {
   type CachedAnswerHeaders,
   type CachedJsonResponseParameters,
   cachedAnswerHeaders,
   cachedJsonResponse,
   errorResponse,
+  jsonResponse,
   type Method,
 } from '../platform/http.js'
 import { errorName } from '../platform/log.js'
@@ -14,6 +16,7 @@ import type { ThrottleReturnType } from '../store/throttle.js'
 import { UpstreamError } from '../upstream/dexscreener.js'
 import type { CacheReadReturnType, LocalCachedBody } from './cache/cachedBody.js'
 import { ReadNotFoundError } from './errors.js'
+import { readKeys } from './keys.js'
 import { READ_CACHE_TTL_MS } from './readers.js'
 import type { ReadServices } from './services.js'
 
@@ -69,7 +72,6 @@ export function createCachedReadEndpoint<Input>(parameters: CreateCachedReadEndp
 
   /** The answer to a read that failed (with the client's quota, on a throttled endpoint). */
   const failure = (ctx: ReadServices, error: unknown, quota: Record<string, string> = {}): Response => {
-    if (error instanceof ReadNotFoundError) return errorResponse(404, error.code, error.message, quota)
     if (error instanceof UpstreamError && error.kind === 'throttled' && budgetSpentIs429) {
       ctx.logger.warn(`${name}_upstream_budget_spent`, { message: error.message })
       return errorResponse(
@@ -84,8 +86,9 @@ export function createCachedReadEndpoint<Input>(parameters: CreateCachedReadEndp
       const { status, code, message } = upstreamFailure
       return errorResponse(status, code, message, { 'retry-after': '5', ...quota })
     }
-    ctx.logger.error(`${name}_failed`, { error: errorName(error) })
-    return errorResponse(500, 'INTERNAL', 'The request could not be completed; try again shortly.', quota)
+    // A read that found nothing (a ReadNotFoundError: 404 with its code) or a bug (INTERNAL), as every error answers.
+    const { status, body, headers } = errorAnswerOf(error, { endpoint: name, logger: ctx.logger, withOk: false })
+    return jsonResponse({ status, body: JSON.stringify(body), headers: { 'cache-control': 'no-store', ...headers, ...quota } })
   }
 
   /** The answer to a read, or to its failure; `quota` adds the client's `RateLimit` headers to a 200 or 304. */

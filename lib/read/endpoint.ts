@@ -41,9 +41,9 @@ export function createTokenSearchEndpoint(services: () => ReadServices, options:
     parseInput: (request) => {
       const parsed = parseQuery(new URL(request.url).searchParams.get('q'))
       if (parsed.ok) return { ok: true, input: parsed.query }
-      return parsed.problem === 'missing'
-        ? badReadRequest('QUERY_REQUIRED', 'Query parameter q is required: a token symbol or name.')
-        : badReadRequest('QUERY_TOO_LONG', `Query parameter q is longer than ${QUERY_MAX_LENGTH} characters.`)
+      return parsed.code === 'QUERY_REQUIRED'
+        ? badReadRequest(parsed.code, 'Query parameter q is required: a token symbol or name.')
+        : badReadRequest(parsed.code, `Query parameter q is longer than ${QUERY_MAX_LENGTH} characters.`)
     },
     read: (ctx, query) => readTokenSearch(ctx, query),
     upstreamFailure: {
@@ -68,7 +68,7 @@ export function createTokenHistoryEndpoint(services: () => ReadServices, options
       if (!ADDRESS_PATTERN.test(address))
         return badReadRequest('INVALID_ADDRESS', 'Query parameter address must be a 0x-prefixed 20-byte hex address.')
       const range = parseHistoryRange(params)
-      if (!range.ok) return invalidParameter({ field: 'range', reason: range.reason })
+      if (!range.ok) return invalidParameter(range.problem)
       return { ok: true, input: { address: address.toLowerCase(), range: range.range } }
     },
     read: (ctx, { address, range }) => readTokenHistory(ctx, address, range),
@@ -86,7 +86,7 @@ export function createMarketHistoryEndpoint(services: () => ReadServices, option
       // The dashboard's warm request has no query: it skips the URL parser.
       if (!request.url.includes('?')) return { ok: true, input: '24h' }
       const range = parseHistoryRange(new URL(request.url).searchParams)
-      return range.ok ? { ok: true, input: range.range } : invalidParameter({ field: 'range', reason: range.reason })
+      return range.ok ? { ok: true, input: range.range } : invalidParameter(range.problem)
     },
     read: (ctx, range) => readMarketHistory(ctx, range),
     peek: (ctx, range) => peekMarketHistory(ctx, range),

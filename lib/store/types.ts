@@ -1,3 +1,5 @@
+import { BaseError } from '../platform/errors.js'
+
 /**
  * The shared-state port: what a key-value store is (get, set, many at once, a lock) and running a script. Every
  * atomic algorithm (the nonce fence, the cap windows, the budgets, the due claims) is a {@link StoreScript} kept
@@ -78,13 +80,19 @@ export type ScriptData = {
  * A script touched a key it did not name in KEYS. Redis Cluster refuses such a script (it routes a script by its
  * keys); the in-process store refuses it too, so the contract test that runs every script on it catches one.
  */
-export class UndeclaredKeyError extends Error {
+export class UndeclaredKeyError extends BaseError<'INTERNAL'> {
   override name = 'UndeclaredKeyError'
+  constructor(message: string) {
+    super(message, { code: 'INTERNAL' })
+  }
 }
 
 /** A store call failed (unreachable, refused, timed out). The message never carries the command. */
-export class StoreError extends Error {
+export class StoreError extends BaseError<'STORE_UNAVAILABLE'> {
   override name = 'StoreError'
+  constructor(message: string) {
+    super(message, { code: 'STORE_UNAVAILABLE', httpStatus: 503, details: { retryAfterSeconds: 10 } })
+  }
 }
 
 /** One value of {@link Store.writeMany}. */

@@ -3,6 +3,7 @@ import type { FollowDeploysReturnType } from '../deploy/pipeline/followDeploys.j
 import type { DeployServices } from '../deploy/services.js'
 import { takeSnapshot } from '../market/history.js'
 import { type ControlRoom, controlRoomSchema } from '../market/types.js'
+import { BaseError } from '../platform/errors.js'
 import { errorName, type Logger, publicErrorMessage, unexpectedErrorFields } from '../platform/log.js'
 import { refreshControlRoom } from '../read/controlRoom/refresh.js'
 import { recordSnapshot } from '../read/history/historyStore.js'
@@ -103,15 +104,19 @@ function logStepFailure(logger: Logger, operation: string, error: unknown, effec
 }
 
 /** The cached control room does not parse: the tick's parts have no tokens to work from. */
-export class UnreadableControlRoomError extends Error {
+export class UnreadableControlRoomError extends BaseError<'CONTROL_ROOM_UNREADABLE'> {
   override name = 'UnreadableControlRoom'
+  constructor(message: string) {
+    super(message, { code: 'CONTROL_ROOM_UNREADABLE' })
+  }
 }
 
 /** A part that needs the control room, when the room's own part failed (its failure is the one logged). */
-export class NoControlRoomError extends Error {
+export class NoControlRoomError extends BaseError<'NO_CONTROL_ROOM'> {
   override name = 'NoControlRoom'
-  /** The message names no secret: the summary may show it. */
-  readonly messageIsPublic = true
+  constructor(message: string) {
+    super(message, { code: 'NO_CONTROL_ROOM' })
+  }
 }
 
 type Parts = NonNullable<TickSummary['parts']>

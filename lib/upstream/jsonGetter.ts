@@ -1,4 +1,5 @@
 import type { Sleep } from '../platform/clock.js'
+import { BaseError } from '../platform/errors.js'
 import type { DroppedRows } from './fields.js'
 
 /** Why an upstream call failed. */
@@ -6,18 +7,18 @@ import type { DroppedRows } from './fields.js'
 export type UpstreamErrorKind = 'network' | 'timeout' | 'status' | 'body' | 'budget' | 'throttled'
 
 /** A failed upstream call, after retries. Its message names the path, never a secret. */
-export class UpstreamError extends Error {
+export class UpstreamError extends BaseError<'UPSTREAM_ERROR'> {
   override name = 'UpstreamError'
-  /** Its message is written here from the path alone: it may be shown and logged. */
-  readonly messageIsPublic = true
   constructor(
     message: string,
     readonly kind: UpstreamErrorKind,
+    /** The provider's HTTP status, when it answered one. */
     readonly status?: number,
     /** The provider's `Retry-After`, in ms, when it sent one. */
     readonly retryAfterMs: number | null = null,
   ) {
-    super(message)
+    // Its message is written here from the path alone: it is public, as every BaseError's.
+    super(message, { code: 'UPSTREAM_ERROR', httpStatus: 503, details: { kind } })
   }
 }
 

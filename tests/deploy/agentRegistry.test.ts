@@ -184,7 +184,7 @@ describe('an instance’s view of runtime keys (injected clock, Upstash over red
     const storePrefix = `view${process.pid}:`
     let clock = Date.parse('2026-11-23T12:00:00Z')
     const registry = createAgentRegistry({ store, storePrefix, now: () => clock })
-    expect(await registry.check(generateAgentKey().key)).toEqual({ ok: false, reason: 'unknown key' }) // the snapshot is read
+    expect(await registry.check(generateAgentKey().key)).toEqual({ ok: false, code: 'FORBIDDEN', reason: 'unknown key' }) // the snapshot is read
     clock += 1000
     const { key } = await issueAgentKey({ store, storePrefix, label: 'carol', dailyCap: 2, expiresInDays: 1, now: clock })
     expect(await registry.check(key)).toEqual({ ok: true, digest: digestAgentKey(key), dailyCap: 2 }) // at once
@@ -192,10 +192,10 @@ describe('an instance’s view of runtime keys (injected clock, Upstash over red
     clock += 4900
     expect((await registry.check(key)).ok).toBe(true) // the snapshot of 4.9 s ago
     clock += 100
-    expect(await registry.check(key)).toEqual({ ok: false, reason: 'revoked' }) // 5 s: read again
+    expect(await registry.check(key)).toEqual({ ok: false, code: 'FORBIDDEN', reason: 'revoked' }) // 5 s: read again
     const dave = await issueAgentKey({ store, storePrefix, label: 'dave', expiresInDays: 1, now: clock })
     clock += 24 * 60 * 60 * 1000
-    expect(await registry.check(dave.key)).toEqual({ ok: false, reason: 'expired' })
+    expect(await registry.check(dave.key)).toEqual({ ok: false, code: 'FORBIDDEN', reason: 'expired' })
   })
 
   it('keeps DEPLOY_ALLOWLIST beside it, and answers STORE_UNAVAILABLE rather than a refusal when the store is down', async () => {

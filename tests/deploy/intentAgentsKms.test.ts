@@ -93,7 +93,7 @@ describe('the receipt request', () => {
     expect(parseReceiptRequest({ action: 'receipt', tx_hash: hash, waitSeconds: 25 })).toMatchObject({ ok: true })
   })
   it('refuses a missing or malformed hash and unknown fields', () => {
-    const refused = (details: object[]) => ({ ok: false, failure: { code: 'INVALID_INTENT', details } })
+    const refused = (details: object[]) => ({ ok: false, code: 'INVALID_INTENT', details })
     expect(parseReceiptRequest({ action: 'receipt' })).toMatchObject(refused([{ field: 'tx_hash' }]))
     expect(parseReceiptRequest({ action: 'receipt', tx_hash: '0x12' })).toMatchObject(refused([{ field: 'tx_hash' }]))
     expect(parseReceiptRequest({ action: 'receipt', tx_hash: `0x${'0'.repeat(64)}`, x: 1 })).toMatchObject(refused([{ field: 'x' }]))

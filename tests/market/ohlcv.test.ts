@@ -53,7 +53,11 @@ describe('the parameters of GET /api/token-ohlcv', () => {
   })
 
   it('requires a token address, and names the first wrong field in the order address, timeframe, aggregate, before_timestamp, limit, currency', () => {
-    expect(query('')).toEqual({ ok: false, problem: { field: 'address', reason: 'is required: the token, 0x and 40 hex digits' } })
+    expect(query('')).toEqual({
+      ok: false,
+      code: 'INVALID_PARAMETER',
+      problem: { field: 'address', reason: 'is required: the token, 0x and 40 hex digits' },
+    })
     for (const address of ['0x42', `${TOKEN}00`, TOKEN.slice(2), `0x${'g'.repeat(40)}`, `0x${'a'.repeat(64)}`])
       expect(refused(`address=${address}`), address).toBe('address')
     expect(query(`address=%20${TOKEN}%20`)).toMatchObject({ ok: true }) // trimmed, as token-history's
@@ -65,7 +69,11 @@ describe('the parameters of GET /api/token-ohlcv', () => {
   })
 
   it('refuses a parameter given twice, and ignores parameters it does not know', () => {
-    expect(query(`address=${TOKEN}&limit=5&limit=5`)).toEqual({ ok: false, problem: { field: 'limit', reason: 'is given more than once' } })
+    expect(query(`address=${TOKEN}&limit=5&limit=5`)).toEqual({
+      ok: false,
+      code: 'INVALID_PARAMETER',
+      problem: { field: 'limit', reason: 'is given more than once' },
+    })
     expect(refused(`address=${TOKEN}&address=${TOKEN}`)).toBe('address')
     expect(query(`address=${TOKEN}&token=quote&network=eth`)).toMatchObject({ ok: true })
   })

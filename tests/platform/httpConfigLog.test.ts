@@ -4,7 +4,7 @@ import { ConfigError, loadPublicOrigin } from '../../lib/platform/config.js'
 import { matchesEtag } from '../../lib/platform/http.js'
 import { createLogger, publicErrorMessage, registerSecretUrl } from '../../lib/platform/log.js'
 import { loadReadConfig } from '../../lib/read/config.js'
-import { parseRetryAfter } from '../../lib/upstream/dexscreener.js'
+import { parseRetryAfter, UpstreamError } from '../../lib/upstream/dexscreener.js'
 
 describe('loadPublicOrigin', () => {
   it('takes the public origin from PUBLIC_URL, else the Vercel production URL, and refuses one with a path', () => {
@@ -40,10 +40,10 @@ describe('parseRetryAfter', () => {
 describe('parseQuery', () => {
   it('trims, requires a term and caps it at 64 characters', () => {
     expect(parseQuery('  weth ')).toEqual({ ok: true, query: 'weth' })
-    expect(parseQuery(null)).toEqual({ ok: false, problem: 'missing' })
-    expect(parseQuery('   ')).toEqual({ ok: false, problem: 'missing' })
+    expect(parseQuery(null)).toEqual({ ok: false, code: 'QUERY_REQUIRED' })
+    expect(parseQuery('   ')).toEqual({ ok: false, code: 'QUERY_REQUIRED' })
     expect(parseQuery('x'.repeat(64))).toEqual({ ok: true, query: 'x'.repeat(64) })
-    expect(parseQuery('x'.repeat(65))).toEqual({ ok: false, problem: 'too_long' })
+    expect(parseQuery('x'.repeat(65))).toEqual({ ok: false, code: 'QUERY_TOO_LONG' })
   })
 })
 
@@ -150,13 +150,15 @@ describe('URLs that carry credentials, and error text', () => {
     expect(lines.join('\n')).toContain('[redacted]')
   })
 
-  it('lets only viem’s shortMessage or a message declared public into answers and logs', () => {
+  it('lets only viem’s shortMessage or the short message of the service’s own errors into answers and logs', () => {
     const viemLike = Object.assign(new Error('HTTP request failed.\n\nURL: https://rpc.example/v2/key'), {
       shortMessage: 'HTTP request failed.',
     })
     expect(publicErrorMessage(viemLike)).toBe('HTTP request failed.')
     expect(publicErrorMessage(new Error('connect ECONNREFUSED https://rpc.example/v2/key'))).toBeUndefined()
-    expect(publicErrorMessage(Object.assign(new Error('upstream /x timed out'), { messageIsPublic: true }))).toBe('upstream /x timed out')
+    expect(publicErrorMessage(new UpstreamError('upstream /x timed out', 'timeout'))).toBe('upstream /x timed out')
+    // A flag on a foreign error no longer makes its message public: only the service's own errors' are.
+    expect(publicErrorMessage(Object.assign(new Error('https://rpc.example/v2/key'), { messageIsPublic: true }))).toBeUndefined()
     expect(publicErrorMessage('a string')).toBeUndefined()
   })
 })

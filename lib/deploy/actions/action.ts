@@ -1,7 +1,8 @@
 import type { z } from 'zod'
-import { type Logger, unexpectedErrorFields } from '../../platform/log.js'
+import { internalAnswer } from '../../platform/errorAnswer.js'
+import type { Logger } from '../../platform/log.js'
 import { problemsOf, type RequestProblem } from '../../platform/problems.js'
-import { currentRequestId } from '../../platform/requestId.js'
+import type { Accepted } from '../../platform/result.js'
 import { type DeployFailure, failure } from '../outcome.js'
 import type { DeployServices } from '../services.js'
 
@@ -18,10 +19,10 @@ export type CallingAgent = { digest: string; dailyCap: number | null }
 export type ActionRun = (parameters: { services: DeployServices; agent: CallingAgent }) => Promise<AgentActionAnswer>
 
 /** The outcome of checking a request: what to run, or the refusal (which loads nothing). */
-export type CheckedRequest = { ok: true; run: ActionRun } | { ok: false; failure: DeployFailure }
+export type CheckedRequest = Accepted<{ run: ActionRun }> | DeployFailure
 
 /** A tool call as the action's HTTP request (its body and `Idempotency-Key`), or why the arguments cannot be one. */
-export type ToolRequest = { ok: true; body: Record<string, unknown>; idempotencyKey: string | null } | { ok: false; failure: DeployFailure }
+export type ToolRequest = Accepted<{ body: Record<string, unknown>; idempotencyKey: string | null }> | DeployFailure
 
 /** What an MCP client sees of an action, and how the tool's arguments become the action's request. */
 export type ActionTool = {
@@ -77,29 +78,16 @@ export const invalidRequest = (action: string, details: RequestProblem[]): Deplo
   failure('INVALID_INTENT', `The ${action} request is invalid; see details.`, { details })
 
 /** Checks a body against an action's schema; answers its parsed data, or the refusal that lists every problem. */
-export function checkBody<T>(
-  schema: z.ZodType<T>,
-  body: unknown,
-  action: string,
-): { ok: true; data: T } | { ok: false; failure: DeployFailure } {
+export function checkBody<T>(schema: z.ZodType<T>, body: unknown, action: string): Accepted<{ data: T }> | DeployFailure {
   const parsed = schema.safeParse(body)
-  return parsed.success ? { ok: true, data: parsed.data } : { ok: false, failure: invalidRequest(action, problemsOf(parsed.error)) }
+  return parsed.success ? { ok: true, data: parsed.data } : invalidRequest(action, problemsOf(parsed.error))
 }
 
 /**
  * The answer to an error nobody expected (a bug, a runtime API missing): 500 `INTERNAL` with the request id to quote,
- * and one log line naming the error. Never "Redis is down" or any other guess at which part failed.
+ * and one `agent_action_failed` line naming the error (see {@link internalAnswer}).
  */
 export function unexpectedFailure(logger: Logger, error: unknown): AgentActionAnswer {
-  const requestId = currentRequestId()
-  logger.error('agent_action_failed', unexpectedErrorFields(error))
-  return {
-    status: 500,
-    body: {
-      ok: false,
-      error: `The request failed unexpectedly; the operator can trace it by its request id${requestId ? ` (${requestId})` : ''}.`,
-      code: 'INTERNAL',
-      ...(requestId ? { requestId } : {}),
-    },
-  }
+  const { status, body } = internalAnswer('agent_action_failed', error, { logger })
+  return { status, body }
 }

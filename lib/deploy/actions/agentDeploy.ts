@@ -229,8 +229,7 @@ export const agentDeployAction = defineAgentAction({
   answers: [deployBroadcastSchema, deploySimulatedSchema],
   check({ body, idempotencyKey }) {
     const checked = checkDeployRequest(body, idempotencyKey)
-    if (!checked.ok)
-      return { ok: false, failure: failure('INVALID_INTENT', 'The deploy intent is invalid; see details.', { details: checked.details }) }
+    if (!checked.ok) return failure('INVALID_INTENT', 'The deploy intent is invalid; see details.', { details: checked.details })
     return { ok: true, run: (context) => deploy(context, { body, intent: checked.intent, idempotencyKey }) }
   },
   tool: {
@@ -251,7 +250,7 @@ export const agentDeployAction = defineAgentAction({
     toRequest({ idempotencyKey, ...fields }) {
       if (idempotencyKey !== undefined && typeof idempotencyKey !== 'string') {
         const details = [{ field: 'idempotencyKey', reason: 'must be 1 to 128 visible ASCII characters' }]
-        return { ok: false, failure: failure('INVALID_INTENT', 'The deploy intent is invalid; see details.', { details }) }
+        return failure('INVALID_INTENT', 'The deploy intent is invalid; see details.', { details })
       }
       return { ok: true, body: { ...fields, action: 'agent_deploy' }, idempotencyKey: idempotencyKey ?? null }
     },

@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from 'hono'
-import { misconfigured } from '../../platform/edge.js'
+import { configInvalidAnswer } from '../../platform/errorAnswer.js'
 import { jsonResponse } from '../../platform/http.js'
 import { errorName, type Logger, processLogger } from '../../platform/log.js'
 import { StoreError } from '../../store/types.js'
@@ -67,7 +67,7 @@ export async function judgeAgentKey({ source, door, presented, logRefusal }: Jud
   try {
     allowlist = source.config().allowlist
   } catch (error) {
-    return { kind: 'refused', answer: { status: 500, body: { ok: false, ...misconfigured(door, error) } } }
+    return { kind: 'refused', answer: configInvalidAnswer(door, error) }
   }
   const allowed = matchAgentKey(presented, allowlist)
   if (allowed) return { kind: 'agent', agent: { digest: allowed, dailyCap: null } }

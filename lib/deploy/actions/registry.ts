@@ -1,6 +1,4 @@
-import { ConfigError } from '../../platform/config.js'
-import { misconfigured } from '../../platform/edge.js'
-import { processLogger } from '../../platform/log.js'
+import { errorAnswerOf } from '../../platform/errorAnswer.js'
 import type { DeployFailure } from '../answerSchemas.js'
 import type { DeployServicesSource } from '../instance.js'
 import { failure } from '../outcome.js'
@@ -77,14 +75,13 @@ export async function runAgentAction({ source, agent, body, idempotencyKey }: Ru
   const picked = pickAgentAction({ body })
   if (!picked.ok) return answer(picked.failure)
   const checked = picked.action.check({ body, idempotencyKey })
-  if (!checked.ok) return answer(checked.failure)
+  if (!checked.ok) return answer(checked)
   let services: Awaited<ReturnType<DeployServicesSource['services']>>
   try {
     services = await source.services()
   } catch (error) {
     // A variable the operator must fix is CONFIG_INVALID; anything else that stops the services is unexpected.
-    if (error instanceof ConfigError) return { status: 500, body: { ok: false, ...misconfigured('b20-skill', error) } }
-    return unexpectedFailure(processLogger(), error)
+    return errorAnswerOf(error, { endpoint: 'b20-skill', unexpectedEvent: 'agent_action_failed' })
   }
   try {
     return await checked.run({ services, agent })

@@ -1,5 +1,7 @@
 import { z } from 'zod'
 import { systemClock } from '../../platform/clock.js'
+import { BaseError } from '../../platform/errors.js'
+import { type Accepted, type Refused, refused } from '../../platform/result.js'
 import { listIndexed, putIndexed, removeFromIndex } from '../../store/recordIndex.js'
 import { parseRecord } from '../../store/records.js'
 import type { Store } from '../../store/types.js'
@@ -61,7 +63,7 @@ export async function saveAgentRecord(store: Store, storePrefix: string, record:
 }
 
 /** The verdict on a presented key: the agent (its digest, and its own daily cap when it has one), or why not. */
-export type AgentVerdict = { ok: true; digest: string; dailyCap: number | null } | { ok: false; reason: AgentRefusalReason }
+export type AgentVerdict = Accepted<{ digest: string; dailyCap: number | null }> | Refused<'FORBIDDEN', { reason: AgentRefusalReason }>
 
 /** Checks presented keys against the keys issued at runtime (`DEPLOY_ALLOWLIST` is checked before, without a store). */
 export type AgentRegistry = {
@@ -112,8 +114,8 @@ export function createAgentRegistry(parameters: CreateAgentRegistryParameters): 
 
   return {
     async check(presented) {
-      if (!presented) return { ok: false, reason: 'no key' }
-      if (!store || presented.length > AGENT_KEY_MAX_LENGTH) return { ok: false, reason: 'unknown key' }
+      if (!presented) return refused('FORBIDDEN', { reason: 'no key' })
+      if (!store || presented.length > AGENT_KEY_MAX_LENGTH) return refused('FORBIDDEN', { reason: 'unknown key' })
       const digest = digestAgentKey(presented)
       if (!snapshot || now() - snapshot.readAt >= maxAgeMs) await read()
       let record = snapshot!.byDigest.get(digest)
@@ -121,10 +123,10 @@ export function createAgentRegistry(parameters: CreateAgentRegistryParameters): 
         await read()
         record = snapshot!.byDigest.get(digest)
       }
-      if (!record) return { ok: false, reason: 'unknown key' }
+      if (!record) return refused('FORBIDDEN', { reason: 'unknown key' })
       const at = now()
-      if (record.revokedAt !== null) return { ok: false, reason: 'revoked' }
-      if (record.expiresAt !== null && record.expiresAt <= at) return { ok: false, reason: 'expired' }
+      if (record.revokedAt !== null) return refused('FORBIDDEN', { reason: 'revoked' })
+      if (record.expiresAt !== null && record.expiresAt <= at) return refused('FORBIDDEN', { reason: 'expired' })
       noteUse(digest, at)
       return { ok: true, digest, dailyCap: record.dailyCap }
     },
@@ -132,8 +134,11 @@ export function createAgentRegistry(parameters: CreateAgentRegistryParameters): 
 }
 
 /** A refusal of an admin command (`npm run agents`): bad input, an unknown or duplicate label. Nothing was written. */
-export class AgentAdminError extends Error {
+export class AgentAdminError extends BaseError<'AGENT_ADMIN_REFUSED'> {
   override name = 'AgentAdminError'
+  constructor(message: string) {
+    super(message, { code: 'AGENT_ADMIN_REFUSED', httpStatus: 400 })
+  }
 }
 
 /** What an agent may be called: a letter or digit, then up to 63 letters, digits, `.`, `_` or `-`. */

@@ -1,9 +1,12 @@
+import dns from 'node:dns'
 import http from 'node:http'
 import https from 'node:https'
-import type { LookupFunction } from 'node:net'
+import { isIP, type LookupFunction } from 'node:net'
+import ipaddr from 'ipaddr.js'
 import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from 'request-filtering-agent'
 import { Webhook } from 'standardwebhooks'
 import type { Sleep } from '../../platform/clock.js'
+import { BaseError } from '../../platform/errors.js'
 import { checkWebhookUrl } from '../agents/webhookUrl.js'
 
 /** How long one attempt may take, connection to answer. */
@@ -43,20 +46,48 @@ const agents = {
 }
 
 /** The receiver did not answer within the attempt's deadline. */
-class WebhookTimeoutError extends Error {
+class WebhookTimeoutError extends BaseError<'WEBHOOK_TIMEOUT'> {
   override name = 'WebhookTimeoutError'
+  constructor(message: string) {
+    super(message, { code: 'WEBHOOK_TIMEOUT' })
+  }
+}
+
+/** The name resolved to an address a webhook may not reach: refused before connecting. */
+export class WebhookAddressRefusedError extends BaseError<'WEBHOOK_ADDRESS_REFUSED'> {
+  override name = 'WebhookAddressRefusedError'
+  constructor(host: string, address: string) {
+    super(`refused: ${host} resolves to a non-public address (${address})`, { code: 'WEBHOOK_ADDRESS_REFUSED', details: { host, address } })
+  }
+}
+
+/** Whether the agents refuse an address: anything but a public unicast one, unless it is on the allow list. */
+function isRefusedAddress(address: string, allowed: readonly string[]): boolean {
+  if (allowed.includes(address)) return false
+  return !ipaddr.isValid(address) || ipaddr.parse(address).range() !== 'unicast'
+}
+
+// request-filtering-agent refuses an address with a plain Error that carries no type or code: only its message says
+// why. So every name is resolved through this lookup first, which applies the agents' own rule (a public unicast
+// address, or one of the allowed) and refuses with the service's typed error; the agent's check stays behind it.
+function refusingLookup(lookup: LookupFunction, allowed: readonly string[]): LookupFunction {
+  return ((hostname: string, options: dns.LookupOptions, callback: (...args: unknown[]) => void) => {
+    lookup(hostname, options, ((error: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => {
+      if (error) return callback(error)
+      const addresses = typeof address === 'string' ? [address] : address.map((entry) => entry.address)
+      const refused = addresses.find((candidate) => isRefusedAddress(candidate, allowed))
+      if (refused !== undefined) return callback(new WebhookAddressRefusedError(hostname, refused))
+      return callback(null, address, family)
+    }) as Parameters<LookupFunction>[2])
+  }) as LookupFunction
 }
 
 /** Why an attempt got no answer, in words safe for a status line: no URL, no secret. */
 function describeFailure(error: unknown): string {
-  if (error instanceof WebhookTimeoutError) return error.message
-  const message = error instanceof Error ? error.message : String(error)
-  // request-filtering-agent refuses an address with a plain Error: its message is the only thing that says why.
-  const refused = /DNS lookup (\S+?)\(family:\S*, host:(.*?)\) is not allowed/.exec(message)
-  if (refused) return `refused: ${refused[2]} resolves to a non-public address (${refused[1]})`
-  if (/DNS lookup (\S+?)\(family/.test(message)) return 'refused: the address is not public'
+  if (error instanceof BaseError) return error.message
   const code = (error as { code?: unknown })?.code
-  return typeof code === 'string' ? code : message.slice(0, 120)
+  if (typeof code === 'string') return code
+  return (error instanceof Error ? error.message : String(error)).slice(0, 120)
 }
 
 /**
@@ -76,7 +107,13 @@ export async function attemptWebhook(parameters: AttemptWebhookParameters): Prom
   }
   const target = new URL(verdict.url)
   const secure = target.protocol === 'https:'
+  const allowed = onVercel ? [] : LOOPBACK
   const agent = (onVercel ? agents.strict : agents.local)[secure ? 'https' : 'http']
+  // An IP literal is never looked up: it is checked here by the same rule.
+  const literal = target.hostname.replace(/^\[|\]$/g, '')
+  if (isIP(literal) !== 0 && isRefusedAddress(literal, allowed)) {
+    return { ok: false, status: null, error: describeFailure(new WebhookAddressRefusedError(literal, literal)) }
+  }
   const headers = {
     'content-type': 'application/json',
     'content-length': String(Buffer.byteLength(body)),
@@ -89,7 +126,7 @@ export async function attemptWebhook(parameters: AttemptWebhookParameters): Prom
     const answered = new AbortController()
     const request = (secure ? https : http).request(
       target,
-      { method: 'POST', agent, headers, ...(lookup ? { lookup } : {}) },
+      { method: 'POST', agent, headers, lookup: refusingLookup(lookup ?? dns.lookup, allowed) },
       (response) => {
         const status = response.statusCode ?? 0
         // Only the status counts: the connection closes without reading the answer's body, so a receiver that streams

@@ -1,0 +1,88 @@
+import { logConfigFailure } from './config.js'
+import { BaseError } from './errors.js'
+import { type Logger, processLogger, unexpectedErrorFields } from './log.js'
+import { currentRequestId } from './requestId.js'
+
+/** What a caller learns when a configuration does not load: that something is wrong, and nothing of what. */
+export const CONFIG_INVALID_BODY = { error: 'The service is misconfigured; the operator has been told.', code: 'CONFIG_INVALID' } as const
+
+/** An error as an answer: the HTTP status, the JSON body and the headers (`Retry-After` when it says when to retry). */
+export type ErrorAnswer = {
+  status: number
+  body: { ok?: false; error: string; code: string } & Record<string, unknown>
+  headers: Record<string, string>
+}
+
+/** Parameters of {@link errorAnswerOf}. */
+export type ErrorAnswerOfParameters = {
+  /** Which endpoint answers, for the operator's log line. */
+  endpoint: string
+  /** Where the log line goes (default the process's logger). */
+  logger?: Logger
+  /** The log line's event for an unexpected error (default `<endpoint>_failed`). */
+  unexpectedEvent?: string
+  /** Whether the endpoint's bodies carry `ok` (the agent doors' do, as `ok: false`; the read endpoints' do not). */
+  withOk?: boolean
+}
+
+/** Parameters of {@link configInvalidAnswer} and {@link internalAnswer}. */
+export type AnswerShapeParameters = {
+  /** Where the log line goes (default the process's logger). */
+  logger?: Logger
+  /** Whether the endpoint's bodies carry `ok` (the agent doors' do, as `ok: false`; the read endpoints' do not). */
+  withOk?: boolean
+}
+
+/**
+ * The answer of an endpoint whose configuration (or the services built from it) does not load: 500 `CONFIG_INVALID`
+ * with a fixed sentence, after logging why for the operator (`config_invalid` with the message, which names the
+ * variables and never their values, or `config_failed` with the error's name).
+ */
+export function configInvalidAnswer(
+  endpoint: string,
+  error: unknown,
+  { logger = processLogger(), withOk = true }: AnswerShapeParameters = {},
+): ErrorAnswer {
+  logConfigFailure(endpoint, error, logger)
+  return { status: 500, body: { ...(withOk ? { ok: false as const } : {}), ...CONFIG_INVALID_BODY }, headers: {} }
+}
+
+/**
+ * The answer to an error nobody expected (a bug, a runtime API missing): 500 `INTERNAL` with the request id to quote,
+ * and one log line (`event`) naming the error. Never "Redis is down" or any other guess at which part failed.
+ */
+export function internalAnswer(
+  event: string,
+  error: unknown,
+  { logger = processLogger(), withOk = true }: AnswerShapeParameters = {},
+): ErrorAnswer {
+  const requestId = currentRequestId()
+  logger.error(event, unexpectedErrorFields(error))
+  return {
+    status: 500,
+    body: {
+      ...(withOk ? { ok: false as const } : {}),
+      error: `The request failed unexpectedly; the operator can trace it by its request id${requestId ? ` (${requestId})` : ''}.`,
+      code: 'INTERNAL',
+      ...(requestId ? { requestId } : {}),
+    },
+    headers: {},
+  }
+}
+
+/**
+ * The one mapping from an error to an answer: a configuration error ({@link BaseError} with code `CONFIG_INVALID`) is
+ * {@link configInvalidAnswer}; any other {@link BaseError} answers its status, code, public message and details
+ * (`Retry-After` from a `retryAfterSeconds` among them); anything else is a bug: {@link internalAnswer}.
+ */
+export function errorAnswerOf(error: unknown, parameters: ErrorAnswerOfParameters): ErrorAnswer {
+  const { endpoint, logger, unexpectedEvent = `${endpoint}_failed`, withOk = true } = parameters
+  if (error instanceof BaseError && error.code === 'CONFIG_INVALID') return configInvalidAnswer(endpoint, error, { logger, withOk })
+  if (!(error instanceof BaseError)) return internalAnswer(unexpectedEvent, error, { logger, withOk })
+  const retryAfter = error.details.retryAfterSeconds
+  return {
+    status: error.httpStatus,
+    body: { ...(withOk ? { ok: false as const } : {}), error: error.message, code: error.code, ...error.details },
+    headers: typeof retryAfter === 'number' ? { 'retry-after': String(retryAfter) } : {},
+  }
+}

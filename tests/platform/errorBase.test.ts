@@ -1,0 +1,84 @@
+import { readdirSync, readFileSync } from 'node:fs'
+import { join, relative } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { ConfigError } from '../../lib/platform/config.js'
+import { errorAnswerOf } from '../../lib/platform/errorAnswer.js'
+import { BaseError } from '../../lib/platform/errors.js'
+import { createLogger } from '../../lib/platform/log.js'
+import { ReadNotFoundError } from '../../lib/read/errors.js'
+import { StoreError } from '../../lib/store/types.js'
+
+// The service's errors have one base and one way to become an answer, and what may be shown of an error is decided by
+// its type, never by a flag on it or a pattern over its message.
+
+const LIB = join(import.meta.dirname, '..', '..', 'lib')
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? sourceFiles(join(dir, entry.name)) : entry.name.endsWith('.ts') ? [join(dir, entry.name)] : [],
+  )
+}
+
+/** Every line of lib/ that matches `pattern`, as `file:line: text`. */
+function linesMatching(pattern: RegExp): string[] {
+  return sourceFiles(LIB).flatMap((file) =>
+    readFileSync(file, 'utf8')
+      .split('\n')
+      .flatMap((text, index) => (pattern.test(text) ? [`${relative(LIB, file)}:${index + 1}: ${text.trim()}`] : [])),
+  )
+}
+
+describe('one error base', () => {
+  it('has every error class in lib/ extend BaseError: only BaseError itself extends Error', () => {
+    expect(linesMatching(/class\s+\w+(<[^>]*>)?\s+extends\s+Error\b/)).toEqual([
+      'platform/errors.ts:22: export class BaseError<code extends string = string> extends Error {',
+    ])
+  })
+
+  it('tells a public message by the error’s type, never by a flag on it', () => {
+    expect(linesMatching(/messageIsPublic/)).toEqual([])
+  })
+
+  it('never reads why something failed from a pattern over an error’s message', () => {
+    expect(linesMatching(/\.message\.(match|matchAll|search)\(|\.(test|exec)\(\s*(\w+\.)*message\s*\)/)).toEqual([])
+  })
+
+  it('answers a configuration error 500 CONFIG_INVALID, and tells only the operator which variable', () => {
+    const lines: string[] = []
+    const logger = createLogger({ write: (line) => lines.push(line) })
+    const answer = errorAnswerOf(new ConfigError('Invalid read configuration: CHAIN_ID: must be 8453'), { endpoint: 'x', logger })
+    expect(answer).toEqual({
+      status: 500,
+      body: { ok: false, error: 'The service is misconfigured; the operator has been told.', code: 'CONFIG_INVALID' },
+      headers: {},
+    })
+    expect(lines.join('')).toContain('CHAIN_ID: must be 8453')
+  })
+
+  it('answers a known error its status, code, message and details, with Retry-After when it says when to retry', () => {
+    expect(errorAnswerOf(new StoreError('store get failed'), { endpoint: 'x' })).toEqual({
+      status: 503,
+      body: { ok: false, error: 'store get failed', code: 'STORE_UNAVAILABLE', retryAfterSeconds: 10 },
+      headers: { 'retry-after': '10' },
+    })
+    expect(errorAnswerOf(new ReadNotFoundError('UNKNOWN_TOKEN', 'No such token.'), { endpoint: 'x', withOk: false })).toEqual({
+      status: 404,
+      body: { error: 'No such token.', code: 'UNKNOWN_TOKEN' },
+      headers: {},
+    })
+  })
+
+  it('answers anything else INTERNAL and logs its name, never a foreign message or the private cause', () => {
+    const lines: string[] = []
+    const logger = createLogger({ write: (line) => lines.push(line) })
+    const answer = errorAnswerOf(new Error('connect ECONNREFUSED https://rpc.example/v2/key'), { endpoint: 'x', logger })
+    expect([answer.status, answer.body.code]).toEqual([500, 'INTERNAL'])
+    const wrapped = errorAnswerOf(new BaseError('the signer is down', { code: 'SIGNER_UNAVAILABLE', cause: new Error('v2/key') }), {
+      endpoint: 'x',
+      logger,
+    })
+    expect(wrapped.body).toEqual({ ok: false, error: 'the signer is down', code: 'SIGNER_UNAVAILABLE' })
+    expect(lines.join('')).toContain('"event":"x_failed"')
+    expect(`${lines.join('')}${JSON.stringify(wrapped)}`).not.toContain('key')
+  })
+})
