@@ -15,8 +15,6 @@ import { rateLimitHeaders } from '../platform/rateLimitHeaders.js'
 import type { ThrottleReturnType } from '../store/throttle.js'
 import { UpstreamError } from '../upstream/dexscreener.js'
 import type { CacheReadReturnType, LocalCachedBody } from './cache/cachedBody.js'
-import { ReadNotFoundError } from './errors.js'
-import { readKeys } from './keys.js'
 import { READ_CACHE_TTL_MS } from './readers.js'
 import type { ReadServices } from './services.js'
 
