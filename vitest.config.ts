@@ -9,6 +9,6 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Integration files start real servers (anvil, redis front, KMS); two cores run two files at a time.
     maxWorkers: 2,
-    reporters: ['default', './tests/support/summaryReporter.ts'],
+    reporters: ['default', './tests/support/summaryReporter.ts', './tests/support/timingReporter.ts'],
   },
 })
