@@ -4,10 +4,11 @@ export default defineConfig({
   test: {
     include: ['tests/**/*.test.ts'],
     globalSetup: ['tests/support/globalSetup.ts'],
+    setupFiles: ['tests/support/recordLeftProcesses.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Integration files start real servers (anvil, redis front, KMS); two cores run two files at a time.
     maxWorkers: 2,
-    reporters: ['default', './tests/support/summaryReporter.ts'],
+    reporters: ['default', './tests/support/summaryReporter.ts', './tests/support/timingReporter.ts'],
   },
 })

@@ -142,12 +142,31 @@ describe('npm run keygen', () => {
 describe('npm test on a machine without the Debian packages it needs', () => {
   it('stops at once with the exact command to run when it cannot install them itself (not root)', async () => {
     const { spawnSync } = await import('node:child_process')
-    const script = ['env', 'CHROMIUM_PATH=/nonexistent/chromium', process.execPath, 'tests/support/ensurePrerequisites.mjs']
-    // As root the script would install; as anyone else it must explain.
-    const [command, ...args] = process.getuid?.() === 0 ? ['runuser', '-u', 'nobody', '--', ...script] : script
-    const run = spawnSync(command!, args, { encoding: 'utf8' })
-    expect(run.status).toBe(1)
-    expect(run.stderr).toContain('sudo apt-get install -y chromium')
+    const { chmodSync, copyFileSync, linkSync, mkdtempSync, rmSync } = await import('node:fs')
+    const { tmpdir } = await import('node:os')
+    const { join } = await import('node:path')
+    // As root the script would install; as anyone else it must explain. Run as `nobody`, it cannot reach the clone
+    // when the clone sits in a folder only its owner may enter (as one made by `mktemp -d`), nor this Node when it
+    // lives in the clone's .cache/: both go into a folder every user may read (Node linked, or copied across disks).
+    const shared = mkdtempSync(join(tmpdir(), 'prerequisites-'))
+    try {
+      chmodSync(shared, 0o755)
+      const node = join(shared, 'node')
+      try {
+        linkSync(process.execPath, node)
+      } catch {
+        copyFileSync(process.execPath, node)
+        chmodSync(node, 0o755)
+      }
+      copyFileSync('tests/support/ensurePrerequisites.mjs', join(shared, 'ensurePrerequisites.mjs'))
+      const script = ['env', 'CHROMIUM_PATH=/nonexistent/chromium', node, 'ensurePrerequisites.mjs']
+      const [command, ...args] = process.getuid?.() === 0 ? ['runuser', '-u', 'nobody', '--', ...script] : script
+      const run = spawnSync(command!, args, { cwd: shared, encoding: 'utf8' })
+      expect(run.stderr).toContain('sudo apt-get install -y chromium')
+      expect(run.status).toBe(1)
+    } finally {
+      rmSync(shared, { recursive: true, force: true })
+    }
   })
 
   it('passes silently when everything is there', async () => {

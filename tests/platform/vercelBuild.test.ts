@@ -150,21 +150,38 @@ describe('the Vercel build output (vercel build with the official CLI, offline)'
   let gecko: FakeGeckoTerminal
   let env: Record<string, string>
 
+  // Set once the file is done. A set-up that fails or runs out of time goes on in the background: each part is kept as
+  // soon as it is up and stopped at once when the file is already done, so no anvil or server outlives the file.
+  let done = false
+  const building = new AbortController()
   beforeAll(async () => {
     // Both sides share one store, as instances of one deployment do: cached bodies are then the same bytes.
-    ;[output, parts] = await Promise.all([
-      buildVercelOutput(),
-      startServiceParts({ redisSocket: inject('redisSocket'), allowlist: [agent.digest], storePrefix: `vb${process.pid}:` }),
+    await Promise.all([
+      buildVercelOutput({ signal: building.signal }).then((built) => {
+        output = built
+        if (done) built.remove()
+      }),
+      startServiceParts({ redisSocket: inject('redisSocket'), allowlist: [agent.digest], storePrefix: `vb${process.pid}:` }).then(
+        (started) => {
+          parts = started
+          if (done) return started.close()
+        },
+      ),
     ])
+    if (done) return
     // Candles come from a GeckoTerminal-shaped server over the same market as the DexScreener-shaped one.
     gecko = await startFakeGeckoTerminal(createSyntheticMarket())
     env = { ...parts.env, GECKOTERMINAL_BASE_URL: gecko.url, CRON_SECRET: TICK_SECRET, STREAM_MAX_SECONDS: '5' }
+    if (done) return gecko.close()
     local = await startNpmStart(env)
+    if (done) return local.stop()
     // The control room built once, as on any deployment that has served a read: the tokens token-history knows come
     // from it, whichever case runs first.
     await (await fetch(`${local.url}/api/control-room`)).arrayBuffer()
   }, 300_000)
   afterAll(async () => {
+    done = true
+    building.abort()
     output?.remove()
     await local?.stop()
     await parts?.close()

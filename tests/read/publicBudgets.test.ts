@@ -1,5 +1,5 @@
 import { request as httpRequest } from 'node:http'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished, vi } from 'vitest'
 import type { ControlRoom } from '../../lib/market/types.js'
 import { clientBlock } from '../../lib/platform/clientAddress.js'
 import { type FakeDexScreener, startFakeDexScreener } from '../support/fakeDexScreener.js'
@@ -68,6 +68,16 @@ describe('per-client limits count an IPv6 client by its /64, and hold per instan
   })
   afterAll(() => stack.close())
   const search = (ip: string) => new Request('https://svc.test/api/token-search?q=weth', { headers: { 'x-real-ip': ip } })
+  // Upstash's sliding window keeps its windows on the real clock, on minute boundaries, and weighs the previous minute
+  // by how much of it is left (rounded down): a count that crossed a boundary lets one more through. The clock stands
+  // still at the start of a minute for the cases that count against the store.
+  const holdClockAtStartOfMinute = () => {
+    vi.useFakeTimers({ toFake: ['Date'] })
+    vi.setSystemTime(Math.ceil(Date.now() / 60_000) * 60_000 + 1_000)
+    onTestFinished(() => {
+      vi.useRealTimers()
+    })
+  }
 
   it('reads an address’s /64, an IPv4-mapped address as IPv4, and leaves IPv4 alone', () => {
     expect(clientBlock('2001:db8:1:2:3:4:5:6')).toBe('2001:db8:1:2::/64')
@@ -79,6 +89,7 @@ describe('per-client limits count an IPv6 client by its /64, and hold per instan
   })
 
   it('gives a whole /64 one allowance, and the next /64 its own', async () => {
+    holdClockAtStartOfMinute()
     const statuses: number[] = []
     for (let i = 1; i <= 6; i++) statuses.push((await stack.tokenSearch(search(`2001:db8:7:7::${i.toString(16)}`))).status)
     expect(statuses).toEqual([200, 200, 200, 200, 200, 429])
@@ -86,6 +97,7 @@ describe('per-client limits count an IPv6 client by its /64, and hold per instan
   })
 
   it('throttles token-history per client with its own limit, and answers a repeated unknown address from memory', async () => {
+    holdClockAtStartOfMinute()
     const unknown = (ip: string) =>
       new Request('https://svc.test/api/token-history?address=0x00000000000000000000000000000000000c0ffe', { headers: { 'x-real-ip': ip } })
     const answers: Response[] = []

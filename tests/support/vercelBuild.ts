@@ -56,9 +56,9 @@ const PROJECT_JSON = {
 /**
  * Runs the official CLI's `vercel build` (the pinned release, see {@link ensureVercelCli}) on a copy of the working tree, with no account,
  * login or network beyond the npm registry: a hand-written `.vercel/project.json` stands in for `vercel pull`, and the
- * copy shares this checkout's `node_modules`.
+ * copy shares this checkout's `node_modules`. `signal` stops the build (a test that is done no longer needs it).
  */
-export async function buildVercelOutput(): Promise<VercelOutput> {
+export async function buildVercelOutput(parameters: { signal?: AbortSignal } = {}): Promise<VercelOutput> {
   const copy = mkdtempSync(join(tmpdir(), 'vercel-build-'))
   const skip = new Set(['node_modules', '.git', '.vercel', '.scratch', '.cache', 'coverage'])
   for (const entry of readdirSync(ROOT)) {
@@ -73,6 +73,9 @@ export async function buildVercelOutput(): Promise<VercelOutput> {
       env: {
         ...process.env,
         VERCEL_TELEMETRY_DISABLED: '1',
+        // The copy's node_modules is this checkout's, installed by npm ci: without this the Node builder runs npm
+        // install into the copy (over the link), fetching every package from the registry again on each build.
+        VERCEL_INSTALL_COMPLETED: '1',
         npm_config_prefer_offline: 'true',
         npm_config_audit: 'false',
         npm_config_fund: 'false',
@@ -80,6 +83,7 @@ export async function buildVercelOutput(): Promise<VercelOutput> {
       },
       maxBuffer: 64 * 1024 * 1024,
       timeout: 280_000,
+      ...(parameters.signal ? { signal: parameters.signal } : {}),
     })
   } catch (error) {
     const { stdout = '', stderr = '' } = error as { stdout?: string; stderr?: string }
