@@ -87,3 +87,58 @@ describe('lib/ layout', () => {
     }
   })
 })
+
+describe('one vocabulary', () => {
+  const libFiles = () => sourceFiles(join(ROOT, 'lib')).map((file) => relative(ROOT, file))
+
+  it('names a room’s HTTP face endpoint.ts, its OpenAPI declaration openapi.ts, its settings config.ts, and nothing else so', () => {
+    const files = libFiles()
+    expect(files.length).toBeGreaterThan(50) // the scanner sees lib/
+    const retired = /\/(handler|endpoints|route|server|door|runtime|responses|source|textHandler|openapiHandler)\.ts$/
+    expect(files.filter((file) => retired.test(file))).toEqual([])
+    const misplaced = files.flatMap((file) => {
+      const text = readFileSync(join(ROOT, file), 'utf8')
+      const name = file.split('/').at(-1)
+      const wrong: string[] = []
+      // An endpoint factory of a feature lives in its room's endpoint.ts (platform's createEndpoint and the read
+      // endpoints' shared frame are what they are built with).
+      for (const m of text.matchAll(/^export function (create\w+Endpoint)\b/gm))
+        if (name !== 'endpoint.ts' && !['createEndpoint', 'createCachedReadEndpoint'].includes(m[1]!)) wrong.push(`${file}: ${m[1]}`)
+      for (const m of text.matchAll(/^export const (\w+): ZodOpenApiPathItemObject\b/gm))
+        if (name !== 'openapi.ts' || !m[1]!.endsWith('OpenApi')) wrong.push(`${file}: ${m[1]}`)
+      for (const m of text.matchAll(/^export function (load\w+Config)\b/gm)) if (name !== 'config.ts') wrong.push(`${file}: ${m[1]}`)
+      return wrong
+    })
+    expect(misplaced).toEqual([])
+    // One settings loader a side, in that side's config.ts; platform/config.ts keeps the shared parsing helpers.
+    const loaders = files.filter((file) => /^export function load\w+Config\b/m.test(readFileSync(join(ROOT, file), 'utf8')))
+    expect(loaders.every((file) => file.endsWith('/config.ts') && file !== 'lib/platform/config.ts')).toBe(true)
+    expect(loaders.length).toBeGreaterThanOrEqual(7)
+  })
+
+  it('binds every api/ file the same way: export default create<X>Endpoint(instance<Room>Source), the documents on no side', () => {
+    const api = join(ROOT, 'api')
+    const files = sourceFiles(api).map((file) => relative(ROOT, file))
+    expect(files.length).toBeGreaterThanOrEqual(15)
+    const off = files.filter((file) => {
+      const text = readFileSync(join(ROOT, file), 'utf8')
+      const bound = text.match(/^export default (create\w+Endpoint)\((instance\w+Source)?\)$/m)
+      if (!bound) return true
+      const [, factory, source] = bound
+      const room = text.match(new RegExp(`^import \\{ ${factory} \\} from '(?:\\.\\./)+lib/(\\w+)/endpoint\\.js'$`, 'm'))?.[1]
+      if (!room) return true
+      if (!source) return room !== 'docs'
+      return !new RegExp(`^import \\{ ${source} \\} from '(?:\\.\\./)+lib/\\w+/instance\\.js'$`, 'm').test(text)
+    })
+    expect(off).toEqual([])
+  })
+
+  it('cites in comments only what the repository holds: no issue numbers', () => {
+    const cited = ['lib', 'tests', 'api', 'dev', 'bench'].flatMap((folder) =>
+      sourceFiles(join(ROOT, folder))
+        .filter((file) => /\bissue #?\d+/i.test(readFileSync(file, 'utf8')))
+        .map((file) => relative(ROOT, file)),
+    )
+    expect(cited).toEqual([])
+  })
+})

@@ -13,7 +13,7 @@ import { loadMcpOriginPolicy, type OriginPolicy, originGate } from '../platform/
 import { perInstance } from '../platform/perInstance.js'
 import { problemsOf } from '../platform/problems.js'
 import { SERVICE_VERSION } from '../platform/version.js'
-import { type JsonObject, type ReadEndpointName, summarize, TOOLS, type ToolDefinition, toolInputJsonSchema } from './tools.js'
+import { type JsonObject, type ReadEndpointName, summarize, TOOL_NAMES, TOOLS, type ToolDefinition, toolInputJsonSchema } from './tools.js'
 
 /** What the MCP server calls: the read endpoints' handlers (cache, throttling and all) and the deploy actions. */
 export type McpSource = Record<ReadEndpointName, (request: Request) => Response | Promise<Response>> & {
@@ -25,9 +25,12 @@ export type McpSource = Record<ReadEndpointName, (request: Request) => Response 
 /** Largest JSON-RPC body accepted. */
 export const MCP_BODY_LIMIT_BYTES = 64 * 1024
 
+/** `a, b and c`. */
+const listed = (names: readonly string[]) => (names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names.at(-1)}` : names.join(''))
+
 const INSTRUCTIONS =
-  'Live market data for Base (chain 8453) and B20 token deploys signed by the service. get_control_room, search_tokens, get_token_ohlcv and list_launches need no key. ' +
-  'deploy_token, get_deploy_receipt, list_deploys, list_events and redeliver_event need the agent key on the HTTP request (X-Service-Key, or Authorization: Bearer <key>). ' +
+  `Live market data for Base (chain 8453) and B20 token deploys signed by the service. ${listed(TOOL_NAMES.keyless)} need no key. ` +
+  `${listed(TOOL_NAMES.needsAgentKey)} need the agent key on the HTTP request (X-Service-Key, or Authorization: Bearer <key>). ` +
   'Deploy with dryRun: true first; after a deploy, call get_deploy_receipt with waitSeconds to learn the token address. Failures are tool results with isError and a code.'
 
 const MCP_ALLOWED_HEADERS = [

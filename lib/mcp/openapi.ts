@@ -1,24 +1,18 @@
 import type { ZodOpenApiPathItemObject } from 'zod-openapi'
 import { corsHeaders, notAllowedAnswer, preflightOperation } from '../platform/routeDocs.js'
 import { MCP_BODY_LIMIT_BYTES } from './endpoint.js'
-import { TOOLS } from './tools.js'
+import { TOOL_NAMES } from './tools.js'
 
 const jsonRpc = (description: string, schemaDescription = 'A JSON-RPC message') => ({
   description,
   content: { 'application/json': { schema: { type: 'object' as const, description: schemaDescription } } },
 })
 
-/** The tools by name, as the summary lists them: read from the tools themselves, so the list cannot fall behind. */
-const toolNames = (needsAgentKey: boolean) =>
-  TOOLS.filter((tool) => Boolean(tool.action) === needsAgentKey)
-    .map((tool) => tool.name)
-    .join(', ')
-
-/** `POST /api/mcp`, as the OpenAPI document declares it (its handler is `createMcpEndpoint` in `server.ts`). */
+/** `POST /api/mcp`, as the OpenAPI document declares it (its handler is `createMcpEndpoint` in `endpoint.ts`). */
 export const mcpOpenApi: ZodOpenApiPathItemObject = {
   post: {
     operationId: 'mcp',
-    summary: `Model Context Protocol over Streamable HTTP (stateless, JSON answers). Tools: ${toolNames(false)}, keyless; ${toolNames(true)}, with the agent key as X-Service-Key or Authorization: Bearer`,
+    summary: `Model Context Protocol over Streamable HTTP (stateless, JSON answers). Tools: ${TOOL_NAMES.keyless.join(', ')}, keyless; ${TOOL_NAMES.needsAgentKey.join(', ')}, with the agent key as X-Service-Key or Authorization: Bearer`,
     description:
       'The same market data and agent actions as Model Context Protocol tools (Streamable HTTP, stateless: a new server per request, JSON answers). A browser Origin that is not allowed gets 403 before any tool runs.',
     security: [{}, { serviceKey: [] }, { bearerAgentKey: [] }],

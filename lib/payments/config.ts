@@ -3,7 +3,7 @@ import type { DeployConfig } from '../deploy/config.js'
 import { type CrossCheck, type Environment, httpUrl, optional, parseWith, wholeNumber } from '../platform/config.js'
 import { cdpSecretProblem } from './cdpAuth.js'
 
-// The paid door's settings (issue 39): off unless X402_PRICE, X402_FACILITATOR_URL and a signer are all set. A bad
+// The paid door's settings: off unless X402_PRICE, X402_FACILITATOR_URL and a signer are all set. A bad
 // value stops npm start (and answers CONFIG_INVALID on Vercel) with the variable and what is wrong, never the value.
 
 /** The EIP-3009 token a chain's paid deploys default to: its USDC and the EIP-712 domain it signs with. */

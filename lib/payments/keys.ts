@@ -1,5 +1,5 @@
 /**
- * Every shared-store key of the paid door (issue 39), in one place: its rolling caps, each payment's record and the
+ * Every shared-store key of the paid door, in one place: its rolling caps, each payment's record and the
  * lease an instance holds while it works on one, the Idempotency-Keys of payers, the payments that reached a settle
  * (what `npm run agents -- credits` lists), and the per-client throttle. It imports nothing.
  */

@@ -7,6 +7,7 @@ import { createReadServices, type ReadServices } from './services.js'
 // per-instance memo). Every read endpoint, the stream, launches, MCP, the tick and health take it from here.
 
 /** This instance's read services, built from `process.env` on first use (without Redis: the instance's own store). */
-export const instanceReadSource: () => ReadServices = perInstance(() =>
-  createReadServices({ store: loadReadConfig(process.env).redis ? undefined : instanceMemoryStore() }),
-)
+export const instanceReadSource: () => ReadServices = perInstance(() => {
+  const config = loadReadConfig(process.env)
+  return createReadServices({ config, store: config.redis ? undefined : instanceMemoryStore() })
+})

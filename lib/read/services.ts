@@ -11,7 +11,7 @@ import { createDexScreenerClient, type DexScreenerClient } from '../upstream/dex
 import { createGeckoTerminalClient, type GeckoTerminalClient } from '../upstream/geckoterminal.js'
 import { createSharedRequestBudget, DEXSCREENER_REQUESTS_PER_MINUTE, reserveSlots } from '../upstream/sharedBudget.js'
 import { createReadCache, type ReadCache } from './cache/readCache.js'
-import { loadReadConfig } from './config.js'
+import { loadReadConfig, type ReadConfig } from './config.js'
 import { GECKO_CANDLE_CALLS_CEILING } from './geckoShares.js'
 import { type ReadKeys, readKeys } from './keys.js'
 import { createReadMemory, type ReadMemory } from './readMemory.js'
@@ -66,6 +66,8 @@ export type ReadServices = {
 /** Parameters of {@link createReadServices}; anything given replaces what the environment would build. */
 export type CreateReadServicesParameters = {
   env?: Environment
+  /** The read settings, already loaded (default: loaded from `env`). */
+  config?: ReadConfig
   store?: Store
   /** DexScreener for the refresh; also for searches when `searchUpstream` is not given. */
   upstream?: DexScreenerClient
@@ -84,7 +86,7 @@ export type CreateReadServicesParameters = {
 
 /** Builds the read services from the environment (or from what a test hands in). */
 export function createReadServices(parameters: CreateReadServicesParameters = {}): ReadServices {
-  const config = loadReadConfig(parameters.env ?? process.env)
+  const config = parameters.config ?? loadReadConfig(parameters.env ?? process.env)
   const logger = parameters.logger ?? createLogger()
   const now = parameters.now ?? systemClock.now
   const sleep = parameters.sleep ?? systemClock.sleep

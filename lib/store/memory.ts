@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { systemClock } from '../platform/clock.js'
 import { perInstance } from '../platform/perInstance.js'
+import { releaseLockScript, writeManyArguments, writeManyScript } from './storeScripts.js'
 import { type ScriptData, type Store, UndeclaredKeyError } from './types.js'
 
 /** Entries the in-process store holds at most; past that the least recently written goes first. */
@@ -69,10 +70,10 @@ export function createMemoryStore(parameters: CreateMemoryStoreParameters = {}):
     async delete(key) {
       values.delete(key)
     },
-    async writeMany({ entries, releaseLock }) {
+    async writeMany(parameters) {
       sweep()
-      for (const { key, value, ttlMs, ifAbsent } of entries) data.set(key, value, { px: ttlMs, nx: ifAbsent === true })
-      if (releaseLock && text(releaseLock.key) === releaseLock.token) values.delete(releaseLock.key)
+      const { keys, args } = writeManyArguments(parameters)
+      writeManyScript.inProcess(data, keys, args)
     },
     async acquireLock(key, ttlMs) {
       sweep()
@@ -80,9 +81,7 @@ export function createMemoryStore(parameters: CreateMemoryStoreParameters = {}):
       return data.set(key, token, { px: ttlMs, nx: true }) ? token : null
     },
     async releaseLock(key, token) {
-      if (text(key) !== token) return false
-      values.delete(key)
-      return true
+      return releaseLockScript.inProcess(data, [key], [token]) === 1
     },
     async run(script, keys, args) {
       sweep()

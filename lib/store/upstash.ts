@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { Redis } from '@upstash/redis'
+import { releaseLockScript, writeManyArguments, writeManyScript } from './storeScripts.js'
 import { type Store, StoreError } from './types.js'
 
 /** Parameters of {@link createUpstashStore}. */
@@ -12,24 +13,6 @@ export type CreateUpstashStoreParameters = {
 
 /** The Upstash store, with its client for what takes one itself (`@upstash/ratelimit`, in `throttle.ts`). */
 export type UpstashStore = Store & { readonly kind: 'upstash'; readonly redis: Redis; readonly timeoutMs: number }
-
-/** Deletes KEYS[1] only while it still holds the caller's token ARGV[1] (compare-and-delete). */
-const RELEASE_LOCK_LUA = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`
-
-/**
- * Writes several keys in one step, each with its TTL, some only when absent, then releases a lock the caller still
- * owns. KEYS: the n keys, then the lock key (or none); ARGV: n, then per key its value, ttl ms and "nx" or "-", then
- * the lock token.
- */
-const WRITE_MANY_LUA = `
-local n = tonumber(ARGV[1])
-for i = 1, n do
-  local value, ttl, mode = ARGV[3 * i - 1], ARGV[3 * i], ARGV[3 * i + 1]
-  if mode == 'nx' then redis.call('SET', KEYS[i], value, 'PX', ttl, 'NX') else redis.call('SET', KEYS[i], value, 'PX', ttl) end
-end
-if #KEYS > n and redis.call('GET', KEYS[n + 1]) == ARGV[3 * n + 2] then redis.call('DEL', KEYS[n + 1]) end
-return n
-`
 
 /** What this store uses of `@upstash/redis`'s script: EVAL, and EVALSHA falling back to EVAL. */
 type LuaScript = { eval(keys: string[], args: string[]): Promise<unknown>; exec(keys: string[], args: string[]): Promise<unknown> }
@@ -101,19 +84,17 @@ export function createUpstashStore(parameters: CreateUpstashStoreParameters): Up
       call('delete', async () => {
         await redis.del(key)
       }),
-    writeMany: async ({ entries, releaseLock }) => {
-      if (entries.length === 0 && !releaseLock) return
-      const keys = [...entries.map((e) => e.key), ...(releaseLock ? [releaseLock.key] : [])]
-      const args = [String(entries.length), ...entries.flatMap((e) => [e.value, String(ttl(e.ttlMs)), e.ifAbsent ? 'nx' : '-'])]
-      if (releaseLock) args.push(releaseLock.token)
-      await runLua('set', WRITE_MANY_LUA, keys, args)
+    writeMany: async (parameters) => {
+      if (parameters.entries.length === 0 && !parameters.releaseLock) return
+      const { keys, args } = writeManyArguments(parameters)
+      await runLua(writeManyScript.name, writeManyScript.lua, keys, args)
     },
     acquireLock: (key, ttlMs) =>
       call('lock', async () => {
         const owner = randomUUID()
         return (await redis.set(key, owner, { nx: true, px: ttl(ttlMs) })) === 'OK' ? owner : null
       }),
-    releaseLock: async (key, owner) => Number(await runLua('unlock', RELEASE_LOCK_LUA, [key], [owner])) === 1,
+    releaseLock: async (key, owner) => Number(await runLua(releaseLockScript.name, releaseLockScript.lua, [key], [owner])) === 1,
     run: (script, keys, args) => runLua(script.name, script.lua, keys, args),
   }
 }

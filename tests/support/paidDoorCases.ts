@@ -18,7 +18,7 @@ import { createPayingClient, type PayingClient, signPaymentHeader } from './payi
 import { findLeaks } from './secrets.js'
 import { BASE_USDC } from './testUsdc.js'
 
-// The paid door's case list (issue 39), on any target that serves the service over HTTP: npm start, or the Vercel
+// The paid door's case list, on any target that serves the service over HTTP: npm start, or the Vercel
 // build output's functions. Every case stands alone (its own payer), counts what the facilitator settled, what KMS
 // signed and what the RPC was sent, and checks balances on chain.
 
