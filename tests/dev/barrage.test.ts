@@ -138,6 +138,8 @@ describe(`a barrage of ${COUNT} hostile requests against npm start, over every p
     `${a.request.method} ${a.request.path.slice(0, 80)} ${JSON.stringify(a.request.headers).slice(0, 200)} body ${a.request.body?.length ?? 0} B`
   const answered = () => answers.filter((a): a is Extract<BarrageAnswer, { status: number }> => 'status' in a)
 
+  // How fast it answers is the benchmarks' to measure (`npm run bench`); here, only that nothing is left hanging: the
+  // client gives up on a request after 10 s of silence, and that is a failure.
   it('answers every request: no reset, no timeout', () => {
     const failed = answers.filter((a) => 'error' in a)
     expect(failed.map((a) => `${describeRequest(a)}: ${'error' in a ? a.error : ''}`)).toEqual([])
@@ -189,15 +191,6 @@ describe(`a barrage of ${COUNT} hostile requests against npm start, over every p
       }
     })
     expect(wrong.map((a) => `${a.status} ${a.contentType} ${a.body.slice(0, 80)} for ${describeRequest(a)}`)).toEqual([])
-  })
-
-  it('answers every request within 2 s, but the work a right bearer starts (a tick, health’s probes of every part)', () => {
-    const bearer = (a: BarrageAnswer) => a.request.headers.authorization
-    const authorizedWork = (a: BarrageAnswer) =>
-      (pathOf(a) === '/api/tick' && bearer(a) === `Bearer ${CRON_SECRET}`) ||
-      (pathOf(a) === '/api/health' && bearer(a) === `Bearer ${HEALTH_TOKEN}`)
-    const slow = answers.filter((a) => a.ms > 2000 && !authorizedWork(a))
-    expect(slow.map((a) => `${a.ms} ms for ${describeRequest(a)}`)).toEqual([])
   })
 
   it('signs nothing: the KMS server saw no Sign for anything unauthorised or invalid', () => {
