@@ -14,10 +14,14 @@ const hex = (bytes: number, what: string) =>
   z.string().regex(new RegExp(`^0x[0-9a-fA-F]{${bytes * 2}}$`), `${what} must be ${bytes} bytes of hex`)
 const unsigned = z.string().regex(/^\d{1,78}$/, 'must be an unsigned integer as a decimal string')
 
-/** The exact scheme's EIP-3009 payload: a signed TransferWithAuthorization. */
-const eip3009PayloadSchema = z.object({
+/**
+ * The exact scheme's EIP-3009 payload: a signed TransferWithAuthorization, and nothing else. Strict: a member beside
+ * it (a `permit2Authorization`, say) would make a facilitator settle by another method than the one every local
+ * check, lease and on-chain lookup here is about, so the payment is refused instead.
+ */
+const eip3009PayloadSchema = z.strictObject({
   signature: z.string().regex(/^0x([0-9a-fA-F]{2}){65,}$/, 'signature must be at least 65 bytes of hex'),
-  authorization: z.object({
+  authorization: z.strictObject({
     from: hex(20, 'from'),
     to: hex(20, 'to'),
     value: unsigned,
@@ -26,6 +30,9 @@ const eip3009PayloadSchema = z.object({
     nonce: hex(32, 'nonce'),
   }),
 })
+
+/** The members of an x402 v2 payment payload; any other is refused. */
+const PAYLOAD_MEMBERS: ReadonlySet<string> = new Set(['x402Version', 'resource', 'accepted', 'payload', 'extensions'])
 
 /** The EIP-3009 authorization a payment carries, its numbers as bigints. */
 export type PaymentAuthorization = {
@@ -60,9 +67,12 @@ export function decodePaymentHeader(header: string): DecodePaymentHeaderReturnTy
   }
   const parsed = PaymentPayloadV2Schema.safeParse(decoded)
   if (!parsed.success) return { ok: false, reason: 'not an x402 v2 payment payload (x402Version 2, accepted, payload)' }
+  const unknown = Object.keys(decoded as object).filter((key) => !PAYLOAD_MEMBERS.has(key))
+  if (unknown.length > 0) return { ok: false, reason: `unknown payment payload members: ${unknown.slice(0, 3).join(', ').slice(0, 120)}` }
   const exact = eip3009PayloadSchema.safeParse(parsed.data.payload)
   if (!exact.success) return { ok: false, reason: `not an exact EIP-3009 payload: ${exact.error.issues[0]?.message ?? 'malformed'}` }
-  const payload = parsed.data as PaymentPayload
+  // Only what was checked is handed on to verify and settle: the EIP-3009 members as parsed, nothing the client added.
+  const payload = { ...parsed.data, payload: exact.data } as PaymentPayload
   const identifier = extractAndValidatePaymentIdentifier(payload)
   if (!identifier.validation.valid) return { ok: false, reason: 'its payment-identifier is not 16-128 letters, digits, - or _' }
   const { authorization, signature } = exact.data

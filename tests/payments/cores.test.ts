@@ -207,6 +207,22 @@ describe('a payment header, decoded and checked locally', () => {
     expect(decodePaymentHeader(permit2)).toMatchObject({ ok: false, reason: expect.stringContaining('EIP-3009') })
   })
 
+  it('refuses a payment with any member beside the EIP-3009 payload, and hands on only what it checked', async () => {
+    const good = await signed()
+    const inner = good.payload as Record<string, unknown>
+    const header = (payload: unknown) => encodePaymentSignatureHeader(payload as PaymentPayload)
+    // A Permit2 authorization beside the EIP-3009 one would have the facilitator settle by Permit2.
+    const beside = decodePaymentHeader(header({ ...good, payload: { ...inner, permit2Authorization: { from: '0x1' } } }))
+    expect(beside).toMatchObject({ ok: false, reason: expect.stringContaining('permit2Authorization') })
+    const inAuthorization = { ...inner, authorization: { ...(inner.authorization as object), spender: '0x1' } }
+    expect(decodePaymentHeader(header({ ...good, payload: inAuthorization }))).toMatchObject({ ok: false })
+    expect(decodePaymentHeader(header({ ...good, permit2: {} }))).toMatchObject({ ok: false, reason: expect.stringContaining('permit2') })
+    // What the client signs passes, and what is handed on is exactly its two checked members.
+    const passed = decode(good)
+    expect(Object.keys(passed.payload.payload).sort()).toEqual(['authorization', 'signature'])
+    expect(passed.payload.payload).toEqual({ signature: inner.signature, authorization: inner.authorization })
+  })
+
   it('holds the payment to the server’s requirements, never to its own accepted echo', async () => {
     const cases: [string, Partial<typeof requirements>][] = [
       ['amount_mismatch', { amount: '1' }],

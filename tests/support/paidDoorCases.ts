@@ -253,6 +253,17 @@ export function definePaidDoorCases(target: () => PaidDoorTarget): void {
       'invalid_signature',
     ],
     ['from an unfunded payer', async (_c, a) => signedHeader(await payer(0n), a), 402, /balance|funds/],
+    [
+      // A Permit2 authorization beside the signed EIP-3009 one: the facilitator would settle by Permit2.
+      'with a member beside its EIP-3009 payload',
+      async (c, a) => {
+        const payload = JSON.parse(Buffer.from(await signedHeader(c, a), 'base64').toString()) as { payload: Record<string, unknown> }
+        payload.payload.permit2Authorization = { from: c.address, permitted: { token: a.asset, amount: a.amount } }
+        return Buffer.from(JSON.stringify(payload)).toString('base64')
+      },
+      400,
+      'INVALID_PAYMENT',
+    ],
     ['in a malformed header', async () => 'not a payment!', 400, 'INVALID_PAYMENT'],
     ['in an oversized header', async () => 'A'.repeat(9000), 400, 'INVALID_PAYMENT'],
   ]
