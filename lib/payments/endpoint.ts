@@ -93,7 +93,7 @@ async function answerRequest(source: PaymentsSource, config: PaymentsConfig, req
   const read = await readJsonBody(request, PAID_DOOR_BODY_LIMIT_BYTES)
   if (!read.ok) return doorError(read.status, read.code, read.message)
   const picked = pickAgentAction({ body: read.body, offered: PAID_DOOR_ACTIONS, whenMissing: agentDeployAction })
-  if (!picked.ok) return domainAnswer(picked.failure)
+  if (!picked.ok) return domainAnswer(picked)
   // Only an object is picked; the door runs each action its own way: a deploy is paid, a receipt is free.
   const body = read.body as Record<string, unknown>
   return picked.action === receiptAction ? receipt(source, body) : deploy(source, config, request, { ...body, action: 'agent_deploy' })

@@ -1,4 +1,5 @@
 import { errorAnswerOf } from '../../platform/errorAnswer.js'
+import type { Accepted } from '../../platform/result.js'
 import type { DeployFailure } from '../answerSchemas.js'
 import type { DeployServicesSource } from '../instance.js'
 import { failure } from '../outcome.js'
@@ -48,7 +49,7 @@ export type PickAgentActionParameters = {
 }
 
 /** The picked action, or the refusal that names what the door offers. */
-export type PickAgentActionReturnType = { ok: true; action: AgentAction } | { ok: false; failure: DeployFailure }
+export type PickAgentActionReturnType = Accepted<{ action: AgentAction }> | DeployFailure
 
 /**
  * The action a body names among those a door offers: every door (`/api/b20-skill`, the paid door, MCP through its
@@ -60,10 +61,7 @@ export function pickAgentAction({ body, offered = AGENT_ACTIONS, whenMissing }: 
   if (action && typeof body === 'object' && body !== null) return { ok: true, action }
   const quoted = offered.map((offer) => `"${offer.name}"${offer === whenMissing ? ' (or omitted)' : ''}`)
   const expected = quoted.length > 1 ? `${quoted.slice(0, -1).join(', ')} or ${quoted.at(-1)}` : quoted.join('')
-  return {
-    ok: false,
-    failure: failure('UNKNOWN_ACTION', 'Unknown or missing action.', { details: [{ field: 'action', reason: `must be ${expected}` }] }),
-  }
+  return failure('UNKNOWN_ACTION', 'Unknown or missing action.', { details: [{ field: 'action', reason: `must be ${expected}` }] })
 }
 
 /**
@@ -73,7 +71,7 @@ export function pickAgentAction({ body, offered = AGENT_ACTIONS, whenMissing }: 
  */
 export async function runAgentAction({ source, agent, body, idempotencyKey }: RunAgentActionParameters): Promise<AgentActionAnswer> {
   const picked = pickAgentAction({ body })
-  if (!picked.ok) return answer(picked.failure)
+  if (!picked.ok) return answer(picked)
   const checked = picked.action.check({ body, idempotencyKey })
   if (!checked.ok) return answer(checked)
   let services: Awaited<ReturnType<DeployServicesSource['services']>>
