@@ -57,6 +57,7 @@ export function expectedTransferOf(context: PaidDeployContext, purchase: Purchas
     payer: purchase.payment.authorization.from,
     payTo: context.config.payTo,
     amount: BigInt(context.config.amount),
+    nonce: purchase.payment.authorization.nonce,
   }
 }
 

@@ -42,11 +42,7 @@ async function outcomeOf(context: PaidDeployContext, purchase: Purchase, verdict
     if (check !== 'not-confirmed') return { kind: 'paid', transaction: verdict.transaction, confirmed: check === 'confirmed' }
   }
   // Refused, no answer, or a transaction that does not show the payment: the authorization's nonce tells.
-  const found = await findSettlement(
-    context.services.publicClient,
-    purchase.payment.authorization.nonce,
-    expectedTransferOf(context, purchase),
-  )
+  const found = await findSettlement(context.services.publicClient, expectedTransferOf(context, purchase))
   if (found.kind === 'settled' && found.check !== 'not-confirmed')
     return { kind: 'paid', transaction: found.transaction, confirmed: found.check === 'confirmed' }
   if (found.kind === 'unused' && verdict.kind === 'refused') return { kind: 'unpaid', reason: verdict.reason }
@@ -141,11 +137,7 @@ export async function resumeSettling(
   purchase: Purchase,
   record: PaymentRecord,
 ): Promise<SettleStep | { kind: 'settle-again' }> {
-  const found = await findSettlement(
-    context.services.publicClient,
-    purchase.payment.authorization.nonce,
-    expectedTransferOf(context, purchase),
-  )
+  const found = await findSettlement(context.services.publicClient, expectedTransferOf(context, purchase))
   if (found.kind === 'settled' && found.check !== 'not-confirmed')
     return paid(context, purchase, record, { transaction: found.transaction, confirmed: found.check === 'confirmed' })
   if (found.kind !== 'unused') return { kind: 'refused', answer: facilitatorUnavailable() }

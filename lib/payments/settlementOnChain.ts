@@ -1,7 +1,8 @@
 import { type Address, type Hex, isAddressEqual, type PublicClient, parseAbi, parseEventLogs, TransactionReceiptNotFoundError } from 'viem'
 
 // Step 7 of a paid deploy, and the way back from a settle whose outcome is unknown: the chain is the record of a
-// payment. A settlement is confirmed by its receipt (a Transfer of exactly the price from the payer to payTo); an
+// payment. A settlement is confirmed by its receipt: the asset's AuthorizationUsed of this very authorization (payer
+// and nonce) and a Transfer of exactly the price from the payer to payTo, both from the asset; an
 // authorization whose outcome nobody wrote down is looked up by its nonce, which the token marks used once and only
 // once (EIP-3009), so settling the same authorization again can never move the funds twice.
 
@@ -14,8 +15,8 @@ const eip3009Abi = parseAbi([
 /** How far back an authorization's use is looked for: its validity (5 minutes) is about 150 Base blocks. */
 const LOOKBACK_BLOCKS = 5_000n
 
-/** What a settlement must have moved. */
-export type ExpectedTransfer = { asset: Address; payer: Address; payTo: Address; amount: bigint }
+/** What a settlement must have moved, and the authorization (its payer's nonce) it must have used to move it. */
+export type ExpectedTransfer = { asset: Address; payer: Address; payTo: Address; amount: bigint; nonce: Hex }
 
 /**
  * How a settlement reads on chain: confirmed, not this payment (or reverted), not known to this node yet (it may lag the
@@ -23,7 +24,11 @@ export type ExpectedTransfer = { asset: Address; payer: Address; payTo: Address;
  */
 export type SettlementCheck = 'confirmed' | 'not-confirmed' | 'not-found' | 'unreadable'
 
-/** Whether `transaction`'s receipt holds a Transfer of exactly `amount` of `asset` from the payer to payTo (one read). */
+/**
+ * Whether `transaction`'s receipt used this authorization (the asset's AuthorizationUsed of the payer and nonce) and
+ * holds a Transfer of exactly `amount` of `asset` from the payer to payTo (one read). Another payment of the same
+ * price by the same payer in that transaction does not confirm this one.
+ */
 export async function confirmSettlement(
   publicClient: PublicClient,
   transaction: Hex,
@@ -37,6 +42,13 @@ export async function confirmSettlement(
     return error instanceof TransactionReceiptNotFoundError ? 'not-found' : 'unreadable'
   }
   if (receipt.status !== 'success') return 'not-confirmed'
+  const used = parseEventLogs({ abi: eip3009Abi, eventName: 'AuthorizationUsed', logs: receipt.logs }).some(
+    (log) =>
+      isAddressEqual(log.address, expected.asset) &&
+      isAddressEqual(log.args.authorizer, expected.payer) &&
+      log.args.nonce.toLowerCase() === expected.nonce.toLowerCase(),
+  )
+  if (!used) return 'not-confirmed'
   const transfers = parseEventLogs({ abi: eip3009Abi, eventName: 'Transfer', logs: receipt.logs })
   const paid = transfers.some(
     (log) =>
@@ -60,7 +72,8 @@ export type AuthorizationOnChain =
  * marked its nonce used, and if so by which transaction (its AuthorizationUsed log) and whether that transaction paid
  * the price to payTo.
  */
-export async function findSettlement(publicClient: PublicClient, nonce: Hex, expected: ExpectedTransfer): Promise<AuthorizationOnChain> {
+export async function findSettlement(publicClient: PublicClient, expected: ExpectedTransfer): Promise<AuthorizationOnChain> {
+  const { nonce } = expected
   try {
     const used = await publicClient.readContract({
       address: expected.asset,

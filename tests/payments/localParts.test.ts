@@ -1,7 +1,9 @@
 import { HTTPFacilitatorClient, x402ResourceServer } from '@x402/core/server'
 import type { PaymentRequirements } from '@x402/core/types'
 import { ExactEvmScheme } from '@x402/evm/exact/server'
+import { createPublicClient, type Hex, http, type PublicClient } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { confirmSettlement, findSettlement } from '../../lib/payments/settlementOnChain.js'
 import { type AnvilChain, startAnvilChain } from '../support/anvil.js'
 import { type LocalFacilitator, startLocalFacilitator } from '../support/facilitator.js'
 import { createPayingClient } from '../support/payingClient.js'
@@ -52,6 +54,31 @@ describe('the test chain USDC, the local facilitator and the x402 client', () =>
     // The same authorization again cannot move anything: the token's nonce is single use.
     expect(await server.settlePayment(payload, accepts[0]!)).toMatchObject({ success: false })
     expect(await usdc.balanceOf(payTo)).toBe(1_000_000n)
+  })
+
+  it('confirms a settlement only for the authorization it used: another payment of the same price by the same payer does not', async () => {
+    const payer = createPayingClient({ rpcUrl: chain.rpcUrl })
+    await usdc.mint(payer.address, 5_000_000n)
+    const accepts = [requirements('1000000')]
+    const server = new x402ResourceServer(new HTTPFacilitatorClient({ url: facilitator.url })).register('eip155:8453', new ExactEvmScheme())
+    const pay = async () => {
+      const payload = await payer.client.createPaymentPayload({ x402Version: 2, resource: { url: 'http://x/y' }, accepts } as never)
+      const settled = await server.settlePayment(payload, accepts[0]!)
+      expect(settled).toMatchObject({ success: true })
+      return { transaction: settled.transaction as Hex, nonce: (payload.payload as { authorization: { nonce: Hex } }).authorization.nonce }
+    }
+    const [first, second] = [await pay(), await pay()]
+    const publicClient = createPublicClient({ transport: http(chain.rpcUrl) }) as PublicClient
+    const expected = (nonce: Hex) => ({ asset: usdc.address, payer: payer.address, payTo: payTo as Hex, amount: 1_000_000n, nonce })
+    expect(await confirmSettlement(publicClient, first.transaction, expected(first.nonce))).toBe('confirmed')
+    expect(await confirmSettlement(publicClient, second.transaction, expected(second.nonce))).toBe('confirmed')
+    // The first transaction moved the same price from the same payer to payTo, but under another authorization.
+    expect(await confirmSettlement(publicClient, first.transaction, expected(second.nonce))).toBe('not-confirmed')
+    expect(await findSettlement(publicClient, expected(second.nonce))).toMatchObject({
+      kind: 'settled',
+      transaction: second.transaction,
+      check: 'confirmed',
+    })
   })
 
   it('refuses an unfunded payer in verify, naming the reason (its diagnosis reads through Multicall3)', async () => {
