@@ -28,11 +28,15 @@ import { paymentRequirementsOf } from './requirements.js'
 /** Largest request body accepted: the same as /api/b20-skill's. */
 export const PAID_DOOR_BODY_LIMIT_BYTES = 16 * 1024
 
-/** CORS of the door: a browser client may send PAYMENT-SIGNATURE and read PAYMENT-REQUIRED and PAYMENT-RESPONSE. */
+/**
+ * CORS of the door: a browser client may send every header @x402/fetch sends and read PAYMENT-REQUIRED and
+ * PAYMENT-RESPONSE. Its paid retry carries PAYMENT-SIGNATURE and also `Access-Control-Expose-Headers` as a request
+ * header; a preflight that does not allow both makes the browser block the payment.
+ */
 const doorCors = cors({
   origin: '*',
   allowMethods: ['POST', 'OPTIONS'],
-  allowHeaders: [...CORS_ALLOWED_HEADERS, 'PAYMENT-SIGNATURE'],
+  allowHeaders: [...CORS_ALLOWED_HEADERS, 'PAYMENT-SIGNATURE', 'Access-Control-Expose-Headers'],
   exposeHeaders: [...CORS_EXPOSED_HEADERS, 'PAYMENT-REQUIRED', 'PAYMENT-RESPONSE', 'Idempotent-Replayed'],
   maxAge: 86_400,
 })

@@ -51,6 +51,23 @@ function listedCredits(env: Record<string, string>): Promise<{ credit: { id: str
   })
 }
 
+/** CORS-safelisted request headers (the Fetch standard), which a browser sends without asking the server first. */
+const SAFELISTED_HEADERS = new Set(['accept', 'accept-language', 'content-language'])
+const SAFELISTED_CONTENT_TYPES = new Set(['application/x-www-form-urlencoded', 'multipart/form-data', 'text/plain'])
+
+/**
+ * The header names a browser lists in `Access-Control-Request-Headers` for a request with these headers: every one
+ * but the safelisted, lower-cased and sorted as the Fetch standard sends them (by name: the values here are plain).
+ */
+function preflightedHeaderNames(headers: Headers): string[] {
+  const safelisted = ([name, value]: [string, string]) =>
+    SAFELISTED_HEADERS.has(name) || (name === 'content-type' && SAFELISTED_CONTENT_TYPES.has(value.split(';')[0]!.trim().toLowerCase()))
+  return [...headers]
+    .filter((header) => !safelisted(header))
+    .map(([name]) => name.toLowerCase())
+    .sort()
+}
+
 /** Registers the case list; `target` is read once the suite's `beforeAll` has built it. */
 export function definePaidDoorCases(target: () => PaidDoorTarget): void {
   const seen: string[] = []
@@ -190,6 +207,43 @@ export function definePaidDoorCases(target: () => PaidDoorTarget): void {
       iss: 'cdp',
       uris: [expect.stringMatching(/^POST 127\.0\.0\.1:\d+\/settle$/)],
     })
+  })
+
+  it('lets a browser send every header the real x402 client sends: the preflight of each of its requests allows them', async () => {
+    const sent: Headers[] = []
+    const recording = async (input: RequestInfo | URL, init?: RequestInit) => {
+      const request = new Request(input, init)
+      sent.push(new Headers(request.headers))
+      return fetch(request)
+    }
+    const client = createPayingClient({
+      rpcUrl: target().parts.chain.rpcUrl,
+      privateKey: await fundedPayer(target().parts),
+      baseFetch: recording,
+    })
+    const answer = await pay(client, target().doors[0], { name: 'Browser Token', symbol: 'BROWSE' })
+    expect(answer.body).toMatchObject({ ok: true, status: 'broadcast' })
+    // The ask, then the paid retry: the retry carries the payment and the header the client adds to it.
+    expect(sent.map(preflightedHeaderNames)).toEqual([
+      ['content-type'],
+      expect.arrayContaining(['content-type', 'payment-signature', 'access-control-expose-headers']),
+    ])
+    for (const headers of sent) {
+      const names = preflightedHeaderNames(headers)
+      const preflight = await fetch(`${target().doors[0]}${DOOR}`, {
+        method: 'OPTIONS',
+        headers: {
+          origin: 'http://page.example',
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': names.join(','),
+        },
+      })
+      expect(preflight.status).toBe(204)
+      expect(preflight.headers.get('access-control-allow-origin')).toBe('*')
+      expect(preflight.headers.get('access-control-allow-methods')?.split(',')).toContain('POST')
+      const allowed = (preflight.headers.get('access-control-allow-headers') ?? '').toLowerCase().split(/\s*,\s*/)
+      expect(names.filter((name) => !allowed.includes(name))).toEqual([])
+    }
   })
 
   it('refuses a reverting simulation before any settle: nothing paid, nothing signed', async () => {
