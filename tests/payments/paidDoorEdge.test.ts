@@ -90,7 +90,7 @@ describe('the paid door at its edge', () => {
     const script = `
       await import('./api/x402/deploy.ts') // the route's own module loads nothing more either
       const { createPaidDeployEndpoint } = await import('./lib/payments/endpoint.ts')
-      const { paymentsSourceFrom } = await import('./lib/payments/source.ts')
+      const { paymentsSourceFrom } = await import('./lib/payments/instance.ts')
       const { loadDeployConfig } = await import('./lib/deploy/config.ts')
       const { createMemoryStore } = await import('./lib/store/memory.ts')
       const env = ${JSON.stringify(ON)}
