@@ -133,6 +133,9 @@ const TABLE: Record<string, FunctionCall[]> = {
 const maxAge = (answer: FunctionAnswer) => Number(/max-age=(\d+)/.exec(answer.headers['cache-control'] ?? '')?.[1] ?? NaN)
 
 /** The parts of an answer a client relies on (the windows' seconds are compared apart, within the time between the calls). */
+/** The times (`ts`) of the control rooms a body quotes, as plain or as escaped JSON (an MCP tool's text). */
+const controlRoomTimes = (body: string) => [...body.matchAll(/"ts\\{0,3}":(\d+)/g)].map((match) => match[1]).join()
+
 const essentials = (answer: FunctionAnswer) => ({
   status: answer.status,
   body: answer.body,
@@ -197,17 +200,25 @@ describe('the Vercel build output (vercel build with the official CLI, offline)'
 
   it.each(Object.keys(TABLE))('api/%s answers every request of the table as npm start does', async (name) => {
     const calls = TABLE[name]!
-    const expected: FunctionAnswer[] = []
-    for (const call of calls) {
-      const response = await fetch(`${local.url}${call.path}`, {
-        method: call.method ?? 'GET',
-        headers: call.headers ?? {},
-        body: call.body ?? null,
-      })
-      expected.push({ status: response.status, headers: Object.fromEntries(response.headers), body: await response.text() })
+    const askBoth = async () => {
+      const expected: FunctionAnswer[] = []
+      for (const call of calls) {
+        const response = await fetch(`${local.url}${call.path}`, {
+          method: call.method ?? 'GET',
+          headers: call.headers ?? {},
+          body: call.body ?? null,
+        })
+        expected.push({ status: response.status, headers: Object.fromEntries(response.headers), body: await response.text() })
+      }
+      const startedAt = Date.now()
+      return { expected, startedAt, built: await invokeBuiltFunction(output.functions[name]!, calls, env) }
     }
-    const startedAt = Date.now()
-    const built = await invokeBuiltFunction(output.functions[name]!, calls, env)
+    let { expected, startedAt, built } = await askBoth()
+    // A body that quotes the control room is the same on both sides within its 30 s window. When the window turned
+    // between npm start's answer and the built function's (the control room's `ts` differs), ask both again: the built
+    // side has just begun a window, which the second asks fall in.
+    if (built.some((answer, i) => controlRoomTimes(answer.body) !== controlRoomTimes(expected[i]!.body)))
+      ({ expected, startedAt, built } = await askBoth())
     expect(built.map(essentials)).toEqual(expected.map(essentials))
     // The same body, so the same window: the built function's max-age is npm start's less the seconds in between.
     const between = Math.ceil((Date.now() - startedAt) / 1000) + 1
