@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import config from '../vitest.config.js'
 
 // lib/platform/perInstance.ts says it is the only module-level state in lib/: what an instance keeps lives on its
 // services (or in what they build), or is built through perInstance. This grep keeps that true.
@@ -46,5 +47,14 @@ describe('module-level state', () => {
         allowed,
       ).toBe(true)
     expect(found.filter((line) => !Object.keys(ALLOWED).some((allowed) => allowed.startsWith(line)))).toEqual([])
+  })
+
+  it('is built afresh in each test file, though files share a worker', () => {
+    // Files share a worker (isolate: false), so a module read once in one file would answer the next file too; the
+    // first set-up file resets the module registry, so each file imports lib/ anew, as in a worker of its own.
+    const test = config.test!
+    expect(test.isolate).toBe(false)
+    expect(test.setupFiles?.[0]).toBe('tests/support/freshModules.ts')
+    expect(readFileSync(join(ROOT, 'tests/support/freshModules.ts'), 'utf8')).toMatch(/^vi\.resetModules\(\)$/m)
   })
 })

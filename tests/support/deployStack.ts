@@ -72,7 +72,9 @@ export async function startDeployStack(parameters: StartDeployStackParameters): 
   const logs: string[] = []
   const clock = createTestClock()
   const background = new Set<Promise<unknown>>()
-  const prefix = `deploytest${process.pid}-${++stackCounter}:`
+  // Test files share a worker, so a process id and a counter of this module (imported afresh by each file) are not
+  // enough to keep one file's keys from another's in the run's one redis-server: a random part is.
+  const prefix = `deploytest${process.pid}-${++stackCounter}-${Math.random().toString(36).slice(2, 8)}:`
   const baseEnv: Record<string, string> = {
     DEPLOY_ALLOWLIST: `${digestAgentKey(AGENT_KEYS.alice)},${digestAgentKey(AGENT_KEYS.bob)}`,
     KMS_KEY_ID: kms.keyId,
