@@ -23,6 +23,11 @@ export type ErrorAnswerOfParameters = {
   unexpectedEvent?: string
   /** Whether the endpoint's bodies carry `ok` (the agent doors' do, as `ok: false`; the read endpoints' do not). */
   withOk?: boolean
+  /**
+   * Which other errors the endpoint answers as themselves (its documented answers, e.g. a read's 404); any other is a
+   * failure nobody expected there, answered `INTERNAL`. Default: none.
+   */
+  answersAsItself?: (error: BaseError) => boolean
 }
 
 /** Parameters of {@link configInvalidAnswer} and {@link internalAnswer}. */
@@ -72,13 +77,14 @@ export function internalAnswer(
 
 /**
  * The one mapping from an error to an answer: a configuration error ({@link BaseError} with code `CONFIG_INVALID`) is
- * {@link configInvalidAnswer}; any other {@link BaseError} answers its status, code, public message and details
- * (`Retry-After` from a `retryAfterSeconds` among them); anything else is a bug: {@link internalAnswer}.
+ * {@link configInvalidAnswer}; a {@link BaseError} the endpoint answers as itself (`answersAsItself`) answers its
+ * status, code, public message and details (`Retry-After` from a `retryAfterSeconds` among them); anything else is a
+ * failure nobody expected there: {@link internalAnswer}, so no endpoint answers a status its contract does not list.
  */
 export function errorAnswerOf(error: unknown, parameters: ErrorAnswerOfParameters): ErrorAnswer {
-  const { endpoint, logger, unexpectedEvent = `${endpoint}_failed`, withOk = true } = parameters
+  const { endpoint, logger, unexpectedEvent = `${endpoint}_failed`, withOk = true, answersAsItself = () => false } = parameters
   if (error instanceof BaseError && error.code === 'CONFIG_INVALID') return configInvalidAnswer(endpoint, error, { logger, withOk })
-  if (!(error instanceof BaseError)) return internalAnswer(unexpectedEvent, error, { logger, withOk })
+  if (!(error instanceof BaseError) || !answersAsItself(error)) return internalAnswer(unexpectedEvent, error, { logger, withOk })
   const retryAfter = error.details.retryAfterSeconds
   return {
     status: error.httpStatus,

@@ -15,6 +15,7 @@ import { rateLimitHeaders } from '../platform/rateLimitHeaders.js'
 import type { ThrottleReturnType } from '../store/throttle.js'
 import { UpstreamError } from '../upstream/dexscreener.js'
 import type { CacheReadReturnType, LocalCachedBody } from './cache/cachedBody.js'
+import { ReadNotFoundError } from './errors.js'
 import { READ_CACHE_TTL_MS } from './readers.js'
 import type { ReadServices } from './services.js'
 
@@ -85,7 +86,12 @@ export function createCachedReadEndpoint<Input>(parameters: CreateCachedReadEndp
       return errorResponse(status, code, message, { 'retry-after': '5', ...quota })
     }
     // A read that found nothing (a ReadNotFoundError: 404 with its code) or a bug (INTERNAL), as every error answers.
-    const { status, body, headers } = errorAnswerOf(error, { endpoint: name, logger: ctx.logger, withOk: false })
+    const { status, body, headers } = errorAnswerOf(error, {
+      endpoint: name,
+      logger: ctx.logger,
+      withOk: false,
+      answersAsItself: (known) => known instanceof ReadNotFoundError,
+    })
     return jsonResponse({ status, body: JSON.stringify(body), headers: { 'cache-control': 'no-store', ...headers, ...quota } })
   }
 

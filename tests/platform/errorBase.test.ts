@@ -55,17 +55,24 @@ describe('one error base', () => {
     expect(lines.join('')).toContain('CHAIN_ID: must be 8453')
   })
 
-  it('answers a known error its status, code, message and details, with Retry-After when it says when to retry', () => {
-    expect(errorAnswerOf(new StoreError('store get failed'), { endpoint: 'x' })).toEqual({
+  it('answers an error the endpoint documents its status, code, message and details, with Retry-After when it says when', () => {
+    const asItself = { endpoint: 'x', answersAsItself: () => true }
+    expect(errorAnswerOf(new StoreError('store get failed'), asItself)).toEqual({
       status: 503,
       body: { ok: false, error: 'store get failed', code: 'STORE_UNAVAILABLE', retryAfterSeconds: 10 },
       headers: { 'retry-after': '10' },
     })
-    expect(errorAnswerOf(new ReadNotFoundError('UNKNOWN_TOKEN', 'No such token.'), { endpoint: 'x', withOk: false })).toEqual({
+    const notFound = new ReadNotFoundError('UNKNOWN_TOKEN', 'No such token.')
+    expect(errorAnswerOf(notFound, { endpoint: 'x', withOk: false, answersAsItself: (e) => e instanceof ReadNotFoundError })).toEqual({
       status: 404,
       body: { error: 'No such token.', code: 'UNKNOWN_TOKEN' },
       headers: {},
     })
+  })
+
+  it('answers a known error the endpoint does not document INTERNAL, so no answer has a status its contract lacks', () => {
+    const answer = errorAnswerOf(new StoreError('store get failed'), { endpoint: 'x', logger: createLogger({ write: () => {} }) })
+    expect([answer.status, answer.body.code]).toEqual([500, 'INTERNAL'])
   })
 
   it('answers anything else INTERNAL and logs its name, never a foreign message or the private cause', () => {
@@ -76,6 +83,7 @@ describe('one error base', () => {
     const wrapped = errorAnswerOf(new BaseError('the signer is down', { code: 'SIGNER_UNAVAILABLE', cause: new Error('v2/key') }), {
       endpoint: 'x',
       logger,
+      answersAsItself: () => true,
     })
     expect(wrapped.body).toEqual({ ok: false, error: 'the signer is down', code: 'SIGNER_UNAVAILABLE' })
     expect(lines.join('')).toContain('"event":"x_failed"')
