@@ -10,6 +10,7 @@ import type { Address, Hex } from 'viem'
 import { expect, it } from 'vitest'
 import { canonicalJson } from '../../lib/deploy/pipeline/idempotency.js'
 import { paymentKeys } from '../../lib/payments/keys.js'
+import { PAYMENT_HEADER_MAX_LENGTH } from '../../lib/payments/payload.js'
 import { type PaymentRecord, saveOpenPayment, sha256 } from '../../lib/payments/paymentRecord.js'
 import { createUpstashStore } from '../../lib/store/upstash.js'
 import { fetchChecked } from './openapiCheck.js'
@@ -319,7 +320,7 @@ export function definePaidDoorCases(target: () => PaidDoorTarget): void {
       'INVALID_PAYMENT',
     ],
     ['in a malformed header', async () => 'not a payment!', 400, 'INVALID_PAYMENT'],
-    ['in an oversized header', async () => 'A'.repeat(9000), 400, 'INVALID_PAYMENT'],
+    ['in an oversized header', async () => 'A'.repeat(PAYMENT_HEADER_MAX_LENGTH + 1), 400, 'INVALID_PAYMENT'],
   ]
   it.each(badPayments)(
     'refuses a payment %s before any settle: nothing signed, no balance moved',
