@@ -1,4 +1,4 @@
-import { bazaarResourceServerExtension, declareDiscoveryExtension, type DiscoveryExtension } from '@x402/extensions/bazaar'
+import { bazaarResourceServerExtension, type DiscoveryExtension, declareDiscoveryExtension } from '@x402/extensions/bazaar'
 import { z } from 'zod'
 import { agentDeploySchema } from '../deploy/actions/agentDeploy.js'
 import { perInstance } from '../platform/perInstance.js'
@@ -143,7 +143,8 @@ export function discoveryManifestOf({ url, updatedAt }: DiscoveryManifestOfParam
     x402Version: 2,
     kind: 'resource-server',
     name: SERVICE_NAME,
-    description: 'Live Base market data and KMS-signed B20 token deploys for AI agents; a deploy is sold per call with x402 (USDC on Base).',
+    description:
+      'Live Base market data and KMS-signed B20 token deploys for AI agents; a deploy is sold per call with x402 (USDC on Base).',
     resources: [{ url: `${origin}${PAID_DEPLOY_PATH}`, method: 'POST', description: RESOURCE_DESCRIPTION }],
     docs: `${origin}/skill.md`,
     openapi: `${origin}/openapi.json`,
