@@ -13,6 +13,7 @@ export function buildLlmsTxt(): string {
     '',
     '- [Agent skill](/skill.md): authentication, the deploy-then-receipt flow, every error and what to do about it',
     '- [OpenAPI 3.1](/openapi.json): every endpoint, parameter, body, status and header',
+    '- [x402 discovery manifest](/.well-known/x402): what this origin sells over x402 (the paid deploy), as bare pointers; the 402 itself carries the bazaar discovery extension (the body’s JSON Schema) and /openapi.json marks the price as x-payment-info',
     '',
     '## Endpoints',
     '',

@@ -35,7 +35,9 @@ import {
   paymentRequirementSchema,
   paymentSummarySchema,
 } from '../payments/answerSchemas.js'
-import { paidDeployOpenApi } from '../payments/openapi.js'
+import { discoveryManifestSchema } from '../payments/discovery.js'
+import { instancePaymentsSource } from '../payments/instance.js'
+import { discoveryManifestOpenApi, paidDeployOpenApiWith } from '../payments/openapi.js'
 import { errorBodySchema } from '../platform/http.js'
 import { perInstance } from '../platform/perInstance.js'
 import { errorAnswer } from '../platform/routeDocs.js'
@@ -62,13 +64,23 @@ const routes = (): Record<string, { route: ZodOpenApiPathItemObject; tag: string
   '/api/launches': { route: launchesOpenApi, tag: 'Market data', name: 'launches' },
   '/api/b20-skill': { route: b20SkillOpenApi, tag: 'Agents', name: 'b20Skill' },
   '/api/mcp': { route: mcpOpenApi, tag: 'Agents', name: 'mcp' },
-  '/api/x402/deploy': { route: paidDeployOpenApi, tag: 'Agents', name: 'paidDeploy' },
+  '/api/x402/deploy': { route: paidDeployOpenApiWith(paymentsSettings()), tag: 'Agents', name: 'paidDeploy' },
+  '/api/x402/manifest': { route: discoveryManifestOpenApi, tag: 'Agents', name: 'x402Manifest' },
   '/api/health': { route: healthOpenApi, tag: 'Service', name: 'health' },
   '/api/openapi': { route: openApiOpenApi, tag: 'Service', name: 'openApi' },
   '/api/skill': { route: skillOpenApi, tag: 'Service', name: 'skill' },
   '/api/llms': { route: llmsTxtOpenApi, tag: 'Service', name: 'llmsTxt' },
   '/api/tick': { route: tickOpenApi, tag: 'Service', name: 'tick' },
 })
+
+/** This instance's paid-door settings, for the price the document marks the paid operation with; null when they do not load. */
+function paymentsSettings() {
+  try {
+    return instancePaymentsSource.config()
+  } catch {
+    return null
+  }
+}
 
 /** The zod schemas the handlers use, under their component names: every use of one becomes a reference. */
 const COMPONENTS = {
@@ -100,6 +112,7 @@ const COMPONENTS = {
   PaymentRequired: paymentRequiredBodySchema,
   Credit: creditAnswerSchema,
   PaidDoorError: paidDoorErrorSchema,
+  DiscoveryManifest: discoveryManifestSchema,
   Health: healthSchema,
   TickSummary: tickSummarySchema,
 }

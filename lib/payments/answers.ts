@@ -4,6 +4,7 @@ import type { PaymentRequirements } from '@x402/core/types'
 import { declarePaymentIdentifierExtension, PAYMENT_IDENTIFIER } from '@x402/extensions/payment-identifier'
 import type { DeployFailure } from '../deploy/outcome.js'
 import type { PaidDoorErrorCode, PaymentSummary } from './answerSchemas.js'
+import { paidDeployDiscovery } from './discovery.js'
 import { resourceOf } from './requirements.js'
 
 // The paid door's answers, with their x402 headers: a 402 carries PAYMENT-REQUIRED (x402 v2, base64), an answer
@@ -30,8 +31,9 @@ export type PaymentRequiredAnswerParameters = {
 }
 
 /**
- * A 402 with a fresh PAYMENT-REQUIRED header (x402 v2: the server's requirements, this door as the resource, and the
- * payment-identifier extension a client may echo so that a retry is recognised) and the same `accepts` in the body.
+ * A 402 with a fresh PAYMENT-REQUIRED header (x402 v2: the server's requirements, this door as the resource, the
+ * payment-identifier extension a client may echo so that a retry is recognised, and the `bazaar` discovery extension an
+ * indexing facilitator lists the door by) and the same `accepts` in the body.
  */
 export async function paymentRequiredAnswer({
   requirements,
@@ -42,6 +44,7 @@ export async function paymentRequiredAnswer({
 }: PaymentRequiredAnswerParameters): Promise<DoorAnswer> {
   const required = await paymentRequiredBuilder.createPaymentRequiredResponse([requirements], resourceOf(url), error, {
     [PAYMENT_IDENTIFIER]: declarePaymentIdentifierExtension(false),
+    ...paidDeployDiscovery(),
   })
   return {
     status: 402,

@@ -11,10 +11,12 @@ import { createEndpoint, type Endpoint } from '../platform/edge.js'
 import { configInvalidAnswer, errorAnswerOf } from '../platform/errorAnswer.js'
 import { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS, jsonResponse, readJsonBody } from '../platform/http.js'
 import { errorName, processLogger } from '../platform/log.js'
+import { perInstance } from '../platform/perInstance.js'
 import { rateLimitHeaders } from '../platform/rateLimitHeaders.js'
 import { takeSlots } from '../store/slidingLog.js'
 import { type DoorAnswer, domainAnswer, doorError, paymentRequiredAnswer } from './answers.js'
 import type { PaymentsConfig } from './config.js'
+import { discoveryManifestOf } from './discovery.js'
 import type { PaymentsSource } from './instance.js'
 import { paymentKeys } from './keys.js'
 import { decodePaymentHeader } from './payload.js'
@@ -44,6 +46,10 @@ const doorCors = cors({
 const reply = ({ status, body, headers }: DoorAnswer) =>
   jsonResponse({ status, body: JSON.stringify(body), headers: { 'cache-control': 'no-store', ...headers } })
 
+/** 404 PAID_DEPLOYS_OFF: the door, and what points at it, while paid deploys are off. */
+const paidDeploysOff = (config: PaymentsConfig) =>
+  doorError(404, 'PAID_DEPLOYS_OFF', `Paid deploys are off on this deployment (${config.offReason}); agents with a key use /api/b20-skill.`)
+
 /** The client's share of the door, as RateLimit headers, and whether this request may pass. */
 async function throttle(source: PaymentsSource, config: PaymentsConfig, request: Request) {
   const limit = config.rateLimitPerMinute
@@ -70,14 +76,7 @@ export function createPaidDeployEndpoint(source: PaymentsSource): Endpoint {
         if (!(error instanceof ConfigError)) throw error
         return reply(configInvalidAnswer('x402-deploy', error))
       }
-      if (config.offReason)
-        return reply(
-          doorError(
-            404,
-            'PAID_DEPLOYS_OFF',
-            `Paid deploys are off on this deployment (${config.offReason}); agents with a key use /api/b20-skill.`,
-          ),
-        )
+      if (config.offReason) return reply(paidDeploysOff(config))
       const share = await throttle(source, config, request)
       const answer = share.ok
         ? await answerRequest(source, config, request)
@@ -197,4 +196,31 @@ async function receipt(source: PaymentsSource, body: Record<string, unknown>): P
   } catch (error) {
     return errorAnswerOf(error, { endpoint: 'x402-deploy', unexpectedEvent: 'agent_action_failed' })
   }
+}
+
+/**
+ * `GET /api/x402/manifest` (and `/.well-known/x402`): the origin's x402 discovery manifest, CORS-open, from the same
+ * module as the 402's `bazaar` extension. Off like the door (404). `updated` is when this instance read its settings.
+ */
+export function createDiscoveryManifestEndpoint(source: PaymentsSource): Endpoint {
+  const updatedAt = perInstance(() => source.clock.now())
+  return createEndpoint({
+    methods: ['GET', 'HEAD'],
+    handler: async (request) => {
+      let config: PaymentsConfig
+      try {
+        config = source.config()
+      } catch (error) {
+        if (!(error instanceof ConfigError)) throw error
+        return reply(configInvalidAnswer('x402-manifest', error))
+      }
+      if (config.offReason) return reply(paidDeploysOff(config))
+      const manifest = discoveryManifestOf({ url: request.url, updatedAt: updatedAt() })
+      return jsonResponse({
+        body: JSON.stringify(manifest),
+        head: request.method === 'HEAD',
+        headers: { 'cache-control': 'public, max-age=300' },
+      })
+    },
+  })
 }

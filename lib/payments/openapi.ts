@@ -1,6 +1,5 @@
 import type { z } from 'zod'
 import type { ZodOpenApiPathItemObject } from 'zod-openapi'
-import { agentDeploySchema } from '../deploy/actions/agentDeploy.js'
 import { receiptRequestSchema } from '../deploy/actions/receipt.js'
 import { deployFailureSchema, receiptConfirmedSchema, receiptPendingSchema, receiptReplacedSchema } from '../deploy/answerSchemas.js'
 import {
@@ -14,15 +13,16 @@ import {
   retryAfterHeaders,
 } from '../platform/routeDocs.js'
 import { creditAnswerSchema, paidDeploySchema, paidDoorErrorSchema, paymentRequiredBodySchema } from './answerSchemas.js'
+import { DEFAULT_ASSETS, type PaymentsConfig } from './config.js'
+import { DISCOVERY_MANIFEST_PATH, discoveryManifestSchema, paidDeployRequestSchema } from './discovery.js'
 import { PAID_DOOR_BODY_LIMIT_BYTES } from './endpoint.js'
+import { PAYMENT_HEADER_MAX_LENGTH } from './payload.js'
 
-// `POST /api/x402/deploy`, as the OpenAPI document declares it: the 402 and its headers, the paid answer, the credit.
+// `POST /api/x402/deploy`, as the OpenAPI document declares it: the 402 and its headers, the paid answer, the credit;
+// its price and scheme as `x-payment-info`; and the origin's discovery manifest beside it.
 
 const quota = quotaHeaders('x402', 'X402_RATE_LIMIT_PER_MINUTE')
 const header = (description: string, required = false) => ({ description, required, schema: { type: 'string' as const } })
-
-/** The agent_deploy body as the paid door takes it: `action` may be omitted. */
-const paidDeployRequestSchema = agentDeploySchema.partial({ action: true })
 
 /** The paid door's route. */
 export const paidDeployOpenApi: ZodOpenApiPathItemObject = {
@@ -42,7 +42,7 @@ export const paidDeployOpenApi: ZodOpenApiPathItemObject = {
         in: 'header',
         required: false,
         description: 'x402 v2 payment payload (base64 JSON): the exact scheme’s signed EIP-3009 authorization',
-        schema: { type: 'string', maxLength: 8192 },
+        schema: { type: 'string', maxLength: PAYMENT_HEADER_MAX_LENGTH },
       },
       {
         name: 'Idempotency-Key',
@@ -82,7 +82,7 @@ export const paidDeployOpenApi: ZodOpenApiPathItemObject = {
       },
       '400': jsonAnswer(
         paidDoorErrorSchema,
-        'PAYMENT-SIGNATURE malformed or longer than 8 KiB (INVALID_PAYMENT); the body is not JSON (INVALID_JSON, UNSUPPORTED_CONTENT_TYPE)',
+        `PAYMENT-SIGNATURE malformed or longer than ${PAYMENT_HEADER_MAX_LENGTH / 1024} KiB (INVALID_PAYMENT); the body is not JSON (INVALID_JSON, UNSUPPORTED_CONTENT_TYPE)`,
       ),
       '402': {
         ...jsonAnswer(
@@ -92,7 +92,10 @@ export const paidDeployOpenApi: ZodOpenApiPathItemObject = {
         headers: {
           ...corsHeaders,
           ...quota,
-          'PAYMENT-REQUIRED': header('x402 v2 PaymentRequired (base64 JSON): x402Version, error, resource, accepts, extensions', true),
+          'PAYMENT-REQUIRED': header(
+            'x402 v2 PaymentRequired (base64 JSON): x402Version, error, resource (url, description, serviceName, tags), accepts, extensions (payment-identifier; bazaar: the body’s JSON Schema and the paid answer’s, with examples)',
+            true,
+          ),
         },
       },
       '404': jsonAnswer(paidDoorErrorSchema, 'Paid deploys are off on this deployment (PAID_DEPLOYS_OFF)'),
@@ -110,6 +113,62 @@ export const paidDeployOpenApi: ZodOpenApiPathItemObject = {
         ),
         headers: retryAfterHeaders,
       },
+    },
+  },
+  options: preflightOperation,
+}
+
+/**
+ * The paid operation's `x-payment-info` (the convention discovery crawlers read in an OpenAPI document): x402 v2's
+ * exact scheme and, while paid deploys are on, the price (in USD when the asset is the chain's USDC), the network, the
+ * asset and who is paid; and where the origin's discovery manifest is. Off, or misconfigured: the scheme alone.
+ */
+export function paidDeployPaymentInfo(config: PaymentsConfig | null): Record<string, unknown> {
+  if (!config || config.offReason) return { protocols: [{ x402: { x402Version: 2, scheme: 'exact' } }], discovery: DISCOVERY_MANIFEST_PATH }
+  const usdc = config.asset.address.toLowerCase() === DEFAULT_ASSETS[config.chainId].address.toLowerCase()
+  return {
+    price: { mode: 'fixed', currency: usdc ? 'USD' : config.asset.name, amount: config.price },
+    protocols: [
+      {
+        x402: {
+          x402Version: 2,
+          scheme: 'exact',
+          network: config.network,
+          asset: config.asset.address,
+          amount: config.amount,
+          payTo: config.payTo,
+        },
+      },
+    ],
+    discovery: DISCOVERY_MANIFEST_PATH,
+  }
+}
+
+/** The paid door's route with its `x-payment-info` for these settings (null: not readable here). */
+export function paidDeployOpenApiWith(config: PaymentsConfig | null): ZodOpenApiPathItemObject {
+  return { ...paidDeployOpenApi, post: { ...paidDeployOpenApi.post!, 'x-payment-info': paidDeployPaymentInfo(config) } }
+}
+
+/** `GET /api/x402/manifest` (and `/.well-known/x402`): the origin's x402 discovery manifest. */
+export const discoveryManifestOpenApi: ZodOpenApiPathItemObject = {
+  get: {
+    operationId: 'getX402Manifest',
+    summary: 'The x402 discovery manifest (also at /.well-known/x402)',
+    description:
+      'What this origin sells over x402, as bare pointers on its own origin: x402Version 2, kind resource-server, name, description, resources [{url, method, description}], docs, openapi, updated. Each resource’s 402 states its terms (and carries the bazaar discovery extension). CORS-open; off (404 PAID_DEPLOYS_OFF) when paid deploys are.',
+    security: [],
+    responses: {
+      '200': {
+        ...jsonAnswer(discoveryManifestSchema, 'The manifest'),
+        headers: {
+          ...corsHeaders,
+          'Cache-Control': header('public, max-age=300', true),
+        },
+      },
+      '308': redirectAnswer,
+      '404': jsonAnswer(paidDoorErrorSchema, 'Paid deploys are off on this deployment (PAID_DEPLOYS_OFF)'),
+      '405': notAllowedAnswer,
+      '500': jsonAnswer(paidDoorErrorSchema, 'Misconfigured (CONFIG_INVALID)'),
     },
   },
   options: preflightOperation,

@@ -7,8 +7,13 @@ import { z } from 'zod'
 // Step 1 of a paid request: the PAYMENT-SIGNATURE header decoded with x402's own helper and schema, then read as the
 // exact scheme's EIP-3009 payload. Anything else is malformed here (400 INVALID_PAYMENT): nothing further is asked.
 
-/** Longest PAYMENT-SIGNATURE accepted: an EIP-3009 payment is about 1.3 KB of base64; a smart wallet's a few KB. */
-export const PAYMENT_HEADER_MAX_LENGTH = 8192
+/**
+ * Longest PAYMENT-SIGNATURE accepted. An x402 client echoes every extension of the 402 in it: with the `bazaar`
+ * declaration (the deploy's input and output schemas, about 6 KB) an EIP-3009 payment is about 10 KB of base64, and a
+ * smart wallet's signature adds a few KB. 12 KiB leaves that room and stays under what Node's server (16 KiB for all
+ * headers) and Vercel (16 KB for one header) take.
+ */
+export const PAYMENT_HEADER_MAX_LENGTH = 12 * 1024
 
 const hex = (bytes: number, what: string) =>
   z.string().regex(new RegExp(`^0x[0-9a-fA-F]{${bytes * 2}}$`), `${what} must be ${bytes} bytes of hex`)

@@ -14,6 +14,12 @@ export const PAYMENT_TIMEOUT_SECONDS = 300
 export const RESOURCE_DESCRIPTION =
   'One B20 token deploy on Base, signed and broadcast by the service (the body is the agent_deploy intent)'
 
+/** The service's name, as the 402's resource (x402's `serviceName`, at most 32 ASCII characters) and the manifest say it. */
+export const SERVICE_NAME = 'Base control room'
+
+/** Topics a discovery catalogue files the door under (x402's `tags`: at most 5, each at most 32 ASCII characters). */
+export const SERVICE_TAGS = ['base', 'b20', 'token-deploy', 'erc20', 'usdc']
+
 /** The x402 v2 requirements of one paid deploy: the `exact` scheme on EVM (EIP-3009), in the configured asset. */
 export function paymentRequirementsOf(config: PaymentsConfig): PaymentRequirements {
   return {
@@ -27,8 +33,14 @@ export function paymentRequirementsOf(config: PaymentsConfig): PaymentRequiremen
   }
 }
 
-/** The 402's `resource`: this door (its URL without a query), what it sells, and what it answers. */
+/** The 402's `resource`: this door (its URL without a query), what it sells, what it answers, and who sells it. */
 export function resourceOf(url: string): ResourceInfo {
   const { origin, pathname } = new URL(url)
-  return { url: `${origin}${pathname}`, description: RESOURCE_DESCRIPTION, mimeType: 'application/json' }
+  return {
+    url: `${origin}${pathname}`,
+    description: RESOURCE_DESCRIPTION,
+    mimeType: 'application/json',
+    serviceName: SERVICE_NAME,
+    tags: [...SERVICE_TAGS],
+  }
 }

@@ -144,6 +144,9 @@ describe('the agent skill', () => {
     expect(text.startsWith('# Base control room\n\n> ')).toBe(true)
     expect(text).toContain('(/skill.md)')
     expect(text).toContain('(/openapi.json)')
+    // Agents that pay find the door through x402 discovery: both documents link the origin's manifest.
+    expect(text).toContain('(/.well-known/x402)')
+    expect(file).toContain('(/.well-known/x402)')
   })
 })
 

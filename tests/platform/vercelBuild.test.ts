@@ -124,6 +124,8 @@ const TABLE: Record<string, FunctionCall[]> = {
     { path: '/api/x402/deploy', method: 'POST', headers: json, body: '{"name":"Off","symbol":"OFF"}' },
     { path: '/api/x402/deploy', method: 'GET' },
   ],
+  // Its discovery manifest is off with it: 404 on both sides.
+  'x402/manifest': [{ path: '/api/x402/manifest' }, { path: '/api/x402/manifest', method: 'POST' }],
   skill: [{ path: '/api/skill' }, { path: '/api/skill', method: 'HEAD' }],
   llms: [{ path: '/api/llms' }],
   openapi: [{ path: '/api/openapi' }],
@@ -231,7 +233,7 @@ describe('the Vercel build output (vercel build with the official CLI, offline)'
     for (const answer of [...built, ...expected]) expect(answer.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$|::/)
     if (name === 'control-room') expect(built[3]!.headers['x-request-id']).toBe('fra1::iad1::built-1732350000000-0abc')
     // Not vacuous: the table reaches the real work, not only refusals (the paid door is off here: its cases are below).
-    if (name !== 'x402/deploy') expect(built.some((a) => a.status === 200)).toBe(true)
+    if (!name.startsWith('x402/')) expect(built.some((a) => a.status === 200)).toBe(true)
     else expect(built.map((a) => a.status)).toEqual([404, 405])
     if (name === 'stream') {
       // The built function streams as npm start does: retry, then the control room as one event, then a clean end.
@@ -289,7 +291,7 @@ describe('the Vercel build output (vercel build with the official CLI, offline)'
     expect(answer!.body).toBe(readFileSync(join(ROOT, 'SKILL.md'), 'utf8'))
   })
 
-  it('routes /openapi.json, /skill.md and /llms.txt to their functions, as vercel.json says', () => {
+  it('routes /openapi.json, /skill.md, /llms.txt and /.well-known/x402 to their functions, as vercel.json says', () => {
     const vercel = JSON.parse(readFileSync(join(ROOT, 'vercel.json'), 'utf8')) as { rewrites: { source: string; destination: string }[] }
     for (const { source, destination } of vercel.rewrites) {
       const route = output.config.routes.find((r) => typeof r.src === 'string' && new RegExp(r.src).test(source) && r.dest === destination)
@@ -331,6 +333,10 @@ describe('the Vercel build output (vercel build with the official CLI, offline)'
         '/api/x402/deploy': output.functions['x402/deploy']!,
         '/api/b20-skill': output.functions['b20-skill']!,
         '/api/launches': output.functions.launches!,
+        // How agents find the door: the manifest (at its function's path and vercel.json's rewrite) and the document.
+        '/api/x402/manifest': output.functions['x402/manifest']!,
+        '/.well-known/x402': output.functions['x402/manifest']!,
+        '/openapi.json': output.functions.openapi!,
       }
       served = await Promise.all([
         serveBuiltFunctions(routes, paid.env),

@@ -64,7 +64,12 @@ export function withOpenApiCheck(path: string, endpoint: { fetch: (request: Requ
 }
 
 /** Paths the site answers that map onto a documented path (vercel.json rewrites). */
-const REWRITES: Record<string, string> = { '/openapi.json': '/api/openapi', '/skill.md': '/api/skill', '/llms.txt': '/api/llms' }
+const REWRITES: Record<string, string> = {
+  '/openapi.json': '/api/openapi',
+  '/skill.md': '/api/skill',
+  '/llms.txt': '/api/llms',
+  '/.well-known/x402': '/api/x402/manifest',
+}
 
 /** `fetch` that checks every answer from an /api/ path (or a rewrite of one) against the OpenAPI document. */
 export async function fetchChecked(input: string | URL | Request, init?: RequestInit): Promise<Response> {

@@ -6,14 +6,16 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http'
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402/core/types'
+import { type DiscoveryExtension, validateDiscoveryExtension } from '@x402/extensions/bazaar'
 import type { Address, Hex } from 'viem'
 import { expect, it } from 'vitest'
 import { canonicalJson } from '../../lib/deploy/pipeline/idempotency.js'
 import { paymentKeys } from '../../lib/payments/keys.js'
+import { PAYMENT_HEADER_MAX_LENGTH } from '../../lib/payments/payload.js'
 import { type PaymentRecord, saveOpenPayment, sha256 } from '../../lib/payments/paymentRecord.js'
 import { createUpstashStore } from '../../lib/store/upstash.js'
 import { fetchChecked } from './openapiCheck.js'
-import { fundedPayer, type PaidDoorParts, TEST_PRICE_UNITS } from './paidDoorParts.js'
+import { fundedPayer, type PaidDoorParts, TEST_PRICE, TEST_PRICE_UNITS } from './paidDoorParts.js'
 import { createPayingClient, type PayingClient, signPaymentHeader } from './payingClient.js'
 import { findLeaks } from './secrets.js'
 import { BASE_USDC } from './testUsdc.js'
@@ -137,6 +139,51 @@ export function definePaidDoorCases(target: () => PaidDoorTarget): void {
     expect(answer.headers.get('ratelimit-policy')).toMatch(/^"x402";q=\d+;w=60$/)
     expect(answer.headers.get('ratelimit')).toMatch(/^"x402";r=\d+;t=\d+$/)
     expect(answer.headers.get('access-control-expose-headers')).toMatch(/PAYMENT-REQUIRED.*PAYMENT-RESPONSE/)
+  })
+
+  it('is findable: a bazaar extension @x402/extensions validates in the 402, the manifest on the origin, the price in the document', async () => {
+    const door = target().doors[0]
+    const answer = await send(door, { name: 'Found Token', symbol: 'FOUND' })
+    const required = decodePaymentRequiredHeader(answer.headers.get('payment-required')!)
+    const bazaar = required.extensions!.bazaar as DiscoveryExtension
+    expect(validateDiscoveryExtension(bazaar)).toEqual({ valid: true })
+    expect(bazaar.info.input).toMatchObject({ type: 'http', method: 'POST', bodyType: 'json' })
+    // Its input schema is the intent's: a real one passes, a bad one does not.
+    const withBody = (body: unknown) =>
+      validateDiscoveryExtension({ ...bazaar, info: { ...bazaar.info, input: { ...bazaar.info.input, body } } } as DiscoveryExtension)
+    expect(withBody({ name: 'Found Token', symbol: 'FOUND', initialSupply: '1000', recipient: target().parts.payTo })).toEqual({
+      valid: true,
+    })
+    expect(withBody({ name: 'Found Token', symbol: 'B@D', colour: 'red' })).toMatchObject({ valid: false })
+    // The origin's manifest, at the well-known path and at its function's own, points at this door with the 402's words.
+    for (const path of ['/.well-known/x402', '/api/x402/manifest']) {
+      const manifest = await keep(await fetchChecked(`${door}${path}`, { headers: { origin: 'https://agent.example' } }))
+      expect(manifest.status).toBe(200)
+      expect(manifest.headers.get('access-control-allow-origin')).toBe('*')
+      expect(manifest.body).toEqual({
+        x402Version: 2,
+        kind: 'resource-server',
+        name: required.resource.serviceName,
+        description: expect.any(String),
+        resources: [{ url: required.resource.url, method: 'POST', description: required.resource.description }],
+        docs: `${door}/skill.md`,
+        openapi: `${door}/openapi.json`,
+        updated: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      })
+    }
+    const preflight = await fetch(`${door}/.well-known/x402`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://agent.example', 'access-control-request-method': 'GET' },
+    })
+    expect(preflight.status).toBe(204)
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('*')
+    // The OpenAPI document marks the paid operation with this deployment's price and scheme.
+    const document = await keep(await fetchChecked(`${door}/openapi.json`))
+    expect(document.body.paths['/api/x402/deploy'].post['x-payment-info']).toMatchObject({
+      price: { mode: 'fixed', currency: 'USD', amount: TEST_PRICE },
+      protocols: [{ x402: { scheme: 'exact', network: 'eip155:8453', amount: TEST_PRICE_UNITS.toString(), payTo: target().parts.payTo } }],
+      discovery: '/.well-known/x402',
+    })
   })
 
   it('refuses an invalid body first, as /api/b20-skill does: no 402, nobody asked to pay', async () => {
@@ -319,7 +366,7 @@ export function definePaidDoorCases(target: () => PaidDoorTarget): void {
       'INVALID_PAYMENT',
     ],
     ['in a malformed header', async () => 'not a payment!', 400, 'INVALID_PAYMENT'],
-    ['in an oversized header', async () => 'A'.repeat(9000), 400, 'INVALID_PAYMENT'],
+    ['in an oversized header', async () => 'A'.repeat(PAYMENT_HEADER_MAX_LENGTH + 1), 400, 'INVALID_PAYMENT'],
   ]
   it.each(badPayments)(
     'refuses a payment %s before any settle: nothing signed, no balance moved',

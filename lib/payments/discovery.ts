@@ -1,0 +1,153 @@
+import { bazaarResourceServerExtension, type DiscoveryExtension, declareDiscoveryExtension } from '@x402/extensions/bazaar'
+import { z } from 'zod'
+import { agentDeploySchema } from '../deploy/actions/agentDeploy.js'
+import { perInstance } from '../platform/perInstance.js'
+import { paidDeploySchema } from './answerSchemas.js'
+import { RESOURCE_DESCRIPTION, SERVICE_NAME } from './requirements.js'
+
+// How agents find the paid door without reading a README: the 402's `bazaar` extension (what an indexing facilitator
+// lists after a settle: the body it takes and what it answers) and the origin's own manifest at /.well-known/x402 (bare
+// pointers to what it sells). Both are built here, from the zod schemas the door validates with and the OpenAPI document
+// declares, so neither can drift from the door.
+
+/** The paid door's path on the service's origin. */
+export const PAID_DEPLOY_PATH = '/api/x402/deploy'
+
+/** Where the discovery manifest is served (vercel.json rewrites it onto `/api/x402/manifest`). */
+export const DISCOVERY_MANIFEST_PATH = '/.well-known/x402'
+
+/** The agent_deploy body as the paid door takes it (`action` may be omitted): what the OpenAPI document declares too. */
+export const paidDeployRequestSchema = agentDeploySchema.partial({ action: true })
+
+/**
+ * A zod schema as JSON Schema 2020-12 for the bazaar extension, inlined (the extension's validator refuses a `$ref` that
+ * leaves it) and without `$schema` (the extension's own schema says it) or `examples` (its `info` is the example).
+ * `descriptions: false` drops the prose too, where the OpenAPI document already carries it and bytes count: an x402
+ * client echoes every extension of the 402 in its PAYMENT-SIGNATURE, which the door takes up to 12 KiB.
+ */
+function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output', { descriptions = true } = {}): Record<string, unknown> {
+  const { $schema: _, ...rest } = z.toJSONSchema(schema, {
+    io,
+    target: 'draft-2020-12',
+    reused: 'inline',
+    override: ({ jsonSchema }) => {
+      delete jsonSchema.examples
+      if (!descriptions) delete jsonSchema.description
+    },
+  })
+  return rest
+}
+
+/** A deploy an agent could send as it is: the bazaar's example of the body. */
+export const EXAMPLE_PAID_DEPLOY = {
+  name: 'Example Token',
+  symbol: 'EXT',
+  initialSupply: '1000000',
+  recipient: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed',
+} as const
+
+const EXAMPLE_ADDRESS = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed'
+const EXAMPLE_HASH = `0x${'ab'.repeat(32)}`
+
+/** What the door answers that deploy (made-up hashes and addresses): the bazaar's example of the output. */
+export const EXAMPLE_PAID_DEPLOY_ANSWER: z.infer<typeof paidDeploySchema> = {
+  ok: true,
+  status: 'broadcast',
+  txHash: EXAMPLE_HASH,
+  predictedAddress: '0xB20000000000000000000000000000000000cafe',
+  explorerUrl: `https://basescan.org/tx/${EXAMPLE_HASH}`,
+  token: {
+    name: 'Example Token',
+    symbol: 'EXT',
+    variant: 'asset',
+    decimals: 18,
+    admin: null,
+    initialSupply: '1000000',
+    supplyCap: null,
+    recipient: EXAMPLE_ADDRESS,
+    metadata: null,
+  },
+  signer: '0x00000000000000000000000000000000000051a4',
+  chainId: 8453,
+  payment: {
+    payer: EXAMPLE_ADDRESS,
+    transaction: `0x${'cd'.repeat(32)}`,
+    amount: '1000000',
+    asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+    network: 'eip155:8453',
+  },
+}
+
+/**
+ * The paid answer's schema for the bazaar: the top of `paidDeploySchema`, with `receipt` (only with waitSeconds; the
+ * OpenAPI document details it) kept as an object, so that the echo stays small.
+ */
+const paidDeployOutputSchema = paidDeploySchema.omit({ receipt: true }).extend({
+  receipt: z.looseObject({ ok: z.boolean(), status: z.string().optional() }).optional(),
+})
+
+/**
+ * The 402's `bazaar` extension (x402's discovery extension), as `declareDiscoveryExtension` declares a JSON body and
+ * the extension's own HTTP enrichment pins the method (POST), once per instance: the intent's JSON Schema from the
+ * same zod schema as the OpenAPI document, an example body, and the paid answer's schema with an example.
+ */
+export const paidDeployDiscovery: () => { bazaar: DiscoveryExtension } = perInstance(() => {
+  const declared = declareDiscoveryExtension({
+    bodyType: 'json',
+    input: { ...EXAMPLE_PAID_DEPLOY },
+    inputSchema: jsonSchemaOf(paidDeployRequestSchema, 'input'),
+    output: { example: EXAMPLE_PAID_DEPLOY_ANSWER, schema: jsonSchemaOf(paidDeployOutputSchema, 'output', { descriptions: false }) },
+  })
+  // What x402's HTTP middleware does for a route: the enrichment reads the method (and the path, for a route with
+  // parameters, which this one is not).
+  const request = { method: 'POST', path: PAID_DEPLOY_PATH, adapter: { getPath: () => PAID_DEPLOY_PATH } }
+  return { bazaar: bazaarResourceServerExtension.enrichDeclaration!(declared.bazaar, request) as DiscoveryExtension }
+})
+
+/** One thing the origin sells, as the manifest points at it: where, how, and what (no terms: the 402 states them). */
+export const manifestResourceSchema = z.object({
+  url: z.string().describe('The paid resource on this origin'),
+  method: z.enum(['POST']).describe('How it is called'),
+  description: z.string().describe('What it sells: the same words as the 402’s resource'),
+})
+
+/** The x402 discovery manifest of the origin (`GET /.well-known/x402`). */
+export const discoveryManifestSchema = z
+  .object({
+    x402Version: z.literal(2),
+    kind: z.literal('resource-server').describe('This origin sells x402-paid resources (it is not a facilitator)'),
+    name: z.string(),
+    description: z.string(),
+    resources: z.array(manifestResourceSchema).describe('Bare pointers: each resource’s 402 states its price, asset, network and payTo'),
+    docs: z.string().describe('The agent guide (/skill.md) on this origin'),
+    openapi: z.string().describe('The OpenAPI document on this origin; the paid operation carries x-payment-info'),
+    updated: z.string().describe('When this instance read the settings the manifest states (ISO 8601)'),
+  })
+  .describe('The x402 discovery manifest: what this origin sells over x402, as bare pointers')
+
+/** The discovery manifest. */
+export type DiscoveryManifest = z.infer<typeof discoveryManifestSchema>
+
+/** Parameters of {@link discoveryManifestOf}. */
+export type DiscoveryManifestOfParameters = {
+  /** The request's URL: the manifest points at this origin. */
+  url: string
+  /** When the manifest's settings were read (ms since the epoch). */
+  updatedAt: number
+}
+
+/** The manifest of the origin a request came to (pure): the paid door as a bare pointer, with the 402's own words. */
+export function discoveryManifestOf({ url, updatedAt }: DiscoveryManifestOfParameters): DiscoveryManifest {
+  const { origin } = new URL(url)
+  return {
+    x402Version: 2,
+    kind: 'resource-server',
+    name: SERVICE_NAME,
+    description:
+      'Live Base market data and KMS-signed B20 token deploys for AI agents; a deploy is sold per call with x402 (USDC on Base).',
+    resources: [{ url: `${origin}${PAID_DEPLOY_PATH}`, method: 'POST', description: RESOURCE_DESCRIPTION }],
+    docs: `${origin}/skill.md`,
+    openapi: `${origin}/openapi.json`,
+    updated: new Date(updatedAt).toISOString(),
+  }
+}

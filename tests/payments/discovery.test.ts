@@ -1,0 +1,233 @@
+import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http'
+import type { PaymentRequired } from '@x402/core/types'
+import {
+  type DiscoveryExtension,
+  extractDiscoveryInfo,
+  validateDiscoveryExtension,
+  validateDiscoveryExtensionSpec,
+} from '@x402/extensions/bazaar'
+import { describe, expect, it } from 'vitest'
+import openapi from '../../api/openapi.js'
+import { parseDeployIntent } from '../../lib/deploy/actions/agentDeploy.js'
+import { createAgentRegistry } from '../../lib/deploy/agents/agentRegistry.js'
+import { loadDeployConfig } from '../../lib/deploy/config.js'
+import type { DeployServicesSource } from '../../lib/deploy/instance.js'
+import { paidDeploySchema } from '../../lib/payments/answerSchemas.js'
+import { loadPaymentsConfig } from '../../lib/payments/config.js'
+import { discoveryManifestSchema, EXAMPLE_PAID_DEPLOY, EXAMPLE_PAID_DEPLOY_ANSWER } from '../../lib/payments/discovery.js'
+import { createDiscoveryManifestEndpoint, createPaidDeployEndpoint } from '../../lib/payments/endpoint.js'
+import { paymentsSourceFrom } from '../../lib/payments/instance.js'
+import { paidDeployPaymentInfo } from '../../lib/payments/openapi.js'
+import { PAYMENT_HEADER_MAX_LENGTH } from '../../lib/payments/payload.js'
+import { silentLogger } from '../../lib/platform/log.js'
+import { createMemoryStore } from '../../lib/store/memory.js'
+import { withOpenApiCheck } from '../support/openapiCheck.js'
+import { createPayingClient } from '../support/payingClient.js'
+import { createTestClock } from '../support/testClock.js'
+
+// How agents find the paid door, in process: the 402's bazaar extension, held to @x402/extensions' own validators
+// and to the door's own intent check; the origin's /.well-known/x402 manifest; the OpenAPI document's x-payment-info.
+// tests/support/paidDoorCases.ts runs the same over npm start and the Vercel build output.
+
+const ON = {
+  X402_PRICE: '1.00',
+  X402_FACILITATOR_URL: 'http://127.0.0.1:9/facilitator',
+  X402_PAY_TO: '0x000000000000000000000000000000000000bEEF',
+  KMS_KEY_ID: 'test-key',
+  AWS_REGION: 'us-east-1',
+}
+
+/** A payments source over an environment, with a deploy side whose services must never be asked for here. */
+function sourceOver(env: Record<string, string>) {
+  const store = createMemoryStore()
+  const deploy: DeployServicesSource = {
+    config: () => loadDeployConfig(env),
+    services: async () => {
+      throw new Error('the services were loaded')
+    },
+    logger: () => silentLogger,
+    agents: async () => createAgentRegistry({ store: null, storePrefix: 'test:', now: () => 0 }),
+    store: async () => store,
+  }
+  return paymentsSourceFrom({ deploy, env, clock: createTestClock(Date.UTC(2026, 10, 23, 10)).clock })
+}
+
+/** The PAYMENT-REQUIRED of an unpaid deploy at the door, decoded. */
+async function required(url = 'https://svc.test/api/x402/deploy'): Promise<PaymentRequired> {
+  const handle = withOpenApiCheck('/api/x402/deploy', createPaidDeployEndpoint(sourceOver(ON)))
+  const answer = await handle(
+    new Request(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(EXAMPLE_PAID_DEPLOY) }),
+  )
+  expect(answer.status).toBe(402)
+  return decodePaymentRequiredHeader(answer.headers.get('payment-required')!)
+}
+
+/** The bazaar extension with another body in its info: what the extension's validator says of that body. */
+const withBody = (bazaar: DiscoveryExtension, body: unknown) =>
+  validateDiscoveryExtension({ ...bazaar, info: { ...bazaar.info, input: { ...bazaar.info.input, body } } } as DiscoveryExtension)
+
+describe("the 402's bazaar discovery extension", () => {
+  it('is valid by @x402/extensions’ own validators, pinned to POST with a JSON body, on the door as its resource', async () => {
+    const { extensions, resource } = await required()
+    const bazaar = extensions!.bazaar as DiscoveryExtension
+    expect(validateDiscoveryExtension(bazaar)).toEqual({ valid: true })
+    expect(validateDiscoveryExtensionSpec(bazaar as never)).toEqual({ valid: true })
+    expect(bazaar.info.input).toMatchObject({ type: 'http', method: 'POST', bodyType: 'json', body: EXAMPLE_PAID_DEPLOY })
+    expect(bazaar.info.output).toEqual({ type: 'json', example: EXAMPLE_PAID_DEPLOY_ANSWER })
+    expect(resource).toEqual({
+      url: 'https://svc.test/api/x402/deploy',
+      description: expect.stringContaining('B20 token deploy'),
+      mimeType: 'application/json',
+      serviceName: 'Base control room',
+      tags: expect.arrayContaining(['b20']),
+    })
+    // The 402 still carries what it carried: the payment-identifier extension a retry is recognised by.
+    expect(extensions).toHaveProperty('payment-identifier')
+  })
+
+  it('takes the intents the door takes and refuses what the door refuses, by the intent’s JSON Schema', async () => {
+    const bazaar = (await required()).extensions!.bazaar as DiscoveryExtension
+    const good = [
+      EXAMPLE_PAID_DEPLOY,
+      { action: 'agent_deploy', name: 'Stable', symbol: 'USDX', variant: 'stablecoin', currency: 'EUR' },
+      {
+        name: 'Fixed',
+        symbol: 'FIX',
+        fixedSupply: true,
+        initialSupply: '21000000',
+        recipient: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed',
+        description: 'A fixed supply.',
+        website: 'https://example.com',
+        waitSeconds: 6,
+      },
+    ]
+    for (const body of good) {
+      expect(withBody(bazaar, body), JSON.stringify(body)).toEqual({ valid: true })
+      expect(parseDeployIntent({ action: 'agent_deploy', ...body })).toMatchObject({ ok: true })
+    }
+    const bad = [
+      { name: 'No symbol' },
+      { name: 'Bad', symbol: 'B@D' },
+      { name: 'Extra', symbol: 'EXTRA', colour: 'red' },
+      { name: 'Salted', symbol: 'SALT', salt: '0x12' },
+      { name: 'Wrong', symbol: 'WRONG', action: 'receipt' },
+      { name: 'Wrong', symbol: 'WRONG', variant: 'nft' },
+    ]
+    for (const body of bad) {
+      expect(withBody(bazaar, body), JSON.stringify(body)).toMatchObject({ valid: false, errors: [expect.any(String)] })
+      expect(parseDeployIntent({ action: 'agent_deploy', ...body }), JSON.stringify(body)).toMatchObject({ ok: false })
+    }
+  })
+
+  it('states the same request schema as the OpenAPI document (one zod schema), and an output example the answer schema takes', async () => {
+    const bazaar = (await required()).extensions!.bazaar as DiscoveryExtension & { schema: any }
+    const document = (await (await openapi.fetch(new Request('https://svc.test/api/openapi'))).json()) as any
+    const deployBody = document.paths['/api/x402/deploy'].post.requestBody.content['application/json'].schema.oneOf[0]
+    const withoutExamples = (schema: unknown) =>
+      JSON.parse(JSON.stringify(schema, (key, value) => (key === 'examples' ? undefined : value)))
+    expect(bazaar.schema.properties.input.properties.body).toEqual(withoutExamples(deployBody))
+    expect(paidDeploySchema.parse(EXAMPLE_PAID_DEPLOY_ANSWER)).toEqual(EXAMPLE_PAID_DEPLOY_ANSWER)
+    expect(withBody(bazaar, EXAMPLE_PAID_DEPLOY)).toEqual({ valid: true })
+  })
+
+  it('fits, echoed by a real x402 client, in the PAYMENT-SIGNATURE the door takes, with room for a smart wallet’s signature', async () => {
+    const paymentRequired = await required('https://a-rather-long-deployment-name-0123456789.vercel.app/api/x402/deploy')
+    const client = createPayingClient({ rpcUrl: 'http://127.0.0.1:9' })
+    const payload = await client.client.createPaymentPayload(paymentRequired)
+    // The client echoes the extension, and a facilitator reads the door's discovery info from what it is sent.
+    expect(payload.extensions?.bazaar).toEqual(paymentRequired.extensions!.bazaar)
+    expect(extractDiscoveryInfo(payload, paymentRequired.accepts[0]!)).toMatchObject({
+      resourceUrl: paymentRequired.resource.url,
+      method: 'POST',
+      serviceName: 'Base control room',
+      discoveryInfo: { input: { type: 'http', method: 'POST', bodyType: 'json' } },
+    })
+    const header = encodePaymentSignatureHeader(payload)
+    expect(header.length).toBeLessThanOrEqual(PAYMENT_HEADER_MAX_LENGTH - 2048)
+  })
+})
+
+describe('GET /.well-known/x402 (api/x402/manifest)', () => {
+  const manifest = (env: Record<string, string>, init: RequestInit = {}, url = 'https://svc.example/.well-known/x402') =>
+    withOpenApiCheck('/api/x402/manifest', createDiscoveryManifestEndpoint(sourceOver(env)))(new Request(url, init))
+
+  it('answers the manifest on the origin asked, with bare pointers in the 402’s own words, CORS-open', async () => {
+    const answer = await manifest(ON, { headers: { origin: 'https://agent.example' } })
+    expect(answer.status).toBe(200)
+    expect(answer.headers.get('access-control-allow-origin')).toBe('*')
+    expect(answer.headers.get('cache-control')).toBe('public, max-age=300')
+    const body = discoveryManifestSchema.parse(await answer.json())
+    const { resource } = await required('https://svc.example/api/x402/deploy')
+    expect(body).toEqual({
+      x402Version: 2,
+      kind: 'resource-server',
+      name: resource.serviceName,
+      description: expect.stringContaining('x402'),
+      resources: [{ url: resource.url, method: 'POST', description: resource.description }],
+      docs: 'https://svc.example/skill.md',
+      openapi: 'https://svc.example/openapi.json',
+      updated: '2026-11-23T10:00:00.000Z',
+    })
+    // Each resource is a bare pointer: its terms are the 402's alone.
+    for (const entry of body.resources) expect(Object.keys(entry).sort()).toEqual(['description', 'method', 'url'])
+    const other = await manifest(ON, {}, 'https://other.example/api/x402/manifest')
+    expect(((await other.json()) as { resources: { url: string }[] }).resources[0]!.url).toBe('https://other.example/api/x402/deploy')
+  })
+
+  it('answers a CORS preflight and HEAD, and 405 with Allow for anything else', async () => {
+    const preflight = await manifest(ON, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://agent.example', 'access-control-request-method': 'GET' },
+    })
+    expect(preflight.status).toBe(204)
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('*')
+    const head = await manifest(ON, { method: 'HEAD' })
+    expect(head.status).toBe(200)
+    expect(await head.text()).toBe('')
+    const post = await manifest(ON, { method: 'POST' })
+    expect(post.status).toBe(405)
+    expect(post.headers.get('allow')).toContain('GET')
+  })
+
+  it('is off like the door (404 PAID_DEPLOYS_OFF), and answers CONFIG_INVALID for a bad setting without its value', async () => {
+    const off = await manifest({ X402_PRICE: '1.00' })
+    expect(off.status).toBe(404)
+    expect(await off.json()).toMatchObject({ ok: false, code: 'PAID_DEPLOYS_OFF', error: expect.stringContaining('X402_FACILITATOR_URL') })
+    const bad = await manifest({ ...ON, X402_PRICE: 'one dollar' })
+    expect(bad.status).toBe(500)
+    const text = await bad.text()
+    expect(JSON.parse(text)).toMatchObject({ ok: false, code: 'CONFIG_INVALID' })
+    expect(text).not.toContain('one dollar')
+  })
+})
+
+describe("the OpenAPI document's x-payment-info", () => {
+  it('marks the paid operation with its price and scheme while paid deploys are on, and the scheme alone when off', async () => {
+    const config = loadPaymentsConfig(ON, loadDeployConfig(ON))
+    expect(paidDeployPaymentInfo(config)).toEqual({
+      price: { mode: 'fixed', currency: 'USD', amount: '1.00' },
+      protocols: [
+        {
+          x402: {
+            x402Version: 2,
+            scheme: 'exact',
+            network: 'eip155:8453',
+            asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+            amount: '1000000',
+            payTo: ON.X402_PAY_TO,
+          },
+        },
+      ],
+      discovery: '/.well-known/x402',
+    })
+    const off = { ...ON, X402_PRICE: '' }
+    expect(paidDeployPaymentInfo(loadPaymentsConfig(off, loadDeployConfig(off)))).toEqual({
+      protocols: [{ x402: { x402Version: 2, scheme: 'exact' } }],
+      discovery: '/.well-known/x402',
+    })
+    // This process has paid deploys off: the served document says the scheme, and lists the manifest's path.
+    const document = (await (await openapi.fetch(new Request('https://svc.test/api/openapi'))).json()) as any
+    expect(document.paths['/api/x402/deploy'].post['x-payment-info']).toMatchObject({ protocols: [{ x402: { scheme: 'exact' } }] })
+    expect(document.paths['/api/x402/manifest'].get.operationId).toBe('getX402Manifest')
+  })
+})
