@@ -1,6 +1,7 @@
 import { type EIP712SignedReceipt, OFFER_RECEIPT, type ReceiptPayload, signReceiptEIP712 } from '@x402/extensions/offer-receipt'
 import type { TypedDataDefinition } from 'viem'
 import type { KmsAccount } from '../chain/kmsAccount.js'
+import type { DeployServices } from '../deploy/services.js'
 import { errorName } from '../platform/log.js'
 import type { PaymentSummary } from './answerSchemas.js'
 import { type DoorAnswer, paymentResponseHeader } from './answers.js'
@@ -89,16 +90,16 @@ export function offerReceiptExtension(receipt: EIP712SignedReceipt): Record<stri
   return { [OFFER_RECEIPT]: { info: { receipt }, schema: OFFER_RECEIPT_INFO_SCHEMA } }
 }
 
+/** What {@link withOfferReceipt} takes of the paid door's context: the signer and logger, the clock, the request's URL. */
+export type WithOfferReceiptContext = Pick<PaidDeployContext, 'clock' | 'url'> & { services: Pick<DeployServices, 'getSigner' | 'logger'> }
+
 /**
  * The answer of a paid deploy that went out, with its receipt: in PAYMENT-RESPONSE's extensions and in `payment`.
  * Any other answer is returned as it is (a credit or an uncertain broadcast delivered nothing known yet). When the
  * signer cannot sign it (KMS down or slow), the deploy is answered without a receipt and a `kms_unavailable` line says
  * so: the deploy went out and its answer must not be lost for want of a receipt.
  */
-export async function withOfferReceipt(
-  context: Pick<PaidDeployContext, 'services' | 'clock' | 'url'>,
-  answer: DoorAnswer,
-): Promise<DoorAnswer> {
+export async function withOfferReceipt(context: WithOfferReceiptContext, answer: DoorAnswer): Promise<DoorAnswer> {
   const { body } = answer
   const payment = body.payment as PaymentSummary | undefined
   const { getSigner, logger } = context.services
