@@ -29,6 +29,7 @@ import {
 import { mcpOpenApi } from '../mcp/openapi.js'
 import {
   creditAnswerSchema,
+  offerReceiptSchema,
   paidDeploySchema,
   paidDoorErrorSchema,
   paymentRequiredBodySchema,
@@ -108,6 +109,7 @@ const COMPONENTS = {
   SkillHttpError: skillHttpErrorSchema,
   PaidDeploy: paidDeploySchema,
   PaymentSummary: paymentSummarySchema,
+  OfferReceipt: offerReceiptSchema,
   PaymentRequirement: paymentRequirementSchema,
   PaymentRequired: paymentRequiredBodySchema,
   Credit: creditAnswerSchema,

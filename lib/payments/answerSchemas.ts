@@ -31,9 +31,38 @@ export const paymentRequirementSchema = z.object({
   extra: z.object({ name: z.string(), version: z.string() }).describe('The token’s EIP-712 domain'),
 })
 
-/** Success body of a paid deploy: the deploy answer (spec 2.5) and what was paid. */
+/**
+ * The receipt of a paid deploy: x402's `offer-receipt` extension, EIP-712 form, signed by the deploy signer through
+ * KMS. PAYMENT-RESPONSE carries the same object at `extensions["offer-receipt"].info.receipt`.
+ */
+export const offerReceiptSchema = z
+  .object({
+    format: z.literal('eip712'),
+    payload: z.object({
+      version: z.literal(1).describe('The receipt payload’s schema version'),
+      network: z.string().describe('CAIP-2 network of the payment: eip155:8453'),
+      resourceUrl: z.string().describe('The paid resource: this door’s URL, as the 402’s resource.url'),
+      payer: address.describe('The wallet that paid'),
+      issuedAt: z.number().int().describe('When the receipt was signed (Unix seconds)'),
+      transaction: z
+        .string()
+        .regex(/^0x[0-9a-fA-F]{64}$/)
+        .describe('The settlement’s transaction, as payment.transaction'),
+    }),
+    signature: z
+      .string()
+      .regex(/^0x[0-9a-fA-F]{130}$/)
+      .describe(
+        'EIP-712 signature (domain { name: "x402 receipt", version: "1", chainId: 1 }, type Receipt) by the deploy signer: it recovers to the deploy transaction’s from',
+      ),
+  })
+  .describe(
+    'Proof of purchase for others: verify with verifyReceiptSignatureEIP712 of @x402/extensions/offer-receipt; absent if KMS could not sign it then',
+  )
+
+/** Success body of a paid deploy: the deploy answer (spec 2.5) and what was paid, with its signed receipt. */
 export const paidDeploySchema = deployBroadcastSchema
-  .extend({ payment: paymentSummarySchema })
+  .extend({ payment: paymentSummarySchema.extend({ receipt: offerReceiptSchema.optional() }) })
   .describe('Paid, signed and broadcast (with receipt when waitSeconds saw it mined); the PAYMENT-RESPONSE header says the same settlement')
 
 /** Body of a 402: why, and what to pay (the PAYMENT-REQUIRED header carries the same, base64, for x402 clients). */

@@ -53,8 +53,8 @@ export async function paymentRequiredAnswer({
   }
 }
 
-/** The PAYMENT-RESPONSE header of a settled payment (x402's SettleResponse, base64). */
-export function paymentResponseHeader(payment: PaymentSummary): Record<string, string> {
+/** The PAYMENT-RESPONSE header of a settled payment (x402's SettleResponse, base64), with its extensions if any. */
+export function paymentResponseHeader(payment: PaymentSummary, extensions?: Record<string, unknown>): Record<string, string> {
   return {
     'payment-response': encodePaymentResponseHeader({
       success: true,
@@ -62,6 +62,7 @@ export function paymentResponseHeader(payment: PaymentSummary): Record<string, s
       transaction: payment.transaction,
       network: payment.network as `${string}:${string}`,
       amount: payment.amount,
+      ...(extensions ? { extensions } : {}),
     }),
   }
 }

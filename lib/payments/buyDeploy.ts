@@ -3,6 +3,7 @@ import { type DeployTokenReturnType, deployToken } from '../deploy/pipeline/depl
 import type { DeployCap } from '../deploy/pipeline/reserve.js'
 import { errorName } from '../platform/log.js'
 import { type DoorAnswer, domainAnswer, settledAnswer } from './answers.js'
+import { withOfferReceipt } from './offerReceipt.js'
 import { dropIdempotencyKey, type PaymentRecord, savePaymentDone } from './paymentRecord.js'
 import { type PaidDeployContext, type Purchase, saltOfPayment, summaryOf } from './purchase.js'
 import { forgetPayment, keepCredit, resumeSettling, type SettleStep, settleForDeploy } from './settleBeforeDeploy.js'
@@ -81,7 +82,7 @@ export async function buyDeploy(context: PaidDeployContext, purchase: Purchase, 
   }
   if (!deployed.ok && deployed.code !== 'BROADCAST_UNCERTAIN') return keepCredit(context, purchase, settled, deployed)
   // Broadcast (or maybe: BROADCAST_UNCERTAIN is final, the receipt tells): the payment bought this deploy, for good.
-  const answer = settledAnswer(deployed, summaryOf(settled))
+  const answer = await withOfferReceipt(context, settledAnswer(deployed, summaryOf(settled)))
   const done: PaymentRecord = { ...settled, state: 'done', credit: null, answer }
   try {
     await savePaymentDone(context.store, purchase, { record: done, lease: purchase.lease ?? '', keyHash: purchase.keyHash })

@@ -75,7 +75,7 @@ export const paidDeployOpenApi: ZodOpenApiPathItemObject = {
           ...corsHeaders,
           ...quota,
           'PAYMENT-RESPONSE': header(
-            'After a settlement: x402’s SettleResponse (base64 JSON: success, payer, transaction, network, amount)',
+            'After a settlement: x402’s SettleResponse (base64 JSON: success, payer, transaction, network, amount; after a broadcast, extensions["offer-receipt"].info.receipt: the signed receipt, as payment.receipt)',
           ),
           'Idempotent-Replayed': header('"true" when this is the stored answer of the same payment or Idempotency-Key'),
         },

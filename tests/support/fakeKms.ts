@@ -23,6 +23,8 @@ export type FakeKms = {
   setDown(down: boolean): void
   /** Makes calls misbehave until set back to null: see {@link KmsFault}. */
   setFault(fault: KmsFault | null): void
+  /** Runs `then` once the next call of `operation` has been answered (to fail the call after it, say). */
+  onNext(operation: string, then: () => void): void
   close(): Promise<void>
 }
 
@@ -47,6 +49,7 @@ export async function startFakeKms(parameters: StartFakeKmsParameters = {}): Pro
   let down = false
   let fault: KmsFault | null = null
   let signatures = 0
+  const next = new Map<string, () => void>()
   const strangerKey = secp256k1.utils.randomSecretKey()
   // A P-256 SubjectPublicKeyInfo (its curve OID is prime256v1): what GetPublicKey answers for an ECC_NIST_P256 key.
   const p256PublicKey = Buffer.from(`3059301306072a8648ce3d020106082a8648ce3d03010703420004${'11'.repeat(64)}`, 'hex')
@@ -63,6 +66,9 @@ export async function startFakeKms(parameters: StartFakeKmsParameters = {}): Pro
     const send = (status: number, body: unknown) => {
       res.writeHead(status, { 'content-type': 'application/x-amz-json-1.1' })
       res.end(JSON.stringify(body))
+      const then = next.get(operation)
+      next.delete(operation)
+      then?.()
     }
     const error = (type: string, message: string, status = 400) => send(status, { __type: type, message })
     if (down) return error('KMSInternalException', 'service unavailable', 500)
@@ -116,6 +122,9 @@ export async function startFakeKms(parameters: StartFakeKmsParameters = {}): Pro
     },
     setFault: (value) => {
       fault = value
+    },
+    onNext: (operation, then) => {
+      next.set(operation, then)
     },
     close: () =>
       new Promise<void>((ok) => {

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url'
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http'
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402/core/types'
 import { type DiscoveryExtension, validateDiscoveryExtension } from '@x402/extensions/bazaar'
+import { type EIP712SignedReceipt, extractReceiptFromResponse, verifyReceiptSignatureEIP712 } from '@x402/extensions/offer-receipt'
 import type { Address, Hex } from 'viem'
 import { expect, it } from 'vitest'
 import { canonicalJson } from '../../lib/deploy/pipeline/idempotency.js'
@@ -84,12 +85,15 @@ export function definePaidDoorCases(target: () => PaidDoorTarget): void {
     keep(await payer.fetch(`${base}${DOOR}`, { method: 'POST', headers: { ...json, ...headers }, body: JSON.stringify(body) }))
   const payer = async (units?: bigint) =>
     createPayingClient({ rpcUrl: target().parts.chain.rpcUrl, privateKey: await fundedPayer(target().parts, units) })
+  /** The signed receipt of an answer, as an x402 client reads it from PAYMENT-RESPONSE (the extension's own reader). */
+  const receiptOf = (answer: Answer) => extractReceiptFromResponse(new Response(null, { headers: answer.headers }))
   const counts = () => {
     const { facilitator, kms, chain } = target().parts
     return {
       verifies: facilitator.calls.filter((c) => c === 'verify').length,
       settles: facilitator.calls.filter((c) => c === 'settle').length,
       settled: facilitator.settlements.length,
+      // KMS signatures: a paid deploy that goes out takes two, its transaction's and its receipt's.
       signs: kms.calls.filter((c) => c === 'Sign').length,
       kms: kms.calls.length,
       sends: chain.rpcMethods.filter((m) => m.startsWith('eth_sendRawTransaction')).length,
@@ -224,7 +228,23 @@ export function definePaidDoorCases(target: () => PaidDoorTarget): void {
       network: 'eip155:8453',
     })
     expect(await balances(client.address)).toEqual({ payer: start.payer - TEST_PRICE_UNITS, payTo: start.payTo + TEST_PRICE_UNITS })
-    expect(since(before)).toMatchObject({ verifies: 1, settles: 1, settled: 1, signs: 1 })
+    expect(since(before)).toMatchObject({ verifies: 1, settles: 1, settled: 1, signs: 2 })
+    // Its receipt, in PAYMENT-RESPONSE as x402 puts it and in the body: the extension's verifier recovers it to the
+    // deploy transaction's sender, so anyone can tie this payer's payment to the service that deployed.
+    const signed = receiptOf(answer) as EIP712SignedReceipt
+    expect(signed).toEqual(answer.body.payment.receipt)
+    const { signer, payload } = await verifyReceiptSignatureEIP712(signed)
+    const deployTx = await target().parts.chain.publicClient.getTransaction({ hash: answer.body.txHash })
+    expect(signer.toLowerCase()).toBe(deployTx.from.toLowerCase())
+    expect(signer).toBe(answer.body.signer)
+    expect(payload).toEqual({
+      version: 1,
+      network: 'eip155:8453',
+      resourceUrl: expect.stringMatching(/^https?:\/\/[^/]+\/api\/x402\/deploy$/),
+      payer: client.address,
+      issuedAt: expect.any(Number),
+      transaction: answer.body.payment.transaction,
+    })
     // The receipt is free on the door, for the deploys paid through it.
     const receipt = await send(target().doors[1], { action: 'receipt', tx_hash: answer.body.txHash, waitSeconds: 10 })
     expect(receipt.body).toMatchObject({
@@ -403,12 +423,15 @@ export function definePaidDoorCases(target: () => PaidDoorTarget): void {
     expect(deployed).toHaveLength(1)
     const other = answers.find((a) => a !== deployed[0])!
     if (other.body.ok !== true) expect(other.body).toMatchObject({ ok: false, code: 'IDEMPOTENCY_IN_PROGRESS' })
-    expect(since(before)).toMatchObject({ settles: 1, settled: 1, signs: 1 })
+    expect(since(before)).toMatchObject({ settles: 1, settled: 1, signs: 2 })
     expect(await balances(client.address)).toEqual({ payer: start.payer - TEST_PRICE_UNITS, payTo: start.payTo + TEST_PRICE_UNITS })
     const again = await send(target().doors[1], body, header)
     expect(again.body).toEqual(deployed[0]!.body)
     expect(again.headers.get('idempotent-replayed')).toBe('true')
-    expect(since(before)).toMatchObject({ settles: 1, signs: 1 })
+    // The replay carries the first answer's receipt, as it was signed: nothing is signed again.
+    expect(receiptOf(again)).toEqual(deployed[0]!.body.payment.receipt)
+    expect(again.body.payment.receipt).toMatchObject({ format: 'eip712' })
+    expect(since(before)).toMatchObject({ settles: 1, signs: 2 })
   })
 
   it('keeps a settled payment whose deploy failed (the RPC down) as a credit, redeemed by a resend with no second settle', async () => {
@@ -439,7 +462,7 @@ export function definePaidDoorCases(target: () => PaidDoorTarget): void {
     expect((await listedCredits(target().parts.env)).map((c) => c.credit?.id)).toContain(creditId)
     const redeemed = await send(target().doors[1], body, header)
     expect(redeemed.body).toMatchObject({ ok: true, status: 'broadcast', payment: { transaction: credited.body.payment.transaction } })
-    expect(since(before)).toMatchObject({ settles: 1, settled: 1, signs: 1 })
+    expect(since(before)).toMatchObject({ settles: 1, settled: 1, signs: 2 })
     expect(await balances(client.address)).toEqual({ payer: start.payer - TEST_PRICE_UNITS, payTo: start.payTo + TEST_PRICE_UNITS })
     expect((await listedCredits(target().parts.env)).map((c) => c.credit?.id)).not.toContain(creditId)
   })
@@ -529,7 +552,7 @@ export function definePaidDoorCases(target: () => PaidDoorTarget): void {
     expect(lost.status).toBe(503)
     const resent = await send(target().doors[0], body, header)
     expect(resent.body).toMatchObject({ ok: true, status: 'broadcast' })
-    expect(since(before)).toMatchObject({ settled: 1, signs: 1 })
+    expect(since(before)).toMatchObject({ settled: 1, signs: 2 })
     expect(await usdc.balanceOf(client.address)).toBe(start.payer - TEST_PRICE_UNITS)
   })
 
@@ -545,8 +568,37 @@ export function definePaidDoorCases(target: () => PaidDoorTarget): void {
       facilitator.setFault(null)
     }
     expect(answer.body).toMatchObject({ ok: true, status: 'broadcast', payment: { transaction: facilitator.settlements.at(-1) } })
-    expect(since(before)).toMatchObject({ settled: 1, signs: 1 })
+    expect(since(before)).toMatchObject({ settled: 1, signs: 2 })
     expect(await balances(client.address)).toEqual({ payer: start.payer - TEST_PRICE_UNITS, payTo: start.payTo + TEST_PRICE_UNITS })
+  })
+
+  it('answers a deploy that went out without its receipt when KMS cannot sign the receipt, and logs it', async () => {
+    const { kms } = target().parts
+    const client = await payer()
+    const body = { name: 'No Receipt', symbol: 'NORCPT' }
+    const [start, before] = [await balances(client.address), counts()]
+    // KMS signs the deploy's transaction, then goes down before the receipt's signature.
+    kms.onNext('Sign', () => kms.setDown(true))
+    let answer: Answer
+    try {
+      answer = await pay(client, target().doors[0], body)
+    } finally {
+      kms.setDown(false)
+    }
+    expect(answer.body).toMatchObject({ ok: true, status: 'broadcast', payment: { payer: client.address } })
+    expect(answer.body.payment.receipt).toBeUndefined()
+    expect(receiptOf(answer)).toBeUndefined()
+    expect(decodePaymentResponseHeader(answer.headers.get('payment-response')!)).toMatchObject({
+      success: true,
+      transaction: answer.body.payment.transaction,
+    })
+    expect(since(before)).toMatchObject({ settled: 1, sends: 1 })
+    expect(await balances(client.address)).toEqual({ payer: start.payer - TEST_PRICE_UNITS, payTo: start.payTo + TEST_PRICE_UNITS })
+    const receiptLines = () =>
+      target()
+        .lines()
+        .filter((line) => /"kms_unavailable"/.test(line) && /"operation":"receipt"/.test(line))
+    await expect.poll(receiptLines).toContainEqual(expect.stringContaining(answer.body.txHash))
   })
 
   it('forgets a payment whose settle nobody saw end once its authorization can no longer settle', async () => {
