@@ -2,7 +2,7 @@ import { bazaarResourceServerExtension, type DiscoveryExtension, declareDiscover
 import { z } from 'zod'
 import { agentDeploySchema } from '../deploy/actions/agentDeploy.js'
 import { perInstance } from '../platform/perInstance.js'
-import { paidDeploySchema } from './answerSchemas.js'
+import { paidDeploySchema, paymentSummarySchema } from './answerSchemas.js'
 import { RESOURCE_DESCRIPTION, SERVICE_NAME } from './requirements.js'
 
 // How agents find the paid door without reading a README: the 402's `bazaar` extension (what an indexing facilitator
@@ -79,11 +79,13 @@ export const EXAMPLE_PAID_DEPLOY_ANSWER: z.infer<typeof paidDeploySchema> = {
 }
 
 /**
- * The paid answer's schema for the bazaar: the top of `paidDeploySchema`, with `receipt` (only with waitSeconds; the
- * OpenAPI document details it) kept as an object, so that the echo stays small.
+ * The paid answer's schema for the bazaar: the top of `paidDeploySchema`, with `receipt` (only with waitSeconds) and
+ * the payment's signed `receipt` (x402's offer-receipt) kept as objects, so that the echo stays small; the OpenAPI
+ * document details both.
  */
-const paidDeployOutputSchema = paidDeploySchema.omit({ receipt: true }).extend({
+const paidDeployOutputSchema = paidDeploySchema.omit({ receipt: true, payment: true }).extend({
   receipt: z.looseObject({ ok: z.boolean(), status: z.string().optional() }).optional(),
+  payment: paymentSummarySchema.extend({ receipt: z.looseObject({ format: z.string() }).optional() }),
 })
 
 /**
