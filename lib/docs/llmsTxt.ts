@@ -25,7 +25,7 @@ export function buildLlmsTxt(): string {
     '- [GET /api/market-history](/api/market-history): the top 100’s total 24h volume every 5 minutes and a 24 h price line (48 half-hour slots) per current top-100 token, in one answer',
     '- [GET /api/health](/api/health): { ok, version, dataAgeSeconds }',
     '- POST /api/b20-skill: action agent_deploy (deploy a B20 token, born ready: initialSupply to a recipient, supplyCap or fixedSupply, and ERC-7572 metadata description/image/website on chain, all in the creation transaction), receipt (where the token landed; waitSeconds waits for mining), list_deploys (your deploys), list_events (your webhook events and their delivery) or redeliver (send one again, same webhook-id)',
-    '- POST /api/x402/deploy: the agent_deploy body, paid per deploy with x402 v2 (USDC on Base, no key): 402 with PAYMENT-REQUIRED, then settled only once the deploy is known to be good; the same payment or Idempotency-Key never pays twice; {"action":"receipt","tx_hash"} is free there',
+    '- POST /api/x402/deploy: the agent_deploy body, paid per deploy with x402 v2 (USDC on Base, no key): 402 with PAYMENT-REQUIRED (never for a B20 variant Base has not activated: VARIANT_NOT_ACTIVE), then settled only once the deploy is known to be good; the same payment or Idempotency-Key never pays twice; {"action":"receipt","tx_hash"} is free there',
     '- POST /api/mcp: the same as MCP tools (Streamable HTTP, stateless): get_control_room, search_tokens, get_token_ohlcv, list_launches, deploy_token, get_deploy_receipt, list_deploys, list_events, redeliver_event; agent key as Authorization: Bearer',
     '',
     '## Example: pay per deploy with x402, and get the address in the same call',

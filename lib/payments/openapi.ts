@@ -30,7 +30,7 @@ export const paidDeployOpenApi: ZodOpenApiPathItemObject = {
     operationId: 'paidDeploy',
     summary: 'Deploy a B20 token paid per call with x402 (USDC, no key), or read a paid deploy’s receipt (free)',
     description: [
-      'Any agent with a funded wallet deploys without a key: the body is the agent_deploy intent (action may be omitted; dryRun is not offered). Without PAYMENT-SIGNATURE the answer is 402 with the x402 v2 PAYMENT-REQUIRED header (scheme exact, network eip155:<CHAIN_ID>, the asset, amount in base units, payTo, extra {name, version}); an x402 client (@x402/fetch) pays it and sends the request again.',
+      'Any agent with a funded wallet deploys without a key: the body is the agent_deploy intent (action may be omitted; dryRun is not offered). A variant Base has not activated on the network is refused first (VARIANT_NOT_ACTIVE). Without PAYMENT-SIGNATURE the answer is 402 with the x402 v2 PAYMENT-REQUIRED header (scheme exact, network eip155:<CHAIN_ID>, the asset, amount in base units at the asset’s own decimals() read on chain, payTo, extra {name, version} checked against the token); an x402 client (@x402/fetch) pays it and sends the request again.',
       'With a payment: decoded (400 INVALID_PAYMENT), checked locally against the server’s own requirements, verified by the facilitator, the payer’s cap taken, the deploy simulated, and only then settled, confirmed on chain, signed and broadcast. A failure before the settle is 402 PAYMENT_INVALID or PAYMENT_FAILED with reason and a fresh PAYMENT-REQUIRED; nothing is settled or signed.',
       'One payment settles at most once and buys at most one deploy: the same payment again, or the same Idempotency-Key (scoped to the payer) with the same body, returns the first answer (Idempotent-Replayed: true) without settling the new payment. Settled but not deployed (RPC, KMS or store down, DEPLOY_BUSY) is a credit: resend to deploy without paying again.',
       '{"action":"receipt","tx_hash"} is free and answers as /api/b20-skill’s receipt does, for deploys paid here.',
@@ -69,7 +69,7 @@ export const paidDeployOpenApi: ZodOpenApiPathItemObject = {
             receiptReplacedSchema,
             deployFailureSchema,
           ]),
-          'Paid and broadcast; paid and not deployed (a credit); a receipt; or refused with nothing paid (ok false: INVALID_INTENT, DEPLOY_CAP_REACHED, SIMULATION_REVERTED, IDEMPOTENCY_CONFLICT, …)',
+          'Paid and broadcast; paid and not deployed (a credit); a receipt; or refused with nothing paid (ok false: INVALID_INTENT, VARIANT_NOT_ACTIVE before any 402 or verify, DEPLOY_CAP_REACHED, SIMULATION_REVERTED, IDEMPOTENCY_CONFLICT, …)',
         ),
         headers: {
           ...corsHeaders,
@@ -102,11 +102,14 @@ export const paidDeployOpenApi: ZodOpenApiPathItemObject = {
         ...jsonAnswer(paidDoorErrorSchema, 'Too many requests from this client (X402_RATE_LIMIT_PER_MINUTE a minute; RATE_LIMITED)'),
         headers: { ...retryAfterHeaders, ...quota },
       },
-      '500': jsonAnswer(paidDoorErrorSchema, 'Misconfigured (CONFIG_INVALID) or an unexpected failure (INTERNAL, with requestId)'),
+      '500': jsonAnswer(
+        paidDoorErrorSchema,
+        'Misconfigured (CONFIG_INVALID: a setting, or the asset on chain contradicting X402_ASSET, X402_PRICE or its EIP-712 name and version) or an unexpected failure (INTERNAL, with requestId)',
+      ),
       '503': {
         ...jsonAnswer(
           paidDoorErrorSchema,
-          'The facilitator is down or did not answer in time (FACILITATOR_UNAVAILABLE): nothing was settled or signed',
+          'The facilitator is down or did not answer in time (FACILITATOR_UNAVAILABLE), or the RPC could not say the asset’s decimals and EIP-712 domain, so no price is asked (RPC_UNAVAILABLE): nothing was settled or signed',
         ),
         headers: retryAfterHeaders,
       },
