@@ -4,6 +4,7 @@ import { KMSClient } from '@aws-sdk/client-kms'
 import { waitUntil } from '@vercel/functions'
 import { awsCredentialsProvider } from '@vercel/oidc-aws-credentials-provider'
 import type { Hex, PublicClient } from 'viem'
+import { type ActivationReader, createActivationReader } from '../chain/activation.js'
 import { createChainClient, createChainIdCheck } from '../chain/client.js'
 import { createKmsAccount, type KmsAccount } from '../chain/kmsAccount.js'
 import { type Clock, systemClock } from '../platform/clock.js'
@@ -27,6 +28,8 @@ export type DeployServices = Readonly<{
   /** The shared store, or null when deploys must not run (on Vercel without Redis). */
   store: Store | null
   publicClient: PublicClient
+  /** Which B20 variants the network has switched on (Base's ActivationRegistry), kept a few minutes on {@link clock}. */
+  activation: ActivationReader
   /** The network's fees, read at most once a block for all the deploys of the instance. */
   fees: FeeCache
   /** Sends a deploy that waits for its block (`waitSeconds`) with `eth_sendRawTransactionSync`, as the node takes it. */
@@ -121,6 +124,7 @@ export function createDeployServices(parameters: CreateDeployServicesParameters 
     config,
     store,
     publicClient,
+    activation: createActivationReader({ client: publicClient, now: clock.now }),
     // The chain's fees age, and a waiting send waits, in the chain's time: the real clock, whatever clock the records
     // are stamped with (a deploy test moves its clock by hand while anvil and the nodes run in real time).
     fees: createFeeCache({ publicClient, now: systemClock.now }),

@@ -31,6 +31,12 @@ export type DetailedHealth = PublicHealth & {
   rpc: HealthPart
   signer: HealthPart
   deploys: HealthPart
+  /**
+   * B20's variants as Base's ActivationRegistry says (`active` or `inactive`), as deploys see them: kept a few
+   * minutes per instance (`checkedAgeSeconds`). Down when the registry could not be asked; a variant switched off is
+   * not a part down (deploys of it are refused `VARIANT_NOT_ACTIVE`).
+   */
+  variants: HealthPart
   /** The scheduled tick: when it last ran, what it did and what failed. */
   tick: HealthPart
 }
@@ -46,7 +52,10 @@ export const HEALTH_PART_TIMEOUT_MS = 3000
  * is another one): `name` is that reason, as the detailed view reports every failure by its error's name.
  */
 export class PartDownError extends BaseError<'PART_DOWN'> {
-  constructor(reason: 'TimeoutError' | 'SignerNotConfigured' | 'ChainMismatch' | 'DeploysDisabled' | string, message: string) {
+  constructor(
+    reason: 'TimeoutError' | 'SignerNotConfigured' | 'ChainMismatch' | 'DeploysDisabled' | 'ActivationUnknown' | string,
+    message: string,
+  ) {
     super(message, { code: 'PART_DOWN', httpStatus: 503 })
     this.name = reason
   }
@@ -125,7 +134,7 @@ export async function checkDetailedHealth({ read, deploy, config }: CheckDetaile
     return { ctx, address: (await ctx.getSigner()).address }
   }
 
-  const [{ view: publicView, lastTick }, store, dexscreener, rpc, signer, deploys] = await Promise.all([
+  const [{ view: publicView, lastTick }, store, dexscreener, rpc, signer, deploys, variants] = await Promise.all([
     readPublicHealth(read),
     probe(read, async () => {
       await read.store.get(healthProbeKey(read.keyPrefix))
@@ -172,6 +181,17 @@ export async function checkDetailedHealth({ read, deploy, config }: CheckDetaile
           : null,
       }
     }),
+    probe(read, async () => {
+      const ctx = await services
+      const { variants, checkedAt } = await ctx.activation.read()
+      if (checkedAt === null) throw new PartDownError('ActivationUnknown', 'the ActivationRegistry did not answer')
+      const state = (active: boolean | null) => (active ? 'active' : 'inactive')
+      return {
+        asset: state(variants.asset),
+        stablecoin: state(variants.stablecoin),
+        checkedAgeSeconds: Math.max(0, Math.round((ctx.clock.now() - checkedAt) / 1000)),
+      }
+    }),
   ])
   const backingOff = read.gecko
     ? await read.store.get(readKeys(read.keyPrefix).geckoBackoff).then(
@@ -185,7 +205,7 @@ export async function checkDetailedHealth({ read, deploy, config }: CheckDetaile
     lastTick === null
       ? { ok: true, lastTick: null }
       : { ok: publicView.lastTickAgeSeconds !== null && publicView.lastTickAgeSeconds <= TICK_STALE_SECONDS, lastTick }
-  const parts = [store, dexscreener, geckoterminal, rpc, signer, deploys, tick]
+  const parts = [store, dexscreener, geckoterminal, rpc, signer, deploys, variants, tick]
   return {
     ...publicView,
     ok: publicView.ok && parts.every((p) => p.ok),
@@ -194,6 +214,7 @@ export async function checkDetailedHealth({ read, deploy, config }: CheckDetaile
     rpc,
     signer,
     deploys,
+    variants,
     tick,
   }
 }

@@ -24,5 +24,10 @@ export const healthSchema = z.object({
   rpc: part.optional().describe('chainId, expectedChainId, head'),
   signer: part.optional().describe('address, balanceEth, minBalanceEth, lowBalance'),
   deploys: part.optional().describe('usedInWindow, cap, windowSeconds, oldestUnmined { txHash, nonce, pendingSeconds }'),
+  variants: part
+    .optional()
+    .describe(
+      'B20 variants as Base’s ActivationRegistry says, as deploys see them (kept a few minutes): asset and stablecoin ("active" or "inactive"), checkedAgeSeconds',
+    ),
   tick: part.optional().describe('lastTick { at, durationMs, caller, failed, parts }; not ok when the last tick is over 10 minutes old'),
 })

@@ -91,6 +91,7 @@ export const paidDoorErrorCodeSchema = z.enum([
   'PAID_DEPLOYS_OFF',
   'INVALID_PAYMENT',
   'FACILITATOR_UNAVAILABLE',
+  'RPC_UNAVAILABLE',
   'RATE_LIMITED',
   'BODY_TOO_LARGE',
   'INVALID_JSON',

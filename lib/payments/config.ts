@@ -1,6 +1,7 @@
 import { z } from 'zod'
+import type { PaymentAssetFacts } from '../chain/paymentAsset.js'
 import type { DeployConfig } from '../deploy/config.js'
-import { type CrossCheck, type Environment, httpUrl, optional, parseWith, wholeNumber } from '../platform/config.js'
+import { ConfigError, type CrossCheck, type Environment, httpUrl, optional, parseWith, wholeNumber } from '../platform/config.js'
 import { cdpSecretProblem } from './cdpAuth.js'
 
 // The paid door's settings: off unless X402_PRICE, X402_FACILITATOR_URL and a signer are all set. A bad
@@ -12,21 +13,22 @@ export const DEFAULT_ASSETS: Readonly<Record<8453 | 84532, { address: `0x${strin
   84532: { address: '0x036CbD53842c5426634e7929541eC2318f3dCF7e', name: 'USDC', version: '2' },
 }
 
-/** Base units per whole token of the payment asset: USDC's 6 decimals (X402_ASSET must be a 6-decimal token too). */
-export const ASSET_DECIMALS = 6
+/** Most digits a price may have after the point: the most decimals an ERC-20 asset is taken with. */
+export const PRICE_DECIMALS_MAX = 18
 
-/** Configuration of the paid door, `POST /api/x402/deploy`. */
-export type PaymentsConfig = {
+/**
+ * The paid door's settings as the environment gives them. What they are worth in base units depends on the asset's
+ * `decimals()`, read from the chain: {@link pricedPaymentsConfig} turns them into a {@link PaymentsConfig}.
+ */
+export type PaymentsSettings = {
   /** Why paid deploys are off (which variables are missing, never their values); null when they are on. */
   offReason: string | null
   /** The price per deploy as the operator wrote it, in whole tokens (`"1.00"`). */
   price: string
-  /** The price in the asset's base units, as x402's `amount` says it (`"1000000"`). */
-  amount: string
   facilitatorUrl: string
   /** Who is paid: `X402_PAY_TO`, else `SIGNER_ADDRESS` (the 402 names it without asking KMS). */
   payTo: `0x${string}`
-  /** The EIP-3009 token paid in, and its EIP-712 domain. */
+  /** The EIP-3009 token paid in, and its EIP-712 domain as configured. */
   asset: { address: `0x${string}`; name: string; version: string }
   /** CAIP-2 network of the chain: `eip155:8453`. */
   network: `eip155:${number}`
@@ -43,16 +45,24 @@ export type PaymentsConfig = {
   storePrefix: string
 }
 
+/** The paid door's configuration, checked against the asset on chain: what a 402 asks and a payment must pay. */
+export type PaymentsConfig = Omit<PaymentsSettings, 'asset'> & {
+  /** The price in the asset's base units, as x402's `amount` says it (`"1000000"` for 1.00 at 6 decimals). */
+  amount: string
+  /** The EIP-3009 token paid in, its EIP-712 domain (checked against the token) and its `decimals()`. */
+  asset: PaymentsSettings['asset'] & { decimals: number }
+}
+
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x address (40 hex digits)')
 
-const priceRule = `must be a price in whole tokens with at most ${ASSET_DECIMALS} decimals, more than 0 (like "1.00")`
+const priceRule = `must be a price in whole tokens with at most ${PRICE_DECIMALS_MAX} decimals, more than 0 (like "1.00")`
 
 const paymentsSchema = z.object({
   X402_PRICE: optional(
     z
       .string()
       .trim()
-      .refine((v) => new RegExp(`^\\d{1,12}(\\.\\d{1,${ASSET_DECIMALS}})?$`).test(v) && /[1-9]/.test(v), priceRule),
+      .refine((v) => new RegExp(`^\\d{1,12}(\\.\\d{1,${PRICE_DECIMALS_MAX}})?$`).test(v) && /[1-9]/.test(v), priceRule),
   ),
   X402_FACILITATOR_URL: optional(httpUrl),
   X402_PAY_TO: optional(address),
@@ -84,16 +94,16 @@ const checkPairs: CrossCheck = (env) => {
 }
 
 /** The price in base units (pure): `"1.5"` -> `"1500000"` at 6 decimals. */
-export function baseUnitsOf(price: string, decimals: number = ASSET_DECIMALS): string {
+export function baseUnitsOf(price: string, decimals: number): string {
   const [whole, fraction = ''] = price.split('.')
   return (BigInt(whole!) * 10n ** BigInt(decimals) + BigInt(fraction.padEnd(decimals, '0') || '0')).toString()
 }
 
 /**
- * Parses the paid door's configuration from the environment, over the deploy settings it shares (chain, signer,
- * store, cap window); throws a `ConfigError` naming every problem.
+ * Parses the paid door's settings from the environment, over the deploy settings it shares (chain, signer, store, cap
+ * window); throws a `ConfigError` naming every problem. The asset's own terms are checked on chain later.
  */
-export function loadPaymentsConfig(env: Environment, deploy: DeployConfig): PaymentsConfig {
+export function loadPaymentsConfig(env: Environment, deploy: DeployConfig): PaymentsSettings {
   const parsed = parseWith(paymentsSchema, env, 'paid deploys (x402)', [checkPairs])
   const missing = [
     parsed.X402_PRICE ? null : 'X402_PRICE',
@@ -107,7 +117,6 @@ export function loadPaymentsConfig(env: Environment, deploy: DeployConfig): Paym
   return {
     offReason: missing.length > 0 ? `${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} not set` : null,
     price,
-    amount: baseUnitsOf(price),
     facilitatorUrl: parsed.X402_FACILITATOR_URL ?? '',
     payTo: (parsed.X402_PAY_TO ?? deploy.signerAddress ?? '0x0000000000000000000000000000000000000000') as `0x${string}`,
     asset: {
@@ -124,4 +133,31 @@ export function loadPaymentsConfig(env: Environment, deploy: DeployConfig): Paym
     cdp: parsed.CDP_API_KEY_ID && parsed.CDP_API_KEY_SECRET ? { keyId: parsed.CDP_API_KEY_ID, secret: parsed.CDP_API_KEY_SECRET } : null,
     storePrefix: deploy.storePrefix,
   }
+}
+
+/** What the asset says of itself on chain, as {@link pricedPaymentsConfig} checks the settings against it. */
+export type AssetOnChain = Pick<PaymentAssetFacts, 'decimals'> & {
+  /** Which parts of the configured EIP-712 domain the token contradicts (`eip712DomainProblems`). */
+  domainProblems: readonly ('name' | 'version')[]
+}
+
+/**
+ * The settings checked against the asset on chain (pure): the price in its base units at its own `decimals()`, and
+ * its EIP-712 domain as configured. Throws a `ConfigError` naming each setting the token contradicts: no token
+ * answers `decimals()` at `X402_ASSET`, a price with more digits than the token has, or a domain it does not sign with.
+ * A wrong price or a domain every payment would fail under is never offered.
+ */
+export function pricedPaymentsConfig(settings: PaymentsSettings, onChain: AssetOnChain): PaymentsConfig {
+  const { decimals, domainProblems } = onChain
+  const problems: string[] = []
+  const where = `${settings.asset.address} on chain ${settings.chainId}`
+  if (decimals === null) problems.push(`X402_ASSET: no token at ${where} answers decimals() (is it the chain's EIP-3009 token?)`)
+  else if ((settings.price.split('.')[1] ?? '').length > decimals)
+    problems.push(`X402_PRICE: has more digits after the point than the asset's ${decimals} decimals`)
+  for (const part of domainProblems)
+    problems.push(
+      `X402_ASSET_${part.toUpperCase()}: is not the EIP-712 ${part} the token at ${where} signs with (its name() / version() / DOMAIN_SEPARATOR() say otherwise)`,
+    )
+  if (problems.length > 0 || decimals === null) throw new ConfigError(`Invalid paid deploys (x402) configuration: ${problems.join('; ')}`)
+  return { ...settings, amount: baseUnitsOf(settings.price, decimals), asset: { ...settings.asset, decimals } }
 }

@@ -1,10 +1,12 @@
 import { cors } from 'hono/cors'
 import type { Hex } from 'viem'
+import type { B20Variant } from '../chain/b20Variants.js'
 import { checkBody } from '../deploy/actions/action.js'
 import { agentDeployAction, checkDeployRequest } from '../deploy/actions/agentDeploy.js'
 import { receiptAction, receiptRequestSchema } from '../deploy/actions/receipt.js'
 import { pickAgentAction } from '../deploy/actions/registry.js'
 import { failure } from '../deploy/outcome.js'
+import { variantNotActive } from '../deploy/pipeline/variantActive.js'
 import { clientAddress } from '../platform/clientAddress.js'
 import { ConfigError } from '../platform/config.js'
 import { createEndpoint, type Endpoint } from '../platform/edge.js'
@@ -13,9 +15,10 @@ import { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS, jsonResponse, readJsonBody 
 import { errorName, processLogger } from '../platform/log.js'
 import { perInstance } from '../platform/perInstance.js'
 import { rateLimitHeaders } from '../platform/rateLimitHeaders.js'
+import { type Accepted, accepted, type Refused, refused } from '../platform/result.js'
 import { takeSlots } from '../store/slidingLog.js'
 import { type DoorAnswer, domainAnswer, doorError, paymentRequiredAnswer } from './answers.js'
-import type { PaymentsConfig } from './config.js'
+import type { PaymentsConfig, PaymentsSettings } from './config.js'
 import { discoveryManifestOf } from './discovery.js'
 import type { PaymentsSource } from './instance.js'
 import { paymentKeys } from './keys.js'
@@ -24,8 +27,9 @@ import { paymentRequirementsOf } from './requirements.js'
 
 // POST /api/x402/deploy: the paid door. Off unless configured (404). Every request is throttled per client (RateLimit
 // headers on every answer). A receipt is free. A deploy is checked first (an invalid intent is never asked to pay),
-// then an unpaid request gets the 402 (no chain, no KMS: only the throttle and the paid cap's count); a paid one
-// loads the heavy half and runs steps 2 to 8 (`paidDeploy.ts`).
+// then against the chain (the asset's terms, read once per instance; the variant's activation, kept a few minutes),
+// then an unpaid request gets the 402 (no KMS: only the throttle and the paid cap's count besides); a paid one loads
+// the heavy half and runs steps 2 to 8 (`paidDeploy.ts`).
 
 /** Largest request body accepted: the same as /api/b20-skill's. */
 export const PAID_DOOR_BODY_LIMIT_BYTES = 16 * 1024
@@ -47,11 +51,11 @@ const reply = ({ status, body, headers }: DoorAnswer) =>
   jsonResponse({ status, body: JSON.stringify(body), headers: { 'cache-control': 'no-store', ...headers } })
 
 /** 404 PAID_DEPLOYS_OFF: the door, and what points at it, while paid deploys are off. */
-const paidDeploysOff = (config: PaymentsConfig) =>
+const paidDeploysOff = (config: PaymentsSettings) =>
   doorError(404, 'PAID_DEPLOYS_OFF', `Paid deploys are off on this deployment (${config.offReason}); agents with a key use /api/b20-skill.`)
 
 /** The client's share of the door, as RateLimit headers, and whether this request may pass. */
-async function throttle(source: PaymentsSource, config: PaymentsConfig, request: Request) {
+async function throttle(source: PaymentsSource, config: PaymentsSettings, request: Request) {
   const limit = config.rateLimitPerMinute
   const parameters = { key: paymentKeys(config).throttle(clientAddress(request)), limit, windowMs: 60_000 }
   const verdict = await (await source.throttle()).limit(parameters).catch((error: unknown) => {
@@ -69,7 +73,7 @@ export function createPaidDeployEndpoint(source: PaymentsSource): Endpoint {
     methods: ['POST'],
     cors: doorCors,
     handler: async (request) => {
-      let config: PaymentsConfig
+      let config: PaymentsSettings
       try {
         config = source.config()
       } catch (error) {
@@ -79,7 +83,7 @@ export function createPaidDeployEndpoint(source: PaymentsSource): Endpoint {
       if (config.offReason) return reply(paidDeploysOff(config))
       const share = await throttle(source, config, request)
       const answer = share.ok
-        ? await answerRequest(source, config, request)
+        ? await answerRequest(source, request)
         : doorError(429, 'RATE_LIMITED', `Too many requests: at most ${config.rateLimitPerMinute} a minute per client.`, {
             'retry-after': String(share.retryAfter),
           })
@@ -92,23 +96,18 @@ export function createPaidDeployEndpoint(source: PaymentsSource): Endpoint {
 const PAID_DOOR_ACTIONS = [agentDeployAction, receiptAction] as const
 
 /** A request past the throttle: its body, then the action it names, picked through the agent actions' registry. */
-async function answerRequest(source: PaymentsSource, config: PaymentsConfig, request: Request): Promise<DoorAnswer> {
+async function answerRequest(source: PaymentsSource, request: Request): Promise<DoorAnswer> {
   const read = await readJsonBody(request, PAID_DOOR_BODY_LIMIT_BYTES)
   if (!read.ok) return doorError(read.status, read.code, read.message)
   const picked = pickAgentAction({ body: read.body, offered: PAID_DOOR_ACTIONS, whenMissing: agentDeployAction })
   if (!picked.ok) return domainAnswer(picked)
   // Only an object is picked; the door runs each action its own way: a deploy is paid, a receipt is free.
   const body = read.body as Record<string, unknown>
-  return picked.action === receiptAction ? receipt(source, body) : deploy(source, config, request, { ...body, action: 'agent_deploy' })
+  return picked.action === receiptAction ? receipt(source, body) : deploy(source, request, { ...body, action: 'agent_deploy' })
 }
 
-/** A deploy request: checked, then the 402 (unpaid), or the paid path with the heavy half loaded. */
-async function deploy(
-  source: PaymentsSource,
-  config: PaymentsConfig,
-  request: Request,
-  body: Record<string, unknown>,
-): Promise<DoorAnswer> {
+/** A deploy request: checked, offered (the chain's terms), then the 402 (unpaid), or the paid path with the heavy half loaded. */
+async function deploy(source: PaymentsSource, request: Request, body: Record<string, unknown>): Promise<DoorAnswer> {
   const idempotencyKey = request.headers.get('idempotency-key')
   const checked = checkDeployRequest(body, idempotencyKey)
   if (!checked.ok)
@@ -119,6 +118,9 @@ async function deploy(
     ]
     return domainAnswer(failure('INVALID_INTENT', 'The deploy intent is invalid; see details.', { details }))
   }
+  const offer = await offerFor(source, checked.intent.variant)
+  if (!offer.ok) return offer.answer
+  const { config } = offer
   const header = request.headers.get('payment-signature')
   if (!header) {
     if (request.headers.get('x-payment'))
@@ -153,6 +155,39 @@ async function deploy(
   } catch (error) {
     return errorAnswerOf(error, { endpoint: 'x402-deploy', unexpectedEvent: 'agent_action_failed' })
   }
+}
+
+/** Why the door does not offer a deploy: its answer. */
+type NotOffered = Refused<'CONFIG_INVALID' | 'RPC_UNAVAILABLE' | 'VARIANT_NOT_ACTIVE', { answer: DoorAnswer }>
+
+/**
+ * What the door offers for a deploy of `variant`, asked of the chain before any 402, verify or signature. The price
+ * at the asset's own `decimals()`, with the EIP-712 domain the token signs with: else 500 CONFIG_INVALID (the log
+ * names the setting), never a wrong price. The variant switched on by Base's ActivationRegistry: else
+ * VARIANT_NOT_ACTIVE. An RPC that cannot tell the asset's terms stops the sale (503 RPC_UNAVAILABLE, nothing charged:
+ * no price is guessed); one that cannot tell the variant's state lets the deploy's simulation decide, which reverts
+ * `FeatureNotActivated` before anything is settled.
+ */
+async function offerFor(source: PaymentsSource, variant: B20Variant): Promise<Accepted<{ config: PaymentsConfig }> | NotOffered> {
+  const chain = await source.chain()
+  let unanswered: unknown = null
+  const [priced, active] = await Promise.all([
+    chain.priced().catch((error: unknown) => {
+      unanswered = error
+      return null
+    }),
+    chain.activation.isActive(variant),
+  ])
+  if (priced === null) {
+    processLogger().warn('rpc_unavailable', { operation: 'x402-asset-terms', error: errorName(unanswered), effect: 'no price offered' })
+    const error =
+      'The chain RPC did not answer what the payment asset is (its decimals and EIP-712 domain), so no price can be asked; nothing was charged. Retry after Retry-After.'
+    return refused('RPC_UNAVAILABLE', { answer: doorError(503, 'RPC_UNAVAILABLE', error, { 'retry-after': '5' }) })
+  }
+  if (!priced.ok) return refused('CONFIG_INVALID', { answer: configInvalidAnswer('x402-deploy', priced.error) })
+  if (active === false)
+    return refused('VARIANT_NOT_ACTIVE', { answer: domainAnswer(variantNotActive(variant, 'nothing was asked, charged or signed')) })
+  return accepted({ config: priced.config })
 }
 
 /** An unpaid deploy: DEPLOY_CAP_REACHED when the paid cap is full (one store command), else the 402. */
@@ -207,7 +242,7 @@ export function createDiscoveryManifestEndpoint(source: PaymentsSource): Endpoin
   return createEndpoint({
     methods: ['GET', 'HEAD'],
     handler: async (request) => {
-      let config: PaymentsConfig
+      let config: PaymentsSettings
       try {
         config = source.config()
       } catch (error) {

@@ -13,7 +13,7 @@ import {
   retryAfterHeaders,
 } from '../platform/routeDocs.js'
 import { creditAnswerSchema, paidDeploySchema, paidDoorErrorSchema, paymentRequiredBodySchema } from './answerSchemas.js'
-import { DEFAULT_ASSETS, type PaymentsConfig } from './config.js'
+import { DEFAULT_ASSETS, type PaymentsSettings } from './config.js'
 import { DISCOVERY_MANIFEST_PATH, discoveryManifestSchema, paidDeployRequestSchema } from './discovery.js'
 import { PAID_DOOR_BODY_LIMIT_BYTES } from './endpoint.js'
 import { PAYMENT_HEADER_MAX_LENGTH } from './payload.js'
@@ -30,7 +30,7 @@ export const paidDeployOpenApi: ZodOpenApiPathItemObject = {
     operationId: 'paidDeploy',
     summary: 'Deploy a B20 token paid per call with x402 (USDC, no key), or read a paid deploy’s receipt (free)',
     description: [
-      'Any agent with a funded wallet deploys without a key: the body is the agent_deploy intent (action may be omitted; dryRun is not offered). Without PAYMENT-SIGNATURE the answer is 402 with the x402 v2 PAYMENT-REQUIRED header (scheme exact, network eip155:<CHAIN_ID>, the asset, amount in base units, payTo, extra {name, version}); an x402 client (@x402/fetch) pays it and sends the request again.',
+      'Any agent with a funded wallet deploys without a key: the body is the agent_deploy intent (action may be omitted; dryRun is not offered). A variant Base has not activated on the network is refused first (VARIANT_NOT_ACTIVE). Without PAYMENT-SIGNATURE the answer is 402 with the x402 v2 PAYMENT-REQUIRED header (scheme exact, network eip155:<CHAIN_ID>, the asset, amount in base units at the asset’s own decimals() read on chain, payTo, extra {name, version} checked against the token); an x402 client (@x402/fetch) pays it and sends the request again.',
       'With a payment: decoded (400 INVALID_PAYMENT), checked locally against the server’s own requirements, verified by the facilitator, the payer’s cap taken, the deploy simulated, and only then settled, confirmed on chain, signed and broadcast. A failure before the settle is 402 PAYMENT_INVALID or PAYMENT_FAILED with reason and a fresh PAYMENT-REQUIRED; nothing is settled or signed.',
       'One payment settles at most once and buys at most one deploy: the same payment again, or the same Idempotency-Key (scoped to the payer) with the same body, returns the first answer (Idempotent-Replayed: true) without settling the new payment. Settled but not deployed (RPC, KMS or store down, DEPLOY_BUSY) is a credit: resend to deploy without paying again.',
       '{"action":"receipt","tx_hash"} is free and answers as /api/b20-skill’s receipt does, for deploys paid here.',
@@ -69,7 +69,7 @@ export const paidDeployOpenApi: ZodOpenApiPathItemObject = {
             receiptReplacedSchema,
             deployFailureSchema,
           ]),
-          'Paid and broadcast; paid and not deployed (a credit); a receipt; or refused with nothing paid (ok false: INVALID_INTENT, DEPLOY_CAP_REACHED, SIMULATION_REVERTED, IDEMPOTENCY_CONFLICT, …)',
+          'Paid and broadcast; paid and not deployed (a credit); a receipt; or refused with nothing paid (ok false: INVALID_INTENT, VARIANT_NOT_ACTIVE before any 402 or verify, DEPLOY_CAP_REACHED, SIMULATION_REVERTED, IDEMPOTENCY_CONFLICT, …)',
         ),
         headers: {
           ...corsHeaders,
@@ -105,11 +105,14 @@ export const paidDeployOpenApi: ZodOpenApiPathItemObject = {
         ...jsonAnswer(paidDoorErrorSchema, 'Too many requests from this client (X402_RATE_LIMIT_PER_MINUTE a minute; RATE_LIMITED)'),
         headers: { ...retryAfterHeaders, ...quota },
       },
-      '500': jsonAnswer(paidDoorErrorSchema, 'Misconfigured (CONFIG_INVALID) or an unexpected failure (INTERNAL, with requestId)'),
+      '500': jsonAnswer(
+        paidDoorErrorSchema,
+        'Misconfigured (CONFIG_INVALID: a setting, or the asset on chain contradicting X402_ASSET, X402_PRICE or its EIP-712 name and version) or an unexpected failure (INTERNAL, with requestId)',
+      ),
       '503': {
         ...jsonAnswer(
           paidDoorErrorSchema,
-          'The facilitator is down or did not answer in time (FACILITATOR_UNAVAILABLE): nothing was settled or signed',
+          'The facilitator is down or did not answer in time (FACILITATOR_UNAVAILABLE), or the RPC could not say the asset’s decimals and EIP-712 domain, so no price is asked (RPC_UNAVAILABLE): nothing was settled or signed',
         ),
         headers: retryAfterHeaders,
       },
@@ -121,9 +124,10 @@ export const paidDeployOpenApi: ZodOpenApiPathItemObject = {
 /**
  * The paid operation's `x-payment-info` (the convention discovery crawlers read in an OpenAPI document): x402 v2's
  * exact scheme and, while paid deploys are on, the price (in USD when the asset is the chain's USDC), the network, the
- * asset and who is paid; and where the origin's discovery manifest is. Off, or misconfigured: the scheme alone.
+ * asset and who is paid; and where the origin's discovery manifest is. Off, or misconfigured: the scheme alone. The
+ * amount in base units is left to the 402: it follows the asset's own decimals(), which only the chain says.
  */
-export function paidDeployPaymentInfo(config: PaymentsConfig | null): Record<string, unknown> {
+export function paidDeployPaymentInfo(config: PaymentsSettings | null): Record<string, unknown> {
   if (!config || config.offReason) return { protocols: [{ x402: { x402Version: 2, scheme: 'exact' } }], discovery: DISCOVERY_MANIFEST_PATH }
   const usdc = config.asset.address.toLowerCase() === DEFAULT_ASSETS[config.chainId].address.toLowerCase()
   return {
@@ -135,7 +139,6 @@ export function paidDeployPaymentInfo(config: PaymentsConfig | null): Record<str
           scheme: 'exact',
           network: config.network,
           asset: config.asset.address,
-          amount: config.amount,
           payTo: config.payTo,
         },
       },
@@ -145,7 +148,7 @@ export function paidDeployPaymentInfo(config: PaymentsConfig | null): Record<str
 }
 
 /** The paid door's route with its `x-payment-info` for these settings (null: not readable here). */
-export function paidDeployOpenApiWith(config: PaymentsConfig | null): ZodOpenApiPathItemObject {
+export function paidDeployOpenApiWith(config: PaymentsSettings | null): ZodOpenApiPathItemObject {
   return { ...paidDeployOpenApi, post: { ...paidDeployOpenApi.post!, 'x-payment-info': paidDeployPaymentInfo(config) } }
 }
 

@@ -3,7 +3,6 @@ import { afterAll, afterEach, beforeAll, describe, expect, inject, it, onTestFin
 import { B20_FACTORY_ADDRESS, b20FactoryAbi, encodeCreateB20, MINT_ROLE, predictB20Address } from '../../lib/chain/b20.js'
 import { fencesKeyOf } from '../../lib/deploy/pipeline/nonceFence.js'
 import { defineScript } from '../../lib/store/types.js'
-import { activationStubAbi } from '../support/anvil.js'
 import { ROLES, tokenAt } from '../support/b20Token.js'
 import { AGENT_KEYS, type DeployStack, startDeployStack } from '../support/deployStack.js'
 import { deployStackSecrets, findLeaks, recordAnswers } from '../support/secrets.js'
@@ -236,30 +235,47 @@ describe('POST /api/b20-skill on anvil (chain 8453) with the B20 emulator, the K
     expect((await stack.post(deployBody(), { instance: other.handle })).body.ok).toBe(true)
   })
 
-  it('names FeatureNotActivated when the variant is not active on the chain', async () => {
+  it('refuses a variant the ActivationRegistry has off with VARIANT_NOT_ACTIVE, a dry run too, before any simulation or signature', async () => {
     const feature = keccak256(toHex('base.b20_stablecoin'))
-    const [funder] = (await stack.chain.testClient.request({ method: 'eth_accounts' } as never)) as Hex[]
-    const { createWalletClient, http } = await import('viem')
-    const wallet = createWalletClient({ account: funder!, transport: http(stack.chain.rpcUrl) })
-    await wallet.writeContract({
-      chain: null,
-      address: '0x8453000000000000000000000000000000000001',
-      abi: activationStubAbi,
-      functionName: 'setActivated',
-      args: [feature, false],
-    })
+    // An instance that read the registry while the variant was on keeps that a few minutes: the simulation decides then.
+    const earlier = stack.newInstance()
+    expect((await stack.post(deployBody({ variant: 'stablecoin', dryRun: true }), { instance: earlier.handle })).body.ok).toBe(true)
+    const signs = stack.kms.calls.filter((c) => c === 'Sign').length
+    const before = await nonce()
+    await stack.chain.setVariantActivated('stablecoin', false)
     try {
-      const { body } = await stack.post(deployBody({ variant: 'stablecoin' }))
+      const fresh = stack.newInstance()
+      const calls = stack.chain.rpcMethods.length
+      for (const dryRun of [false, true]) {
+        const { status, body } = await stack.post(deployBody({ variant: 'stablecoin', dryRun }), { instance: fresh.handle })
+        expect(status).toBe(200)
+        expect(body).toEqual({
+          ok: false,
+          code: 'VARIANT_NOT_ACTIVE',
+          error: expect.stringMatching(/stablecoin variant is not activated.*nothing was simulated or signed/),
+        })
+      }
+      // Two questions to the registry (one per variant), asked once for both requests; no simulation.
+      expect(stack.chain.rpcMethods.slice(calls).filter((m) => m === 'eth_call')).toHaveLength(2)
+      // The other variant still deploys.
+      expect((await stack.post(deployBody({ dryRun: true }), { instance: fresh.handle })).body).toMatchObject({ ok: true })
+
+      const { body } = await stack.post(deployBody({ variant: 'stablecoin' }), { instance: earlier.handle })
       expect(body).toMatchObject({ ok: false, code: 'SIMULATION_REVERTED', revert: { name: 'FeatureNotActivated', args: { feature } } })
+      // A few minutes on, that instance asks the registry again and refuses before simulating.
+      stack.clock.now += 180_000
+      expect((await stack.post(deployBody({ variant: 'stablecoin' }), { instance: earlier.handle })).body.code).toBe('VARIANT_NOT_ACTIVE')
+
+      // A registry that cannot say is never read as "off": the simulation decides (here: FeatureNotActivated).
+      const unsure = stack.newInstance()
+      stack.chain.refuseNext('eth_call', 'the node is busy')
+      const undecided = await stack.post(deployBody({ variant: 'stablecoin' }), { instance: unsure.handle })
+      expect(undecided.body).toMatchObject({ ok: false, code: 'SIMULATION_REVERTED', revert: { name: 'FeatureNotActivated' } })
     } finally {
-      await wallet.writeContract({
-        chain: null,
-        address: '0x8453000000000000000000000000000000000001',
-        abi: activationStubAbi,
-        functionName: 'setActivated',
-        args: [feature, true],
-      })
+      await stack.chain.setVariantActivated('stablecoin', true)
     }
+    expect(stack.kms.calls.filter((c) => c === 'Sign').length).toBe(signs)
+    expect(await nonce()).toBe(before)
   })
 
   it('gives 10 concurrent deploys 10 distinct consecutive nonces, and all mine', async () => {
@@ -333,6 +349,8 @@ describe('POST /api/b20-skill on anvil (chain 8453) with the B20 emulator, the K
   })
 
   it('signs once per deploy: one KMS Sign, no GetPublicKey after the first, at most 6 RPC calls', async () => {
+    // The variants' activation is read once per instance every few minutes, not per deploy: a dry run reads it first.
+    await stack.post(deployBody({ symbol: 'WARM', dryRun: true }))
     const kmsBefore = [...stack.kms.calls]
     const rpcBefore = stack.chain.rpcMethods.length
     const { body } = await stack.post(deployBody({ symbol: 'COUNT' }))

@@ -77,6 +77,7 @@ describe('GET /api/health', () => {
       rpc: { ok: true, chainId: 8453, expectedChainId: 8453, head: expect.any(Number) },
       signer: { ok: true, address: deploy.signer, lowBalance: false, minBalanceEth: '0.01' },
       deploys: { ok: true, usedInWindow: usedBefore + 1, cap: 50, windowSeconds: 86_400, oldestUnmined: null },
+      variants: { ok: true, asset: 'active', stablecoin: 'active', checkedAgeSeconds: expect.any(Number) },
     })
     expect(Number(view.signer.balanceEth)).toBeGreaterThan(1)
     // Nothing secret: no store token, no agent key, no AWS secret anywhere in it.
@@ -84,6 +85,34 @@ describe('GET /api/health', () => {
     expect(text).not.toContain(read.upstash!.token)
     expect(text).not.toContain('test-agent-key')
     expect(text).not.toContain(TOKEN)
+  })
+
+  it('shows each B20 variant as the ActivationRegistry says, as deploys see it; a registry that cannot answer is a part down', async () => {
+    await deploy.chain.setVariantActivated('stablecoin', false)
+    try {
+      const instance = deploy.newInstance() // another instance keeps what it read a few minutes
+      const view = await detailed(handlerFor({ HEALTH_TOKEN: TOKEN }, instance))
+      expect(view.variants).toEqual({
+        ok: true,
+        latencyMs: expect.any(Number),
+        asset: 'active',
+        stablecoin: 'inactive',
+        checkedAgeSeconds: 0,
+      })
+      // A switched-off variant is not the service down: deploys of it are refused, everything else works.
+      expect(view.ok).toBe(true)
+      deploy.clock.now += 60_000
+      expect((await detailed(handlerFor({ HEALTH_TOKEN: TOKEN }, instance))).variants).toMatchObject({ checkedAgeSeconds: 60 })
+    } finally {
+      await deploy.chain.setVariantActivated('stablecoin', true)
+    }
+    deploy.chain.setRpcDown(true)
+    try {
+      const view = await detailed(handlerFor({ HEALTH_TOKEN: TOKEN }, deploy.newInstance()))
+      expect(view).toMatchObject({ ok: false, variants: { ok: false, error: 'ActivationUnknown' } })
+    } finally {
+      deploy.chain.setRpcDown(false)
+    }
   })
 
   it('flags a low balance under SIGNER_MIN_BALANCE_ETH and names the oldest unmined deploy', async () => {

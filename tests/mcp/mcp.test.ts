@@ -265,6 +265,21 @@ describe('the MCP server at /api/mcp, with the SDK’s own client, against npm s
     expect(signs()).toBe(before + 1)
   })
 
+  it('refuses deploy_token of a variant the network switched off as VARIANT_NOT_ACTIVE, a dry run too, signing nothing', async () => {
+    // A service of its own: another one keeps what it read of the ActivationRegistry for a few minutes.
+    const fresh = await startNpmStart(parts.env)
+    onTestFinished(() => fresh.stop())
+    const client = await connect({ 'x-service-key': agent.key }, fresh.url)
+    const before = signs()
+    await parts.chain.setVariantActivated('stablecoin', false)
+    onTestFinished(() => parts.chain.setVariantActivated('stablecoin', true))
+    for (const dryRun of [true, false]) {
+      const refused = await call(client, 'deploy_token', { name: 'Off Dollar', symbol: 'OFF', variant: 'stablecoin', dryRun })
+      expect(refused).toMatchObject({ isError: true, structuredContent: { ok: false, code: 'VARIANT_NOT_ACTIVE' } })
+    }
+    expect(signs()).toBe(before)
+  })
+
   it('answers GET with 405 (stateless: no server stream) and a CORS preflight for browser clients of an allowed origin', async () => {
     const get = await fetch(`${service.url}/api/mcp`)
     expect(get.status).toBe(405)

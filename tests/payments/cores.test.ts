@@ -8,7 +8,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { describe, expect, it } from 'vitest'
 import { loadDeployConfig } from '../../lib/deploy/config.js'
 import { cdpJwt } from '../../lib/payments/cdpAuth.js'
-import { baseUnitsOf, loadPaymentsConfig } from '../../lib/payments/config.js'
+import { baseUnitsOf, loadPaymentsConfig, pricedPaymentsConfig } from '../../lib/payments/config.js'
 import {
   AUTHORIZATION_MARGIN_SECONDS,
   checkPaymentTerms,
@@ -26,6 +26,8 @@ const SIGNER = '0x1111111111111111111111111111111111111111'
 const PAY_TO = '0x000000000000000000000000000000000000bEEF'
 const on = { X402_PRICE: '1.50', X402_FACILITATOR_URL: 'https://facilitator.example/x402', KMS_KEY_ID: 'k', AWS_REGION: 'us-east-1' }
 const load = (env: Record<string, string>) => loadPaymentsConfig(env, loadDeployConfig(env))
+/** The settings priced as a 6-decimal token whose domain is the configured one says. */
+const priced = (env: Record<string, string>) => pricedPaymentsConfig(load(env), { decimals: 6, domainProblems: [] })
 
 describe('the paid door configuration', () => {
   it('is off, saying which variables are missing, unless price, facilitator and signer are all set', () => {
@@ -37,7 +39,6 @@ describe('the paid door configuration', () => {
     expect(config).toMatchObject({
       offReason: null,
       price: '1.50',
-      amount: '1500000',
       payTo: SIGNER,
       asset: { address: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', name: 'USD Coin', version: '2' },
       network: 'eip155:8453',
@@ -57,7 +58,7 @@ describe('the paid door configuration', () => {
     const attempt = () =>
       load({
         ...on,
-        X402_PRICE: '1.0000001',
+        X402_PRICE: '1.0000000000000000001',
         X402_FACILITATOR_URL: 'ftp://nope',
         X402_ASSET: '0x00000000000000000000000000000000000000aa',
         X402_DAILY_CAP: '-1',
@@ -80,15 +81,30 @@ describe('the paid door configuration', () => {
       'X402_PAY_TO',
     ])
       expect(message).toContain(name)
-    for (const value of [secret, '1.0000001', 'ftp://nope', '0x00000000000000000000000000000000000000aa'])
+    for (const value of [secret, '1.0000000000000000001', 'ftp://nope', '0x00000000000000000000000000000000000000aa'])
       expect(message).not.toContain(value)
     expect(() => load({ ...on, X402_PRICE: '0.00', SIGNER_ADDRESS: SIGNER })).toThrow(/X402_PRICE/)
   })
 
-  it('reads prices in whole tokens into base units exactly', () => {
-    expect(baseUnitsOf('1')).toBe('1000000')
-    expect(baseUnitsOf('0.01')).toBe('10000')
-    expect(baseUnitsOf('12.345678')).toBe('12345678')
+  it('reads prices in whole tokens into base units exactly, at the decimals the asset says', () => {
+    expect(baseUnitsOf('1', 6)).toBe('1000000')
+    expect(baseUnitsOf('0.01', 6)).toBe('10000')
+    expect(baseUnitsOf('12.345678', 6)).toBe('12345678')
+    expect(baseUnitsOf('1.5', 18)).toBe('1500000000000000000')
+    const settings = load({ ...on, X402_PRICE: '1.0000001', SIGNER_ADDRESS: SIGNER })
+    expect(pricedPaymentsConfig(settings, { decimals: 18, domainProblems: [] })).toMatchObject({
+      amount: '1000000100000000000',
+      asset: { decimals: 18 },
+    })
+  })
+
+  it('refuses to price what the asset on chain contradicts, naming the setting: never a wrong price', () => {
+    const settings = load({ ...on, X402_PRICE: '1.0000001', SIGNER_ADDRESS: SIGNER })
+    expect(() => pricedPaymentsConfig(settings, { decimals: 6, domainProblems: [] })).toThrow(/X402_PRICE: .*6 decimals/)
+    expect(() => pricedPaymentsConfig(settings, { decimals: null, domainProblems: [] })).toThrow(/X402_ASSET: no token/)
+    expect(() =>
+      pricedPaymentsConfig(load({ ...on, SIGNER_ADDRESS: SIGNER }), { decimals: 6, domainProblems: ['name', 'version'] }),
+    ).toThrow(/X402_ASSET_NAME: .*X402_ASSET_VERSION: /)
   })
 })
 
@@ -137,7 +153,7 @@ describe('the JWT a hosted facilitator (CDP) is sent', () => {
 })
 
 describe('the requirements the server builds', () => {
-  const config = load({ ...on, X402_PAY_TO: PAY_TO })
+  const config = priced({ ...on, X402_PAY_TO: PAY_TO })
   it('asks the exact scheme on eip155:<CHAIN_ID> in the asset, with its EIP-712 domain, payTo and the amount in base units', () => {
     expect(paymentRequirementsOf(config)).toEqual({
       scheme: 'exact',
@@ -156,7 +172,7 @@ describe('the requirements the server builds', () => {
 })
 
 describe('a payment header, decoded and checked locally', () => {
-  const config = load({ ...on, X402_PAY_TO: PAY_TO })
+  const config = priced({ ...on, X402_PAY_TO: PAY_TO })
   const requirements = paymentRequirementsOf(config)
   const now = Math.floor(Date.now() / 1000)
   const signed = async (accepts = requirements) => {
@@ -182,7 +198,7 @@ describe('a payment header, decoded and checked locally', () => {
 
   it('recovers the signer whatever the case the operator wrote the token address in (a checksum or not)', async () => {
     const odd = paymentRequirementsOf(
-      load({
+      priced({
         ...on,
         X402_PAY_TO: PAY_TO,
         X402_ASSET: '0x5A4D000000000000000000000000000000005A4D',

@@ -213,7 +213,6 @@ describe("the OpenAPI document's x-payment-info", () => {
             scheme: 'exact',
             network: 'eip155:8453',
             asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
-            amount: '1000000',
             payTo: ON.X402_PAY_TO,
           },
         },

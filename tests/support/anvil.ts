@@ -4,8 +4,9 @@ import { createRequire } from 'node:module'
 import { createServer } from 'node:net'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { type Address, createPublicClient, createTestClient, type Hex, http, keccak256, parseTransaction } from 'viem'
-import { ACTIVATION_REGISTRY_ADDRESS, B20_FACTORY_ADDRESS } from '../../lib/chain/b20.js'
+import { type Address, createPublicClient, createTestClient, encodeFunctionData, type Hex, http, keccak256, parseTransaction } from 'viem'
+import { B20_FEATURES } from '../../lib/chain/activation.js'
+import { ACTIVATION_REGISTRY_ADDRESS, B20_FACTORY_ADDRESS, type B20Variant } from '../../lib/chain/b20.js'
 import { placeTokenCode, tokenCreatedBy } from './tokenPlacement.js'
 
 const emulator = JSON.parse(readFileSync(fileURLToPath(new URL('./contracts/emulator.json', import.meta.url)), 'utf8')) as {
@@ -50,6 +51,11 @@ export type AnvilChain = {
   publicClient: ReturnType<typeof createPublicClient>
   /** Gives `address` native currency to pay gas. */
   fund(address: Address, wei?: bigint): Promise<void>
+  /**
+   * Switches a B20 variant on or off in the ActivationRegistry stub (as Base's activation admin can), mined before it
+   * returns. Every variant is on at start; a test that switches one off switches it back.
+   */
+  setVariantActivated(variant: B20Variant, active: boolean): Promise<void>
   /** Makes the proxy refuse every request (as an RPC outage) until set back. */
   setRpcDown(down: boolean): void
   /** Makes the proxy misbehave until set back to null: `hang` never answers, `reset` drops the connection. */
@@ -133,6 +139,17 @@ export async function startAnvilChain(parameters: { chainId?: number } = {}): Pr
     testClient,
     publicClient,
     fund: (address, wei = 10n ** 20n) => testClient.setBalance({ address, value: wei }),
+    setVariantActivated: async (variant, active) => {
+      // Sent from an unlocked anvil account straight to the node: the chain's own state, not a request under test.
+      const [from] = (await testClient.request({ method: 'eth_accounts' } as never)) as Address[]
+      const data = encodeFunctionData({ abi: activationStubAbi, functionName: 'setActivated', args: [B20_FEATURES[variant], active] })
+      const hash = (await testClient.request({
+        method: 'eth_sendTransaction',
+        params: [{ from, to: ACTIVATION_REGISTRY_ADDRESS, data }],
+      } as never)) as Hex
+      const receipt = await publicClient.waitForTransactionReceipt({ hash })
+      if (receipt.status !== 'success') throw new Error(`setActivated reverted: ${hash}`)
+    },
     setRpcDown: proxy.setDown,
     refuseNext: proxy.refuseNext,
     refuseNonce: proxy.refuseNonce,

@@ -17,6 +17,7 @@ export const BASE_USDC = { address: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913'
 export const testUsdcAbi = parseAbi([
   'function emulatorInitialize(string name, string version)',
   'function emulatorMint(address to, uint256 amount)',
+  'function emulatorSetDecimals(uint8 decimals)',
   'function balanceOf(address account) view returns (uint256)',
   'function authorizationState(address authorizer, bytes32 nonce) view returns (bool)',
   'function name() view returns (string)',
@@ -32,6 +33,8 @@ export type TestUsdc = {
   version: string
   /** Mints `amount` base units (6 decimals) to `to`. */
   mint(to: Address, amount: bigint): Promise<void>
+  /** Makes the token report other decimals than USDC's 6 (another token than USDC). */
+  setDecimals(decimals: number): Promise<void>
   balanceOf(account: Address): Promise<bigint>
   /** Whether the authorization (payer, nonce) was used on chain: the payment was settled. */
   authorizationUsed(authorizer: Address, nonce: Hex): Promise<boolean>
@@ -61,6 +64,7 @@ export async function placeTestUsdc(parameters: PlaceTestUsdcParameters): Promis
     name,
     version,
     mint: (to, amount) => send(encodeFunctionData({ abi: testUsdcAbi, functionName: 'emulatorMint', args: [to, amount] })),
+    setDecimals: (decimals) => send(encodeFunctionData({ abi: testUsdcAbi, functionName: 'emulatorSetDecimals', args: [decimals] })),
     balanceOf: (account) => client.readContract({ address, abi: testUsdcAbi, functionName: 'balanceOf', args: [account] }),
     authorizationUsed: (authorizer, nonce) =>
       client.readContract({ address, abi: testUsdcAbi, functionName: 'authorizationState', args: [authorizer, nonce] }),

@@ -9,6 +9,7 @@ import { planDeploy } from './plan.js'
 import { dryRunDeploy, readySigner } from './prepare.js'
 import type { DeployCap } from './reserve.js'
 import { type LockedDeploy, runUnderLock } from './underLock.js'
+import { variantNotActive } from './variantActive.js'
 
 export type { DeployBroadcast, DeployedToken, DeploySimulated }
 
@@ -41,7 +42,8 @@ export type DeployTokenParameters<R = never> = {
 }
 
 /**
- * Deploys a B20 token for an agent, in named steps. Plan (pure), then before the nonce lock, all at once: reserve the
+ * Deploys a B20 token for an agent, in named steps. A variant the network has switched off is refused first
+ * (`VARIANT_NOT_ACTIVE`, a dry run too). Plan (pure), then before the nonce lock, all at once: reserve the
  * cap slots and prepare (the simulation of `createB20` from the signer, gas, fees, chain id, the node's pending
  * count); then the caller's `beforeSigning` step, if any. Under the lock (deploys one after another across
  * instances): replace a stuck earlier deploy, claim the fenced nonce, serialise, sign with KMS, record, send; the
@@ -58,8 +60,10 @@ export async function deployToken<R = never>(parameters: DeployTokenParameters<R
     )
   if (!store || !nonceLocks)
     return failure('DEPLOYS_DISABLED', 'Deploys need the shared store (Upstash Redis) on this deployment, and none is configured.')
-  const ready = await readySigner(services)
+  // The variant's activation is asked beside the signer (kept a few minutes); only a registry that says "off" refuses.
+  const [ready, active] = await Promise.all([readySigner(services), services.activation.isActive(intent.variant)])
   if (!ready.ok) return ready
+  if (active === false) return variantNotActive(intent.variant, 'nothing was simulated or signed, and no cap slot was used')
   const { signer } = ready
   const plan = planDeploy({ intent, signer: signer.address, salt: intent.salt ?? services.randomSalt() })
   if (intent.dryRun) return dryRunDeploy(services, plan, signer)

@@ -3,8 +3,9 @@ pragma solidity ^0.8.24;
 
 /// A USDC-like EIP-3009 token for the test chain (tests and the sandbox only). Its runtime code is placed with
 /// anvil_setCode, so no constructor runs: `emulatorInitialize` sets its EIP-712 domain once (the name and version
-/// USDC signs with), and `emulatorMint` funds test wallets. The rest is what x402's exact scheme uses of USDC: 6
-/// decimals, balanceOf, transfer, both transferWithAuthorization overloads (v, r, s and a bytes signature),
+/// USDC signs with), `emulatorMint` funds test wallets, and `emulatorSetDecimals` makes it report other decimals (a
+/// test of a price at another token's decimals). The rest is what x402's exact scheme uses of USDC: 6 decimals unless
+/// set, balanceOf, transfer, both transferWithAuthorization overloads (v, r, s and a bytes signature),
 /// authorizationState, and the AuthorizationUsed and Transfer events.
 contract Eip3009TokenEmulator {
     bytes32 private constant DOMAIN_TYPEHASH =
@@ -31,6 +32,8 @@ contract Eip3009TokenEmulator {
     uint256 public totalSupply;
     mapping(address => uint256) public balanceOf;
     mapping(address => mapping(bytes32 => bool)) private usedAuthorizations;
+    /// Zero: USDC's 6. Declared last, so the slots above stay where they were.
+    uint8 private tokenDecimals;
 
     /// Sets the EIP-712 domain's name and version, once.
     function emulatorInitialize(string calldata name_, string calldata version_) external {
@@ -60,8 +63,13 @@ contract Eip3009TokenEmulator {
         return "USDC";
     }
 
-    function decimals() external pure returns (uint8) {
-        return 6;
+    function decimals() external view returns (uint8) {
+        return tokenDecimals == 0 ? 6 : tokenDecimals;
+    }
+
+    /// Makes the token report other decimals than USDC's 6.
+    function emulatorSetDecimals(uint8 decimals_) external {
+        tokenDecimals = decimals_;
     }
 
     function DOMAIN_SEPARATOR() public view returns (bytes32) {
