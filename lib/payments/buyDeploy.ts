@@ -3,9 +3,9 @@ import { type DeployTokenReturnType, deployToken } from '../deploy/pipeline/depl
 import type { DeployCap } from '../deploy/pipeline/reserve.js'
 import { errorName } from '../platform/log.js'
 import { type DoorAnswer, domainAnswer, settledAnswer } from './answers.js'
-import { dropIdempotencyKey, type PaymentRecord, savePaymentDone } from './paymentRecord.js'
-import { type PaidDeployContext, type Purchase, saltOfPayment, summaryOf } from './purchase.js'
-import { forgetPayment, keepCredit, resumeSettling, type SettleStep, settleForDeploy } from './settleBeforeDeploy.js'
+import { type PaymentRecord, savePaymentDone } from './paymentRecord.js'
+import { type PaidDeployContext, type Purchase, paymentRecordOf, saltOfPayment, summaryOf } from './purchase.js'
+import { keepCredit, refusePayment, resumeSettling, type SettleStep, settleForDeploy } from './settleBeforeDeploy.js'
 
 // Steps 4 to 8 of a paid deploy: the deploy recipe of every agent (caps, simulation, lock, fence, KMS, send), with the
 // payment's own caps and its settle between the simulation and the signature. Then the answer is kept: done (the
@@ -35,10 +35,9 @@ export function paidCaps(context: Pick<PaidDeployContext, 'config' | 'keys'>, pa
  */
 async function settleStep(context: PaidDeployContext, purchase: Purchase, paying: Paying): Promise<SettleStep> {
   if (paying.kind === 'new') return settleForDeploy(context, purchase)
-  const record: PaymentRecord = { ...paying.record, state: 'settling' }
-  if (paying.kind === 'settling') return settleForDeploy(context, purchase, record)
-  const resumed = await resumeSettling(context, purchase, record)
-  return resumed.kind === 'settle-again' ? settleForDeploy(context, purchase, record) : resumed
+  if (paying.kind === 'settling') return settleForDeploy(context, purchase, paying.record)
+  const resumed = await resumeSettling(context, purchase, paying.record)
+  return resumed.kind === 'settle-again' ? settleForDeploy(context, purchase, paying.record) : resumed
 }
 
 /**
@@ -72,17 +71,18 @@ export async function buyDeploy(context: PaidDeployContext, purchase: Purchase, 
   const deployed = outcome as DeployTokenReturnType
   const settled = paid as PaymentRecord | null
   if (!settled) {
-    // Refused before any settle (a cap, the simulation, the signer): the payment is unspent, nothing of it is kept,
-    // and its key is free again.
-    if (paying.kind === 'settling') await forgetPayment(context, purchase)
-    if (purchase.keyHash && paying.kind !== 'paid')
-      await dropIdempotencyKey(context.store, purchase, purchase.keyHash).catch(() => undefined)
+    // Refused before this settle (a cap, the simulation, the signer): a new payment is unspent, `refused` (its key is
+    // free for a new payment); one settled before whose outcome nobody knows stays as it is, for the chain to decide.
+    if (paying.kind === 'new' && purchase.keyHash)
+      await refusePayment(context, paymentRecordOf(context, purchase, 'verifying'), deployed.ok ? 'not_deployed' : deployed.code).catch(
+        () => undefined,
+      )
     return domainAnswer(deployed)
   }
   if (!deployed.ok && deployed.code !== 'BROADCAST_UNCERTAIN') return keepCredit(context, purchase, settled, deployed)
   // Broadcast (or maybe: BROADCAST_UNCERTAIN is final, the receipt tells): the payment bought this deploy, for good.
   const answer = settledAnswer(deployed, summaryOf(settled))
-  const done: PaymentRecord = { ...settled, state: 'done', credit: null, answer }
+  const done: PaymentRecord = { ...settled, state: 'deployed', credit: null, answer }
   try {
     await savePaymentDone(context.store, purchase, { record: done, lease: purchase.lease ?? '', keyHash: purchase.keyHash })
     purchase.lease = null

@@ -13,7 +13,13 @@ import {
   redirectAnswer,
   retryAfterHeaders,
 } from '../platform/routeDocs.js'
-import { creditAnswerSchema, paidDeploySchema, paidDoorErrorSchema, paymentRequiredBodySchema } from './answerSchemas.js'
+import {
+  creditAnswerSchema,
+  paidDeploySchema,
+  paidDoorErrorSchema,
+  paymentRequiredBodySchema,
+  paymentUnknownSchema,
+} from './answerSchemas.js'
 import { PAID_DOOR_BODY_LIMIT_BYTES } from './endpoint.js'
 
 // `POST /api/x402/deploy`, as the OpenAPI document declares it: the 402 and its headers, the paid answer, the credit.
@@ -79,6 +85,13 @@ export const paidDeployOpenApi: ZodOpenApiPathItemObject = {
           ),
           'Idempotent-Replayed': header('"true" when this is the stored answer of the same payment or Idempotency-Key'),
         },
+      },
+      '202': {
+        ...jsonAnswer(
+          paymentUnknownSchema,
+          'Settle asked for, outcome not known yet (PAYMENT_UNKNOWN): the payment is named; resend after Retry-After',
+        ),
+        headers: { ...retryAfterHeaders, ...quota },
       },
       '400': jsonAnswer(
         paidDoorErrorSchema,

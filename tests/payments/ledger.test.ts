@@ -1,0 +1,231 @@
+import { KMSClient } from '@aws-sdk/client-kms'
+import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http'
+import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
+import type { Hex } from 'viem'
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { createChainClient } from '../../lib/chain/client.js'
+import { deployServicesFrom } from '../../lib/deploy/instance.js'
+import { createDeployServices, type DeployServices } from '../../lib/deploy/services.js'
+import { createPaidDeployEndpoint } from '../../lib/payments/endpoint.js'
+import { createPaymentFacilitator } from '../../lib/payments/facilitator.js'
+import { paymentsSourceFrom } from '../../lib/payments/instance.js'
+import { paymentKeys } from '../../lib/payments/keys.js'
+import { paymentIdOf, paymentRecordSchema } from '../../lib/payments/paymentRecord.js'
+import { silentLogger } from '../../lib/platform/log.js'
+import { parseRecord } from '../../lib/store/records.js'
+import type { Store } from '../../lib/store/types.js'
+import { createUpstashStore } from '../../lib/store/upstash.js'
+import { withOpenApiCheck } from '../support/openapiCheck.js'
+import { fundedPayer, type PaidDoorParts, startPaidDoorParts, TEST_PRICE_UNITS } from '../support/paidDoorParts.js'
+import { createPayingClient, type PayingClient, signPaymentHeader } from '../support/payingClient.js'
+
+// The paid door's ledger, in process over the real parts (anvil with the test USDC, the Upstash front over redis, the
+// KMS server, the local facilitator over HTTP and the real facilitator client): a settle whose outcome is not known
+// is never answered as refused, is decided by the chain, and one Idempotency-Key never pays twice.
+
+const DOOR = 'https://svc.test/api/x402/deploy'
+type Answer = { status: number; headers: Headers; body: Record<string, any> }
+
+describe('the paid door’s ledger', () => {
+  let parts: PaidDoorParts
+  let store: Store
+  let services: DeployServices
+  let handle: (request: Request) => Promise<Response>
+  let keys: ReturnType<typeof paymentKeys>
+
+  beforeAll(async () => {
+    const storePrefix = `ledger${process.pid}-${Math.random().toString(36).slice(2, 8)}:`
+    parts = await startPaidDoorParts({ redisSocket: inject('redisSocket'), storePrefix })
+    store = createUpstashStore({ url: parts.env.UPSTASH_REDIS_REST_URL!, token: parts.env.UPSTASH_REDIS_REST_TOKEN! })
+    services = createDeployServices({
+      env: parts.env,
+      store,
+      publicClient: createChainClient({ rpcUrl: parts.chain.rpcUrl, chainId: 8453, timeoutMs: 3000 }),
+      kms: new KMSClient({
+        region: 'us-east-1',
+        endpoint: parts.kms.url,
+        credentials: { accessKeyId: 'AKIALEDGERTEST0001', secretAccessKey: 'ledger-test-secret' },
+        maxAttempts: 1,
+      }),
+      logger: silentLogger,
+    })
+    // A settle that does not answer is given up after 1.5 s (the facilitator client's own deadline, 30 s in service).
+    const facilitator = createPaymentFacilitator({ url: parts.facilitator.url, cdp: null, now: Date.now, settleTimeoutMs: 1500 })
+    const source = paymentsSourceFrom({ deploy: deployServicesFrom(() => services), env: parts.env, facilitator })
+    handle = withOpenApiCheck('/api/x402/deploy', createPaidDeployEndpoint(source))
+    keys = paymentKeys({ storePrefix, chainId: 8453 })
+  }, 120_000)
+  afterAll(async () => {
+    await parts?.close()
+  })
+
+  const doorFetch = async (input: RequestInfo | URL, init?: RequestInit) => handle(new Request(input, init))
+  const keep = async (response: Response): Promise<Answer> => ({
+    status: response.status,
+    headers: response.headers,
+    body: (await response.json()) as Record<string, any>,
+  })
+  const send = async (body: unknown, headers: Record<string, string> = {}) =>
+    keep(await doorFetch(DOOR, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) }))
+  const pay = async (client: PayingClient, body: unknown, headers: Record<string, string> = {}) =>
+    keep(
+      await client.fetch(DOOR, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) }),
+    )
+  const payer = async () =>
+    createPayingClient({ rpcUrl: parts.chain.rpcUrl, privateKey: await fundedPayer(parts), baseFetch: doorFetch as typeof fetch })
+  const requirements = async (): Promise<PaymentRequirements> =>
+    decodePaymentRequiredHeader((await send({ name: 'Ask', symbol: 'ASK' })).headers.get('payment-required')!).accepts[0]!
+  const signed = async (client: PayingClient) => {
+    const payload: PaymentPayload = await client.client.createPaymentPayload({
+      x402Version: 2,
+      resource: { url: DOOR },
+      accepts: [await requirements()],
+    } as never)
+    const { nonce } = (payload.payload as { authorization: { nonce: Hex } }).authorization
+    return { header: encodePaymentSignatureHeader(payload), nonce }
+  }
+  const counts = () => ({
+    verifies: parts.facilitator.calls.filter((c) => c === 'verify').length,
+    settles: parts.facilitator.calls.filter((c) => c === 'settle').length,
+    signs: parts.kms.calls.filter((c) => c === 'Sign').length,
+  })
+  const since = (before: ReturnType<typeof counts>) => {
+    const now = counts()
+    return { verifies: now.verifies - before.verifies, settles: now.settles - before.settles, signs: now.signs - before.signs }
+  }
+  const recordOf = async (client: PayingClient, nonce: Hex) =>
+    parseRecord(paymentRecordSchema, await store.get(keys.payment(client.address, nonce)))
+  /** Runs `work` with the facilitator failing as `fault`, then lets it be. */
+  const withFault = async <T>(fault: Parameters<PaidDoorParts['facilitator']['setFault']>[0], work: () => Promise<T>): Promise<T> => {
+    parts.facilitator.setFault(fault)
+    try {
+      return await work()
+    } finally {
+      parts.facilitator.setFault(null)
+    }
+  }
+
+  it('answers a settle the facilitator says is pending (200) as unknown, naming the payment, and deploys once it is mined', async () => {
+    const client = await payer()
+    const start = await parts.usdc.balanceOf(client.address)
+    const { header, nonce } = await signed(client)
+    const body = { name: 'Pending Token', symbol: 'PEND' }
+    const before = counts()
+    const pending = await withFault('pending', () => send(body, { 'payment-signature': header }))
+    // Never "nothing was paid": the transfer waits to be mined, and the answer names the payment and its transaction.
+    expect(pending.status).toBe(202)
+    const transaction = parts.facilitator.held.at(-1)!
+    expect(pending.body).toMatchObject({
+      ok: false,
+      code: 'PAYMENT_UNKNOWN',
+      payment: { id: paymentIdOf(client.address, nonce), state: 'unknown', transaction },
+    })
+    expect(Number(pending.headers.get('retry-after'))).toBeGreaterThan(0)
+    expect(await recordOf(client, nonce)).toMatchObject({ state: 'unknown', transaction })
+    const settles = since(before).settles
+    // Asked again before it is mined: still unknown, and nothing is settled again.
+    expect((await send(body, { 'payment-signature': header })).body).toMatchObject({ code: 'PAYMENT_UNKNOWN' })
+    expect(since(before)).toMatchObject({ settles, signs: 0 })
+    await parts.facilitator.landHeld()
+    const deployed = await send(body, { 'payment-signature': header })
+    expect(deployed.body).toMatchObject({ ok: true, status: 'broadcast', payment: { transaction } })
+    expect(since(before)).toMatchObject({ settles, signs: 1 })
+    expect(await parts.usdc.balanceOf(client.address)).toBe(start - TEST_PRICE_UNITS)
+    expect(await recordOf(client, nonce)).toMatchObject({ state: 'deployed' })
+  })
+
+  it('decides a settle that timed out from the chain: the transfer that landed late is found by its nonce, no second settle', async () => {
+    const client = await payer()
+    const start = await parts.usdc.balanceOf(client.address)
+    const { header, nonce } = await signed(client)
+    const body = { name: 'Late Token', symbol: 'LATE' }
+    const before = counts()
+    const timedOut = await withFault('hold-settle', () => send(body, { 'payment-signature': header }))
+    expect(timedOut.status).toBe(202)
+    expect(timedOut.body).toMatchObject({ code: 'PAYMENT_UNKNOWN', payment: { state: 'unknown', transaction: null } })
+    expect(await recordOf(client, nonce)).toMatchObject({ state: 'unknown' })
+    const [landed] = await parts.facilitator.landHeld()
+    const deployed = await send(body, { 'payment-signature': header })
+    expect(deployed.body).toMatchObject({ ok: true, status: 'broadcast', payment: { transaction: landed } })
+    expect(since(before)).toMatchObject({ settles: 1, signs: 1 })
+    expect(await parts.usdc.balanceOf(client.address)).toBe(start - TEST_PRICE_UNITS)
+  })
+
+  it('lets one Idempotency-Key pay once: a second payment under it while the first is verified is neither verified nor settled', async () => {
+    const client = await payer()
+    const start = await parts.usdc.balanceOf(client.address)
+    const key = `ledger-key-${Math.random()}`
+    const body = { name: 'Keyed Token', symbol: 'KEYED' }
+    const before = counts()
+    let second: Answer | undefined
+    // The second request (a new payment, as @x402/fetch signs one for every 402) arrives, and is answered, while the
+    // first is being verified.
+    parts.facilitator.onNext('verify', async () => {
+      second = await pay(client, body, { 'idempotency-key': key })
+    })
+    const first = await pay(client, body, { 'idempotency-key': key })
+    expect(first.body).toMatchObject({ ok: true, status: 'broadcast' })
+    expect(second!.body).toMatchObject({ ok: false, code: 'IDEMPOTENCY_IN_PROGRESS' })
+    expect(since(before)).toMatchObject({ verifies: 1, settles: 1, signs: 1 })
+    // Later, under the same key: the first payment's answer; the payment signed for it is not settled.
+    const third = await pay(client, body, { 'idempotency-key': key })
+    expect(third.body).toEqual(first.body)
+    expect(third.headers.get('idempotent-replayed')).toBe('true')
+    expect(since(before)).toMatchObject({ verifies: 1, settles: 1, signs: 1 })
+    expect(await parts.usdc.balanceOf(client.address)).toBe(start - TEST_PRICE_UNITS)
+  })
+
+  it('resumes an unknown payment from a resend under the same key with a new payment, never settling the new one', async () => {
+    const client = await payer()
+    const start = await parts.usdc.balanceOf(client.address)
+    const key = `ledger-unknown-${Math.random()}`
+    const body = { name: 'Unknown Token', symbol: 'UNKN' }
+    const before = counts()
+    const unknown = await withFault('hold-settle', () => pay(client, body, { 'idempotency-key': key }))
+    expect(unknown.status).toBe(202)
+    const id = unknown.body.payment.id as string
+    expect(id).toMatch(/^pay_/)
+    // The client signs a new payment for the resend; the door follows the first one, which is still undecided.
+    const again = await pay(client, body, { 'idempotency-key': key })
+    expect(again.status).toBe(202)
+    expect(again.body).toMatchObject({ code: 'PAYMENT_UNKNOWN', payment: { id, state: 'unknown' } })
+    expect(since(before)).toMatchObject({ verifies: 1, settles: 1, signs: 0 })
+    const [landed] = await parts.facilitator.landHeld()
+    const deployed = await pay(client, body, { 'idempotency-key': key })
+    expect(deployed.body).toMatchObject({ ok: true, status: 'broadcast', payment: { transaction: landed } })
+    expect(since(before)).toMatchObject({ verifies: 1, settles: 1, signs: 1 })
+    expect(await parts.usdc.balanceOf(client.address)).toBe(start - TEST_PRICE_UNITS)
+    const replayed = await pay(client, body, { 'idempotency-key': key })
+    expect(replayed.body).toEqual(deployed.body)
+  })
+
+  // Last: it moves the chain's time past the authorization's validBefore.
+  it('answers "not paid" for a pending settle (its hash in an HTTP error body) only once validBefore passed with nothing mined', async () => {
+    const client = await payer()
+    const start = await parts.usdc.balanceOf(client.address)
+    const validBefore = BigInt(Math.floor(Date.now() / 1000) + 90)
+    const header = await signPaymentHeader({
+      privateKey: client.privateKey,
+      requirements: await requirements(),
+      authorization: { validBefore },
+    })
+    const { nonce } = (JSON.parse(Buffer.from(header, 'base64').toString()) as { payload: { authorization: { nonce: Hex } } }).payload
+      .authorization
+    const body = { name: 'Lapsed Token', symbol: 'LAPSE' }
+    const before = counts()
+    const pending = await withFault('pending-error', () => send(body, { 'payment-signature': header }))
+    expect(pending.status).toBe(202)
+    expect(pending.body).toMatchObject({ code: 'PAYMENT_UNKNOWN', payment: { transaction: parts.facilitator.held.at(-1) } })
+    const settles = since(before).settles
+    // The chain passes validBefore with the transfer still unmined: it can never be mined now.
+    await parts.chain.testClient.increaseTime({ seconds: 600 })
+    await parts.chain.testClient.mine({ blocks: 1 })
+    const refused = await send(body, { 'payment-signature': header })
+    expect(refused.status).toBe(402)
+    expect(refused.body).toMatchObject({ ok: false, code: 'PAYMENT_FAILED', reason: 'authorization_expired' })
+    expect(await recordOf(client, nonce)).toMatchObject({ state: 'refused' })
+    await parts.facilitator.landHeld()
+    expect(await parts.usdc.balanceOf(client.address)).toBe(start)
+    expect(since(before)).toMatchObject({ settles, signs: 0 })
+  })
+})
