@@ -5,6 +5,7 @@ import { errorName } from '../platform/log.js'
 import { type DoorAnswer, domainAnswer, settledAnswer } from './answers.js'
 import { type PaymentRecord, savePaymentDone } from './paymentRecord.js'
 import { type PaidDeployContext, type Purchase, paymentRecordOf, saltOfPayment, summaryOf } from './purchase.js'
+import { findSentDeploy } from './sentBefore.js'
 import { keepCredit, refusePayment, resumeSettling, type SettleStep, settleForDeploy } from './settleBeforeDeploy.js'
 
 // Steps 4 to 8 of a paid deploy: the deploy recipe of every agent (caps, simulation, lock, fence, KMS, send), with the
@@ -60,6 +61,9 @@ export async function buyDeploy(context: PaidDeployContext, purchase: Purchase, 
   }
   const { payer, nonce } = purchase
   const intent = { ...purchase.intent, salt: purchase.intent.salt ?? saltOfPayment(payer, nonce as `0x${string}`) }
+  // A deploy resumed past its signature: the one it sent is answered, never a second one (nor a credit for it).
+  const sent = paying.kind === 'paid' && paying.record.state === 'deploying' ? await findSentDeploy({ context, payer, intent }) : null
+  if (sent && paid) return keepDeployed(context, purchase, paid, sent)
   const outcome = await deployToken<DoorAnswer>({
     services,
     intent,
@@ -80,6 +84,17 @@ export async function buyDeploy(context: PaidDeployContext, purchase: Purchase, 
     return domainAnswer(deployed)
   }
   if (!deployed.ok && deployed.code !== 'BROADCAST_UNCERTAIN') return keepCredit(context, purchase, settled, deployed)
+  return keepDeployed(context, purchase, settled, deployed)
+}
+
+/** Keeps a deploy's answer as the payment's (`deployed`, replayed from now on) and answers it. */
+async function keepDeployed(
+  context: PaidDeployContext,
+  purchase: Purchase,
+  settled: PaymentRecord,
+  deployed: DeployTokenReturnType,
+): Promise<DoorAnswer> {
+  const { services } = context
   // Broadcast (or maybe: BROADCAST_UNCERTAIN is final, the receipt tells): the payment bought this deploy, for good.
   const answer = settledAnswer(deployed, summaryOf(settled))
   const done: PaymentRecord = { ...settled, state: 'deployed', credit: null, answer }
@@ -87,9 +102,14 @@ export async function buyDeploy(context: PaidDeployContext, purchase: Purchase, 
     await savePaymentDone(context.store, purchase, { record: done, lease: purchase.lease ?? '', keyHash: purchase.keyHash })
     purchase.lease = null
   } catch (error) {
-    // The deploy went out: it is answered. A retry finds the payment settled and deploys the same token (its salt is
-    // the payment's), which the chain refuses as TokenAlreadyExists: no second token either way.
-    services.logger.error('store_unavailable', { operation: 'x402-done', error: errorName(error), effect: 'answer not kept', nonce })
+    // The deploy went out: it is answered. A retry finds the payment `deploying` and the deploy it sent in the agent's
+    // history (written before the broadcast), and answers that one again: no second token, no credit.
+    services.logger.error('store_unavailable', {
+      operation: 'x402-done',
+      error: errorName(error),
+      effect: 'answer not kept',
+      nonce: purchase.nonce,
+    })
   }
   return answer
 }

@@ -199,6 +199,29 @@ describe('the paid door’s ledger', () => {
     expect(replayed.body).toEqual(deployed.body)
   })
 
+  it('answers the deploy a payment already sent when its answer was never kept: the chain and the history say, no credit', async () => {
+    const client = await payer()
+    const { header, nonce } = await signed(client)
+    const body = { name: 'Sent Token', symbol: 'SENT' }
+    const first = await send(body, { 'payment-signature': header })
+    expect(first.body).toMatchObject({ ok: true, status: 'broadcast' })
+    // As if the instance stopped after the broadcast, before it kept the answer: the record still says `deploying`.
+    const record = (await recordOf(client, nonce))!
+    await store.set(keys.payment(client.address, nonce), JSON.stringify({ ...record, state: 'deploying', answer: null }), 60_000)
+    const before = counts()
+    const resumed = await send(body, { 'payment-signature': header })
+    expect(resumed.body).toMatchObject({
+      ok: true,
+      status: 'broadcast',
+      txHash: first.body.txHash,
+      predictedAddress: first.body.predictedAddress,
+      payment: { transaction: first.body.payment.transaction },
+    })
+    expect(resumed.body.credit).toBeUndefined()
+    expect(since(before)).toMatchObject({ settles: 0, signs: 0 })
+    expect(await recordOf(client, nonce)).toMatchObject({ state: 'deployed' })
+  })
+
   // Last: it moves the chain's time past the authorization's validBefore.
   it('answers "not paid" for a pending settle (its hash in an HTTP error body) only once validBefore passed with nothing mined', async () => {
     const client = await payer()
