@@ -1,11 +1,12 @@
 import { paidAgentId } from '../deploy/agents/paidAgent.js'
+import { failure } from '../deploy/outcome.js'
 import { type DeployTokenReturnType, deployToken } from '../deploy/pipeline/deployToken.js'
 import type { DeployCap } from '../deploy/pipeline/reserve.js'
 import { errorName } from '../platform/log.js'
 import { type DoorAnswer, domainAnswer, settledAnswer } from './answers.js'
 import { type PaymentRecord, savePaymentDone } from './paymentRecord.js'
 import { type PaidDeployContext, type Purchase, paymentRecordOf, saltOfPayment, summaryOf } from './purchase.js'
-import { findSentDeploy } from './sentBefore.js'
+import { claimPaidAddress, findSentDeploy } from './sentBefore.js'
 import { keepCredit, refusePayment, resumeSettling, type SettleStep, settleForDeploy } from './settleBeforeDeploy.js'
 
 // Steps 4 to 8 of a paid deploy: the deploy recipe of every agent (caps, simulation, lock, fence, KMS, send), with the
@@ -19,6 +20,12 @@ export type Paying =
   | { kind: 'settling'; record: PaymentRecord }
   /** Paid already: a credit being redeemed, with no new settlement (confirmed on chain first, if it was not yet). */
   | { kind: 'paid'; record: PaymentRecord }
+
+/** Another payment's deploy creates the token at this address (the same salt): refused before its settle. */
+const takenAddress = failure(
+  'SIMULATION_REVERTED',
+  'Another paid deploy is creating a token at this address (the same salt); nothing was settled or signed. Choose another salt.',
+)
 
 /** The caps of a paid deploy: `X402_DAILY_CAP` for all paid deploys, `X402_PAYER_DAILY_CAP` for this payer. */
 export function paidCaps(context: Pick<PaidDeployContext, 'config' | 'keys'>, payer: string): DeployCap[] {
@@ -50,7 +57,15 @@ export async function buyDeploy(context: PaidDeployContext, purchase: Purchase, 
   const { services } = context
   let paid: PaymentRecord | null = paying.kind === 'paid' && paying.record.confirmed ? paying.record : null
   let refusal: DoorAnswer | null = null
+  const { payer, nonce } = purchase
+  const intent = { ...purchase.intent, salt: purchase.intent.salt ?? saltOfPayment(payer, nonce as `0x${string}`) }
   const beforeSigning = async (): Promise<DoorAnswer | null> => {
+    if (!(await claimPaidAddress({ context, payer, nonce, intent }))) {
+      if (paying.kind === 'new' && purchase.keyHash)
+        await refusePayment(context, paymentRecordOf(context, purchase, 'verifying'), 'address_taken').catch(() => undefined)
+      refusal = domainAnswer(takenAddress)
+      return refusal
+    }
     const step = await settleStep(context, purchase, paying)
     if (step.kind === 'refused') {
       refusal = step.answer
@@ -59,8 +74,6 @@ export async function buyDeploy(context: PaidDeployContext, purchase: Purchase, 
     paid = step.record
     return null
   }
-  const { payer, nonce } = purchase
-  const intent = { ...purchase.intent, salt: purchase.intent.salt ?? saltOfPayment(payer, nonce as `0x${string}`) }
   // A deploy resumed past its signature: the one it sent is answered, never a second one (nor a credit for it).
   const sent = paying.kind === 'paid' && paying.record.state === 'deploying' ? await findSentDeploy({ context, payer, intent }) : null
   if (sent && paid) return keepDeployed(context, purchase, paid, sent)

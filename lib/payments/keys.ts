@@ -25,6 +25,8 @@ export function paymentKeys({ storePrefix, chainId }: PaymentKeysParameters) {
     idempotency: (payer: string, keyHash: string) => `${base}:idempotency:${payer.toLowerCase()}:${keyHash}`,
     /** Every payment that reached a settle, by when: the credits an operator may have to refund are among them. */
     settled: `${base}:settled`,
+    /** Which payment's deploy creates the token at an address (claimed before its settle). */
+    address: (predicted: string) => `${base}:address:${predicted.toLowerCase()}`,
     /** The per-client throttle of the door, by client address. */
     throttle: (client: string) => `${base}:throttle:${client}`,
   }

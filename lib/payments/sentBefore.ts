@@ -5,6 +5,7 @@ import { deployHistoryKeys } from '../deploy/keys.js'
 import type { DeployIntent } from '../deploy/pipeline/intent.js'
 import { planDeploy } from '../deploy/pipeline/plan.js'
 import { listAgentDeploys } from '../deploy/records/history.js'
+import { PAYMENT_RECORD_TTL_MS } from './paymentRecord.js'
 import type { PaidDeployContext } from './purchase.js'
 
 // A paid deploy resumed after its instance stopped past the signature (the store write of its answer failed, or the
@@ -17,18 +18,41 @@ const LOOKED_THROUGH = 100
 
 /** Parameters of {@link findSentDeploy}. */
 export type FindSentDeployParameters = {
-  context: Pick<PaidDeployContext, 'services' | 'store'>
+  context: Pick<PaidDeployContext, 'services' | 'store' | 'keys'>
   payer: string
   /** The intent with the salt the deploy is sent with. */
   intent: DeployIntent & { salt: Hex }
 }
 
+/** The deploy's plan as the signer would send it (its KMS address is read once per instance). */
+async function paidPlan(context: Pick<PaidDeployContext, 'services'>, intent: DeployIntent & { salt: Hex }) {
+  const { services } = context
+  if (!services.getSigner) return null
+  const signer = await services.getSigner()
+  return { signer, plan: planDeploy({ intent, signer: signer.address, salt: intent.salt }) }
+}
+
+/**
+ * Claims the address the deploy creates for this payment, across instances, before its settle: two paid deploys of
+ * one salt (two payers, or one payer retrying without a key) would both pass the simulation and both settle, and the
+ * second would revert on chain. The claim is the payment's for as long as its record (a credit redeems the same
+ * address). False when another payment holds it.
+ */
+export async function claimPaidAddress({ context, payer, nonce, intent }: FindSentDeployParameters & { nonce: string }): Promise<boolean> {
+  const planned = await paidPlan(context, intent)
+  if (!planned) return true
+  const key = context.keys.address(planned.plan.predictedAddress)
+  const owner = `${payer.toLowerCase()}:${nonce.toLowerCase()}`
+  if (await context.store.setIfAbsent(key, owner, PAYMENT_RECORD_TTL_MS)) return true
+  return (await context.store.get(key)) === owner
+}
+
 /** The broadcast answer of the deploy this payment sent before, or null when none was signed for it. */
 export async function findSentDeploy({ context, payer, intent }: FindSentDeployParameters): Promise<DeployBroadcast | null> {
   const { services, store } = context
-  if (!services.getSigner) return null
-  const signer = await services.getSigner()
-  const plan = planDeploy({ intent, signer: signer.address, salt: intent.salt })
+  const planned = await paidPlan(context, intent)
+  if (!planned) return null
+  const { plan, signer } = planned
   const { config } = services
   const keys = deployHistoryKeys({ storePrefix: config.storePrefix, chainId: config.chainId })
   const deploys = await listAgentDeploys({ store, keys, agentDigest: paidAgentId(payer), limit: LOOKED_THROUGH })

@@ -222,6 +222,25 @@ describe('the paid door’s ledger', () => {
     expect(await recordOf(client, nonce)).toMatchObject({ state: 'deployed' })
   })
 
+  it('lets one paid deploy have an address: a second payment for the same salt, while the first settles, is refused unsettled', async () => {
+    const [a, b] = [await payer(), await payer()]
+    const startB = await parts.usdc.balanceOf(b.address)
+    const salt = `0x${'5a'.repeat(32)}`
+    const body = { name: 'Salted Token', symbol: 'SALT', salt }
+    const before = counts()
+    let second: Answer | undefined
+    // The second payer's whole request runs while the first one's settle is under way: both passed the simulation.
+    parts.facilitator.onNext('settle', async () => {
+      second = await pay(b, body)
+    })
+    const first = await pay(a, body)
+    expect(first.body).toMatchObject({ ok: true, status: 'broadcast' })
+    expect(second!.body).toMatchObject({ ok: false, code: 'SIMULATION_REVERTED' })
+    expect(second!.body.payment).toBeUndefined()
+    expect(since(before)).toMatchObject({ settles: 1, signs: 1 })
+    expect(await parts.usdc.balanceOf(b.address)).toBe(startB)
+  })
+
   // Last: it moves the chain's time past the authorization's validBefore.
   it('answers "not paid" for a pending settle (its hash in an HTTP error body) only once validBefore passed with nothing mined', async () => {
     const client = await payer()
