@@ -50,8 +50,8 @@ async function settleStep(context: PaidDeployContext, purchase: Purchase, paying
 
 /**
  * Deploys for a payment and keeps the answer. A new payment takes its caps' slots, is simulated, then settled and
- * confirmed on chain (steps 4-7) before the signature; a credit deploys without a settlement (and without new slots:
- * its payment kept the first ones).
+ * confirmed on chain (steps 4-7) before the signature; a credit deploys without a settlement, taking its slots again
+ * (a full cap leaves it a credit, with retryAt).
  */
 export async function buyDeploy(context: PaidDeployContext, purchase: Purchase, paying: Paying): Promise<DoorAnswer> {
   const { services } = context
@@ -81,7 +81,9 @@ export async function buyDeploy(context: PaidDeployContext, purchase: Purchase, 
     services,
     intent,
     agentId: paidAgentId(payer),
-    caps: paying.kind === 'paid' ? [] : paidCaps(context, payer),
+    // A resumed or redeemed deploy takes its slots again (its first attempt gave them back); a full cap keeps it a
+    // credit, answered with retryAt.
+    caps: paidCaps(context, payer),
     beforeSigning: paid ? undefined : beforeSigning,
   })
   if (refusal !== null && outcome === refusal) return refusal

@@ -42,7 +42,8 @@ export async function runPaidDeploy(context: PaidDeployContext, request: PaidReq
   // Step 2, the checks that hold for good (a resend of the same payment passed them the first time); the window,
   // which closes with time, only for a payment not seen before.
   const terms = checkPaymentTerms(payment, requirements)
-  if (terms) return paymentRequiredAnswer({ requirements, url, code: 'PAYMENT_INVALID', error: terms.message, reason: terms.reason })
+  if (terms && !(await paidUnderItsTerms(context, payment)))
+    return paymentRequiredAnswer({ requirements, url, code: 'PAYMENT_INVALID', error: terms.message, reason: terms.reason })
   if (!(await signatureRecoversToPayer(payment, requirements, config.chainId)))
     return paymentRequiredAnswer({
       requirements,
@@ -76,6 +77,27 @@ export async function runPaidDeploy(context: PaidDeployContext, request: PaidReq
   } finally {
     if (purchase.lease) await releasePayment(store, purchase, purchase.lease)
   }
+}
+
+/** States of a payment that may have moved the funds: it is held to the terms it was taken under, not today's. */
+const MAYBE_PAID = new Set(['settling', 'unknown', 'deploying', 'credit', 'deployed'])
+
+/**
+ * Whether a payment that fails today's terms (X402_PRICE or X402_PAY_TO changed since) was taken under the terms it
+ * carries: its record says it may have paid exactly what it authorizes, to whom it authorizes. A credit stays
+ * redeemable, and an answer replayable, whatever the operator changed.
+ */
+async function paidUnderItsTerms(context: PaidDeployContext, payment: DecodedPayment): Promise<boolean> {
+  const { authorization } = payment
+  const ref = { keys: context.keys, payer: authorization.from.toLowerCase(), nonce: authorization.nonce.toLowerCase() }
+  const record = await readPaymentRecord(context.store, ref).catch(() => null)
+  return (
+    record !== null &&
+    MAYBE_PAID.has(record.state) &&
+    BigInt(record.amount) === authorization.value &&
+    record.asset.toLowerCase() === payment.payload.accepted.asset.toLowerCase() &&
+    (record.payTo ?? '').toLowerCase() === authorization.to.toLowerCase()
+  )
 }
 
 /** Under the payment's lease: the first answer, a credit redeemed, a settle resumed, or a new payment. */

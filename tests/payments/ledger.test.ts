@@ -49,16 +49,20 @@ describe('the paid door’s ledger', () => {
       }),
       logger: silentLogger,
     })
-    // A settle that does not answer is given up after 1.5 s (the facilitator client's own deadline, 30 s in service).
-    const facilitator = createPaymentFacilitator({ url: parts.facilitator.url, cdp: null, now: Date.now, settleTimeoutMs: 1500 })
-    const source = paymentsSourceFrom({ deploy: deployServicesFrom(() => services), env: parts.env, facilitator })
-    handle = withOpenApiCheck('/api/x402/deploy', createPaidDeployEndpoint(source))
+    handle = doorWith({})
     keys = paymentKeys({ storePrefix, chainId: 8453 })
   }, 120_000)
   afterAll(async () => {
     await parts?.close()
   })
 
+  /** A door instance over the parts with these settings changed. */
+  const doorWith = (env: Record<string, string>) => {
+    // A settle that does not answer is given up after 1.5 s (the facilitator client's own deadline, 30 s in service).
+    const facilitator = createPaymentFacilitator({ url: parts.facilitator.url, cdp: null, now: Date.now, settleTimeoutMs: 1500 })
+    const source = paymentsSourceFrom({ deploy: deployServicesFrom(() => services), env: { ...parts.env, ...env }, facilitator })
+    return withOpenApiCheck('/api/x402/deploy', createPaidDeployEndpoint(source))
+  }
   const doorFetch = async (input: RequestInfo | URL, init?: RequestInit) => handle(new Request(input, init))
   const keep = async (response: Response): Promise<Answer> => ({
     status: response.status,
@@ -239,6 +243,54 @@ describe('the paid door’s ledger', () => {
     expect(second!.body.payment).toBeUndefined()
     expect(since(before)).toMatchObject({ settles: 1, signs: 1 })
     expect(await parts.usdc.balanceOf(b.address)).toBe(startB)
+  })
+
+  /** A payment settled and kept as a credit (KMS down once it was settled): its header and the credit answer. */
+  const credited = async (client: PayingClient, body: unknown) => {
+    const { header } = await signed(client)
+    parts.facilitator.onNext('settle', () => parts.kms.setDown(true))
+    try {
+      const answer = await send(body, { 'payment-signature': header })
+      expect(answer.body).toMatchObject({ ok: false, credit: { id: expect.stringMatching(/^cr_/) } })
+      return { header, answer }
+    } finally {
+      parts.kms.setDown(false)
+    }
+  }
+  const sendTo = async (door: (request: Request) => Promise<Response>, body: unknown, headers: Record<string, string>) =>
+    keep(
+      await door(
+        new Request(DOOR, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) }),
+      ),
+    )
+
+  it('takes a slot of the paid cap again for a credit redeemed: a full cap keeps it a credit, with retryAt', async () => {
+    const client = await payer()
+    const body = { name: 'Capped Credit', symbol: 'CAPCR' }
+    const { header, answer } = await credited(client, body)
+    const before = counts()
+    const full = await sendTo(doorWith({ X402_DAILY_CAP: '0' }), body, { 'payment-signature': header })
+    expect(full.body).toMatchObject({ ok: false, code: 'DEPLOY_CAP_REACHED', retryAt: expect.any(String), credit: answer.body.credit })
+    expect(since(before)).toMatchObject({ settles: 0, signs: 0 })
+    expect((await send(body, { 'payment-signature': header })).body).toMatchObject({ ok: true, status: 'broadcast' })
+  })
+
+  it('redeems a credit under the terms it was paid under, after the price and payTo changed', async () => {
+    const client = await payer()
+    const body = { name: 'Old Terms', symbol: 'OLDT' }
+    const { header, answer } = await credited(client, body)
+    const before = counts()
+    const changed = doorWith({ X402_PRICE: '0.75', X402_PAY_TO: '0x000000000000000000000000000000000000dEaD' })
+    const redeemed = await sendTo(changed, body, { 'payment-signature': header })
+    expect(redeemed.body).toMatchObject({
+      ok: true,
+      status: 'broadcast',
+      payment: { transaction: answer.body.payment.transaction, amount: TEST_PRICE_UNITS.toString() },
+    })
+    expect(since(before)).toMatchObject({ settles: 0, signs: 1 })
+    // A payment never taken is still held to today's terms.
+    const fresh = await signed(client)
+    expect((await sendTo(changed, body, { 'payment-signature': fresh.header })).body).toMatchObject({ code: 'PAYMENT_INVALID' })
   })
 
   // Last: it moves the chain's time past the authorization's validBefore.
