@@ -80,7 +80,7 @@ export async function runPaidDeploy(context: PaidDeployContext, request: PaidReq
 }
 
 /** States of a payment that may have moved the funds: it is held to the terms it was taken under, not today's. */
-const MAYBE_PAID = new Set(['settling', 'unknown', 'deploying', 'credit', 'deployed'])
+const MAYBE_PAID: readonly string[] = ['settling', 'unknown', 'deploying', 'credit', 'deployed']
 
 /**
  * Whether a payment that fails today's terms (X402_PRICE or X402_PAY_TO changed since) was taken under the terms it
@@ -93,7 +93,7 @@ async function paidUnderItsTerms(context: PaidDeployContext, payment: DecodedPay
   const record = await readPaymentRecord(context.store, ref).catch(() => null)
   return (
     record !== null &&
-    MAYBE_PAID.has(record.state) &&
+    MAYBE_PAID.includes(record.state) &&
     BigInt(record.amount) === authorization.value &&
     record.asset.toLowerCase() === payment.payload.accepted.asset.toLowerCase() &&
     (record.payTo ?? '').toLowerCase() === authorization.to.toLowerCase()

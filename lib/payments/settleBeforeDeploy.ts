@@ -1,8 +1,11 @@
 import type { DeployFailure } from '../deploy/outcome.js'
 import { failure, storeFailureOf } from '../deploy/outcome.js'
+import type { DeployServices } from '../deploy/services.js'
+import type { Clock } from '../platform/clock.js'
 import { errorName } from '../platform/log.js'
 import { removeFromIndex } from '../store/recordIndex.js'
 import { creditAnswer, type DoorAnswer, domainAnswer, paymentRequiredAnswer } from './answers.js'
+import type { PaymentsConfig } from './config.js'
 import type { SettleVerdict } from './facilitator.js'
 import { paymentUnknownAnswer } from './ledgerAnswers.js'
 import { checkValidityWindow } from './localChecks.js'
@@ -24,7 +27,12 @@ const CONFIRM_ATTEMPTS = 3
 const CONFIRM_PAUSE_MS = 1000
 
 /** What the parts that decide a payment from the chain need: the chain, the door's settings and clock. */
-export type ChainContext = Pick<PaidDeployContext, 'services' | 'config' | 'clock'>
+export type ChainContext = {
+  services: Pick<DeployServices, 'publicClient'>
+  /** Who a record from before payTo was kept paid. */
+  config: Pick<PaymentsConfig, 'payTo'>
+  clock: Clock
+}
 
 /**
  * Reads the settlement's receipt; `patient`, asks again while the RPC does not know it yet (the facilitator's node may

@@ -1,3 +1,5 @@
+import { execFile } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
 import { KMSClient } from '@aws-sdk/client-kms'
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http'
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
@@ -11,6 +13,7 @@ import { createPaymentFacilitator } from '../../lib/payments/facilitator.js'
 import { paymentsSourceFrom } from '../../lib/payments/instance.js'
 import { paymentKeys } from '../../lib/payments/keys.js'
 import { paymentIdOf, paymentRecordSchema } from '../../lib/payments/paymentRecord.js'
+import { reconcilePayments } from '../../lib/payments/reconcile.js'
 import { silentLogger } from '../../lib/platform/log.js'
 import { parseRecord } from '../../lib/store/records.js'
 import type { Store } from '../../lib/store/types.js'
@@ -57,12 +60,22 @@ describe('the paid door’s ledger', () => {
   })
 
   /** A door instance over the parts with these settings changed. */
-  const doorWith = (env: Record<string, string>) => {
+  const doorWith = (env: Record<string, string>, settleTimeoutMs = 1500) => {
     // A settle that does not answer is given up after 1.5 s (the facilitator client's own deadline, 30 s in service).
-    const facilitator = createPaymentFacilitator({ url: parts.facilitator.url, cdp: null, now: Date.now, settleTimeoutMs: 1500 })
+    const facilitator = createPaymentFacilitator({ url: parts.facilitator.url, cdp: null, now: Date.now, settleTimeoutMs })
     const source = paymentsSourceFrom({ deploy: deployServicesFrom(() => services), env: { ...parts.env, ...env }, facilitator })
     return withOpenApiCheck('/api/x402/deploy', createPaidDeployEndpoint(source))
   }
+  /** `npm run agents -- payments --json` as an operator runs it against the parts' store. */
+  const listedPayments = (): Promise<{ id: string; state: string; nonce: string; payer: string; transaction: string | null }[]> =>
+    new Promise((resolve, reject) => {
+      execFile(
+        process.execPath,
+        ['--import', 'tsx', 'dev/agents.ts', 'payments', '--json'],
+        { cwd: fileURLToPath(new URL('../..', import.meta.url)), encoding: 'utf8', env: { ...process.env, ...parts.env } },
+        (error, stdout) => (error ? reject(error) : resolve(JSON.parse(stdout))),
+      )
+    })
   const doorFetch = async (input: RequestInfo | URL, init?: RequestInit) => handle(new Request(input, init))
   const keep = async (response: Response): Promise<Answer> => ({
     status: response.status,
@@ -227,7 +240,14 @@ describe('the paid door’s ledger', () => {
   })
 
   it('lets one paid deploy have an address: a second payment for the same salt, while the first settles, is refused unsettled', async () => {
-    const [a, b] = [await payer(), await payer()]
+    // The first payer's door waits for its settle as long as the service does: the second request runs meanwhile.
+    const patient = doorWith({}, 30_000)
+    const a = createPayingClient({
+      rpcUrl: parts.chain.rpcUrl,
+      privateKey: await fundedPayer(parts),
+      baseFetch: (async (input: RequestInfo | URL, init?: RequestInit) => patient(new Request(input, init))) as typeof fetch,
+    })
+    const b = await payer()
     const startB = await parts.usdc.balanceOf(b.address)
     const salt = `0x${'5a'.repeat(32)}`
     const body = { name: 'Salted Token', symbol: 'SALT', salt }
@@ -291,6 +311,45 @@ describe('the paid door’s ledger', () => {
     // A payment never taken is still held to today's terms.
     const fresh = await signed(client)
     expect((await sendTo(changed, body, { 'payment-signature': fresh.header })).body).toMatchObject({ code: 'PAYMENT_INVALID' })
+  })
+
+  it('is reconciled by the tick: a payment left unknown whose transfer landed becomes a credit the operator lists', async () => {
+    const client = await payer()
+    const { header, nonce } = await signed(client)
+    const body = { name: 'Reconciled', symbol: 'RECON' }
+    const unknown = await withFault('hold-settle', () => send(body, { 'payment-signature': header }))
+    expect(unknown.status).toBe(202)
+    const [landed] = await parts.facilitator.landHeld()
+    // Another left unknown, its transfer not mined (and its authorization still valid): it stays unknown.
+    const still = await payer()
+    const other = await signed(still)
+    expect((await withFault('hold-settle', () => send(body, { 'payment-signature': other.header }))).status).toBe(202)
+    // Both left alone by their payers for a while.
+    for (const [who, n] of [
+      [client, nonce],
+      [still, other.nonce],
+    ] as const) {
+      const record = (await recordOf(who, n))!
+      await store.set(keys.payment(who.address, n), JSON.stringify({ ...record, at: record.at - 120_000 }), 60_000)
+    }
+    const result = await reconcilePayments({ services: { ...services, store }, keys })
+    expect(result).toMatchObject({ paid: 1, decided: 1, unknown: 1, refused: 0 })
+    expect(await recordOf(still, other.nonce)).toMatchObject({ state: 'unknown' })
+    expect(await recordOf(client, nonce)).toMatchObject({
+      state: 'credit',
+      transaction: landed,
+      credit: { id: expect.stringMatching(/^cr_/) },
+    })
+    const listed = await listedPayments()
+    expect(listed.find((p) => p.nonce === nonce)).toMatchObject({
+      state: 'credit',
+      transaction: landed,
+      payer: client.address.toLowerCase(),
+    })
+    // The payer's resend redeems it: no second settle.
+    const before = counts()
+    expect((await send(body, { 'payment-signature': header })).body).toMatchObject({ ok: true, payment: { transaction: landed } })
+    expect(since(before)).toMatchObject({ settles: 0, signs: 1 })
   })
 
   // Last: it moves the chain's time past the authorization's validBefore.
