@@ -10,8 +10,11 @@ import { type CdpCredentials, cdpAuthHeaders } from './cdpAuth.js'
 
 /** How long a verify may take: it reads the chain once or twice. */
 export const VERIFY_TIMEOUT_MS = 10_000
-/** How long a settle may take: it sends the transfer and waits for its receipt (about 2 s on Base). */
-export const SETTLE_TIMEOUT_MS = 30_000
+/**
+ * How long one settle attempt may take: it sends the transfer and waits for its receipt (about 2 s on Base). The
+ * resource server asks once more after a `settlement_pending` answer, so a settle takes at most twice this.
+ */
+export const SETTLE_TIMEOUT_MS = 15_000
 
 /** The facilitator could not be asked, or did not answer in time: nothing can be said of the payment from it. */
 export class FacilitatorUnavailableError extends BaseError<'FACILITATOR_UNAVAILABLE'> {

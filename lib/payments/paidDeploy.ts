@@ -36,7 +36,8 @@ const inProgress = (error: string) => domainAnswer(failure('IDEMPOTENCY_IN_PROGR
 const STILL_RUNNING = 'A request with this payment or Idempotency-Key is still running; retry shortly to get its answer.'
 
 /** Runs a request that carries a payment (steps 2 to 8) and answers it; a store failure is STORE_UNAVAILABLE, nothing paid. */
-export async function runPaidDeploy(context: PaidDeployContext, request: PaidRequest): Promise<DoorAnswer> {
+export async function runPaidDeploy(given: Omit<PaidDeployContext, 'startedAt'>, request: PaidRequest): Promise<DoorAnswer> {
+  const context: PaidDeployContext = { ...given, startedAt: given.clock.now() }
   const { payment, body, intent, idempotencyKey } = request
   const { requirements, url, config, store, services } = context
   // Step 2, the checks that hold for good (a resend of the same payment passed them the first time); the window,

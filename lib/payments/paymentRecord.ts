@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import { z } from 'zod'
-import { listIndexed, putIndexed, removeFromIndex } from '../store/recordIndex.js'
+import { listIndexed, putIndexed, removeFromIndexes } from '../store/recordIndex.js'
 import { parseRecord } from '../store/records.js'
 import { defineScript, type Store } from '../store/types.js'
 import type { PaymentKeys } from './keys.js'
@@ -173,6 +173,26 @@ export async function claimIdempotencyKey(store: Store, ref: PaymentRef, paramet
   return claimed === 1
 }
 
+/** Most open payments one payer may have (settles undecided, credits to redeem): past it, no new settle. */
+export const PAYER_OPEN_MAX = 10
+
+/** How many payments one payer has open (one store command). */
+const countOpenScript = defineScript<number>({
+  name: 'payment-open-count',
+  lua: `return redis.call('ZCARD', KEYS[1])`,
+  inProcess: (data, keys) => data.zcard(keys[0]!),
+})
+
+/** How many payments the payer has open. */
+export function countOpenPayments(store: Store, { keys, payer }: Pick<PaymentRef, 'keys' | 'payer'>): Promise<number> {
+  return store.run(countOpenScript, [keys.payerOpen(payer)], [])
+}
+
+/** Takes a payment off the open lists (deployed, or refused). */
+export async function closePayment(store: Store, { keys, payer, nonce }: PaymentRef): Promise<void> {
+  await removeFromIndexes(store, [keys.settled, keys.payerOpen(payer)], `${payer.toLowerCase()}:${nonce.toLowerCase()}`)
+}
+
 /** Writes the record, filed among the open payments (before a settle, and at each step until done). */
 export async function saveOpenPayment(store: Store, ref: PaymentRef, record: PaymentRecord): Promise<void> {
   const member = `${ref.payer.toLowerCase()}:${ref.nonce.toLowerCase()}`
@@ -182,7 +202,7 @@ export async function saveOpenPayment(store: Store, ref: PaymentRef, record: Pay
     ttlMs: PAYMENT_RECORD_TTL_MS,
     member,
     score: record.at,
-    indexKeys: [ref.keys.settled],
+    indexKeys: [ref.keys.settled, ref.keys.payerOpen(ref.payer)],
     maxEntries: SETTLED_INDEX_MAX,
   })
 }
@@ -206,7 +226,7 @@ export async function savePaymentDone(
     ],
     releaseLock: { key: keys.lease(payer, nonce), token: lease },
   })
-  await removeFromIndex(store, keys.settled, `${payer.toLowerCase()}:${nonce.toLowerCase()}`)
+  await closePayment(store, ref)
 }
 
 /** The open payments, newest first: every one that reached a settle and did not end deployed or refused. */

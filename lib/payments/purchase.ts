@@ -27,6 +27,8 @@ export type PaidDeployContext = {
   requirements: PaymentRequirements
   /** The request's URL (the 402's resource). */
   url: string
+  /** When the paid request's work began, on the door's clock: a settle starts only within a budget of it. */
+  startedAt: number
 }
 
 /** A payment being worked on, under its lease. */

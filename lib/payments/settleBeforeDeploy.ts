@@ -3,13 +3,20 @@ import { failure, storeFailureOf } from '../deploy/outcome.js'
 import type { DeployServices } from '../deploy/services.js'
 import type { Clock } from '../platform/clock.js'
 import { errorName } from '../platform/log.js'
-import { removeFromIndex } from '../store/recordIndex.js'
 import { creditAnswer, type DoorAnswer, domainAnswer, paymentRequiredAnswer } from './answers.js'
 import type { PaymentsConfig } from './config.js'
-import type { SettleVerdict } from './facilitator.js'
+import { SETTLE_TIMEOUT_MS, type SettleVerdict } from './facilitator.js'
 import { paymentUnknownAnswer } from './ledgerAnswers.js'
 import { checkValidityWindow } from './localChecks.js'
-import { creditIdOf, PAYMENT_RECORD_TTL_MS, type PaymentRecord, saveOpenPayment } from './paymentRecord.js'
+import {
+  closePayment,
+  countOpenPayments,
+  creditIdOf,
+  PAYER_OPEN_MAX,
+  PAYMENT_RECORD_TTL_MS,
+  type PaymentRecord,
+  saveOpenPayment,
+} from './paymentRecord.js'
 import { carriesOwnPayment, expectedTransferOf, type PaidDeployContext, type Purchase, paymentRecordOf, summaryOf } from './purchase.js'
 import { confirmSettlement, findSettlement, type SettlementCheck } from './settlementOnChain.js'
 
@@ -93,6 +100,7 @@ export async function settlementOf(
   const found = await findSettlement(context.services.publicClient, expectedTransferOf(context.config, record), { fromBlock })
   if (found.kind === 'settled' && found.check !== 'not-confirmed')
     return { kind: 'paid', transaction: found.transaction, confirmed: found.check === 'confirmed' }
+  if (found.kind === 'canceled') return { kind: 'unpaid', reason: 'authorization_canceled' }
   if (found.kind !== 'unused') return { kind: 'unknown' }
   if (found.chainTime >= record.validBefore) return { kind: 'unpaid', reason: refusedFor ?? 'authorization_expired' }
   if (refusedFor !== null && !pending) return { kind: 'unpaid', reason: refusedFor }
@@ -162,7 +170,7 @@ export async function refusePayment(
   const { store, keys } = context
   const refused: PaymentRecord = { ...record, state: 'refused', reason }
   await store.set(keys.payment(record.payer, record.nonce), JSON.stringify(refused), PAYMENT_RECORD_TTL_MS)
-  await removeFromIndex(store, keys.settled, `${record.payer}:${record.nonce}`).catch(() => undefined)
+  await closePayment(store, { keys, payer: record.payer, nonce: record.nonce }).catch(() => undefined)
 }
 
 /** 402 PAYMENT_FAILED for a payment the chain shows unpaid, its record `refused` first (best effort: the chain keeps it). */
@@ -184,6 +192,31 @@ async function unknownAnswer(context: PaidDeployContext, purchase: Purchase, rec
   return paymentUnknownAnswer(unknown)
 }
 
+/** A payer with {@link PAYER_OPEN_MAX} payments open: refused before the settle, nothing paid. */
+const tooManyOpen = failure(
+  'DEPLOY_CAP_REACHED',
+  `This payer has ${PAYER_OPEN_MAX} payments whose outcome is still open (undecided settles, credits to redeem); nothing was settled or signed. Resend those (the same payment or Idempotency-Key) first, or retry later.`,
+  { retryAfterSeconds: 60 },
+)
+
+/**
+ * The most a request may have run when its settle starts (the door's clock, from the payment's first check): what
+ * follows must fit in the function's 120 s maxDuration with room: the settle (two attempts of
+ * {@link SETTLE_TIMEOUT_MS}), the receipt check (about 5 s), the nonce lock's wait (20 s), KMS and the waiting send
+ * (about 15 s). A request past it settles nothing, rather than be cut off between a settle and its deploy.
+ */
+export const SETTLE_START_BUDGET_MS = 30_000
+
+/** Refuses a settle that could not finish with its deploy inside the function's time (see SETTLE_START_BUDGET_MS). */
+function tooLateToSettle(context: PaidDeployContext): DeployFailure | null {
+  if (context.clock.now() - context.startedAt <= SETTLE_START_BUDGET_MS) return null
+  return failure(
+    'DEPLOY_BUSY',
+    'This request took too long before its settle to finish the deploy in time; nothing was settled or signed. Resend it.',
+    { retryAfterSeconds: 2 },
+  )
+}
+
 /**
  * Settles the payment and decides it from the chain, before anything is signed. The `settling` record (with the block
  * the settle is asked at) is written first: no settle without it. Then: paid and confirmed, `deploying`; not paid (the
@@ -195,6 +228,8 @@ export async function settleForDeploy(
   purchase: Purchase,
   retrying: PaymentRecord | null = null,
 ): Promise<SettleStep> {
+  const late = tooLateToSettle(context)
+  if (late) return { kind: 'refused', answer: domainAnswer(late) }
   const fromBlock = await context.services.publicClient.getBlockNumber().catch(() => null)
   const first = retrying ?? paymentRecordOf(context, purchase, 'settling')
   const record: PaymentRecord = {
@@ -203,6 +238,10 @@ export async function settleForDeploy(
     fromBlock: first.fromBlock ?? fromBlock?.toString(),
   }
   try {
+    // A payer who has many open already (a loop of authorizations cancelled between verify and settle leaves each one
+    // undecided for a while) opens no more: the operator's list keeps everyone's credits in view.
+    if (!retrying && (await countOpenPayments(context.store, purchase)) >= PAYER_OPEN_MAX)
+      return { kind: 'refused', answer: domainAnswer(tooManyOpen) }
     await saveOpenPayment(context.store, purchase, record)
   } catch (error) {
     const refusal = storeFailureOf(error, {

@@ -9,6 +9,7 @@ import { type Address, type Hex, isAddressEqual, type PublicClient, parseAbi, pa
 const eip3009Abi = parseAbi([
   'event Transfer(address indexed from, address indexed to, uint256 value)',
   'event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)',
+  'event AuthorizationCanceled(address indexed authorizer, bytes32 indexed nonce)',
   'function authorizationState(address authorizer, bytes32 nonce) view returns (bool)',
 ])
 
@@ -72,6 +73,8 @@ export type AuthorizationOnChain =
   | { kind: 'unused'; chainTime: number }
   | { kind: 'settled'; transaction: Hex; check: SettlementCheck }
   | { kind: 'used-elsewhere' }
+  /** The payer cancelled it (`cancelAuthorization`): it can never move the funds. */
+  | { kind: 'canceled' }
   | { kind: 'unreadable' }
 
 /** Parameters of {@link findSettlement}: the block the settle was asked at, where its transaction can be no earlier. */
@@ -112,7 +115,16 @@ export async function findSettlement(
       toBlock: to,
     })
     const transaction = logs.at(-1)?.transactionHash
-    if (!transaction) return { kind: 'used-elsewhere' }
+    if (!transaction) {
+      const canceled = await publicClient.getLogs({
+        address: expected.asset,
+        event: eip3009Abi[2],
+        args: { authorizer: expected.payer, nonce },
+        fromBlock: from,
+        toBlock: to,
+      })
+      return canceled.length > 0 ? { kind: 'canceled' } : { kind: 'used-elsewhere' }
+    }
     return { kind: 'settled', transaction, check: await confirmSettlement(publicClient, transaction, expected) }
   } catch {
     return { kind: 'unreadable' }

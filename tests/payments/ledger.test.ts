@@ -12,8 +12,10 @@ import { createPaidDeployEndpoint } from '../../lib/payments/endpoint.js'
 import { createPaymentFacilitator } from '../../lib/payments/facilitator.js'
 import { paymentsSourceFrom } from '../../lib/payments/instance.js'
 import { paymentKeys } from '../../lib/payments/keys.js'
-import { paymentIdOf, paymentRecordSchema } from '../../lib/payments/paymentRecord.js'
+import { PAYER_OPEN_MAX, paymentIdOf, paymentRecordSchema, saveOpenPayment } from '../../lib/payments/paymentRecord.js'
 import { reconcilePayments } from '../../lib/payments/reconcile.js'
+import { SETTLE_START_BUDGET_MS } from '../../lib/payments/settleBeforeDeploy.js'
+import type { Clock } from '../../lib/platform/clock.js'
 import { silentLogger } from '../../lib/platform/log.js'
 import { parseRecord } from '../../lib/store/records.js'
 import type { Store } from '../../lib/store/types.js'
@@ -21,6 +23,7 @@ import { createUpstashStore } from '../../lib/store/upstash.js'
 import { withOpenApiCheck } from '../support/openapiCheck.js'
 import { fundedPayer, type PaidDoorParts, startPaidDoorParts, TEST_PRICE_UNITS } from '../support/paidDoorParts.js'
 import { createPayingClient, type PayingClient, signPaymentHeader } from '../support/payingClient.js'
+import { createTestClock } from '../support/testClock.js'
 
 // The paid door's ledger, in process over the real parts (anvil with the test USDC, the Upstash front over redis, the
 // KMS server, the local facilitator over HTTP and the real facilitator client): a settle whose outcome is not known
@@ -60,10 +63,10 @@ describe('the paid door’s ledger', () => {
   })
 
   /** A door instance over the parts with these settings changed. */
-  const doorWith = (env: Record<string, string>, settleTimeoutMs = 1500) => {
+  const doorWith = (env: Record<string, string>, settleTimeoutMs = 1500, clock?: Clock) => {
     // A settle that does not answer is given up after 1.5 s (the facilitator client's own deadline, 30 s in service).
     const facilitator = createPaymentFacilitator({ url: parts.facilitator.url, cdp: null, now: Date.now, settleTimeoutMs })
-    const source = paymentsSourceFrom({ deploy: deployServicesFrom(() => services), env: { ...parts.env, ...env }, facilitator })
+    const source = paymentsSourceFrom({ deploy: deployServicesFrom(() => services), env: { ...parts.env, ...env }, facilitator, clock })
     return withOpenApiCheck('/api/x402/deploy', createPaidDeployEndpoint(source))
   }
   /** `npm run agents -- payments --json` as an operator runs it against the parts' store. */
@@ -350,6 +353,53 @@ describe('the paid door’s ledger', () => {
     const before = counts()
     expect((await send(body, { 'payment-signature': header })).body).toMatchObject({ ok: true, payment: { transaction: landed } })
     expect(since(before)).toMatchObject({ settles: 0, signs: 1 })
+  })
+
+  it('opens no more payments for a payer who has ten open (undecided settles, credits), nothing settled', async () => {
+    const client = await payer()
+    const start = await parts.usdc.balanceOf(client.address)
+    const { header } = await signed(client)
+    for (let i = 0; i < PAYER_OPEN_MAX; i++) {
+      const fake = `0x${i.toString(16).padStart(64, '0')}`
+      const record = paymentRecordSchema.parse({
+        state: 'unknown',
+        bodyHash: 'x',
+        payer: client.address.toLowerCase(),
+        nonce: fake,
+        amount: TEST_PRICE_UNITS.toString(),
+        asset: parts.usdc.address,
+        network: 'eip155:8453',
+        validBefore: Math.floor(Date.now() / 1000) + 300,
+        at: Date.now(),
+        transaction: null,
+        confirmed: false,
+        credit: null,
+        answer: null,
+        payTo: parts.payTo.toLowerCase(),
+      })
+      await saveOpenPayment(store, { keys, payer: client.address, nonce: fake }, record)
+    }
+    const before = counts()
+    const refused = await send({ name: 'One More', symbol: 'MORE' }, { 'payment-signature': header })
+    expect(refused.body).toMatchObject({ ok: false, code: 'DEPLOY_CAP_REACHED' })
+    expect(since(before)).toMatchObject({ settles: 0, signs: 0 })
+    expect(await parts.usdc.balanceOf(client.address)).toBe(start)
+  })
+
+  it('settles nothing when the request ran too long before its settle to deploy inside the function’s time', async () => {
+    const client = await payer()
+    const clock = createTestClock()
+    const slow = doorWith({}, 1500, clock.clock)
+    const { header } = await signed(client)
+    const before = counts()
+    parts.facilitator.onNext('verify', () => {
+      clock.now += SETTLE_START_BUDGET_MS + 1000
+    })
+    const late = await sendTo(slow, { name: 'Late Start', symbol: 'LATES' }, { 'payment-signature': header })
+    expect(late.body).toMatchObject({ ok: false, code: 'DEPLOY_BUSY' })
+    expect(since(before)).toMatchObject({ settles: 0, signs: 0 })
+    // The same payment resent in time deploys.
+    expect((await send({ name: 'Late Start', symbol: 'LATES' }, { 'payment-signature': header })).body).toMatchObject({ ok: true })
   })
 
   // Last: it moves the chain's time past the authorization's validBefore.
