@@ -1,15 +1,16 @@
-// `npm run agents -- issue | list | revoke | webhook | credits`: agent keys at runtime, kept in the shared store the
+// `npm run agents -- issue | list | revoke | webhook | credits | payments`: agent keys at runtime, kept in the shared store the
 // service reads (only their SHA-256 digests), so adding or removing an agent needs no redeploy. Running instances
 // accept a new key at once and refuse a revoked or expired one within 5 s. An agent's webhook (its deploy events,
 // signed the Standard Webhooks way) is set at issue time or later; its secret is shown once. `credits` lists the paid
-// deploys (x402) that were paid and not deployed, for the operator to refund or to wait for the payer's retry.
+// deploys (x402) that were paid and not deployed, for the operator to refund or to wait for the payer's retry;
+// `payments` every payment that reached a settle and did not end deployed or refused, in its ledger state.
 import { parseArgs } from 'node:util'
 import { AgentAdminError, issueAgentKey, revokeAgentKey } from '../lib/deploy/agents/agentRegistry.js'
 import { type AgentWithWebhook, listAgentsWithWebhooks, setAgentWebhook } from '../lib/deploy/agents/webhookTargets.js'
 import { checkWebhookUrl } from '../lib/deploy/agents/webhookUrl.js'
 import { loadDeployConfig } from '../lib/deploy/config.js'
 import { paymentKeys } from '../lib/payments/keys.js'
-import { listOpenPayments, type PaymentRecord } from '../lib/payments/paymentRecord.js'
+import { listOpenPayments, type PaymentRecord, paymentIdOf } from '../lib/payments/paymentRecord.js'
 import { ConfigError } from '../lib/platform/config.js'
 import { createUpstashStore } from '../lib/store/upstash.js'
 
@@ -18,7 +19,8 @@ const USAGE = `usage:
   npm run agents -- list [--json]
   npm run agents -- revoke <label | digest prefix>
   npm run agents -- webhook <label | digest prefix> (<https url> | --off) [--json]
-  npm run agents -- credits [--json]`
+  npm run agents -- credits [--json]
+  npm run agents -- payments [--json]`
 
 /** Ends the command with a message on stderr and exit code 1 (nothing was written). */
 function fail(message: string): never {
@@ -48,13 +50,22 @@ const describeWebhook = (a: AgentWithWebhook) => {
 const wholeTokens = (units: string) =>
   `${(BigInt(units) / 1_000_000n).toString()}.${(BigInt(units) % 1_000_000n).toString().padStart(6, '0')}`
 
-/** One line an open payment, for people: a credit (paid, not deployed), or a settle whose outcome nobody saw. */
+/** What each open state means, for people. */
+const OPEN_STATE: Record<string, (p: PaymentRecord) => string> = {
+  credit: (p) => `paid, not deployed (${p.credit?.code ?? 'deploy pending'})`,
+  deploying: () => 'paid, deploy under way or cut short (a resend or the chain tells)',
+  settling: () => 'settle asked, outcome not seen (the chain tells)',
+  unknown: () => 'settle outcome unknown (pending or no answer; the chain decides by validBefore)',
+  verifying: () => 'verify asked, nothing settled',
+}
+
+/** One line an open payment, for people: its state, a credit (paid, not deployed), or a settle whose outcome nobody saw. */
 const describeOpenPayment = (p: PaymentRecord) =>
   [
+    paymentIdOf(p.payer, p.nonce),
+    p.state.padEnd(9),
     (p.credit?.id ?? '-').padEnd(27),
-    p.state === 'settled'
-      ? `paid, not deployed (${p.credit?.code ?? 'deploy pending'})`
-      : 'settle asked, outcome not seen (the chain tells)',
+    OPEN_STATE[p.state]?.(p) ?? p.state,
     `payer ${p.payer}`,
     `${wholeTokens(p.amount)} of ${p.asset} on ${p.network}`,
     `settlement ${p.transaction ?? '-'}`,
@@ -92,7 +103,7 @@ const { values, positionals } = (() => {
   }
 })()
 const [command, ...rest] = positionals
-if (!command || !['issue', 'list', 'revoke', 'webhook', 'credits'].includes(command)) fail(USAGE)
+if (!command || !['issue', 'list', 'revoke', 'webhook', 'credits', 'payments'].includes(command)) fail(USAGE)
 
 let config: ReturnType<typeof loadDeployConfig>
 try {
@@ -138,9 +149,14 @@ try {
       console.log(`digest: ${record.digest}  expires: ${when(record.expiresAt)}  daily cap: ${record.dailyCap ?? '-'}`)
       if (webhookSecret) console.log(`webhook secret (shown once; the agent verifies deliveries with it): ${webhookSecret}`)
     }
-  } else if (command === 'credits') {
-    const open = await listOpenPayments(store, paymentKeys({ storePrefix: config.storePrefix, chainId: config.chainId }))
-    if (values.json) console.log(JSON.stringify(open.map(({ answer: _answer, ...record }) => record)))
+  } else if (command === 'credits' || command === 'payments') {
+    const listed = await listOpenPayments(store, paymentKeys({ storePrefix: config.storePrefix, chainId: config.chainId }))
+    // `credits`: what the operator may have to refund (paid, not deployed); `payments`: every open one, in any state.
+    const open = command === 'credits' ? listed.filter((p) => p.state === 'credit' || p.state === 'deploying') : listed
+    if (values.json)
+      console.log(
+        JSON.stringify(open.map(({ answer: _answer, ...record }) => ({ id: paymentIdOf(record.payer, record.nonce), ...record }))),
+      )
     else if (open.length === 0) console.log('no open paid deploys: every settled payment bought its deploy')
     else for (const payment of open) console.log(describeOpenPayment(payment))
   } else if (command === 'list') {

@@ -86,6 +86,29 @@ export const creditAnswerSchema = deployFailureSchema
   })
   .describe('Paid, not deployed: code and retryAfterSeconds say why and when to retry; no new payment is settled then')
 
+/** A payment whose settle's outcome is not known yet: named, so that a resend resumes it and never pays again. */
+export const paymentUnknownSchema = z
+  .object({
+    ok: z.literal(false),
+    code: z.literal('PAYMENT_UNKNOWN'),
+    error: z.string(),
+    retryAfterSeconds: z.number().int().min(1),
+    payment: z.object({
+      id: z.string().describe('The payment (one per signed authorization: payer and nonce)'),
+      state: z.literal('unknown'),
+      payer: address,
+      transaction: z
+        .string()
+        .regex(/^0x[0-9a-fA-F]{64}$/)
+        .nullable()
+        .describe('The settlement the facilitator named, when it named one (it may not be mined yet)'),
+      validBefore: z.number().int().describe('When the authorization lapses (unix seconds): past it, the chain decides for good'),
+    }),
+  })
+  .describe(
+    'The settle was asked for and its outcome is not known yet (pending, or no answer): resend the same request (the same payment, or the same Idempotency-Key) after Retry-After; it resumes this payment and never settles another',
+  )
+
 /** Machine codes of the paid door's answers outside the 200 domain answers and the 402. */
 export const paidDoorErrorCodeSchema = z.enum([
   'PAID_DEPLOYS_OFF',

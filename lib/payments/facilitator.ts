@@ -10,8 +10,11 @@ import { type CdpCredentials, cdpAuthHeaders } from './cdpAuth.js'
 
 /** How long a verify may take: it reads the chain once or twice. */
 export const VERIFY_TIMEOUT_MS = 10_000
-/** How long a settle may take: it sends the transfer and waits for its receipt (about 2 s on Base). */
-export const SETTLE_TIMEOUT_MS = 30_000
+/**
+ * How long one settle attempt may take: it sends the transfer and waits for its receipt (about 2 s on Base). The
+ * resource server asks once more after a `settlement_pending` answer, so a settle takes at most twice this.
+ */
+export const SETTLE_TIMEOUT_MS = 15_000
 
 /** The facilitator could not be asked, or did not answer in time: nothing can be said of the payment from it. */
 export class FacilitatorUnavailableError extends BaseError<'FACILITATOR_UNAVAILABLE'> {
@@ -26,12 +29,20 @@ export type VerifyVerdict = { kind: 'valid' } | { kind: 'invalid'; reason: strin
 
 /**
  * How a settle ended: settled (the transaction that moved the funds), refused (`reason`; a transaction when one was
- * sent), or unknown (no answer: it may have been sent, so only the chain can tell).
+ * sent), or unknown: no answer, or `settlement_pending` (the transfer was sent and is not mined yet), so only the chain
+ * can tell. An unknown settle carries the transaction hash any answer of its attempts named (a pending answer's, in
+ * a 200 body or an HTTP error body), so that the chain can be asked about that very transaction.
  */
 export type SettleVerdict =
   | { kind: 'settled'; transaction: `0x${string}`; payer: string | undefined }
   | { kind: 'refused'; reason: string; transaction: `0x${string}` | null }
-  | { kind: 'unknown' }
+  | { kind: 'unknown'; transaction: `0x${string}` | null }
+
+/** x402's reason for a settle whose transfer was sent and is not mined yet (not a refusal). */
+export const SETTLEMENT_PENDING = 'settlement_pending'
+
+const transactionHashOf = (value: unknown): `0x${string}` | null =>
+  typeof value === 'string' && /^0x[0-9a-fA-F]{64}$/.test(value) ? (value.toLowerCase() as `0x${string}`) : null
 
 /** The facilitator as the paid door uses it. */
 export type PaymentFacilitator = {
@@ -79,6 +90,31 @@ export function createPaymentFacilitator(parameters: CreatePaymentFacilitatorPar
     getSupported: () => answered(() => verifying.getSupported()),
   }
   const server = new x402ResourceServer(client).register('eip155:*', new ExactEvmScheme())
+  /**
+   * A resource server for one settle whose client remembers the transaction hash any of its attempts was answered
+   * with (the resource server retries a pending settle once, and the retry may time out: the first hash must not be
+   * lost with it).
+   */
+  const settleServer = () => {
+    const seen: { transaction: `0x${string}` | null } = { transaction: null }
+    const remember = (value: unknown) => {
+      seen.transaction = transactionHashOf(value) ?? seen.transaction
+    }
+    const tracking: FacilitatorClient = {
+      ...client,
+      settle: async (payload, requirements) => {
+        try {
+          const result = await client.settle(payload, requirements)
+          remember(result.transaction)
+          return result
+        } catch (error) {
+          if (error instanceof SettleError) remember(error.transaction)
+          throw error
+        }
+      },
+    }
+    return { seen, server: new x402ResourceServer(tracking).register('eip155:*', new ExactEvmScheme()) }
+  }
   return {
     async verify(payload, requirements) {
       try {
@@ -91,14 +127,20 @@ export function createPaymentFacilitator(parameters: CreatePaymentFacilitatorPar
       }
     },
     async settle(payload, requirements) {
+      const { seen, server: settler } = settleServer()
       try {
-        const result = await server.settlePayment(payload, requirements)
-        const transaction = /^0x[0-9a-fA-F]{64}$/.test(result.transaction) ? (result.transaction as `0x${string}`) : null
+        const result = await settler.settlePayment(payload, requirements)
+        const transaction = transactionHashOf(result.transaction) ?? seen.transaction
         if (result.success && transaction) return { kind: 'settled', transaction, payer: result.payer }
+        if (result.errorReason === SETTLEMENT_PENDING) return { kind: 'unknown', transaction }
         return { kind: 'refused', reason: result.errorReason ?? 'settle_failed', transaction }
       } catch (error) {
-        if (error instanceof SettleError) return { kind: 'refused', reason: error.errorReason ?? 'settle_failed', transaction: null }
-        if (error instanceof FacilitatorUnavailableError) return { kind: 'unknown' }
+        if (error instanceof SettleError) {
+          const transaction = transactionHashOf(error.transaction) ?? seen.transaction
+          if (error.errorReason === SETTLEMENT_PENDING) return { kind: 'unknown', transaction }
+          return { kind: 'refused', reason: error.errorReason ?? 'settle_failed', transaction }
+        }
+        if (error instanceof FacilitatorUnavailableError) return { kind: 'unknown', transaction: seen.transaction }
         throw error
       }
     },

@@ -25,6 +25,10 @@ export function paymentKeys({ storePrefix, chainId }: PaymentKeysParameters) {
     idempotency: (payer: string, keyHash: string) => `${base}:idempotency:${payer.toLowerCase()}:${keyHash}`,
     /** Every payment that reached a settle, by when: the credits an operator may have to refund are among them. */
     settled: `${base}:settled`,
+    /** One payer's open payments (a bound: a payer cannot push others' credits out of the operator's list). */
+    payerOpen: (payer: string) => `${base}:settled:payer:${payer.toLowerCase()}`,
+    /** Which payment's deploy creates the token at an address (claimed before its settle). */
+    address: (predicted: string) => `${base}:address:${predicted.toLowerCase()}`,
     /** The per-client throttle of the door, by client address. */
     throttle: (client: string) => `${base}:throttle:${client}`,
   }

@@ -12,7 +12,13 @@ import {
   redirectAnswer,
   retryAfterHeaders,
 } from '../platform/routeDocs.js'
-import { creditAnswerSchema, paidDeploySchema, paidDoorErrorSchema, paymentRequiredBodySchema } from './answerSchemas.js'
+import {
+  creditAnswerSchema,
+  paidDeploySchema,
+  paidDoorErrorSchema,
+  paymentRequiredBodySchema,
+  paymentUnknownSchema,
+} from './answerSchemas.js'
 import { DEFAULT_ASSETS, type PaymentsSettings } from './config.js'
 import { DISCOVERY_MANIFEST_PATH, discoveryManifestSchema, paidDeployRequestSchema } from './discovery.js'
 import { PAID_DOOR_BODY_LIMIT_BYTES } from './endpoint.js'
@@ -79,6 +85,13 @@ export const paidDeployOpenApi: ZodOpenApiPathItemObject = {
           ),
           'Idempotent-Replayed': header('"true" when this is the stored answer of the same payment or Idempotency-Key'),
         },
+      },
+      '202': {
+        ...jsonAnswer(
+          paymentUnknownSchema,
+          'Settle asked for, outcome not known yet (PAYMENT_UNKNOWN): the payment is named; resend after Retry-After',
+        ),
+        headers: { ...retryAfterHeaders, ...quota },
       },
       '400': jsonAnswer(
         paidDoorErrorSchema,

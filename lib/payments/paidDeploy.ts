@@ -15,8 +15,8 @@ import {
   releasePayment,
   sha256,
 } from './paymentRecord.js'
-import type { PaidDeployContext, Purchase } from './purchase.js'
-import { forgetPayment, resumeSettling } from './settleBeforeDeploy.js'
+import { type PaidDeployContext, type Purchase, paymentRecordOf } from './purchase.js'
+import { refusePayment, resumeSettling } from './settleBeforeDeploy.js'
 
 // A request with a payment, from its signature to its answer, exactly once per payment across instances: the work on
 // a payment holds its lease (keyed by the authorization: payer and nonce), so the same payload twice at once, or on
@@ -36,13 +36,15 @@ const inProgress = (error: string) => domainAnswer(failure('IDEMPOTENCY_IN_PROGR
 const STILL_RUNNING = 'A request with this payment or Idempotency-Key is still running; retry shortly to get its answer.'
 
 /** Runs a request that carries a payment (steps 2 to 8) and answers it; a store failure is STORE_UNAVAILABLE, nothing paid. */
-export async function runPaidDeploy(context: PaidDeployContext, request: PaidRequest): Promise<DoorAnswer> {
+export async function runPaidDeploy(given: Omit<PaidDeployContext, 'startedAt'>, request: PaidRequest): Promise<DoorAnswer> {
+  const context: PaidDeployContext = { ...given, startedAt: given.clock.now() }
   const { payment, body, intent, idempotencyKey } = request
   const { requirements, url, config, store, services } = context
   // Step 2, the checks that hold for good (a resend of the same payment passed them the first time); the window,
   // which closes with time, only for a payment not seen before.
   const terms = checkPaymentTerms(payment, requirements)
-  if (terms) return paymentRequiredAnswer({ requirements, url, code: 'PAYMENT_INVALID', error: terms.message, reason: terms.reason })
+  if (terms && !(await paidUnderItsTerms(context, payment)))
+    return paymentRequiredAnswer({ requirements, url, code: 'PAYMENT_INVALID', error: terms.message, reason: terms.reason })
   if (!(await signatureRecoversToPayer(payment, requirements, config.chainId)))
     return paymentRequiredAnswer({
       requirements,
@@ -78,53 +80,70 @@ export async function runPaidDeploy(context: PaidDeployContext, request: PaidReq
   }
 }
 
+/** States of a payment that may have moved the funds: it is held to the terms it was taken under, not today's. */
+const MAYBE_PAID: readonly string[] = ['settling', 'unknown', 'deploying', 'credit', 'deployed']
+
+/**
+ * Whether a payment that fails today's terms (X402_PRICE or X402_PAY_TO changed since) was taken under the terms it
+ * carries: its record says it may have paid exactly what it authorizes, to whom it authorizes. A credit stays
+ * redeemable, and an answer replayable, whatever the operator changed.
+ */
+async function paidUnderItsTerms(context: PaidDeployContext, payment: DecodedPayment): Promise<boolean> {
+  const { authorization } = payment
+  const ref = { keys: context.keys, payer: authorization.from.toLowerCase(), nonce: authorization.nonce.toLowerCase() }
+  const record = await readPaymentRecord(context.store, ref).catch(() => null)
+  return (
+    record !== null &&
+    MAYBE_PAID.includes(record.state) &&
+    BigInt(record.amount) === authorization.value &&
+    record.asset.toLowerCase() === payment.payload.accepted.asset.toLowerCase() &&
+    (record.payTo ?? '').toLowerCase() === authorization.to.toLowerCase()
+  )
+}
+
 /** Under the payment's lease: the first answer, a credit redeemed, a settle resumed, or a new payment. */
 async function underLease(context: PaidDeployContext, purchase: Purchase): Promise<DoorAnswer> {
   const { store } = context
   purchase.lease = await leasePayment(store, purchase)
   if (!purchase.lease) {
     const record = await readPaymentRecord(store, purchase)
-    return record?.state === 'done' && record.answer && record.bodyHash === purchase.bodyHash
+    return record?.state === 'deployed' && record.answer && record.bodyHash === purchase.bodyHash
       ? replayedAnswer(record.answer)
       : inProgress(STILL_RUNNING)
   }
   const { record, alias } = await readPayment(store, purchase, purchase.keyHash)
-  if (record) return continuePayment(context, purchase, record)
   if (alias && alias.nonce !== purchase.nonce) return followKey(context, purchase, alias)
-  return newPayment(context, purchase, alias !== null)
+  if (record) return continuePayment(context, purchase, record, alias)
+  return newPayment(context, purchase, alias)
 }
 
 /**
- * A payment seen before: its answer again, a credit redeemed, or its settle resumed; never a second deploy. A settle
- * nobody saw end is looked up on chain first: paid, it is a credit; unused, it is settled again if its authorization
- * is still valid, else forgotten (it can never settle now).
+ * A payment seen before: its answer again, a credit redeemed, or its settle resumed from the chain; never a second
+ * deploy. One that never reached its settle (`verifying`, `refused`) is taken as new: its authorization is unspent.
  */
-async function continuePayment(context: PaidDeployContext, purchase: Purchase, record: PaymentRecord): Promise<DoorAnswer> {
+async function continuePayment(
+  context: PaidDeployContext,
+  purchase: Purchase,
+  record: PaymentRecord,
+  alias: IdempotencyAlias | null,
+): Promise<DoorAnswer> {
   if (record.bodyHash !== purchase.bodyHash)
     return conflict('This payment already paid for another deploy request; nothing was settled. Sign a new payment for a new deploy.')
-  if (record.state === 'done' && record.answer) return replayedAnswer(record.answer)
-  if (record.state === 'settled') return buyDeploy(context, purchase, { kind: 'paid', record })
+  if (record.state === 'deployed' && record.answer) return replayedAnswer(record.answer)
+  if (record.state === 'verifying' || record.state === 'refused') return newPayment(context, purchase, alias, record)
+  if (record.state === 'credit' || record.state === 'deploying') return buyDeploy(context, purchase, { kind: 'paid', record })
   const resumed = await resumeSettling(context, purchase, record)
   if (resumed.kind === 'paid') return buyDeploy(context, purchase, { kind: 'paid', record: resumed.record })
   if (resumed.kind === 'refused') return resumed.answer
-  const window = checkValidityWindow(purchase.payment, Math.floor(context.clock.now() / 1000))
-  if (window) {
-    await forgetPayment(context, purchase)
-    const { requirements, url } = context
-    return paymentRequiredAnswer({
-      requirements,
-      url,
-      code: 'PAYMENT_FAILED',
-      error: `${window.message} Nothing was paid.`,
-      reason: window.reason,
-    })
-  }
   return buyDeploy(context, purchase, { kind: 'settling', record })
 }
 
 /**
- * The payer's Idempotency-Key went with another payment: that payment's answer, or its credit redeemed (the payment
- * this request carries is not settled); a different body is a conflict.
+ * The payer's Idempotency-Key went with another payment: the request follows that payment's outcome. Its answer, its
+ * credit redeemed, or its settle resumed from the chain; the payment this request carries is neither verified nor
+ * settled while that one may still be paid. Only when that one was refused (nothing paid), or never reached its
+ * settle and nobody works on it, does this payment take the key (atomically: a third request cannot take it too).
+ * A different body is a conflict.
  */
 async function followKey(context: PaidDeployContext, purchase: Purchase, alias: IdempotencyAlias): Promise<DoorAnswer> {
   if (alias.bodyHash !== purchase.bodyHash)
@@ -133,44 +152,52 @@ async function followKey(context: PaidDeployContext, purchase: Purchase, alias: 
     )
   const earlier: Purchase = { ...purchase, nonce: alias.nonce, lease: null }
   const record = await readPaymentRecord(context.store, earlier)
-  // Refused before any settle: that payment is gone, and this one takes the key.
-  if (!record) return newPayment(context, purchase, false, true)
-  if (record.state === 'done' && record.answer) return replayedAnswer(record.answer)
-  if (record.state !== 'settled' || !record.confirmed)
-    return inProgress('The payment this Idempotency-Key first came with is still being settled; retry shortly, or resend that payment.')
+  if (record?.state === 'deployed' && record.answer) return replayedAnswer(record.answer)
+  if (record?.state === 'refused') return newPayment(context, purchase, alias)
   earlier.lease = await leasePayment(context.store, earlier)
-  if (!earlier.lease) return inProgress(STILL_RUNNING)
+  if (!earlier.lease) return inProgress('The payment this Idempotency-Key first came with is still being worked on; retry shortly.')
   try {
-    return await buyDeploy(context, earlier, { kind: 'paid', record })
+    // Under its lease, a payment with no record, or still `verifying`, was left before any settle: it is unspent.
+    if (!record || record.state === 'verifying') return await newPayment(context, purchase, alias)
+    if (record.state === 'credit' || record.state === 'deploying') return await buyDeploy(context, earlier, { kind: 'paid', record })
+    const resumed = await resumeSettling(context, earlier, record)
+    if (resumed.kind === 'paid') return await buyDeploy(context, earlier, { kind: 'paid', record: resumed.record })
+    // Never `settle-again` here: the payload in hand is not that payment's (resumeSettling knows it).
+    return resumed.kind === 'refused' ? resumed.answer : inProgress(STILL_RUNNING)
   } finally {
     if (earlier.lease) await releasePayment(context.store, earlier, earlier.lease)
   }
 }
 
 /**
- * A payment never seen: its validity window (step 2), the Idempotency-Key claimed for it, the facilitator's verify (step 3),
- * then the deploy with its settle. A refusal here settles nothing and leaves nothing behind.
+ * A payment not settled before: its validity window (step 2), its Idempotency-Key claimed for it with its `verifying`
+ * record (atomically, before verify: `replacing` is what the key held, a refused payment's alias, or this payment's
+ * own), the facilitator's verify (step 3), then the deploy with its settle. A refusal here settles nothing.
  */
-async function newPayment(context: PaidDeployContext, purchase: Purchase, keyHeld: boolean, keyTaken = false): Promise<DoorAnswer> {
+async function newPayment(
+  context: PaidDeployContext,
+  purchase: Purchase,
+  replacing: IdempotencyAlias | null,
+  seen: PaymentRecord | null = null,
+): Promise<DoorAnswer> {
   const { requirements, url, store, facilitator } = context
   // The validity window is the door's clock's: the wall clock, as the token and the facilitator judge it.
   const window = checkValidityWindow(purchase.payment, Math.floor(context.clock.now() / 1000))
   if (window) return paymentRequiredAnswer({ requirements, url, code: 'PAYMENT_INVALID', error: window.message, reason: window.reason })
   const { keyHash } = purchase
-  if (keyHash && !keyHeld) {
-    if (keyTaken) await store.delete(purchase.keys.idempotency(purchase.payer, keyHash))
-    if (!(await claimIdempotencyKey(store, purchase, keyHash, purchase.bodyHash))) return inProgress(STILL_RUNNING)
-  }
-  const dropKey = async () => {
-    if (keyHash) await store.delete(purchase.keys.idempotency(purchase.payer, keyHash)).catch(() => undefined)
+  const record = paymentRecordOf(context, purchase, 'verifying')
+  const claimed = keyHash ? await claimIdempotencyKey(store, purchase, { keyHash, record, replacing }) : true
+  if (!claimed) return inProgress(STILL_RUNNING)
+  const refuse = async (reason: string) => {
+    if (keyHash || seen) await refusePayment(context, record, reason).catch(() => undefined)
   }
   const verdict = await facilitator.verify(purchase.payment.payload, requirements)
   if (verdict.kind === 'unavailable') {
-    await dropKey()
+    await refuse('facilitator_unavailable')
     return facilitatorUnavailable()
   }
   if (verdict.kind === 'invalid') {
-    await dropKey()
+    await refuse(verdict.reason)
     const error = `The facilitator refused the payment (${verdict.reason}); nothing was settled or signed.`
     return paymentRequiredAnswer({ requirements, url, code: 'PAYMENT_INVALID', error, reason: verdict.reason })
   }

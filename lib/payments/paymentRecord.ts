@@ -1,16 +1,17 @@
 import { createHash } from 'node:crypto'
 import { z } from 'zod'
-import { listIndexed, putIndexed, removeFromIndex } from '../store/recordIndex.js'
+import { listIndexed, putIndexed, removeFromIndexes } from '../store/recordIndex.js'
 import { parseRecord } from '../store/records.js'
-import type { Store } from '../store/types.js'
+import { defineScript, type Store } from '../store/types.js'
 import type { PaymentKeys } from './keys.js'
 
-// What the store keeps of a payment, so that one payment settles at most once and buys at most one deploy, across
-// instances. Work on a payment happens under its lease (one instance at a time, keyed by the authorization: payer and
-// nonce). A record exists from the moment before its settle: `settling` (the settle was asked for; only the chain can
-// say how it ended if nothing else was written), `settled` (the funds moved; a deploy that failed after leaves a
-// credit), `done` (the answer, replayed to the same payment or Idempotency-Key). A refusal before the settle leaves
-// nothing behind: the authorization is unspent, and the payer may send it again.
+// The ledger: what the store keeps of a payment, so that one payment settles at most once and buys at most one deploy,
+// across instances. Work on a payment happens under its lease (one instance at a time, keyed by the authorization:
+// payer and nonce). One record per authorization, in one named state, each written before the step it allows
+// (docs/payments.md has the table): `verifying` (an Idempotency-Key was claimed for it, before verify), `settling`
+// (before the settle), `unknown` (the settle's outcome is not known: only the chain can say), `deploying` (paid and
+// confirmed on chain, before the signature), `deployed` (the answer, replayed), `credit` (paid, not deployed) and
+// `refused` (nothing was paid: the chain says so; an Idempotency-Key that went with it may be taken by a new payment).
 
 /** How long an instance holds a payment: past the door's longest path (its function's 120 s maxDuration). */
 export const PAYMENT_LEASE_MS = 150_000
@@ -26,29 +27,52 @@ const storedAnswerSchema = z.object({
   headers: z.record(z.string(), z.string()),
 })
 
+/** The states of a payment (see the module's comment). */
+export const PAYMENT_STATES = ['verifying', 'settling', 'unknown', 'deploying', 'deployed', 'credit', 'refused'] as const
+/** One state of a payment. */
+export type PaymentState = (typeof PAYMENT_STATES)[number]
+
+/** Records written before the ledger's states: `settled` (paid, maybe with a credit) and `done` (the answer). */
+const legacyState = (record: unknown) => {
+  if (typeof record !== 'object' || record === null) return record
+  const { state, credit } = record as { state?: unknown; credit?: unknown }
+  if (state === 'done') return { ...record, state: 'deployed' }
+  if (state === 'settled') return { ...record, state: credit ? 'credit' : 'deploying' }
+  return record
+}
+
 /** What the store keeps per payment (see the module's comment). */
-export const paymentRecordSchema = z.object({
-  state: z.enum(['settling', 'settled', 'done']),
-  /** SHA-256 of the deploy request it pays for: the same payment cannot buy another deploy. */
-  bodyHash: z.string(),
-  payer: z.string(),
-  nonce: z.string(),
-  amount: z.string(),
-  asset: z.string(),
-  network: z.string(),
-  /** When the authorization lapses (unix seconds): an unsettled one can never settle after it. */
-  validBefore: z.number(),
-  /** When the settle was first asked for (epoch ms). */
-  at: z.number(),
-  /** The settlement's transaction, once known. */
-  transaction: z.string().nullable(),
-  /** Whether the settlement was seen on chain (a Transfer of the price from payer to payTo). */
-  confirmed: z.boolean(),
-  /** Settled, not deployed: the credit's id, and why the deploy failed. */
-  credit: z.object({ id: z.string(), code: z.string(), at: z.number() }).nullable(),
-  /** The final answer, once done. */
-  answer: storedAnswerSchema.nullable(),
-})
+export const paymentRecordSchema = z.preprocess(
+  legacyState,
+  z.object({
+    state: z.enum(PAYMENT_STATES),
+    /** SHA-256 of the deploy request it pays for: the same payment cannot buy another deploy. */
+    bodyHash: z.string(),
+    payer: z.string(),
+    nonce: z.string(),
+    amount: z.string(),
+    asset: z.string(),
+    network: z.string(),
+    /** When the authorization lapses (unix seconds): an unsettled one can never settle after it. */
+    validBefore: z.number(),
+    /** When the settle was first asked for (epoch ms). */
+    at: z.number(),
+    /** The settlement's transaction, once known. */
+    transaction: z.string().nullable(),
+    /** Whether the settlement was seen on chain (a Transfer of the price from payer to payTo). */
+    confirmed: z.boolean(),
+    /** Settled, not deployed: the credit's id, and why the deploy failed. */
+    credit: z.object({ id: z.string(), code: z.string(), at: z.number() }).nullable(),
+    /** The final answer, once done. */
+    answer: storedAnswerSchema.nullable(),
+    /** Who it paid (`X402_PAY_TO` when it was taken): a credit stays bound to the terms it was paid under. */
+    payTo: z.string().optional(),
+    /** The latest block when its settle was asked for: its transaction can be no earlier (bounds the log lookup). */
+    fromBlock: z.string().optional(),
+    /** Why nothing was paid, once `refused`. */
+    reason: z.string().optional(),
+  }),
+)
 
 /** A payment as the store keeps it. */
 export type PaymentRecord = z.infer<typeof paymentRecordSchema>
@@ -62,6 +86,10 @@ export type IdempotencyAlias = z.infer<typeof idempotencyAliasSchema>
 
 /** SHA-256 hex of a text (a request's canonical JSON, an Idempotency-Key). */
 export const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex')
+
+/** A payment's id, as answers and the operator's list name it: the same for every retry of one authorization. */
+export const paymentIdOf = (payer: string, nonce: string): string =>
+  `pay_${sha256(`${payer.toLowerCase()}:${nonce.toLowerCase()}`).slice(0, 24)}`
 
 /** A credit's id: the same for every retry of one payment. */
 export const creditIdOf = (payer: string, nonce: string): string =>
@@ -97,15 +125,72 @@ export async function readPaymentRecord(store: Store, { keys, payer, nonce }: Pa
   return parseRecord(paymentRecordSchema, await store.get(keys.payment(payer, nonce)))
 }
 
-/** Claims a payer's Idempotency-Key for this payment; false when another request holds it already. */
-export function claimIdempotencyKey(store: Store, { keys, payer, nonce }: PaymentRef, keyHash: string, bodyHash: string): Promise<boolean> {
-  const alias: IdempotencyAlias = { bodyHash, payer: payer.toLowerCase(), nonce: nonce.toLowerCase() }
-  return store.setIfAbsent(keys.idempotency(payer, keyHash), JSON.stringify(alias), PAYMENT_RECORD_TTL_MS)
+/**
+ * Points a payer's Idempotency-Key at a payment and writes that payment's record, in one step, only while the key
+ * still holds what the caller read (nothing, or a payment the caller saw refused). KEYS: the key, the record; ARGV:
+ * the key's new value, the record, the TTL, what the key must hold now ('' for nothing). Answers 1, or 0 when the key
+ * changed since it was read (another payment took it).
+ */
+const claimPaymentKeyScript = defineScript<number>({
+  name: 'claim-payment-key',
+  lua: `
+local current = redis.call('GET', KEYS[1])
+if (current or '') ~= ARGV[4] then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
+redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3])
+return 1
+`,
+  inProcess: (data, keys, args) => {
+    if ((data.get(keys[0]!) ?? '') !== args[3]) return 0
+    data.set(keys[0]!, args[0]!, { px: Number(args[2]) })
+    data.set(keys[1]!, args[1]!, { px: Number(args[2]) })
+    return 1
+  },
+})
+
+/** Parameters of {@link claimIdempotencyKey}. */
+export type ClaimIdempotencyKeyParameters = {
+  keyHash: string
+  /** The record the payment starts with (`verifying`), written with the claim. */
+  record: PaymentRecord
+  /** What the key held when read: null for nothing, else the alias of a payment that was refused. */
+  replacing: IdempotencyAlias | null
 }
 
-/** Gives a payer's Idempotency-Key back (its payment was refused before any settle). */
-export async function dropIdempotencyKey(store: Store, { keys, payer }: PaymentRef, keyHash: string): Promise<void> {
-  await store.delete(keys.idempotency(payer, keyHash))
+/**
+ * Claims a payer's Idempotency-Key for this payment before its verify, atomically with the payment's first record:
+ * while the key is claimed no other payment under it is verified or settled. False when another payment holds it.
+ */
+export async function claimIdempotencyKey(store: Store, ref: PaymentRef, parameters: ClaimIdempotencyKeyParameters): Promise<boolean> {
+  const { keys, payer, nonce } = ref
+  const { keyHash, record, replacing } = parameters
+  const alias: IdempotencyAlias = { bodyHash: record.bodyHash, payer: payer.toLowerCase(), nonce: nonce.toLowerCase() }
+  const claimed = await store.run(
+    claimPaymentKeyScript,
+    [keys.idempotency(payer, keyHash), keys.payment(payer, nonce)],
+    [JSON.stringify(alias), JSON.stringify(record), PAYMENT_RECORD_TTL_MS, replacing ? JSON.stringify(replacing) : ''],
+  )
+  return claimed === 1
+}
+
+/** Most open payments one payer may have (settles undecided, credits to redeem): past it, no new settle. */
+export const PAYER_OPEN_MAX = 10
+
+/** How many payments one payer has open (one store command). */
+const countOpenScript = defineScript<number>({
+  name: 'payment-open-count',
+  lua: `return redis.call('ZCARD', KEYS[1])`,
+  inProcess: (data, keys) => data.zcard(keys[0]!),
+})
+
+/** How many payments the payer has open. */
+export function countOpenPayments(store: Store, { keys, payer }: Pick<PaymentRef, 'keys' | 'payer'>): Promise<number> {
+  return store.run(countOpenScript, [keys.payerOpen(payer)], [])
+}
+
+/** Takes a payment off the open lists (deployed, or refused). */
+export async function closePayment(store: Store, { keys, payer, nonce }: PaymentRef): Promise<void> {
+  await removeFromIndexes(store, [keys.settled, keys.payerOpen(payer)], `${payer.toLowerCase()}:${nonce.toLowerCase()}`)
 }
 
 /** Writes the record, filed among the open payments (before a settle, and at each step until done). */
@@ -117,7 +202,7 @@ export async function saveOpenPayment(store: Store, ref: PaymentRef, record: Pay
     ttlMs: PAYMENT_RECORD_TTL_MS,
     member,
     score: record.at,
-    indexKeys: [ref.keys.settled],
+    indexKeys: [ref.keys.settled, ref.keys.payerOpen(ref.payer)],
     maxEntries: SETTLED_INDEX_MAX,
   })
 }
@@ -141,11 +226,13 @@ export async function savePaymentDone(
     ],
     releaseLock: { key: keys.lease(payer, nonce), token: lease },
   })
-  await removeFromIndex(store, keys.settled, `${payer.toLowerCase()}:${nonce.toLowerCase()}`)
+  await closePayment(store, ref)
 }
 
-/** The open payments, newest first: settled and not deployed (credits), or settling with no outcome recorded. */
+/** The open payments, newest first: every one that reached a settle and did not end deployed or refused. */
 export async function listOpenPayments(store: Store, keys: PaymentKeys, limit = 1000): Promise<PaymentRecord[]> {
   const values = await listIndexed(store, { indexKey: keys.settled, recordPrefix: keys.paymentPrefix, limit })
-  return values.map((value) => parseRecord(paymentRecordSchema, value)).filter((r): r is PaymentRecord => r !== null && r.state !== 'done')
+  return values
+    .map((value) => parseRecord(paymentRecordSchema, value))
+    .filter((r): r is PaymentRecord => r !== null && r.state !== 'deployed' && r.state !== 'refused')
 }

@@ -1,5 +1,5 @@
 import type { PaymentRequirements } from '@x402/core/types'
-import { encodePacked, getAddress, type Hex, keccak256 } from 'viem'
+import { type Address, encodePacked, getAddress, type Hex, keccak256 } from 'viem'
 import type { DeployIntent } from '../deploy/pipeline/intent.js'
 import type { DeployServices } from '../deploy/services.js'
 import type { Clock } from '../platform/clock.js'
@@ -27,6 +27,8 @@ export type PaidDeployContext = {
   requirements: PaymentRequirements
   /** The request's URL (the 402's resource). */
   url: string
+  /** When the paid request's work began, on the door's clock: a settle starts only within a budget of it. */
+  startedAt: number
 }
 
 /** A payment being worked on, under its lease. */
@@ -50,22 +52,28 @@ export function saltOfPayment(payer: string, nonce: Hex): Hex {
   return keccak256(encodePacked(['string', 'address', 'bytes32'], ['x402 paid deploy', payer as `0x${string}`, nonce]))
 }
 
-/** What the settlement of `purchase` must move on chain. */
-export function expectedTransferOf(context: PaidDeployContext, purchase: Purchase): ExpectedTransfer {
+/**
+ * What the settlement of a recorded payment must move on chain: the terms it was taken under (a record from before
+ * they were kept pays the configured payTo).
+ */
+export function expectedTransferOf(config: Pick<PaymentsConfig, 'payTo'>, record: PaymentRecord): ExpectedTransfer {
   return {
-    asset: context.config.asset.address,
-    payer: purchase.payment.authorization.from,
-    payTo: context.config.payTo,
-    amount: BigInt(context.config.amount),
-    nonce: purchase.payment.authorization.nonce,
+    asset: record.asset as Address,
+    payer: record.payer as Address,
+    payTo: (record.payTo ?? config.payTo) as Address,
+    amount: BigInt(record.amount),
+    nonce: record.nonce as Hex,
   }
 }
 
-/** The record of a payment about to be settled. */
-export function settlingRecordOf(context: PaidDeployContext, purchase: Purchase): PaymentRecord {
+/** Whether the payment this request carries is the purchase's own (not the one an Idempotency-Key went with first). */
+export const carriesOwnPayment = (purchase: Purchase): boolean => purchase.payment.authorization.nonce.toLowerCase() === purchase.nonce
+
+/** The first record of a payment: `verifying` (its Idempotency-Key claimed, before verify) or `settling`. */
+export function paymentRecordOf(context: PaidDeployContext, purchase: Purchase, state: 'verifying' | 'settling'): PaymentRecord {
   const { authorization } = purchase.payment
   return {
-    state: 'settling',
+    state,
     bodyHash: purchase.bodyHash,
     payer: purchase.payer,
     nonce: purchase.nonce,
@@ -78,6 +86,7 @@ export function settlingRecordOf(context: PaidDeployContext, purchase: Purchase)
     confirmed: false,
     credit: null,
     answer: null,
+    payTo: context.config.payTo.toLowerCase(),
   }
 }
 

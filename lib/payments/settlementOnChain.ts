@@ -9,11 +9,15 @@ import { type Address, type Hex, isAddressEqual, type PublicClient, parseAbi, pa
 const eip3009Abi = parseAbi([
   'event Transfer(address indexed from, address indexed to, uint256 value)',
   'event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)',
+  'event AuthorizationCanceled(address indexed authorizer, bytes32 indexed nonce)',
   'function authorizationState(address authorizer, bytes32 nonce) view returns (bool)',
 ])
 
-/** How far back an authorization's use is looked for: its validity (5 minutes) is about 150 Base blocks. */
-const LOOKBACK_BLOCKS = 5_000n
+/**
+ * The most blocks one AuthorizationUsed lookup spans: within what providers take in one `eth_getLogs` (500 is the
+ * smallest common limit), and past an authorization's life (5 minutes is about 150 Base blocks).
+ */
+export const LOG_RANGE_BLOCKS = 500n
 
 /** What a settlement must have moved, and the authorization (its payer's nonce) it must have used to move it. */
 export type ExpectedTransfer = { asset: Address; payer: Address; payTo: Address; amount: bigint; nonce: Hex }
@@ -60,38 +64,67 @@ export async function confirmSettlement(
   return paid ? 'confirmed' : 'not-confirmed'
 }
 
-/** Where an authorization stands on chain: unused, used by a transaction (confirmed or not), or not readable now. */
+/**
+ * Where an authorization stands on chain: unused (with the latest block's time: past its `validBefore`, it can never
+ * be used), used by a transaction (confirmed or not), used with no AuthorizationUsed in the range looked at, or not
+ * readable now.
+ */
 export type AuthorizationOnChain =
-  | { kind: 'unused' }
+  | { kind: 'unused'; chainTime: number }
   | { kind: 'settled'; transaction: Hex; check: SettlementCheck }
   | { kind: 'used-elsewhere' }
+  /** The payer cancelled it (`cancelAuthorization`): it can never move the funds. */
+  | { kind: 'canceled' }
   | { kind: 'unreadable' }
 
+/** Parameters of {@link findSettlement}: the block the settle was asked at, where its transaction can be no earlier. */
+export type FindSettlementParameters = { fromBlock?: bigint | null }
+
 /**
- * Looks an authorization up on chain, for a settle whose outcome is unknown (a timeout, a crash): whether the token
- * marked its nonce used, and if so by which transaction (its AuthorizationUsed log) and whether that transaction paid
- * the price to payTo.
+ * Looks an authorization up on chain, for a settle whose outcome is unknown (a timeout, a pending answer, a crash):
+ * `authorizationState` and the latest block first (two reads, whenever asked); only a used nonce is then looked for in
+ * the asset's AuthorizationUsed logs, over at most {@link LOG_RANGE_BLOCKS} blocks from the block its settle was asked
+ * at (a provider's `eth_getLogs` range; an authorization lives minutes, a few hundred blocks at most), and its
+ * transaction's receipt is checked.
  */
-export async function findSettlement(publicClient: PublicClient, expected: ExpectedTransfer): Promise<AuthorizationOnChain> {
+export async function findSettlement(
+  publicClient: PublicClient,
+  expected: ExpectedTransfer,
+  { fromBlock = null }: FindSettlementParameters = {},
+): Promise<AuthorizationOnChain> {
   const { nonce } = expected
   try {
-    const used = await publicClient.readContract({
-      address: expected.asset,
-      abi: eip3009Abi,
-      functionName: 'authorizationState',
-      args: [expected.payer, nonce],
-    })
-    if (!used) return { kind: 'unused' }
-    const latest = await publicClient.getBlockNumber()
+    const [used, latest] = await Promise.all([
+      publicClient.readContract({
+        address: expected.asset,
+        abi: eip3009Abi,
+        functionName: 'authorizationState',
+        args: [expected.payer, nonce],
+      }),
+      publicClient.getBlock({ blockTag: 'latest' }),
+    ])
+    if (!used) return { kind: 'unused', chainTime: Number(latest.timestamp) }
+    const latestNumber = latest.number ?? 0n
+    const from = fromBlock ?? (latestNumber > LOG_RANGE_BLOCKS ? latestNumber - LOG_RANGE_BLOCKS : 0n)
+    const to = from + LOG_RANGE_BLOCKS < latestNumber ? from + LOG_RANGE_BLOCKS : latestNumber
     const logs = await publicClient.getLogs({
       address: expected.asset,
       event: eip3009Abi[1],
       args: { authorizer: expected.payer, nonce },
-      fromBlock: latest > LOOKBACK_BLOCKS ? latest - LOOKBACK_BLOCKS : 0n,
-      toBlock: latest,
+      fromBlock: from,
+      toBlock: to,
     })
     const transaction = logs.at(-1)?.transactionHash
-    if (!transaction) return { kind: 'used-elsewhere' }
+    if (!transaction) {
+      const canceled = await publicClient.getLogs({
+        address: expected.asset,
+        event: eip3009Abi[2],
+        args: { authorizer: expected.payer, nonce },
+        fromBlock: from,
+        toBlock: to,
+      })
+      return canceled.length > 0 ? { kind: 'canceled' } : { kind: 'used-elsewhere' }
+    }
     return { kind: 'settled', transaction, check: await confirmSettlement(publicClient, transaction, expected) }
   } catch {
     return { kind: 'unreadable' }

@@ -18,7 +18,7 @@ import { tickKeys } from './keys.js'
 import { type LastTick, saveLastTick } from './lastTick.js'
 
 /** The tick's parts, in the order they are reported. */
-export const TICK_PARTS = ['controlRoom', 'snapshot', 'backfill', 'deploys', 'markets', 'webhooks', 'discovery'] as const
+export const TICK_PARTS = ['controlRoom', 'snapshot', 'backfill', 'deploys', 'markets', 'webhooks', 'payments', 'discovery'] as const
 
 /** One part's outcome: what it did, or why it failed (the error's name and message, never a secret). */
 export type TickPartResult = { ok: true; [detail: string]: unknown } | { ok: false; error: string; message?: string }
@@ -52,7 +52,8 @@ export type RunTickParameters = {
  * The service's scheduled work, claimed once per interval across instances: keeps the control room fresh (refreshed when
  * its body is older than the 30 s window), writes the snapshot of the current 5-minute mark, backfills the listed tokens'
  * price lines from candles, follows unmined deploys (outcomes recorded, stuck ones replaced), follows deployed tokens to
- * the market, retries due webhook deliveries and runs discovery when due.
+ * the market, retries due webhook deliveries, decides paid deploys' payments left undecided from the chain, and runs
+ * discovery when due.
  * Each part runs on its own: one failing is logged and named in the answer, and never stops the others.
  */
 export async function runTick({ read, deploy, caller, intervalSeconds }: RunTickParameters): Promise<TickSummary> {
@@ -201,6 +202,18 @@ async function runDeployParts(read: ReadServices, deploy: () => Promise<DeploySe
       const { webhooks, getSigner } = await deploy()
       if (!getSigner) return { skipped: 'no signer configured' }
       return webhooks ? { ...(await webhooks.deliverDue()) } : { skipped: 'no shared store' }
+    }),
+    // Paid deploys whose settle nobody saw end, decided from the chain a few at a time (no signer: none were paid).
+    part('payments', async () => {
+      const services = await deploy()
+      const { store, getSigner, config } = services
+      if (!getSigner || !store) return { skipped: getSigner ? 'no shared store' : 'no signer configured' }
+      const [{ reconcilePayments }, { paymentKeys }] = await Promise.all([
+        import('../payments/reconcile.js'),
+        import('../payments/keys.js'),
+      ])
+      const keys = paymentKeys({ storePrefix: config.storePrefix, chainId: config.chainId })
+      return { ...(await reconcilePayments({ services: { ...services, store }, keys })) }
     }),
   ])
 }

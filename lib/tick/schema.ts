@@ -19,6 +19,11 @@ export const tickSummarySchema = z.object({
       deploys: part.optional().describe('unmined, confirmed, reverted, replaced, skipped, replacement'),
       markets: part.optional().describe('tokens, calls, failedCalls, updated, listed, skipped: deployed tokens followed to the market'),
       webhooks: part.optional().describe('due, delivered, retrying, failed, disabled, skipped: webhook retries'),
+      payments: part
+        .optional()
+        .describe(
+          'open, decided, paid, refused, unknown, busy, skipped: paid deploys’ payments left settling or unknown, decided from the chain',
+        ),
       discovery: part.optional().describe('due, pages, failedPages, learned'),
     })
     .optional(),

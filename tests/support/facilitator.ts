@@ -4,7 +4,17 @@ import { x402Facilitator } from '@x402/core/facilitator'
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
 import { toFacilitatorEvmSigner } from '@x402/evm'
 import { registerExactEvmScheme } from '@x402/evm/exact/facilitator'
-import { type Address, createWalletClient, type Hex, http, publicActions } from 'viem'
+import {
+  type Address,
+  createWalletClient,
+  encodeFunctionData,
+  type Hex,
+  http,
+  keccak256,
+  parseAbi,
+  parseSignature,
+  publicActions,
+} from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { base } from 'viem/chains'
 
@@ -12,15 +22,30 @@ import { base } from 'viem/chains'
 // settling from an anvil account over the test chain's RPC. The service talks to it exactly as to a hosted one
 // (X402_FACILITATOR_URL); tests count what it was asked and make it fail on cue.
 
+const transferWithAuthorizationAbi = parseAbi([
+  'function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)',
+])
+
 /** anvil's ninth default account: funded with ETH at start, used by nothing else in the tests. */
 const FACILITATOR_KEY: Hex = '0x2a871d0798f97d79848a013d4936a73bf4cc922c825d33c1cf7073dff6d409c6'
 
 /**
  * Ways the facilitator fails on cue: `down` answers 503 to everything, `reset` drops every connection, `slow`
  * answers only after `slowMs`, `refuse-settle` answers every settle `success: false` without sending anything,
- * `lose-settle-answer` settles and then drops the connection instead of answering.
+ * `lose-settle-answer` settles and then drops the connection instead of answering. The pending ones sign the
+ * transfer and hold it, unsent, until {@link LocalFacilitator.landHeld} (a transaction waiting in a mempool):
+ * `pending` answers 200 `settlement_pending` with its hash, `pending-error` the same in an HTTP 500 body,
+ * `hold-settle` never answers (the client times out).
  */
-export type FacilitatorFault = 'down' | 'reset' | 'slow' | 'refuse-settle' | 'lose-settle-answer'
+export type FacilitatorFault =
+  | 'down'
+  | 'reset'
+  | 'slow'
+  | 'refuse-settle'
+  | 'lose-settle-answer'
+  | 'pending'
+  | 'pending-error'
+  | 'hold-settle'
 
 /** The running facilitator. */
 export type LocalFacilitator = {
@@ -34,8 +59,15 @@ export type LocalFacilitator = {
   /** Authorization headers the calls came with (a hosted facilitator's credentials), in order. */
   authorizations: (string | null)[]
   setFault(fault: FacilitatorFault | null, slowMs?: number): void
-  /** Runs `action` when the next call of `operation` arrives, before it is answered (a test's cue). */
-  onNext(operation: 'verify' | 'settle', action: () => void): void
+  /**
+   * Runs `action` when the next call of `operation` arrives, before it is answered (a test's cue); the call waits for
+   * what `action` answers, when that is a promise.
+   */
+  onNext(operation: 'verify' | 'settle', action: () => unknown): void
+  /** The transfers signed and held by the pending faults, by hash. */
+  held: Hex[]
+  /** Sends the held transfers, in order (each waits for its receipt); answers their hashes. */
+  landHeld(): Promise<Hex[]>
   close(): Promise<void>
 }
 
@@ -59,7 +91,50 @@ export async function startLocalFacilitator({
   let slowMs = 0
   // One settle at a time: concurrent settles from one wallet would collide on its nonce.
   let settling: Promise<unknown> = Promise.resolve()
-  const cues = new Map<string, () => void>()
+  const cues = new Map<string, () => unknown>()
+  // Held transfers by authorization (a retry of the same pending settle names the same one), in signing order.
+  const held = new Map<string, { hash: Hex; serialized: Hex }>()
+  const hang: ServerResponse[] = []
+  let nextNonce: number | null = null
+
+  /** Signs the payment's transferWithAuthorization from the facilitator's account without sending it. */
+  const signHeld = async (payload: PaymentPayload, requirements: PaymentRequirements) => {
+    const { authorization, signature } = payload.payload as {
+      authorization: { from: Address; to: Address; value: string; validAfter: string; validBefore: string; nonce: Hex }
+      signature: Hex
+    }
+    const known = held.get(authorization.nonce)
+    if (known) return known
+    const { r, s, v, yParity } = parseSignature(signature)
+    const data = encodeFunctionData({
+      abi: transferWithAuthorizationAbi,
+      functionName: 'transferWithAuthorization',
+      args: [
+        authorization.from,
+        authorization.to,
+        BigInt(authorization.value),
+        BigInt(authorization.validAfter),
+        BigInt(authorization.validBefore),
+        authorization.nonce,
+        Number(v ?? BigInt(yParity + 27)),
+        r,
+        s,
+      ],
+    })
+    // Nonces after the held ones: a settle sent meanwhile must not take the held transfer's place.
+    nextNonce ??= await wallet.getTransactionCount({ address: account.address, blockTag: 'pending' })
+    const request = await wallet.prepareTransactionRequest({
+      to: requirements.asset as Address,
+      data,
+      nonce: nextNonce,
+      gas: 200_000n,
+    })
+    const serialized = await wallet.signTransaction(request as never)
+    nextNonce += 1
+    const transfer = { hash: keccak256(serialized), serialized }
+    held.set(authorization.nonce, transfer)
+    return transfer
+  }
 
   const answer = (res: ServerResponse, status: number, body: unknown) => {
     res.writeHead(status, { 'content-type': 'application/json' })
@@ -73,7 +148,7 @@ export async function startLocalFacilitator({
     authorizations.push(req.headers.authorization ?? null)
     const cue = cues.get(operation)
     cues.delete(operation)
-    cue?.()
+    await cue?.()
     if (fault === 'reset') return void req.socket.destroy()
     if (fault === 'down') return answer(res, 503, { error: 'facilitator down' })
     if (fault === 'slow') await new Promise((resolve) => setTimeout(resolve, slowMs))
@@ -84,6 +159,12 @@ export async function startLocalFacilitator({
       paymentRequirements: PaymentRequirements
     }
     if (operation === 'verify') return answer(res, 200, await facilitator.verify(paymentPayload, paymentRequirements))
+    if (fault === 'pending' || fault === 'pending-error' || fault === 'hold-settle') {
+      const { hash } = await signHeld(paymentPayload, paymentRequirements)
+      if (fault === 'hold-settle') return void hang.push(res)
+      const body = { success: false, errorReason: 'settlement_pending', transaction: hash, network: paymentRequirements.network }
+      return answer(res, fault === 'pending' ? 200 : 500, body)
+    }
     if (fault === 'refuse-settle')
       return answer(res, 200, {
         success: false,
@@ -91,12 +172,28 @@ export async function startLocalFacilitator({
         transaction: '',
         network: paymentRequirements.network,
       })
+    // Past held transfers, the facilitator's own settle would reuse their nonces: they are sent first.
+    if (held.size > 0 && nextNonce !== null) await landAll()
     const settled = settling.then(() => facilitator.settle(paymentPayload, paymentRequirements))
     settling = settled.catch(() => undefined)
     const result = await settled
     if (result.success && result.transaction) settlements.push(result.transaction as Hex)
     if (fault === 'lose-settle-answer') return void req.socket.destroy()
     return answer(res, 200, result)
+  }
+  const landed = new Set<Hex>()
+  async function landAll(): Promise<Hex[]> {
+    const sent: Hex[] = []
+    for (const { hash, serialized } of held.values()) {
+      if (landed.has(hash)) continue
+      landed.add(hash)
+      await wallet.sendRawTransaction({ serializedTransaction: serialized })
+      const receipt = await wallet.waitForTransactionReceipt({ hash })
+      if (receipt.status === 'success') settlements.push(hash)
+      sent.push(hash)
+    }
+    nextNonce = null
+    return sent
   }
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
@@ -115,8 +212,13 @@ export async function startLocalFacilitator({
       slowMs = ms
     },
     onNext: (operation, action) => void cues.set(operation, action),
+    get held() {
+      return [...held.values()].map((transfer) => transfer.hash)
+    },
+    landHeld: landAll,
     close: () =>
       new Promise<void>((ok) => {
+        for (const res of hang.splice(0)) res.destroy()
         server.close(() => ok())
         server.closeAllConnections()
       }),

@@ -549,11 +549,17 @@ export function definePaidDoorCases(target: () => PaidDoorTarget): void {
     expect(Number(down.headers.get('retry-after'))).toBeGreaterThan(0)
     expect(since(before)).toMatchObject({ settled: 0, signs: 0 })
     expect(await balances(client.address)).toEqual(start)
-    // Down at the settle itself (its answer lost): the chain says nothing moved yet; the resend settles it, once.
+    // Down at the settle itself (its answer lost): its outcome is unknown, never "not paid", and the answer names the
+    // payment; the chain says nothing moved yet, so the resend of the same payment settles it, once.
     facilitator.onNext('settle', () => facilitator.setFault('reset'))
     const lost = await send(target().doors[1], body, header)
     facilitator.setFault(null)
-    expect(lost.status).toBe(503)
+    expect(lost.status).toBe(202)
+    expect(lost.body).toMatchObject({
+      ok: false,
+      code: 'PAYMENT_UNKNOWN',
+      payment: { id: expect.stringMatching(/^pay_/), state: 'unknown' },
+    })
     const resent = await send(target().doors[0], body, header)
     expect(resent.body).toMatchObject({ ok: true, status: 'broadcast' })
     expect(since(before)).toMatchObject({ settled: 1, signs: 2 })
@@ -605,7 +611,7 @@ export function definePaidDoorCases(target: () => PaidDoorTarget): void {
     await expect.poll(receiptLines).toContainEqual(expect.stringContaining(answer.body.txHash))
   })
 
-  it('forgets a payment whose settle nobody saw end once its authorization can no longer settle', async () => {
+  it('refuses a payment whose settle nobody saw end once the chain is past its validBefore with nothing mined', async () => {
     const { env } = target().parts
     const client = await payer()
     const accepts = (await requirementsAt(target().doors[0])).accepts[0]!
@@ -635,12 +641,14 @@ export function definePaidDoorCases(target: () => PaidDoorTarget): void {
     await saveOpenPayment(store, { keys, payer: record.payer, nonce: record.nonce }, record)
     const [start, before] = [await balances(client.address), counts()]
     const resent = await send(target().doors[1], body, { 'payment-signature': header })
-    // The chain says the authorization was never used, and it can never settle now: forgotten, nothing paid.
+    // The chain says the authorization was never used, and its validBefore is past: it can never settle now. Refused,
+    // nothing paid, and off the open list.
     expect(resent.status).toBe(402)
     expect(resent.body).toMatchObject({ ok: false, code: 'PAYMENT_FAILED', reason: 'authorization_expired' })
     expect(since(before)).toMatchObject({ settles: 0, signs: 0 })
     expect(await balances(client.address)).toEqual(start)
-    expect(await store.get(keys.payment(record.payer, record.nonce))).toBeNull()
+    expect(JSON.parse((await store.get(keys.payment(record.payer, record.nonce)))!)).toMatchObject({ state: 'refused' })
+    expect((await listedCredits(target().parts.env)).map((c) => c.state)).not.toContain('refused')
   })
 
   it('answers the token address in the same call with waitSeconds, and the broadcast answer when the node times out', async () => {

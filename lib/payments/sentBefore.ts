@@ -1,0 +1,72 @@
+import type { Hex } from 'viem'
+import { paidAgentId } from '../deploy/agents/paidAgent.js'
+import type { DeployBroadcast } from '../deploy/answerSchemas.js'
+import { deployHistoryKeys } from '../deploy/keys.js'
+import type { DeployIntent } from '../deploy/pipeline/intent.js'
+import { planDeploy } from '../deploy/pipeline/plan.js'
+import { listAgentDeploys } from '../deploy/records/history.js'
+import { PAYMENT_RECORD_TTL_MS } from './paymentRecord.js'
+import type { PaidDeployContext } from './purchase.js'
+
+// A paid deploy resumed after its instance stopped past the signature (the store write of its answer failed, or the
+// function hit its maxDuration): the deploy pipeline writes every signed transaction to the agent's history before
+// it is broadcast (write-ahead), so the deploy this payment may have sent is found there, by the address its salt
+// (the payment's own) predicts. It is answered as it was, instead of being sent again and answered as a credit.
+
+/** How many of the paying agent's latest deploys are looked through: a payer's cap is a few a day. */
+const LOOKED_THROUGH = 100
+
+/** Parameters of {@link findSentDeploy}. */
+export type FindSentDeployParameters = {
+  context: Pick<PaidDeployContext, 'services' | 'store' | 'keys'>
+  payer: string
+  /** The intent with the salt the deploy is sent with. */
+  intent: DeployIntent & { salt: Hex }
+}
+
+/** The deploy's plan as the signer would send it (its KMS address is read once per instance). */
+async function paidPlan(context: Pick<PaidDeployContext, 'services'>, intent: DeployIntent & { salt: Hex }) {
+  const { services } = context
+  if (!services.getSigner) return null
+  const signer = await services.getSigner()
+  return { signer, plan: planDeploy({ intent, signer: signer.address, salt: intent.salt }) }
+}
+
+/**
+ * Claims the address the deploy creates for this payment, across instances, before its settle: two paid deploys of
+ * one salt (two payers, or one payer retrying without a key) would both pass the simulation and both settle, and the
+ * second would revert on chain. The claim is the payment's for as long as its record (a credit redeems the same
+ * address). False when another payment holds it.
+ */
+export async function claimPaidAddress({ context, payer, nonce, intent }: FindSentDeployParameters & { nonce: string }): Promise<boolean> {
+  const planned = await paidPlan(context, intent)
+  if (!planned) return true
+  const key = context.keys.address(planned.plan.predictedAddress)
+  const owner = `${payer.toLowerCase()}:${nonce.toLowerCase()}`
+  if (await context.store.setIfAbsent(key, owner, PAYMENT_RECORD_TTL_MS)) return true
+  return (await context.store.get(key)) === owner
+}
+
+/** The broadcast answer of the deploy this payment sent before, or null when none was signed for it. */
+export async function findSentDeploy({ context, payer, intent }: FindSentDeployParameters): Promise<DeployBroadcast | null> {
+  const { services, store } = context
+  const planned = await paidPlan(context, intent)
+  if (!planned) return null
+  const { plan, signer } = planned
+  const { config } = services
+  const keys = deployHistoryKeys({ storePrefix: config.storePrefix, chainId: config.chainId })
+  const deploys = await listAgentDeploys({ store, keys, agentDigest: paidAgentId(payer), limit: LOOKED_THROUGH })
+  const sent = deploys.find((d) => d.predictedAddress.toLowerCase() === plan.predictedAddress.toLowerCase())
+  if (!sent) return null
+  const txHash = sent.txHash as Hex
+  return {
+    ok: true,
+    status: 'broadcast',
+    txHash,
+    predictedAddress: plan.predictedAddress,
+    explorerUrl: `${config.explorerUrl}/tx/${txHash}`,
+    token: plan.token,
+    signer: signer.address,
+    chainId: config.chainId,
+  }
+}

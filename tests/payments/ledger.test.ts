@@ -1,0 +1,434 @@
+import { execFile } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { KMSClient } from '@aws-sdk/client-kms'
+import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http'
+import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
+import type { Hex } from 'viem'
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { createChainClient } from '../../lib/chain/client.js'
+import { deployServicesFrom } from '../../lib/deploy/instance.js'
+import { createDeployServices, type DeployServices } from '../../lib/deploy/services.js'
+import { createPaidDeployEndpoint } from '../../lib/payments/endpoint.js'
+import { createPaymentFacilitator } from '../../lib/payments/facilitator.js'
+import { paymentsSourceFrom } from '../../lib/payments/instance.js'
+import { paymentKeys } from '../../lib/payments/keys.js'
+import { PAYER_OPEN_MAX, paymentIdOf, paymentRecordSchema, saveOpenPayment } from '../../lib/payments/paymentRecord.js'
+import { reconcilePayments } from '../../lib/payments/reconcile.js'
+import { SETTLE_START_BUDGET_MS } from '../../lib/payments/settleBeforeDeploy.js'
+import type { Clock } from '../../lib/platform/clock.js'
+import { silentLogger } from '../../lib/platform/log.js'
+import { parseRecord } from '../../lib/store/records.js'
+import type { Store } from '../../lib/store/types.js'
+import { createUpstashStore } from '../../lib/store/upstash.js'
+import { withOpenApiCheck } from '../support/openapiCheck.js'
+import { fundedPayer, type PaidDoorParts, startPaidDoorParts, TEST_PRICE_UNITS } from '../support/paidDoorParts.js'
+import { createPayingClient, type PayingClient, signPaymentHeader } from '../support/payingClient.js'
+import { createTestClock } from '../support/testClock.js'
+
+// The paid door's ledger, in process over the real parts (anvil with the test USDC, the Upstash front over redis, the
+// KMS server, the local facilitator over HTTP and the real facilitator client): a settle whose outcome is not known
+// is never answered as refused, is decided by the chain, and one Idempotency-Key never pays twice.
+
+const DOOR = 'https://svc.test/api/x402/deploy'
+type Answer = { status: number; headers: Headers; body: Record<string, any> }
+
+describe('the paid door’s ledger', () => {
+  let parts: PaidDoorParts
+  let store: Store
+  let services: DeployServices
+  let handle: (request: Request) => Promise<Response>
+  let keys: ReturnType<typeof paymentKeys>
+
+  beforeAll(async () => {
+    const storePrefix = `ledger${process.pid}-${Math.random().toString(36).slice(2, 8)}:`
+    parts = await startPaidDoorParts({ redisSocket: inject('redisSocket'), storePrefix })
+    store = createUpstashStore({ url: parts.env.UPSTASH_REDIS_REST_URL!, token: parts.env.UPSTASH_REDIS_REST_TOKEN! })
+    services = createDeployServices({
+      env: parts.env,
+      store,
+      publicClient: createChainClient({ rpcUrl: parts.chain.rpcUrl, chainId: 8453, timeoutMs: 3000 }),
+      kms: new KMSClient({
+        region: 'us-east-1',
+        endpoint: parts.kms.url,
+        credentials: { accessKeyId: 'AKIALEDGERTEST0001', secretAccessKey: 'ledger-test-secret' },
+        maxAttempts: 1,
+      }),
+      logger: silentLogger,
+    })
+    handle = doorWith({})
+    keys = paymentKeys({ storePrefix, chainId: 8453 })
+  }, 120_000)
+  afterAll(async () => {
+    await parts?.close()
+  })
+
+  /** A door instance over the parts with these settings changed. */
+  const doorWith = (env: Record<string, string>, settleTimeoutMs = 1500, clock?: Clock) => {
+    // A settle that does not answer is given up after 1.5 s (the facilitator client's own deadline, 30 s in service).
+    const facilitator = createPaymentFacilitator({ url: parts.facilitator.url, cdp: null, now: Date.now, settleTimeoutMs })
+    const source = paymentsSourceFrom({ deploy: deployServicesFrom(() => services), env: { ...parts.env, ...env }, facilitator, clock })
+    return withOpenApiCheck('/api/x402/deploy', createPaidDeployEndpoint(source))
+  }
+  /** `npm run agents -- payments --json` as an operator runs it against the parts' store. */
+  const listedPayments = (): Promise<{ id: string; state: string; nonce: string; payer: string; transaction: string | null }[]> =>
+    new Promise((resolve, reject) => {
+      execFile(
+        process.execPath,
+        ['--import', 'tsx', 'dev/agents.ts', 'payments', '--json'],
+        { cwd: fileURLToPath(new URL('../..', import.meta.url)), encoding: 'utf8', env: { ...process.env, ...parts.env } },
+        (error, stdout) => (error ? reject(error) : resolve(JSON.parse(stdout))),
+      )
+    })
+  const doorFetch = async (input: RequestInfo | URL, init?: RequestInit) => handle(new Request(input, init))
+  const keep = async (response: Response): Promise<Answer> => ({
+    status: response.status,
+    headers: response.headers,
+    body: (await response.json()) as Record<string, any>,
+  })
+  const send = async (body: unknown, headers: Record<string, string> = {}) =>
+    keep(await doorFetch(DOOR, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) }))
+  const pay = async (client: PayingClient, body: unknown, headers: Record<string, string> = {}) =>
+    keep(
+      await client.fetch(DOOR, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) }),
+    )
+  const payer = async () =>
+    createPayingClient({ rpcUrl: parts.chain.rpcUrl, privateKey: await fundedPayer(parts), baseFetch: doorFetch as typeof fetch })
+  const requirements = async (): Promise<PaymentRequirements> =>
+    decodePaymentRequiredHeader((await send({ name: 'Ask', symbol: 'ASK' })).headers.get('payment-required')!).accepts[0]!
+  const signed = async (client: PayingClient) => {
+    const payload: PaymentPayload = await client.client.createPaymentPayload({
+      x402Version: 2,
+      resource: { url: DOOR },
+      accepts: [await requirements()],
+    } as never)
+    const { nonce } = (payload.payload as { authorization: { nonce: Hex } }).authorization
+    return { header: encodePaymentSignatureHeader(payload), nonce }
+  }
+  const counts = () => ({
+    verifies: parts.facilitator.calls.filter((c) => c === 'verify').length,
+    settles: parts.facilitator.calls.filter((c) => c === 'settle').length,
+    signs: parts.kms.calls.filter((c) => c === 'Sign').length,
+  })
+  const since = (before: ReturnType<typeof counts>) => {
+    const now = counts()
+    return { verifies: now.verifies - before.verifies, settles: now.settles - before.settles, signs: now.signs - before.signs }
+  }
+  const recordOf = async (client: PayingClient, nonce: Hex) =>
+    parseRecord(paymentRecordSchema, await store.get(keys.payment(client.address, nonce)))
+  /** Runs `work` with the facilitator failing as `fault`, then lets it be. */
+  const withFault = async <T>(fault: Parameters<PaidDoorParts['facilitator']['setFault']>[0], work: () => Promise<T>): Promise<T> => {
+    parts.facilitator.setFault(fault)
+    try {
+      return await work()
+    } finally {
+      parts.facilitator.setFault(null)
+    }
+  }
+
+  it('answers a settle the facilitator says is pending (200) as unknown, naming the payment, and deploys once it is mined', async () => {
+    const client = await payer()
+    const start = await parts.usdc.balanceOf(client.address)
+    const { header, nonce } = await signed(client)
+    const body = { name: 'Pending Token', symbol: 'PEND' }
+    const before = counts()
+    const pending = await withFault('pending', () => send(body, { 'payment-signature': header }))
+    // Never "nothing was paid": the transfer waits to be mined, and the answer names the payment and its transaction.
+    expect(pending.status).toBe(202)
+    const transaction = parts.facilitator.held.at(-1)!
+    expect(pending.body).toMatchObject({
+      ok: false,
+      code: 'PAYMENT_UNKNOWN',
+      payment: { id: paymentIdOf(client.address, nonce), state: 'unknown', transaction },
+    })
+    expect(Number(pending.headers.get('retry-after'))).toBeGreaterThan(0)
+    expect(await recordOf(client, nonce)).toMatchObject({ state: 'unknown', transaction })
+    const settles = since(before).settles
+    // Asked again before it is mined: still unknown, and nothing is settled again.
+    expect((await send(body, { 'payment-signature': header })).body).toMatchObject({ code: 'PAYMENT_UNKNOWN' })
+    expect(since(before)).toMatchObject({ settles, signs: 0 })
+    await parts.facilitator.landHeld()
+    const deployed = await send(body, { 'payment-signature': header })
+    expect(deployed.body).toMatchObject({ ok: true, status: 'broadcast', payment: { transaction } })
+    expect(since(before)).toMatchObject({ settles, signs: 1 })
+    expect(await parts.usdc.balanceOf(client.address)).toBe(start - TEST_PRICE_UNITS)
+    expect(await recordOf(client, nonce)).toMatchObject({ state: 'deployed' })
+  })
+
+  it('decides a settle that timed out from the chain: the transfer that landed late is found by its nonce, no second settle', async () => {
+    const client = await payer()
+    const start = await parts.usdc.balanceOf(client.address)
+    const { header, nonce } = await signed(client)
+    const body = { name: 'Late Token', symbol: 'LATE' }
+    const before = counts()
+    const timedOut = await withFault('hold-settle', () => send(body, { 'payment-signature': header }))
+    expect(timedOut.status).toBe(202)
+    expect(timedOut.body).toMatchObject({ code: 'PAYMENT_UNKNOWN', payment: { state: 'unknown', transaction: null } })
+    expect(await recordOf(client, nonce)).toMatchObject({ state: 'unknown' })
+    const [landed] = await parts.facilitator.landHeld()
+    const deployed = await send(body, { 'payment-signature': header })
+    expect(deployed.body).toMatchObject({ ok: true, status: 'broadcast', payment: { transaction: landed } })
+    expect(since(before)).toMatchObject({ settles: 1, signs: 1 })
+    expect(await parts.usdc.balanceOf(client.address)).toBe(start - TEST_PRICE_UNITS)
+  })
+
+  it('lets one Idempotency-Key pay once: a second payment under it while the first is verified is neither verified nor settled', async () => {
+    const client = await payer()
+    const start = await parts.usdc.balanceOf(client.address)
+    const key = `ledger-key-${Math.random()}`
+    const body = { name: 'Keyed Token', symbol: 'KEYED' }
+    const before = counts()
+    let second: Answer | undefined
+    // The second request (a new payment, as @x402/fetch signs one for every 402) arrives, and is answered, while the
+    // first is being verified.
+    parts.facilitator.onNext('verify', async () => {
+      second = await pay(client, body, { 'idempotency-key': key })
+    })
+    const first = await pay(client, body, { 'idempotency-key': key })
+    expect(first.body).toMatchObject({ ok: true, status: 'broadcast' })
+    expect(second!.body).toMatchObject({ ok: false, code: 'IDEMPOTENCY_IN_PROGRESS' })
+    expect(since(before)).toMatchObject({ verifies: 1, settles: 1, signs: 1 })
+    // Later, under the same key: the first payment's answer; the payment signed for it is not settled.
+    const third = await pay(client, body, { 'idempotency-key': key })
+    expect(third.body).toEqual(first.body)
+    expect(third.headers.get('idempotent-replayed')).toBe('true')
+    expect(since(before)).toMatchObject({ verifies: 1, settles: 1, signs: 1 })
+    expect(await parts.usdc.balanceOf(client.address)).toBe(start - TEST_PRICE_UNITS)
+  })
+
+  it('resumes an unknown payment from a resend under the same key with a new payment, never settling the new one', async () => {
+    const client = await payer()
+    const start = await parts.usdc.balanceOf(client.address)
+    const key = `ledger-unknown-${Math.random()}`
+    const body = { name: 'Unknown Token', symbol: 'UNKN' }
+    const before = counts()
+    const unknown = await withFault('hold-settle', () => pay(client, body, { 'idempotency-key': key }))
+    expect(unknown.status).toBe(202)
+    const id = unknown.body.payment.id as string
+    expect(id).toMatch(/^pay_/)
+    // The client signs a new payment for the resend; the door follows the first one, which is still undecided.
+    const again = await pay(client, body, { 'idempotency-key': key })
+    expect(again.status).toBe(202)
+    expect(again.body).toMatchObject({ code: 'PAYMENT_UNKNOWN', payment: { id, state: 'unknown' } })
+    expect(since(before)).toMatchObject({ verifies: 1, settles: 1, signs: 0 })
+    const [landed] = await parts.facilitator.landHeld()
+    const deployed = await pay(client, body, { 'idempotency-key': key })
+    expect(deployed.body).toMatchObject({ ok: true, status: 'broadcast', payment: { transaction: landed } })
+    expect(since(before)).toMatchObject({ verifies: 1, settles: 1, signs: 1 })
+    expect(await parts.usdc.balanceOf(client.address)).toBe(start - TEST_PRICE_UNITS)
+    const replayed = await pay(client, body, { 'idempotency-key': key })
+    expect(replayed.body).toEqual(deployed.body)
+  })
+
+  it('answers the deploy a payment already sent when its answer was never kept: the chain and the history say, no credit', async () => {
+    const client = await payer()
+    const { header, nonce } = await signed(client)
+    const body = { name: 'Sent Token', symbol: 'SENT' }
+    const first = await send(body, { 'payment-signature': header })
+    expect(first.body).toMatchObject({ ok: true, status: 'broadcast' })
+    // As if the instance stopped after the broadcast, before it kept the answer: the record still says `deploying`.
+    const record = (await recordOf(client, nonce))!
+    await store.set(keys.payment(client.address, nonce), JSON.stringify({ ...record, state: 'deploying', answer: null }), 60_000)
+    const before = counts()
+    const resumed = await send(body, { 'payment-signature': header })
+    expect(resumed.body).toMatchObject({
+      ok: true,
+      status: 'broadcast',
+      txHash: first.body.txHash,
+      predictedAddress: first.body.predictedAddress,
+      payment: { transaction: first.body.payment.transaction },
+    })
+    expect(resumed.body.credit).toBeUndefined()
+    expect(since(before)).toMatchObject({ settles: 0, signs: 0 })
+    expect(await recordOf(client, nonce)).toMatchObject({ state: 'deployed' })
+  })
+
+  it('lets one paid deploy have an address: a second payment for the same salt, while the first settles, is refused unsettled', async () => {
+    // The first payer's door waits for its settle as long as the service does: the second request runs meanwhile.
+    const patient = doorWith({}, 30_000)
+    const a = createPayingClient({
+      rpcUrl: parts.chain.rpcUrl,
+      privateKey: await fundedPayer(parts),
+      baseFetch: (async (input: RequestInfo | URL, init?: RequestInit) => patient(new Request(input, init))) as typeof fetch,
+    })
+    const b = await payer()
+    const startB = await parts.usdc.balanceOf(b.address)
+    const salt = `0x${'5a'.repeat(32)}`
+    const body = { name: 'Salted Token', symbol: 'SALT', salt }
+    const before = counts()
+    let second: Answer | undefined
+    // The second payer's whole request runs while the first one's settle is under way: both passed the simulation.
+    parts.facilitator.onNext('settle', async () => {
+      second = await pay(b, body)
+    })
+    const first = await pay(a, body)
+    expect(first.body).toMatchObject({ ok: true, status: 'broadcast' })
+    expect(second!.body).toMatchObject({ ok: false, code: 'SIMULATION_REVERTED' })
+    expect(second!.body.payment).toBeUndefined()
+    expect(since(before)).toMatchObject({ settles: 1, signs: 1 })
+    expect(await parts.usdc.balanceOf(b.address)).toBe(startB)
+  })
+
+  /** A payment settled and kept as a credit (KMS down once it was settled): its header and the credit answer. */
+  const credited = async (client: PayingClient, body: unknown) => {
+    const { header } = await signed(client)
+    parts.facilitator.onNext('settle', () => parts.kms.setDown(true))
+    try {
+      const answer = await send(body, { 'payment-signature': header })
+      expect(answer.body).toMatchObject({ ok: false, credit: { id: expect.stringMatching(/^cr_/) } })
+      return { header, answer }
+    } finally {
+      parts.kms.setDown(false)
+    }
+  }
+  const sendTo = async (door: (request: Request) => Promise<Response>, body: unknown, headers: Record<string, string>) =>
+    keep(
+      await door(
+        new Request(DOOR, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) }),
+      ),
+    )
+
+  it('takes a slot of the paid cap again for a credit redeemed: a full cap keeps it a credit, with retryAt', async () => {
+    const client = await payer()
+    const body = { name: 'Capped Credit', symbol: 'CAPCR' }
+    const { header, answer } = await credited(client, body)
+    const before = counts()
+    const full = await sendTo(doorWith({ X402_DAILY_CAP: '0' }), body, { 'payment-signature': header })
+    expect(full.body).toMatchObject({ ok: false, code: 'DEPLOY_CAP_REACHED', retryAt: expect.any(String), credit: answer.body.credit })
+    expect(since(before)).toMatchObject({ settles: 0, signs: 0 })
+    expect((await send(body, { 'payment-signature': header })).body).toMatchObject({ ok: true, status: 'broadcast' })
+  })
+
+  it('redeems a credit under the terms it was paid under, after the price and payTo changed', async () => {
+    const client = await payer()
+    const body = { name: 'Old Terms', symbol: 'OLDT' }
+    const { header, answer } = await credited(client, body)
+    const before = counts()
+    const changed = doorWith({ X402_PRICE: '0.75', X402_PAY_TO: '0x000000000000000000000000000000000000dEaD' })
+    const redeemed = await sendTo(changed, body, { 'payment-signature': header })
+    expect(redeemed.body).toMatchObject({
+      ok: true,
+      status: 'broadcast',
+      payment: { transaction: answer.body.payment.transaction, amount: TEST_PRICE_UNITS.toString() },
+    })
+    expect(since(before)).toMatchObject({ settles: 0, signs: 1 })
+    // A payment never taken is still held to today's terms.
+    const fresh = await signed(client)
+    expect((await sendTo(changed, body, { 'payment-signature': fresh.header })).body).toMatchObject({ code: 'PAYMENT_INVALID' })
+  })
+
+  it('is reconciled by the tick: a payment left unknown whose transfer landed becomes a credit the operator lists', async () => {
+    const client = await payer()
+    const { header, nonce } = await signed(client)
+    const body = { name: 'Reconciled', symbol: 'RECON' }
+    const unknown = await withFault('hold-settle', () => send(body, { 'payment-signature': header }))
+    expect(unknown.status).toBe(202)
+    const [landed] = await parts.facilitator.landHeld()
+    // Another left unknown, its transfer not mined (and its authorization still valid): it stays unknown.
+    const still = await payer()
+    const other = await signed(still)
+    expect((await withFault('hold-settle', () => send(body, { 'payment-signature': other.header }))).status).toBe(202)
+    // Both left alone by their payers for a while.
+    for (const [who, n] of [
+      [client, nonce],
+      [still, other.nonce],
+    ] as const) {
+      const record = (await recordOf(who, n))!
+      await store.set(keys.payment(who.address, n), JSON.stringify({ ...record, at: record.at - 120_000 }), 60_000)
+    }
+    const result = await reconcilePayments({ services: { ...services, store }, keys })
+    expect(result).toMatchObject({ paid: 1, decided: 1, unknown: 1, refused: 0 })
+    expect(await recordOf(still, other.nonce)).toMatchObject({ state: 'unknown' })
+    expect(await recordOf(client, nonce)).toMatchObject({
+      state: 'credit',
+      transaction: landed,
+      credit: { id: expect.stringMatching(/^cr_/) },
+    })
+    const listed = await listedPayments()
+    expect(listed.find((p) => p.nonce === nonce)).toMatchObject({
+      state: 'credit',
+      transaction: landed,
+      payer: client.address.toLowerCase(),
+    })
+    // The payer's resend redeems it: no second settle.
+    const before = counts()
+    expect((await send(body, { 'payment-signature': header })).body).toMatchObject({ ok: true, payment: { transaction: landed } })
+    expect(since(before)).toMatchObject({ settles: 0, signs: 1 })
+  })
+
+  it('opens no more payments for a payer who has ten open (undecided settles, credits), nothing settled', async () => {
+    const client = await payer()
+    const start = await parts.usdc.balanceOf(client.address)
+    const { header } = await signed(client)
+    for (let i = 0; i < PAYER_OPEN_MAX; i++) {
+      const fake = `0x${i.toString(16).padStart(64, '0')}`
+      const record = paymentRecordSchema.parse({
+        state: 'unknown',
+        bodyHash: 'x',
+        payer: client.address.toLowerCase(),
+        nonce: fake,
+        amount: TEST_PRICE_UNITS.toString(),
+        asset: parts.usdc.address,
+        network: 'eip155:8453',
+        validBefore: Math.floor(Date.now() / 1000) + 300,
+        at: Date.now(),
+        transaction: null,
+        confirmed: false,
+        credit: null,
+        answer: null,
+        payTo: parts.payTo.toLowerCase(),
+      })
+      await saveOpenPayment(store, { keys, payer: client.address, nonce: fake }, record)
+    }
+    const before = counts()
+    const refused = await send({ name: 'One More', symbol: 'MORE' }, { 'payment-signature': header })
+    expect(refused.body).toMatchObject({ ok: false, code: 'DEPLOY_CAP_REACHED' })
+    expect(since(before)).toMatchObject({ settles: 0, signs: 0 })
+    expect(await parts.usdc.balanceOf(client.address)).toBe(start)
+  })
+
+  it('settles nothing when the request ran too long before its settle to deploy inside the function’s time', async () => {
+    const client = await payer()
+    const clock = createTestClock()
+    const slow = doorWith({}, 1500, clock.clock)
+    const { header } = await signed(client)
+    const before = counts()
+    parts.facilitator.onNext('verify', () => {
+      clock.now += SETTLE_START_BUDGET_MS + 1000
+    })
+    const late = await sendTo(slow, { name: 'Late Start', symbol: 'LATES' }, { 'payment-signature': header })
+    expect(late.body).toMatchObject({ ok: false, code: 'DEPLOY_BUSY' })
+    expect(since(before)).toMatchObject({ settles: 0, signs: 0 })
+    // The same payment resent in time deploys.
+    expect((await send({ name: 'Late Start', symbol: 'LATES' }, { 'payment-signature': header })).body).toMatchObject({ ok: true })
+  })
+
+  // Last: it moves the chain's time past the authorization's validBefore.
+  it('answers "not paid" for a pending settle (its hash in an HTTP error body) only once validBefore passed with nothing mined', async () => {
+    const client = await payer()
+    const start = await parts.usdc.balanceOf(client.address)
+    const validBefore = BigInt(Math.floor(Date.now() / 1000) + 90)
+    const header = await signPaymentHeader({
+      privateKey: client.privateKey,
+      requirements: await requirements(),
+      authorization: { validBefore },
+    })
+    const { nonce } = (JSON.parse(Buffer.from(header, 'base64').toString()) as { payload: { authorization: { nonce: Hex } } }).payload
+      .authorization
+    const body = { name: 'Lapsed Token', symbol: 'LAPSE' }
+    const before = counts()
+    const pending = await withFault('pending-error', () => send(body, { 'payment-signature': header }))
+    expect(pending.status).toBe(202)
+    expect(pending.body).toMatchObject({ code: 'PAYMENT_UNKNOWN', payment: { transaction: parts.facilitator.held.at(-1) } })
+    const settles = since(before).settles
+    // The chain passes validBefore with the transfer still unmined: it can never be mined now.
+    await parts.chain.testClient.increaseTime({ seconds: 600 })
+    await parts.chain.testClient.mine({ blocks: 1 })
+    const refused = await send(body, { 'payment-signature': header })
+    expect(refused.status).toBe(402)
+    expect(refused.body).toMatchObject({ ok: false, code: 'PAYMENT_FAILED', reason: 'authorization_expired' })
+    expect(await recordOf(client, nonce)).toMatchObject({ state: 'refused' })
+    await parts.facilitator.landHeld()
+    expect(await parts.usdc.balanceOf(client.address)).toBe(start)
+    expect(since(before)).toMatchObject({ settles, signs: 0 })
+  })
+})
