@@ -6,7 +6,7 @@ import {
   validateDiscoveryExtension,
   validateDiscoveryExtensionSpec,
 } from '@x402/extensions/bazaar'
-import { describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import openapi from '../../api/openapi.js'
 import { parseDeployIntent } from '../../lib/deploy/actions/agentDeploy.js'
 import { createAgentRegistry } from '../../lib/deploy/agents/agentRegistry.js'
@@ -21,9 +21,11 @@ import { paidDeployPaymentInfo } from '../../lib/payments/openapi.js'
 import { PAYMENT_HEADER_MAX_LENGTH } from '../../lib/payments/payload.js'
 import { silentLogger } from '../../lib/platform/log.js'
 import { createMemoryStore } from '../../lib/store/memory.js'
+import { type AnvilChain, startAnvilChain } from '../support/anvil.js'
 import { withOpenApiCheck } from '../support/openapiCheck.js'
 import { createPayingClient } from '../support/payingClient.js'
 import { createTestClock } from '../support/testClock.js'
+import { placeTestUsdc } from '../support/testUsdc.js'
 
 // How agents find the paid door, in process: the 402's bazaar extension, held to @x402/extensions' own validators
 // and to the door's own intent check; the origin's /.well-known/x402 manifest; the OpenAPI document's x-payment-info.
@@ -35,7 +37,16 @@ const ON = {
   X402_PAY_TO: '0x000000000000000000000000000000000000bEEF',
   KMS_KEY_ID: 'test-key',
   AWS_REGION: 'us-east-1',
-}
+} as Record<string, string>
+
+// The door prices at its asset's own decimals and offers only variants the chain has on: a local chain answers both.
+let chain: AnvilChain
+beforeAll(async () => {
+  chain = await startAnvilChain()
+  await placeTestUsdc({ chain })
+  ON.BASE_RPC_URL = chain.rpcUrl
+}, 60_000)
+afterAll(() => chain?.stop())
 
 /** A payments source over an environment, with a deploy side whose services must never be asked for here. */
 function sourceOver(env: Record<string, string>) {

@@ -185,11 +185,12 @@ export function definePaidDoorCases(target: () => PaidDoorTarget): void {
     })
     expect(preflight.status).toBe(204)
     expect(preflight.headers.get('access-control-allow-origin')).toBe('*')
-    // The OpenAPI document marks the paid operation with this deployment's price and scheme.
+    // The OpenAPI document marks the paid operation with this deployment's price and scheme (the amount in base units
+    // is the 402's: only the chain's decimals() say it).
     const document = await keep(await fetchChecked(`${door}/openapi.json`))
     expect(document.body.paths['/api/x402/deploy'].post['x-payment-info']).toMatchObject({
       price: { mode: 'fixed', currency: 'USD', amount: TEST_PRICE },
-      protocols: [{ x402: { scheme: 'exact', network: 'eip155:8453', amount: TEST_PRICE_UNITS.toString(), payTo: target().parts.payTo } }],
+      protocols: [{ x402: { scheme: 'exact', network: 'eip155:8453', payTo: target().parts.payTo } }],
       discovery: '/.well-known/x402',
     })
   })
