@@ -59,9 +59,9 @@ export async function deployUniswapV4(chain: AnvilChain): Promise<UniswapV4> {
   const account = privateKeyToAccount(DEPLOYER_KEY)
   await chain.fund(account.address)
   await chain.testClient.setCode({ address: PERMIT2_ADDRESS, bytecode: permit2Code() })
-  const wallet = createWalletClient({ account, chain: null, transport: http(chain.nodeUrl) })
+  const wallet = createWalletClient({ account, transport: http(chain.nodeUrl) })
   const deploy = async (built: Artifact, args: readonly unknown[]) => {
-    const hash = await wallet.deployContract({ abi: built.abi, bytecode: built.bytecode.object, args } as never)
+    const hash = await wallet.deployContract({ abi: built.abi, bytecode: built.bytecode.object, args, chain: null } as never)
     const receipt = await chain.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 50 })
     if (receipt.status !== 'success' || !receipt.contractAddress) throw new Error(`deploying a Uniswap v4 contract reverted (${hash})`)
     return getAddress(receipt.contractAddress)
