@@ -1,12 +1,21 @@
 // A launch's Uniswap v4 pool as it will be born: the key and id, the first price, the single-sided range and its
 // liquidity, and the PositionManager calldata that makes it. Every price, tick and liquidity figure comes from
 // Uniswap's own SDK; this module only chooses (the range, the bounds) and encodes.
-import { Ether, Token } from '@uniswap/sdk-core'
-import { encodeSqrtRatioX96, nearestUsableTick, TickMath } from '@uniswap/v3-sdk'
-import { Pool, Position, V4PositionManager, V4PositionPlanner } from '@uniswap/v4-sdk'
+import { createRequire } from 'node:module'
 import { type Address, encodeFunctionData, getAddress, type Hex, parseAbi } from 'viem'
 import { accepted, type Result, refused } from '../../platform/result.js'
 import type { PoolFee } from './poolFields.js'
+
+/**
+ * Loads one of Uniswap's SDKs by its CommonJS build. Their ES module builds import directories and extensionless files,
+ * which Node's ES module loader refuses (ERR_UNSUPPORTED_DIR_IMPORT); bundlers and tsx forgive it, Node does not.
+ */
+function uniswapSdk<T>(name: string): T {
+  return createRequire(import.meta.url)(name) as T
+}
+const { Ether, Token } = uniswapSdk<typeof import('@uniswap/sdk-core')>('@uniswap/sdk-core')
+const { encodeSqrtRatioX96, nearestUsableTick, TickMath } = uniswapSdk<typeof import('@uniswap/v3-sdk')>('@uniswap/v3-sdk')
+const { Pool, Position, V4PositionManager, V4PositionPlanner } = uniswapSdk<typeof import('@uniswap/v4-sdk')>('@uniswap/v4-sdk')
 
 /** Base's chain id: the SDK's currencies carry one. */
 const BASE_CHAIN_ID = 8453
