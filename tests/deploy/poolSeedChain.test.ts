@@ -247,6 +247,42 @@ describe('a launch’s pool on Uniswap v4’s own contracts (anvil, the B20 emul
     expect(await read<bigint>('getPositionLiquidity', [nextTokenId])).toBe(planned.liquidity)
   })
 
+  it('a pool initialised first above the range (the token cheaper) gains its initialiser nothing: buyers pay the planned prices', async () => {
+    const buyEth = parseEther('0.1')
+    const buyWith = async (trader: PrivateKeyAccount, planned: PoolSeed) => {
+      const data = encodeFunctionData({
+        abi: poolSwapTestAbi,
+        functionName: 'swap',
+        args: [
+          planned.key,
+          { zeroForOne: true, amountSpecified: -buyEth, sqrtPriceLimitX96: BigInt(TickMath.MIN_SQRT_RATIO.toString()) + 1n },
+          { takeClaims: false, settleUsingBurn: false },
+          '0x',
+        ],
+      })
+      expect((await send(trader, { to: v4.swapRouter, data, value: buyEth })).status).toBe('success')
+    }
+    // The same launch twice: one pool born as planned, one initialised first by someone else at 100 times as many
+    // tokens per ETH. The position is minted either way (only the token is needed above the range).
+    const [holder, owner, frontRunner] = [await newAccount(), await newAccount(), await newAccount()]
+    const planned = plan(await createToken(holder), owner.address)
+    expect((await seed(holder, planned.key.currency1, planned)).status).toBe('success')
+    const early = plan(await createToken(holder), owner.address)
+    const cheap = BigInt(TickMath.getSqrtRatioAtTick(early.tickUpper + 200 * 230).toString())
+    await send(frontRunner, {
+      to: v4.poolManager,
+      data: encodeFunctionData({ abi: poolManagerAbi, functionName: 'initialize', args: [early.key, cheap] }),
+    })
+    expect((await seed(holder, early.key.currency1, early)).status).toBe('success')
+    // The first buyer of each, the front-runner included, gets exactly the same: there is no liquidity above the range.
+    await buyWith(frontRunner, early)
+    const trader = await newAccount()
+    await buyWith(trader, planned)
+    const boughtEarly = await tokenAt(chain.publicClient as never, early.key.currency1).balanceOf(frontRunner.address)
+    expect(boughtEarly).toBe(await tokenAt(chain.publicClient as never, planned.key.currency1).balanceOf(trader.address))
+    expect(boughtEarly).toBeLessThan(parseUnits('9900000', 18))
+  })
+
   it('a pool initialised first at another price makes the mint revert (ETH bound 0): the holder keeps every token and pays only gas', async () => {
     const [holder, owner, frontRunner] = [await newAccount(), await newAccount(), await newAccount()]
     const token = await createToken(holder)
