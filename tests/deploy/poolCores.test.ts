@@ -239,6 +239,8 @@ describe('planPoolSeed', () => {
       expect(priceOf(seed.sqrtPriceX96) / 1.0001 ** seed.tickUpper).toBeCloseTo(1, 9)
       expect(seed.liquidity).toBeGreaterThan(0n)
       expect(seed.amount).toBe(wholeSupply / 2n)
+      expect(seed.taken).toBeLessThanOrEqual(seed.amount)
+      expect(Number(seed.amount - seed.taken)).toBeLessThanOrEqual(Math.max(1, Number(seed.amount) * 1e-12))
     },
   )
 

@@ -179,6 +179,7 @@ describe('a launch’s pool on Uniswap v4’s own contracts (anvil, the B20 emul
     expect({ sqrtPriceX96, tick, lpFee }).toEqual({ sqrtPriceX96: planned.sqrtPriceX96, tick: planned.tickUpper, lpFee: 10000 })
     const pm = tokenAt(chain.publicClient as never, token)
     const inPool = await pm.balanceOf(v4.poolManager)
+    expect(inPool).toBe(planned.taken) // exactly what the plan said the mint takes
     expect(inPool).toBeGreaterThan(POOL_AMOUNT - 10n ** 6n)
     expect(inPool).toBeLessThanOrEqual(POOL_AMOUNT)
     expect(await pm.balanceOf(holder.address)).toBe(SUPPLY - inPool)

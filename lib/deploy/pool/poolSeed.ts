@@ -82,8 +82,13 @@ export type PoolSeed = {
   tickLower: number
   tickUpper: number
   liquidity: bigint
-  /** Base units the mint takes at most (Uniswap rounds the liquidity down: any dust stays with the payer). */
+  /** Base units the mint may take at most: the pool's share asked for. */
   amount: bigint
+  /**
+   * Base units the mint takes, exactly (the SDK rounds as the PositionManager does): at most `amount`, the liquidity
+   * being rounded down. Minting exactly this to the payer at birth leaves the payer nothing once the pool is seeded.
+   */
+  taken: bigint
   owner: Address
   /** `PositionManager.initializePool(key, sqrtPriceX96)`: a no-op answering type(int24).max when the pool exists. */
   initializePool: Hex
@@ -139,6 +144,7 @@ export function planPoolSeed(parameters: PlanPoolSeedParameters): Result<{ seed:
       tickUpper: tick,
       liquidity,
       amount,
+      taken: BigInt(position.mintAmounts.amount1.toString()),
       owner,
       initializePool,
       modifyLiquidities,
