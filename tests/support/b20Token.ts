@@ -15,6 +15,7 @@ export const ib20Abi = parseAbi([
   'function updateSupplyCap(uint256 newSupplyCap)',
   'function updateContractURI(string uri)',
   'function transfer(address to, uint256 amount) returns (bool)',
+  'function approve(address spender, uint256 amount) returns (bool)',
   'event Transfer(address indexed from, address indexed to, uint256 value)',
   'event RoleGranted(bytes32 indexed role, address indexed account, address indexed sender)',
   'event SupplyCapUpdated(address indexed updater, uint256 oldSupplyCap, uint256 newSupplyCap)',

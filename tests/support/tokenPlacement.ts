@@ -3,7 +3,7 @@ import { B20_FACTORY_ADDRESS, b20FactoryAbi, CREATE_B20_SELECTOR, predictB20Addr
 import { VARIANT_BY_ID } from '../../lib/chain/b20Variants.js'
 
 // On Base the factory precompile writes each token itself. An EVM contract cannot put code at a computed address, so
-// the test chain's JSON-RPC proxy does it: before a createB20 call, estimate or transaction reaches anvil, the token
+// the test chain's JSON-RPC proxy does it: before a createB20 call, estimate, fill or transaction reaches anvil, the token
 // emulator's runtime code is placed at the address the factory will create (anvil_setCode), and the factory emulator
 // then runs the token's bootstrap on it. The token's storage starts empty, as a new token's does.
 
@@ -21,7 +21,7 @@ async function factoryCallOf(call: RpcCall): Promise<{ from: Address; data: Hex 
     if (!tx.to || !isAddressEqual(tx.to, B20_FACTORY_ADDRESS) || !tx.data) return null
     return { from: await recoverTransactionAddress({ serializedTransaction } as never), data: tx.data }
   }
-  if (!['eth_call', 'eth_estimateGas', 'eth_sendTransaction'].includes(call.method)) return null
+  if (!['eth_call', 'eth_estimateGas', 'eth_fillTransaction', 'eth_sendTransaction'].includes(call.method)) return null
   const object = params[0] as CallObject | undefined
   const data = (object?.data ?? object?.input) as Hex | undefined
   if (!object?.to || !data || !isAddressEqual(object.to as Address, B20_FACTORY_ADDRESS)) return null
