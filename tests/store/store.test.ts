@@ -259,7 +259,7 @@ describe.each(['memory', 'upstash'] as const)('the %s store', (kind) => {
         windowMs: 10_000,
         now: t + 5,
       }),
-    ).toEqual({ ok: false, full: 1, used: 1, freesAt: t + 10_000 })
+    ).toEqual({ ok: false, code: 'CAP_FULL', full: 1, used: 1, freesAt: t + 10_000 })
     expect(await countSlots(store, { key: `${prefix}log:service`, windowMs: 10_000, now: t + 5 })).toBe(1)
   })
 
