@@ -24,8 +24,11 @@ function matches(dir: string, pattern: RegExp, skip: (file: string) => boolean):
   })
 }
 
-/** A timer, or the time read without the clock: `new Date()` with no argument is `Date.now()` in disguise. */
-const WALL_CLOCK = /\bset(Timeout|Interval|Immediate)\s*\(|\bDate\.now\b|\bnew Date\(\s*\)|\bperformance\.now\b/
+/**
+ * A timer, a deadline (`AbortSignal.timeout` is a timer that aborts), or the time read without the clock: `new Date()`
+ * with no argument is `Date.now()` in disguise.
+ */
+const WALL_CLOCK = /\bset(Timeout|Interval|Immediate)\s*\(|\bDate\.now\b|\bnew Date\(\s*\)|\bperformance\.now\b|\bAbortSignal\.timeout\b/
 
 describe('one clock', () => {
   it('lets nothing in lib/ wait or read the time except lib/platform/clock.ts', () => {
@@ -44,6 +47,7 @@ describe('one clock', () => {
       'lib/payments/instance.ts': 'the paid door’s parts are built there (a test hands in its own clock)',
       'lib/store/throttle.ts': '@upstash/ratelimit keeps its windows on the real clock, so its reset time is read against it',
       'lib/store/memory.ts': 'the default of the in-process store, which tests build alone by the dozen; the services hand theirs in',
+      'lib/store/upstash.ts': 'the default deadline of an Upstash store built alone (a script, a test); the services hand theirs in',
       'lib/platform/log.ts': 'the default of a logger’s timestamps (the process logger is built once, through perInstance)',
       'lib/deploy/agents/agentRegistry.ts': 'the default time of `npm run agents` issuing or revoking a key: an admin command’s now',
       'lib/deploy/agents/webhookTargets.ts': 'the default time of `npm run agents` setting a webhook: an admin command’s now',
