@@ -24,6 +24,9 @@ function matches(dir: string, pattern: RegExp, skip: (file: string) => boolean):
   })
 }
 
+/** Whether a test file fakes its timers (vi.useFakeTimers): its timers and `Date.now` are then the fake clock's. */
+const fakesTimers = (file: string) => readFileSync(join(ROOT, file), 'utf8').includes('vi.useFakeTimers()')
+
 /**
  * A timer, a deadline (`AbortSignal.timeout` is a timer that aborts), or the time read without the clock: `new Date()`
  * with no argument is `Date.now()` in disguise.
@@ -57,12 +60,29 @@ describe('one clock', () => {
     expect(naming).toEqual(Object.keys(NAMED).sort())
   })
 
+  it('lets no test outside tests/support assert on how long something took by the wall clock', () => {
+    // An elapsed time read from the wall clock: a loaded machine fails any bound put on it. A test asserts what the
+    // time stands for instead (an event, a count of calls, a deadline passed on an injected clock). Under fake timers
+    // (vi.useFakeTimers) `Date.now` is the fake clock's, so such a file may read it.
+    const ELAPSED = /\b(Date|performance)\.now\(\)\s*-\s*[\w.]+|\bperformance\.now\b/
+    const found = matches(
+      'tests',
+      ELAPSED,
+      (file) => file.startsWith('tests/support/') || file === 'tests/clock.test.ts' || fakesTimers(file),
+    )
+    const ALLOWED: Record<string, string> = {
+      'tests/platform/vercelBuild.test.ts:224: const between = Math.ceil((Date.now() - startedAt) / 1000) + 1':
+        'not a bound on a duration: the slack of a max-age two processes compute, which widens with the time between them',
+    }
+    for (const allowed of Object.keys(ALLOWED)) expect(found, allowed).toContain(allowed)
+    expect(found.filter((line) => !(line in ALLOWED))).toEqual([])
+  })
+
   it('lets no test outside tests/support sleep on the wall clock', () => {
     // A sleep: a promise that a timer resolves, or the real clock's wait. Fake timers (vi.useFakeTimers) make the
     // first kind safe, so a file that fakes its timers may use it.
     const SLEEP =
       /new Promise\S*\(\s*\(?\s*(r|resolve|wake)\s*\)?\s*=>\s*setTimeout\(\s*(r|resolve|wake)\b|\brealSleep\b|\bsystemClock\.sleep\b/
-    const fakesTimers = (file: string) => readFileSync(join(ROOT, file), 'utf8').includes('vi.useFakeTimers()')
     const found = matches(
       'tests',
       SLEEP,
