@@ -24,8 +24,14 @@ function matches(dir: string, pattern: RegExp, skip: (file: string) => boolean):
   })
 }
 
-/** A timer, or the time read without the clock: `new Date()` with no argument is `Date.now()` in disguise. */
-const WALL_CLOCK = /\bset(Timeout|Interval|Immediate)\s*\(|\bDate\.now\b|\bnew Date\(\s*\)|\bperformance\.now\b/
+/** Whether a test file fakes its timers (vi.useFakeTimers): its timers and `Date.now` are then the fake clock's. */
+const fakesTimers = (file: string) => readFileSync(join(ROOT, file), 'utf8').includes('vi.useFakeTimers()')
+
+/**
+ * A timer, a deadline (`AbortSignal.timeout` is a timer that aborts), or the time read without the clock: `new Date()`
+ * with no argument is `Date.now()` in disguise.
+ */
+const WALL_CLOCK = /\bset(Timeout|Interval|Immediate)\s*\(|\bDate\.now\b|\bnew Date\(\s*\)|\bperformance\.now\b|\bAbortSignal\.timeout\b/
 
 describe('one clock', () => {
   it('lets nothing in lib/ wait or read the time except lib/platform/clock.ts', () => {
@@ -44,6 +50,7 @@ describe('one clock', () => {
       'lib/payments/instance.ts': 'the paid door’s parts are built there (a test hands in its own clock)',
       'lib/store/throttle.ts': '@upstash/ratelimit keeps its windows on the real clock, so its reset time is read against it',
       'lib/store/memory.ts': 'the default of the in-process store, which tests build alone by the dozen; the services hand theirs in',
+      'lib/store/upstash.ts': 'the default deadline of an Upstash store built alone (a script, a test); the services hand theirs in',
       'lib/platform/log.ts': 'the default of a logger’s timestamps (the process logger is built once, through perInstance)',
       'lib/deploy/agents/agentRegistry.ts': 'the default time of `npm run agents` issuing or revoking a key: an admin command’s now',
       'lib/deploy/agents/webhookTargets.ts': 'the default time of `npm run agents` setting a webhook: an admin command’s now',
@@ -53,12 +60,29 @@ describe('one clock', () => {
     expect(naming).toEqual(Object.keys(NAMED).sort())
   })
 
+  it('lets no test outside tests/support assert on how long something took by the wall clock', () => {
+    // An elapsed time read from the wall clock: a loaded machine fails any bound put on it. A test asserts what the
+    // time stands for instead (an event, a count of calls, a deadline passed on an injected clock). Under fake timers
+    // (vi.useFakeTimers) `Date.now` is the fake clock's, so such a file may read it.
+    const ELAPSED = /\b(Date|performance)\.now\(\)\s*-\s*[\w.]+|\bperformance\.now\b/
+    const found = matches(
+      'tests',
+      ELAPSED,
+      (file) => file.startsWith('tests/support/') || file === 'tests/clock.test.ts' || fakesTimers(file),
+    )
+    const ALLOWED: Record<string, string> = {
+      'tests/platform/vercelBuild.test.ts:224: const between = Math.ceil((Date.now() - startedAt) / 1000) + 1':
+        'not a bound on a duration: the slack of a max-age two processes compute, which widens with the time between them',
+    }
+    for (const allowed of Object.keys(ALLOWED)) expect(found, allowed).toContain(allowed)
+    expect(found.filter((line) => !(line in ALLOWED))).toEqual([])
+  })
+
   it('lets no test outside tests/support sleep on the wall clock', () => {
     // A sleep: a promise that a timer resolves, or the real clock's wait. Fake timers (vi.useFakeTimers) make the
     // first kind safe, so a file that fakes its timers may use it.
     const SLEEP =
       /new Promise\S*\(\s*\(?\s*(r|resolve|wake)\s*\)?\s*=>\s*setTimeout\(\s*(r|resolve|wake)\b|\brealSleep\b|\bsystemClock\.sleep\b/
-    const fakesTimers = (file: string) => readFileSync(join(ROOT, file), 'utf8').includes('vi.useFakeTimers()')
     const found = matches(
       'tests',
       SLEEP,

@@ -13,6 +13,7 @@ import {
   toHex,
 } from 'viem'
 import { publicKeyToAddress, toAccount } from 'viem/accounts'
+import type { Deadline } from '../platform/clock.js'
 import { BaseError } from '../platform/errors.js'
 
 /**
@@ -70,6 +71,8 @@ export type CreateKmsAccountParameters = {
   expectedAddress?: Address
   /** Longest one KMS call may take, retries included, before it counts as failed (default {@link KMS_DEADLINE_MS}). */
   deadlineMs?: number
+  /** The clock those deadlines run on (the deploy services' own). */
+  deadline: Deadline
 }
 
 /** Longest a KMS call may take: a KMS that accepts the connection and never answers must not hold the nonce lock. */
@@ -87,8 +90,9 @@ export async function createKmsAccount({
   keyId,
   expectedAddress,
   deadlineMs = KMS_DEADLINE_MS,
+  deadline,
 }: CreateKmsAccountParameters): Promise<KmsAccount> {
-  const within = () => ({ abortSignal: AbortSignal.timeout(deadlineMs) })
+  const within = () => ({ abortSignal: deadline(deadlineMs) })
   let publicKey: Hex
   try {
     const out = await kms.send(new GetPublicKeyCommand({ KeyId: keyId }), within())

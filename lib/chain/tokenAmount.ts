@@ -1,3 +1,5 @@
+import { type Accepted, accepted, type Refused, refused } from '../platform/result.js'
+
 // Amounts of whole tokens as agents write them, read into base units. Light on purpose (no viem): the deploy handler's
 // validation runs before any chain or signing code is loaded.
 
@@ -5,7 +7,7 @@
 export const MAX_TOKEN_UNITS = 2n ** 128n - 1n
 
 /** Result of {@link parseTokenAmount}: the amount in base units, or why the text is not one. */
-export type ParseTokenAmountReturnType = { ok: true; units: bigint } | { ok: false; reason: string }
+export type ParseTokenAmountReturnType = Accepted<{ units: bigint }> | Refused<'INVALID_AMOUNT', { reason: string }>
 
 /**
  * Reads a decimal amount of whole tokens (`"1000000"`, `"12.5"`) as base units of a token with `decimals`: more than
@@ -13,11 +15,11 @@ export type ParseTokenAmountReturnType = { ok: true; units: bigint } | { ok: fal
  */
 export function parseTokenAmount(text: string, decimals: number): ParseTokenAmountReturnType {
   const match = /^(\d{1,78})(?:\.(\d{1,78}))?$/.exec(text)
-  if (!match) return { ok: false, reason: 'must be a decimal number of whole tokens, like "1000000" or "12.5"' }
+  if (!match) return refused('INVALID_AMOUNT', { reason: 'must be a decimal number of whole tokens, like "1000000" or "12.5"' })
   const [, whole, fraction = ''] = match
-  if (fraction.length > decimals) return { ok: false, reason: `must have at most ${decimals} digits after the point` }
+  if (fraction.length > decimals) return refused('INVALID_AMOUNT', { reason: `must have at most ${decimals} digits after the point` })
   const units = BigInt(whole!) * 10n ** BigInt(decimals) + BigInt(fraction.padEnd(decimals, '0') || '0')
-  if (units === 0n) return { ok: false, reason: 'must be more than 0' }
-  if (units > MAX_TOKEN_UNITS) return { ok: false, reason: 'must be at most 2^128-1 base units' }
-  return { ok: true, units }
+  if (units === 0n) return refused('INVALID_AMOUNT', { reason: 'must be more than 0' })
+  if (units > MAX_TOKEN_UNITS) return refused('INVALID_AMOUNT', { reason: 'must be at most 2^128-1 base units' })
+  return accepted({ units })
 }

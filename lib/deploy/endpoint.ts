@@ -1,5 +1,6 @@
 import { createEndpoint, type Endpoint } from '../platform/edge.js'
 import { jsonResponse, type Method, readJsonBody } from '../platform/http.js'
+import { refused } from '../platform/result.js'
 import { type AgentKeyVariables, agentKeyMiddleware } from './actions/agentKey.js'
 import { runAgentAction } from './actions/registry.js'
 import type { DeployServicesSource } from './instance.js'
@@ -23,9 +24,9 @@ export function createB20SkillEndpoint(source: DeployServicesSource): Endpoint {
     middleware: [agentKeyMiddleware({ source, door: 'b20-skill' })],
     handler: async (request, { agentKey }) => {
       const verdict = await agentKey()
-      if (verdict.kind === 'refused') return reply(verdict.answer.status, verdict.answer.body)
+      if (!verdict.ok) return reply(verdict.answer.status, verdict.answer.body)
       const read = await readJsonBody(request, SKILL_BODY_LIMIT_BYTES)
-      if (!read.ok) return reply(read.status, { ok: false, error: read.message, code: read.code })
+      if (!read.ok) return reply(read.status, refused(read.code, { error: read.message }))
       const idempotencyKey = request.headers.get('idempotency-key')
       const answer = await runAgentAction({ source, agent: verdict.agent, body: read.body, idempotencyKey })
       return reply(answer.status, answer.body, answer.headers)

@@ -82,9 +82,10 @@ export function createDeployServices(parameters: CreateDeployServicesParameters 
   const syncClient =
     parameters.syncClient ??
     createChainClient({ rpcUrl: config.rpcUrl, chainId: config.chainId, timeoutMs: (DEPLOY_WAIT_SECONDS_MAX + 3) * 1000 })
+  const clock = parameters.clock ?? systemClock
   let store: Store | null
   if (parameters.store !== undefined) store = parameters.store
-  else if (config.redis) store = createUpstashStore(config.redis)
+  else if (config.redis) store = createUpstashStore({ ...config.redis, deadline: clock.deadline })
   // Instances on Vercel share no memory: an in-process lock and cap would not serialise deploys, so none run.
   else store = config.onVercel ? null : createMemoryStore()
 
@@ -98,6 +99,7 @@ export function createDeployServices(parameters: CreateDeployServicesParameters 
           kms: parameters.kms ?? createKmsClient(config),
           keyId: kmsKeyId,
           expectedAddress: config.signerAddress ?? undefined,
+          deadline: clock.deadline,
         }).catch((error: unknown) => {
           signer = undefined // a KMS outage is retried on the next request; a key mismatch fails again, clearly
           throw error
@@ -107,7 +109,6 @@ export function createDeployServices(parameters: CreateDeployServicesParameters 
     : null
 
   const logger = parameters.logger ?? createLogger()
-  const clock = parameters.clock ?? systemClock
   const webhooks = store
     ? createWebhookOutbox({
         store,

@@ -2,6 +2,7 @@ import { LRUCache } from 'lru-cache'
 import { z } from 'zod'
 import { type Launch, launchSchema } from '../deploy/records/launches/schema.js'
 import { errorResponse } from '../platform/http.js'
+import { accepted, refused } from '../platform/result.js'
 import type { CacheReadReturnType, LocalCachedBody } from '../read/cache/cachedBody.js'
 import { etagOf } from '../read/cache/sharedRefresh.js'
 import { createCachedReadEndpoint, invalidParameter, type ReadEndpointOptions } from '../read/cachedReadEndpoint.js'
@@ -79,12 +80,11 @@ export function createLaunchesEndpoint({ read: services, config }: LaunchesSourc
     },
     parseInput: (request) => {
       if (!config().publicLaunches)
-        return {
-          ok: false,
+        return refused('LAUNCHES_OFF', {
           response: errorResponse(404, 'LAUNCHES_OFF', 'This deployment does not publish its launches (PUBLIC_LAUNCHES=0).'),
-        }
+        })
       const parsed = parseLaunchesRequest(new URL(request.url).searchParams)
-      return parsed.ok ? { ok: true, input: parsed.request } : invalidParameter(parsed.problem)
+      return parsed.ok ? accepted({ input: parsed.request }) : invalidParameter(parsed.problem)
     },
     read: async (ctx, request) => {
       const { entry, stale } = await readFeed(ctx, config())

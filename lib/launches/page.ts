@@ -1,5 +1,5 @@
 import type { Launch, LaunchesPage } from '../deploy/records/launches/schema.js'
-import { type Accepted, type Refused, refused } from '../platform/result.js'
+import { type Accepted, accepted, type Refused, refused } from '../platform/result.js'
 
 // Pages of the launches feed (pure): the limit, and an opaque cursor that is only a place in the feed's order, so no
 // cursor, forged or not, can ask for more than one page of what the feed already holds.
@@ -47,10 +47,10 @@ export function parseLaunchesRequest(
   if (!(limit <= LAUNCHES_MAX_LIMIT))
     return refused('INVALID_PARAMETER', { problem: { field: 'limit', reason: `must be a whole number from 1 to ${LAUNCHES_MAX_LIMIT}` } })
   const cursor = params.get('cursor')
-  if (cursor === null) return { ok: true, request: { limit, after: null } }
+  if (cursor === null) return accepted({ request: { limit, after: null } })
   const after = decodeCursor(cursor)
   if (!after) return refused('INVALID_PARAMETER', { problem: { field: 'cursor', reason: 'is not a nextCursor of this feed' } })
-  return { ok: true, request: { limit, after } }
+  return accepted({ request: { limit, after } })
 }
 
 /** Whether a launch comes after a place in the feed's order (older, or as old with a smaller hash). */

@@ -32,10 +32,13 @@ const BEFORE_MAX_DIGITS = 10
 const TIMEFRAMES = Object.keys(GECKO_OHLCV_AGGREGATES) as OhlcvTimeframe[]
 
 /** One parameter's rule: its value as read, or why it is wrong (`raw` is undefined when the parameter is absent). */
-type Rule<T> = (raw: string | undefined, read: Partial<OhlcvQuery>) => { ok: true; value: T } | { ok: false; reason: string }
+type Rule<T> = (
+  raw: string | undefined,
+  read: Partial<OhlcvQuery>,
+) => { ok: true; value: T } | { ok: false; code: 'INVALID_PARAMETER'; reason: string }
 
 const accept = <T>(value: T) => ({ ok: true as const, value })
-const wrong = (reason: string) => ({ ok: false as const, reason })
+const wrong = (reason: string) => ({ ok: false as const, code: 'INVALID_PARAMETER' as const, reason })
 /** The refusal of a query, naming the parameter and why. */
 const invalid = (problem: ParameterProblem) => ({ ok: false as const, code: 'INVALID_PARAMETER' as const, problem })
 

@@ -12,6 +12,7 @@ import { errorName, processLogger } from '../platform/log.js'
 import { loadMcpOriginPolicy, type OriginPolicy, originGate } from '../platform/origins.js'
 import { perInstance } from '../platform/perInstance.js'
 import { problemsOf } from '../platform/problems.js'
+import { refused } from '../platform/result.js'
 import { SERVICE_VERSION } from '../platform/version.js'
 import { type JsonObject, type ReadEndpointName, summarize, TOOL_NAMES, TOOLS, type ToolDefinition, toolInputJsonSchema } from './tools.js'
 
@@ -49,7 +50,7 @@ function toolResult(body: Record<string, unknown>, text: string): CallToolResult
 }
 
 const failed = (code: string, error: string, extra: Record<string, unknown> = {}) =>
-  toolResult({ ok: false, error, code, ...extra }, `${code}: ${error}`)
+  toolResult(refused(code, { error, ...extra }), `${code}: ${error}`)
 
 /** Problems of arguments that failed a read tool's schema, in the API's `details` shape. */
 function invalidArguments(error: z.ZodError): CallToolResult {
@@ -79,7 +80,7 @@ async function callTool({ name, args, request, dependencies, agentKey }: CallPar
   if (!tool.action) return failed('UNKNOWN_TOOL', 'This tool has nothing to run.')
   // An agent tool: the key first, exactly as on /api/b20-skill, then the action through the same registry.
   const verdict = await agentKey()
-  if (verdict.kind === 'refused') return toolResult(verdict.answer.body, summarize(tool, verdict.answer.body))
+  if (!verdict.ok) return toolResult(verdict.answer.body, summarize(tool, verdict.answer.body))
   const asked = tool.action.tool.toRequest(args)
   if (!asked.ok) return toolResult(asked, summarize(tool, asked))
   const { body, idempotencyKey } = asked
@@ -108,7 +109,9 @@ async function callReadTool(
   const body = (await response.json()) as JsonObject
   // A throttled call says when to come back, in seconds, as the HTTP answer's Retry-After does (and its text too).
   const retryAfter = response.status === 429 ? { retryAfterSeconds: Number(response.headers.get('retry-after')) } : {}
-  const result = response.ok && body.ok !== false ? (read.shape?.(body, parsed.data) ?? body) : { ok: false, ...body, ...retryAfter }
+  // The read endpoints' error bodies carry no `ok`: the tool's result does, as every refusal; the body's code is kept.
+  const result =
+    response.ok && body.ok !== false ? (read.shape?.(body, parsed.data) ?? body) : refused(String(body.code), { ...body, ...retryAfter })
   return toolResult(result, summarize(tool, result))
 }
 

@@ -1,7 +1,7 @@
-// One clock, injected: what stamps data (`now`) also drives every wait (`sleep`), so a test that owns the clock owns
-// both. No other module of lib/ reads the time (`Date.now`, `new Date()`) or starts a timer (`setTimeout`,
-// `setInterval`); the one kind left outside is a request's own deadline handed to fetch as `AbortSignal.timeout`,
-// which bounds I/O and paces nothing. This file holds the real clock, named only where services are built and as the
+// One clock, injected: what stamps data (`now`) also drives every wait (`sleep`) and every request's deadline
+// (`deadline`), so a test that owns the clock owns all three. No other module of lib/ reads the time (`Date.now`,
+// `new Date()`), starts a timer (`setTimeout`, `setInterval`) or sets a deadline of its own (`AbortSignal.timeout`).
+// This file holds the real clock, named only where services are built and as the
 // default of a few factories (tests/clock.test.ts greps for all of it and lists each with its reason). The deploy
 // side and the paid door take a `Clock`; the read side takes its `now` and its `sleep` side by side.
 
@@ -16,8 +16,14 @@ export type SleepOptions = {
 /** Waits `ms` milliseconds on the clock it belongs to, or less when its signal aborts first; never rejects. */
 export type Sleep = (ms: number, options?: SleepOptions) => Promise<void>
 
-/** The time a service runs on: the current epoch ms, and a wait measured on the same clock. */
-export type Clock = { now(): number; sleep: Sleep }
+/**
+ * A deadline of `ms` milliseconds on the clock it belongs to: a signal that aborts once they have passed, with a
+ * `TimeoutError` as its reason (as `AbortSignal.timeout`'s), to hand to a request. It holds no process open.
+ */
+export type Deadline = (ms: number) => AbortSignal
+
+/** The time a service runs on: the current epoch ms, a wait and a request's deadline measured on the same clock. */
+export type Clock = { now(): number; sleep: Sleep; deadline: Deadline }
 
 /** The real clock's wait: a timer, cleared when its signal aborts. */
 export const realSleep: Sleep = (ms, { signal, holdsProcess = true } = {}) =>
@@ -33,5 +39,5 @@ export const realSleep: Sleep = (ms, { signal, holdsProcess = true } = {}) =>
     signal?.addEventListener('abort', end, { once: true })
   })
 
-/** The real clock: `Date.now` and timers. Only where services are built for an instance (or a script) is it named. */
-export const systemClock: Clock = { now: () => Date.now(), sleep: realSleep }
+/** The real clock: `Date.now`, timers and `AbortSignal.timeout`. Only where services are built for an instance (or a script) is it named. */
+export const systemClock: Clock = { now: () => Date.now(), sleep: realSleep, deadline: (ms) => AbortSignal.timeout(Math.max(0, ms)) }

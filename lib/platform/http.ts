@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import { z } from 'zod'
-import type { Accepted, Refused } from './result.js'
+import { type Accepted, accepted, type Refused, refused } from './result.js'
 
 /** HTTP methods as they appear on the wire. */
 export type Method = 'GET' | 'HEAD' | 'POST' | 'OPTIONS'
@@ -179,7 +179,7 @@ async function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>, alre
 }
 
 /** Result of {@link readBodyBytes}: the body, or that it passed the limit. */
-export type ReadBodyBytesReturnType = { ok: true; bytes: Buffer } | { ok: false }
+export type ReadBodyBytesReturnType = Accepted<{ bytes: Buffer }> | Refused<'BODY_TOO_LARGE'>
 
 /**
  * Reads a request body of at most `limitBytes`, refusing early on `Content-Length` and stopping the read as soon as the
@@ -187,7 +187,7 @@ export type ReadBodyBytesReturnType = { ok: true; bytes: Buffer } | { ok: false 
  */
 export async function readBodyBytes(request: Request, limitBytes: number): Promise<ReadBodyBytesReturnType> {
   const declared = Number(request.headers.get('content-length') ?? '0')
-  if (Number.isFinite(declared) && declared > limitBytes) return { ok: false }
+  if (Number.isFinite(declared) && declared > limitBytes) return refused('BODY_TOO_LARGE')
   const chunks: Uint8Array[] = []
   let size = 0
   if (request.body) {
@@ -198,39 +198,32 @@ export async function readBodyBytes(request: Request, limitBytes: number): Promi
       size += value.byteLength
       if (size > limitBytes) {
         await discardRest(reader, size)
-        return { ok: false }
+        return refused('BODY_TOO_LARGE')
       }
       chunks.push(value)
     }
   }
-  return { ok: true, bytes: Buffer.concat(chunks) }
+  return accepted({ bytes: Buffer.concat(chunks) })
 }
 
 /** Reads a JSON request body of at most `limitBytes` (see {@link readBodyBytes}), after checking its content type. */
 export async function readJsonBody(request: Request, limitBytes: number): Promise<ReadJsonBodyReturnType> {
-  const tooLarge = {
-    ok: false,
-    status: 413,
-    code: 'BODY_TOO_LARGE',
-    message: `The request body is larger than ${limitBytes} bytes.`,
-  } as const
+  const tooLarge = refused('BODY_TOO_LARGE', { status: 413, message: `The request body is larger than ${limitBytes} bytes.` } as const)
   const declared = Number(request.headers.get('content-length') ?? '0')
   if (Number.isFinite(declared) && declared > limitBytes) return tooLarge
   const contentType = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase()
   if (contentType !== 'application/json') {
-    return {
-      ok: false,
+    return refused('UNSUPPORTED_CONTENT_TYPE', {
       status: 400,
-      code: 'UNSUPPORTED_CONTENT_TYPE',
       message: 'Send the body as JSON with Content-Type: application/json.',
-    }
+    } as const)
   }
   const read = await readBodyBytes(request, limitBytes)
   if (!read.ok) return tooLarge
   try {
-    return { ok: true, body: JSON.parse(read.bytes.toString('utf8')) }
+    return accepted({ body: JSON.parse(read.bytes.toString('utf8')) as unknown })
   } catch {
-    return { ok: false, status: 400, code: 'INVALID_JSON', message: 'The request body is not valid JSON.' }
+    return refused('INVALID_JSON', { status: 400, message: 'The request body is not valid JSON.' } as const)
   }
 }
 

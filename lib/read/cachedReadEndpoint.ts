@@ -12,6 +12,7 @@ import {
 } from '../platform/http.js'
 import { errorName } from '../platform/log.js'
 import { rateLimitHeaders } from '../platform/rateLimitHeaders.js'
+import { type Accepted, type Refused, refused } from '../platform/result.js'
 import type { ThrottleReturnType } from '../store/throttle.js'
 import { UpstreamError } from '../upstream/dexscreener.js'
 import type { CacheReadReturnType, LocalCachedBody } from './cache/cachedBody.js'
@@ -27,7 +28,7 @@ export type CreateCachedReadEndpointParameters<Input> = {
   name: string
   services: () => ReadServices
   /** Reads the request's input, or answers the request itself (400). */
-  parseInput: (request: Request) => { ok: true; input: Input } | { ok: false; response: Response }
+  parseInput: (request: Request) => ParsedReadInput<Input>
   read: (services: ReadServices, input: Input) => Promise<CacheReadReturnType>
   /**
    * The body when this instance holds it fresh, else null, with no I/O: lets an endpoint that throttles no client
@@ -43,6 +44,9 @@ export type CreateCachedReadEndpointParameters<Input> = {
   /** Answer 429 when the service-wide upstream budget is spent (token-search): the caller may retry shortly. */
   budgetSpentIs429?: boolean
 } & ReadEndpointOptions
+
+/** A read endpoint's input, or its refusal: the 400 (or 404) it answers instead, under that answer's code. */
+export type ParsedReadInput<Input> = Accepted<{ input: Input }> | Refused<string, { response: Response }>
 
 /** What a read endpoint's edge may be given instead of what the instance reads itself. */
 export type ReadEndpointOptions = {
@@ -212,13 +216,21 @@ function createAnswerHeadersMemo(): AnswerHeadersMemo {
 }
 
 /** A 400 answer for a read endpoint. */
-export function badReadRequest(code: string, message: string): { ok: false; response: Response } {
-  return { ok: false, response: errorResponse(400, code, message) }
+export function badReadRequest<const code extends string>(code: code, message: string): Refused<code, { response: Response }> {
+  return refused(code, { response: errorResponse(400, code, message) })
 }
 
 /** The 400 of a wrong query parameter: `INVALID_PARAMETER`, the field named in the body and the message. */
-export function invalidParameter({ field, reason }: { field: string; reason: string }): { ok: false; response: Response } {
-  return { ok: false, response: errorResponse(400, 'INVALID_PARAMETER', `Query parameter ${field} ${reason}.`, {}, field) }
+export function invalidParameter({
+  field,
+  reason,
+}: {
+  field: string
+  reason: string
+}): Refused<'INVALID_PARAMETER', { response: Response }> {
+  return refused('INVALID_PARAMETER', {
+    response: errorResponse(400, 'INVALID_PARAMETER', `Query parameter ${field} ${reason}.`, {}, field),
+  })
 }
 
 /**

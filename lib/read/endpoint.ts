@@ -1,7 +1,14 @@
 import { type HistoryRange, parseHistoryRange } from '../market/history.js'
 import { parseOhlcvQuery } from '../market/ohlcvQuery.js'
 import { parseQuery, QUERY_MAX_LENGTH } from '../market/search.js'
-import { badReadRequest, createCachedReadEndpoint, invalidParameter, type ReadEndpointOptions } from './cachedReadEndpoint.js'
+import { accepted } from '../platform/result.js'
+import {
+  badReadRequest,
+  createCachedReadEndpoint,
+  invalidParameter,
+  type ParsedReadInput,
+  type ReadEndpointOptions,
+} from './cachedReadEndpoint.js'
 import { peekControlRoom, peekMarketHistory, readControlRoom, readMarketHistory, readTokenHistory, readTokenSearch } from './readers.js'
 import type { ReadServices } from './services.js'
 import { readTokenOhlcv } from './tokenOhlcv.js'
@@ -18,7 +25,7 @@ export function createControlRoomEndpoint(services: () => ReadServices, options:
     ...options,
     name: 'control_room',
     services,
-    parseInput: () => ({ ok: true, input: undefined }),
+    parseInput: () => accepted({ input: undefined }),
     read: (ctx) => readControlRoom(ctx),
     peek: (ctx) => peekControlRoom(ctx),
     upstreamFailure: {
@@ -40,7 +47,7 @@ export function createTokenSearchEndpoint(services: () => ReadServices, options:
     budgetSpentIs429: true,
     parseInput: (request) => {
       const parsed = parseQuery(new URL(request.url).searchParams.get('q'))
-      if (parsed.ok) return { ok: true, input: parsed.query }
+      if (parsed.ok) return accepted({ input: parsed.query })
       return parsed.code === 'QUERY_REQUIRED'
         ? badReadRequest(parsed.code, 'Query parameter q is required: a token symbol or name.')
         : badReadRequest(parsed.code, `Query parameter q is longer than ${QUERY_MAX_LENGTH} characters.`)
@@ -69,7 +76,7 @@ export function createTokenHistoryEndpoint(services: () => ReadServices, options
         return badReadRequest('INVALID_ADDRESS', 'Query parameter address must be a 0x-prefixed 20-byte hex address.')
       const range = parseHistoryRange(params)
       if (!range.ok) return invalidParameter(range.problem)
-      return { ok: true, input: { address: address.toLowerCase(), range: range.range } }
+      return accepted({ input: { address: address.toLowerCase(), range: range.range } })
     },
     read: (ctx, { address, range }) => readTokenHistory(ctx, address, range),
     upstreamFailure: { status: 500, code: 'INTERNAL', message: 'The history could not be read; try again shortly.' },
@@ -82,11 +89,11 @@ export function createMarketHistoryEndpoint(services: () => ReadServices, option
     ...options,
     name: 'market_history',
     services,
-    parseInput: (request): { ok: true; input: HistoryRange } | { ok: false; response: Response } => {
+    parseInput: (request): ParsedReadInput<HistoryRange> => {
       // The dashboard's warm request has no query: it skips the URL parser.
-      if (!request.url.includes('?')) return { ok: true, input: '24h' }
+      if (!request.url.includes('?')) return accepted({ input: '24h' })
       const range = parseHistoryRange(new URL(request.url).searchParams)
-      return range.ok ? { ok: true, input: range.range } : invalidParameter(range.problem)
+      return range.ok ? accepted({ input: range.range }) : invalidParameter(range.problem)
     },
     read: (ctx, range) => readMarketHistory(ctx, range),
     peek: (ctx, range) => peekMarketHistory(ctx, range),
@@ -105,7 +112,7 @@ export function createTokenOhlcvEndpoint(services: () => ReadServices, options: 
     budgetSpentIs429: true,
     parseInput: (request) => {
       const parsed = parseOhlcvQuery(new URL(request.url).searchParams)
-      return parsed.ok ? { ok: true, input: parsed.query } : invalidParameter(parsed.problem)
+      return parsed.ok ? accepted({ input: parsed.query }) : invalidParameter(parsed.problem)
     },
     read: (ctx, query) => readTokenOhlcv(ctx, query),
     upstreamFailure: {

@@ -125,7 +125,7 @@ export function readTokenSearch(services: ReadServices, query: string): Promise<
     key: services.keys.tokenSearch(query),
     ttlMs: READ_CACHE_TTL_MS,
     refresh: async () => ({
-      body: JSON.stringify(await searchTokens({ upstream: services.searchUpstream, query })),
+      body: JSON.stringify(await searchTokens({ upstream: services.searchUpstream, query, deadline: services.deadline })),
       source: 'dexscreener',
     }),
   })

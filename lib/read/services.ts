@@ -1,5 +1,5 @@
 import { waitUntil } from '@vercel/functions'
-import { type Sleep, systemClock } from '../platform/clock.js'
+import { type Deadline, type Sleep, systemClock } from '../platform/clock.js'
 import type { Environment } from '../platform/config.js'
 import { createLogger, type Logger } from '../platform/log.js'
 import { createMemoryStore } from '../store/memory.js'
@@ -43,8 +43,10 @@ export type ReadServices = {
   logger: Logger
   /** The clock that stamps the data... */
   now: () => number
-  /** ...and the one the waits run on (a waiter for another instance's refresh, say). */
+  /** ...the one the waits run on (a waiter for another instance's refresh, say)... */
   sleep: Sleep
+  /** ...and the one upstream requests' deadlines run on (a refresh, a search, a page of candles). */
+  deadline: Deadline
   /** Up to what age the last good body is served while a refresh is due or failing (`STALE_IF_ERROR_SECONDS`). */
   staleIfErrorSeconds: number
   /** `token-search` requests a client may make per minute (`SEARCH_RATE_LIMIT_PER_MINUTE`). */
@@ -80,6 +82,8 @@ export type CreateReadServicesParameters = {
   now?: () => number
   /** Waits on the clock of `now` (default: the real clock's, as `now` defaults to its `now`). */
   sleep?: Sleep
+  /** The deadlines of upstream and store requests (default: the real clock's, as `sleep`'s). */
+  deadline?: Deadline
   /** Keeps the instance alive for work after the answer (default: Vercel's `waitUntil`; tests collect it). */
   waitUntil?: (promise: Promise<unknown>) => void
 }
@@ -90,14 +94,15 @@ export function createReadServices(parameters: CreateReadServicesParameters = {}
   const logger = parameters.logger ?? createLogger()
   const now = parameters.now ?? systemClock.now
   const sleep = parameters.sleep ?? systemClock.sleep
-  const store = parameters.store ?? (config.redis ? createUpstashStore(config.redis) : createMemoryStore())
+  const deadline = parameters.deadline ?? systemClock.deadline
+  const store = parameters.store ?? (config.redis ? createUpstashStore({ ...config.redis, deadline }) : createMemoryStore())
   const keys = readKeys(config.storePrefix)
   // Every DexScreener attempt, retries included, takes a slot of one rolling minute shared by all instances.
   const whole = { key: keys.dexScreenerBudget, perMinute: DEXSCREENER_REQUESTS_PER_MINUTE }
   // While the store is down, the budgets hold in this process, over windows the whole and its share both count in.
   const local = createSlidingLogStore(now)
   const admit = createSharedRequestBudget({ store, ...whole, logger, now, local })
-  const upstream = parameters.upstream ?? createDexScreenerClient({ baseUrl: config.dexscreenerBaseUrl, admit, now, sleep })
+  const upstream = parameters.upstream ?? createDexScreenerClient({ baseUrl: config.dexscreenerBaseUrl, admit, now, sleep, deadline })
   // Searches are anonymous and unbounded in variety: they get their own share of the minute, taken with the whole.
   const searchAdmit = createSharedRequestBudget({
     store,
@@ -111,12 +116,12 @@ export function createReadServices(parameters: CreateReadServicesParameters = {}
   const searchUpstream =
     parameters.searchUpstream ??
     parameters.upstream ??
-    createDexScreenerClient({ baseUrl: config.dexscreenerBaseUrl, admit: searchAdmit, now, sleep })
+    createDexScreenerClient({ baseUrl: config.dexscreenerBaseUrl, admit: searchAdmit, now, sleep, deadline })
   const gecko =
     parameters.gecko !== undefined
       ? parameters.gecko
       : config.geckoTerminalBaseUrl
-        ? createGeckoTerminalClient({ baseUrl: config.geckoTerminalBaseUrl, now, sleep })
+        ? createGeckoTerminalClient({ baseUrl: config.geckoTerminalBaseUrl, now, sleep, deadline })
         : null
   // Candle requests are anonymous and unbounded in variety too: their own share of GeckoTerminal's minute, taken with a
   // slot of the whole only while the whole is below their ceiling, so discovery and the failover keep theirs.
@@ -133,7 +138,7 @@ export function createReadServices(parameters: CreateReadServicesParameters = {}
     parameters.candles !== undefined
       ? parameters.candles
       : config.geckoTerminalBaseUrl
-        ? createGeckoTerminalClient({ baseUrl: config.geckoTerminalBaseUrl, admit: candleAdmit, maxRetries: 1, now, sleep })
+        ? createGeckoTerminalClient({ baseUrl: config.geckoTerminalBaseUrl, admit: candleAdmit, maxRetries: 1, now, sleep, deadline })
         : null
   const storeLabel =
     store.kind === 'upstash' && config.redis
@@ -177,6 +182,7 @@ export function createReadServices(parameters: CreateReadServicesParameters = {}
     logger,
     now,
     sleep,
+    deadline,
     staleIfErrorSeconds: config.staleIfErrorSeconds,
     searchRateLimitPerMinute: config.searchRateLimitPerMinute,
     tokenHistoryRateLimitPerMinute: config.tokenHistoryRateLimitPerMinute,

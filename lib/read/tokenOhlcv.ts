@@ -124,7 +124,7 @@ async function fetchCandles(services: ReadServices, pool: string, query: OhlcvQu
   const { timeframe, aggregate, currency } = query
   const asked = plan.kind === 'page' ? { before: plan.before, limit: plan.limit } : { limit: plan.kind === 'kept' ? 1 : plan.limit }
   try {
-    return await candles.poolOhlcv(pool, { timeframe, aggregate, currency, ...asked }, { signal: AbortSignal.timeout(10_000) })
+    return await candles.poolOhlcv(pool, { timeframe, aggregate, currency, ...asked }, { signal: services.deadline(10_000) })
   } catch (error) {
     if (!(error instanceof UpstreamError) || error.status !== 429) throw error
     await backOffGeckoAfter429([error], services)

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { Redis } from '@upstash/redis'
+import { type Deadline, systemClock } from '../platform/clock.js'
 import { releaseLockScript, writeManyArguments, writeManyScript } from './storeScripts.js'
 import { type Store, StoreError } from './types.js'
 
@@ -9,6 +10,8 @@ export type CreateUpstashStoreParameters = {
   token: string
   /** Longest a single store request may take before it is aborted and counts as failed (default 2000 ms). */
   timeoutMs?: number
+  /** The clock that deadline runs on (default the real one: a store built alone, by a script or a test). */
+  deadline?: Deadline
 }
 
 /** The Upstash store, with its client for what takes one itself (`@upstash/ratelimit`, in `throttle.ts`). */
@@ -24,7 +27,7 @@ const ttl = (ms: number) => Math.max(1, Math.round(ms))
  * SHA-1 (`EVALSHA`) once this instance has sent them whole.
  */
 export function createUpstashStore(parameters: CreateUpstashStoreParameters): UpstashStore {
-  const { url, token, timeoutMs = 2000 } = parameters
+  const { url, token, timeoutMs = 2000, deadline = systemClock.deadline } = parameters
   const redis = new Redis({
     url,
     token,
@@ -33,7 +36,7 @@ export function createUpstashStore(parameters: CreateUpstashStoreParameters): Up
     // The client retries network errors 5 times over ~4 s by default; a cache in front of live data must not wait that long.
     retry: { retries: 1, backoff: () => 100 },
     // A fresh deadline per request: past it the request is aborted, not left running behind a timer.
-    signal: () => AbortSignal.timeout(timeoutMs),
+    signal: () => deadline(timeoutMs),
   })
   // Upstash errors quote the whole command; callers only ever see which operation failed.
   const call = async <T>(operation: string, run: () => Promise<T>): Promise<T> => {

@@ -5,6 +5,7 @@ import { takeSnapshot } from '../market/history.js'
 import { type ControlRoom, controlRoomSchema } from '../market/types.js'
 import { BaseError } from '../platform/errors.js'
 import { errorName, type Logger, publicErrorMessage, unexpectedErrorFields } from '../platform/log.js'
+import { type Accepted, accepted, type Refused, refused } from '../platform/result.js'
 import { refreshControlRoom } from '../read/controlRoom/refresh.js'
 import { recordSnapshot } from '../read/history/historyStore.js'
 import { backfillPriceLines } from '../read/history/priceBackfill.js'
@@ -20,8 +21,11 @@ import { type LastTick, saveLastTick } from './lastTick.js'
 /** The tick's parts, in the order they are reported. */
 export const TICK_PARTS = ['controlRoom', 'snapshot', 'backfill', 'deploys', 'markets', 'webhooks', 'payments', 'discovery'] as const
 
-/** One part's outcome: what it did, or why it failed (the error's name and message, never a secret). */
-export type TickPartResult = { ok: true; [detail: string]: unknown } | { ok: false; error: string; message?: string }
+/**
+ * One part's outcome: what it did, or why it failed (the error's name, its code, `INTERNAL` for an error not the
+ * service's own, and its public message; never a secret).
+ */
+export type TickPartResult = Accepted<{ [detail: string]: unknown }> | Refused<string, { error: string; message?: string }>
 
 /** What a tick answers. */
 export type TickSummary = {
@@ -129,11 +133,12 @@ function createPartRunner(logger: Logger): { parts: Parts; part: RunPart } {
   const part: RunPart = async (name, run) => {
     try {
       const result = await run()
-      parts[name] = { ok: true, ...result }
+      parts[name] = accepted(result)
       return result
     } catch (error) {
       const message = publicErrorMessage(error)
-      parts[name] = { ok: false, error: errorName(error), ...(message ? { message } : {}) }
+      const code = error instanceof BaseError ? error.code : 'INTERNAL'
+      parts[name] = refused(code, { error: errorName(error), ...(message ? { message } : {}) })
       // A part that could not start because the room failed is named in the answer; the room's failure is the line.
       if (!(error instanceof NoControlRoomError)) logger.warn('tick_part_failed', { part: name, error: errorName(error), message })
       return null

@@ -1,7 +1,12 @@
 import { z } from 'zod'
 
 const part = z
-  .object({ ok: z.boolean(), error: z.string().optional().describe('The failing error’s name'), message: z.string().optional() })
+  .object({
+    ok: z.boolean(),
+    error: z.string().optional().describe('The failing error’s name'),
+    code: z.string().optional().describe('The failing error’s code (INTERNAL: not one of the service’s own errors)'),
+    message: z.string().optional(),
+  })
   .catchall(z.unknown())
 
 /** Body of `/api/tick`: what the tick did, part by part. */

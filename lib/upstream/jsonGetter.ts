@@ -1,4 +1,4 @@
-import type { Sleep } from '../platform/clock.js'
+import type { Deadline, Sleep } from '../platform/clock.js'
 import { BaseError } from '../platform/errors.js'
 import type { DroppedRows } from './fields.js'
 
@@ -56,8 +56,10 @@ export type CreateJsonGetterParameters = {
   admit?: () => Promise<boolean>
   /** The clock a `Retry-After` date is read against... */
   now: () => number
-  /** ...and the one the waits between attempts run on. */
+  /** ...the one the waits between attempts run on... */
   sleep: Sleep
+  /** ...and the one each attempt's timeout runs on. */
+  deadline: Deadline
 }
 
 /** GETs a path and reads the JSON body with `parse` (null: the body has the wrong shape). */
@@ -94,12 +96,13 @@ export function createJsonGetter(parameters: CreateJsonGetterParameters): JsonGe
     admit,
     now,
     sleep,
+    deadline,
   } = parameters
   const root = baseUrl.replace(/\/+$/, '')
 
   async function attempt<T>(path: string, parse: (body: unknown) => T | null, outer?: AbortSignal): Promise<Attempt<T>> {
     const route = describePath(path)
-    const timeout = AbortSignal.timeout(requestTimeoutMs)
+    const timeout = deadline(requestTimeoutMs)
     const signal = outer ? AbortSignal.any([outer, timeout]) : timeout
     let response: Response
     let text: string

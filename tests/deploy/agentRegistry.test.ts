@@ -208,16 +208,18 @@ describe('an instance’s view of runtime keys (injected clock, Upstash over red
     const judge = (presented: string | null) => judgeAgentKey({ source, door: 'b20-skill', presented, logRefusal: () => {} })
     upstash.setUnreachable(true)
     try {
-      expect(await judge(allowed.key)).toEqual({ kind: 'agent', agent: { digest: allowed.digest, dailyCap: null } })
+      expect(await judge(allowed.key)).toEqual({ ok: true, agent: { digest: allowed.digest, dailyCap: null } })
       expect(await judge(generateAgentKey().key)).toMatchObject({
-        kind: 'refused',
+        ok: false,
+        code: 'STORE_UNAVAILABLE',
         answer: { status: 200, body: { code: 'STORE_UNAVAILABLE' } },
       })
     } finally {
       upstash.setUnreachable(false)
     }
     expect(await judge(null)).toMatchObject({
-      kind: 'refused',
+      ok: false,
+      code: 'FORBIDDEN',
       answer: { status: 403, body: { code: 'FORBIDDEN', error: 'X-Service-Key is missing.' } },
     })
   })

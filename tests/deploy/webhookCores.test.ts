@@ -64,7 +64,7 @@ describe('webhook URLs (pure)', () => {
     ['hooks.example.com/x', false, 'is not an absolute URL'],
     [`https://hooks.example.com/${'a'.repeat(2048)}`, false, 'is longer than 2048 characters'],
   ])('refuses %s (on Vercel: %s)', (url, onVercel, reason) => {
-    expect(checkWebhookUrl({ url, onVercel })).toEqual({ ok: false, reason })
+    expect(checkWebhookUrl({ url, onVercel })).toEqual({ ok: false, code: 'WEBHOOK_URL_REFUSED', reason })
   })
 })
 

@@ -43,6 +43,29 @@ describe('one error base', () => {
     expect(linesMatching(/\.message\.(match|matchAll|search)\(|\.(test|exec)\(\s*(\w+\.)*message\s*\)/)).toEqual([])
   })
 
+  it('writes every refusal in the one result shape: no hand-written `ok: false` outside the files listed here', () => {
+    // A refusal is `Refused<code, …>`, built by `refused()` (lib/platform/result.ts), so every caller reads `ok` and then
+    // `code` the same way. The files below write `ok: false` themselves, each for the reason given.
+    const ALLOWED: Record<string, string> = {
+      'platform/result.ts': 'it defines the shape',
+      'platform/errorAnswer.ts': 'the one mapping from an error to an answer: `ok` only where the endpoint’s bodies carry it',
+      'health/checks.ts': 'a health part’s `ok` is up or down, a status shown as it is, not a refusal',
+      'market/history.ts': 'lib/market imports nothing of lib/ (tests/layout.test.ts): it writes the Refused shape by hand',
+      'market/search.ts': 'as market/history.ts',
+      'market/ohlcvQuery.ts': 'as market/history.ts',
+      'mcp/openapi.ts': 'a sentence of the OpenAPI description that names the shape',
+    }
+    // lib/payments is being rebuilt; it takes the same shape when it is.
+    const pending = (file: string) => file.startsWith('payments/')
+    const comment = /^\S+:\d+: (\/\/|\/\*\*|\*)/
+    const found = linesMatching(/\bok:\s*false\b/).filter((line) => !comment.test(line) && !line.startsWith('docs/'))
+    const fileOf = (line: string) => line.split(':')[0]!
+    expect(found.filter((line) => !(fileOf(line) in ALLOWED) && !pending(fileOf(line)))).toEqual([])
+    for (const file of Object.keys(ALLOWED)) expect(found.map(fileOf), `${file} still writes ok: false`).toContain(file)
+    // What lib/market writes by hand is still a Refused: every refusal there names its code.
+    expect(found.filter((line) => line.startsWith('market/') && !/\bcode\b/.test(line))).toEqual([])
+  })
+
   it('answers a configuration error 500 CONFIG_INVALID, and tells only the operator which variable', () => {
     const lines: string[] = []
     const logger = createLogger({ write: (line) => lines.push(line) })

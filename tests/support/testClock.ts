@@ -2,13 +2,16 @@ import type { Clock } from '../../lib/platform/clock.js'
 
 /**
  * A clock a test moves by hand: `now` is a number it reads and sets, and a wait on {@link TestClock.clock} resolves
- * once `now` has been moved past its end. Services built over it stamp their records and time their waits with it.
+ * (a deadline of it aborts) once `now` has been moved past its end. Services built over it stamp their records, time
+ * their waits and give up their requests with it.
  */
 export type TestClock = {
   /** Epoch ms; setting it wakes every wait whose time has come. */
   now: number
-  /** Waits not yet over. */
+  /** Waits not yet over (deadlines are not waits: they are not counted). */
   readonly sleeping: number
+  /** Deadlines not yet passed. */
+  readonly deadlines: number
   /** The clock services take. */
   readonly clock: Clock
 }
@@ -17,12 +20,14 @@ export type TestClock = {
 export function createTestClock(start = Date.now()): TestClock {
   let now = start
   const waits = new Set<{ until: number; wake: () => void }>()
+  const deadlines = new Set<{ until: number; wake: () => void }>()
   const wakeDue = () => {
-    for (const wait of waits) {
-      if (wait.until > now) continue
-      waits.delete(wait)
-      wait.wake()
-    }
+    for (const set of [waits, deadlines])
+      for (const wait of set) {
+        if (wait.until > now) continue
+        set.delete(wait)
+        wait.wake()
+      }
   }
   return {
     get now() {
@@ -35,6 +40,9 @@ export function createTestClock(start = Date.now()): TestClock {
     get sleeping() {
       return waits.size
     },
+    get deadlines() {
+      return deadlines.size
+    },
     clock: {
       now: () => now,
       sleep: (ms, { signal } = {}) =>
@@ -46,6 +54,14 @@ export function createTestClock(start = Date.now()): TestClock {
           signal?.addEventListener('abort', () => waits.delete(wait) && wake(), { once: true })
           wakeDue()
         }),
+      deadline: (ms) => {
+        const controller = new AbortController()
+        // The reason AbortSignal.timeout gives, so code that tells a timeout by it reads this one the same.
+        const wake = () => controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError'))
+        deadlines.add({ until: now + Math.max(0, ms), wake })
+        wakeDue()
+        return controller.signal
+      },
     },
   }
 }

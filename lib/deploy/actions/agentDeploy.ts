@@ -3,6 +3,7 @@ import { z } from 'zod'
 import { checksumAddress } from '../../chain/address.js'
 import { type B20Variant, STABLECOIN_DECIMALS } from '../../chain/b20Variants.js'
 import { problemsOf, type RequestProblem } from '../../platform/problems.js'
+import { type Accepted, accepted, type Refused, refused } from '../../platform/result.js'
 import { deployBroadcastSchema, deploySimulatedSchema } from '../answerSchemas.js'
 import { failure } from '../outcome.js'
 import { DEPLOY_WAIT_SECONDS_MAX, type DeployIntent } from '../pipeline/intent.js'
@@ -96,7 +97,7 @@ export const agentDeploySchema = z.strictObject({
 })
 
 /** Result of {@link parseDeployIntent}. */
-export type ParseDeployIntentReturnType = { ok: true; intent: DeployIntent } | { ok: false; details: RequestProblem[] }
+export type ParseDeployIntentReturnType = Accepted<{ intent: DeployIntent }> | Refused<'INVALID_INTENT', { details: RequestProblem[] }>
 
 /** An asset's decimals when given and valid (6-18), else the default 18: what amounts are checked against. */
 const validAssetDecimals = (value: unknown) =>
@@ -124,11 +125,10 @@ export function parseDeployIntent(body: unknown): ParseDeployIntentReturnType {
   const decimals = variant === 'stablecoin' ? STABLECOIN_DECIMALS : validAssetDecimals(raw.decimals)
   const { birth, details: birthDetails } = parseBirthIntent(raw, decimals)
   details.push(...birthDetails)
-  if (details.length > 0 || !parsed.success) return { ok: false, details }
+  if (details.length > 0 || !parsed.success) return refused('INVALID_INTENT', { details })
 
   const data = parsed.data
-  return {
-    ok: true,
+  return accepted({
     intent: {
       name: data.name,
       symbol: data.symbol,
@@ -141,19 +141,16 @@ export function parseDeployIntent(body: unknown): ParseDeployIntentReturnType {
       dryRun: data.dryRun ?? false,
       waitSeconds: data.waitSeconds ?? 0,
     },
-  }
+  })
 }
 
 /** Validates the intent and the `Idempotency-Key` together, so one answer lists every problem (both doors use it). */
-export function checkDeployRequest(
-  body: unknown,
-  idempotencyKey: string | null,
-): { ok: true; intent: DeployIntent } | { ok: false; details: RequestProblem[] } {
+export function checkDeployRequest(body: unknown, idempotencyKey: string | null): ParseDeployIntentReturnType {
   const parsed = parseDeployIntent(body)
   const details = parsed.ok ? [] : [...parsed.details]
   if (idempotencyKey !== null && !IDEMPOTENCY_KEY_PATTERN.test(idempotencyKey))
     details.push({ field: 'Idempotency-Key', reason: 'must be 1 to 128 visible ASCII characters' })
-  return parsed.ok && details.length === 0 ? parsed : { ok: false, details }
+  return parsed.ok && details.length === 0 ? parsed : refused('INVALID_INTENT', { details })
 }
 
 /** Deploys under the idempotency record when the agent sent a key; answers the outcome and logs the attempt. */

@@ -2,6 +2,7 @@ import type { MiddlewareHandler } from 'hono'
 import { configInvalidAnswer } from '../../platform/errorAnswer.js'
 import { jsonResponse } from '../../platform/http.js'
 import { errorName, type Logger, processLogger } from '../../platform/log.js'
+import { type Accepted, accepted, type Refused, refused } from '../../platform/result.js'
 import { StoreError } from '../../store/types.js'
 import { AGENT_KEY_MAX_LENGTH, createRefusalLog, matchAgentKey, refusalText } from '../agents/agentKeys.js'
 import type { DeployServicesSource } from '../instance.js'
@@ -13,8 +14,11 @@ import type { AgentActionAnswer, CallingAgent } from './action.js'
 /** The door an agent came through: the HTTP endpoint takes `X-Service-Key`, MCP also `Authorization: Bearer`. */
 export type AgentDoor = 'b20-skill' | 'mcp'
 
-/** The verdict on a request's agent key: the agent, or the answer it gets instead. */
-export type AgentVerdict = { kind: 'agent'; agent: CallingAgent } | { kind: 'refused'; answer: AgentActionAnswer }
+/** The verdict on a request's agent key: the agent, or the answer it gets instead (refused with that answer's code). */
+export type AgentVerdict = Accepted<{ agent: CallingAgent }> | Refused<string, { answer: AgentActionAnswer }>
+
+/** A refusal answered with `answer`, under its code. */
+const refusedWith = (answer: AgentActionAnswer): AgentVerdict => refused(String(answer.body.code), { answer })
 
 /** What the agent-key middleware hands the handler: the verdict, checked the first time it is asked (once at most). */
 export type AgentKeyVariables = { agentKey: () => Promise<AgentVerdict> }
@@ -30,12 +34,10 @@ export function presentedAgentKey(request: Request, door: AgentDoor): string | n
 /** The answer to a caller whose key could not be checked (the registry's store is unreachable). */
 export const AGENT_CHECK_UNAVAILABLE: AgentActionAnswer = {
   status: 200,
-  body: {
-    ok: false,
+  body: refused('STORE_UNAVAILABLE', {
     error: 'The agent keys cannot be checked right now (the shared store is unreachable); nothing was done. Try again shortly.',
-    code: 'STORE_UNAVAILABLE',
     retryAfterSeconds: 5,
-  },
+  }),
 }
 
 /** Parameters of {@link judgeAgentKey}. */
@@ -57,28 +59,25 @@ export async function judgeAgentKey({ source, door, presented, logRefusal }: Jud
   const refuse = (reason: Parameters<typeof refusalText>[0]): AgentVerdict => {
     logRefusal({ endpoint: door, presented, reason })
     const named = door === 'mcp' ? 'The agent key (X-Service-Key or Authorization: Bearer)' : 'X-Service-Key'
-    return {
-      kind: 'refused',
-      answer: { status: 403, body: { ok: false, error: `${named} is ${refusalText(reason)}.`, code: 'FORBIDDEN' } },
-    }
+    return refusedWith({ status: 403, body: refused('FORBIDDEN', { error: `${named} is ${refusalText(reason)}.` }) })
   }
   if (!presented) return refuse('no key')
   let allowlist: readonly string[]
   try {
     allowlist = source.config().allowlist
   } catch (error) {
-    return { kind: 'refused', answer: configInvalidAnswer(door, error) }
+    return refusedWith(configInvalidAnswer(door, error))
   }
   const allowed = matchAgentKey(presented, allowlist)
-  if (allowed) return { kind: 'agent', agent: { digest: allowed, dailyCap: null } }
+  if (allowed) return accepted({ agent: { digest: allowed, dailyCap: null } })
   try {
     const verdict = await (await source.agents()).check(presented)
     if (!verdict.ok) return refuse(verdict.reason)
-    return { kind: 'agent', agent: { digest: verdict.digest, dailyCap: verdict.dailyCap } }
+    return accepted({ agent: { digest: verdict.digest, dailyCap: verdict.dailyCap } })
   } catch (error) {
     if (!(error instanceof StoreError)) throw error
     loggerOf(source).warn('store_unavailable', { operation: 'agent_keys', error: errorName(error), effect: 'key not checked' })
-    return { kind: 'refused', answer: AGENT_CHECK_UNAVAILABLE }
+    return refusedWith(AGENT_CHECK_UNAVAILABLE)
   }
 }
 
@@ -102,7 +101,7 @@ export function agentKeyMiddleware({ source, door }: AgentKeyMiddlewareParameter
     })
     if (door === 'b20-skill') {
       const judged = await c.var.agentKey()
-      if (judged.kind === 'refused') {
+      if (!judged.ok) {
         const { status, body } = judged.answer
         return jsonResponse({ status, body: JSON.stringify(body), headers: { 'cache-control': 'no-store' } })
       }

@@ -1,10 +1,11 @@
 import ipaddr from 'ipaddr.js'
+import { type Accepted, accepted, type Refused, refused } from '../../platform/result.js'
 
 /** Longest webhook URL accepted. */
 export const WEBHOOK_URL_MAX_LENGTH = 2048
 
 /** A webhook URL judged: the URL as it will be called, or why it is refused. */
-export type WebhookUrlVerdict = { ok: true; url: string } | { ok: false; reason: string }
+export type WebhookUrlVerdict = Accepted<{ url: string }> | Refused<'WEBHOOK_URL_REFUSED', { reason: string }>
 
 /** Parameters of {@link checkWebhookUrl}. */
 export type CheckWebhookUrlParameters = { url: string; onVercel: boolean }
@@ -35,21 +36,22 @@ export function isLoopbackHost(host: string): boolean {
  * loopback one is allowed). A name is judged again at connect time, after DNS.
  */
 export function checkWebhookUrl({ url, onVercel }: CheckWebhookUrlParameters): WebhookUrlVerdict {
-  if (url.length > WEBHOOK_URL_MAX_LENGTH) return { ok: false, reason: `is longer than ${WEBHOOK_URL_MAX_LENGTH} characters` }
+  if (url.length > WEBHOOK_URL_MAX_LENGTH)
+    return refused('WEBHOOK_URL_REFUSED', { reason: `is longer than ${WEBHOOK_URL_MAX_LENGTH} characters` })
   let parsed: URL
   try {
     parsed = new URL(url)
   } catch {
-    return { ok: false, reason: 'is not an absolute URL' }
+    return refused('WEBHOOK_URL_REFUSED', { reason: 'is not an absolute URL' })
   }
-  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return { ok: false, reason: 'must be https' }
-  if (parsed.username || parsed.password) return { ok: false, reason: 'must not carry a user name or password' }
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return refused('WEBHOOK_URL_REFUSED', { reason: 'must be https' })
+  if (parsed.username || parsed.password) return refused('WEBHOOK_URL_REFUSED', { reason: 'must not carry a user name or password' })
   const loopback = isLoopbackHost(parsed.hostname)
-  if (loopback && onVercel) return { ok: false, reason: 'must not point at this machine (loopback) on Vercel' }
+  if (loopback && onVercel) return refused('WEBHOOK_URL_REFUSED', { reason: 'must not point at this machine (loopback) on Vercel' })
   if (parsed.protocol === 'http:' && !(loopback && !onVercel))
-    return { ok: false, reason: 'must be https (plain http only to this machine, and only off Vercel)' }
+    return refused('WEBHOOK_URL_REFUSED', { reason: 'must be https (plain http only to this machine, and only off Vercel)' })
   const range = refusedAddressRange(parsed.hostname)
-  if (range && range !== 'loopback') return { ok: false, reason: `must not point at a ${range} address` }
+  if (range && range !== 'loopback') return refused('WEBHOOK_URL_REFUSED', { reason: `must not point at a ${range} address` })
   parsed.hash = ''
-  return { ok: true, url: parsed.toString() }
+  return accepted({ url: parsed.toString() })
 }

@@ -1,3 +1,4 @@
+import { type Accepted, accepted, type Refused, refused } from '../../platform/result.js'
 import { countSlots, releaseSlot, type SlidingWindow, takeSlots } from '../../store/slidingLog.js'
 import type { Store } from '../../store/types.js'
 
@@ -11,7 +12,7 @@ import type { Store } from '../../store/types.js'
 export type ReserveCapSlotsParameters = { caps: readonly Omit<SlidingWindow, 'windowMs'>[]; member: string; windowMs: number; now: number }
 
 /** Result of {@link reserveCapSlots}: the slots, or the first full cap and when a slot of it frees up (epoch ms). */
-export type ReserveCapSlotsReturnType = { ok: true } | { ok: false; full: number; used: number; freesAt: number }
+export type ReserveCapSlotsReturnType = Accepted | Refused<'CAP_FULL', { full: number; used: number; freesAt: number }>
 
 /**
  * Takes a slot of every cap at once, atomically: drops entries at or before `now - windowMs`, and adds `member` at
@@ -21,20 +22,20 @@ export type ReserveCapSlotsReturnType = { ok: true } | { ok: false; full: number
 export async function reserveCapSlots(store: Store, parameters: ReserveCapSlotsParameters): Promise<ReserveCapSlotsReturnType> {
   const { caps, member, windowMs, now } = parameters
   const { taken, windows } = await takeSlots(store, { windows: caps.map((cap) => ({ ...cap, windowMs })), member, now })
-  if (taken === 1) return { ok: true }
+  if (taken === 1) return accepted({})
   const full = Math.max(
     0,
     windows.findIndex((state, i) => state.used >= caps[i]!.limit),
   )
   const { used, oldestAt } = windows[full]!
-  return { ok: false, full, used, freesAt: oldestAt + windowMs }
+  return refused('CAP_FULL', { full, used, freesAt: oldestAt + windowMs })
 }
 
 /** Parameters of {@link reserveCapSlot}. */
 export type ReserveCapSlotParameters = { key: string; member: string; limit: number; windowMs: number; now: number }
 
 /** Result of {@link reserveCapSlot}: the slot, or when one frees up (epoch ms). */
-export type ReserveCapSlotReturnType = { ok: true; used: number } | { ok: false; used: number; freesAt: number }
+export type ReserveCapSlotReturnType = Accepted<{ used: number }> | Refused<'CAP_FULL', { used: number; freesAt: number }>
 
 /**
  * Takes a slot in a strict rolling window, atomically: drops entries at or before `now - windowMs`, and adds `member`
@@ -44,7 +45,7 @@ export async function reserveCapSlot(store: Store, parameters: ReserveCapSlotPar
   const { key, member, limit, windowMs, now } = parameters
   const { taken, windows } = await takeSlots(store, { windows: [{ key, limit, windowMs }], member, now })
   const { used, oldestAt } = windows[0]!
-  return taken === 1 ? { ok: true, used } : { ok: false, used, freesAt: oldestAt + windowMs }
+  return taken === 1 ? accepted({ used }) : refused('CAP_FULL', { used, freesAt: oldestAt + windowMs })
 }
 
 /** Gives a reserved slot back (the deploy it was for did not go out), in every window of `keys` at once. */

@@ -1,4 +1,5 @@
 import type { PublicClient } from 'viem'
+import { type Accepted, accepted, type Refused, refused } from '../../platform/result.js'
 
 // What a deploy pays: the floor of the priority fee, and what a replacement of a stuck transaction must offer.
 
@@ -22,7 +23,7 @@ export type ReplacementFeesParameters = {
 }
 
 /** Result of {@link replacementFees}: the fees, or the least `maxFeePerGas` a replacement would need, above the cap. */
-export type ReplacementFeesReturnType = ({ ok: true } & Fees) | { ok: false; neededMaxFeePerGas: bigint }
+export type ReplacementFeesReturnType = Accepted<Fees> | Refused<'ABOVE_FEE_CAP', { neededMaxFeePerGas: bigint }>
 
 const bump = (wei: bigint) => (wei * REPLACEMENT_BUMP_PER_MILLE + 999n) / 1000n
 
@@ -39,10 +40,10 @@ export function replacementFees({
 }: ReplacementFeesParameters): ReplacementFeesReturnType {
   const priority = maxBigInt(bump(previous.maxPriorityFeePerGas), suggestedPriorityFee, MIN_PRIORITY_FEE)
   const needed = maxBigInt(bump(previous.maxFeePerGas), nextBaseFee + priority)
-  if (needed > cap) return { ok: false, neededMaxFeePerGas: needed }
+  if (needed > cap) return refused('ABOVE_FEE_CAP', { neededMaxFeePerGas: needed })
   const wanted = nextBaseFee * 2n + priority
   const maxFeePerGas = wanted > needed ? (wanted < cap ? wanted : cap) : needed
-  return { ok: true, maxFeePerGas, maxPriorityFeePerGas: priority }
+  return accepted({ maxFeePerGas, maxPriorityFeePerGas: priority })
 }
 
 /** The largest of some bigints (Math.max throws on bigints). */

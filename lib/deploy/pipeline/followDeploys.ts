@@ -111,7 +111,7 @@ export async function followDeploys(services: DeployServices): Promise<FollowDep
     })
     notifyReplaced({ webhooks: services.webhooks, background: services.background, replaced: replaced.replaced })
     const done = { ...result, replaced: replaced.replaced.length }
-    return replaced.kind === 'refused' ? { ...done, replacement: `${replaced.failure.code}: ${replaced.failure.error}` } : done
+    return !replaced.ok ? { ...done, replacement: `${replaced.failure.code}: ${replaced.failure.error}` } : done
   } finally {
     await lock.release()
   }

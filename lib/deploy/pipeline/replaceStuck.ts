@@ -2,6 +2,7 @@ import { type Address, type Hex, keccak256, type PublicClient } from 'viem'
 import { B20_FACTORY_ADDRESS } from '../../chain/b20.js'
 import type { KmsAccount } from '../../chain/kmsAccount.js'
 import { errorName, type Logger } from '../../platform/log.js'
+import { type Accepted, accepted, type Refused, refused } from '../../platform/result.js'
 import { removeFromIndex } from '../../store/recordIndex.js'
 import type { Store } from '../../store/types.js'
 import type { DeployHistoryKeys } from '../keys.js'
@@ -36,8 +37,8 @@ export type Replacement = { from: Hex; to: Hex; record: DeployRecord }
  * that went out, so the caller tells their agents (`deploy.replaced`) even when a later step failed.
  */
 export type ReplaceStuckDeploysReturnType =
-  | { kind: 'done'; replaced: Replacement[] }
-  | { kind: 'refused'; failure: DeployFailure; replaced: Replacement[] }
+  | Accepted<{ replaced: Replacement[] }>
+  | Refused<DeployFailure['code'], { failure: DeployFailure; replaced: Replacement[] }>
 
 /**
  * Called under the nonce lock before a new deploy is signed: every transaction of the signer still unmined after
@@ -48,8 +49,8 @@ export type ReplaceStuckDeploysReturnType =
 export async function replaceStuckDeploys(parameters: ReplaceStuckDeploysParameters): Promise<ReplaceStuckDeploysReturnType> {
   const replaced: Replacement[] = []
   try {
-    const refused = await replaceEach(parameters, replaced)
-    return refused ? { kind: 'refused', failure: refused, replaced } : { kind: 'done', replaced }
+    const stopped = await replaceEach(parameters, replaced)
+    return stopped ? refused(stopped.code, { failure: stopped, replaced }) : accepted({ replaced })
   } catch (error) {
     const sent = replaced.map(({ from, to }) => `${from} by ${to}`).join(', ')
     const failed = storeFailureOf(error, {
@@ -61,7 +62,7 @@ export async function replaceStuckDeploys(parameters: ReplaceStuckDeploysParamet
           ? `The deploy coordinator (Redis) failed while recording the replacement of a stuck earlier deploy (${sent}: broadcast); this deploy was not signed. Try again shortly.`
           : 'The deploy coordinator (Redis) failed while looking at an earlier stuck deploy; nothing was broadcast. Try again shortly.',
     })
-    return { kind: 'refused', failure: failed, replaced }
+    return refused(failed.code, { failure: failed, replaced })
   }
 }
 

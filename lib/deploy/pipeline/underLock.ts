@@ -43,7 +43,7 @@ export async function runUnderLock(deploy: LockedDeploy, lock: NonceLock, holdin
     })
     // What went out is told to its agents even when a later step failed: it is on its way either way.
     notifyReplaced({ webhooks: services.webhooks, background: services.background, replaced: unjammed.replaced })
-    if (unjammed.kind === 'refused') return unjammed.failure
+    if (!unjammed.ok) return unjammed.failure
   }
   const claimed = await claimNonceAndPrice(deploy, lock, holdings)
   if (!claimed.ok) return claimed

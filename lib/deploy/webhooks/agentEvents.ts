@@ -43,6 +43,12 @@ function listedEvent(event: StoredWebhookEvent): ListEvents['events'][number] {
   }
 }
 
+/** What an agent is told when its event is not sent again. */
+const REDELIVER_REFUSALS = {
+  EVENT_NOT_FOUND: 'None of your events has this id (events are kept 7 days; list_events shows them).',
+  WEBHOOK_NOT_ACTIVE: 'Your webhook is off or was disabled: set it again, then ask for the event again.',
+} as const
+
 /** Parameters of {@link redeliverEvent}. */
 export type RedeliverEventParameters = { services: Pick<DeployServices, 'webhooks' | 'logger'>; agentDigest: string; eventId: string }
 
@@ -53,10 +59,7 @@ export async function redeliverEvent({ services, agentDigest, eventId }: Redeliv
     return failure('DEPLOYS_DISABLED', 'Webhooks need the shared store (Upstash Redis) on this deployment, and none is configured.')
   try {
     const result = await webhooks.redeliver(agentDigest, eventId)
-    if (result.kind === 'not-found')
-      return failure('EVENT_NOT_FOUND', 'None of your events has this id (events are kept 7 days; list_events shows them).')
-    if (result.kind === 'no-webhook')
-      return failure('WEBHOOK_NOT_ACTIVE', 'Your webhook is off or was disabled: set it again, then ask for the event again.')
+    if (!result.ok) return failure(result.code, REDELIVER_REFUSALS[result.code])
     return { ok: true, eventId, outcome: result.outcome }
   } catch (error) {
     return storeFailureOf(error, {

@@ -7,13 +7,25 @@ import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from 'request-f
 import { Webhook } from 'standardwebhooks'
 import type { Sleep } from '../../platform/clock.js'
 import { BaseError } from '../../platform/errors.js'
+import { type Accepted, accepted, type Refused, refused } from '../../platform/result.js'
 import { checkWebhookUrl } from '../agents/webhookUrl.js'
 
 /** How long one attempt may take, connection to answer. */
 export const WEBHOOK_ATTEMPT_TIMEOUT_MS = 10_000
 
+/**
+ * Why an attempt was not delivered: the URL or an address it resolved to is refused, the secret is not a whsec_ one,
+ * the receiver answered something else than a 2xx, or it gave no answer (connection failed, timed out).
+ */
+export type WebhookAttemptRefusal =
+  | 'WEBHOOK_URL_REFUSED'
+  | 'WEBHOOK_SECRET_INVALID'
+  | 'WEBHOOK_ADDRESS_REFUSED'
+  | 'WEBHOOK_NOT_2XX'
+  | 'WEBHOOK_NO_ANSWER'
+
 /** How one attempt ended: a 2xx (delivered), another status, or no answer (with why, never the URL). */
-export type WebhookAttemptResult = { ok: true; status: number } | { ok: false; status: number | null; error: string }
+export type WebhookAttemptResult = Accepted<{ status: number }> | Refused<WebhookAttemptRefusal, { status: number | null; error: string }>
 
 /** Parameters of {@link attemptWebhook}. */
 export type AttemptWebhookParameters = {
@@ -98,12 +110,12 @@ function describeFailure(error: unknown): string {
 export async function attemptWebhook(parameters: AttemptWebhookParameters): Promise<WebhookAttemptResult> {
   const { url, secret, id, body, now, sleep, onVercel, timeoutMs = WEBHOOK_ATTEMPT_TIMEOUT_MS, lookup } = parameters
   const verdict = checkWebhookUrl({ url, onVercel })
-  if (!verdict.ok) return { ok: false, status: null, error: `refused: the URL ${verdict.reason}` }
+  if (!verdict.ok) return refused('WEBHOOK_URL_REFUSED', { status: null, error: `refused: the URL ${verdict.reason}` })
   let signature: string
   try {
     signature = new Webhook(secret).sign(id, new Date(now), body)
   } catch {
-    return { ok: false, status: null, error: 'the webhook secret is not a valid whsec_ secret' }
+    return refused('WEBHOOK_SECRET_INVALID', { status: null, error: 'the webhook secret is not a valid whsec_ secret' })
   }
   const target = new URL(verdict.url)
   const secure = target.protocol === 'https:'
@@ -112,7 +124,7 @@ export async function attemptWebhook(parameters: AttemptWebhookParameters): Prom
   // An IP literal is never looked up: it is checked here by the same rule.
   const literal = target.hostname.replace(/^\[|\]$/g, '')
   if (isIP(literal) !== 0 && isRefusedAddress(literal, allowed)) {
-    return { ok: false, status: null, error: describeFailure(new WebhookAddressRefusedError(literal, literal)) }
+    return refused('WEBHOOK_ADDRESS_REFUSED', { status: null, error: describeFailure(new WebhookAddressRefusedError(literal, literal)) })
   }
   const headers = {
     'content-type': 'application/json',
@@ -134,7 +146,7 @@ export async function attemptWebhook(parameters: AttemptWebhookParameters): Prom
         answered.abort()
         response.on('error', () => undefined)
         response.destroy()
-        resolve(status >= 200 && status < 300 ? { ok: true, status } : { ok: false, status, error: `answered ${status}` })
+        resolve(status >= 200 && status < 300 ? accepted({ status }) : refused('WEBHOOK_NOT_2XX', { status, error: `answered ${status}` }))
       },
     )
     void sleep(timeoutMs, { signal: answered.signal }).then(() => {
@@ -142,7 +154,8 @@ export async function attemptWebhook(parameters: AttemptWebhookParameters): Prom
     })
     request.on('error', (error) => {
       answered.abort()
-      resolve({ ok: false, status: null, error: describeFailure(error) })
+      const code = error instanceof WebhookAddressRefusedError ? 'WEBHOOK_ADDRESS_REFUSED' : 'WEBHOOK_NO_ANSWER'
+      resolve(refused(code, { status: null, error: describeFailure(error) }))
     })
     request.end(body)
   })

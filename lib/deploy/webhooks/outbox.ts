@@ -3,6 +3,7 @@ import type { Hex } from 'viem'
 import { supplyFieldsOf } from '../../chain/birthView.js'
 import type { Clock } from '../../platform/clock.js'
 import { errorName, type Logger, unexpectedErrorFields } from '../../platform/log.js'
+import { type Accepted, accepted, type Refused, refused } from '../../platform/result.js'
 import { parseRecord } from '../../store/records.js'
 import { type Store, StoreError } from '../../store/types.js'
 import { isPaidAgent } from '../agents/paidAgent.js'
@@ -57,7 +58,7 @@ export type WebhookOutbox = {
 }
 
 /** What {@link WebhookOutbox.redeliver} did. */
-export type RedeliverReturnType = { kind: 'not-found' } | { kind: 'no-webhook' } | { kind: 'attempted'; outcome: AttemptOutcome }
+export type RedeliverReturnType = Accepted<{ outcome: AttemptOutcome }> | Refused<'EVENT_NOT_FOUND' | 'WEBHOOK_NOT_ACTIVE'>
 
 /** Parameters of {@link createWebhookOutbox}. */
 export type CreateWebhookOutboxParameters = {
@@ -168,12 +169,12 @@ export function createWebhookOutbox(parameters: CreateWebhookOutboxParameters): 
     async redeliver(agentDigest, id) {
       const event = parseRecord(storedWebhookEventSchema, await store.get(keys.event(id)))
       // Another agent's event is not found: an agent never learns of another's events.
-      if (!event || event.agent !== agentDigest) return { kind: 'not-found' }
+      if (!event || event.agent !== agentDigest) return refused('EVENT_NOT_FOUND')
       const { target, status } = (await readWebhookTargets(store, storePrefix, [agentDigest])).get(agentDigest)!
-      if (target?.state !== 'active') return { kind: 'no-webhook' }
+      if (target?.state !== 'active') return refused('WEBHOOK_NOT_ACTIVE')
       const queued = requeued(event, now() + ATTEMPT_LEASE_MS)
       await saveEvent(queued)
-      return { kind: 'attempted', outcome: (await attemptAndRecord(queued, target, status)).outcome }
+      return accepted({ outcome: (await attemptAndRecord(queued, target, status)).outcome })
     },
   }
 }

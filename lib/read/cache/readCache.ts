@@ -1,6 +1,7 @@
 import { LRUCache } from 'lru-cache'
 import type { Sleep } from '../../platform/clock.js'
 import { errorName, type Logger, publicErrorMessage } from '../../platform/log.js'
+import { accepted, refused } from '../../platform/result.js'
 import type { Store } from '../../store/types.js'
 import { type CachedBody, type CacheReadReturnType, type LocalCachedBody, parseCachedBody, type ReadParameters } from './cachedBody.js'
 import { createSharedRefresh, REFRESH_LOCK_MS, type TryStore } from './sharedRefresh.js'
@@ -84,10 +85,10 @@ function createLocalCopies(hotKeys: readonly string[]): LocalCopies {
 function sharedCacheAccess(store: Store, logger: Logger) {
   const tryStore: TryStore = async (operation, run) => {
     try {
-      return { ok: true, value: await run() }
+      return accepted({ value: await run() })
     } catch (error) {
       logger.warn('store_unavailable', { operation, store: store.kind, error: errorName(error), effect: 'serving uncached' })
-      return { ok: false }
+      return refused('STORE_UNAVAILABLE')
     }
   }
   const readShared = async (key: string): Promise<CachedBody | null | 'down'> => {

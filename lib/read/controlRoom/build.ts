@@ -4,6 +4,7 @@ import { rankTokens } from '../../market/rank.js'
 import { computeStats } from '../../market/stats.js'
 import { CONTROL_ROOM_LIMIT, type ControlRoom, TRENDING_LENGTH } from '../../market/types.js'
 import type { Sighting, UniverseEntry } from '../../market/universe.js'
+import type { Deadline } from '../../platform/clock.js'
 import { type DexScreenerClient, type DroppedRows, type RequestBudget, UpstreamError } from '../../upstream/dexscreener.js'
 import type { GeckoTerminalClient } from '../../upstream/geckoterminal.js'
 import type { Pair } from '../../upstream/pair.js'
@@ -17,6 +18,8 @@ export type BuildControlRoomParameters = {
   /** GeckoTerminal's volume-ranked pools to fetch in the first wave (pages 1..n), with the client; none when absent. */
   discovery?: { gecko: GeckoTerminalClient; pages: number }
   now: () => number
+  /** The read side's clock of deadlines: every call of the refresh is given up `refreshTimeoutMs` after it starts. */
+  deadline: Deadline
   seedQueries?: readonly string[]
   /** Deadline of the whole refresh (default 10 s). */
   refreshTimeoutMs?: number
@@ -61,13 +64,14 @@ export async function buildControlRoom(parameters: BuildControlRoomParameters): 
     universe = [],
     discovery,
     now,
+    deadline,
     seedQueries = DEFAULT_SEED_QUERIES,
     refreshTimeoutMs = 10_000,
     maxRequests = MAX_REQUESTS_PER_REFRESH,
     wideDiscovery = false,
     preAdmitted,
   } = parameters
-  const signal = AbortSignal.timeout(refreshTimeoutMs)
+  const signal = deadline(refreshTimeoutMs)
   // Every call of the refresh (up to the request budget, plus discovery) listens to this one signal.
   setMaxListeners(maxRequests + 24, signal)
   const budget: RequestBudget = { remaining: maxRequests }

@@ -2,6 +2,7 @@ import { writeCommentary } from '../../market/commentary.js'
 import { rankTokens } from '../../market/rank.js'
 import { computeStats } from '../../market/stats.js'
 import { CONTROL_ROOM_LIMIT, type ControlRoom, TRENDING_LENGTH } from '../../market/types.js'
+import type { Deadline } from '../../platform/clock.js'
 import type { DroppedRows } from '../../upstream/fields.js'
 import type { GeckoTerminalClient } from '../../upstream/geckoterminal.js'
 import { UpstreamError } from '../../upstream/jsonGetter.js'
@@ -14,6 +15,8 @@ export type BuildFailoverControlRoomParameters = {
   gecko: GeckoTerminalClient
   pages: number
   now: () => number
+  /** The read side's clock of deadlines: the pages are given up `refreshTimeoutMs` after the failover starts. */
+  deadline: Deadline
   refreshTimeoutMs?: number
 }
 
@@ -29,10 +32,11 @@ export async function buildFailoverControlRoom({
   gecko,
   pages,
   now,
+  deadline,
   refreshTimeoutMs = 10_000,
 }: BuildFailoverControlRoomParameters): Promise<BuildFailoverControlRoomReturnType> {
   if (pages < 1) throw new UpstreamError('no GeckoTerminal calls left for a failover (rate budget or back-off)', 'budget')
-  const signal = AbortSignal.timeout(refreshTimeoutMs)
+  const signal = deadline(refreshTimeoutMs)
   const dropped: DroppedRows = {}
   const results = await Promise.allSettled(Array.from({ length: pages }, (_, i) => gecko.rankedPools(i + 1, { signal, dropped })))
   const pools = results.flatMap((r) => (r.status === 'fulfilled' ? r.value : []))

@@ -28,7 +28,7 @@ import { MAX_REQUESTS_PER_REFRESH } from './plan.js'
  * is built from GeckoTerminal's ranked pools instead (a log line says which source served). Answers the JSON body.
  */
 export async function refreshControlRoom(services: ReadServices): Promise<RefreshResult> {
-  const { store, keyPrefix, logger, upstream, gecko, now } = services
+  const { store, keyPrefix, logger, upstream, gecko, now, deadline } = services
   const keys = readKeys(keyPrefix)
   // One read for everything the refresh needs from the store (universe, the snapshot of an hour ago, GeckoTerminal's
   // state), beside the one script that reserves its share of the DexScreener minute.
@@ -60,6 +60,7 @@ export async function refreshControlRoom(services: ReadServices): Promise<Refres
       // A cold universe (a fresh deployment) discovers wide too: GeckoTerminal may yet fail, and the first room counts.
       wideDiscovery: claim.unavailable || universe.length < CONTROL_ROOM_LIMIT,
       now,
+      deadline,
       preAdmitted: { remaining: reserved },
     })
   } catch (error) {
@@ -67,7 +68,7 @@ export async function refreshControlRoom(services: ReadServices): Promise<Refres
     logger.warn('control_room_upstream_failed', { source: 'dexscreener', kind: error.kind, status: error.status, message: error.message })
     const allowed = await claimGeckoFailover({ store, keyPrefix, now: now(), logger }, FAILOVER_PAGES)
     try {
-      const { room, dropped } = await buildFailoverControlRoom({ gecko, pages: allowed, now })
+      const { room, dropped } = await buildFailoverControlRoom({ gecko, pages: allowed, now, deadline })
       logger.info('control_room_refreshed', {
         source: 'geckoterminal',
         tokens: room.liveActivity.length,

@@ -16,7 +16,7 @@ const BACKFILL_DEADLINE_MS = 20_000
 
 /** Parameters of {@link backfillPriceLines}. */
 export type BackfillPriceLinesParameters = {
-  services: Pick<ReadServices, 'store' | 'keyPrefix' | 'memory' | 'gecko' | 'logger' | 'now'>
+  services: Pick<ReadServices, 'store' | 'keyPrefix' | 'memory' | 'gecko' | 'logger' | 'now' | 'deadline'>
   /** The listed tokens, leaders first (the control room's `liveActivity`). */
   tokens: readonly Pick<Token, 'address' | 'pairAddress'>[]
 }
@@ -58,7 +58,7 @@ export async function backfillPriceLines({ services, tokens }: BackfillPriceLine
   if (calls === 0) return { skipped: 'no calls left this minute', fetched: 0, failed: 0, remaining: todo.length }
 
   const queue = todo.slice(0, calls)
-  const signal = AbortSignal.timeout(BACKFILL_DEADLINE_MS)
+  const signal = services.deadline(BACKFILL_DEADLINE_MS)
   let fetched = 0
   let failed = 0
   let limited: UpstreamError | null = null

@@ -133,13 +133,13 @@ export type DiscoverIfDueReturnType = { due: boolean; pages: number; failedPages
  * universe is changed under the control room's refresh lock, as the refresh writes it: neither loses the other's.
  */
 export async function discoverIfDue(
-  services: Pick<ReadServices, 'store' | 'keyPrefix' | 'logger' | 'gecko' | 'now' | 'sleep'>,
+  services: Pick<ReadServices, 'store' | 'keyPrefix' | 'logger' | 'gecko' | 'now' | 'sleep' | 'deadline'>,
 ): Promise<DiscoverIfDueReturnType> {
-  const { store, keyPrefix, logger, gecko, now, sleep } = services
+  const { store, keyPrefix, logger, gecko, now, sleep, deadline } = services
   if (!gecko) return { due: false, pages: 0, failedPages: 0, learned: 0 }
   const { pages } = await claimGeckoDiscovery({ store, keyPrefix, now: now(), logger })
   if (pages === 0) return { due: false, pages: 0, failedPages: 0, learned: 0 }
-  const signal = AbortSignal.timeout(10_000)
+  const signal = deadline(10_000)
   const results = await Promise.allSettled(Array.from({ length: pages }, (_, i) => gecko.rankedPools(i + 1, { signal })))
   const errors = results.flatMap((r) => (r.status === 'rejected' ? [r.reason] : []))
   await backOffGeckoAfter429(errors, { store, keyPrefix, logger })
