@@ -4,6 +4,7 @@ import { eip712DomainProblems, readPaymentAsset } from '../chain/paymentAsset.js
 import type { Clock } from '../platform/clock.js'
 import { ConfigError } from '../platform/config.js'
 import { perInstanceAsync } from '../platform/perInstance.js'
+import { accepted, type Result, refused } from '../platform/result.js'
 import { type PaymentsConfig, type PaymentsSettings, pricedPaymentsConfig } from './config.js'
 
 // What the paid door reads from the chain before it offers a deploy: its asset's decimals and EIP-712 domain (once
@@ -11,7 +12,7 @@ import { type PaymentsConfig, type PaymentsSettings, pricedPaymentsConfig } from
 // deploy request (viem); a throttled request, a receipt or an OPTIONS never loads it.
 
 /** The door's settings checked against the asset on chain, or the misconfiguration that stops it selling. */
-export type PricedConfig = { ok: true; config: PaymentsConfig } | { ok: false; error: ConfigError }
+export type PricedConfig = Result<{ config: PaymentsConfig }, 'CONFIG_INVALID', { error: ConfigError }>
 
 /** The paid door's view of the chain. */
 export type DoorChain = {
@@ -41,13 +42,12 @@ export function createDoorChain({ settings, rpcUrl, clock }: CreateDoorChainPara
       const facts = await readPaymentAsset({ client, address })
       const domain = { name, version, chainId: settings.chainId, verifyingContract: address }
       try {
-        return {
-          ok: true,
+        return accepted({
           config: pricedPaymentsConfig(settings, { decimals: facts.decimals, domainProblems: eip712DomainProblems({ facts, domain }) }),
-        }
+        })
       } catch (error) {
         if (!(error instanceof ConfigError)) throw error
-        return { ok: false, error }
+        return refused('CONFIG_INVALID', { error })
       }
     }),
     activation: createActivationReader({ client, now: clock.now }),

@@ -3,6 +3,7 @@ import { PaymentPayloadV2Schema } from '@x402/core/schemas'
 import type { PaymentPayload } from '@x402/core/types'
 import { extractAndValidatePaymentIdentifier } from '@x402/extensions/payment-identifier'
 import { z } from 'zod'
+import { accepted, type Result, refused } from '../platform/result.js'
 
 // Step 1 of a paid request: the PAYMENT-SIGNATURE header decoded with x402's own helper and schema, then read as the
 // exact scheme's EIP-3009 payload. Anything else is malformed here (400 INVALID_PAYMENT): nothing further is asked.
@@ -59,30 +60,33 @@ export type DecodedPayment = {
 }
 
 /** Result of {@link decodePaymentHeader}: the payment, or why the header is malformed (no value of it echoed). */
-export type DecodePaymentHeaderReturnType = { ok: true; payment: DecodedPayment } | { ok: false; reason: string }
+export type DecodePaymentHeaderReturnType = Result<{ payment: DecodedPayment }, 'INVALID_PAYMENT', { reason: string }>
 
 /** Decodes a PAYMENT-SIGNATURE header (x402 v2, exact scheme, EIP-3009); pure, no I/O. */
 export function decodePaymentHeader(header: string): DecodePaymentHeaderReturnType {
-  if (header.length > PAYMENT_HEADER_MAX_LENGTH) return { ok: false, reason: `longer than ${PAYMENT_HEADER_MAX_LENGTH} characters` }
+  if (header.length > PAYMENT_HEADER_MAX_LENGTH)
+    return refused('INVALID_PAYMENT', { reason: `longer than ${PAYMENT_HEADER_MAX_LENGTH} characters` })
   let decoded: unknown
   try {
     decoded = decodePaymentSignatureHeader(header.trim())
   } catch {
-    return { ok: false, reason: 'not base64 of a JSON payment payload' }
+    return refused('INVALID_PAYMENT', { reason: 'not base64 of a JSON payment payload' })
   }
   const parsed = PaymentPayloadV2Schema.safeParse(decoded)
-  if (!parsed.success) return { ok: false, reason: 'not an x402 v2 payment payload (x402Version 2, accepted, payload)' }
+  if (!parsed.success) return refused('INVALID_PAYMENT', { reason: 'not an x402 v2 payment payload (x402Version 2, accepted, payload)' })
   const unknown = Object.keys(decoded as object).filter((key) => !PAYLOAD_MEMBERS.has(key))
-  if (unknown.length > 0) return { ok: false, reason: `unknown payment payload members: ${unknown.slice(0, 3).join(', ').slice(0, 120)}` }
+  if (unknown.length > 0)
+    return refused('INVALID_PAYMENT', { reason: `unknown payment payload members: ${unknown.slice(0, 3).join(', ').slice(0, 120)}` })
   const exact = eip3009PayloadSchema.safeParse(parsed.data.payload)
-  if (!exact.success) return { ok: false, reason: `not an exact EIP-3009 payload: ${exact.error.issues[0]?.message ?? 'malformed'}` }
+  if (!exact.success)
+    return refused('INVALID_PAYMENT', { reason: `not an exact EIP-3009 payload: ${exact.error.issues[0]?.message ?? 'malformed'}` })
   // Only what was checked is handed on to verify and settle: the EIP-3009 members as parsed, nothing the client added.
   const payload = { ...parsed.data, payload: exact.data } as PaymentPayload
   const identifier = extractAndValidatePaymentIdentifier(payload)
-  if (!identifier.validation.valid) return { ok: false, reason: 'its payment-identifier is not 16-128 letters, digits, - or _' }
+  if (!identifier.validation.valid)
+    return refused('INVALID_PAYMENT', { reason: 'its payment-identifier is not 16-128 letters, digits, - or _' })
   const { authorization, signature } = exact.data
-  return {
-    ok: true,
+  return accepted({
     payment: {
       payload,
       authorization: {
@@ -96,5 +100,5 @@ export function decodePaymentHeader(header: string): DecodePaymentHeaderReturnTy
       signature: signature as `0x${string}`,
       paymentId: identifier.id,
     },
-  }
+  })
 }

@@ -43,7 +43,7 @@ describe('the receipt of a paid deploy', () => {
       credentials: { accessKeyId: 'AKIARECEIPTTEST0001', secretAccessKey: 'receipt-test-secret-not-real' },
       maxAttempts: 1,
     })
-    account = await createKmsAccount({ kms: client, keyId: kms.keyId })
+    account = await createKmsAccount({ kms: client, keyId: kms.keyId, deadline: createTestClock(1_800_000_000_000).clock.deadline })
   })
   afterAll(() => kms?.close())
 
