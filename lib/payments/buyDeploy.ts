@@ -82,6 +82,8 @@ export async function buyDeploy(context: PaidDeployContext, purchase: Purchase, 
     services,
     intent,
     agentId: paidAgentId(payer),
+    // The deploy's record names its payment (written before the broadcast): a receipt shows the payment beside it.
+    paymentNonce: nonce,
     // A resumed or redeemed deploy takes its slots again (its first attempt gave them back); a full cap keeps it a
     // credit, answered with retryAt.
     caps: paidCaps(context, payer),
