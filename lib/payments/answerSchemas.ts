@@ -1,5 +1,11 @@
 import { z } from 'zod'
-import { deployBroadcastSchema, deployFailureSchema } from '../deploy/answerSchemas.js'
+import {
+  deployBroadcastSchema,
+  deployFailureSchema,
+  receiptConfirmedSchema,
+  receiptPendingSchema,
+  receiptReplacedSchema,
+} from '../deploy/answerSchemas.js'
 
 // What the paid door answers, as zod schemas: the OpenAPI document is built from them and tests hold answers to them.
 
@@ -109,6 +115,31 @@ export const paymentUnknownSchema = z
     'The settle was asked for and its outcome is not known yet (pending, or no answer): resend the same request (the same payment, or the same Idempotency-Key) after Retry-After; it resumes this payment and never settles another',
   )
 
+/** Where the payment that bought a deploy stands, as the ledger knows it (a paid deploy's receipt carries it). */
+export const paymentStandingSchema = z
+  .object({
+    id: z.string().describe('The payment (one per signed authorization: payer and nonce), as PAYMENT_UNKNOWN names it'),
+    state: z
+      .enum(['verifying', 'settling', 'unknown', 'deploying', 'deployed', 'credit', 'refused'])
+      .describe('The ledger’s state of the payment (docs/payments.md): deployed once the deploy it bought went out'),
+    payer: address.describe('The wallet that paid'),
+    amount: baseUnits.describe('The price, in the asset’s base units'),
+    asset: address.describe('The EIP-3009 token paid in'),
+    transaction: z
+      .string()
+      .regex(/^0x[0-9a-fA-F]{64}$/)
+      .nullable()
+      .describe('The settlement (transferWithAuthorization), once known'),
+  })
+  .describe('The payment this deploy was bought with; absent when the ledger no longer holds it (kept 30 days)')
+
+/** A paid deploy's receipt: the deploy's receipt with its payment beside it. */
+export const paidReceiptPendingSchema = receiptPendingSchema.extend({ payment: paymentStandingSchema.optional() })
+/** A paid deploy's receipt, mined. */
+export const paidReceiptConfirmedSchema = receiptConfirmedSchema.extend({ payment: paymentStandingSchema.optional() })
+/** A paid deploy's receipt, replaced. */
+export const paidReceiptReplacedSchema = receiptReplacedSchema.extend({ payment: paymentStandingSchema.optional() })
+
 /** Machine codes of the paid door's answers outside the 200 domain answers and the 402. */
 export const paidDoorErrorCodeSchema = z.enum([
   'PAID_DEPLOYS_OFF',
@@ -133,6 +164,8 @@ export const paidDoorErrorSchema = z.object({
   requestId: z.string().optional().describe('INTERNAL: the id of this request (also X-Request-Id), for the operator to trace it'),
 })
 
+/** Where a deploy's payment stands. */
+export type PaymentStanding = z.infer<typeof paymentStandingSchema>
 /** What was paid for a deploy. */
 export type PaymentSummary = z.infer<typeof paymentSummarySchema>
 /** A machine code of {@link paidDoorErrorSchema}. */

@@ -7,6 +7,7 @@ import { type DoorAnswer, domainAnswer, settledAnswer } from './answers.js'
 import { withOfferReceipt } from './offerReceipt.js'
 import { type PaymentRecord, savePaymentDone } from './paymentRecord.js'
 import { type PaidDeployContext, type Purchase, paymentRecordOf, saltOfPayment, summaryOf } from './purchase.js'
+import { countRefusedAttempt } from './refusedAttempt.js'
 import { claimPaidAddress, findSentDeploy } from './sentBefore.js'
 import { keepCredit, refusePayment, resumeSettling, type SettleStep, settleForDeploy } from './settleBeforeDeploy.js'
 
@@ -58,6 +59,7 @@ export async function buyDeploy(context: PaidDeployContext, purchase: Purchase, 
   const { services } = context
   let paid: PaymentRecord | null = paying.kind === 'paid' && paying.record.confirmed ? paying.record : null
   let refusal: DoorAnswer | null = null
+  let unpaid: PaymentRecord | null = null
   const { payer, nonce } = purchase
   const intent = { ...purchase.intent, salt: purchase.intent.salt ?? saltOfPayment(payer, nonce as `0x${string}`) }
   const beforeSigning = async (): Promise<DoorAnswer | null> => {
@@ -70,6 +72,7 @@ export async function buyDeploy(context: PaidDeployContext, purchase: Purchase, 
     const step = await settleStep(context, purchase, paying)
     if (step.kind === 'refused') {
       refusal = step.answer
+      unpaid = step.unpaid ?? null
       return step.answer
     }
     paid = step.record
@@ -82,12 +85,19 @@ export async function buyDeploy(context: PaidDeployContext, purchase: Purchase, 
     services,
     intent,
     agentId: paidAgentId(payer),
+    // The deploy's record names its payment (written before the broadcast): a receipt shows the payment beside it.
+    paymentNonce: nonce,
     // A resumed or redeemed deploy takes its slots again (its first attempt gave them back); a full cap keeps it a
     // credit, answered with retryAt.
     caps: paidCaps(context, payer),
     beforeSigning: paid ? undefined : beforeSigning,
   })
-  if (refusal !== null && outcome === refusal) return refusal
+  if (refusal !== null && outcome === refusal) {
+    // Not paid after its settle: the attempt keeps a slot of the payer's cap, taken once the deploy's own went back
+    // (counted before, with the deploy's slot still held, a cap one short of full would have had no room for it).
+    if (unpaid) await countRefusedAttempt(context, unpaid).catch(() => undefined)
+    return refusal
+  }
   const deployed = outcome as DeployTokenReturnType
   const settled = paid as PaymentRecord | null
   if (!settled) {

@@ -1,7 +1,7 @@
 import type { z } from 'zod'
 import type { ZodOpenApiPathItemObject } from 'zod-openapi'
 import { receiptRequestSchema } from '../deploy/actions/receipt.js'
-import { deployFailureSchema, receiptConfirmedSchema, receiptPendingSchema, receiptReplacedSchema } from '../deploy/answerSchemas.js'
+import { deployFailureSchema } from '../deploy/answerSchemas.js'
 import {
   corsHeaders,
   jsonAnswer,
@@ -16,6 +16,9 @@ import {
   creditAnswerSchema,
   paidDeploySchema,
   paidDoorErrorSchema,
+  paidReceiptConfirmedSchema,
+  paidReceiptPendingSchema,
+  paidReceiptReplacedSchema,
   paymentRequiredBodySchema,
   paymentUnknownSchema,
 } from './answerSchemas.js'
@@ -39,7 +42,7 @@ export const paidDeployOpenApi: ZodOpenApiPathItemObject = {
       'Any agent with a funded wallet deploys without a key: the body is the agent_deploy intent (action may be omitted; dryRun is not offered). A variant Base has not activated on the network is refused first (VARIANT_NOT_ACTIVE). Without PAYMENT-SIGNATURE the answer is 402 with the x402 v2 PAYMENT-REQUIRED header (scheme exact, network eip155:<CHAIN_ID>, the asset, amount in base units at the asset’s own decimals() read on chain, payTo, extra {name, version} checked against the token); an x402 client (@x402/fetch) pays it and sends the request again.',
       'With a payment: decoded (400 INVALID_PAYMENT), checked locally against the server’s own requirements, verified by the facilitator, the payer’s cap taken, the deploy simulated, and only then settled, confirmed on chain, signed and broadcast. A failure before the settle is 402 PAYMENT_INVALID or PAYMENT_FAILED with reason and a fresh PAYMENT-REQUIRED; nothing is settled or signed.',
       'One payment settles at most once and buys at most one deploy: the same payment again, or the same Idempotency-Key (scoped to the payer) with the same body, returns the first answer (Idempotent-Replayed: true) without settling the new payment. Settled but not deployed (RPC, KMS or store down, DEPLOY_BUSY) is a credit: resend to deploy without paying again.',
-      '{"action":"receipt","tx_hash"} is free and answers as /api/b20-skill’s receipt does, for deploys paid here.',
+      '{"action":"receipt","tx_hash"} is free and answers as /api/b20-skill’s receipt does, for deploys paid here, with the payment beside it (payment: id, state, payer, amount, asset, transaction).',
     ].join('\n\n'),
     security: [],
     parameters: [
@@ -70,9 +73,9 @@ export const paidDeployOpenApi: ZodOpenApiPathItemObject = {
           oneOf([
             paidDeploySchema,
             creditAnswerSchema,
-            receiptPendingSchema,
-            receiptConfirmedSchema,
-            receiptReplacedSchema,
+            paidReceiptPendingSchema,
+            paidReceiptConfirmedSchema,
+            paidReceiptReplacedSchema,
             deployFailureSchema,
           ]),
           'Paid and broadcast; paid and not deployed (a credit); a receipt; or refused with nothing paid (ok false: INVALID_INTENT, VARIANT_NOT_ACTIVE before any 402 or verify, DEPLOY_CAP_REACHED, SIMULATION_REVERTED, IDEMPOTENCY_CONFLICT, …)',

@@ -1,20 +1,43 @@
-import type { Hex } from 'viem'
-import { isPaidAgent } from '../deploy/agents/paidAgent.js'
+import { getAddress, type Hex } from 'viem'
+import { isPaidAgent, PAID_AGENT_PREFIX } from '../deploy/agents/paidAgent.js'
 import { deployHistoryKeys } from '../deploy/keys.js'
 import { failure, storeFailureOf } from '../deploy/outcome.js'
-import { readDeployRecord } from '../deploy/records/history.js'
+import { type DeployRecord, readDeployRecord } from '../deploy/records/history.js'
 import { type ReadDeployReceiptReturnType, readDeployReceipt } from '../deploy/records/readReceipt.js'
 import type { DeployServices } from '../deploy/services.js'
+import { errorName } from '../platform/log.js'
+import type { PaymentStanding } from './answerSchemas.js'
+import { paymentKeys } from './keys.js'
+import { type PaymentRecord, paymentIdOf, readPaymentRecord } from './paymentRecord.js'
 
 // `{ "action": "receipt", "tx_hash" }` on the paid door: free, and answered as /api/b20-skill's receipt, for the
-// deploys paid through this door (their records name a paid agent, `x402:<payer>`). Anyone may ask: a paid deploy's
-// receipt is what the chain shows anyway.
+// deploys paid through this door (their records name a paid agent, `x402:<payer>`), with the payment that bought it
+// beside it: its record names the payment's nonce (written before the broadcast), and the ledger says where it stands.
+// Anyone may ask: a paid deploy's receipt, and its settlement, are what the chain shows anyway.
 
 /** Parameters of {@link readPaidReceipt}. */
 export type ReadPaidReceiptParameters = { services: DeployServices; txHash: Hex; waitSeconds: number }
 
+/** A paid deploy's receipt: the deploy's, with its payment when the ledger holds it. */
+export type ReadPaidReceiptReturnType = ReadDeployReceiptReturnType | (ReadDeployReceiptReturnType & { payment: PaymentStanding })
+
+/** Where a payment stands, as a receipt shows it. */
+export function paymentStandingOf(record: PaymentRecord): PaymentStanding {
+  return {
+    id: paymentIdOf(record.payer, record.nonce),
+    state: record.state,
+    payer: getAddress(record.payer),
+    amount: record.amount,
+    asset: getAddress(record.asset),
+    transaction: record.transaction,
+  }
+}
+
+/** The payer of a paid deploy's record (its agent is `x402:<payer>`). */
+const payerOf = (record: DeployRecord) => record.agent.slice(PAID_AGENT_PREFIX.length)
+
 /** The receipt of a deploy paid through the door; NOT_A_DEPLOY for any other hash. */
-export async function readPaidReceipt({ services, txHash, waitSeconds }: ReadPaidReceiptParameters): Promise<ReadDeployReceiptReturnType> {
+export async function readPaidReceipt({ services, txHash, waitSeconds }: ReadPaidReceiptParameters): Promise<ReadPaidReceiptReturnType> {
   const { store, config, logger } = services
   const notPaid = failure(
     'NOT_A_DEPLOY',
@@ -24,8 +47,9 @@ export async function readPaidReceipt({ services, txHash, waitSeconds }: ReadPai
     },
   )
   if (!store) return notPaid
+  let record: DeployRecord | null
   try {
-    const record = await readDeployRecord(store, deployHistoryKeys({ storePrefix: config.storePrefix, chainId: config.chainId }), txHash)
+    record = await readDeployRecord(store, deployHistoryKeys({ storePrefix: config.storePrefix, chainId: config.chainId }), txHash)
     if (!record || !isPaidAgent(record.agent)) return notPaid
   } catch (error) {
     return storeFailureOf(error, {
@@ -34,5 +58,14 @@ export async function readPaidReceipt({ services, txHash, waitSeconds }: ReadPai
       message: 'The deploy records (Redis) cannot be read; try again shortly.',
     })
   }
-  return readDeployReceipt({ services, txHash, waitSeconds })
+  const receipt = await readDeployReceipt({ services, txHash, waitSeconds })
+  if (!receipt.ok || !record.paymentNonce) return receipt
+  // One read of the ledger, after the receipt: the payment's state is as fresh as the deploy's. A store that cannot
+  // say leaves the payment out rather than guess it.
+  const keys = paymentKeys({ storePrefix: config.storePrefix, chainId: config.chainId })
+  const payment = await readPaymentRecord(store, { keys, payer: payerOf(record), nonce: record.paymentNonce }).catch((error: unknown) => {
+    logger.error('store_unavailable', { operation: 'x402-receipt-payment', error: errorName(error), effect: 'payment left out' })
+    return null
+  })
+  return payment ? { ...receipt, payment: paymentStandingOf(payment) } : receipt
 }

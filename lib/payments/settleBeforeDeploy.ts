@@ -18,6 +18,7 @@ import {
   saveOpenPayment,
 } from './paymentRecord.js'
 import { carriesOwnPayment, expectedTransferOf, type PaidDeployContext, type Purchase, paymentRecordOf, summaryOf } from './purchase.js'
+import { countRefusedAttempt } from './refusedAttempt.js'
 import { confirmSettlement, findSettlement, type SettlementCheck } from './settlementOnChain.js'
 
 // Steps 6 and 7 of a paid deploy, between the simulation and the signature: settle, then see the settlement on chain.
@@ -27,7 +28,10 @@ import { confirmSettlement, findSettlement, type SettlementCheck } from './settl
 // the authorization's `validBefore` is past with nothing mined, as "not paid". It is never answered as refused before.
 
 /** How a settle step ended: paid (the record says so, `deploying`), or the answer to give instead of deploying. */
-export type SettleStep = { kind: 'paid'; record: PaymentRecord } | { kind: 'refused'; answer: DoorAnswer }
+export type SettleStep =
+  | { kind: 'paid'; record: PaymentRecord }
+  /** `unpaid`: the chain showed it not paid after its settle was asked for (an attempt the payer's cap counts). */
+  | { kind: 'refused'; answer: DoorAnswer; unpaid?: PaymentRecord }
 
 /** How often, and how far apart, a settlement the RPC does not know yet is asked for again (a node a block behind). */
 const CONFIRM_ATTEMPTS = 3
@@ -176,6 +180,8 @@ export async function refusePayment(
 /** 402 PAYMENT_FAILED for a payment the chain shows unpaid, its record `refused` first (best effort: the chain keeps it). */
 async function unpaidAnswer(context: PaidDeployContext, record: PaymentRecord, reason: string): Promise<DoorAnswer> {
   await refusePayment(context, record, reason).catch(() => undefined)
+  // Verified, settled for and not paid: the attempt counts against the payer's cap (a cancel-between loop runs dry).
+  await countRefusedAttempt(context, record).catch(() => undefined)
   const { requirements, url } = context
   const error = 'The payment could not be settled; the chain shows nothing was paid, and nothing was signed.'
   return paymentRequiredAnswer({ requirements, url, code: 'PAYMENT_FAILED', error, reason })
@@ -259,7 +265,7 @@ export async function settleForDeploy(
     justSettled: verdict.kind === 'settled',
   })
   if (said.kind === 'paid') return paidStep(context, purchase, named, said)
-  if (said.kind === 'unpaid') return { kind: 'refused', answer: await unpaidAnswer(context, named, said.reason) }
+  if (said.kind === 'unpaid') return { kind: 'refused', answer: await unpaidAnswer(context, named, said.reason), unpaid: named }
   return { kind: 'refused', answer: await unknownAnswer(context, purchase, named) }
 }
 
@@ -276,7 +282,7 @@ export async function resumeSettling(
 ): Promise<SettleStep | { kind: 'settle-again' }> {
   const said = await settlementOf(context, record)
   if (said.kind === 'paid') return paidStep(context, purchase, record, said)
-  if (said.kind === 'unpaid') return { kind: 'refused', answer: await unpaidAnswer(context, record, said.reason) }
+  if (said.kind === 'unpaid') return { kind: 'refused', answer: await unpaidAnswer(context, record, said.reason), unpaid: record }
   const open = checkValidityWindow(purchase.payment, Math.floor(context.clock.now() / 1000)) === null
   if (carriesOwnPayment(purchase) && record.transaction === null && open) return { kind: 'settle-again' }
   return { kind: 'refused', answer: await unknownAnswer(context, purchase, record) }

@@ -387,6 +387,27 @@ describe('the paid door’s ledger', () => {
     expect(await parts.usdc.balanceOf(client.address)).toBe(start)
   })
 
+  it('counts payments refused after verify against the payer’s cap: a loop of them runs dry, nothing settled', async () => {
+    const client = await payer()
+    const start = await parts.usdc.balanceOf(client.address)
+    const door = doorWith({ X402_PAYER_DAILY_CAP: '2' })
+    const before = counts()
+    // Verified, then not paid at the settle (the facilitator refuses it; the chain shows the nonce unused): twice.
+    for (const symbol of ['NOPE1', 'NOPE2']) {
+      const { header } = await signed(client)
+      const refused = await withFault('refuse-settle', () => sendTo(door, { name: 'Never Paid', symbol }, { 'payment-signature': header }))
+      expect(refused.status).toBe(402)
+      expect(refused.body).toMatchObject({ ok: false, code: 'PAYMENT_FAILED' })
+    }
+    expect(since(before)).toMatchObject({ verifies: 2, settles: 2, sends: 0 })
+    // The third is refused at the payer's cap, before any settle: the two attempts took its two slots.
+    const { header } = await signed(client)
+    const capped = await sendTo(door, { name: 'Never Paid', symbol: 'NOPE3' }, { 'payment-signature': header })
+    expect(capped.body).toMatchObject({ ok: false, code: 'DEPLOY_CAP_REACHED', retryAt: expect.any(String) })
+    expect(since(before)).toMatchObject({ settles: 2, sends: 0 })
+    expect(await parts.usdc.balanceOf(client.address)).toBe(start)
+  })
+
   it('settles nothing when the request ran too long before its settle to deploy inside the function’s time', async () => {
     const client = await payer()
     const clock = createTestClock()

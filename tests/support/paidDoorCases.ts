@@ -257,6 +257,15 @@ export function definePaidDoorCases(target: () => PaidDoorTarget): void {
       status: 'confirmed',
       tokenAddress: answer.body.predictedAddress,
       minted: [{ to: recipient, amount: '1000' }],
+      // The payment that bought it, beside it, as the ledger knows it: kept, and the deploy it bought went out.
+      payment: {
+        id: expect.stringMatching(/^pay_[0-9a-f]{24}$/),
+        state: 'deployed',
+        payer: client.address,
+        amount: TEST_PRICE_UNITS.toString(),
+        asset: BASE_USDC.address,
+        transaction: answer.body.payment.transaction,
+      },
     })
     // The public launches feed lists it as it lists every launch: the token's facts, nothing of who paid or how.
     const feed = await keep(await fetchChecked(`${target().doors[0]}/api/launches?limit=100`))

@@ -19,6 +19,8 @@ export type DeployContext = {
   plan: DeployPlan
   /** Who the deploy is recorded for: an agent key's allowlist digest, or a paid agent's id (`x402:<payer>`). */
   agentId: string
+  /** The EIP-3009 nonce of the payment that bought it (a paid deploy): kept in its record, before the broadcast. */
+  paymentNonce?: string
 }
 
 /** A deploy that holds its cap slots and knows the chain's state: ready for the nonce lock. */

@@ -25,6 +25,8 @@ export type DeployTokenParameters<R = never> = {
   intent: DeployIntent
   /** Who the deploy is recorded for: the calling agent key's allowlist digest, or a paid agent's id (`x402:<payer>`). */
   agentId: string
+  /** A paid deploy's payment nonce: its record names the payment that bought it (the payer is in `agentId`). */
+  paymentNonce?: string
   /**
    * The rolling caps the deploy takes a slot of, taken with the simulation and given back unless it goes out. Default:
    * `DEPLOY_DAILY_CAP` and the agent key's own (`agentDailyCap`, else `DEPLOY_AGENT_DAILY_CAP`); paid deploys pass
@@ -51,7 +53,7 @@ export type DeployTokenParameters<R = never> = {
  * `beforeSigning` passed). A dry run stops after the simulation and signs nothing.
  */
 export async function deployToken<R = never>(parameters: DeployTokenParameters<R>): Promise<DeployTokenReturnType | R> {
-  const { services, intent, agentId, agentDailyCap = null, beforeSigning } = parameters
+  const { services, intent, agentId, paymentNonce, agentDailyCap = null, beforeSigning } = parameters
   const { store, nonceLocks } = services
   if (!services.getSigner)
     return failure(
@@ -82,7 +84,7 @@ export async function deployToken<R = never>(parameters: DeployTokenParameters<R
     }
     reserved.reservation.keep()
   }
-  return sendUnderNonceLock({ services, store, nonceLocks, signer, plan, intent, agentId, ...reserved })
+  return sendUnderNonceLock({ services, store, nonceLocks, signer, plan, intent, agentId, paymentNonce, ...reserved })
 }
 
 /** Steps 3 to 7 under the nonce lock; whatever did not go out is given back, and the lock passes on. */

@@ -183,6 +183,7 @@ async function signAndRecord(
     maxFeePerGas: price.maxFeePerGas.toString(),
     maxPriorityFeePerGas: price.maxPriorityFeePerGas.toString(),
     data: plan.data,
+    ...(deploy.paymentNonce ? { paymentNonce: deploy.paymentNonce } : {}),
   }
   await recordDeploy({
     store: deploy.store,

@@ -40,6 +40,8 @@ export const deployRecordSchema = z.object({
   maxFeePerGas: z.string(),
   maxPriorityFeePerGas: z.string(),
   data: hex,
+  /** A paid deploy's payment (its EIP-3009 nonce; the payer is in `agent`): written with the record, before the broadcast. */
+  paymentNonce: z.string().optional(),
 })
 
 /** What the service keeps about each transaction it sent (see {@link deployRecordSchema}). */
