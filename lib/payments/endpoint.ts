@@ -54,6 +54,18 @@ const reply = ({ status, body, headers }: DoorAnswer) =>
 const paidDeploysOff = (config: PaymentsSettings) =>
   doorError(404, 'PAID_DEPLOYS_OFF', `Paid deploys are off on this deployment (${config.offReason}); agents with a key use /api/b20-skill.`)
 
+/** The door's settings while paid deploys are on, else its answer: 500 CONFIG_INVALID, or 404 PAID_DEPLOYS_OFF. */
+function openSettings(source: PaymentsSource, handler: string): PaymentsSettings | Response {
+  let config: PaymentsSettings
+  try {
+    config = source.config()
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error
+    return reply(configInvalidAnswer(handler, error))
+  }
+  return config.offReason ? reply(paidDeploysOff(config)) : config
+}
+
 /** The client's share of the door, as RateLimit headers, and whether this request may pass. */
 async function throttle(source: PaymentsSource, config: PaymentsSettings, request: Request) {
   const limit = config.rateLimitPerMinute
@@ -73,14 +85,8 @@ export function createPaidDeployEndpoint(source: PaymentsSource): Endpoint {
     methods: ['POST'],
     cors: doorCors,
     handler: async (request) => {
-      let config: PaymentsSettings
-      try {
-        config = source.config()
-      } catch (error) {
-        if (!(error instanceof ConfigError)) throw error
-        return reply(configInvalidAnswer('x402-deploy', error))
-      }
-      if (config.offReason) return reply(paidDeploysOff(config))
+      const config = openSettings(source, 'x402-deploy')
+      if (config instanceof Response) return config
       const share = await throttle(source, config, request)
       const answer = share.ok
         ? await answerRequest(source, request)
@@ -242,14 +248,8 @@ export function createDiscoveryManifestEndpoint(source: PaymentsSource): Endpoin
   return createEndpoint({
     methods: ['GET', 'HEAD'],
     handler: async (request) => {
-      let config: PaymentsSettings
-      try {
-        config = source.config()
-      } catch (error) {
-        if (!(error instanceof ConfigError)) throw error
-        return reply(configInvalidAnswer('x402-manifest', error))
-      }
-      if (config.offReason) return reply(paidDeploysOff(config))
+      const config = openSettings(source, 'x402-manifest')
+      if (config instanceof Response) return config
       const manifest = discoveryManifestOf({ url: request.url, updatedAt: updatedAt() })
       return jsonResponse({
         body: JSON.stringify(manifest),
