@@ -1,5 +1,3 @@
-import { execFile } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest'
@@ -17,27 +15,10 @@ import { createDeployServices } from '../../lib/deploy/services.js'
 import { silentLogger } from '../../lib/platform/log.js'
 import { createMemoryStore } from '../../lib/store/memory.js'
 import { createUpstashStore } from '../../lib/store/upstash.js'
+import { runAgents, spawnAgents } from '../support/agentsCommand.js'
 import { type NpmStart, startNpmStart } from '../support/npmStart.js'
 import { type ServiceParts, startServiceParts } from '../support/serviceParts.js'
 import { startUpstashRestServer, type UpstashRestServer } from '../support/upstashRestServer.js'
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url))
-
-/**
- * `npm run agents -- …` as an operator runs it, with the given environment (store variables cleared unless given).
- * Asynchronous: the Upstash front it talks to runs in this process.
- */
-function agentsCli(args: string[], env: Record<string, string>): Promise<{ status: number; stdout: string; stderr: string }> {
-  const cleared = { UPSTASH_REDIS_REST_URL: '', UPSTASH_REDIS_REST_TOKEN: '', KV_REST_API_URL: '', KV_REST_API_TOKEN: '' }
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', 'dev/agents.ts', ...args],
-      { cwd: ROOT, encoding: 'utf8', env: { ...process.env, ...cleared, ...env } },
-      (error, stdout, stderr) => resolve({ status: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
-    )
-  })
-}
 
 describe('npm run agents (issue, list, revoke) on the shared store', () => {
   let upstash: UpstashRestServer
@@ -55,21 +36,21 @@ describe('npm run agents (issue, list, revoke) on the shared store', () => {
     }
   })
   afterAll(() => upstash?.close())
-  const listed = async () => JSON.parse((await agentsCli(['list', '--json'], env)).stdout) as { label: string; revokedAt: number | null }[]
+  const listed = async () => JSON.parse((await runAgents(['list', '--json'], env)).stdout) as { label: string; revokedAt: number | null }[]
 
   it('refuses to run without the service’s store variables, naming them', async () => {
-    const run = await agentsCli(['list'], {})
+    const run = await spawnAgents(['list'], {})
     expect(run.status).toBe(1)
     expect(run.stderr).toMatch(/UPSTASH_REDIS_REST_URL.*UPSTASH_REDIS_REST_TOKEN.*KV_REST_API_URL.*KV_REST_API_TOKEN/)
   })
 
   it('issues a key shown once, keeps only its digest, and lists it without the key', async () => {
-    const run = await agentsCli(['issue', '--label', 'alice', '--daily-cap', '3', '--expires-days', '30', '--json'], env)
+    const run = await runAgents(['issue', '--label', 'alice', '--daily-cap', '3', '--expires-days', '30', '--json'], env)
     expect(run.status).toBe(0)
     const issued = JSON.parse(run.stdout) as { key: string; label: string; digest: string }
     expect(Object.keys(issued).sort()).toEqual(['digest', 'key', 'label'])
     expect(issued).toMatchObject({ label: 'alice', digest: digestAgentKey(issued.key) })
-    const list = await agentsCli(['list', '--json'], env)
+    const list = await runAgents(['list', '--json'], env)
     expect(list.stdout).not.toContain(issued.key)
     expect(JSON.parse(list.stdout)).toEqual([
       {
@@ -83,7 +64,7 @@ describe('npm run agents (issue, list, revoke) on the shared store', () => {
         webhook: null,
       },
     ])
-    const human = await agentsCli(['list'], env)
+    const human = await runAgents(['list'], env)
     expect(human.stdout).toMatch(/^alice\s+[0-9a-f]{12}\s+created .* active {2}webhook -$/m)
   })
 
@@ -97,19 +78,19 @@ describe('npm run agents (issue, list, revoke) on the shared store', () => {
     ['an unknown agent to revoke', ['revoke', 'mallory'], /no agent with the label or digest prefix "mallory"/],
     ['an unknown command', ['delete', 'alice'], /usage:/],
   ])('refuses %s with a clear message, exit 1 and nothing written', async (_, args, message) => {
-    expect((await agentsCli(['issue', '--label', 'taken'], env)).status).toBe(0)
+    expect((await runAgents(['issue', '--label', 'taken'], env)).status).toBe(0)
     const before = await listed()
-    const run = await agentsCli(args, env)
+    const run = await runAgents(args, env)
     expect(run.status).toBe(1)
     expect(run.stderr).toMatch(message)
     expect(await listed()).toEqual(before)
   })
 
   it('revokes by label or by digest prefix', async () => {
-    expect((await agentsCli(['issue', '--label', 'alice'], env)).status).toBe(0)
-    const bob = JSON.parse((await agentsCli(['issue', '--label', 'bob', '--json'], env)).stdout) as { digest: string }
-    expect((await agentsCli(['revoke', bob.digest.slice(0, 10)], env)).stdout).toMatch(/revoked "bob"/)
-    expect((await agentsCli(['revoke', 'alice'], env)).status).toBe(0)
+    expect((await runAgents(['issue', '--label', 'alice'], env)).status).toBe(0)
+    const bob = JSON.parse((await runAgents(['issue', '--label', 'bob', '--json'], env)).stdout) as { digest: string }
+    expect((await runAgents(['revoke', bob.digest.slice(0, 10)], env)).stdout).toMatch(/revoked "bob"/)
+    expect((await runAgents(['revoke', 'alice'], env)).status).toBe(0)
     expect((await listed()).map((a) => [a.label, a.revokedAt !== null])).toEqual([
       ['bob', true],
       ['alice', true],
@@ -118,13 +99,13 @@ describe('npm run agents (issue, list, revoke) on the shared store', () => {
 
   it('sets a webhook at issue time or later, shows its secret once, lists its state and never the secret', async () => {
     const hook = 'https://hooks.agent.example/deploys'
-    const run = await agentsCli(['issue', '--label', 'hooked', '--webhook', hook, '--json'], env)
+    const run = await runAgents(['issue', '--label', 'hooked', '--webhook', hook, '--json'], env)
     expect(run.status).toBe(0)
     const issued = JSON.parse(run.stdout) as { key: string; label: string; digest: string; webhookSecret: string }
     expect(Object.keys(issued).sort()).toEqual(['digest', 'key', 'label', 'webhookSecret'])
     expect(Buffer.from(issued.webhookSecret.replace(/^whsec_/, ''), 'base64')).toHaveLength(32)
     const entry = async () => {
-      const list = await agentsCli(['list', '--json'], env)
+      const list = await runAgents(['list', '--json'], env)
       expect(list.stdout).not.toContain(issued.webhookSecret.slice(6))
       return (JSON.parse(list.stdout) as { label: string; webhook: Record<string, unknown> | null }[]).find((a) => a.label === 'hooked')!
     }
@@ -141,31 +122,31 @@ describe('npm run agents (issue, list, revoke) on the shared store', () => {
       failing: 0,
       failedEvents: 0,
     })
-    expect((await agentsCli(['list'], env)).stdout).toMatch(
+    expect((await runAgents(['list'], env)).stdout).toMatch(
       /^hooked\s.*webhook active https:\/\/hooks\.agent\.example\/deploys\s+last delivery -$/m,
     )
 
     // A new URL gets a new secret; --off removes it.
-    const moved = await agentsCli(['webhook', 'hooked', 'https://other.agent.example/h', '--json'], env)
+    const moved = await runAgents(['webhook', 'hooked', 'https://other.agent.example/h', '--json'], env)
     const secret = (JSON.parse(moved.stdout) as { webhookSecret: string }).webhookSecret
     expect(secret).toMatch(/^whsec_/)
     expect(secret).not.toBe(issued.webhookSecret)
     expect((await entry()).webhook).toMatchObject({ url: 'https://other.agent.example/h', state: 'active' })
-    const off = await agentsCli(['webhook', 'hooked', '--off'], env)
+    const off = await runAgents(['webhook', 'hooked', '--off'], env)
     expect(off.stdout).toMatch(/webhook of "hooked" removed/)
     expect((await entry()).webhook).toBeNull()
   })
 
   it('refuses a webhook URL that could reach a private address, writing nothing', async () => {
     const before = await listed()
-    const metadata = await agentsCli(['issue', '--label', 'metadata', '--webhook', 'https://169.254.169.254/latest/meta-data'], env)
+    const metadata = await runAgents(['issue', '--label', 'metadata', '--webhook', 'https://169.254.169.254/latest/meta-data'], env)
     expect(metadata.status).toBe(1)
     expect(metadata.stderr).toContain('the webhook URL must not point at a linkLocal address; nothing was written')
     expect(await listed()).toEqual(before)
-    const plain = await agentsCli(['webhook', 'alice', 'http://hooks.agent.example/x'], env)
+    const plain = await runAgents(['webhook', 'alice', 'http://hooks.agent.example/x'], env)
     expect(plain.status).toBe(1)
     expect(plain.stderr).toContain('must be https')
-    const neither = await agentsCli(['webhook', 'alice'], env)
+    const neither = await runAgents(['webhook', 'alice'], env)
     expect(neither.status).toBe(1)
     expect(neither.stderr).toContain('webhook needs a label and either a URL or --off')
     expect(await listed()).toEqual(before)
@@ -237,8 +218,8 @@ describe('running instances and runtime keys, over HTTP and MCP (npm start, chai
       allowlist: [allowlisted.digest],
       storePrefix: `live${process.pid}:`,
     })
-    revoked = (JSON.parse((await agentsCli(['issue', '--label', 'frank', '--json'], parts.env)).stdout) as { key: string }).key
-    expect((await agentsCli(['revoke', 'frank'], parts.env)).status).toBe(0)
+    revoked = (JSON.parse((await runAgents(['issue', '--label', 'frank', '--json'], parts.env)).stdout) as { key: string }).key
+    expect((await runAgents(['revoke', 'frank'], parts.env)).status).toBe(0)
     server = await startNpmStart(parts.env)
   })
   afterAll(async () => {
@@ -270,7 +251,7 @@ describe('running instances and runtime keys, over HTTP and MCP (npm start, chai
   }
 
   it('accepts a key issued by npm run agents at once, holds it to its own daily cap, and refuses a revoked one', async () => {
-    const issued = await agentsCli(['issue', '--label', 'erin', '--daily-cap', '1', '--json'], parts.env)
+    const issued = await spawnAgents(['issue', '--label', 'erin', '--daily-cap', '1', '--json'], parts.env)
     const { key } = JSON.parse(issued.stdout) as { key: string }
     expect(await post(key, { action: 'list_deploys' })).toMatchObject({ status: 200, body: { ok: true, deploys: [] } })
     expect(await mcpListDeploys(key)).toMatchObject({ structuredContent: { ok: true, deploys: [] } })
@@ -278,7 +259,7 @@ describe('running instances and runtime keys, over HTTP and MCP (npm start, chai
     expect((await deploy('ERA')).body).toMatchObject({ ok: true, status: 'broadcast' })
     expect((await deploy('ERB')).body).toMatchObject({ ok: false, code: 'AGENT_CAP_REACHED' })
     // npm run agents -- list says when each key was last used.
-    const listed = JSON.parse((await agentsCli(['list', '--json'], parts.env)).stdout) as { label: string; lastUsedAt: number | null }[]
+    const listed = JSON.parse((await runAgents(['list', '--json'], parts.env)).stdout) as { label: string; lastUsedAt: number | null }[]
     expect(listed.find((a) => a.label === 'erin')?.lastUsedAt).toEqual(expect.any(Number))
     // The allowlist keeps working beside the registry.
     expect(await post(allowlisted.key, { action: 'list_deploys' })).toMatchObject({ status: 200, body: { ok: true } })

@@ -1,5 +1,3 @@
-import { execFile } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
 import { KMSClient } from '@aws-sdk/client-kms'
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http'
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
@@ -20,6 +18,7 @@ import { silentLogger } from '../../lib/platform/log.js'
 import { parseRecord } from '../../lib/store/records.js'
 import type { Store } from '../../lib/store/types.js'
 import { createUpstashStore } from '../../lib/store/upstash.js'
+import { runAgents } from '../support/agentsCommand.js'
 import { withOpenApiCheck } from '../support/openapiCheck.js'
 import { fundedPayer, type PaidDoorParts, startPaidDoorParts, TEST_PRICE_UNITS } from '../support/paidDoorParts.js'
 import { createPayingClient, type PayingClient, signPaymentHeader } from '../support/payingClient.js'
@@ -70,15 +69,8 @@ describe('the paid door’s ledger', () => {
     return withOpenApiCheck('/api/x402/deploy', createPaidDeployEndpoint(source))
   }
   /** `npm run agents -- payments --json` as an operator runs it against the parts' store. */
-  const listedPayments = (): Promise<{ id: string; state: string; nonce: string; payer: string; transaction: string | null }[]> =>
-    new Promise((resolve, reject) => {
-      execFile(
-        process.execPath,
-        ['--import', 'tsx', 'dev/agents.ts', 'payments', '--json'],
-        { cwd: fileURLToPath(new URL('../..', import.meta.url)), encoding: 'utf8', env: { ...process.env, ...parts.env } },
-        (error, stdout) => (error ? reject(error) : resolve(JSON.parse(stdout))),
-      )
-    })
+  const listedPayments = async (): Promise<{ id: string; state: string; nonce: string; payer: string; transaction: string | null }[]> =>
+    JSON.parse((await runAgents(['payments', '--json'], parts.env)).stdout)
   const doorFetch = async (input: RequestInfo | URL, init?: RequestInit) => handle(new Request(input, init))
   const keep = async (response: Response): Promise<Answer> => ({
     status: response.status,

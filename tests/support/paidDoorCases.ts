@@ -15,6 +15,7 @@ import { paymentKeys } from '../../lib/payments/keys.js'
 import { PAYMENT_HEADER_MAX_LENGTH } from '../../lib/payments/payload.js'
 import { type PaymentRecord, saveOpenPayment, sha256 } from '../../lib/payments/paymentRecord.js'
 import { createUpstashStore } from '../../lib/store/upstash.js'
+import { runAgents } from './agentsCommand.js'
 import { fetchChecked } from './openapiCheck.js'
 import { fundedPayer, type PaidDoorParts, TEST_PRICE, TEST_PRICE_UNITS } from './paidDoorParts.js'
 import { createPayingClient, type PayingClient, signPaymentHeader } from './payingClient.js'
@@ -43,15 +44,10 @@ type Answer = { status: number; headers: Headers; body: Record<string, any> }
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
 /** `npm run agents -- credits --json` as an operator runs it against the parts' store: the open payments it lists. */
-function listedCredits(env: Record<string, string>): Promise<{ credit: { id: string } | null; state: string }[]> {
-  return new Promise((resolve, reject) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', 'dev/agents.ts', 'credits', '--json'],
-      { cwd: ROOT, encoding: 'utf8', env: { ...process.env, ...env } },
-      (error, stdout) => (error ? reject(error) : resolve(JSON.parse(stdout))),
-    )
-  })
+async function listedCredits(env: Record<string, string>): Promise<{ credit: { id: string } | null; state: string }[]> {
+  const run = await runAgents(['credits', '--json'], env)
+  if (run.status !== 0) throw new Error(`npm run agents -- credits failed: ${run.stderr}`)
+  return JSON.parse(run.stdout)
 }
 
 /** CORS-safelisted request headers (the Fetch standard), which a browser sends without asking the server first. */
