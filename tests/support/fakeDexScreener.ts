@@ -84,6 +84,9 @@ export async function startFakeDexScreener(initialPairs: RawPair[] = []): Promis
     index = { byVolume, text, byAddress }
     return index
   }
+  // Answers already written, by path, until the market changes: a tick asks the same questions every time, and writing
+  // the same JSON again was the fake's largest cost in a week of ticks (a real upstream answers from its cache too).
+  const written = new Map<string, string>()
   let delay = 0
   const once: { prefix: string; fault: Fault }[] = []
   const always: { prefix: string; fault: Fault }[] = []
@@ -117,13 +120,20 @@ export async function startFakeDexScreener(initialPairs: RawPair[] = []): Promis
           await new Promise((r) => setTimeout(r, fault.ms))
       }
     }
+    const cached = written.get(path)
+    if (cached !== undefined) return reply(200, cached)
+    const answer = (body: unknown) => {
+      const json = JSON.stringify(body)
+      written.set(path, json)
+      reply(200, json)
+    }
     const url = new URL(path, 'http://fake')
     if (url.pathname === '/latest/dex/search') {
       const needle = (url.searchParams.get('q') ?? '').toLowerCase()
       const { byVolume, text } = indexed()
       const found: RawPair[] = []
       for (let i = 0; i < byVolume.length && found.length < 30; i++) if (text[i]!.includes(needle)) found.push(byVolume[i]!)
-      return reply(200, { schemaVersion: '1.0.0', pairs: found.length ? found : null })
+      return answer({ schemaVersion: '1.0.0', pairs: found.length ? found : null })
     }
     const tokens = /^\/tokens\/v1\/([^/]+)\/(.+)$/.exec(url.pathname)
     if (tokens) {
@@ -136,10 +146,10 @@ export async function startFakeDexScreener(initialPairs: RawPair[] = []): Promis
       const found = new Set<RawPair>()
       for (const address of wanted)
         for (const p of (indexed().byAddress.get(`${tokens[1]}:${address}`) ?? []).slice(0, TOKEN_PAIRS_MAX)) found.add(p)
-      return reply(200, [...found])
+      return answer([...found])
     }
     const promoted = Object.entries(PROMOTED_PATHS).find(([, route]) => route === url.pathname)?.[0]
-    if (promoted) return reply(200, promotedList(pairs, promoted))
+    if (promoted) return answer(promotedList(pairs, promoted))
     return reply(404, { error: 'not found' })
   })
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', () => ok()))
@@ -150,6 +160,7 @@ export async function startFakeDexScreener(initialPairs: RawPair[] = []): Promis
     setPairs: (next) => {
       pairs = next
       index = null
+      written.clear()
     },
     setDelay: (ms) => {
       delay = ms
