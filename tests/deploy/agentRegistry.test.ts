@@ -20,6 +20,8 @@ import { type NpmStart, startNpmStart } from '../support/npmStart.js'
 import { type ServiceParts, startServiceParts } from '../support/serviceParts.js'
 import { startUpstashRestServer, type UpstashRestServer } from '../support/upstashRestServer.js'
 
+// The command runs in this process (tests/support/agentsCommand.ts), as dev/agents.ts runs it; the cases that spawn the
+// real CLI (`spawnAgents`) show that its entry point is the same command.
 describe('npm run agents (issue, list, revoke) on the shared store', () => {
   let upstash: UpstashRestServer
   let env: Record<string, string>
