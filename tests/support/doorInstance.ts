@@ -26,7 +26,9 @@ export type InstanceFaults = {
   rpcFailRate: number
   /** Kills the instance at this call (counted from the last {@link DoorInstance.reset}); null: never. */
   killAt: number | null
-  /** Whether the k-th call reaches its part before the instance dies (its answer lost) or not. */
+  /** Kills the instance at its first settle instead (the facilitator's `/settle`). */
+  killAtSettle: boolean
+  /** Whether the call it dies at reaches its part before (its answer lost) or not. */
   killAfterSending: boolean
 }
 
@@ -58,7 +60,7 @@ export type StartDoorInstanceParameters = {
   settleTimeoutMs?: number
 }
 
-const calm = (): InstanceFaults => ({ storeFailRate: 0, rpcFailRate: 0, killAt: null, killAfterSending: false })
+const calm = (): InstanceFaults => ({ storeFailRate: 0, rpcFailRate: 0, killAt: null, killAtSettle: false, killAfterSending: false })
 
 /** Starts the instance's proxies and builds its services and door over them. */
 export async function startDoorInstance({
@@ -68,11 +70,12 @@ export async function startDoorInstance({
   random,
   settleTimeoutMs = 1500,
 }: StartDoorInstanceParameters): Promise<DoorInstance> {
-  const verdictOf = (part: InstancePart): ProxyVerdict => {
+  const verdictOf = (part: InstancePart, path: string): ProxyVerdict => {
     const index = instance.calls++
     if (instance.killed) return 'cut'
     const { faults } = instance
-    if (faults.killAt !== null && index >= faults.killAt) {
+    const settle = part === 'facilitator' && path.endsWith('/settle')
+    if ((faults.killAt !== null && index >= faults.killAt) || (faults.killAtSettle && settle)) {
       instance.killed = true
       return faults.killAfterSending ? 'lose-answer' : 'cut'
     }
@@ -91,7 +94,7 @@ export async function startDoorInstance({
     await Promise.all(
       (Object.keys(targets) as InstancePart[]).map(
         async (part) =>
-          [part, await startFaultProxy({ target: targets[part], verdict: () => verdictOf(part), deliver: () => !instance.killed })] as const,
+          [part, await startFaultProxy({ target: targets[part], verdict: (path) => verdictOf(part, path), deliver: () => !instance.killed })] as const,
       ),
     ),
   ) as Record<InstancePart, FaultProxy>

@@ -15,8 +15,8 @@ export type FaultProxy = { url: string; close(): Promise<void> }
 export type StartFaultProxyParameters = {
   /** The part's base URL (`http://127.0.0.1:port`). */
   target: string
-  /** Asked once per call, as it arrives. */
-  verdict: () => ProxyVerdict
+  /** Asked once per call, as it arrives, with its path. */
+  verdict: (path: string) => ProxyVerdict
   /** Asked when the part's answer is back: false drops it (the instance died while it waited). */
   deliver: () => boolean
 }
@@ -27,7 +27,7 @@ export async function startFaultProxy({ target, verdict, deliver }: StartFaultPr
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = []
     for await (const chunk of req) chunks.push(chunk as Buffer)
-    const said = verdict()
+    const said = verdict(req.url ?? '/')
     if (said === 'cut') return void req.socket.destroy()
     if (said === 'refuse') {
       res.writeHead(503, { 'content-type': 'application/json' })

@@ -18,8 +18,8 @@ import { createTestClock } from './testClock.js'
 
 // A run of paid deploys with faults at random points, over two door instances that share the store, the chain, KMS
 // and the facilitator, as x402 clients drive them: each deploy's first request meets a fault (store or RPC calls
-// failing, the facilitator answering pending, timing out or failing, or its instance killed at a random call and the
-// request resent to the other instance), and the client resends as the door tells it to (the same payment, or a new
+// failing, the facilitator answering pending, timing out or failing, or its instance killed at a random call, or while
+// its settle is out, and the request resent to the other instance), and the client resends as the door tells it to (the same payment, or a new
 // one under the same Idempotency-Key) until it is deployed or the client walks away. The tick reconciles as it does in
 // production. At the end every held transfer lands, the tick decides what it can, the chain passes the
 // authorizations' validBefore and the tick decides the rest; then the chain and the ledger are balanced.
@@ -33,6 +33,7 @@ export const PAID_LEDGER_FAULTS = [
   'facilitator-timeout',
   'facilitator-error',
   'kill',
+  'kill-at-settle',
 ] as const
 /** One of {@link PAID_LEDGER_FAULTS}. */
 export type PaidLedgerFault = (typeof PAID_LEDGER_FAULTS)[number]
@@ -77,6 +78,8 @@ export function seededRandom(seed: number): () => number {
 const DOOR = 'https://svc.test/api/x402/deploy'
 /** Answers after which the client resends its request with a new payment (this one was refused, nothing paid). */
 const PAY_AGAIN = new Set([402])
+/** How long a settle is waited for: a local one takes a few tens of ms, and a held one (a timeout) costs this much. */
+const SETTLE_TIMEOUT_MS = 600
 /** The reconciliation's clock runs this far ahead: payments left by a request are past its grace at once. */
 const TICK_AHEAD_MS = 5 * 60_000
 
@@ -101,8 +104,8 @@ export async function runPaidLedger({
   const store = createUpstashStore({ url: parts.upstash.url, token: parts.env.UPSTASH_REDIS_REST_TOKEN! })
   const chain = createChainClient({ rpcUrl: parts.chain.rpcUrl, chainId: 8453, timeoutMs: 5000 })
   const instances: DoorInstance[] = [
-    await startDoorInstance({ name: 'A', parts, env, random }),
-    await startDoorInstance({ name: 'B', parts, env, random }),
+    await startDoorInstance({ name: 'A', parts, env, random, settleTimeoutMs: SETTLE_TIMEOUT_MS }),
+    await startDoorInstance({ name: 'B', parts, env, random, settleTimeoutMs: SETTLE_TIMEOUT_MS }),
   ]
   const payerKeys = Array.from({ length: payerCount }, (_, j) => keccak256(toHex(`paid-ledger:${seed}:${j}`)))
   const perPayer = BigInt(Math.ceil((deploys * 2) / payerCount) + 2) * TEST_PRICE_UNITS
@@ -135,10 +138,10 @@ export async function runPaidLedger({
     signed.push({ payer: privateKeyToAddress(privateKey), nonce, idempotencyKey })
     return { header, nonce }
   }
-  /** The killed instance's leases and nonce lock lapse (their TTL passes): nothing else runs meanwhile. */
-  const lapse = async (payer: Address) => {
-    const mine = signed.filter((s) => s.payer === payer)
-    await Promise.all(mine.map((s) => store.delete(keys.lease(s.payer, s.nonce))))
+  /** Leases and the nonce lock lapse (their TTL passes: a killed instance's, or any at the end): nothing runs meanwhile. */
+  const lapse = async (payer: Address | null) => {
+    const held = signed.filter((s) => payer === null || s.payer === payer)
+    await Promise.all(held.map((s) => store.delete(keys.lease(s.payer, s.nonce))))
     await store.delete(deployStoreKeys({ storePrefix, chainId: 8453, signer: parts.signer }).lock)
   }
   // Calls out of one clean deploy: a kill lands at a random one of them (measured on the first deploy, which is clean).
@@ -159,6 +162,8 @@ export async function runPaidLedger({
     if (fault === 'store') target.faults.storeFailRate = 0.25
     if (fault === 'rpc') target.faults.rpcFailRate = 0.25
     if (fault === 'kill') Object.assign(target.faults, { killAt: Math.floor(random() * span), killAfterSending: random() < 0.5 })
+    // The window that matters most: the settle is out (sent to the facilitator, or about to be) when the process dies.
+    if (fault === 'kill-at-settle') Object.assign(target.faults, { killAtSettle: true, killAfterSending: random() < 0.75 })
     if (fault === 'facilitator-pending') facilitatorFault = pick(['pending', 'pending-error'] as const)
     if (fault === 'facilitator-timeout') facilitatorFault = 'hold-settle'
     if (fault === 'facilitator-error') facilitatorFault = pick(['down', 'reset', 'refuse-settle', 'lose-settle-answer'] as const)
@@ -188,7 +193,7 @@ export async function runPaidLedger({
       }
       instance.faults.storeFailRate = 0
       instance.faults.rpcFailRate = 0
-      instance.faults.killAt = null
+      Object.assign(instance.faults, { killAt: null, killAtSettle: false })
       const code = answer.body.ok === true ? 'deployed' : String(answer.body.code ?? answer.status)
       answers[code] = (answers[code] ?? 0) + 1
       if (answer.body.ok === true) done = true
@@ -199,12 +204,17 @@ export async function runPaidLedger({
       } else if (idempotencyKey && random() < 0.3) payment = await sign(privateKey, idempotencyKey)
     }
     if (!done) walkedAway += 1
-    if (i % 10 === 9) await tick()
+    // The tick runs every minute, whatever is still in a mempool.
+    if (!done || i % 5 === 4) await tick()
   }
   injected.storeCalls = instances.reduce((n, s) => n + s.failed.store, 0)
   injected.rpcCalls = instances.reduce((n, s) => n + s.failed.rpc, 0)
 
-  // The end: what is in a mempool lands, the tick decides; what is left undecided is decided once validBefore passed.
+  // The end: a tick while transfers are still in a mempool, then they land, every lease lapses (a lease a store
+  // failure kept from being let go) and the tick decides; what is left undecided is decided once the chain passed
+  // validBefore.
+  await tick()
+  await lapse(null)
   await parts.facilitator.landHeld()
   const undecided = async () => (await listOpenPayments(store, keys)).filter((r) => r.state === 'settling' || r.state === 'unknown').length
   const settle = async () => {
