@@ -94,7 +94,10 @@ export async function startDoorInstance({
     await Promise.all(
       (Object.keys(targets) as InstancePart[]).map(
         async (part) =>
-          [part, await startFaultProxy({ target: targets[part], verdict: (path) => verdictOf(part, path), deliver: () => !instance.killed })] as const,
+          [
+            part,
+            await startFaultProxy({ target: targets[part], verdict: (path) => verdictOf(part, path), deliver: () => !instance.killed }),
+          ] as const,
       ),
     ),
   ) as Record<InstancePart, FaultProxy>

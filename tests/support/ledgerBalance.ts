@@ -1,4 +1,4 @@
-import { type Address, type Hex, parseAbiItem, type PublicClient } from 'viem'
+import { type Address, type Hex, type PublicClient, parseAbiItem } from 'viem'
 import { B20_FACTORY_ADDRESS, predictB20Address } from '../../lib/chain/b20.js'
 import type { PaymentKeys } from '../../lib/payments/keys.js'
 import { listOpenPayments, type PaymentRecord, readPaymentRecord } from '../../lib/payments/paymentRecord.js'
@@ -9,8 +9,8 @@ import type { Store } from '../../lib/store/types.js'
 // moved (the token's AuthorizationUsed), which tokens the factory created (B20Created, at the address a payment's salt
 // predicts), and where each authorization's record ended, with the credits as `npm run agents -- credits` lists them.
 
-/** One authorization a client signed, and the Idempotency-Key it went with. */
-export type SignedAuthorization = { payer: Address; nonce: Hex; idempotencyKey: string | null }
+/** One authorization a client signed, the Idempotency-Key it went with, and what a violation should say of it. */
+export type SignedAuthorization = { payer: Address; nonce: Hex; idempotencyKey: string | null; note: string }
 
 /** The balance of a run: counts, the rows marked "must be 0" are the ledger's promises. */
 export type LedgerBalanceTable = {
@@ -64,7 +64,8 @@ export async function ledgerBalance(parameters: LedgerBalanceParameters): Promis
     listOpenPayments(store, keys),
   ])
   const settles = new Map<string, number>()
-  for (const log of used) settles.set(idOf(log.args.authorizer!, log.args.nonce!), (settles.get(idOf(log.args.authorizer!, log.args.nonce!)) ?? 0) + 1)
+  for (const log of used)
+    settles.set(idOf(log.args.authorizer!, log.args.nonce!), (settles.get(idOf(log.args.authorizer!, log.args.nonce!)) ?? 0) + 1)
   const tokens = new Map<string, number>()
   for (const log of created) tokens.set(log.args.token!.toLowerCase(), (tokens.get(log.args.token!.toLowerCase()) ?? 0) + 1)
   // What `npm run agents -- credits` lists: the open payments paid and not deployed.
@@ -82,7 +83,7 @@ export async function ledgerBalance(parameters: LedgerBalanceParameters): Promis
     strayTokens: 0,
   }
   const paidPerKey = new Map<string, number>()
-  for (const { payer, nonce, idempotencyKey } of signed) {
+  for (const { payer, nonce, idempotencyKey, note } of signed) {
     const id = idOf(payer, nonce)
     const record: PaymentRecord | null = await readPaymentRecord(store, { keys, payer, nonce })
     const state = record?.state ?? 'none'
@@ -91,14 +92,15 @@ export async function ledgerBalance(parameters: LedgerBalanceParameters): Promis
     const made = (['asset', 'stablecoin'] as const)
       .map((variant) => tokens.get(predictB20Address(variant, signer, salt).toLowerCase()) ?? 0)
       .reduce((a, b) => a + b, 0)
-    const say = (what: string) => violations.push(`${what}: ${id} (${state}, settled ${moved}×, ${made} token(s))`)
+    const say = (what: string) => violations.push(`${what}: ${id} (${note}; ${state}, settled ${moved}×, ${made} token(s))`)
     if (moved > 1) {
       rows.twice += 1
       say('settled twice')
     }
     if (moved > 0) {
       rows.moved += 1
-      if (idempotencyKey !== null) paidPerKey.set(`${payer.toLowerCase()}:${idempotencyKey}`, (paidPerKey.get(`${payer.toLowerCase()}:${idempotencyKey}`) ?? 0) + 1)
+      if (idempotencyKey !== null)
+        paidPerKey.set(`${payer.toLowerCase()}:${idempotencyKey}`, (paidPerKey.get(`${payer.toLowerCase()}:${idempotencyKey}`) ?? 0) + 1)
       if (state === 'deployed') rows.deployed += 1
       else if (state === 'credit' && credits.has(id)) rows.credit += 1
       else {

@@ -1,9 +1,13 @@
+import { KMSClient } from '@aws-sdk/client-kms'
 import { decodePaymentRequiredHeader } from '@x402/core/http'
 import type { PaymentRequirements } from '@x402/core/types'
 import { type Address, type Hex, keccak256, toHex } from 'viem'
 import { privateKeyToAddress } from 'viem/accounts'
 import { createChainClient } from '../../lib/chain/client.js'
 import { deployStoreKeys } from '../../lib/deploy/keys.js'
+import { followDeploys } from '../../lib/deploy/pipeline/followDeploys.js'
+import { fencesKeyOf } from '../../lib/deploy/pipeline/nonceFence.js'
+import { createDeployServices } from '../../lib/deploy/services.js'
 import { paymentKeys } from '../../lib/payments/keys.js'
 import { listOpenPayments } from '../../lib/payments/paymentRecord.js'
 import { reconcilePayments } from '../../lib/payments/reconcile.js'
@@ -20,9 +24,11 @@ import { createTestClock } from './testClock.js'
 // and the facilitator, as x402 clients drive them: each deploy's first request meets a fault (store or RPC calls
 // failing, the facilitator answering pending, timing out or failing, or its instance killed at a random call, or while
 // its settle is out, and the request resent to the other instance), and the client resends as the door tells it to (the same payment, or a new
-// one under the same Idempotency-Key) until it is deployed or the client walks away. The tick reconciles as it does in
-// production. At the end every held transfer lands, the tick decides what it can, the chain passes the
-// authorizations' validBefore and the tick decides the rest; then the chain and the ledger are balanced.
+// one under the same Idempotency-Key) until it is deployed or the client walks away. The tick does its two parts of
+// the books as in production: it re-sends deploys left unmined, and reconciles the payments left open. At the end every held transfer lands, the tick decides what it can, the chain passes the
+// authorizations' validBefore and the tick decides the rest; then the chain and the ledger are balanced. Time is
+// passed by hand: a killed instance's leases lapse (and the fences of nonces it claimed, which lapse sooner) before
+// the client's resend, and every lease at the end, followed by one more deploy, as the service's next one would.
 
 /** The faults a deploy's first request may meet. */
 export const PAID_LEDGER_FAULTS = [
@@ -118,10 +124,27 @@ export async function runPaidLedger({
   let walkedAway = 0
   let ticks = 0
   const tickClock = createTestClock()
+  // The tick's instance: no faults (a tick that fails is run again a minute later).
+  const tickServices = createDeployServices({
+    env: { ...parts.env, ...env },
+    store,
+    publicClient: chain,
+    kms: new KMSClient({
+      region: 'us-east-1',
+      endpoint: parts.kms.url,
+      credentials: { accessKeyId: 'AKIALEDGERTICK0001', secretAccessKey: 'ledger-tick-secret' },
+      maxAttempts: 1,
+    }),
+    logger: silentLogger,
+    clock: tickClock.clock,
+    background: (work) => void work.catch(() => undefined),
+  })
+  /** The tick's two parts that keep the books: the unmined deploys followed (a stuck one re-sent), the payments reconciled. */
   const tick = async () => {
     tickClock.now = Date.now() + TICK_AHEAD_MS
     ticks += 1
-    return reconcilePayments({ services: { store, publicClient: chain, clock: tickClock.clock, logger: silentLogger }, keys })
+    await followDeploys(tickServices)
+    return reconcilePayments({ services: { ...tickServices, store }, keys })
   }
   const send = async (instance: DoorInstance, body: unknown, headers: Record<string, string>) => {
     const response = await instance.handle(
@@ -132,30 +155,35 @@ export async function runPaidLedger({
   const unpaid = await send(instances[0]!, { name: 'Ask', symbol: 'ASK' }, {})
   const requirements: PaymentRequirements = decodePaymentRequiredHeader(unpaid.headers.get('payment-required')!).accepts[0]!
   const nonces = seededRandom(seed ^ 0x5eed)
-  const sign = async (privateKey: Hex, idempotencyKey: string | null) => {
+  const sign = async (privateKey: Hex, idempotencyKey: string | null, note: string) => {
     const nonce = toHex(Uint8Array.from({ length: 32 }, () => Math.floor(nonces() * 256)))
     const header = await signPaymentHeader({ privateKey, requirements, authorization: { nonce } })
-    signed.push({ payer: privateKeyToAddress(privateKey), nonce, idempotencyKey })
+    signed.push({ payer: privateKeyToAddress(privateKey), nonce, idempotencyKey, note })
     return { header, nonce }
   }
-  /** Leases and the nonce lock lapse (their TTL passes: a killed instance's, or any at the end): nothing runs meanwhile. */
+  const signerKeys = deployStoreKeys({ storePrefix, chainId: 8453, signer: parts.signer })
+  /**
+   * The time a payment's lease takes to lapse passes (a killed instance's, or any at the end), with the ticks that run
+   * meanwhile: the nonce lock lapses first (a tick then re-sends the deploys left unmined), then the fences of nonces
+   * claimed and never sent, then the payments' leases (a tick then decides the payments left open). Nothing else runs.
+   */
   const lapse = async (payer: Address | null) => {
+    await store.delete(signerKeys.lock)
+    await tick()
     const held = signed.filter((s) => payer === null || s.payer === payer)
-    await Promise.all(held.map((s) => store.delete(keys.lease(s.payer, s.nonce))))
-    await store.delete(deployStoreKeys({ storePrefix, chainId: 8453, signer: parts.signer }).lock)
+    await Promise.all([store.delete(fencesKeyOf(signerKeys.noncePrefix)), ...held.map((s) => store.delete(keys.lease(s.payer, s.nonce)))])
+    await tick()
   }
   // Calls out of one clean deploy: a kill lands at a random one of them (measured on the first deploy, which is clean).
   let span = 60
 
-  for (let i = 0; i < deploys; i++) {
-    // The first deploys meet each fault once, in order, so that a short run has them all; then at random.
-    const fault = i < PAID_LEDGER_FAULTS.length ? PAID_LEDGER_FAULTS[i]! : pick(PAID_LEDGER_FAULTS)
+  /** One deploy, its first request meeting `fault`, its client resending until deployed or it walks away. */
+  const deployOnce = async (i: number, fault: PaidLedgerFault) => {
     faults[fault] += 1
     const privateKey = pick(payerKeys)
     const payer = privateKeyToAddress(privateKey)
     const idempotencyKey = random() < 0.6 ? `ledger-${seed}-${i}` : null
     const body = { name: `Ledger ${i}`, symbol: `LDG${i}` }
-    let payment = await sign(privateKey, idempotencyKey)
     const first = Math.floor(random() * 2)
     const target = instances[first]!
     let facilitatorFault: FacilitatorFault | null = null
@@ -167,6 +195,12 @@ export async function runPaidLedger({
     if (fault === 'facilitator-pending') facilitatorFault = pick(['pending', 'pending-error'] as const)
     if (fault === 'facilitator-timeout') facilitatorFault = 'hold-settle'
     if (fault === 'facilitator-error') facilitatorFault = pick(['down', 'reset', 'refuse-settle', 'lose-settle-answer'] as const)
+    const { killAt, killAtSettle, killAfterSending } = target.faults
+    const killedAt =
+      killAt !== null || killAtSettle ? ` at ${killAtSettle ? 'the settle' : `call ${killAt}`}${killAfterSending ? ', sent' : ''}` : ''
+    const note = `deploy ${i}, ${fault}${facilitatorFault ? ` (${facilitatorFault})` : ''}${killedAt} on ${target.name}${idempotencyKey ? ', keyed' : ''}`
+    let payment = await sign(privateKey, idempotencyKey, note)
+    const trail: string[] = []
     parts.facilitator.setFault(facilitatorFault)
     const facilitatorCalls = parts.facilitator.calls.length
     let done = false
@@ -182,13 +216,13 @@ export async function runPaidLedger({
         if (i === 0 && fault === 'none') span = instance.calls
       }
       if (instance.killed) {
-        // The process is gone: the client saw its connection drop. A new process takes its place; its leases lapse,
-        // the tick may run before the client's resend reaches the other instance.
+        // The process is gone: the client saw its connection drop. A new process takes its place; its leases lapse
+        // before the client's resend reaches the other instance.
         injected.kills += 1
+        trail.push(`${instance.name} killed`)
         killed = true
         instance.reset()
         await lapse(payer)
-        if (random() < 0.5) await tick()
         continue
       }
       instance.faults.storeFailRate = 0
@@ -196,17 +230,22 @@ export async function runPaidLedger({
       Object.assign(instance.faults, { killAt: null, killAtSettle: false })
       const code = answer.body.ok === true ? 'deployed' : String(answer.body.code ?? answer.status)
       answers[code] = (answers[code] ?? 0) + 1
-      if (answer.body.ok === true) done = true
-      else if (PAY_AGAIN.has(answer.status)) payment = await sign(privateKey, idempotencyKey)
+      trail.push(`${instance.name} ${code}`)
+      // A broadcast the RPC did not acknowledge is final too: the client polls its receipt.
+      if (answer.body.ok === true || code === 'BROADCAST_UNCERTAIN') done = true
+      else if (PAY_AGAIN.has(answer.status)) payment = await sign(privateKey, idempotencyKey, note)
       else if (code === 'PAYMENT_UNKNOWN') {
         if (random() < 0.15) break
         if (random() < 0.7) await parts.facilitator.landHeld()
-      } else if (idempotencyKey && random() < 0.3) payment = await sign(privateKey, idempotencyKey)
+      } else if (idempotencyKey && random() < 0.3) payment = await sign(privateKey, idempotencyKey, note)
     }
     if (!done) walkedAway += 1
+    for (const s of signed) if (s.note.startsWith(`deploy ${i},`)) s.note += `; ${trail.join(' → ')}`
     // The tick runs every minute, whatever is still in a mempool.
     if (!done || i % 5 === 4) await tick()
   }
+  // The first deploys meet each fault once, in order, so that a short run has them all; then at random.
+  for (let i = 0; i < deploys; i++) await deployOnce(i, i < PAID_LEDGER_FAULTS.length ? PAID_LEDGER_FAULTS[i]! : pick(PAID_LEDGER_FAULTS))
   injected.storeCalls = instances.reduce((n, s) => n + s.failed.store, 0)
   injected.rpcCalls = instances.reduce((n, s) => n + s.failed.rpc, 0)
 
@@ -215,6 +254,9 @@ export async function runPaidLedger({
   // validBefore.
   await tick()
   await lapse(null)
+  // The service's next deploy: a nonce claimed and never sent (its fence lapsed) is taken again, so the deploys sent
+  // after it, held behind the gap, are mined.
+  await deployOnce(deploys, 'none')
   await parts.facilitator.landHeld()
   const undecided = async () => (await listOpenPayments(store, keys)).filter((r) => r.state === 'settling' || r.state === 'unknown').length
   const settle = async () => {
