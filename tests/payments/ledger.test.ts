@@ -356,6 +356,40 @@ describe('the paid door’s ledger', () => {
     expect(since(before)).toMatchObject({ settles: 0, sends: 1 })
   })
 
+  it('is reconciled by the tick: a deploy answered whose record was left deploying ends deployed, one never signed a credit', async () => {
+    const client = await payer()
+    const { header, nonce } = await signed(client)
+    const body = { name: 'Answered Token', symbol: 'ANSW' }
+    const first = await send(body, { 'payment-signature': header })
+    expect(first.body).toMatchObject({ ok: true, status: 'broadcast' })
+    // The instance's write of the answer failed (the store was down): the payer has its answer and never resends.
+    const record = (await recordOf(client, nonce))!
+    await saveOpenPayment(store, { keys, payer: client.address, nonce }, { ...record, state: 'deploying', answer: null, at: record.at - 120_000 })
+    // Another payment left deploying with nothing signed for it (its instance stopped before the signature).
+    const other = await payer()
+    const unsent = await credited(other, { name: 'Unsigned Token', symbol: 'UNSG' })
+    const otherNonce = (JSON.parse(Buffer.from(unsent.header, 'base64').toString()) as { payload: { authorization: { nonce: Hex } } })
+      .payload.authorization.nonce
+    const otherRecord = (await recordOf(other, otherNonce))!
+    await saveOpenPayment(
+      store,
+      { keys, payer: other.address, nonce: otherNonce },
+      { ...otherRecord, state: 'deploying', credit: null, at: otherRecord.at - 120_000 },
+    )
+    await reconcilePayments({ services: { ...services, store }, keys })
+    // The operator is not told to refund a payment whose token went out; the one never signed is listed as a credit.
+    expect(await recordOf(client, nonce)).toMatchObject({ state: 'deployed' })
+    expect(await recordOf(other, otherNonce)).toMatchObject({ state: 'credit', credit: { id: expect.stringMatching(/^cr_/) } })
+    const listed = await listedPayments()
+    expect(listed.find((p) => p.nonce === nonce)).toBeUndefined()
+    expect(listed.find((p) => p.nonce === otherNonce)).toMatchObject({ state: 'credit' })
+    // The payer's resend gets its deploy again, nothing sent twice.
+    const before = counts()
+    const again = await send(body, { 'payment-signature': header })
+    expect(again.body).toMatchObject({ ok: true, txHash: first.body.txHash, predictedAddress: first.body.predictedAddress })
+    expect(since(before)).toMatchObject({ settles: 0, sends: 0 })
+  })
+
   it('opens no more payments for a payer who has ten open (undecided settles, credits), nothing settled', async () => {
     const client = await payer()
     const start = await parts.usdc.balanceOf(client.address)
