@@ -91,7 +91,5 @@ export async function paymentSignedDeploy({ store, config, payer, nonce }: Payme
   const keys = deployHistoryKeys({ storePrefix: config.storePrefix, chainId: config.chainId })
   const agent = paidAgentId(payer)
   const values = await listIndexed(store, { indexKey: keys.agent(agent), recordPrefix: keys.recordPrefix, limit: LOOKED_THROUGH })
-  return values
-    .map(parseDeployRecord)
-    .some((r) => r !== null && r.agent === agent && r.paymentNonce?.toLowerCase() === nonce.toLowerCase())
+  return values.map(parseDeployRecord).some((r) => r !== null && r.agent === agent && r.paymentNonce?.toLowerCase() === nonce.toLowerCase())
 }

@@ -364,7 +364,11 @@ describe('the paid door’s ledger', () => {
     expect(first.body).toMatchObject({ ok: true, status: 'broadcast' })
     // The instance's write of the answer failed (the store was down): the payer has its answer and never resends.
     const record = (await recordOf(client, nonce))!
-    await saveOpenPayment(store, { keys, payer: client.address, nonce }, { ...record, state: 'deploying', answer: null, at: record.at - 120_000 })
+    await saveOpenPayment(
+      store,
+      { keys, payer: client.address, nonce },
+      { ...record, state: 'deploying', answer: null, at: record.at - 120_000 },
+    )
     // Another payment left deploying with nothing signed for it (its instance stopped before the signature).
     const other = await payer()
     const unsent = await credited(other, { name: 'Unsigned Token', symbol: 'UNSG' })
