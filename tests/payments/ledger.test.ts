@@ -1,6 +1,5 @@
 import { execFile } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
-import { KMSClient } from '@aws-sdk/client-kms'
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http'
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
 import type { Hex } from 'viem'
@@ -20,6 +19,7 @@ import { silentLogger } from '../../lib/platform/log.js'
 import { parseRecord } from '../../lib/store/records.js'
 import type { Store } from '../../lib/store/types.js'
 import { createUpstashStore } from '../../lib/store/upstash.js'
+import { fakeKmsClient } from '../support/fakeKms.js'
 import { withOpenApiCheck } from '../support/openapiCheck.js'
 import { fundedPayer, type PaidDoorParts, startPaidDoorParts, TEST_PRICE_UNITS } from '../support/paidDoorParts.js'
 import { createPayingClient, type PayingClient, signPaymentHeader } from '../support/payingClient.js'
@@ -47,12 +47,7 @@ describe('the paid door’s ledger', () => {
       env: parts.env,
       store,
       publicClient: createChainClient({ rpcUrl: parts.chain.rpcUrl, chainId: 8453, timeoutMs: 3000 }),
-      kms: new KMSClient({
-        region: 'us-east-1',
-        endpoint: parts.kms.url,
-        credentials: { accessKeyId: 'AKIALEDGERTEST0001', secretAccessKey: 'ledger-test-secret' },
-        maxAttempts: 1,
-      }),
+      kms: fakeKmsClient(parts.kms.url, 'AKIALEDGERTEST0001', 'ledger-test-secret'),
       logger: silentLogger,
     })
     handle = doorWith({})
@@ -220,14 +215,19 @@ describe('the paid door’s ledger', () => {
     expect(replayed.body).toEqual(deployed.body)
   })
 
-  it('answers the deploy a payment already sent when its answer was never kept: the chain and the history say, no credit', async () => {
+  /** A paid deploy answered `broadcast`: its payer, payment, answer and the record it left. */
+  const deployedPayment = async (body: Record<string, string>) => {
     const client = await payer()
     const { header, nonce } = await signed(client)
-    const body = { name: 'Sent Token', symbol: 'SENT' }
     const first = await send(body, { 'payment-signature': header })
     expect(first.body).toMatchObject({ ok: true, status: 'broadcast' })
+    return { client, header, nonce, first, record: (await recordOf(client, nonce))! }
+  }
+
+  it('answers the deploy a payment already sent when its answer was never kept: the chain and the history say, no credit', async () => {
+    const body = { name: 'Sent Token', symbol: 'SENT' }
+    const { client, header, nonce, first, record } = await deployedPayment(body)
     // As if the instance stopped after the broadcast, before it kept the answer: the record still says `deploying`.
-    const record = (await recordOf(client, nonce))!
     await store.set(keys.payment(client.address, nonce), JSON.stringify({ ...record, state: 'deploying', answer: null }), 60_000)
     const before = counts()
     const resumed = await send(body, { 'payment-signature': header })
@@ -357,13 +357,9 @@ describe('the paid door’s ledger', () => {
   })
 
   it('is reconciled by the tick: a deploy answered whose record was left deploying ends deployed, one never signed a credit', async () => {
-    const client = await payer()
-    const { header, nonce } = await signed(client)
     const body = { name: 'Answered Token', symbol: 'ANSW' }
-    const first = await send(body, { 'payment-signature': header })
-    expect(first.body).toMatchObject({ ok: true, status: 'broadcast' })
+    const { client, header, nonce, first, record } = await deployedPayment(body)
     // The instance's write of the answer failed (the store was down): the payer has its answer and never resends.
-    const record = (await recordOf(client, nonce))!
     await saveOpenPayment(
       store,
       { keys, payer: client.address, nonce },

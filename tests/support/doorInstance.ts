@@ -1,4 +1,3 @@
-import { KMSClient } from '@aws-sdk/client-kms'
 import { createChainClient } from '../../lib/chain/client.js'
 import { deployServicesFrom } from '../../lib/deploy/instance.js'
 import { createDeployServices, type DeployServices } from '../../lib/deploy/services.js'
@@ -7,6 +6,7 @@ import { createPaymentFacilitator } from '../../lib/payments/facilitator.js'
 import { paymentsSourceFrom } from '../../lib/payments/instance.js'
 import { silentLogger } from '../../lib/platform/log.js'
 import { createUpstashStore } from '../../lib/store/upstash.js'
+import { fakeKmsClient } from './fakeKms.js'
 import { type FaultProxy, type ProxyVerdict, startFaultProxy } from './faultProxy.js'
 import type { PaidDoorParts } from './paidDoorParts.js'
 
@@ -114,12 +114,7 @@ export async function startDoorInstance({
       env: instanceEnv,
       store: createUpstashStore({ url: proxies.store.url, token: parts.env.UPSTASH_REDIS_REST_TOKEN! }),
       publicClient: createChainClient({ rpcUrl: proxies.rpc.url, chainId: 8453, timeoutMs: 3000 }),
-      kms: new KMSClient({
-        region: 'us-east-1',
-        endpoint: proxies.kms.url,
-        credentials: { accessKeyId: 'AKIALEDGERRUN00001', secretAccessKey: 'ledger-run-secret' },
-        maxAttempts: 1,
-      }),
+      kms: fakeKmsClient(proxies.kms.url),
       logger: silentLogger,
       background: (work) => void work.catch(() => undefined),
     })

@@ -1,4 +1,3 @@
-import { KMSClient } from '@aws-sdk/client-kms'
 import { decodePaymentRequiredHeader } from '@x402/core/http'
 import type { PaymentRequirements } from '@x402/core/types'
 import { type Address, type Hex, keccak256, toHex } from 'viem'
@@ -15,9 +14,11 @@ import { silentLogger } from '../../lib/platform/log.js'
 import { createUpstashStore } from '../../lib/store/upstash.js'
 import { type DoorInstance, startDoorInstance } from './doorInstance.js'
 import type { FacilitatorFault } from './facilitator.js'
+import { fakeKmsClient } from './fakeKms.js'
 import { type LedgerBalance, ledgerBalance, type SignedAuthorization } from './ledgerBalance.js'
 import { type PaidDoorParts, TEST_PRICE_UNITS } from './paidDoorParts.js'
 import { signPaymentHeader } from './payingClient.js'
+import { seededRandom } from './syntheticMarket.js'
 import { createTestClock } from './testClock.js'
 
 // A run of paid deploys with faults at random points, over two door instances that share the store, the chain, KMS
@@ -69,18 +70,6 @@ export type RunPaidLedgerReturnType = LedgerBalance & {
   ticks: number
 }
 
-/** A small seeded generator (mulberry32): the same seed draws the same faults. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296
-  }
-}
-
 const DOOR = 'https://svc.test/api/x402/deploy'
 /** Answers after which the client resends its request with a new payment (this one was refused, nothing paid). */
 const PAY_AGAIN = new Set([402])
@@ -129,12 +118,7 @@ export async function runPaidLedger({
     env: { ...parts.env, ...env },
     store,
     publicClient: chain,
-    kms: new KMSClient({
-      region: 'us-east-1',
-      endpoint: parts.kms.url,
-      credentials: { accessKeyId: 'AKIALEDGERTICK0001', secretAccessKey: 'ledger-tick-secret' },
-      maxAttempts: 1,
-    }),
+    kms: fakeKmsClient(parts.kms.url),
     logger: silentLogger,
     clock: tickClock.clock,
     background: (work) => void work.catch(() => undefined),
