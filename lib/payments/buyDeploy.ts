@@ -78,8 +78,10 @@ export async function buyDeploy(context: PaidDeployContext, purchase: Purchase, 
     paid = step.record
     return null
   }
-  // A deploy resumed past its signature: the one it sent is answered, never a second one (nor a credit for it).
-  const sent = paying.kind === 'paid' && paying.record.state === 'deploying' ? await findSentDeploy({ context, payer, intent }) : null
+  // A deploy resumed past its signature (`deploying`, or `deployed` by the tick without its answer): the one it sent
+  // is answered, never a second one (nor a credit for it).
+  const resumed = paying.kind === 'paid' && (paying.record.state === 'deploying' || paying.record.state === 'deployed')
+  const sent = resumed ? await findSentDeploy({ context, payer, intent }) : null
   if (sent && paid) return keepDeployed(context, purchase, paid, sent)
   const outcome = await deployToken<DoorAnswer>({
     services,

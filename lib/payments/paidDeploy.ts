@@ -80,6 +80,12 @@ export async function runPaidDeploy(given: Omit<PaidDeployContext, 'startedAt'>,
   }
 }
 
+/**
+ * States of a payment paid for sure, answered by its deploy with no new settlement: a credit, a deploy under way, or a
+ * deploy the tick found signed whose answer was not kept (`deployed` without it: the deploy is found and answered).
+ */
+const PAID_STATES: readonly string[] = ['credit', 'deploying', 'deployed']
+
 /** States of a payment that may have moved the funds: it is held to the terms it was taken under, not today's. */
 const MAYBE_PAID: readonly string[] = ['settling', 'unknown', 'deploying', 'credit', 'deployed']
 
@@ -131,7 +137,7 @@ async function continuePayment(
     return conflict('This payment already paid for another deploy request; nothing was settled. Sign a new payment for a new deploy.')
   if (record.state === 'deployed' && record.answer) return replayedAnswer(record.answer)
   if (record.state === 'verifying' || record.state === 'refused') return newPayment(context, purchase, alias, record)
-  if (record.state === 'credit' || record.state === 'deploying') return buyDeploy(context, purchase, { kind: 'paid', record })
+  if (PAID_STATES.includes(record.state)) return buyDeploy(context, purchase, { kind: 'paid', record })
   const resumed = await resumeSettling(context, purchase, record)
   if (resumed.kind === 'paid') return buyDeploy(context, purchase, { kind: 'paid', record: resumed.record })
   if (resumed.kind === 'refused') return resumed.answer
@@ -159,7 +165,7 @@ async function followKey(context: PaidDeployContext, purchase: Purchase, alias: 
   try {
     // Under its lease, a payment with no record, or still `verifying`, was left before any settle: it is unspent.
     if (!record || record.state === 'verifying') return await newPayment(context, purchase, alias)
-    if (record.state === 'credit' || record.state === 'deploying') return await buyDeploy(context, earlier, { kind: 'paid', record })
+    if (PAID_STATES.includes(record.state)) return await buyDeploy(context, earlier, { kind: 'paid', record })
     const resumed = await resumeSettling(context, earlier, record)
     if (resumed.kind === 'paid') return await buyDeploy(context, earlier, { kind: 'paid', record: resumed.record })
     // Never `settle-again` here: the payload in hand is not that payment's (resumeSettling knows it).

@@ -1,12 +1,16 @@
 import type { DeployServices } from '../deploy/services.js'
 import type { PaymentKeys } from './keys.js'
-import { creditIdOf, listOpenPayments, type PaymentRecord, saveOpenPayment } from './paymentRecord.js'
+import { closePayment, creditIdOf, listOpenPayments, PAYMENT_RECORD_TTL_MS, type PaymentRecord, saveOpenPayment } from './paymentRecord.js'
+import { paymentSignedDeploy } from './sentBefore.js'
 import { refusePayment, settlementOf } from './settleBeforeDeploy.js'
 
 // The tick's share of the ledger: every payment left `settling` or `unknown` (nobody resent it) is decided from the
 // chain, a few at a time. Paid, it becomes a credit the operator sees and the payer's resend redeems; not paid (the
 // chain is past its validBefore with the nonce unused), `refused`. Each costs at most four RPC reads and three store
-// commands; a payment a request is working on (its lease held) is left to that request.
+// commands; a payment a request is working on (its lease held) is left to that request. A payment left `deploying`
+// (its instance stopped, or could not keep the answer it gave) is decided from the deploy history: a deploy signed for
+// it, `deployed` (the payer's resend is answered that deploy); none, a `credit`. Either way the operator's list of
+// credits holds only payments that bought nothing.
 
 /** Most open payments looked at per tick (two store commands). */
 export const RECONCILE_LOOKED_AT = 200
@@ -17,42 +21,78 @@ const SETTLE_GRACE_MS = 60_000
 /** How long the tick holds a payment's lease while it decides it. */
 const RECONCILE_LEASE_MS = 30_000
 
+/** The states the tick decides: a settle nobody saw end, a deploy nobody saw answered. */
+const UNDECIDED: readonly PaymentRecord['state'][] = ['settling', 'unknown', 'deploying']
+
 /** Parameters of {@link reconcilePayments}. */
 export type ReconcilePaymentsParameters = {
-  services: Pick<DeployServices, 'publicClient' | 'clock' | 'logger'> & { store: NonNullable<DeployServices['store']> }
+  services: Pick<DeployServices, 'publicClient' | 'clock' | 'logger' | 'config'> & { store: NonNullable<DeployServices['store']> }
   keys: PaymentKeys
 }
 
-/** What one reconciliation did. */
-export type ReconcilePaymentsReturnType = { open: number; decided: number; paid: number; refused: number; unknown: number; busy: number }
+/**
+ * What one reconciliation did: `paid` (now a credit), `refused`, `unknown` (left), `busy` (a request holds it), and
+ * of the payments left `deploying`, `deployed` (a deploy was signed for it) and `credited` (none was).
+ */
+export type ReconcilePaymentsReturnType = {
+  open: number
+  decided: number
+  paid: number
+  refused: number
+  unknown: number
+  busy: number
+  deployed: number
+  credited: number
+}
 
 /** Decides the oldest undecided payments from the chain (see the module's comment). */
 export async function reconcilePayments({ services, keys }: ReconcilePaymentsParameters): Promise<ReconcilePaymentsReturnType> {
   const { store, clock } = services
   const open = await listOpenPayments(store, keys, RECONCILE_LOOKED_AT)
   const due = open
-    .filter((r) => (r.state === 'settling' || r.state === 'unknown') && r.payTo && r.at < clock.now() - SETTLE_GRACE_MS)
+    .filter((r) => UNDECIDED.includes(r.state) && r.payTo && r.at < clock.now() - SETTLE_GRACE_MS)
     .sort((a, b) => a.at - b.at)
     .slice(0, RECONCILE_DECIDED)
-  const result: ReconcilePaymentsReturnType = { open: open.length, decided: 0, paid: 0, refused: 0, unknown: 0, busy: 0 }
+  const result: ReconcilePaymentsReturnType = {
+    open: open.length,
+    decided: 0,
+    paid: 0,
+    refused: 0,
+    unknown: 0,
+    busy: 0,
+    deployed: 0,
+    credited: 0,
+  }
   for (const record of due) {
     const outcome = await decideOne({ services, keys }, record)
     result[outcome] += 1
-    if (outcome === 'paid' || outcome === 'refused') result.decided += 1
+    if (outcome !== 'unknown' && outcome !== 'busy') result.decided += 1
   }
   return result
 }
 
-/** One payment, under its lease: paid → credit, not paid → refused, else left as it is. */
+/** One payment, under its lease: paid → credit, not paid → refused, else left as it is; `deploying` from the history. */
 async function decideOne(
   { services, keys }: ReconcilePaymentsParameters,
   record: PaymentRecord,
-): Promise<'paid' | 'refused' | 'unknown' | 'busy'> {
+): Promise<Exclude<keyof ReconcilePaymentsReturnType, 'open' | 'decided'>> {
   const { store, clock, logger } = services
   const ref = { keys, payer: record.payer, nonce: record.nonce }
   const lease = await store.acquireLock(keys.lease(record.payer, record.nonce), RECONCILE_LEASE_MS)
   if (!lease) return 'busy'
   try {
+    if (record.state === 'deploying') {
+      if (await paymentSignedDeploy({ store, config: services.config, payer: record.payer, nonce: record.nonce })) {
+        // Its answer was given and not kept: a resend finds the deploy in the history and answers it again.
+        await store.set(keys.payment(record.payer, record.nonce), JSON.stringify({ ...record, state: 'deployed' }), PAYMENT_RECORD_TTL_MS)
+        await closePayment(store, ref)
+        return 'deployed'
+      }
+      const credit = { id: creditIdOf(record.payer, record.nonce), code: 'DEPLOY_UNFINISHED', at: clock.now() }
+      await saveOpenPayment(store, ref, { ...record, state: 'credit', credit })
+      logger.warn('x402_credit', { credit: credit.id, code: credit.code, payer: record.payer, transaction: record.transaction })
+      return 'credited'
+    }
     const said = await settlementOf({ services, config: { payTo: record.payTo as `0x${string}` }, clock }, record)
     if (said.kind === 'unknown') return 'unknown'
     if (said.kind === 'unpaid') {

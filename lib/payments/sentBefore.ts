@@ -4,7 +4,10 @@ import type { DeployBroadcast } from '../deploy/answerSchemas.js'
 import { deployHistoryKeys } from '../deploy/keys.js'
 import type { DeployIntent } from '../deploy/pipeline/intent.js'
 import { planDeploy } from '../deploy/pipeline/plan.js'
-import { listAgentDeploys } from '../deploy/records/history.js'
+import { listAgentDeploys, parseDeployRecord } from '../deploy/records/history.js'
+import type { DeployServices } from '../deploy/services.js'
+import { listIndexed } from '../store/recordIndex.js'
+import type { Store } from '../store/types.js'
 import { PAYMENT_RECORD_TTL_MS } from './paymentRecord.js'
 import type { PaidDeployContext } from './purchase.js'
 
@@ -69,4 +72,24 @@ export async function findSentDeploy({ context, payer, intent }: FindSentDeployP
     signer: signer.address,
     chainId: config.chainId,
   }
+}
+
+/** Parameters of {@link paymentSignedDeploy}. */
+export type PaymentSignedDeployParameters = {
+  store: Store
+  config: Pick<DeployServices['config'], 'storePrefix' | 'chainId'>
+  payer: string
+  nonce: string
+}
+
+/**
+ * Whether a deploy was signed for this payment: the paying agent's history holds a deploy naming it (written before
+ * its broadcast; one left unmined is re-sent by the tick's follow-up of deploys). Read without the deploy's request,
+ * by the payment alone.
+ */
+export async function paymentSignedDeploy({ store, config, payer, nonce }: PaymentSignedDeployParameters): Promise<boolean> {
+  const keys = deployHistoryKeys({ storePrefix: config.storePrefix, chainId: config.chainId })
+  const agent = paidAgentId(payer)
+  const values = await listIndexed(store, { indexKey: keys.agent(agent), recordPrefix: keys.recordPrefix, limit: LOOKED_THROUGH })
+  return values.map(parseDeployRecord).some((r) => r !== null && r.agent === agent && r.paymentNonce?.toLowerCase() === nonce.toLowerCase())
 }

@@ -1,4 +1,3 @@
-import { KMSClient } from '@aws-sdk/client-kms'
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http'
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
 import type { Hex } from 'viem'
@@ -19,6 +18,7 @@ import { parseRecord } from '../../lib/store/records.js'
 import type { Store } from '../../lib/store/types.js'
 import { createUpstashStore } from '../../lib/store/upstash.js'
 import { runAgents } from '../support/agentsCommand.js'
+import { fakeKmsClient } from '../support/fakeKms.js'
 import { withOpenApiCheck } from '../support/openapiCheck.js'
 import { fundedPayer, type PaidDoorParts, startPaidDoorParts, TEST_PRICE_UNITS } from '../support/paidDoorParts.js'
 import { createPayingClient, type PayingClient, signPaymentHeader } from '../support/payingClient.js'
@@ -46,12 +46,7 @@ describe('the paid door’s ledger', () => {
       env: parts.env,
       store,
       publicClient: createChainClient({ rpcUrl: parts.chain.rpcUrl, chainId: 8453, timeoutMs: 3000 }),
-      kms: new KMSClient({
-        region: 'us-east-1',
-        endpoint: parts.kms.url,
-        credentials: { accessKeyId: 'AKIALEDGERTEST0001', secretAccessKey: 'ledger-test-secret' },
-        maxAttempts: 1,
-      }),
+      kms: fakeKmsClient(parts.kms.url, 'AKIALEDGERTEST0001', 'ledger-test-secret'),
       logger: silentLogger,
     })
     handle = doorWith({})
@@ -212,14 +207,19 @@ describe('the paid door’s ledger', () => {
     expect(replayed.body).toEqual(deployed.body)
   })
 
-  it('answers the deploy a payment already sent when its answer was never kept: the chain and the history say, no credit', async () => {
+  /** A paid deploy answered `broadcast`: its payer, payment, answer and the record it left. */
+  const deployedPayment = async (body: Record<string, string>) => {
     const client = await payer()
     const { header, nonce } = await signed(client)
-    const body = { name: 'Sent Token', symbol: 'SENT' }
     const first = await send(body, { 'payment-signature': header })
     expect(first.body).toMatchObject({ ok: true, status: 'broadcast' })
+    return { client, header, nonce, first, record: (await recordOf(client, nonce))! }
+  }
+
+  it('answers the deploy a payment already sent when its answer was never kept: the chain and the history say, no credit', async () => {
+    const body = { name: 'Sent Token', symbol: 'SENT' }
+    const { client, header, nonce, first, record } = await deployedPayment(body)
     // As if the instance stopped after the broadcast, before it kept the answer: the record still says `deploying`.
-    const record = (await recordOf(client, nonce))!
     await store.set(keys.payment(client.address, nonce), JSON.stringify({ ...record, state: 'deploying', answer: null }), 60_000)
     const before = counts()
     const resumed = await send(body, { 'payment-signature': header })
@@ -346,6 +346,40 @@ describe('the paid door’s ledger', () => {
     const before = counts()
     expect((await send(body, { 'payment-signature': header })).body).toMatchObject({ ok: true, payment: { transaction: landed } })
     expect(since(before)).toMatchObject({ settles: 0, sends: 1 })
+  })
+
+  it('is reconciled by the tick: a deploy answered whose record was left deploying ends deployed, one never signed a credit', async () => {
+    const body = { name: 'Answered Token', symbol: 'ANSW' }
+    const { client, header, nonce, first, record } = await deployedPayment(body)
+    // The instance's write of the answer failed (the store was down): the payer has its answer and never resends.
+    await saveOpenPayment(
+      store,
+      { keys, payer: client.address, nonce },
+      { ...record, state: 'deploying', answer: null, at: record.at - 120_000 },
+    )
+    // Another payment left deploying with nothing signed for it (its instance stopped before the signature).
+    const other = await payer()
+    const unsent = await credited(other, { name: 'Unsigned Token', symbol: 'UNSG' })
+    const otherNonce = (JSON.parse(Buffer.from(unsent.header, 'base64').toString()) as { payload: { authorization: { nonce: Hex } } })
+      .payload.authorization.nonce
+    const otherRecord = (await recordOf(other, otherNonce))!
+    await saveOpenPayment(
+      store,
+      { keys, payer: other.address, nonce: otherNonce },
+      { ...otherRecord, state: 'deploying', credit: null, at: otherRecord.at - 120_000 },
+    )
+    await reconcilePayments({ services: { ...services, store }, keys })
+    // The operator is not told to refund a payment whose token went out; the one never signed is listed as a credit.
+    expect(await recordOf(client, nonce)).toMatchObject({ state: 'deployed' })
+    expect(await recordOf(other, otherNonce)).toMatchObject({ state: 'credit', credit: { id: expect.stringMatching(/^cr_/) } })
+    const listed = await listedPayments()
+    expect(listed.find((p) => p.nonce === nonce)).toBeUndefined()
+    expect(listed.find((p) => p.nonce === otherNonce)).toMatchObject({ state: 'credit' })
+    // The payer's resend gets its deploy again, nothing sent twice.
+    const before = counts()
+    const again = await send(body, { 'payment-signature': header })
+    expect(again.body).toMatchObject({ ok: true, txHash: first.body.txHash, predictedAddress: first.body.predictedAddress })
+    expect(since(before)).toMatchObject({ settles: 0, sends: 0 })
   })
 
   it('opens no more payments for a payer who has ten open (undecided settles, credits), nothing settled', async () => {

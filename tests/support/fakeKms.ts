@@ -1,5 +1,6 @@
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { KMSClient } from '@aws-sdk/client-kms'
 import { secp256k1 } from '@noble/curves/secp256k1.js'
 
 /** The fixed DER prefix of a secp256k1 SubjectPublicKeyInfo. */
@@ -132,4 +133,9 @@ export async function startFakeKms(parameters: StartFakeKmsParameters = {}): Pro
         server.closeAllConnections()
       }),
   }
+}
+
+/** The real KMS client of the fake KMS at `url` (or a proxy in front of it): one attempt per call, a static test key. */
+export function fakeKmsClient(url: string, accessKeyId = 'AKIAFAKEKMSCLIENT1', secretAccessKey = 'fake-kms-secret'): KMSClient {
+  return new KMSClient({ region: 'us-east-1', endpoint: url, credentials: { accessKeyId, secretAccessKey }, maxAttempts: 1 })
 }
