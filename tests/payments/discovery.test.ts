@@ -9,21 +9,17 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import openapi from '../../api/openapi.js'
 import { parseDeployIntent } from '../../lib/deploy/actions/agentDeploy.js'
-import { createAgentRegistry } from '../../lib/deploy/agents/agentRegistry.js'
 import { loadDeployConfig } from '../../lib/deploy/config.js'
-import type { DeployServicesSource } from '../../lib/deploy/instance.js'
 import { paidDeploySchema } from '../../lib/payments/answerSchemas.js'
 import { loadPaymentsConfig } from '../../lib/payments/config.js'
 import { discoveryManifestSchema, EXAMPLE_PAID_DEPLOY, EXAMPLE_PAID_DEPLOY_ANSWER } from '../../lib/payments/discovery.js'
 import { createDiscoveryManifestEndpoint, createPaidDeployEndpoint } from '../../lib/payments/endpoint.js'
-import { paymentsSourceFrom } from '../../lib/payments/instance.js'
 import { paidDeployPaymentInfo } from '../../lib/payments/openapi.js'
 import { PAYMENT_HEADER_MAX_LENGTH } from '../../lib/payments/payload.js'
-import { silentLogger } from '../../lib/platform/log.js'
-import { createMemoryStore } from '../../lib/store/memory.js'
 import { type AnvilChain, startAnvilChain } from '../support/anvil.js'
 import { withOpenApiCheck } from '../support/openapiCheck.js'
 import { createPayingClient } from '../support/payingClient.js'
+import { paymentsSourceOver } from '../support/paymentsSourceOver.js'
 import { createTestClock } from '../support/testClock.js'
 import { placeTestUsdc } from '../support/testUsdc.js'
 
@@ -48,20 +44,8 @@ beforeAll(async () => {
 }, 60_000)
 afterAll(() => chain?.stop())
 
-/** A payments source over an environment, with a deploy side whose services must never be asked for here. */
-function sourceOver(env: Record<string, string>) {
-  const store = createMemoryStore()
-  const deploy: DeployServicesSource = {
-    config: () => loadDeployConfig(env),
-    services: async () => {
-      throw new Error('the services were loaded')
-    },
-    logger: () => silentLogger,
-    agents: async () => createAgentRegistry({ store: null, storePrefix: 'test:', now: () => 0 }),
-    store: async () => store,
-  }
-  return paymentsSourceFrom({ deploy, env, clock: createTestClock(Date.UTC(2026, 10, 23, 10)).clock })
-}
+/** A payments source over an environment, on a test clock, whose deploy services must never be asked for here. */
+const sourceOver = (env: Record<string, string>) => paymentsSourceOver(env, createTestClock(Date.UTC(2026, 10, 23, 10)).clock)
 
 /** The PAYMENT-REQUIRED of an unpaid deploy at the door, decoded. */
 async function required(url = 'https://svc.test/api/x402/deploy'): Promise<PaymentRequired> {

@@ -5,16 +5,11 @@ import { ExactEvmScheme } from '@x402/evm/exact/client'
 import { x402Client } from '@x402/fetch'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createAgentRegistry } from '../../lib/deploy/agents/agentRegistry.js'
-import { loadDeployConfig } from '../../lib/deploy/config.js'
-import type { DeployServicesSource } from '../../lib/deploy/instance.js'
 import { createPaidDeployEndpoint } from '../../lib/payments/endpoint.js'
-import { paymentsSourceFrom } from '../../lib/payments/instance.js'
-import { silentLogger } from '../../lib/platform/log.js'
-import { createMemoryStore } from '../../lib/store/memory.js'
 import { type AnvilChain, startAnvilChain } from '../support/anvil.js'
 import { runRecordingLoads } from '../support/moduleLoads.js'
 import { withOpenApiCheck } from '../support/openapiCheck.js'
+import { paymentsSourceOver } from '../support/paymentsSourceOver.js'
 import { placeTestUsdc } from '../support/testUsdc.js'
 
 // The paid door's edge, in process, over anvil with the test USDC at Base's USDC address: off unless configured, a bad
@@ -62,17 +57,7 @@ async function signedPayment(accepts: PaymentRequirements): Promise<string> {
 
 /** The door over an environment, with a deploy side whose services must never be asked for here. */
 function door(env: Record<string, string>) {
-  const store = createMemoryStore()
-  const deploy: DeployServicesSource = {
-    config: () => loadDeployConfig(env),
-    services: async () => {
-      throw new Error('the services were loaded')
-    },
-    logger: () => silentLogger,
-    agents: async () => createAgentRegistry({ store: null, storePrefix: 'test:', now: () => 0 }),
-    store: async () => store,
-  }
-  const handle = withOpenApiCheck('/api/x402/deploy', createPaidDeployEndpoint(paymentsSourceFrom({ deploy, env })))
+  const handle = withOpenApiCheck('/api/x402/deploy', createPaidDeployEndpoint(paymentsSourceOver(env)))
   return (client = '198.51.100.7', body: unknown = { name: 'Edge', symbol: 'EDGE' }, headers: Record<string, string> = {}) =>
     handle(
       new Request('https://svc.test/api/x402/deploy', {
