@@ -120,6 +120,9 @@ describe('POST /api/b20-skill on anvil (chain 8453) with the B20 emulator, the K
     const admin = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed'
     const { body } = await stack.post(deployBody({ admin }))
     expect(body.ok).toBe(true)
+    // The answer says broadcast, not mined: anvil mines the transaction just after it takes it, and on a busy machine a
+    // read at once could come first (one whole run read the role before the block).
+    await stack.chain.publicClient.waitForTransactionReceipt({ hash: body.txHash })
     const token = tokenAt(stack.chain.publicClient as PublicClient, body.predictedAddress)
     expect(await token.hasRole(MINT_ROLE, admin)).toBe(true)
     expect(await token.hasRole(ROLES.admin, admin)).toBe(true)
