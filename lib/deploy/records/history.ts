@@ -42,6 +42,28 @@ export const deployRecordSchema = z.object({
   data: hex,
   /** A paid deploy's payment (its EIP-3009 nonce; the payer is in `agent`): written with the record, before the broadcast. */
   paymentNonce: z.string().optional(),
+  /** A pooled launch's Uniswap v4 pool, as planned before signing (lib/deploy/pool/poolSeed.ts); absent: no pool. */
+  pool: z
+    .object({
+      /** `keccak256(abi.encode(key))`, the id the PoolManager's events are indexed by. */
+      poolId: hex,
+      currency0: hex,
+      currency1: hex,
+      fee: z.number(),
+      tickSpacing: z.number(),
+      hooks: hex,
+      /** The first price (decimal string of the uint160). */
+      sqrtPriceX96: z.string(),
+      tickLower: z.number(),
+      tickUpper: z.number(),
+      /** Base units of the token the position holds at birth (decimal string). */
+      amount: z.string(),
+      /** Who receives the position (its ERC-721) and its fees. */
+      owner: hex,
+      /** The transactions that seed it, in nonce order after the createB20: approve, Permit2 approve, the mint. */
+      seedTxHashes: z.array(hex),
+    })
+    .optional(),
 })
 
 /** What the service keeps about each transaction it sent (see {@link deployRecordSchema}). */
