@@ -5,11 +5,11 @@ import { readMetadataDataUri, readTokenBirth, type TokenMetadata } from '../chai
 export type BirthView = {
   /** Holds the admin role (and the mint role); null: the token has no admin, ever (a fixed supply). */
   admin: Address | null
-  /** Whole tokens minted at creation; null: none. */
+  /** Whole tokens minted at creation (a pooled launch's pool share included); null: none. */
   initialSupply: string | null
   /** The cap from birth in whole tokens; null: no cap (the default, type(uint128).max). */
   supplyCap: string | null
-  /** Who received `initialSupply`; null: nobody. */
+  /** Who received `initialSupply` (of a pooled launch, what the pool did not take); null: nobody. */
   recipient: Address | null
   /** The ERC-7572 fields set as `contractURI`; null: none. */
   metadata: TokenMetadata | null
@@ -24,7 +24,7 @@ export function birthViewOf(data: Hex, decimals: number): BirthView {
   const whole = (units: bigint | null | undefined) => (units === null || units === undefined ? null : formatUnits(units, decimals))
   return {
     admin: birth?.admin ?? null,
-    initialSupply: whole(birth?.mint?.units),
+    initialSupply: whole(birth?.mint ? birth.mint.units + (birth.poolMint?.units ?? 0n) : undefined),
     supplyCap: whole(birth?.supplyCap),
     recipient: birth?.mint?.to ?? null,
     metadata: birth?.contractUri ? readMetadataDataUri(birth.contractUri) : null,

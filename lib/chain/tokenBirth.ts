@@ -51,6 +51,11 @@ export type EncodeBirthInitCallsParameters = {
   supplyCap?: bigint
   /** What is minted at birth, and to whom. */
   mint?: { to: Address; units: bigint }
+  /**
+   * A launch's pool share, minted before `mint` to the signer that seeds the pool in its next transactions (read back
+   * as {@link TokenBirth.poolMint}: of two mints, the first is the pool's).
+   */
+  poolMint?: { to: Address; units: bigint }
   /** The `contractURI` to set, when there is metadata. */
   contractUri?: string
 }
@@ -60,10 +65,11 @@ export type EncodeBirthInitCallsParameters = {
  * metadata. They run inside the factory's bootstrap window, so the mint needs no role of its own; the cap comes before
  * the mint because a mint past the cap reverts the whole creation.
  */
-export function encodeBirthInitCalls({ minter, supplyCap, mint, contractUri }: EncodeBirthInitCallsParameters): Hex[] {
+export function encodeBirthInitCalls({ minter, supplyCap, mint, poolMint, contractUri }: EncodeBirthInitCallsParameters): Hex[] {
   const calls: Hex[] = []
   if (minter) calls.push(encodeFunctionData({ abi: tokenBirthAbi, functionName: 'grantRole', args: [MINT_ROLE, minter] }))
   if (supplyCap !== undefined) calls.push(encodeFunctionData({ abi: tokenBirthAbi, functionName: 'updateSupplyCap', args: [supplyCap] }))
+  if (poolMint) calls.push(encodeFunctionData({ abi: tokenBirthAbi, functionName: 'mint', args: [poolMint.to, poolMint.units] }))
   if (mint) calls.push(encodeFunctionData({ abi: tokenBirthAbi, functionName: 'mint', args: [mint.to, mint.units] }))
   if (contractUri !== undefined)
     calls.push(encodeFunctionData({ abi: tokenBirthAbi, functionName: 'updateContractURI', args: [contractUri] }))
@@ -99,8 +105,10 @@ export type TokenBirth = {
   minter: Address | null
   /** The cap set at birth, in base units; null when none was (the default: no cap). */
   supplyCap: bigint | null
-  /** What was minted at birth, and to whom; null when nothing was. */
+  /** What was minted at birth to its recipient (the last mint), and to whom; null when nothing was. */
   mint: { to: Address; units: bigint } | null
+  /** A launch's pool share (the first of two mints), minted to the signer that seeds the pool; null when none. */
+  poolMint: { to: Address; units: bigint } | null
   /** The `contractURI` set at birth; null when none was. */
   contractUri: string | null
 }
@@ -118,7 +126,7 @@ export function readTokenBirth(data: Hex): TokenBirth | null {
     return null
   }
   const [, , params, initCalls] = args as [number, Hex, Hex, readonly Hex[]]
-  const birth: TokenBirth = { admin: null, minter: null, supplyCap: null, mint: null, contractUri: null }
+  const birth: TokenBirth = { admin: null, minter: null, supplyCap: null, mint: null, poolMint: null, contractUri: null }
   try {
     // Both variants' tuples begin with (version, name, symbol, initialAdmin): the head is read the same way.
     const [head] = decodeAbiParameters(ADMIN_OF_PARAMS, params)
@@ -131,7 +139,10 @@ export function readTokenBirth(data: Hex): TokenBirth | null {
       const decoded = decodeFunctionData({ abi: tokenBirthAbi, data: call })
       if (decoded.functionName === 'grantRole' && decoded.args[0] === MINT_ROLE) birth.minter = getAddress(decoded.args[1])
       if (decoded.functionName === 'updateSupplyCap') birth.supplyCap = decoded.args[0]
-      if (decoded.functionName === 'mint') birth.mint = { to: getAddress(decoded.args[0]), units: decoded.args[1] }
+      if (decoded.functionName === 'mint') {
+        birth.poolMint = birth.mint
+        birth.mint = { to: getAddress(decoded.args[0]), units: decoded.args[1] }
+      }
       if (decoded.functionName === 'updateContractURI') birth.contractUri = decoded.args[0]
     } catch {
       // an initCall this service never sends

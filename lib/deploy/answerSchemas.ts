@@ -41,6 +41,28 @@ export const mintedSchema = z
   )
   .describe('What the creation transaction minted, from its Transfer logs; empty when nothing was')
 
+/** A pooled launch's Uniswap v4 pool, as it is born (the same in a dry run, a broadcast and the receipt). */
+export const launchPoolSchema = z
+  .object({
+    poolId: z
+      .string()
+      .regex(/^0x[0-9a-f]{64}$/)
+      .describe('keccak256(abi.encode(poolKey)): the id the PoolManager, DexScreener and GeckoTerminal name the pool by'),
+    currency0: address.describe('Native ETH: the zero address'),
+    currency1: address.describe('The token'),
+    fee: z.number().int().describe('Hundredths of a basis point: 500, 3000 or 10000'),
+    tickSpacing: z.number().int(),
+    hooks: address.describe('None: the zero address'),
+    sqrtPriceX96: wei.describe('The first price, as Uniswap writes it'),
+    tickLower: z.number().int(),
+    tickUpper: z.number().int().describe('The starting tick: the position holds only the token, from here down'),
+    amount: wholeTokens.describe('Whole tokens the position holds at birth (at most the amount asked; the rest went to recipient)'),
+    owner: address.describe(
+      'Holds the position (an ERC-721 of the PositionManager), collects its fees and can withdraw it: nothing is locked',
+    ),
+  })
+  .describe('The Uniswap v4 pool seeded at launch, paired with native ETH')
+
 /** Body of a `dryRun: true` deploy: validated and simulated, nothing signed. */
 export const deploySimulatedSchema = z
   .object({
@@ -54,6 +76,7 @@ export const deploySimulatedSchema = z
     maxFeePerGas: wei,
     maxPriorityFeePerGas: wei,
     maxFeeWei: wei.describe('Most the deploy could cost: gas × maxFeePerGas, in wei'),
+    pool: launchPoolSchema.optional().describe('A pooled launch: the pool as it would be born (gas counts its four transactions)'),
   })
   .describe('dryRun: validated and simulated; nothing was signed and the cap is untouched')
 
@@ -95,6 +118,20 @@ export const receiptConfirmedSchema = z.object({
   token: deployedTokenSchema,
   minted: mintedSchema,
   market: tokenMarketSchema.nullable(),
+  pool: launchPoolSchema
+    .extend({
+      status: z
+        .enum(['pending', 'seeded', 'failed'])
+        .describe('pending: the pool’s transactions are not mined yet; seeded: the pool trades; failed: see reason'),
+      positionId: z
+        .string()
+        .regex(/^\d+$/)
+        .optional()
+        .describe('Once seeded: the position’s ERC-721 id at the PositionManager, held by owner'),
+      reason: z.string().optional().describe('Why the pool was not seeded, and where its tokens are'),
+    })
+    .optional()
+    .describe('A pooled launch: where its pool stands'),
 })
 
 /**
@@ -227,6 +264,18 @@ export const deployBroadcastSchema = z
       .describe(
         'With waitSeconds, when the transaction was mined in time: what action "receipt" answers now (confirmed with tokenAddress, blockNumber and minted; or REVERTED)',
       ),
+    pool: launchPoolSchema
+      .extend({
+        seedTxHashes: z
+          .array(txHash)
+          .describe(
+            'The pool’s three transactions after the creation, in nonce order: approve Permit2, Permit2’s approval, the pool’s creation and mint',
+          ),
+        status: z.enum(['sent', 'failed']).describe('sent: all went out after the creation; failed: see reason'),
+        reason: z.string().optional().describe('Why the pool was not seeded; its tokens then stay with the service’s signer'),
+      })
+      .optional()
+      .describe('A pooled launch: its pool as it will be born; action "receipt" says once it is seeded (positionId)'),
   })
   .describe('Signed and broadcast; poll action "receipt" for the token address once mined (or ask waitSeconds to get it here)')
 
@@ -271,6 +320,8 @@ export type ReceiptReplaced = Omit<z.infer<typeof receiptReplacedSchema>, 'txHas
   replacedBy: `0x${string}`
   tokenAddress?: `0x${string}`
 }
+/** The pool part of a pooled launch's receipt. */
+export type ReceiptPool = NonNullable<z.infer<typeof receiptConfirmedSchema>['pool']>
 /** A deployed token's market. */
 export type TokenMarket = z.infer<typeof tokenMarketSchema>
 /** Body of `list_deploys`. */

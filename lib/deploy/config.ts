@@ -10,6 +10,7 @@ import {
   storeFields,
   wholeNumber,
 } from '../platform/config.js'
+import { BASE_UNISWAP_V4, type UniswapV4Addresses } from './pool/addresses.js'
 
 /** Configuration of the deploy endpoint. */
 export type DeployConfig = {
@@ -40,10 +41,14 @@ export type DeployConfig = {
   storePrefix: string
   /** True on Vercel: deploys then need the shared store, since instances cannot share a lock in memory. */
   onVercel: boolean
+  /** Where a pooled launch's pool is made (`UNISWAP_V4_*`, `PERMIT2_ADDRESS`; Base's by default). */
+  uniswapV4: UniswapV4Addresses
 }
 
 const checkKmsRegion: CrossCheck = (env) =>
   env.KMS_KEY_ID && !env.AWS_REGION && !env.AWS_DEFAULT_REGION ? ['AWS_REGION: is required when KMS_KEY_ID is set'] : []
+
+const contractAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x address of 40 hex digits')
 
 const deploySchema = z.object({
   DEPLOY_ALLOWLIST: optional(z.string()).transform((v, ctx) => {
@@ -82,6 +87,10 @@ const deploySchema = z.object({
     z.coerce.number({ error: 'must be a number of gwei' }).positive('must be more than 0').max(10_000, 'must be at most 10000'),
   ).default(5),
   VERCEL: optional(z.string()),
+  UNISWAP_V4_POOL_MANAGER: optional(contractAddress),
+  UNISWAP_V4_POSITION_MANAGER: optional(contractAddress),
+  UNISWAP_V4_STATE_VIEW: optional(contractAddress),
+  PERMIT2_ADDRESS: optional(contractAddress),
   ...storeFields,
 })
 
@@ -107,5 +116,11 @@ export function loadDeployConfig(env: Environment = process.env): DeployConfig {
     redis: storeConfig(parsed),
     storePrefix: parsed.STORE_KEY_PREFIX,
     onVercel: Boolean(parsed.VERCEL),
+    uniswapV4: {
+      poolManager: (parsed.UNISWAP_V4_POOL_MANAGER as `0x${string}` | undefined) ?? BASE_UNISWAP_V4.poolManager,
+      positionManager: (parsed.UNISWAP_V4_POSITION_MANAGER as `0x${string}` | undefined) ?? BASE_UNISWAP_V4.positionManager,
+      stateView: (parsed.UNISWAP_V4_STATE_VIEW as `0x${string}` | undefined) ?? BASE_UNISWAP_V4.stateView,
+      permit2: (parsed.PERMIT2_ADDRESS as `0x${string}` | undefined) ?? BASE_UNISWAP_V4.permit2,
+    },
   }
 }

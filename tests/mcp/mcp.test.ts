@@ -80,6 +80,7 @@ describe('the MCP server at /api/mcp, with the SDK’s own client, against npm s
       'image',
       'initialSupply',
       'name',
+      'pool',
       'recipient',
       'salt',
       'supplyCap',

@@ -37,6 +37,7 @@ export async function seedLaunches(store: Store, storePrefix: string, launches: 
         currency: undefined,
         dryRun: false,
         waitSeconds: 0,
+        pool: undefined,
         birth: {
           initialSupply: launch.initialSupply,
           recipient: launch.initialSupply ? SIGNER : undefined,

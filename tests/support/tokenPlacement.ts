@@ -21,8 +21,16 @@ async function factoryCallOf(call: RpcCall): Promise<{ from: Address; data: Hex 
     if (!tx.to || !isAddressEqual(tx.to, B20_FACTORY_ADDRESS) || !tx.data) return null
     return { from: await recoverTransactionAddress({ serializedTransaction } as never), data: tx.data }
   }
-  if (!['eth_call', 'eth_estimateGas', 'eth_fillTransaction', 'eth_sendTransaction'].includes(call.method)) return null
-  const object = params[0] as CallObject | undefined
+  // eth_simulateV1 (a pooled launch's sequence): the first call to the factory among its blocks' calls.
+  const object =
+    call.method === 'eth_simulateV1'
+      ? ((params[0] as { blockStateCalls?: { calls?: CallObject[] }[] } | undefined)?.blockStateCalls ?? [])
+          .flatMap((block) => block.calls ?? [])
+          .find((inner) => inner.to && isAddressEqual(inner.to as Address, B20_FACTORY_ADDRESS))
+      : ['eth_call', 'eth_estimateGas', 'eth_fillTransaction', 'eth_sendTransaction'].includes(call.method)
+        ? (params[0] as CallObject | undefined)
+        : undefined
+  if (!object) return null
   const data = (object?.data ?? object?.input) as Hex | undefined
   if (!object?.to || !data || !isAddressEqual(object.to as Address, B20_FACTORY_ADDRESS)) return null
   return { from: (object.from as Address | undefined) ?? zeroAddress, data }

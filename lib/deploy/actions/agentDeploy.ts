@@ -7,6 +7,7 @@ import { type Accepted, accepted, type Refused, refused } from '../../platform/r
 import { deployBroadcastSchema, deploySimulatedSchema } from '../answerSchemas.js'
 import { failure } from '../outcome.js'
 import { DEPLOY_WAIT_SECONDS_MAX, type DeployIntent } from '../pipeline/intent.js'
+import { parsePoolIntent, poolFieldSchema } from '../pool/poolFields.js'
 import { type AgentActionAnswer, answer, defineAgentAction } from './action.js'
 import { parseBirthIntent } from './birthFields.js'
 import { ISO_4217_CODES } from './iso4217.js'
@@ -84,6 +85,11 @@ export const agentDeploySchema = z.strictObject({
     .optional()
     .describe('ERC-7572 external_link: an https URL (at most 512 characters, no user name or password)')
     .meta({ examples: ['https://example.com'] }),
+  pool: poolFieldSchema
+    .optional()
+    .describe(
+      'A Uniswap v4 pool (native ETH, no hook) seeded at launch with `amount` of initialSupply, single-sided from the starting price; its position (an ERC-721) and fees go to `owner`, who can withdraw the liquidity: nothing is locked',
+    ),
   dryRun: z.boolean({ error: 'must be true or false' }).optional().describe('true: validate and simulate only; nothing is signed'),
   waitSeconds: z
     .number({ error: waitRule })
@@ -106,7 +112,10 @@ const validAssetDecimals = (value: unknown) =>
 /** Validates an `agent_deploy` body and lists every problem (field and reason); unknown fields are problems too. */
 export function parseDeployIntent(body: unknown): ParseDeployIntentReturnType {
   const parsed = agentDeploySchema.safeParse(body)
-  const details: RequestProblem[] = parsed.success ? [] : problemsOf(parsed.error)
+  // The pool's problems are listed once, by parsePoolIntent below (it reads them against the birth fields too).
+  const details: RequestProblem[] = parsed.success
+    ? []
+    : problemsOf(parsed.error).filter(({ field }) => field !== 'pool' && !field.startsWith('pool.'))
   // Rules that depend on the variant are checked even when other fields failed, so one answer lists everything.
   const raw = (body ?? {}) as Record<string, unknown>
   const variant: B20Variant = raw.variant === 'stablecoin' ? 'stablecoin' : 'asset'
@@ -125,6 +134,13 @@ export function parseDeployIntent(body: unknown): ParseDeployIntentReturnType {
   const decimals = variant === 'stablecoin' ? STABLECOIN_DECIMALS : validAssetDecimals(raw.decimals)
   const { birth, details: birthDetails } = parseBirthIntent(raw, decimals)
   details.push(...birthDetails)
+  const { pool, details: poolDetails } = parsePoolIntent(raw.pool, {
+    decimals,
+    initialSupply: birth.initialSupply,
+    supplyCap: birth.supplyCap,
+    admin: birth.fixedSupply || typeof raw.admin !== 'string' ? undefined : raw.admin,
+  })
+  details.push(...poolDetails)
   if (details.length > 0 || !parsed.success) return refused('INVALID_INTENT', { details })
 
   const data = parsed.data
@@ -138,6 +154,7 @@ export function parseDeployIntent(body: unknown): ParseDeployIntentReturnType {
       salt: data.salt ? (data.salt.toLowerCase() as Hex) : undefined,
       currency: variant === 'stablecoin' ? (data.currency ?? 'USD') : undefined,
       birth,
+      pool,
       dryRun: data.dryRun ?? false,
       waitSeconds: data.waitSeconds ?? 0,
     },

@@ -5,7 +5,7 @@ import { agentKeyCaps, keysOf, reserveAndPrepare, storeFailure } from './beforeL
 import { createHoldings } from './holdings.js'
 import type { DeployIntent } from './intent.js'
 import { type NonceLock, signerLock } from './nonceLock.js'
-import { planDeploy } from './plan.js'
+import { planLaunch } from './plan.js'
 import { dryRunDeploy, readySigner } from './prepare.js'
 import type { DeployCap } from './reserve.js'
 import { type LockedDeploy, runUnderLock } from './underLock.js'
@@ -67,7 +67,15 @@ export async function deployToken<R = never>(parameters: DeployTokenParameters<R
   if (!ready.ok) return ready
   if (active === false) return variantNotActive(intent.variant, 'nothing was simulated or signed, and no cap slot was used')
   const { signer } = ready
-  const plan = planDeploy({ intent, signer: signer.address, salt: intent.salt ?? services.randomSalt() })
+  const planned = planLaunch({
+    intent,
+    signer: signer.address,
+    salt: intent.salt ?? services.randomSalt(),
+    addresses: services.config.uniswapV4,
+    nowSeconds: Math.floor(services.clock.now() / 1000),
+  })
+  if (!planned.ok) return planned
+  const { plan } = planned
   if (intent.dryRun) return dryRunDeploy(services, plan, signer)
 
   const caps = parameters.caps ?? agentKeyCaps({ services, agentDigest: agentId, agentDailyCap })

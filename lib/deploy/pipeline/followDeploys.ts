@@ -8,7 +8,7 @@ import { minedEventDetails } from '../records/readReceipt.js'
 import type { DeployServices } from '../services.js'
 import { notifyAgent, notifyReplaced } from '../webhooks/outbox.js'
 import { signerLock } from './nonceLock.js'
-import { replaceStuckDeploys } from './replaceStuck.js'
+import { deploysOnly, replaceStuckDeploys } from './replaceStuck.js'
 
 /** How long a follow-up waits for the nonce lock: a deploy holding it replaces stuck transactions itself. */
 const FOLLOW_LOCK_WAIT_MS = 2000
@@ -58,6 +58,8 @@ export async function followDeploys(services: DeployServices): Promise<FollowDep
     result[status]++
     await recordOutcome(store, keys, record, status)
     await removeFromIndex(store, keys.unmined(signer), record.txHash.toLowerCase())
+    // A pooled launch's seed transaction is the launch's receipt's business, not a deploy of its own to tell.
+    if (record.seedOf) return
     const type = status === 'confirmed' ? 'deploy.confirmed' : 'deploy.reverted'
     notifyAgent({ webhooks: services.webhooks, background: services.background, type, record, details: minedEventDetails(receipt, record) })
     if (status === 'confirmed') {
@@ -109,7 +111,7 @@ export async function followDeploys(services: DeployServices): Promise<FollowDep
       stuckMs: config.stuckSeconds * 1000,
       maxFeePerGas: config.maxFeePerGasWei,
     })
-    notifyReplaced({ webhooks: services.webhooks, background: services.background, replaced: replaced.replaced })
+    notifyReplaced({ webhooks: services.webhooks, background: services.background, replaced: deploysOnly(replaced.replaced) })
     const done = { ...result, replaced: replaced.replaced.length }
     return !replaced.ok ? { ...done, replacement: `${replaced.failure.code}: ${replaced.failure.error}` } : done
   } finally {

@@ -17,7 +17,16 @@ export type Holdings = {
   readonly record: DeployRecord | null
   tookNonce(nonce: number): void
   recorded(record: DeployRecord): void
-  /** Gives back the nonce and record taken so far (the deploy moves to another nonce, or stops). */
+  /** A pooled launch's seed transactions: each nonce claimed after the creation's, in order. */
+  tookSeedNonce(nonce: number): void
+  /** The seed transactions' records, in nonce order. */
+  recordedSeeds(records: DeployRecord[]): void
+  /**
+   * Gives back the seed nonces and records from `index` on, highest first (a seed the node refused, and those after
+   * it, never went out: the creation did).
+   */
+  giveBackSeedsFrom(index: number): Promise<void>
+  /** Gives back the nonce and record taken so far, seeds included (the deploy moves to another nonce, or stops). */
   giveBackNonceAndRecord(): Promise<void>
   /** The transaction went out (or may have): nothing is given back. */
   wentOut(outcome: 'sent' | 'renumbered'): void
@@ -49,13 +58,26 @@ export function createHoldings({ store, signer, reservation, lock, lockKeys, his
   let record: DeployRecord | null = null
   let outcome: SendOutcome = 'refused'
   let lockGone = false
+  let seedNonces: number[] = []
+  let seedRecords: DeployRecord[] = []
+  const release = (taken: number) =>
+    releaseNonce(store, { counterKey: lockKeys.nonceNext, fencePrefix: lockKeys.noncePrefix, nonce: taken })
+  // Highest first: a nonce goes back to the counter only when nothing after it is claimed.
+  const giveBackSeedsFrom = async (index: number) => {
+    const [nonces, records] = [seedNonces.slice(index), seedRecords.slice(index)]
+    seedNonces = seedNonces.slice(0, index)
+    seedRecords = seedRecords.slice(0, index)
+    for (const kept of records) await forgetDeploy(store, historyKeys, signer, kept)
+    for (const taken of nonces.reverse()) await release(taken)
+  }
   const giveBackNonceAndRecord = async () => {
     if (!lockGone) await lock.dropPrefetch()
+    await giveBackSeedsFrom(0)
     const [taken, kept] = [nonce, record]
     nonce = null
     record = null
     if (kept) await forgetDeploy(store, historyKeys, signer, kept)
-    if (taken !== null) await releaseNonce(store, { counterKey: lockKeys.nonceNext, fencePrefix: lockKeys.noncePrefix, nonce: taken })
+    if (taken !== null) await release(taken)
   }
   return {
     sending: sending.promise,
@@ -71,6 +93,13 @@ export function createHoldings({ store, signer, reservation, lock, lockKeys, his
     recorded: (kept) => {
       record = kept
     },
+    tookSeedNonce: (taken) => {
+      seedNonces.push(taken)
+    },
+    recordedSeeds: (kept) => {
+      seedRecords = [...kept]
+    },
+    giveBackSeedsFrom,
     giveBackNonceAndRecord,
     wentOut: (how) => {
       outcome = how

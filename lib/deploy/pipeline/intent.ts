@@ -1,6 +1,7 @@
 import type { Address, Hex } from 'viem'
 import type { B20Variant } from '../../chain/b20Variants.js'
 import type { TokenMetadata } from '../../chain/tokenBirth.js'
+import type { PoolIntent } from '../pool/poolFields.js'
 
 // What the pipeline deploys, as the `agent_deploy` action hands it over once the request is valid
 // (`lib/deploy/actions/agentDeploy.ts` reads and checks the body).
@@ -36,6 +37,8 @@ export type DeployIntent = {
   currency: string | undefined
   /** Supply, cap and metadata at birth. */
   birth: BirthIntent
+  /** A Uniswap v4 pool seeded at launch with part of the initial supply; undefined: none. */
+  pool: PoolIntent | undefined
   dryRun: boolean
   /**
    * Seconds (0-6) to wait for the block: above 0 the transaction goes out with `eth_sendRawTransactionSync` and the

@@ -2,6 +2,10 @@ import { type Address, formatUnits, type Hex, zeroAddress } from 'viem'
 import { B20_FACTORY_ADDRESS, type B20TokenSpec, encodeCreateB20, predictB20Address } from '../../chain/b20.js'
 import { encodeBirthInitCalls, metadataDataUri } from '../../chain/tokenBirth.js'
 import type { DeployedToken } from '../answerSchemas.js'
+import { type DeployFailure, failure } from '../outcome.js'
+import type { UniswapV4Addresses } from '../pool/addresses.js'
+import { type LaunchPool, planLaunchPool } from '../pool/launchPool.js'
+import { poolOwnerProblem } from '../pool/poolFields.js'
 import type { NetworkFees } from './feeCache.js'
 import { MIN_PRIORITY_FEE, maxBigInt } from './fees.js'
 import type { DeployIntent } from './intent.js'
@@ -14,10 +18,18 @@ export type DeployPlan = {
   token: DeployedToken
   /** The call as the node simulates and estimates it, from the signer. */
   request: { account: Address; to: Address; data: Hex; value: 0n }
+  /** A pooled launch's pool: the signer is minted its share at birth and seeds it in three more transactions. */
+  pool?: LaunchPool
 }
 
 /** Parameters of {@link planDeploy}. */
-export type PlanDeployParameters = { intent: DeployIntent; signer: Address; salt: Hex }
+export type PlanDeployParameters = {
+  intent: DeployIntent
+  signer: Address
+  salt: Hex
+  /** The launch's pool, planned for this token's address (`planLaunchPool`); absent: no pool. */
+  pool?: LaunchPool
+}
 
 /**
  * Plans a deploy (pure): the admin defaults to the signer (and a fixed supply has none), a stablecoin's currency to
@@ -25,7 +37,7 @@ export type PlanDeployParameters = { intent: DeployIntent; signer: Address; salt
  * birth fields sends `[grantRole(MINT_ROLE, admin)]` alone, as it always has. The birth is encoded once; the answer's
  * token is said from the intent (records read it back from their calldata with `birthViewOf`, which agrees).
  */
-export function planDeploy({ intent, signer, salt }: PlanDeployParameters): DeployPlan {
+export function planDeploy({ intent, signer, salt, pool }: PlanDeployParameters): DeployPlan {
   const { birth } = intent
   const admin = birth.fixedSupply ? zeroAddress : (intent.admin ?? signer)
   const spec: B20TokenSpec =
@@ -33,10 +45,14 @@ export function planDeploy({ intent, signer, salt }: PlanDeployParameters): Depl
       ? { variant: 'asset', name: intent.name, symbol: intent.symbol, admin, decimals: intent.decimals }
       : { variant: 'stablecoin', name: intent.name, symbol: intent.symbol, admin, currency: intent.currency ?? 'USD' }
   const mint = birth.initialSupply !== undefined && birth.recipient ? { to: birth.recipient, units: birth.initialSupply } : undefined
+  // A pooled launch mints the pool's share to the signer, who seeds the pool with exactly that; the rest (possibly 0)
+  // goes to the recipient, so the signer holds nothing once the pool is seeded.
+  const poolMint = pool && mint ? { to: signer, units: pool.seed.taken } : undefined
   const initCalls = encodeBirthInitCalls({
     minter: birth.fixedSupply ? null : admin,
     supplyCap: birth.supplyCap,
-    mint,
+    poolMint,
+    mint: mint && poolMint ? { to: mint.to, units: mint.units - poolMint.units } : mint,
     contractUri: birth.metadata ? metadataDataUri({ name: intent.name, symbol: intent.symbol, ...birth.metadata }) : undefined,
   })
   const whole = (units: bigint | undefined) => (units === undefined ? null : formatUnits(units, intent.decimals))
@@ -56,7 +72,34 @@ export function planDeploy({ intent, signer, salt }: PlanDeployParameters): Depl
       metadata: birth.metadata ?? null,
     },
     request: { account: signer, to: B20_FACTORY_ADDRESS, data, value: 0n },
+    ...(poolMint && pool ? { pool } : {}),
   }
+}
+
+/** Parameters of {@link planLaunch}. */
+export type PlanLaunchParameters = PlanDeployParameters & {
+  /** Where a pool is made. */
+  addresses: UniswapV4Addresses
+  /** Unix seconds now: a pool seed's deadline counts from it. */
+  nowSeconds: number
+}
+
+/**
+ * Plans a deploy with its pool when the intent asks for one (pure): the pool's owner must not be the signer (the
+ * service keeps no position), and the seed must be possible at this price and amount; either refusal is
+ * `INVALID_INTENT` naming the `pool` field.
+ */
+export function planLaunch(parameters: PlanLaunchParameters): { ok: true; plan: DeployPlan } | DeployFailure {
+  const { intent, signer, salt, addresses, nowSeconds } = parameters
+  if (!intent.pool) return { ok: true, plan: planDeploy({ intent, signer, salt }) }
+  const invalid = (details: { field: string; reason: string }[]) =>
+    failure('INVALID_INTENT', 'The deploy intent is invalid; see details.', { details })
+  const ownerProblem = poolOwnerProblem(intent.pool.owner, signer)
+  if (ownerProblem) return invalid([ownerProblem])
+  const token = predictB20Address(intent.variant, signer, salt)
+  const pool = planLaunchPool({ pool: intent.pool, token, decimals: intent.decimals, addresses, nowSeconds })
+  if (!pool.ok) return invalid(pool.details)
+  return { ok: true, plan: planDeploy({ intent, signer, salt, pool: pool.launch }) }
 }
 
 /** Gas and EIP-1559 fees a deploy is signed with. */

@@ -8,6 +8,7 @@ import { type DeployFailure, failure } from '../outcome.js'
 import type { DeployServices } from '../services.js'
 import { chainFailure } from './chainErrors.js'
 import { type DeployPlan, feesFrom, gasWithHeadroom } from './plan.js'
+import { simulatePooledLaunch } from './simulateLaunch.js'
 
 /** What the chain reads before the lock use: the node, the log, and the chain id the service is configured for. */
 export type ChainReads = Pick<DeployServices, 'publicClient' | 'fees' | 'logger' | 'config'>
@@ -54,34 +55,57 @@ export async function simulateDeploy(services: ChainReads, plan: DeployPlan): Pr
   }
 }
 
+/** Gas limits of a deploy (with headroom): the creation's, and a pooled launch's three seed transactions'; or why not. */
+export type DeployGas = { ok: true; gas: bigint; seedGas?: bigint[] } | DeployFailure
+
+/**
+ * The simulation and the gas, together: a plain deploy's eth_call beside its estimate (a revert explains itself
+ * through the simulation, decoded, before the estimate's failure); a pooled launch's one sequence simulation, whose
+ * seed cannot be estimated on its own before the token exists.
+ */
+export async function simulateAndEstimate(services: ChainReads, plan: DeployPlan): Promise<DeployGas> {
+  if (plan.pool) {
+    const simulated = await simulatePooledLaunch(services, plan)
+    if (!simulated.ok) return simulated
+    const [create, ...seeds] = simulated.gasUsed.map(gasWithHeadroom)
+    return { ok: true, gas: create!, seedGas: seeds }
+  }
+  const [simulated, estimate] = await Promise.allSettled([simulateDeploy(services, plan), services.publicClient.estimateGas(plan.request)])
+  if (simulated.status === 'fulfilled' && !simulated.value.ok) return simulated.value
+  if (simulated.status === 'rejected') return chainFailure(simulated.reason)
+  if (estimate.status === 'rejected') return chainFailure(estimate.reason)
+  return { ok: true, gas: gasWithHeadroom(estimate.value) }
+}
+
 /** A dry run: the simulation and what the deploy would cost; nothing is signed and no cap slot is taken. */
 export async function dryRunDeploy(services: ChainReads, plan: DeployPlan, signer: KmsAccount): Promise<DeploySimulated | DeployFailure> {
-  const simulated = await simulateDeploy(services, plan)
-  if (!simulated.ok) return simulated
-  try {
-    const { publicClient } = services
-    const [estimate, fees] = await Promise.all([publicClient.estimateGas(plan.request), services.fees.ofBlock()])
-    const gas = gasWithHeadroom(estimate)
-    const { maxFeePerGas, maxPriorityFeePerGas } = feesFrom(fees)
-    return {
-      ok: true,
-      status: 'simulated',
-      predictedAddress: plan.predictedAddress,
-      token: plan.token,
-      signer: signer.address,
-      chainId: services.config.chainId,
-      gas: gas.toString(),
-      maxFeePerGas: maxFeePerGas.toString(),
-      maxPriorityFeePerGas: maxPriorityFeePerGas.toString(),
-      maxFeeWei: (gas * maxFeePerGas).toString(),
-    }
-  } catch (error) {
-    return chainFailure(error)
+  const [simulated, fees] = await Promise.allSettled([simulateAndEstimate(services, plan), services.fees.ofBlock()])
+  if (simulated.status === 'rejected') return chainFailure(simulated.reason)
+  if (!simulated.value.ok) return simulated.value
+  if (fees.status === 'rejected') return chainFailure(fees.reason)
+  // A pooled launch's cost is its four transactions'.
+  const gas = simulated.value.gas + (simulated.value.seedGas ?? []).reduce((sum, used) => sum + used, 0n)
+  const { maxFeePerGas, maxPriorityFeePerGas } = feesFrom(fees.value)
+  return {
+    ok: true,
+    status: 'simulated',
+    predictedAddress: plan.predictedAddress,
+    token: plan.token,
+    signer: signer.address,
+    chainId: services.config.chainId,
+    gas: gas.toString(),
+    maxFeePerGas: maxFeePerGas.toString(),
+    maxPriorityFeePerGas: maxPriorityFeePerGas.toString(),
+    maxFeeWei: (gas * maxFeePerGas).toString(),
+    ...(plan.pool ? { pool: plan.pool.view } : {}),
   }
 }
 
-/** What a deploy knows before the nonce lock: its gas limit, the chain it talks to and the signer's pending count. */
-export type PreparedDeploy = { ok: true; gas: bigint; chainId: number; pending: number }
+/**
+ * What a deploy knows before the nonce lock: its gas limit (and a pooled launch's seed transactions', in order), the
+ * chain it talks to and the signer's pending count.
+ */
+export type PreparedDeploy = { ok: true; gas: bigint; seedGas?: bigint[]; chainId: number; pending: number }
 
 /**
  * Everything before the nonce lock that reads the chain, all at once: the simulation, the gas estimate, the block's
@@ -90,17 +114,17 @@ export type PreparedDeploy = { ok: true; gas: bigint; chainId: number; pending: 
  */
 export async function prepareDeploy(services: ChainReads, plan: DeployPlan, signer: KmsAccount): Promise<PreparedDeploy | DeployFailure> {
   const { publicClient } = services
-  const [simulated, estimate, fees, chainId, pending] = await Promise.allSettled([
-    simulateDeploy(services, plan),
-    publicClient.estimateGas(plan.request),
+  const [simulated, fees, chainId, pending] = await Promise.allSettled([
+    simulateAndEstimate(services, plan),
     services.fees.ofBlock(),
     publicClient.getChainId(),
     publicClient.getTransactionCount({ address: signer.address, blockTag: 'pending' }),
   ])
   if (simulated.status === 'fulfilled' && !simulated.value.ok) return simulated.value
-  for (const result of [simulated, estimate, fees, chainId, pending]) if (result.status === 'rejected') return chainFailure(result.reason)
+  for (const result of [simulated, fees, chainId, pending]) if (result.status === 'rejected') return chainFailure(result.reason)
   const ok = <T>(result: PromiseSettledResult<T>) => (result as PromiseFulfilledResult<T>).value
-  const prepared: PreparedDeploy = { ok: true, gas: gasWithHeadroom(ok(estimate)), chainId: ok(chainId), pending: ok(pending) }
+  const { gas, seedGas } = ok(simulated) as Extract<DeployGas, { ok: true }>
+  const prepared: PreparedDeploy = { ok: true, gas, ...(seedGas ? { seedGas } : {}), chainId: ok(chainId), pending: ok(pending) }
   if (prepared.chainId !== services.config.chainId) {
     services.logger.error('chain_mismatch', { expected: services.config.chainId, actual: prepared.chainId })
     return failure(

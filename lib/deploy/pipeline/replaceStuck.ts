@@ -32,6 +32,9 @@ export type ReplaceStuckDeploysParameters = {
 /** A stuck deploy and the higher-fee copy that went out in its place. */
 export type Replacement = { from: Hex; to: Hex; record: DeployRecord }
 
+/** The replacements of deploys an agent is told of: a pooled launch's seed transactions are not deploys of their own. */
+export const deploysOnly = (replaced: Replacement[]): Replacement[] => replaced.filter(({ record }) => !record.seedOf)
+
 /**
  * Result of {@link replaceStuckDeploys}: done, or why the new deploy must wait. Either way `replaced` lists every copy
  * that went out, so the caller tells their agents (`deploy.replaced`) even when a later step failed.
@@ -132,7 +135,7 @@ async function sendReplacement(
     serialized = await signer.signTransaction({
       type: 'eip1559',
       chainId,
-      to: B20_FACTORY_ADDRESS as Address,
+      to: (record.to ?? B20_FACTORY_ADDRESS) as Address,
       data: record.data,
       value: 0n,
       nonce: record.nonce,

@@ -9,10 +9,12 @@ import { chainFailure } from './chainErrors.js'
 import { BLOCK_MS } from './feeCache.js'
 import type { Holdings } from './holdings.js'
 import type { DeployIntent } from './intent.js'
+import { claimAndSignSeeds, type SignedSeed, seedRecordsOf } from './launchSeed.js'
 import type { NonceLock, NonceLocks } from './nonceLock.js'
 import { type DeployPrice, feesFrom } from './plan.js'
-import { replaceStuckDeploys } from './replaceStuck.js'
+import { deploysOnly, replaceStuckDeploys } from './replaceStuck.js'
 import { sendDeploy } from './send.js'
+import { sendLaunch } from './sendLaunch.js'
 import type { SendDeploySyncReturnType } from './sendSync.js'
 import { type SignedDeploy, serialiseDeploy, signDeploy } from './sign.js'
 
@@ -42,12 +44,12 @@ export async function runUnderLock(deploy: LockedDeploy, lock: NonceLock, holdin
       maxFeePerGas: config.maxFeePerGasWei,
     })
     // What went out is told to its agents even when a later step failed: it is on its way either way.
-    notifyReplaced({ webhooks: services.webhooks, background: services.background, replaced: unjammed.replaced })
+    notifyReplaced({ webhooks: services.webhooks, background: services.background, replaced: deploysOnly(unjammed.replaced) })
     if (!unjammed.ok) return unjammed.failure
   }
   const claimed = await claimNonceAndPrice(deploy, lock, holdings)
   if (!claimed.ok) return claimed
-  let signed = await signAndRecord(deploy, claimed.nonce, claimed.price, holdings)
+  let signed = await signAndRecord(deploy, lock, claimed.nonce, claimed.price, holdings)
   if (!signed.ok) return signed
   const previous = lock.previousSend ? await lock.previousSend : 'sent'
   const renumbered = previous !== 'sent'
@@ -56,7 +58,7 @@ export async function runUnderLock(deploy: LockedDeploy, lock: NonceLock, holdin
     if (!moved.ok) return moved
     signed = moved
   }
-  return sendSigned(deploy, lock, holdings, signed, renumbered)
+  return deploy.plan.pool ? sendLaunch(deploy, holdings, signed, renumbered) : sendSigned(deploy, lock, holdings, signed, renumbered)
 }
 
 /**
@@ -149,7 +151,8 @@ async function claimNonceAndPrice(
     return failure('DEPLOY_BUSY', 'The deploy lock expired before signing; nothing was signed. Retry shortly.', { retryAfterSeconds: 3 })
   holdings.tookNonce(claim.nonce)
   if (fees instanceof Error) return chainFailure(fees)
-  lock.prefetchForSuccessor(prepared.pending)
+  // A pooled launch claims its seed's nonces first: the successor's comes after them.
+  if (!deploy.plan.pool) lock.prefetchForSuccessor(prepared.pending)
   return { ok: true, nonce: claim.nonce, price: { gas: prepared.gas, ...feesFrom(fees) } }
 }
 
@@ -159,11 +162,29 @@ async function claimNonceAndPrice(
  */
 async function signAndRecord(
   deploy: LockedDeploy,
+  lock: NonceLock,
   nonce: number,
   price: DeployPrice,
   holdings: Holdings,
-): Promise<SignedDeploy | DeployFailure> {
+): Promise<SignedLaunch | DeployFailure> {
   const { services, signer, plan, intent } = deploy
+  let seeds: SignedSeed[] = []
+  if (plan.pool) {
+    const claimed = await claimAndSignSeeds({
+      lock,
+      holdings,
+      floor: deploy.prepared.pending,
+      signer,
+      chainId: services.config.chainId,
+      transactions: plan.pool.transactions,
+      gas: deploy.prepared.seedGas ?? [],
+      price: { maxFeePerGas: price.maxFeePerGas, maxPriorityFeePerGas: price.maxPriorityFeePerGas },
+      logger: services.logger,
+    })
+    if (!claimed.ok) return claimed
+    seeds = claimed.seeds
+    lock.prefetchForSuccessor(deploy.prepared.pending)
+  }
   const signed = await signDeploy(signer, serialiseDeploy({ plan, chainId: services.config.chainId, nonce, price }), services.logger)
   if (!signed.ok) return signed
   const sentAt = services.clock.now()
@@ -184,17 +205,29 @@ async function signAndRecord(
     maxPriorityFeePerGas: price.maxPriorityFeePerGas.toString(),
     data: plan.data,
     ...(deploy.paymentNonce ? { paymentNonce: deploy.paymentNonce } : {}),
+    ...(plan.pool
+      ? {
+          pool: {
+            ...plan.pool.view,
+            amount: plan.pool.seed.taken.toString(),
+            seedTxHashes: seeds.map((seed) => seed.txHash),
+          },
+        }
+      : {}),
   }
-  await recordDeploy({
-    store: deploy.store,
-    keys: keysOf(deploy).history,
-    signer: signer.address,
-    record,
-    inAgentHistory: true,
-  })
+  const keys = keysOf(deploy).history
+  await recordDeploy({ store: deploy.store, keys, signer: signer.address, record, inAgentHistory: true })
   holdings.recorded(record)
-  return signed
+  // The seed's records are held before they are written: a store failure halfway gives back what was written.
+  const seedRecords = seedRecordsOf(record, seeds)
+  holdings.recordedSeeds(seedRecords)
+  for (const seedRecord of seedRecords)
+    await recordDeploy({ store: deploy.store, keys, signer: signer.address, record: seedRecord, inAgentHistory: false })
+  return { ...signed, seeds }
 }
+
+/** A signed deploy and, for a pooled launch, its signed seed transactions (empty otherwise). */
+type SignedLaunch = SignedDeploy & { seeds: SignedSeed[] }
 
 /**
  * The node refused the previous deploy of this instance, so its nonce went back: this one, signed meanwhile, moves
@@ -205,7 +238,7 @@ async function moveIntoGap(
   lock: NonceLock,
   holdings: Holdings,
   price: DeployPrice,
-): Promise<SignedDeploy | DeployFailure> {
+): Promise<SignedLaunch | DeployFailure> {
   const { prepared } = deploy
   await holdings.giveBackNonceAndRecord()
   const again = await lock.claimNonce(prepared.pending)
@@ -218,6 +251,6 @@ async function moveIntoGap(
       },
     )
   holdings.tookNonce(again.nonce)
-  lock.prefetchForSuccessor(prepared.pending)
-  return signAndRecord(deploy, again.nonce, price, holdings)
+  if (!deploy.plan.pool) lock.prefetchForSuccessor(prepared.pending)
+  return signAndRecord(deploy, lock, again.nonce, price, holdings)
 }

@@ -42,6 +42,14 @@ export const deployRecordSchema = z.object({
   data: hex,
   /** A paid deploy's payment (its EIP-3009 nonce; the payer is in `agent`): written with the record, before the broadcast. */
   paymentNonce: z.string().optional(),
+  /** Where the transaction goes, when not the B20 factory: a pooled launch's seed transactions. */
+  to: hex.optional(),
+  /**
+   * A pooled launch's seed transaction (an approval or the pool's mint): the hash of the launch's createB20 it follows.
+   * Such a record sits in the signer's unmined list, to be followed and replaced like any other, but is no deploy of
+   * its own: it is never in an agent's history, announced as a launch or told to a webhook.
+   */
+  seedOf: hex.optional(),
   /** A pooled launch's Uniswap v4 pool, as planned before signing (lib/deploy/pool/poolSeed.ts); absent: no pool. */
   pool: z
     .object({

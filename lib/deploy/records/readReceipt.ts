@@ -20,6 +20,7 @@ import type { DeployServices } from '../services.js'
 import { notifyAgent } from '../webhooks/outbox.js'
 import { type DeployRecord, readDeployRecord, updateDeployRecord } from './history.js'
 import { signalConfirmedLaunch } from './launches/feed.js'
+import { readPoolReceipt } from './poolReceipt.js'
 import { readTokenMarkets, type TokenMarket } from './tokenMarket.js'
 
 /** Every answer of {@link readDeployReceipt}. */
@@ -275,6 +276,7 @@ export async function receiptAnswerOf(parameters: ReceiptAnswerOfParameters): Pr
       },
       minted: mintsInLogs(receipt.logs, created.token, created.decimals),
       market: await marketOf(services, created.token),
+      ...(record?.pool ? { pool: (await readPoolReceipt({ services, keys, record }))! } : {}),
     }
   }
   return failure('NOT_A_DEPLOY', 'The transaction succeeded but created no B20 token.', { txHash, explorerUrl })

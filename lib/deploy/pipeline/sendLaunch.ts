@@ -1,0 +1,97 @@
+import type { Hex, TransactionReceipt } from 'viem'
+import type { DeployBroadcast } from '../answerSchemas.js'
+import type { DeployFailure } from '../outcome.js'
+import { receiptAnswerOf } from '../records/readReceipt.js'
+import { notifyAgent } from '../webhooks/outbox.js'
+import { keysOf } from './beforeLock.js'
+import type { Holdings } from './holdings.js'
+import type { SignedSeed } from './launchSeed.js'
+import { sendDeploy } from './send.js'
+import type { SendDeploySyncReturnType } from './sendSync.js'
+import type { SignedDeploy } from './sign.js'
+import type { LockedDeploy } from './underLock.js'
+
+// Step 7 of a pooled launch: the creation, then its seed transactions in nonce order, all in this hold of the lock
+// (no hand-off before the send: the next deploy's nonce comes after the seed's). With `waitSeconds`, the last seed
+// goes out the synchronous way once the lock is let go: its inclusion means the whole launch is mined.
+
+/**
+ * Sends a signed pooled launch. The creation refused: nothing went out, the holdings give everything back. A seed
+ * refused: it and those after it are given back, and the answer says the pool was not seeded (the pool's share then
+ * sits with the signer). A creation whose broadcast is uncertain still has its seed sent after it, since the two
+ * stand or fall together on their nonces.
+ */
+export async function sendLaunch(
+  deploy: LockedDeploy,
+  holdings: Holdings,
+  signed: SignedDeploy & { seeds: SignedSeed[] },
+  renumbered: boolean,
+): Promise<DeployBroadcast | DeployFailure> {
+  const { services, signer, plan, intent } = deploy
+  const { config, publicClient } = services
+  const how = renumbered ? 'renumbered' : 'sent'
+  const explorerUrlOf = (hash: Hex) => `${config.explorerUrl}/tx/${hash}`
+  const created = await sendDeploy({
+    publicClient,
+    serialized: signed.serialized,
+    txHash: signed.txHash,
+    explorerUrl: explorerUrlOf(signed.txHash),
+  })
+  if (created.kind === 'refused') return created.failure
+  holdings.wentOut(how)
+  let seedFailure: string | null = null
+  let seeded: TransactionReceipt | null = null
+  for (const [index, seed] of signed.seeds.entries()) {
+    const transaction = { serialized: seed.serialized, txHash: seed.txHash, explorerUrl: explorerUrlOf(seed.txHash) }
+    let sent: SendDeploySyncReturnType
+    if (index === signed.seeds.length - 1 && intent.waitSeconds > 0)
+      [sent] = await Promise.all([services.syncSender.send({ ...transaction, waitSeconds: intent.waitSeconds }), holdings.letLockGo(how)])
+    else sent = await sendDeploy({ publicClient, ...transaction })
+    if (sent.kind === 'refused') {
+      await holdings.giveBackSeedsFrom(index)
+      seedFailure = `the node refused the pool's transaction ${index + 1} of ${signed.seeds.length} (${sent.failure.error}); the pool's tokens stay with the service's signer`
+      services.logger.error('pool_seed_refused', { txHash: signed.txHash, seedTxHash: seed.txHash, nonce: seed.nonce })
+      break
+    }
+    if (sent.kind === 'mined') seeded = sent.receipt
+  }
+  if (created.kind === 'uncertain') return created.failure
+  const explorerUrl = explorerUrlOf(signed.txHash)
+  if (holdings.record) {
+    const details = { explorerUrl, signer: signer.address, chainId: config.chainId }
+    notifyAgent({
+      webhooks: services.webhooks,
+      background: services.background,
+      type: 'deploy.broadcast',
+      record: holdings.record,
+      details,
+    })
+  }
+  const broadcast: DeployBroadcast = {
+    ok: true,
+    status: 'broadcast',
+    txHash: signed.txHash,
+    predictedAddress: plan.predictedAddress,
+    explorerUrl,
+    token: plan.token,
+    signer: signer.address,
+    chainId: config.chainId,
+    pool: {
+      ...plan.pool!.view,
+      seedTxHashes: signed.seeds.map((seed) => seed.txHash),
+      ...(seedFailure ? { status: 'failed' as const, reason: seedFailure } : { status: 'sent' as const }),
+    },
+  }
+  if (!seeded) return broadcast
+  // The seed was mined in time, so the creation before it was too: the answer carries what "receipt" says now.
+  const receipt = await publicClient.getTransactionReceipt({ hash: signed.txHash })
+  const answer = await receiptAnswerOf({
+    services,
+    keys: keysOf(deploy).history,
+    record: holdings.record,
+    txHash: signed.txHash,
+    input: plan.data,
+    receipt,
+  })
+  return { ...broadcast, receipt: answer }
+}

@@ -1,0 +1,67 @@
+// Where a pooled launch's pool stands, for its receipt: the pool's mint (the last seed transaction, or the copy that
+// replaced it) mined and the position's id read from its logs; or not mined yet; or reverted, which leaves the pool's
+// share of the supply with the signer.
+import { decodeEventLog, formatUnits, type Hex, parseAbi, type TransactionReceipt } from 'viem'
+import type { ReceiptPool } from '../answerSchemas.js'
+import type { DeployHistoryKeys } from '../keys.js'
+import type { DeployServices } from '../services.js'
+import { type DeployRecord, readDeployRecord } from './history.js'
+
+/** An ERC-721 transfer (the token id indexed): the PositionManager minting the position to its owner. */
+const erc721TransferAbi = parseAbi(['event Transfer(address indexed from, address indexed to, uint256 indexed id)'])
+
+/** Most replacements of one seed transaction followed to the copy that was mined. */
+const REPLACED_HOPS_MAX = 8
+
+/** The position minted in a seed's receipt: the PositionManager's ERC-721 transfer from nobody; null when none. */
+export function positionIdInLogs(receipt: Pick<TransactionReceipt, 'logs'>, positionManager: Hex): string | null {
+  for (const log of receipt.logs) {
+    if (log.address.toLowerCase() !== positionManager.toLowerCase() || log.topics.length !== 4) continue
+    try {
+      const { args } = decodeEventLog({ abi: erc721TransferAbi, data: log.data, topics: log.topics })
+      if (/^0x0{40}$/i.test(args.from)) return args.id.toString()
+    } catch {
+      // not the PositionManager's transfer
+    }
+  }
+  return null
+}
+
+/** Parameters of {@link readPoolReceipt}. */
+export type ReadPoolReceiptParameters = {
+  services: Pick<DeployServices, 'publicClient' | 'store' | 'config'>
+  keys: DeployHistoryKeys
+  /** The launch's record (its pool and seed transactions). */
+  record: Pick<DeployRecord, 'pool' | 'decimals'>
+}
+
+/** The pool part of a pooled launch's receipt, from the chain (null for a launch without a pool). */
+export async function readPoolReceipt({ services, keys, record }: ReadPoolReceiptParameters): Promise<ReceiptPool | null> {
+  const { pool } = record
+  if (!pool) return null
+  const { seedTxHashes, amount, ...key } = pool
+  const view = { ...key, amount: formatUnits(BigInt(amount), record.decimals) }
+  const last = seedTxHashes.at(-1)
+  if (!last)
+    return { ...view, status: 'failed', reason: 'the pool’s transactions were never sent; its tokens stay with the service’s signer' }
+  let mint: Hex = last
+  for (let hop = 0; hop <= REPLACED_HOPS_MAX; hop++) {
+    const receipt = await services.publicClient.getTransactionReceipt({ hash: mint }).catch(() => null)
+    if (receipt?.status === 'success') {
+      const positionId = positionIdInLogs(receipt, services.config.uniswapV4.positionManager)
+      return { ...view, status: 'seeded', ...(positionId ? { positionId } : {}) }
+    }
+    if (receipt)
+      return {
+        ...view,
+        status: 'failed',
+        reason:
+          'the pool’s creation and mint reverted (a pool initialised first at another price refuses the mint); the pool’s tokens stay with the service’s signer',
+      }
+    // Not mined: it may have been replaced with higher fees, and the copy mined instead.
+    const copy: DeployRecord | null = services.store ? await readDeployRecord(services.store, keys, mint).catch(() => null) : null
+    if (!copy?.replacedBy) break
+    mint = copy.replacedBy
+  }
+  return { ...view, status: 'pending' }
+}

@@ -1,0 +1,250 @@
+import { Ether, Token } from '@uniswap/sdk-core'
+import { TickMath } from '@uniswap/v3-sdk'
+import { V4PositionManager, V4PositionPlanner } from '@uniswap/v4-sdk'
+import {
+  type Address,
+  createWalletClient,
+  encodeFunctionData,
+  formatUnits,
+  type Hex,
+  http,
+  parseAbi,
+  parseEther,
+  parseUnits,
+  type TransactionReceipt,
+  toHex,
+} from 'viem'
+import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { predictB20Address } from '../../lib/chain/b20.js'
+import { launchPoolKey } from '../../lib/deploy/pool/poolSeed.js'
+import { ib20Abi, tokenAt } from '../support/b20Token.js'
+import { type DeployStack, startDeployStack } from '../support/deployStack.js'
+import { deployUniswapV4, type UniswapV4 } from '../support/uniswapV4.js'
+
+// A pooled launch through POST /api/b20-skill, on Uniswap v4's own compiled contracts beside the B20 emulator: the
+// token is born, its pool seeded from the signer's next nonces in the same hold of the lock, a second account trades
+// it in the next block, and the owner collects the fees with their own key.
+
+const DEADLINE = 4_000_000_000n
+const poolSwapTestAbi = parseAbi([
+  'struct PoolKey { address currency0; address currency1; uint24 fee; int24 tickSpacing; address hooks; }',
+  'struct SwapParams { bool zeroForOne; int256 amountSpecified; uint160 sqrtPriceLimitX96; }',
+  'struct TestSettings { bool takeClaims; bool settleUsingBurn; }',
+  'function swap(PoolKey key, SwapParams params, TestSettings testSettings, bytes hookData) payable returns (int256 delta)',
+])
+const poolManagerAbi = parseAbi([
+  'struct PoolKey { address currency0; address currency1; uint24 fee; int24 tickSpacing; address hooks; }',
+  'function initialize(PoolKey key, uint160 sqrtPriceX96) returns (int24 tick)',
+])
+const positionManagerAbi = parseAbi([
+  'function ownerOf(uint256 tokenId) view returns (address)',
+  'function getPositionLiquidity(uint256 tokenId) view returns (uint128)',
+])
+
+describe('a pooled launch through the key door (anvil, the B20 emulator, Uniswap v4’s own contracts)', () => {
+  let stack: DeployStack
+  let v4: UniswapV4
+  beforeAll(async () => {
+    stack = await startDeployStack({ storeKind: 'memory', env: { DEPLOY_DAILY_CAP: '1000' } })
+    v4 = await deployUniswapV4(stack.chain)
+    stack = { ...stack, ...rebind(stack, v4) }
+  })
+  afterAll(() => stack?.close())
+
+  /** The stack's door with this chain's Uniswap v4 as configuration (what UNISWAP_V4_* and PERMIT2_ADDRESS name on Base). */
+  function rebind(base: DeployStack, at: UniswapV4): Pick<DeployStack, 'handle' | 'post'> {
+    const { handle } = base.newInstance({
+      env: {
+        UNISWAP_V4_POOL_MANAGER: at.poolManager,
+        UNISWAP_V4_POSITION_MANAGER: at.positionManager,
+        UNISWAP_V4_STATE_VIEW: at.stateView,
+        PERMIT2_ADDRESS: at.permit2,
+      },
+    })
+    return { handle, post: (body, options) => base.post(body, { ...options, instance: options?.instance ?? handle }) }
+  }
+
+  const newAccount = async () => {
+    const account = privateKeyToAccount(generatePrivateKey())
+    await stack.chain.fund(account.address, parseEther('100'))
+    return account
+  }
+  const send = async (account: PrivateKeyAccount, tx: { to: Address; data: Hex; value?: bigint }) => {
+    const wallet = createWalletClient({ account, transport: http(stack.chain.rpcUrl) })
+    const hash = await wallet.sendTransaction({ ...tx, chain: null })
+    return stack.chain.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 20 })
+  }
+  const gasOf = (receipt: TransactionReceipt) => receipt.gasUsed * receipt.effectiveGasPrice
+  const pooledBody = (owner: Address, over: Record<string, unknown> = {}) => ({
+    action: 'agent_deploy',
+    name: 'Pooled Token',
+    symbol: 'POOL',
+    admin: owner,
+    initialSupply: '1000000000',
+    pool: { amount: '600000000', startingMarketCapEth: '10' },
+    ...over,
+  })
+  const receiptOf = async (txHash: string) => {
+    await stack.chain.publicClient.waitForTransactionReceipt({ hash: txHash as Hex, pollingInterval: 20 })
+    return (await stack.post({ action: 'receipt', tx_hash: txHash })).body
+  }
+
+  it('a dry run shows the pool as it would be born, and signs nothing', async () => {
+    const owner = await newAccount()
+    const salt = toHex(46_001n, { size: 32 })
+    const signs = stack.kms.calls.filter((call) => call === 'Sign').length
+    const { body } = await stack.post(pooledBody(owner.address, { salt, dryRun: true }))
+    const token = predictB20Address('asset', stack.signer, salt)
+    const { poolId, key } = launchPoolKey({ token, decimals: 18, fee: 10000, tickSpacing: 200 })
+    expect(body).toMatchObject({
+      ok: true,
+      status: 'simulated',
+      predictedAddress: token,
+      token: { initialSupply: '1000000000', recipient: owner.address },
+      pool: { poolId, ...key, owner: owner.address, tickLower: -887200 },
+    })
+    // The amount is what the mint takes: the SDK rounds the liquidity down, never up.
+    expect(Number(body.pool.amount)).toBeLessThanOrEqual(600_000_000)
+    expect(Number(body.pool.amount)).toBeGreaterThan(599_999_999)
+    // Four transactions' gas: far more than a plain deploy's.
+    const plain = (await stack.post({ action: 'agent_deploy', name: 'Plain', symbol: 'PLN', dryRun: true })).body
+    expect(BigInt(body.gas)).toBeGreaterThan(BigInt(plain.gas) * 2n)
+    expect(stack.kms.calls.filter((call) => call === 'Sign').length).toBe(signs)
+  })
+
+  it('launches with a pool: a second account buys in the next block and sells; the owner collects the fees with their own key', async () => {
+    const [owner, trader] = [await newAccount(), await newAccount()]
+    const { body } = await stack.post(pooledBody(owner.address))
+    expect(body).toMatchObject({ ok: true, status: 'broadcast', pool: { status: 'sent', owner: owner.address } })
+    expect(body.pool.seedTxHashes).toHaveLength(3)
+    const token = body.predictedAddress as Address
+    // Every one of the four is the signer's, on consecutive nonces, creation first.
+    const txs = await Promise.all(
+      [body.txHash, ...body.pool.seedTxHashes].map((hash: Hex) => stack.chain.publicClient.getTransaction({ hash })),
+    )
+    expect(txs.map((tx) => tx.from.toLowerCase())).toEqual(Array(4).fill(stack.signer.toLowerCase()))
+    expect(txs.map((tx) => tx.nonce - txs[0]!.nonce)).toEqual([0, 1, 2, 3])
+
+    const receipt = await receiptOf(body.txHash)
+    expect(receipt).toMatchObject({
+      ok: true,
+      status: 'confirmed',
+      tokenAddress: token,
+      pool: { status: 'seeded', poolId: body.pool.poolId },
+    })
+    const positionId = BigInt(receipt.pool.positionId)
+    const read = <T>(functionName: 'ownerOf' | 'getPositionLiquidity') =>
+      stack.chain.publicClient.readContract({
+        address: v4.positionManager,
+        abi: positionManagerAbi,
+        functionName,
+        args: [positionId],
+      }) as Promise<T>
+    expect(await read<Address>('ownerOf')).toBe(owner.address)
+    expect(await read<bigint>('getPositionLiquidity')).toBeGreaterThan(0n)
+    // The signer keeps nothing: the pool holds its share, the recipient the rest.
+    const erc20 = tokenAt(stack.chain.publicClient as never, token)
+    const inPool = await erc20.balanceOf(v4.poolManager)
+    expect(formatUnits(inPool, 18)).toBe(receipt.pool.amount)
+    expect(await erc20.balanceOf(stack.signer)).toBe(0n)
+    expect(await erc20.balanceOf(owner.address)).toBe(parseUnits('1000000000', 18) - inPool)
+    expect(receipt.minted).toEqual([
+      { to: stack.signer, amount: receipt.pool.amount, units: inPool.toString() },
+      {
+        to: owner.address,
+        amount: formatUnits(parseUnits('1000000000', 18) - inPool, 18),
+        units: (parseUnits('1000000000', 18) - inPool).toString(),
+      },
+    ])
+
+    const key = {
+      currency0: receipt.pool.currency0,
+      currency1: receipt.pool.currency1,
+      fee: 10000,
+      tickSpacing: 200,
+      hooks: receipt.pool.hooks,
+    }
+    const swap = (zeroForOne: boolean, amountIn: bigint) =>
+      encodeFunctionData({
+        abi: poolSwapTestAbi,
+        functionName: 'swap',
+        args: [
+          key,
+          {
+            zeroForOne,
+            amountSpecified: -amountIn,
+            sqrtPriceLimitX96: zeroForOne
+              ? BigInt(TickMath.MIN_SQRT_RATIO.toString()) + 1n
+              : BigInt(TickMath.MAX_SQRT_RATIO.toString()) - 1n,
+          },
+          { takeClaims: false, settleUsingBurn: false },
+          '0x',
+        ],
+      })
+    const buyEth = parseEther('0.1')
+    expect((await send(trader, { to: v4.swapRouter, data: swap(true, buyEth), value: buyEth })).status).toBe('success')
+    const bought = await erc20.balanceOf(trader.address)
+    expect(bought).toBeGreaterThan(parseUnits('9000000', 18))
+    const sold = bought / 2n
+    await send(trader, { to: token, data: encodeFunctionData({ abi: ib20Abi, functionName: 'approve', args: [v4.swapRouter, sold] }) })
+    expect((await send(trader, { to: v4.swapRouter, data: swap(false, sold) })).status).toBe('success')
+
+    const collect = new V4PositionPlanner()
+    collect.addDecrease(positionId.toString(), 0, 0, 0)
+    collect.addTakePair(Ether.onChain(8453), new Token(8453, token, 18), owner.address)
+    const collectData = V4PositionManager.encodeModifyLiquidities(collect.finalize(), DEADLINE.toString()) as Hex
+    const [ethBefore, tokensBefore] = [
+      await stack.chain.publicClient.getBalance({ address: owner.address }),
+      await erc20.balanceOf(owner.address),
+    ]
+    const collected = await send(owner, { to: v4.positionManager, data: collectData })
+    expect(collected.status).toBe('success')
+    const feeEth = (await stack.chain.publicClient.getBalance({ address: owner.address })) - ethBefore + gasOf(collected)
+    expect(feeEth).toBeGreaterThan(buyEth / 100n - 10n ** 6n)
+    expect(feeEth).toBeLessThanOrEqual(buyEth / 100n)
+    expect((await erc20.balanceOf(owner.address)) - tokensBefore).toBeGreaterThan(sold / 100n - 10n ** 6n)
+  })
+
+  it('with waitSeconds, the answer carries the receipt of a seeded pool', async () => {
+    const owner = await newAccount()
+    const { body } = await stack.post(pooledBody(owner.address, { waitSeconds: 6 }))
+    expect(body).toMatchObject({ ok: true, status: 'broadcast', receipt: { status: 'confirmed', pool: { status: 'seeded' } } })
+    expect(body.receipt.pool.positionId).toMatch(/^\d+$/)
+  })
+
+  it('a pool initialised first at another price is refused in the simulation: nothing signed, no gas, no cap slot', async () => {
+    const [owner, frontRunner] = [await newAccount(), await newAccount()]
+    const salt = toHex(46_002n, { size: 32 })
+    const dry = (await stack.post(pooledBody(owner.address, { salt, dryRun: true }))).body
+    // Someone initialises the launch's pool key first, the token 100 times dearer: inside the planned range.
+    const moved = BigInt(TickMath.getSqrtRatioAtTick(dry.pool.tickUpper - 200 * 230).toString())
+    const { key } = launchPoolKey({ token: dry.predictedAddress, decimals: 18, fee: 10000, tickSpacing: 200 })
+    const init = await send(frontRunner, {
+      to: v4.poolManager,
+      data: encodeFunctionData({ abi: poolManagerAbi, functionName: 'initialize', args: [key, moved] }),
+    })
+    expect(init.status).toBe('success')
+    const signs = stack.kms.calls.filter((call) => call === 'Sign').length
+    const nonce = await stack.chain.publicClient.getTransactionCount({ address: stack.signer })
+    const { body } = await stack.post(pooledBody(owner.address, { salt }))
+    expect(body).toMatchObject({ ok: false, code: 'SIMULATION_REVERTED', revert: { name: 'MaximumAmountExceeded' } })
+    expect(body.error).toContain('pool')
+    expect(stack.kms.calls.filter((call) => call === 'Sign').length).toBe(signs)
+    expect(await stack.chain.publicClient.getTransactionCount({ address: stack.signer })).toBe(nonce)
+  })
+
+  it('refuses a pool whose position would be the signer’s, or that cannot be made, naming each field', async () => {
+    const noOwner = await stack.post({ ...pooledBody(stack.signer), admin: undefined, recipient: stack.signer })
+    expect(noOwner.body).toMatchObject({ ok: false, code: 'INVALID_INTENT' })
+    expect(noOwner.body.details).toContainEqual(expect.objectContaining({ field: 'pool.owner' }))
+    const signerOwner = await stack.post(
+      pooledBody((await newAccount()).address, { pool: { amount: '1', startingMarketCapEth: '10', owner: stack.signer } }),
+    )
+    expect(signerOwner.body).toMatchObject({ ok: false, code: 'INVALID_INTENT', details: [{ field: 'pool.owner' }] })
+    const tooMuch = await stack.post(
+      pooledBody((await newAccount()).address, { pool: { amount: '2000000000', startingMarketCapEth: '10', fee: 42 } }),
+    )
+    expect(tooMuch.body.details.map((d: { field: string }) => d.field).sort()).toEqual(['pool.amount', 'pool.fee'])
+  })
+})
