@@ -129,6 +129,7 @@ export const receiptConfirmedSchema = z.object({
         .optional()
         .describe('Once seeded: the position’s ERC-721 id at the PositionManager, held by owner'),
       reason: z.string().optional().describe('Why the pool was not seeded, and where its tokens are'),
+      returnTxHash: txHash.optional().describe('After a failed seed: the transfer that gave the pool’s tokens to owner'),
     })
     .optional()
     .describe('A pooled launch: where its pool stands'),
@@ -272,7 +273,7 @@ export const deployBroadcastSchema = z
             'The pool’s three transactions after the creation, in nonce order: approve Permit2, Permit2’s approval, the pool’s creation and mint',
           ),
         status: z.enum(['sent', 'failed']).describe('sent: all went out after the creation; failed: see reason'),
-        reason: z.string().optional().describe('Why the pool was not seeded; its tokens then stay with the service’s signer'),
+        reason: z.string().optional().describe('Why the pool was not seeded; its tokens then go back to owner (see receipt)'),
       })
       .optional()
       .describe('A pooled launch: its pool as it will be born; action "receipt" says once it is seeded (positionId)'),

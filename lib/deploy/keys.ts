@@ -34,6 +34,8 @@ export type DeployHistoryKeys = {
   unmined: (signer: string) => string
   /** Every agent's deploys, by when they were sent: what the tick follows to the market. */
   recent: string
+  /** The signer's pooled launches whose pool is not settled yet (seeded, or its share given back): what the tick checks. */
+  poolsOpen: (signer: string) => string
 }
 
 /** Parameters of {@link deployHistoryKeys}. */
@@ -49,6 +51,7 @@ export function deployHistoryKeys({ storePrefix, chainId }: DeployHistoryKeysPar
     agent: (agentDigest) => `${base}:history:${agentDigest}`,
     unmined: (signer) => `${base}:unmined:${signer.toLowerCase()}`,
     recent: `${base}:recent`,
+    poolsOpen: (signer) => `${base}:pools-open:${signer.toLowerCase()}`,
   }
 }
 

@@ -10,6 +10,7 @@ import {
   http,
   parseAbi,
   parseEther,
+  parseGwei,
   parseUnits,
   type TransactionReceipt,
   toHex,
@@ -17,7 +18,9 @@ import {
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { predictB20Address } from '../../lib/chain/b20.js'
+import { followDeploys } from '../../lib/deploy/pipeline/followDeploys.js'
 import { launchPoolKey } from '../../lib/deploy/pool/poolSeed.js'
+import type { DeployServices } from '../../lib/deploy/services.js'
 import { ib20Abi, tokenAt } from '../support/b20Token.js'
 import { type DeployStack, startDeployStack } from '../support/deployStack.js'
 import { deployUniswapV4, type UniswapV4 } from '../support/uniswapV4.js'
@@ -45,6 +48,7 @@ const positionManagerAbi = parseAbi([
 describe('a pooled launch through the key door (anvil, the B20 emulator, Uniswap v4’s own contracts)', () => {
   let stack: DeployStack
   let v4: UniswapV4
+  let services: DeployServices
   beforeAll(async () => {
     stack = await startDeployStack({ storeKind: 'memory', env: { DEPLOY_DAILY_CAP: '1000' } })
     v4 = await deployUniswapV4(stack.chain)
@@ -54,7 +58,7 @@ describe('a pooled launch through the key door (anvil, the B20 emulator, Uniswap
 
   /** The stack's door with this chain's Uniswap v4 as configuration (what UNISWAP_V4_* and PERMIT2_ADDRESS name on Base). */
   function rebind(base: DeployStack, at: UniswapV4): Pick<DeployStack, 'handle' | 'post'> {
-    const { handle } = base.newInstance({
+    const instance = base.newInstance({
       env: {
         UNISWAP_V4_POOL_MANAGER: at.poolManager,
         UNISWAP_V4_POSITION_MANAGER: at.positionManager,
@@ -62,6 +66,8 @@ describe('a pooled launch through the key door (anvil, the B20 emulator, Uniswap
         PERMIT2_ADDRESS: at.permit2,
       },
     })
+    services = instance.services
+    const { handle } = instance
     return { handle, post: (body, options) => base.post(body, { ...options, instance: options?.instance ?? handle }) }
   }
 
@@ -246,5 +252,82 @@ describe('a pooled launch through the key door (anvil, the B20 emulator, Uniswap
       pooledBody((await newAccount()).address, { pool: { amount: '2000000000', startingMarketCapEth: '10', fee: 42 } }),
     )
     expect(tooMuch.body.details.map((d: { field: string }) => d.field).sort()).toEqual(['pool.amount', 'pool.fee'])
+  })
+
+  it('a pool initialised first between the simulation and the block: the mint reverts, and the tick gives the pool’s tokens to its owner', async () => {
+    const [owner, frontRunner] = [await newAccount(), await newAccount()]
+    const salt = toHex(46_003n, { size: 32 })
+    const dry = (await stack.post(pooledBody(owner.address, { salt, dryRun: true }))).body
+    const { key } = launchPoolKey({ token: dry.predictedAddress, decimals: 18, fee: 10000, tickSpacing: 200 })
+    // Blocks wait for the test: the launch's four transactions and a front-runner's initialise, paying more, share one.
+    await stack.chain.testClient.setAutomine(false)
+    try {
+      const { body } = await stack.post(pooledBody(owner.address, { salt }))
+      expect(body).toMatchObject({ ok: true, status: 'broadcast', pool: { status: 'sent' } })
+      const wallet = createWalletClient({ account: frontRunner, transport: http(stack.chain.rpcUrl) })
+      await wallet.sendTransaction({
+        to: v4.poolManager,
+        data: encodeFunctionData({
+          abi: poolManagerAbi,
+          functionName: 'initialize',
+          args: [key, BigInt(TickMath.getSqrtRatioAtTick(dry.pool.tickUpper - 200 * 230).toString())],
+        }),
+        // A fixed gas limit: an estimate would run on the pending state, where the launch's own mint has the pool already.
+        gas: 500_000n,
+        maxPriorityFeePerGas: parseGwei('100'),
+        maxFeePerGas: parseGwei('200'),
+        chain: null,
+      })
+      await stack.chain.testClient.mine({ blocks: 1 })
+      const receipt = await receiptOf(body.txHash)
+      expect(receipt).toMatchObject({ status: 'confirmed', pool: { status: 'failed' } })
+      expect(receipt.pool.reason).toContain('reverted')
+      expect(receipt.pool.reason).toContain('next scheduled run')
+      const erc20 = tokenAt(stack.chain.publicClient as never, body.predictedAddress)
+      const share = await erc20.balanceOf(stack.signer)
+      expect(share).toBeGreaterThan(0n)
+      const ownerBefore = await erc20.balanceOf(owner.address)
+
+      const done = await followDeploys(services)
+      expect(done.pools).toMatchObject({ returned: 1 })
+      await stack.chain.testClient.mine({ blocks: 1 })
+      expect(await erc20.balanceOf(stack.signer)).toBe(0n)
+      expect(await erc20.balanceOf(owner.address)).toBe(ownerBefore + share)
+      const after = await receiptOf(body.txHash)
+      expect(after.pool).toMatchObject({ status: 'failed', returnTxHash: expect.stringMatching(/^0x[0-9a-f]{64}$/) })
+      expect(after.pool.reason).toContain('given back to the owner')
+      // A second tick finds nothing left to give.
+      expect((await followDeploys(services)).pools).toBeUndefined()
+    } finally {
+      await stack.chain.testClient.setAutomine(true)
+    }
+  })
+
+  it('a seed transaction the node refuses: the answer says so, and the tick gives the pool’s tokens to its owner', async () => {
+    const owner = await newAccount()
+    const nonce = await stack.chain.publicClient.getTransactionCount({ address: stack.signer, blockTag: 'pending' })
+    stack.chain.refuseNonce(nonce + 1, 'insufficient funds for gas * price + value')
+    let body: Record<string, any>
+    try {
+      body = (await stack.post(pooledBody(owner.address))).body
+    } finally {
+      stack.chain.refuseNonce(nonce + 1, null)
+    }
+    expect(body).toMatchObject({ ok: true, status: 'broadcast', pool: { status: 'failed' } })
+    expect(body.pool.reason).toContain('transaction 1 of 3')
+    const receipt = await receiptOf(body.txHash)
+    expect(receipt.pool).toMatchObject({ status: 'failed' })
+    const erc20 = tokenAt(stack.chain.publicClient as never, body.predictedAddress)
+    const share = await erc20.balanceOf(stack.signer)
+    expect(share).toBe(parseUnits(receipt.pool.amount, 18))
+    const done = await followDeploys(services)
+    expect(done.pools).toMatchObject({ returned: 1 })
+    const after = await receiptOf(body.txHash)
+    await stack.chain.publicClient.waitForTransactionReceipt({ hash: after.pool.returnTxHash, pollingInterval: 20 })
+    expect(await erc20.balanceOf(stack.signer)).toBe(0n)
+    expect(await erc20.balanceOf(owner.address)).toBe(parseUnits('1000000000', 18))
+    // The nonce the refused seed gave back was taken again: no gap holds the signer's later transactions.
+    const plain = (await stack.post({ action: 'agent_deploy', name: 'After', symbol: 'AFT', waitSeconds: 6 })).body
+    expect(plain.receipt).toMatchObject({ status: 'confirmed' })
   })
 })

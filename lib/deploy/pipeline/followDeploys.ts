@@ -7,8 +7,9 @@ import { signalConfirmedLaunch } from '../records/launches/feed.js'
 import { minedEventDetails } from '../records/readReceipt.js'
 import type { DeployServices } from '../services.js'
 import { notifyAgent, notifyReplaced } from '../webhooks/outbox.js'
-import { signerLock } from './nonceLock.js'
+import { type NonceLocks, signerLock } from './nonceLock.js'
 import { deploysOnly, replaceStuckDeploys } from './replaceStuck.js'
+import { type SettleOpenPoolsReturnType, settleOpenPools } from './returnPoolShare.js'
 
 /** How long a follow-up waits for the nonce lock: a deploy holding it replaces stuck transactions itself. */
 const FOLLOW_LOCK_WAIT_MS = 2000
@@ -28,6 +29,8 @@ export type FollowDeploysReturnType = {
   replaced: number
   /** Why the stuck ones were not replaced this time, when they were not. */
   replacement?: string
+  /** Pooled launches looked at: seeded, their share given back after a failed seed, still pending. */
+  pools?: SettleOpenPoolsReturnType
 }
 
 /**
@@ -44,6 +47,37 @@ export async function followDeploys(services: DeployServices): Promise<FollowDep
   if (!store || !nonceLocks) return { skipped: 'no shared store', ...none }
   const signer: Address = config.signerAddress ?? (await services.getSigner()).address
   const keys = deployHistoryKeys({ storePrefix: config.storePrefix, chainId: config.chainId })
+  const followed = await followUnmined(services, store, nonceLocks, keys, signer)
+  // Pooled launches after the follow-up: a seed it found mined or reverted is settled in the same tick.
+  const pools = await settleOpenPools({
+    services,
+    store,
+    keys,
+    signer: await services.getSigner(),
+    acquireLock: () =>
+      nonceLocks.acquire(
+        signerLock({
+          storePrefix: config.storePrefix,
+          chainId: config.chainId,
+          signer,
+          leaseMs: services.lockLeaseMs,
+          waitMs: FOLLOW_LOCK_WAIT_MS,
+        }),
+      ),
+  })
+  return pools.seeded + pools.returned + pools.pending > 0 ? { ...followed, pools } : followed
+}
+
+/** The follow-up of the unmined transactions proper (see {@link followDeploys}). */
+async function followUnmined(
+  services: DeployServices,
+  store: Store,
+  nonceLocks: NonceLocks,
+  keys: DeployHistoryKeys,
+  signer: Address,
+): Promise<FollowDeploysReturnType> {
+  const { config, publicClient, logger } = services
+  const none = { unmined: 0, confirmed: 0, reverted: 0, replaced: 0 }
   const unmined = await listUnmined(store, keys, signer)
   if (unmined.length === 0) return none
 
@@ -104,7 +138,7 @@ export async function followDeploys(services: DeployServices): Promise<FollowDep
       store,
       keys,
       publicClient,
-      signer: await services.getSigner(),
+      signer: await services.getSigner!(),
       chainId: config.chainId,
       logger,
       now: services.clock.now(),

@@ -1,6 +1,8 @@
 import type { Hex, TransactionReceipt } from 'viem'
+import { errorName } from '../../platform/log.js'
 import type { DeployBroadcast } from '../answerSchemas.js'
 import type { DeployFailure } from '../outcome.js'
+import { updateDeployRecord } from '../records/history.js'
 import { receiptAnswerOf } from '../records/readReceipt.js'
 import { notifyAgent } from '../webhooks/outbox.js'
 import { keysOf } from './beforeLock.js'
@@ -40,6 +42,7 @@ export async function sendLaunch(
   if (created.kind === 'refused') return created.failure
   holdings.wentOut(how)
   let seedFailure: string | null = null
+  let refusedAt: number | null = null
   let seeded: TransactionReceipt | null = null
   for (const [index, seed] of signed.seeds.entries()) {
     const transaction = { serialized: seed.serialized, txHash: seed.txHash, explorerUrl: explorerUrlOf(seed.txHash) }
@@ -49,11 +52,21 @@ export async function sendLaunch(
     else sent = await sendDeploy({ publicClient, ...transaction })
     if (sent.kind === 'refused') {
       await holdings.giveBackSeedsFrom(index)
-      seedFailure = `the node refused the pool's transaction ${index + 1} of ${signed.seeds.length} (${sent.failure.error}); the pool's tokens stay with the service's signer`
+      refusedAt = index
+      seedFailure = `the node refused the pool's transaction ${index + 1} of ${signed.seeds.length} (${sent.failure.error}); the pool's tokens go back to the owner`
       services.logger.error('pool_seed_refused', { txHash: signed.txHash, seedTxHash: seed.txHash, nonce: seed.nonce })
       break
     }
     if (sent.kind === 'mined') seeded = sent.receipt
+  }
+  if (seedFailure && holdings.record?.pool) {
+    // The launch's record says so at once: the tick gives the pool's share to its owner.
+    const { pool } = holdings.record
+    const sent = pool.seedTxHashes.slice(0, refusedAt ?? undefined)
+    await updateDeployRecord(deploy.store, keysOf(deploy).history, {
+      ...holdings.record,
+      pool: { ...pool, seedTxHashes: sent, failure: seedFailure },
+    }).catch((error: unknown) => services.logger.error('pool_failure_not_recorded', { txHash: signed.txHash, error: errorName(error) }))
   }
   if (created.kind === 'uncertain') return created.failure
   const explorerUrl = explorerUrlOf(signed.txHash)

@@ -70,6 +70,10 @@ export const deployRecordSchema = z.object({
       owner: hex,
       /** The transactions that seed it, in nonce order after the createB20: approve, Permit2 approve, the mint. */
       seedTxHashes: z.array(hex),
+      /** Why the seed was not all sent (the node refused one); absent when every seed transaction went out. */
+      failure: z.string().optional(),
+      /** The transfer that gave the pool's share back to the owner after a failed seed. */
+      returnTxHash: hex.optional(),
     })
     .optional(),
 })
@@ -119,7 +123,9 @@ export async function recordDeploy({ store, keys, signer, record, inAgentHistory
     ttlMs: DEPLOY_HISTORY_TTL_MS,
     member: record.txHash.toLowerCase(),
     score: record.createdAt,
-    indexKeys: inAgentHistory ? [keys.agent(record.agent), keys.unmined(signer), keys.recent] : [keys.unmined(signer)],
+    indexKeys: inAgentHistory
+      ? [keys.agent(record.agent), keys.unmined(signer), keys.recent, ...(record.pool ? [keys.poolsOpen(signer)] : [])]
+      : [keys.unmined(signer)],
     maxEntries: DEPLOY_HISTORY_MAX_ENTRIES,
   })
 }
@@ -130,6 +136,7 @@ export async function forgetDeploy(store: Store, keys: DeployHistoryKeys, signer
     removeFromIndex(store, keys.agent(record.agent), record.txHash.toLowerCase()),
     removeFromIndex(store, keys.unmined(signer), record.txHash.toLowerCase()),
     removeFromIndex(store, keys.recent, record.txHash.toLowerCase()),
+    ...(record.pool ? [removeFromIndex(store, keys.poolsOpen(signer), record.txHash.toLowerCase())] : []),
   ])
   await store.delete(keys.record(record.txHash))
 }
@@ -155,6 +162,15 @@ export async function listUnmined(store: Store, keys: DeployHistoryKeys, signer:
   return values
     .map(parseDeployRecord)
     .filter((r): r is DeployRecord => r !== null)
+    .reverse()
+}
+
+/** The signer's pooled launches whose pool is not settled yet, oldest first (at most 20 a look). */
+export async function listOpenPools(store: Store, keys: DeployHistoryKeys, signer: string): Promise<DeployRecord[]> {
+  const values = await listIndexed(store, { indexKey: keys.poolsOpen(signer), recordPrefix: keys.recordPrefix, limit: 20 })
+  return values
+    .map(parseDeployRecord)
+    .filter((r): r is DeployRecord => r?.pool !== undefined)
     .reverse()
 }
 

@@ -39,11 +39,21 @@ export type ReadPoolReceiptParameters = {
 export async function readPoolReceipt({ services, keys, record }: ReadPoolReceiptParameters): Promise<ReceiptPool | null> {
   const { pool } = record
   if (!pool) return null
-  const { seedTxHashes, amount, ...key } = pool
+  const { seedTxHashes, amount, failure, returnTxHash, ...key } = pool
   const view = { ...key, amount: formatUnits(BigInt(amount), record.decimals) }
+  // Where the share is once the seed failed: given back to the owner, or about to be (the tick's next run).
+  const where = returnTxHash
+    ? `the pool’s tokens were given back to the owner (${returnTxHash})`
+    : 'the pool’s tokens go back to the owner with the service’s next scheduled run (about a minute)'
+  const failed = (why: string): ReceiptPool => ({
+    ...view,
+    status: 'failed',
+    reason: `${why}; ${where}`,
+    ...(returnTxHash ? { returnTxHash } : {}),
+  })
+  if (failure) return failed(failure.replace(/; the pool's tokens go back to the owner$/, ''))
   const last = seedTxHashes.at(-1)
-  if (!last)
-    return { ...view, status: 'failed', reason: 'the pool’s transactions were never sent; its tokens stay with the service’s signer' }
+  if (!last) return failed('the pool’s transactions were never sent')
   let mint: Hex = last
   for (let hop = 0; hop <= REPLACED_HOPS_MAX; hop++) {
     const receipt = await services.publicClient.getTransactionReceipt({ hash: mint }).catch(() => null)
@@ -51,13 +61,7 @@ export async function readPoolReceipt({ services, keys, record }: ReadPoolReceip
       const positionId = positionIdInLogs(receipt, services.config.uniswapV4.positionManager)
       return { ...view, status: 'seeded', ...(positionId ? { positionId } : {}) }
     }
-    if (receipt)
-      return {
-        ...view,
-        status: 'failed',
-        reason:
-          'the pool’s creation and mint reverted (a pool initialised first at another price refuses the mint); the pool’s tokens stay with the service’s signer',
-      }
+    if (receipt) return failed('the pool’s creation and mint reverted (a pool initialised first at another price refuses the mint)')
     // Not mined: it may have been replaced with higher fees, and the copy mined instead.
     const copy: DeployRecord | null = services.store ? await readDeployRecord(services.store, keys, mint).catch(() => null) : null
     if (!copy?.replacedBy) break
