@@ -40,7 +40,7 @@ export type FollowDeploysReturnType = {
  * is recorded. Throws when the store or the chain cannot be read (the tick reports it).
  */
 export async function followDeploys(services: DeployServices): Promise<FollowDeploysReturnType> {
-  const { store, config, publicClient, logger } = services
+  const { store, config } = services
   const none = { unmined: 0, confirmed: 0, reverted: 0, replaced: 0 }
   if (!services.getSigner) return { skipped: 'no signer configured', ...none }
   const { nonceLocks } = services
