@@ -25,6 +25,8 @@ export type PaymentsSettings = {
   offReason: string | null
   /** The price per deploy as the operator wrote it, in whole tokens (`"1.00"`). */
   price: string
+  /** The price of a pooled launch (`pool` in the body: four transactions, more gas), `X402_POOL_PRICE`, else `price`. */
+  poolPrice: string
   facilitatorUrl: string
   /** Who is paid: `X402_PAY_TO`, else `SIGNER_ADDRESS` (the 402 names it without asking KMS). */
   payTo: `0x${string}`
@@ -49,6 +51,8 @@ export type PaymentsSettings = {
 export type PaymentsConfig = Omit<PaymentsSettings, 'asset'> & {
   /** The price in the asset's base units, as x402's `amount` says it (`"1000000"` for 1.00 at 6 decimals). */
   amount: string
+  /** A pooled launch's price in base units. */
+  poolAmount: string
   /** The EIP-3009 token paid in, its EIP-712 domain (checked against the token) and its `decimals()`. */
   asset: PaymentsSettings['asset'] & { decimals: number }
 }
@@ -57,13 +61,14 @@ const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x address (4
 
 const priceRule = `must be a price in whole tokens with at most ${PRICE_DECIMALS_MAX} decimals, more than 0 (like "1.00")`
 
+const priceField = z
+  .string()
+  .trim()
+  .refine((v) => new RegExp(`^\\d{1,12}(\\.\\d{1,${PRICE_DECIMALS_MAX}})?$`).test(v) && /[1-9]/.test(v), priceRule)
+
 const paymentsSchema = z.object({
-  X402_PRICE: optional(
-    z
-      .string()
-      .trim()
-      .refine((v) => new RegExp(`^\\d{1,12}(\\.\\d{1,${PRICE_DECIMALS_MAX}})?$`).test(v) && /[1-9]/.test(v), priceRule),
-  ),
+  X402_PRICE: optional(priceField),
+  X402_POOL_PRICE: optional(priceField),
   X402_FACILITATOR_URL: optional(httpUrl),
   X402_PAY_TO: optional(address),
   X402_ASSET: optional(address),
@@ -117,6 +122,7 @@ export function loadPaymentsConfig(env: Environment, deploy: DeployConfig): Paym
   return {
     offReason: missing.length > 0 ? `${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} not set` : null,
     price,
+    poolPrice: parsed.X402_POOL_PRICE ?? price,
     facilitatorUrl: parsed.X402_FACILITATOR_URL ?? '',
     payTo: (parsed.X402_PAY_TO ?? deploy.signerAddress ?? '0x0000000000000000000000000000000000000000') as `0x${string}`,
     asset: {
@@ -152,12 +158,27 @@ export function pricedPaymentsConfig(settings: PaymentsSettings, onChain: AssetO
   const problems: string[] = []
   const where = `${settings.asset.address} on chain ${settings.chainId}`
   if (decimals === null) problems.push(`X402_ASSET: no token at ${where} answers decimals() (is it the chain's EIP-3009 token?)`)
-  else if ((settings.price.split('.')[1] ?? '').length > decimals)
-    problems.push(`X402_PRICE: has more digits after the point than the asset's ${decimals} decimals`)
+  else
+    for (const [name, price] of [
+      ['X402_PRICE', settings.price],
+      ['X402_POOL_PRICE', settings.poolPrice],
+    ] as const)
+      if ((price.split('.')[1] ?? '').length > decimals)
+        problems.push(`${name}: has more digits after the point than the asset's ${decimals} decimals`)
   for (const part of domainProblems)
     problems.push(
       `X402_ASSET_${part.toUpperCase()}: is not the EIP-712 ${part} the token at ${where} signs with (its name() / version() / DOMAIN_SEPARATOR() say otherwise)`,
     )
   if (problems.length > 0 || decimals === null) throw new ConfigError(`Invalid paid deploys (x402) configuration: ${problems.join('; ')}`)
-  return { ...settings, amount: baseUnitsOf(settings.price, decimals), asset: { ...settings.asset, decimals } }
+  return {
+    ...settings,
+    amount: baseUnitsOf(settings.price, decimals),
+    poolAmount: baseUnitsOf(settings.poolPrice, decimals),
+    asset: { ...settings.asset, decimals },
+  }
+}
+
+/** The door's terms for one deploy: a pooled launch is sold at its own price (`X402_POOL_PRICE`), everything else as configured. */
+export function termsFor(config: PaymentsConfig, pooled: boolean): PaymentsConfig {
+  return pooled ? { ...config, price: config.poolPrice, amount: config.poolAmount } : config
 }

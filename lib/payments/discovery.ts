@@ -22,17 +22,17 @@ export const paidDeployRequestSchema = agentDeploySchema.partial({ action: true 
 /**
  * A zod schema as JSON Schema 2020-12 for the bazaar extension, inlined (the extension's validator refuses a `$ref` that
  * leaves it) and without `$schema` (the extension's own schema says it) or `examples` (its `info` is the example).
- * `descriptions: false` drops the prose too, where the OpenAPI document already carries it and bytes count: an x402
- * client echoes every extension of the 402 in its PAYMENT-SIGNATURE, which the door takes up to 12 KiB.
+ * It drops the prose too, which the OpenAPI document carries, because bytes count: an x402 client echoes every
+ * extension of the 402 in its PAYMENT-SIGNATURE, which the door takes up to 12 KiB.
  */
-function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output', { descriptions = true } = {}): Record<string, unknown> {
+function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
   const { $schema: _, ...rest } = z.toJSONSchema(schema, {
     io,
     target: 'draft-2020-12',
     reused: 'inline',
     override: ({ jsonSchema }) => {
       delete jsonSchema.examples
-      if (!descriptions) delete jsonSchema.description
+      delete jsonSchema.description
     },
   })
   return rest
@@ -79,12 +79,13 @@ export const EXAMPLE_PAID_DEPLOY_ANSWER: z.infer<typeof paidDeploySchema> = {
 }
 
 /**
- * The paid answer's schema for the bazaar: the top of `paidDeploySchema`, with `receipt` (only with waitSeconds) and
- * the payment's signed `receipt` (x402's offer-receipt) kept as objects, so that the echo stays small; the OpenAPI
+ * The paid answer's schema for the bazaar: the top of `paidDeploySchema`, with `receipt` (only with waitSeconds), a
+ * pooled launch's `pool` and the payment's signed `receipt` (x402's offer-receipt) kept as objects, so that the echo stays small; the OpenAPI
  * document details both.
  */
-const paidDeployOutputSchema = paidDeploySchema.omit({ receipt: true, payment: true }).extend({
+const paidDeployOutputSchema = paidDeploySchema.omit({ receipt: true, payment: true, pool: true }).extend({
   receipt: z.looseObject({ ok: z.boolean(), status: z.string().optional() }).optional(),
+  pool: z.looseObject({ poolId: z.string(), status: z.string() }).optional(),
   payment: paymentSummarySchema.extend({ receipt: z.looseObject({ format: z.string() }).optional() }),
 })
 
@@ -98,7 +99,7 @@ export const paidDeployDiscovery: () => { bazaar: DiscoveryExtension } = perInst
     bodyType: 'json',
     input: { ...EXAMPLE_PAID_DEPLOY },
     inputSchema: jsonSchemaOf(paidDeployRequestSchema, 'input'),
-    output: { example: EXAMPLE_PAID_DEPLOY_ANSWER, schema: jsonSchemaOf(paidDeployOutputSchema, 'output', { descriptions: false }) },
+    output: { example: EXAMPLE_PAID_DEPLOY_ANSWER, schema: jsonSchemaOf(paidDeployOutputSchema, 'output') },
   })
   // What x402's HTTP middleware does for a route: the enrichment reads the method (and the path, for a route with
   // parameters, which this one is not).

@@ -18,7 +18,7 @@ import { rateLimitHeaders } from '../platform/rateLimitHeaders.js'
 import { type Accepted, accepted, type Refused, refused } from '../platform/result.js'
 import { takeSlots } from '../store/slidingLog.js'
 import { type DoorAnswer, domainAnswer, doorError, paymentRequiredAnswer } from './answers.js'
-import type { PaymentsConfig, PaymentsSettings } from './config.js'
+import { type PaymentsConfig, type PaymentsSettings, termsFor } from './config.js'
 import { discoveryManifestOf } from './discovery.js'
 import type { PaymentsSource } from './instance.js'
 import { paymentKeys } from './keys.js'
@@ -126,7 +126,7 @@ async function deploy(source: PaymentsSource, request: Request, body: Record<str
   }
   const offer = await offerFor(source, checked.intent.variant)
   if (!offer.ok) return offer.answer
-  const { config } = offer
+  const config = termsFor(offer.config, checked.intent.pool !== undefined)
   const header = request.headers.get('payment-signature')
   if (!header) {
     if (request.headers.get('x-payment'))

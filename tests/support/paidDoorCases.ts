@@ -17,7 +17,7 @@ import { type PaymentRecord, saveOpenPayment, sha256 } from '../../lib/payments/
 import { createUpstashStore } from '../../lib/store/upstash.js'
 import { runAgents } from './agentsCommand.js'
 import { fetchChecked } from './openapiCheck.js'
-import { fundedPayer, type PaidDoorParts, TEST_PRICE, TEST_PRICE_UNITS } from './paidDoorParts.js'
+import { fundedPayer, type PaidDoorParts, TEST_POOL_PRICE_UNITS, TEST_PRICE, TEST_PRICE_UNITS } from './paidDoorParts.js'
 import { createPayingClient, type PayingClient, signPaymentHeader } from './payingClient.js'
 import { findLeaks } from './secrets.js'
 import { BASE_USDC } from './testUsdc.js'
@@ -655,6 +655,38 @@ export function definePaidDoorCases(target: () => PaidDoorTarget): void {
     expect(await balances(client.address)).toEqual(start)
     expect(JSON.parse((await store.get(keys.payment(record.payer, record.nonce)))!)).toMatchObject({ state: 'refused' })
     expect((await listedCredits(target().parts.env)).map((c) => c.state)).not.toContain('refused')
+  })
+
+  it('sells a pooled launch at X402_POOL_PRICE and seeds its Uniswap v4 pool: the owner holds the position', async () => {
+    const client = await payer()
+    const owner = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed'
+    const body = {
+      name: 'Paid Pool',
+      symbol: 'PPOOL',
+      admin: owner,
+      initialSupply: '1000000',
+      pool: { amount: '400000', startingMarketCapEth: '5' },
+    }
+    // The 402 asks the pooled price; a plain deploy's asks the plain one.
+    const asked = decodePaymentRequiredHeader((await send(target().doors[0], body)).headers.get('payment-required')!)
+    expect(asked.accepts[0]!.amount).toBe(TEST_POOL_PRICE_UNITS.toString())
+    const [start, before] = [await balances(client.address), counts()]
+    const answer = await pay(client, target().doors[0], body)
+    expect(answer.body).toMatchObject({
+      ok: true,
+      status: 'broadcast',
+      pool: { status: 'sent', owner },
+      payment: { payer: client.address, amount: TEST_POOL_PRICE_UNITS.toString() },
+    })
+    expect(await balances(client.address)).toEqual({
+      payer: start.payer - TEST_POOL_PRICE_UNITS,
+      payTo: start.payTo + TEST_POOL_PRICE_UNITS,
+    })
+    // The creation, the pool's three transactions and the payment's receipt: five signatures, one settle.
+    expect(since(before)).toMatchObject({ settles: 1, settled: 1, signs: 5, sends: 4 })
+    const receipt = await send(target().doors[1], { action: 'receipt', tx_hash: answer.body.txHash, waitSeconds: 10 })
+    expect(receipt.body).toMatchObject({ ok: true, status: 'confirmed', pool: { status: 'seeded', owner }, payment: { state: 'deployed' } })
+    expect(receipt.body.pool.positionId).toMatch(/^\d+$/)
   })
 
   it('answers the token address in the same call with waitSeconds, and the broadcast answer when the node times out', async () => {

@@ -4,6 +4,7 @@ import { generateAgentKey } from '../../lib/deploy/agents/agentKeys.js'
 import { type LocalFacilitator, startLocalFacilitator } from './facilitator.js'
 import { type ServiceParts, startServiceParts } from './serviceParts.js'
 import { placeTestUsdc, type TestUsdc } from './testUsdc.js'
+import { deployUniswapV4 } from './uniswapV4.js'
 
 // Everything the paid door talks to: the service's parts (store, chain, KMS, upstream), the test chain's USDC at Base's
 // USDC address, and the local facilitator; with the environment that turns the door on.
@@ -12,6 +13,9 @@ import { placeTestUsdc, type TestUsdc } from './testUsdc.js'
 export const TEST_PRICE = '0.50'
 /** {@link TEST_PRICE} in base units. */
 export const TEST_PRICE_UNITS = 500_000n
+/** The price of a pooled launch in these tests (`X402_POOL_PRICE`), and in base units. */
+export const TEST_POOL_PRICE = '0.75'
+export const TEST_POOL_PRICE_UNITS = 750_000n
 
 /** The paid door's parts and environment. */
 export type PaidDoorParts = ServiceParts & {
@@ -35,12 +39,18 @@ export async function startPaidDoorParts({ redisSocket, storePrefix, env = {} }:
   const cdpSecret = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString()
   const payTo = privateKeyToAddress(generatePrivateKey())
   const parts = await startServiceParts({ redisSocket, allowlist: [agent.digest], storePrefix })
-  const [usdc, facilitator] = await Promise.all([
+  const [usdc, facilitator, v4] = await Promise.all([
     placeTestUsdc({ chain: parts.chain }),
     startLocalFacilitator({ rpcUrl: parts.chain.nodeUrl }),
+    deployUniswapV4(parts.chain),
   ])
   Object.assign(parts.env, {
     X402_PRICE: TEST_PRICE,
+    X402_POOL_PRICE: TEST_POOL_PRICE,
+    UNISWAP_V4_POOL_MANAGER: v4.poolManager,
+    UNISWAP_V4_POSITION_MANAGER: v4.positionManager,
+    UNISWAP_V4_STATE_VIEW: v4.stateView,
+    PERMIT2_ADDRESS: v4.permit2,
     X402_FACILITATOR_URL: facilitator.url,
     X402_PAY_TO: payTo,
     X402_PAYER_DAILY_CAP: '3',

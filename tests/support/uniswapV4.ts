@@ -20,8 +20,11 @@ export const PERMIT2_ADDRESS: Address = '0x000000000022D473030F116dDEE9F6B43aC78
 const BASE_WETH: Address = '0x4200000000000000000000000000000000000006'
 /** The PositionManager's gas limit for a subscriber's unsubscribe hook, as the deployed contracts on Base are built. */
 const UNSUBSCRIBE_GAS_LIMIT = 300_000n
-/** anvil's tenth well-known key: the deployer (and PoolManager owner), apart from the accounts tests fund themselves. */
-const DEPLOYER_KEY: Hex = '0x2a871d0798f97d79848a013d4936a73bf4cc922c825d33c1cf7073dff6d409c6'
+/**
+ * anvil's ninth well-known key: the deployer (and PoolManager owner), apart from the accounts tests fund themselves
+ * and from the local facilitator's (the tenth), which settles on the same chain at the same time.
+ */
+const DEPLOYER_KEY: Hex = '0xdbda1821b80551c9d65939329250298aa3472ba22feea921c0cf5d620ea67b97'
 
 type Artifact = { abi: Abi; bytecode: { object: Hex } }
 

@@ -88,7 +88,7 @@ export const agentDeploySchema = z.strictObject({
   pool: poolFieldSchema
     .optional()
     .describe(
-      'A Uniswap v4 pool (native ETH, no hook) seeded at launch with `amount` of initialSupply, single-sided from the starting price; its position (an ERC-721) and fees go to `owner`, who can withdraw the liquidity: nothing is locked',
+      'A Uniswap v4 pool (native ETH, no hook) seeded at launch with `amount` of initialSupply, single-sided from the starting price; `owner` gets the position (an ERC-721) and its fees, and can withdraw the liquidity: nothing is locked',
     ),
   dryRun: z.boolean({ error: 'must be true or false' }).optional().describe('true: validate and simulate only; nothing is signed'),
   waitSeconds: z
