@@ -9,7 +9,7 @@ import type { ReadServices } from '../read/services.js'
 import type { ChannelSubscription } from '../store/types.js'
 
 /** How long a subscription may take to open before the instance gives it up and subscribes again (with backoff). */
-export const SUBSCRIBE_WAIT_MS = 4000
+export const SUBSCRIBE_WAIT_MS = 3500
 
 /**
  * How long a subscription may hear nothing before the instance checks it: it publishes an echo of its own and expects

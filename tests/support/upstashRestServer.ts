@@ -16,6 +16,8 @@ export type UpstashRestServer = {
   token: string
   /** Commands received so far (name only, upper-case), for assertions. */
   commands: string[]
+  /** The same commands with their arguments as received (a script's keys tell which one ran). */
+  calls: string[][]
   /** Makes every request fail at the network level (the socket is destroyed) until set back to false. */
   setUnreachable(unreachable: boolean): void
   /** Subscriptions being served now (their event streams open). */
@@ -41,6 +43,7 @@ export async function startUpstashRestServer(parameters: StartUpstashRestServerP
   const idle: RespConnection[] = []
   const scriptShas = new Map<string, string>()
   const commands: string[] = []
+  const calls: string[][] = []
   let unreachable = false
   const subscriptions = new Set<ServerResponse>()
 
@@ -53,6 +56,7 @@ export async function startUpstashRestServer(parameters: StartUpstashRestServerP
     const args = raw.map((a) => (typeof a === 'string' ? a : JSON.stringify(a)))
     const name = (args[0] ?? '').toUpperCase()
     commands.push(name)
+    calls.push([name, ...args.slice(1)])
     if (name === 'EVAL' && args[1]) {
       // Upstash keeps a script under its own text's SHA-1: a later EVALSHA of that hash finds the stripped one.
       const stripped = stripUpstashScriptFlags(args[1])
@@ -137,6 +141,7 @@ export async function startUpstashRestServer(parameters: StartUpstashRestServerP
   /** One subscription: a redis connection in subscribed mode, its pushes written as events until either side ends. */
   const subscribe = async (channel: string, res: ServerResponse) => {
     commands.push('SUBSCRIBE')
+    calls.push(['SUBSCRIBE', channel])
     const event = (line: string) => {
       if (!res.writableEnded) res.write(`data: ${line}\n\n`)
     }
@@ -173,6 +178,7 @@ export async function startUpstashRestServer(parameters: StartUpstashRestServerP
     url: `http://127.0.0.1:${port}`,
     token,
     commands,
+    calls,
     setUnreachable: (value) => {
       unreachable = value
     },

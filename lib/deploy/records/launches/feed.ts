@@ -84,7 +84,13 @@ export async function signalConfirmedLaunch({
   const launch = toLaunch({ ...record, status: 'confirmed' }, null)
   if (!launch) return
   try {
-    await announceLaunch({ store, key: launchSignalKey(storePrefix, chainId), channel: chainEventsChannel(storePrefix, chainId), launch, now })
+    await announceLaunch({
+      store,
+      key: launchSignalKey(storePrefix, chainId),
+      channel: chainEventsChannel(storePrefix, chainId),
+      launch,
+      now,
+    })
   } catch (error) {
     logger.warn('launch_signal_failed', { txHash: launch.txHash, error: errorName(error) })
   }

@@ -56,7 +56,8 @@ export type AnnounceLaunchParameters = { store: Store; key: string; channel: str
 export async function announceLaunch({ store, key, channel, launch, now }: AnnounceLaunchParameters): Promise<boolean> {
   const txHash = launch.txHash.toLowerCase()
   const at = Math.round(now)
-  const added = Number(await store.run(announceScript, [key], [at, txHash, `${txHash}${JSON.stringify(launch)}`, SIGNAL_KEEP, SIGNAL_TTL_MS])) === 1
+  const added =
+    Number(await store.run(announceScript, [key], [at, txHash, `${txHash}${JSON.stringify(launch)}`, SIGNAL_KEEP, SIGNAL_TTL_MS])) === 1
   if (added) await store.publish(channel, launchMessage(launch, at))
   return added
 }
