@@ -309,7 +309,7 @@ describe('the token page (candles from lightweight-charts) and New launches', ()
       expect(await page.textContent('dd[data-field="initialSupply"]')).toBe('1000000')
       await page.keyboard.press('Escape')
       expect(await page.evaluate(() => (window as unknown as { pwned?: number }).pwned)).toBeUndefined()
-      // A deploy confirmed now, on any instance: the stream announces it within a look (4 s) and the panel shows it first.
+      // A deploy confirmed now, on any instance: announced and published, the stream pushes it and the panel shows it first.
       await page.waitForSelector('[data-testid="live"][data-mode="live"]')
       const [fresh] = await seedLaunches(services.store, services.keyPrefix, [
         { name: 'Fresh Launch', symbol: 'FRSH', createdAt: Date.now() },
