@@ -31,8 +31,9 @@ export type Store = {
   /** Runs `script` atomically over `keys` with `args`, and answers its reply as Redis would send it. */
   run<TReply>(script: StoreScript<TReply>, keys: readonly string[], args: readonly (string | number)[]): Promise<TReply>
   /**
-   * Sends `message` to every subscription of `channel` open now, on any instance (one command). Nothing is kept: a
-   * subscription that opens later never sees it (what must survive a gap is written to a key beside the message).
+   * Sends `message` (one line: Upstash frames it as the rest of one line) to every subscription of `channel` open now,
+   * on any instance (one command). Nothing is kept: a subscription that opens later never sees it (what must survive a
+   * gap is written to a key beside the message).
    */
   publish(channel: string, message: string): Promise<void>
   /** Subscribes to `channel` (a name without commas) until closed or dropped: {@link ChannelSubscription}. */
