@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { launchSignalKey } from '../../lib/deploy/keys.js'
+import { chainEventsChannel, launchSignalKey } from '../../lib/deploy/keys.js'
 import { followDeploys } from '../../lib/deploy/pipeline/followDeploys.js'
+import { encodeChainEvent } from '../../lib/deploy/records/launches/chainEvents.js'
 import type { Launch, LaunchesPage } from '../../lib/deploy/records/launches/schema.js'
 import type { LaunchesConfig } from '../../lib/launches/config.js'
 import { createLaunchesEndpoint } from '../../lib/launches/endpoint.js'
@@ -179,13 +180,18 @@ describe('the launches feed and the stream’s launch event, across instances', 
     await expect.poll(() => readFront.subscriptions).toBe(subscriptions + 2)
     await expect.poll(() => signalReads()).toBe(reads + 2)
     await Promise.all([a.drain(), b.drain()]) // a stale room's refresh behind a first read is the room's, not the launches'
-    const [before, published] = [readFront.calls.length, deploy.upstash!.commands.filter((c) => c === 'PUBLISH').length]
+    const before = readFront.calls.length
+    // Another kind on the same channel (a trade, published by a part that follows pools): skipped, and it breaks nothing.
+    const channel = chainEventsChannel(deploy.newInstance().services.config.storePrefix, 8453)
+    await deploy.store.publish(channel, encodeChainEvent('trade', deploy.clock.now, { token: `0x${'1'.repeat(40)}` }))
+    const published = deploy.upstash!.commands.filter((c) => c === 'PUBLISH').length
     const token = await deployToken('LIVE')
     expect((await deploy.post({ action: 'receipt', tx_hash: token.txHash })).body).toMatchObject({ status: 'confirmed' })
     // No timer of either instance fires: the message itself carries the launch to every stream.
     for (const stream of streams) await expect.poll(() => launchSymbols(stream), { timeout: 5000 }).toEqual(['LIVE'])
     expect(readFront.calls.slice(before)).toEqual([]) // the listening instances sent no command at all
     expect(deploy.upstash!.commands.filter((c) => c === 'PUBLISH')).toHaveLength(published + 1) // the publisher's one
+    for (const stream of streams) expect(stream.events().filter((e) => e.event !== 'control-room')).toHaveLength(1) // the launch alone
     const event = streams[2]!.events().find((e) => e.event === 'launch')!
     expect(event.id).toBeUndefined() // the stream's id stays the room's
     expect(JSON.parse(event.data!)).toMatchObject({
