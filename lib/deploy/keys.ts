@@ -55,8 +55,18 @@ export function deployHistoryKeys({ storePrefix, chainId }: DeployHistoryKeysPar
   }
 }
 
-/** Store key of the launches lately seen confirmed, which instances with open streams look at (`records/launches/feed.ts`). */
+/**
+ * Store key of the launches lately seen confirmed (`records/launches/signal.ts`): what an instance reads once when its
+ * subscription to {@link chainEventsChannel} (re)opens, to catch up on what was published while it was not listening.
+ */
 export const launchSignalKey = (storePrefix: string, chainId: number) => `${storePrefix}deploy:${chainId}:launches:confirmed`
+
+/**
+ * The channel a chain's events are published on (a launch seen confirmed; later a trade on a launched token's pool),
+ * one message per event as `records/launches/chainEvents.ts` shapes it. A channel is no key: it holds nothing, and a
+ * subscriber hears only what is published while it listens. No comma: Upstash's frames are comma-separated.
+ */
+export const chainEventsChannel = (storePrefix: string, chainId: number) => `${storePrefix}deploy:${chainId}:events`
 
 /** Store key of a deployed token's market. */
 export const tokenMarketKey = (storePrefix: string, chainId: number, address: string) =>

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { systemClock } from '../platform/clock.js'
 import { perInstance } from '../platform/perInstance.js'
 import { releaseLockScript, writeManyArguments, writeManyScript } from './storeScripts.js'
-import { type ScriptData, type Store, UndeclaredKeyError } from './types.js'
+import { type ChannelListener, type ScriptData, type Store, UndeclaredKeyError } from './types.js'
 
 /** Entries the in-process store holds at most; past that the least recently written goes first. */
 export const MEMORY_STORE_ENTRIES_MAX = 100_000
@@ -28,7 +28,8 @@ type Entry = { value: string | Map<string, number>; expiresAt: number }
  * The in-process store: the embedded default when no Redis is configured; one instance only. Scripts run their
  * `inProcess` steps over {@link ScriptData}, the Redis commands implemented once here. It forgets what has expired as
  * it goes (a sweep of a few entries per call, resuming where the last left off), and holds at most `maxEntries`
- * values, so a stream of distinct keys (search terms) leaves its memory flat.
+ * values, so a stream of distinct keys (search terms) leaves its memory flat. Its channels reach this process's
+ * subscriptions, and never drop one.
  */
 export function createMemoryStore(parameters: CreateMemoryStoreParameters = {}): MemoryStore {
   const { now = systemClock.now, maxEntries = MEMORY_STORE_ENTRIES_MAX } = parameters
@@ -47,6 +48,8 @@ export function createMemoryStore(parameters: CreateMemoryStoreParameters = {}):
     }
   }
   const { data, text } = createScriptData(values, now, maxEntries)
+  /** The open subscriptions of each channel: what `publish` reaches. */
+  const channels = new Map<string, Set<{ listener: ChannelListener; live: boolean }>>()
 
   return {
     kind: 'memory',
@@ -90,6 +93,23 @@ export function createMemoryStore(parameters: CreateMemoryStoreParameters = {}):
         keys,
         args.map((a) => String(a)),
       )
+    },
+    // Delivered as a task of its own, as over a network: a listener never runs inside the publisher's call.
+    async publish(channel, message) {
+      for (const entry of channels.get(channel) ?? []) queueMicrotask(() => entry.live && entry.listener.onMessage(message))
+    },
+    subscribe(channel, listener) {
+      const entry = { listener, live: true }
+      const open = channels.get(channel) ?? new Set()
+      channels.set(channel, open.add(entry))
+      queueMicrotask(() => entry.live && listener.onOpen())
+      return {
+        close() {
+          entry.live = false
+          open.delete(entry)
+          if (open.size === 0 && channels.get(channel) === open) channels.delete(channel)
+        },
+      }
     },
   }
 }

@@ -1,9 +1,10 @@
 import { BaseError } from '../platform/errors.js'
 
 /**
- * The shared-state port: what a key-value store is (get, set, many at once, a lock) and running a script. Every
- * atomic algorithm (the nonce fence, the cap windows, the budgets, the due claims) is a {@link StoreScript} kept
- * beside the code that owns it, so a new one changes no adapter. Same semantics in every adapter.
+ * The shared-state port: what a key-value store is (get, set, many at once, a lock), running a script, and a channel
+ * to publish on and subscribe to. Every atomic algorithm (the nonce fence, the cap windows, the budgets, the due
+ * claims) is a {@link StoreScript} kept beside the code that owns it, so a new one changes no adapter. Same semantics
+ * in every adapter.
  */
 export type Store = {
   /** What backs the store, for the start-up line and health output. */
@@ -29,7 +30,32 @@ export type Store = {
   releaseLock(key: string, token: string): Promise<boolean>
   /** Runs `script` atomically over `keys` with `args`, and answers its reply as Redis would send it. */
   run<TReply>(script: StoreScript<TReply>, keys: readonly string[], args: readonly (string | number)[]): Promise<TReply>
+  /**
+   * Sends `message` (one line: Upstash frames it as the rest of one line) to every subscription of `channel` open now,
+   * on any instance (one command). Nothing is kept: a subscription that opens later never sees it (what must survive a
+   * gap is written to a key beside the message).
+   */
+  publish(channel: string, message: string): Promise<void>
+  /** Subscribes to `channel` (a name without commas) until closed or dropped: {@link ChannelSubscription}. */
+  subscribe(channel: string, listener: ChannelListener): ChannelSubscription
 }
+
+/**
+ * What a subscription tells its listener, the same in every adapter: `onOpen` once it is live (every message published
+ * after that reaches `onMessage`, once, in order, byte for byte); `onDrop` when it ended without being closed (the
+ * store refused or lost it), after which it calls nothing more: the listener subscribes again. No call comes
+ * synchronously from `subscribe`, and none after `close`. A store that never answers calls neither `onOpen` nor `onDrop`:
+ * the listener bounds that wait on its clock. On Upstash a stream that ends quietly is not seen by the client library
+ * either: a listener that must know checks it with a message of its own (lib/launches/watch.ts).
+ */
+export type ChannelListener = {
+  onOpen(): void
+  onMessage(message: string): void
+  onDrop(error: StoreError): void
+}
+
+/** An open subscription; `close` ends it and silences its listener (idempotent). */
+export type ChannelSubscription = { close(): void }
 
 /**
  * An atomic algorithm over the store: its Lua for Redis, and the same steps over the in-process store's data for

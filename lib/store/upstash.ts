@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { Redis } from '@upstash/redis'
 import { type Deadline, systemClock } from '../platform/clock.js'
 import { releaseLockScript, writeManyArguments, writeManyScript } from './storeScripts.js'
-import { type Store, StoreError } from './types.js'
+import { type ChannelListener, type ChannelSubscription, type Store, StoreError } from './types.js'
 
 /** Parameters of {@link createUpstashStore}. */
 export type CreateUpstashStoreParameters = {
@@ -99,5 +99,40 @@ export function createUpstashStore(parameters: CreateUpstashStoreParameters): Up
       }),
     releaseLock: async (key, owner) => Number(await runLua(releaseLockScript.name, releaseLockScript.lua, [key], [owner])) === 1,
     run: (script, keys, args) => runLua(script.name, script.lua, keys, args),
+    publish: (channel, message) =>
+      call('publish', async () => {
+        await redis.publish(channel, message)
+      }),
+    subscribe: (channel, listener) => subscribeOver(redis, channel, listener),
   }
+}
+
+/**
+ * A subscription through `@upstash/redis` as it is: one `POST /subscribe/<channel>` answered with Server-Sent Events
+ * (`data: subscribe,<channel>,<count>` once live, then `data: message,<channel>,<message>` per message), read by the
+ * library with no deadline of ours (the request carries its own abort signal). The library reports a request that
+ * fails (refused, unreachable after its one retry) as an `error`, which is the drop; a stream the server ends later it
+ * does not report at all (lib/launches/watch.ts checks for that with a message of its own).
+ */
+function subscribeOver(redis: Redis, channel: string, listener: ChannelListener): ChannelSubscription {
+  const subscriber = redis.subscribe<string>([channel])
+  let live = true
+  const close = () => {
+    if (!live) return
+    live = false
+    void subscriber.unsubscribe()
+  }
+  subscriber.on('subscribe', () => {
+    if (live) listener.onOpen()
+  })
+  // With automaticDeserialization off the library hands the message over as the text it read.
+  subscriber.on('message', ({ message }) => {
+    if (live) listener.onMessage(typeof message === 'string' ? message : JSON.stringify(message))
+  })
+  subscriber.on('error', () => {
+    if (!live) return
+    close()
+    listener.onDrop(new StoreError('store subscribe failed'))
+  })
+  return { close }
 }

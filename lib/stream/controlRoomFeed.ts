@@ -98,7 +98,8 @@ export function createControlRoomFeed(parameters: CreateControlRoomFeedParameter
       open.add(sink)
       if (!watch) {
         current = null // a body kept from an earlier watch may be old: the instance's copy says what is current
-        watch = startWatch({ services, later, heartbeatSeconds, fed, take, sources })
+        // Started outside this request too: a source's subscription outlives it, and so do its log lines.
+        watch = detached.runInAsyncScope(() => startWatch({ services, later, heartbeatSeconds, fed, take, sources }))
       }
       let latest = current
       try {

@@ -5,7 +5,7 @@ import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RunningServer, startServer, vercelRouting } from '../../dev/server.js'
 import { instanceDeploySource } from '../../lib/deploy/instance.js'
-import { launchSignalKey } from '../../lib/deploy/keys.js'
+import { chainEventsChannel, launchSignalKey } from '../../lib/deploy/keys.js'
 import { announceLaunch } from '../../lib/deploy/records/launches/signal.js'
 import { loadHealthConfig } from '../../lib/health/config.js'
 import { createHealthEndpoint } from '../../lib/health/endpoint.js'
@@ -309,7 +309,7 @@ describe('the token page (candles from lightweight-charts) and New launches', ()
       expect(await page.textContent('dd[data-field="initialSupply"]')).toBe('1000000')
       await page.keyboard.press('Escape')
       expect(await page.evaluate(() => (window as unknown as { pwned?: number }).pwned)).toBeUndefined()
-      // A deploy confirmed now, on any instance: the stream announces it within a look (4 s) and the panel shows it first.
+      // A deploy confirmed now, on any instance: announced and published, the stream pushes it and the panel shows it first.
       await page.waitForSelector('[data-testid="live"][data-mode="live"]')
       const [fresh] = await seedLaunches(services.store, services.keyPrefix, [
         { name: 'Fresh Launch', symbol: 'FRSH', createdAt: Date.now() },
@@ -318,7 +318,13 @@ describe('the token page (candles from lightweight-charts) and New launches', ()
       const launch = (await listLaunches({ store: services.store, storePrefix: services.keyPrefix, chainId: 8453 })).find(
         (l) => l.txHash === fresh!.txHash,
       )!
-      await announceLaunch({ store: services.store, key: launchSignalKey(services.keyPrefix, 8453), launch, now: services.now() })
+      await announceLaunch({
+        store: services.store,
+        key: launchSignalKey(services.keyPrefix, 8453),
+        channel: chainEventsChannel(services.keyPrefix, 8453),
+        launch,
+        now: services.now(),
+      })
       await page.waitForSelector(`[data-testid="launches"] li:first-child button[data-address="${fresh!.address}"]`, { timeout: 8000 })
       expect(await page.getByTestId('launches-status').textContent()).toContain('FRSH')
     } finally {

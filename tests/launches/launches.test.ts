@@ -1,12 +1,15 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { chainEventsChannel, launchSignalKey } from '../../lib/deploy/keys.js'
 import { followDeploys } from '../../lib/deploy/pipeline/followDeploys.js'
+import { encodeChainEvent } from '../../lib/deploy/records/launches/chainEvents.js'
 import type { Launch, LaunchesPage } from '../../lib/deploy/records/launches/schema.js'
 import type { LaunchesConfig } from '../../lib/launches/config.js'
 import { createLaunchesEndpoint } from '../../lib/launches/endpoint.js'
-import { LAUNCH_LOOK_MS } from '../../lib/launches/watch.js'
+import { ECHO_AFTER_QUIET_MS, ECHO_WAIT_MS, RECONNECT_BACKOFF_MS, SUBSCRIBE_WAIT_MS } from '../../lib/launches/watch.js'
 import { systemClock } from '../../lib/platform/clock.js'
 import { createLogger } from '../../lib/platform/log.js'
 import { createReadServices, type ReadServices } from '../../lib/read/services.js'
+import { createUpstashStore } from '../../lib/store/upstash.js'
 import { loadStreamConfig } from '../../lib/stream/config.js'
 import { createStreamEndpoint } from '../../lib/stream/endpoint.js'
 import { createDexScreenerClient } from '../../lib/upstream/dexscreener.js'
@@ -15,24 +18,28 @@ import { type FakeDexScreener, startFakeDexScreener } from '../support/fakeDexSc
 import { withOpenApiCheck } from '../support/openapiCheck.js'
 import { manualTimers, readFrames } from '../support/sseFrames.js'
 import { createSyntheticMarket } from '../support/syntheticMarket.js'
+import { startUpstashRestServer, type UpstashRestServer } from '../support/upstashRestServer.js'
 
 const ADMIN = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed'
 const ON: LaunchesConfig = { publicLaunches: true, chainId: 8453 }
 
 /**
- * Launches over real parts: anvil with the B20 emulator, the KMS server, Upstash over redis-server shared by the deploy
- * side and two read instances (as two Vercel function instances), the DexScreener-shaped upstream for the room.
+ * Launches over real parts: anvil with the B20 emulator, the KMS server, one redis-server shared by the deploy side
+ * (through its own Upstash front) and the read instances (as Vercel function instances, each with its own Upstash
+ * client, all through a second front, so what they spend is counted apart), the DexScreener-shaped upstream for the room.
  */
 describe('the launches feed and the stream’s launch event, across instances', () => {
   let deploy: DeployStack
   let upstream: FakeDexScreener
+  /** The read instances' Upstash front: every command they send, and their subscriptions. */
+  let readFront: UpstashRestServer
 
-  /** A read instance over the deploy side's store and clock, with its own launches endpoint and stream (its own timers). */
+  /** A read instance over the deploy side's clock and Redis, with its own store client, launches endpoint and stream (its own timers). */
   function readInstance(launches: LaunchesConfig = ON) {
     const background: Promise<unknown>[] = []
     const services: ReadServices = createReadServices({
       env: { STORE_KEY_PREFIX: deploy.newInstance().services.config.storePrefix, GECKOTERMINAL_BASE_URL: '' },
-      store: deploy.store,
+      store: createUpstashStore({ url: readFront.url, token: readFront.token }),
       logger: createLogger({ write: () => {} }),
       now: deploy.clock.clock.now,
       upstream: createDexScreenerClient({ baseUrl: upstream.url, backoffBaseMs: 5, ...systemClock }),
@@ -62,8 +69,6 @@ describe('the launches feed and the stream’s launch event, across instances', 
       drain: async () => {
         while (background.length > 0) await Promise.allSettled(background.splice(0))
       },
-      /** Fires the launch looks that are due (the manual scheduler's stand-in for 4 s passing). */
-      lookForLaunches: () => timers.fire((ms) => ms === LAUNCH_LOOK_MS),
       open: async (ip = '198.51.100.9') =>
         readFrames(await stream.fetch(new Request('https://svc.test/api/stream', { headers: { 'x-real-ip': ip } }))),
       launches: launchesPage,
@@ -99,11 +104,25 @@ describe('the launches feed and the stream’s launch event, across instances', 
   beforeAll(async () => {
     deploy = await startDeployStack({ storeKind: 'upstash', redisSocket: inject('redisSocket'), env: { DEPLOY_DAILY_CAP: '100' } })
     upstream = await startFakeDexScreener(createSyntheticMarket())
+    readFront = await startUpstashRestServer({ redisSocket: inject('redisSocket') })
   })
   afterAll(async () => {
     await deploy?.close()
     await upstream?.close()
+    await readFront?.close()
   })
+
+  /** The read instances' reads of the launch signal so far: each is a subscription's catch-up read. */
+  const signalReads = () => {
+    const key = launchSignalKey(deploy.newInstance().services.config.storePrefix, 8453)
+    return readFront.calls.filter(([name, , count, first]) => name?.startsWith('EVAL') && count === '1' && first === key).length
+  }
+  /** The launch events a stream has had, by symbol. */
+  const launchSymbols = (stream: { events: () => { event?: string; data?: string }[] }) =>
+    stream
+      .events()
+      .filter((e) => e.event === 'launch')
+      .map((e) => (JSON.parse(e.data!) as Launch).symbol)
 
   it('lists both agents’ deploys newest first, with their public facts only, and pages with an opaque cursor', async () => {
     const a = readInstance()
@@ -142,32 +161,37 @@ describe('the launches feed and the stream’s launch event, across instances', 
     const a = readInstance()
     deploy.clock.now += 31_000
     expect((await a.freshLaunches()).state).toBe('fresh')
-    await deploy.drain() // the deploy side's own work after its answers (webhook outbox) is not the feed's
-    const commands = deploy.upstash!.commands.length
+    const commands = readFront.commands.length
     for (const query of ['', '?limit=1', '?limit=100', '?limit=3']) expect((await a.launches(query)).status).toBe(200)
-    expect(deploy.upstash!.commands.length).toBe(commands)
+    expect(readFront.commands.length).toBe(commands)
     const b = readInstance()
     expect((await b.launches('?limit=7')).status).toBe(200)
     expect((await b.launches('?limit=8')).status).toBe(200)
-    expect(deploy.upstash!.commands.slice(commands)).toEqual(['GET'])
+    expect(readFront.commands.slice(commands)).toEqual(['GET'])
   })
 
-  it('sends a launch event on every instance’s open streams within one look (4 s) of a receipt seeing the deploy mined', async () => {
+  it('pushes a launch seen confirmed on the deploy side to every instance’s open streams within 5 s, reading nothing to do it', async () => {
     const a = readInstance()
     const b = readInstance()
+    const [subscriptions, reads] = [readFront.subscriptions, signalReads()]
     const streams = [await a.open(), await a.open('198.51.100.10'), await b.open()]
     for (const stream of streams) await expect.poll(() => stream.events().length).toBeGreaterThanOrEqual(1) // the room
+    // One subscription per instance (not per stream), each followed by its one catch-up read of the signal.
+    await expect.poll(() => readFront.subscriptions).toBe(subscriptions + 2)
+    await expect.poll(() => signalReads()).toBe(reads + 2)
+    await Promise.all([a.drain(), b.drain()]) // a stale room's refresh behind a first read is the room's, not the launches'
+    const before = readFront.calls.length
+    // Another kind on the same channel (a trade, published by a part that follows pools): skipped, and it breaks nothing.
+    const channel = chainEventsChannel(deploy.newInstance().services.config.storePrefix, 8453)
+    await deploy.store.publish(channel, encodeChainEvent('trade', deploy.clock.now, { token: `0x${'1'.repeat(40)}` }))
+    const published = deploy.upstash!.commands.filter((c) => c === 'PUBLISH').length
     const token = await deployToken('LIVE')
     expect((await deploy.post({ action: 'receipt', tx_hash: token.txHash })).body).toMatchObject({ status: 'confirmed' })
-    // Each instance looks once per LAUNCH_LOOK_MS while it has streams open: the next look carries it.
-    expect(LAUNCH_LOOK_MS).toBeLessThan(5000)
-    expect(a.timers.pending()).toContain(LAUNCH_LOOK_MS)
-    const before = deploy.upstash!.commands.length
-    a.lookForLaunches()
-    b.lookForLaunches()
-    for (const stream of streams) await expect.poll(() => stream.events().filter((e) => e.event === 'launch').length).toBe(1)
-    // One store read per instance for all its streams: nothing per listener.
-    expect(deploy.upstash!.commands.slice(before).filter((c) => c === 'EVALSHA' || c === 'EVAL')).toHaveLength(2)
+    // No timer of either instance fires: the message itself carries the launch to every stream.
+    for (const stream of streams) await expect.poll(() => launchSymbols(stream), { timeout: 5000 }).toEqual(['LIVE'])
+    expect(readFront.calls.slice(before)).toEqual([]) // the listening instances sent no command at all
+    expect(deploy.upstash!.commands.filter((c) => c === 'PUBLISH')).toHaveLength(published + 1) // the publisher's one
+    for (const stream of streams) expect(stream.events().filter((e) => e.event !== 'control-room')).toHaveLength(1) // the launch alone
     const event = streams[2]!.events().find((e) => e.event === 'launch')!
     expect(event.id).toBeUndefined() // the stream's id stays the room's
     expect(JSON.parse(event.data!)).toMatchObject({
@@ -177,46 +201,119 @@ describe('the launches feed and the stream’s launch event, across instances', 
       status: 'confirmed',
       market: null,
     })
-    // Looked at again, the same launch is not sent twice.
-    a.lookForLaunches()
-    await expect.poll(() => a.timers.pending().includes(LAUNCH_LOOK_MS)).toBe(true)
+    // Seen mined again (another receipt): nothing new in the signal, nothing published, nothing sent twice.
+    expect((await deploy.post({ action: 'receipt', tx_hash: token.txHash })).body).toMatchObject({ status: 'confirmed' })
+    expect(deploy.upstash!.commands.filter((c) => c === 'PUBLISH')).toHaveLength(published + 1)
+    await streams[0]!.cancel()
+    await expect.poll(() => a.timers.pending()).toContain(ECHO_AFTER_QUIET_MS) // a's other stream is open: a still listens
+    expect(readFront.subscriptions).toBe(subscriptions + 2)
+    await streams[1]!.cancel()
+    await expect.poll(() => readFront.subscriptions).toBe(subscriptions + 1) // a's last closed: a no longer does
+    expect(a.timers.pending()).not.toContain(ECHO_AFTER_QUIET_MS)
+    await streams[2]!.cancel()
+    await expect.poll(() => readFront.subscriptions).toBe(subscriptions)
+    expect(b.timers.pending()).not.toContain(ECHO_AFTER_QUIET_MS)
     expect(streams[0]!.events().filter((e) => e.event === 'launch')).toHaveLength(1)
-    for (const stream of streams) await stream.cancel()
-    // With no stream open, the instance stops looking: a quiet instance spends nothing.
-    await expect.poll(() => a.timers.pending().includes(LAUNCH_LOOK_MS)).toBe(false)
-    await expect.poll(() => b.timers.pending().includes(LAUNCH_LOOK_MS)).toBe(false)
+  })
+
+  it('costs an open stream with no launches nothing past its subscription, but an echo after a quiet stretch', async () => {
+    deploy.clock.now += 60_000 // launches of earlier cases are no news here
+    const a = readInstance()
+    const [subscriptions, reads] = [readFront.subscriptions, signalReads()]
+    const stream = await a.open()
+    await expect.poll(() => stream.events().length).toBeGreaterThanOrEqual(1)
+    await expect.poll(() => signalReads()).toBe(reads + 1)
+    await a.drain()
+    const before = readFront.calls.length
+    // The launches' only timer is the quiet stretch's: no look on a cadence.
+    expect(a.timers.pending()).toContain(ECHO_AFTER_QUIET_MS)
+    for (let beat = 0; beat < 20; beat++) a.timers.fire((ms) => ms === 15_000) // five minutes of heartbeats
+    await expect.poll(() => stream.frames.filter((f) => f.comment === 'heartbeat').length).toBe(20)
+    expect(readFront.calls.slice(before)).toEqual([])
+    // After ECHO_AFTER_QUIET_MS with nothing heard, one PUBLISH of its own checks the stream; it comes back.
+    a.timers.fire((ms) => ms === ECHO_AFTER_QUIET_MS)
+    await expect.poll(() => a.timers.pending()).toContain(ECHO_AFTER_QUIET_MS)
+    expect(readFront.commands.slice(before)).toEqual(['PUBLISH'])
+    expect(readFront.subscriptions).toBe(subscriptions + 1)
+    expect(stream.events().filter((e) => e.event === 'launch')).toEqual([]) // an echo is no event
+    await stream.cancel()
+    await expect.poll(() => readFront.subscriptions).toBe(subscriptions)
+  })
+
+  it('catches up with one read when its subscription comes back, after a silent drop and subscribes refused with backoff', async () => {
+    deploy.clock.now += 60_000 // launches of earlier cases are no news here
+    const a = readInstance()
+    const reads = signalReads()
+    const stream = await a.open()
+    await expect.poll(() => stream.events().length).toBeGreaterThanOrEqual(1)
+    await expect.poll(() => signalReads()).toBe(reads + 1)
+    // The front lets the stream go without a word, and refuses every request for a while.
+    readFront.setUnreachable(true)
+    readFront.dropSubscriptions()
+    const token = await deployToken('MISSED')
+    expect((await deploy.post({ action: 'receipt', tx_hash: token.txHash })).body).toMatchObject({ status: 'confirmed' })
+    // The quiet stretch ends; the echo cannot go out, let alone come back: the subscription is given up.
+    a.timers.fire((ms) => ms === ECHO_AFTER_QUIET_MS)
+    expect(a.timers.pending()).toContain(ECHO_WAIT_MS)
+    a.timers.fire((ms) => ms === ECHO_WAIT_MS)
+    expect(a.timers.pending()).toContain(RECONNECT_BACKOFF_MS[0])
+    // Each refused subscribe waits longer before the next, on the feed's timers.
+    for (const [wait, next] of [
+      [RECONNECT_BACKOFF_MS[0]!, RECONNECT_BACKOFF_MS[1]!],
+      [RECONNECT_BACKOFF_MS[1]!, RECONNECT_BACKOFF_MS[2]!],
+    ]) {
+      a.timers.fire((ms) => ms === wait)
+      expect(a.timers.pending()).toContain(SUBSCRIBE_WAIT_MS)
+      await expect.poll(() => a.timers.pending()).toContain(next)
+    }
+    expect(launchSymbols(stream)).toEqual([])
+    readFront.setUnreachable(false)
+    a.timers.fire((ms) => ms === RECONNECT_BACKOFF_MS[2])
+    // Subscribed again, one read of the signal covers what was published meanwhile.
+    await expect.poll(() => launchSymbols(stream)).toEqual(['MISSED'])
+    expect(signalReads()).toBe(reads + 2)
+    await expect.poll(() => a.timers.pending()).toContain(ECHO_AFTER_QUIET_MS)
+    // And it listens again: the next launch comes as a message.
+    const next = await deployToken('HEARD')
+    expect((await deploy.post({ action: 'receipt', tx_hash: next.txHash })).body).toMatchObject({ status: 'confirmed' })
+    await expect.poll(() => launchSymbols(stream), { timeout: 5000 }).toEqual(['MISSED', 'HEARD'])
+    expect(signalReads()).toBe(reads + 2)
+    await stream.cancel()
   })
 
   it('sends it too when the tick’s follow-up is what sees the deploy mined, once though a receipt sees it again', async () => {
+    deploy.clock.now += 60_000
     const a = readInstance()
+    const reads = signalReads()
     const stream = await a.open()
     await expect.poll(() => stream.events().length).toBeGreaterThanOrEqual(1)
+    await expect.poll(() => signalReads()).toBe(reads + 1)
     const token = await deployToken('TICKED')
     // The follow-up confirms every deploy still unmined (this one, and any an earlier case left without a receipt).
     expect((await followDeploys(deploy.newInstance().services)).confirmed).toBeGreaterThanOrEqual(1)
     expect((await deploy.post({ action: 'receipt', tx_hash: token.txHash })).body).toMatchObject({ status: 'confirmed' })
     const launchesOf = () => stream.events().filter((e) => e.event === 'launch' && JSON.parse(e.data!).txHash === token.txHash)
-    a.lookForLaunches()
-    await expect.poll(() => launchesOf().length).toBe(1)
+    await expect.poll(() => launchesOf().length, { timeout: 5000 }).toBe(1)
     expect(JSON.parse(launchesOf()[0]!.data!)).toMatchObject({ txHash: token.txHash, status: 'confirmed' })
-    a.lookForLaunches()
-    await expect.poll(() => a.timers.pending().includes(LAUNCH_LOOK_MS)).toBe(true)
-    expect(launchesOf()).toHaveLength(1)
     // The feed says confirmed once its window has passed.
     deploy.clock.now += 31_000
     const listed = (await a.freshLaunches()).body.launches.find((l) => l.txHash === token.txHash)
     expect(listed).toMatchObject({ status: 'confirmed' })
+    expect(launchesOf()).toHaveLength(1)
     await stream.cancel()
   })
 
-  it('with PUBLIC_LAUNCHES off: 404 LAUNCHES_OFF, and streams that never look for launches', async () => {
+  it('with PUBLIC_LAUNCHES off: 404 LAUNCHES_OFF, and streams that never subscribe to launches', async () => {
     const off = readInstance({ publicLaunches: false, chainId: 8453 })
     const answer = await off.launches()
     expect(answer.status).toBe(404)
     expect(answer.body.code).toBe('LAUNCHES_OFF')
+    const subscribes = () => readFront.commands.filter((c) => c === 'SUBSCRIBE').length
+    const before = subscribes()
     const stream = await off.open()
     await expect.poll(() => stream.events().length).toBeGreaterThanOrEqual(1)
-    expect(off.timers.pending()).not.toContain(LAUNCH_LOOK_MS)
+    expect(subscribes()).toBe(before)
+    expect(off.timers.pending()).not.toContain(ECHO_AFTER_QUIET_MS)
     expect(stream.events().filter((e) => e.event === 'launch')).toEqual([])
     await stream.cancel()
   })

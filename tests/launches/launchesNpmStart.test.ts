@@ -55,9 +55,10 @@ describe.each<{ store: string; env: Record<string, string> }>([
     expect(sent).toMatchObject({ ok: true, status: 'broadcast' })
     expect(await post({ action: 'receipt', tx_hash: sent.txHash })).toMatchObject({ ok: true, status: 'confirmed' })
 
-    // The instance looks for confirmed launches every 4 s while a stream is open: the event comes within 5 s.
+    // The receipt publishes the launch on the chain's events channel, which the instance listens to while a stream is
+    // open: the event comes within 5 s (no look on a cadence stands behind it any more).
     const launchEvents = () => stream.events().filter((e) => e.event === 'launch')
-    await expect.poll(() => launchEvents().length, { timeout: 8000, interval: 200 }).toBe(1)
+    await expect.poll(() => launchEvents().length, { timeout: 5000, interval: 100 }).toBe(1)
     const event = JSON.parse(launchEvents()[0]!.data!) as Launch
     expect(event).toMatchObject({
       txHash: sent.txHash,

@@ -2,6 +2,7 @@ import { Redis } from '@upstash/redis'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { countCapSlots, releaseCapSlot, reserveCapSlot, reserveCapSlots } from '../../lib/deploy/pipeline/capWindow.js'
 import { claimNextNonce, fencesKeyOf, releaseNonce } from '../../lib/deploy/pipeline/nonceFence.js'
+import { echoMessage, encodeChainEvent, readChainEvent } from '../../lib/deploy/records/launches/chainEvents.js'
 import type { Launch } from '../../lib/deploy/records/launches/schema.js'
 import { announceLaunch, launchesSince } from '../../lib/deploy/records/launches/signal.js'
 import { claimDue } from '../../lib/deploy/webhooks/leases.js'
@@ -54,6 +55,47 @@ describe.each(['memory', 'upstash'] as const)('the %s store', (kind) => {
       },
     }
   }
+
+  /** A subscription that keeps what it hears: its opens, its messages in order, its drop. */
+  const listen = (channel: string, on: Store = store) => {
+    const messages: string[] = []
+    let [opens, dropped] = [0, null as Error | null]
+    let markOpen = () => {}
+    const opened = new Promise<void>((resolve) => (markOpen = resolve))
+    const subscription = on.subscribe(channel, {
+      onOpen: () => {
+        opens += 1
+        markOpen()
+      },
+      onMessage: (message) => messages.push(message),
+      onDrop: (error) => {
+        dropped = error
+      },
+    })
+    return { messages, opened, subscription, opens: () => opens, dropped: () => dropped }
+  }
+
+  it('publishes to every subscription open on the channel, once each, in order, byte for byte; to none after close', async () => {
+    const channel = `${prefix}events`
+    const [a, b, elsewhere] = [listen(channel), listen(channel), listen(`${prefix}other-events`)]
+    expect([a.opens(), b.opens(), elsewhere.opens()]).toEqual([0, 0, 0]) // nothing comes synchronously from subscribe
+    await Promise.all([a.opened, b.opened, elsewhere.opened])
+    const texts = [encodeChainEvent('launch', 1, { a: 1 }), 'héllo, ✓ 🚀 with, commas', 'T0s=', 'OK', '42', 'null', '', echoMessage('x', 2)]
+    for (const text of texts) await store.publish(channel, text)
+    await expect.poll(() => b.messages.length).toBe(texts.length)
+    await expect.poll(() => a.messages.length).toBe(texts.length)
+    expect(a.messages).toEqual(texts)
+    expect(b.messages).toEqual(texts)
+    expect(elsewhere.messages).toEqual([])
+    a.subscription.close()
+    await store.publish(channel, 'after a closed')
+    await expect.poll(() => b.messages.at(-1)).toBe('after a closed')
+    expect(a.messages).toHaveLength(texts.length)
+    expect([a.opens(), b.opens(), a.dropped(), b.dropped()]).toEqual([1, 1, null, null])
+    // Nobody listening: the message goes nowhere, and the publish still succeeds.
+    await store.publish(`${prefix}nobody`, 'lost')
+    for (const open of [b, elsewhere]) open.subscription.close()
+  })
 
   it('stores strings with a TTL, byte for byte (unicode and base64-looking values too)', async () => {
     for (const value of ['{"a":1}', 'héllo ✓ 🚀', 'T0s=', 'OK', '']) {
@@ -354,8 +396,11 @@ describe.each(['memory', 'upstash'] as const)('the %s store', (kind) => {
     expect(await oldestInIndex(store, index)).toBe(t + 60_000)
   })
 
-  it('signals each confirmed launch once, keeps the newest 20, and answers those seen since a time, oldest first', async () => {
+  it('signals each confirmed launch once (written, then published), keeps the newest 20, and answers those seen since a time', async () => {
     const key = `${prefix}launches`
+    const channel = `${prefix}launch-events`
+    const heard = listen(channel)
+    await heard.opened
     const launch = (n: number): Launch => ({
       address: `0x${n.toString(16).padStart(40, '0')}`,
       name: `Launch “${n}”`,
@@ -371,10 +416,15 @@ describe.each(['memory', 'upstash'] as const)('the %s store', (kind) => {
       metadata: { description: 'with a | pipe and ] brackets' },
     })
     const t = 1_800_000_000_000
-    expect(await announceLaunch({ store, key, launch: launch(1), now: t })).toBe(true)
-    // The receipt and the tick may both see one deploy mined: announced once.
-    expect(await announceLaunch({ store, key, launch: { ...launch(1), name: 'again' }, now: t + 5 })).toBe(false)
-    for (let n = 2; n <= 25; n++) await announceLaunch({ store, key, launch: launch(n), now: t + n * 10 })
+    expect(await announceLaunch({ store, key, channel, launch: launch(1), now: t })).toBe(true)
+    // The receipt and the tick may both see one deploy mined: announced once, published once.
+    expect(await announceLaunch({ store, key, channel, launch: { ...launch(1), name: 'again' }, now: t + 5 })).toBe(false)
+    for (let n = 2; n <= 25; n++) await announceLaunch({ store, key, channel, launch: launch(n), now: t + n * 10 })
+    await expect.poll(() => heard.messages.length).toBe(25)
+    expect(heard.messages.map(readChainEvent)[0]).toEqual({ kind: 'launch', at: t, launch: launch(1) })
+    // Each message says when it was seen, the time the signal keeps it under: a catch-up read and a message agree.
+    expect(heard.messages.map((m) => readChainEvent(m)?.at)).toEqual([t, ...Array.from({ length: 24 }, (_, i) => t + (i + 2) * 10)])
+    heard.subscription.close()
     const all = await launchesSince(store, key, 0)
     expect(all.map((s) => s.launch.symbol)).toEqual(Array.from({ length: 20 }, (_, i) => `L${i + 6}`))
     expect(all[0]).toEqual({ launch: launch(6), seenAt: t + 60 })
@@ -435,6 +485,61 @@ describe('the Upstash-compatible test server', () => {
       expect(server.commands).toEqual(expect.arrayContaining(['SET', 'GET', 'INCR', 'ZADD', 'ZRANGE']))
       const withFlag = '#!lua flags=allow-key-locking\nreturn 7'
       expect(await redis.eval(withFlag, [], [])).toBe(7)
+    } finally {
+      await server.close()
+    }
+  })
+
+  it('serves @upstash/redis’s subscribe unmodified: the frames it reads, one redis connection per subscription, PUBLISH', async () => {
+    const server = await startUpstashRestServer({ redisSocket: inject('redisSocket') })
+    const redis = new Redis({ url: server.url, token: server.token, automaticDeserialization: false })
+    const channel = `rest-channel-${process.pid}-${Date.now()}`
+    try {
+      const counts: number[] = []
+      const heard: { channel: string; message: unknown }[] = []
+      const [one, two] = [redis.subscribe<string>([channel]), redis.subscribe<string>([channel])]
+      for (const subscriber of [one, two]) subscriber.on('subscribe', (count) => counts.push(count))
+      one.on('message', (data) => heard.push(data))
+      // Upstash serves each subscription on a connection of its own: each is that connection's first (count 1).
+      await expect.poll(() => counts).toEqual([1, 1])
+      expect(server.subscriptions).toBe(2)
+      expect(await redis.publish(channel, '{"kind":"launch","at":1,"data":{"a":[1,2]}}')).toBe(2)
+      await expect.poll(() => heard).toEqual([{ channel, message: '{"kind":"launch","at":1,"data":{"a":[1,2]}}' }])
+      expect(server.commands.filter((c) => c === 'SUBSCRIBE' || c === 'PUBLISH')).toEqual(['SUBSCRIBE', 'SUBSCRIBE', 'PUBLISH'])
+      await one.unsubscribe()
+      await expect.poll(() => server.subscriptions).toBe(1)
+      server.dropSubscriptions()
+      await expect.poll(() => server.subscriptions).toBe(0)
+      expect(await redis.publish(channel, 'nobody')).toBe(0)
+    } finally {
+      await server.close()
+    }
+  })
+
+  it('drops a subscription Upstash refuses; a stream it ends later the library does not report (hence the watch’s echo)', async () => {
+    const server = await startUpstashRestServer({ redisSocket: inject('redisSocket') })
+    const store = createUpstashStore({ url: server.url, token: server.token })
+    const channel = `drop-${process.pid}-${Date.now()}`
+    const events: string[] = []
+    const listener = {
+      onOpen: () => events.push('open'),
+      onMessage: (message: string) => events.push(message),
+      onDrop: (error: Error) => events.push(`drop: ${error.message}`),
+    }
+    try {
+      server.setUnreachable(true)
+      const refused = store.subscribe(channel, listener)
+      await expect.poll(() => events).toEqual(['drop: store subscribe failed'])
+      refused.close()
+      server.setUnreachable(false)
+      const subscription = store.subscribe(channel, listener)
+      await expect.poll(() => events.at(-1)).toBe('open')
+      server.dropSubscriptions()
+      await expect.poll(() => server.subscriptions).toBe(0)
+      await store.publish(channel, 'unheard')
+      await new Redis({ url: server.url, token: server.token }).ping() // one more round trip: any drop would have come
+      expect(events).toEqual(['drop: store subscribe failed', 'open'])
+      subscription.close()
     } finally {
       await server.close()
     }

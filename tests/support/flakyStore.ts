@@ -22,5 +22,12 @@ export function flakyStore(store: Store, failNow: () => boolean): Store {
     acquireLock: guard('acquireLock', (key, ttlMs) => store.acquireLock(key, ttlMs)),
     releaseLock: guard('releaseLock', (key, token) => store.releaseLock(key, token)),
     run: guard('run', (script, keys, args) => store.run(script, keys, args)) as Store['run'],
+    publish: guard('publish', (channel, message) => store.publish(channel, message)),
+    // A subscription opened while the store fails is dropped, as Upstash's library reports a refused one.
+    subscribe: (channel, listener) => {
+      if (!failNow()) return store.subscribe(channel, listener)
+      queueMicrotask(() => listener.onDrop(new StoreError('store subscribe failed')))
+      return { close: () => {} }
+    },
   }
 }

@@ -61,8 +61,14 @@ function parseReply(buffer: Buffer, offset: number): { reply: RespReply; next: n
 /** One connection to redis-server that sends commands in order and resolves their replies in order. */
 export type RespConnection = { send(args: readonly string[]): Promise<RespReply>; close(): void; readonly closed: boolean }
 
+/**
+ * What a connection in subscribed mode hears besides its replies: `onPush` gets each reply no command waits for (a
+ * `message` push), `onClose` the connection's end.
+ */
+export type RespConnectionOptions = { onPush?: (reply: RespReply) => void; onClose?: () => void }
+
 /** Opens a RESP connection to a unix socket path or a `host:port`. */
-export function openRespConnection(target: string): Promise<RespConnection> {
+export function openRespConnection(target: string, options: RespConnectionOptions = {}): Promise<RespConnection> {
   return new Promise((resolveOpen, rejectOpen) => {
     const [host, port] = target.includes('/') ? [undefined, undefined] : target.split(':')
     const socket: Socket = host ? connect(Number(port), host) : connect(target)
@@ -75,7 +81,9 @@ export function openRespConnection(target: string): Promise<RespConnection> {
         const parsed = parseReply(buffer, 0)
         if (!parsed) break
         buffer = buffer.subarray(parsed.next)
-        waiting.shift()?.resolve(parsed.reply)
+        const waiter = waiting.shift()
+        if (waiter) waiter.resolve(parsed.reply)
+        else options.onPush?.(parsed.reply)
       }
     })
     const fail = (error: Error) => {
@@ -86,7 +94,10 @@ export function openRespConnection(target: string): Promise<RespConnection> {
       fail(error)
       rejectOpen(error)
     })
-    socket.on('close', () => fail(new Error('redis connection closed')))
+    socket.on('close', () => {
+      fail(new Error('redis connection closed'))
+      options.onClose?.()
+    })
     socket.once('connect', () =>
       resolveOpen({
         send: (args) =>

@@ -6,15 +6,24 @@ import { openRespConnection, type RespConnection, RespErrorReply, type RespReply
 /**
  * An Upstash-REST-compatible front for a real redis-server, so `@upstash/redis` (and `@upstash/ratelimit`) run
  * unmodified against it: `POST /` one command, `/pipeline` several, `/multi-exec` several atomically; Bearer auth;
- * `Upstash-Encoding: base64` honoured; the Upstash-only `allow-key-locking` script flag stripped.
+ * `Upstash-Encoding: base64` honoured; the Upstash-only `allow-key-locking` script flag stripped; and
+ * `POST /subscribe/<channel>` answered as Server-Sent Events over a redis connection of its own, as `@upstash/redis`'s
+ * `subscribe` reads them (`data: subscribe,<channel>,<count>`, then `data: message,<channel>,<message>`, the message as
+ * published: the library decodes no base64 there). PUBLISH is an ordinary command.
  */
 export type UpstashRestServer = {
   url: string
   token: string
   /** Commands received so far (name only, upper-case), for assertions. */
   commands: string[]
+  /** The same commands with their arguments as received (a script's keys tell which one ran). */
+  calls: string[][]
   /** Makes every request fail at the network level (the socket is destroyed) until set back to false. */
   setUnreachable(unreachable: boolean): void
+  /** Subscriptions being served now (their event streams open). */
+  readonly subscriptions: number
+  /** Ends every open subscription's event stream, as a server that lets them go does; the client is not told why. */
+  dropSubscriptions(): void
   close(): Promise<void>
 }
 
@@ -34,7 +43,9 @@ export async function startUpstashRestServer(parameters: StartUpstashRestServerP
   const idle: RespConnection[] = []
   const scriptShas = new Map<string, string>()
   const commands: string[] = []
+  const calls: string[][] = []
   let unreachable = false
+  const subscriptions = new Set<ServerResponse>()
 
   const take = async () => {
     for (let c = idle.pop(); c; c = idle.pop()) if (!c.closed) return c
@@ -45,6 +56,7 @@ export async function startUpstashRestServer(parameters: StartUpstashRestServerP
     const args = raw.map((a) => (typeof a === 'string' ? a : JSON.stringify(a)))
     const name = (args[0] ?? '').toUpperCase()
     commands.push(name)
+    calls.push([name, ...args.slice(1)])
     if (name === 'EVAL' && args[1]) {
       // Upstash keeps a script under its own text's SHA-1: a later EVALSHA of that hash finds the stripped one.
       const stripped = stripUpstashScriptFlags(args[1])
@@ -90,7 +102,8 @@ export async function startUpstashRestServer(parameters: StartUpstashRestServerP
       return send(400, { error: 'ERR failed to parse command' })
     }
     const base64 = String(req.headers['upstash-encoding'] ?? '').toLowerCase() === 'base64'
-    const path = (req.url ?? '/').split('?')[0]
+    const path = (req.url ?? '/').split('?')[0]!
+    if (path.startsWith('/subscribe/')) return subscribe(decodeURIComponent(path.slice('/subscribe/'.length)), res)
     const connection = await take()
     try {
       if (path === '/pipeline' || path === '/multi-exec') {
@@ -125,6 +138,34 @@ export async function startUpstashRestServer(parameters: StartUpstashRestServerP
     }
   }
 
+  /** One subscription: a redis connection in subscribed mode, its pushes written as events until either side ends. */
+  const subscribe = async (channel: string, res: ServerResponse) => {
+    commands.push('SUBSCRIBE')
+    calls.push(['SUBSCRIBE', channel])
+    const event = (line: string) => {
+      if (!res.writableEnded) res.write(`data: ${line}\n\n`)
+    }
+    const connection = await openRespConnection(redisSocket, {
+      onPush: (reply) => {
+        if (Array.isArray(reply) && reply[0] === 'message') event(`message,${String(reply[1])},${String(reply[2])}`)
+      },
+      onClose: () => res.end(),
+    })
+    const reply = await connection.send(['SUBSCRIBE', channel])
+    if (!Array.isArray(reply)) {
+      connection.close()
+      res.writeHead(400, { 'content-type': 'application/json' })
+      return void res.end(JSON.stringify({ error: reply instanceof RespErrorReply ? reply.message : 'ERR subscribe failed' }))
+    }
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' })
+    event(`subscribe,${channel},${String(reply[2])}`)
+    subscriptions.add(res)
+    res.on('close', () => {
+      subscriptions.delete(res)
+      connection.close()
+    })
+  }
+
   const server = createServer((req, res) => {
     handle(req, res).catch(() => {
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' })
@@ -137,8 +178,15 @@ export async function startUpstashRestServer(parameters: StartUpstashRestServerP
     url: `http://127.0.0.1:${port}`,
     token,
     commands,
+    calls,
     setUnreachable: (value) => {
       unreachable = value
+    },
+    get subscriptions() {
+      return subscriptions.size
+    },
+    dropSubscriptions: () => {
+      for (const res of subscriptions) res.end()
     },
     close: () =>
       new Promise<void>((ok) => {

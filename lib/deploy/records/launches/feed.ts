@@ -2,7 +2,7 @@ import { birthViewOf } from '../../../chain/birthView.js'
 import { errorName, type Logger } from '../../../platform/log.js'
 import { listIndexed } from '../../../store/recordIndex.js'
 import type { Store } from '../../../store/types.js'
-import { deployHistoryKeys, launchSignalKey } from '../../keys.js'
+import { chainEventsChannel, deployHistoryKeys, launchSignalKey } from '../../keys.js'
 import { type DeployRecord, parseDeployRecord } from '../history.js'
 import { isDeployed, readTokenMarkets, type TokenMarket } from '../tokenMarket.js'
 import type { Launch } from './schema.js'
@@ -70,7 +70,8 @@ export type SignalConfirmedLaunchParameters = {
 
 /**
  * Tells open streams on every instance that a deploy is confirmed: its launch (market not yet known) goes into the
- * signal key, once per deploy. A failure costs the event, never the receipt or the follow-up that learned it.
+ * signal key and out on the chain's events channel, once per deploy. A failure costs the event (or delays it to a
+ * listener's next catch-up read), never the receipt or the follow-up that learned it.
  */
 export async function signalConfirmedLaunch({
   store,
@@ -83,7 +84,13 @@ export async function signalConfirmedLaunch({
   const launch = toLaunch({ ...record, status: 'confirmed' }, null)
   if (!launch) return
   try {
-    await announceLaunch({ store, key: launchSignalKey(storePrefix, chainId), launch, now })
+    await announceLaunch({
+      store,
+      key: launchSignalKey(storePrefix, chainId),
+      channel: chainEventsChannel(storePrefix, chainId),
+      launch,
+      now,
+    })
   } catch (error) {
     logger.warn('launch_signal_failed', { txHash: launch.txHash, error: errorName(error) })
   }

@@ -1,9 +1,12 @@
 import { parseRecord } from '../../../store/records.js'
 import { defineScript, type Store } from '../../../store/types.js'
+import { launchMessage } from './chainEvents.js'
 import { type Launch, launchSchema } from './schema.js'
 
-// The launches lately seen confirmed, in one small store key: a receipt or the tick's follow-up adds each once, and an
-// instance with open streams looks at what is new on a cadence (lib/launches/watch.ts). No agent detail is in it.
+// The launches lately seen confirmed, in one small store key: a receipt or the tick's follow-up adds each once, and the
+// one that added it publishes it on the chain's events channel (chainEvents.ts). An instance with open streams hears
+// it there (lib/launches/watch.ts), and reads this key only when its subscription (re)opens, to catch up on what was
+// published while it was not listening. No agent detail is in it.
 
 /** Launches the key keeps (the newest), and for how long after the last one. */
 const SIGNAL_KEEP = 20
@@ -42,24 +45,27 @@ const sinceScript = defineScript<string[]>({
     data.zrangeByScore(key!, Number(since), Number.POSITIVE_INFINITY).flatMap(({ member, score }) => [member, String(score)]),
 })
 
-/** Parameters of {@link announceLaunch}. */
-export type AnnounceLaunchParameters = { store: Store; key: string; launch: Launch; now: number }
+/** Parameters of {@link announceLaunch}: the signal's key and the events channel (lib/deploy/keys.ts). */
+export type AnnounceLaunchParameters = { store: Store; key: string; channel: string; launch: Launch; now: number }
 
-/** Adds a confirmed launch to the signal, once per deploy (one store call); answers whether this call added it. */
-export async function announceLaunch({ store, key, launch, now }: AnnounceLaunchParameters): Promise<boolean> {
+/**
+ * Adds a confirmed launch to the signal, once per deploy, and when this call added it publishes it on the channel
+ * (two store commands; one when another caller had added it already). Written first, published second: a listener
+ * whose catch-up read runs after the message went out finds it in the signal. Answers whether this call added it.
+ */
+export async function announceLaunch({ store, key, channel, launch, now }: AnnounceLaunchParameters): Promise<boolean> {
   const txHash = launch.txHash.toLowerCase()
-  const added = await store.run(
-    announceScript,
-    [key],
-    [Math.round(now), txHash, `${txHash}${JSON.stringify(launch)}`, SIGNAL_KEEP, SIGNAL_TTL_MS],
-  )
-  return Number(added) === 1
+  const at = Math.round(now)
+  const added =
+    Number(await store.run(announceScript, [key], [at, txHash, `${txHash}${JSON.stringify(launch)}`, SIGNAL_KEEP, SIGNAL_TTL_MS])) === 1
+  if (added) await store.publish(channel, launchMessage(launch, at))
+  return added
 }
 
 /** A launch as the signal holds it, and when it was seen confirmed (ms, the announcer's clock). */
 export type SignalledLaunch = { launch: Launch; seenAt: number }
 
-/** The launches seen confirmed at or after `since` (ms), oldest first (one store call; usually an empty answer). */
+/** The launches seen confirmed at or after `since` (ms), oldest first (one store call: a listener's catch-up read). */
 export async function launchesSince(store: Store, key: string, since: number): Promise<SignalledLaunch[]> {
   const flat = (await store.run(sinceScript, [key], [Math.round(since)])).map(String)
   const signalled: SignalledLaunch[] = []
