@@ -116,7 +116,11 @@ do {
 } while (Date.now() - started < CONFIRMED_WITHIN_MS)
 if (receipt.ok !== true || receipt.status !== 'confirmed' || receipt.tokenAddress !== deployed.predictedAddress)
   fail(`the receipt answered ${redact(JSON.stringify(receipt))}, not confirmed at ${deployed.predictedAddress}`)
-console.log(`receipt confirmed: token at ${receipt.tokenAddress}`)
+if (deployed.pool && receipt.pool?.status !== 'seeded')
+  fail(`the printed pooled launch's receipt says its pool is ${redact(JSON.stringify(receipt.pool))}, not seeded`)
+console.log(
+  `receipt confirmed: token at ${receipt.tokenAddress}${receipt.pool ? `, pool ${receipt.pool.poolId} seeded (position ${receipt.pool.positionId})` : ''}`,
+)
 
 // The paid door: the printed command pays with x402 (a funded test wallet, the spendControls the test token needs) and
 // gets the token's address in the same answer.

@@ -14,6 +14,7 @@ import { startFakeKms } from '../tests/support/fakeKms.js'
 import { seedHistory, syntheticHistory } from '../tests/support/syntheticHistory.js'
 import { createSyntheticMarket } from '../tests/support/syntheticMarket.js'
 import { placeTestUsdc } from '../tests/support/testUsdc.js'
+import { deployUniswapV4 } from '../tests/support/uniswapV4.js'
 import { loadApiEndpoints, startServer, vercelRouting } from './server.js'
 
 /** The sandbox's test USDC: another token than Base's USDC, so the printed payment shows the spendControls it needs. */
@@ -28,7 +29,11 @@ const chain = await startAnvilChain()
 const kmsKey = randomBytes(32)
 const kms = await startFakeKms({ secretKey: kmsKey })
 const agent = generateAgentKey()
-const [usdc, facilitator] = await Promise.all([placeTestUsdc({ chain, ...SANDBOX_USD }), startLocalFacilitator({ rpcUrl: chain.nodeUrl })])
+const [usdc, facilitator, v4] = await Promise.all([
+  placeTestUsdc({ chain, ...SANDBOX_USD }),
+  startLocalFacilitator({ rpcUrl: chain.nodeUrl }),
+  deployUniswapV4(chain),
+])
 const payerKey = generatePrivateKey()
 await usdc.mint(privateKeyToAddress(payerKey), 100_000_000n)
 
@@ -49,6 +54,11 @@ Object.assign(process.env, {
   X402_ASSET: SANDBOX_USD.address,
   X402_ASSET_NAME: SANDBOX_USD.name,
   X402_ASSET_VERSION: SANDBOX_USD.version,
+  // Uniswap v4's own contracts on the sandbox chain, where a pooled launch makes its pool (Base's addresses otherwise).
+  UNISWAP_V4_POOL_MANAGER: v4.poolManager,
+  UNISWAP_V4_POSITION_MANAGER: v4.positionManager,
+  UNISWAP_V4_STATE_VIEW: v4.stateView,
+  PERMIT2_ADDRESS: v4.permit2,
 })
 for (const name of [
   'UPSTASH_REDIS_REST_URL',
@@ -77,6 +87,8 @@ const bornReady = {
   supplyCap: '10000000',
   description: 'A token born ready in the sandbox.',
   website: 'https://example.com',
+  // Trades from birth: 600,000 of the supply in a Uniswap v4 pool at a 10 ETH market cap, the position the holder's.
+  pool: { amount: '600000', startingMarketCapEth: '10' },
 }
 
 const server = await startServer({
@@ -122,7 +134,9 @@ console.log(
   `  signer ${signer.address} (funded)   history: 24 h of synthetic snapshots backfilled   ${ticker.intervalSeconds > 0 ? `tick every ${ticker.intervalSeconds} s` : 'tick off'}`,
 )
 console.log(`agent key: ${agent.key}`)
-console.log(`try (a token born with supply and metadata; its admin and holder ${holder} is unlocked on the chain):`)
+console.log(
+  `try (a token born with supply, metadata and a Uniswap v4 pool, PositionManager ${v4.positionManager}; its admin, holder and position owner ${holder} is unlocked on the chain):`,
+)
 console.log(
   `  curl -s -X POST ${base}/api/b20-skill -H 'X-Service-Key: ${agent.key}' -H 'Content-Type: application/json' -d '${JSON.stringify(bornReady)}'`,
 )

@@ -68,9 +68,9 @@ describe('npm run sandbox', () => {
     expect((await fetchChecked(`${base}/llms.txt`)).status).toBe(200)
   })
 
-  it('deploys the printed curl’s token, born with supply and metadata, and the receipt gives its address and mint', async () => {
+  it('deploys the printed curl’s token, born with supply, metadata and a seeded Uniswap v4 pool, and the receipt gives its address and mints', async () => {
     const curl = sandbox.lines.find((line) => line.includes('"action":"agent_deploy"'))!
-    const body = JSON.parse(/-d '(\{.*\})'$/.exec(curl)![1]!) as Record<string, string>
+    const body = JSON.parse(/-d '(\{.*\})'$/.exec(curl)![1]!) as Record<string, any>
     expect(body).toMatchObject({ initialSupply: expect.any(String), description: expect.any(String), admin: expect.stringMatching(/^0x/) })
     const deployed = await skill(body)
     expect(deployed).toMatchObject({
@@ -81,7 +81,12 @@ describe('npm run sandbox', () => {
     })
     const receipt = await skill({ action: 'receipt', tx_hash: deployed.txHash })
     expect(receipt).toMatchObject({ ok: true, status: 'confirmed', tokenAddress: deployed.predictedAddress })
-    expect(receipt.minted).toEqual([{ to: body.admin, amount: body.initialSupply, units: `${body.initialSupply}${'0'.repeat(18)}` }])
+    // The pool's share to the signer, who seeded the pool with it, and the rest to the admin: the whole supply.
+    expect(receipt.pool).toMatchObject({ status: 'seeded', owner: body.admin, positionId: expect.stringMatching(/^\d+$/) })
+    const [toPool, rest] = receipt.minted as { to: string; units: string }[]
+    expect(toPool).toMatchObject({ to: deployed.signer, amount: receipt.pool.amount })
+    expect(rest!.to).toBe(body.admin)
+    expect(BigInt(toPool!.units) + BigInt(rest!.units)).toBe(BigInt(`${body.initialSupply}${'0'.repeat(18)}`))
   })
 
   it('pays for a deploy with the printed x402 command (no key): the token’s address in the same answer', async () => {

@@ -228,6 +228,18 @@ export const agentDeployAction = defineAgentAction({
         website: 'https://example.com',
       },
     },
+    pooled: {
+      summary: 'A launch that trades from birth: 60 % of the supply in a Uniswap v4 pool at a 10 ETH market cap',
+      value: {
+        action: 'agent_deploy',
+        name: 'Pooled Token',
+        symbol: 'POOL',
+        admin: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed',
+        initialSupply: '1000000000',
+        pool: { amount: '600000000', startingMarketCapEth: '10' },
+        waitSeconds: 6,
+      },
+    },
     fixedSupply: {
       summary: 'A fixed supply: no admin and no minter, ever',
       value: {
