@@ -1,10 +1,12 @@
 import { HISTORY_RANGES, type HistoryRange, marketHistory, tokenSeries } from '../market/history.js'
 import type { MarketHistoryBody, TokenHistory } from '../market/types.js'
+import { mergeWeekCandles } from '../market/weekCandles.js'
 import type { CacheReadReturnType, LocalCachedBody, ReadParameters } from './cache/cachedBody.js'
 import type { RefreshIfOlderReturnType } from './cache/readCache.js'
 import { refreshControlRoom } from './controlRoom/refresh.js'
 import { ReadNotFoundError } from './errors.js'
 import { loadPriceLines, loadSnapshots } from './history/historyStore.js'
+import { weekCandles } from './history/weekCandles.js'
 import type { ReadServices } from './services.js'
 import { searchTokens } from './tokenSearch.js'
 
@@ -79,10 +81,13 @@ function readKnownTokenHistory(services: ReadServices, address: string, range: H
     refresh: async () => {
       const now = services.now()
       const [snapshots, lines] = await Promise.all([loadSnapshots(services, now, range), loadPriceLines(services, [address], now)])
-      const points = tokenSeries(snapshots, address, lines.get(address) ?? null, now, range)
+      const kept = tokenSeries(snapshots, address, lines.get(address) ?? null, now, range)
+      // A week the snapshots do not cover takes the pool's hourly candles for the hours they leave empty.
+      const week = range === '7d' ? await weekCandles({ services, address, points: kept ?? [], now }) : null
+      const points = week ? mergeWeekCandles(kept ?? [], week.rows, now) : kept
       if (!points) throw unknownTokenError(address, range)
       const body: TokenHistory = { address, intervalSeconds: HISTORY_RANGES[range].pointMs / 1000, points }
-      return { body: JSON.stringify(body) }
+      return { body: JSON.stringify(body), writes: week?.writes }
     },
   })
 }
