@@ -8,6 +8,7 @@ import { ReadNotFoundError } from './errors.js'
 import { loadPriceLines, loadSnapshots } from './history/historyStore.js'
 import { weekCandles } from './history/weekCandles.js'
 import type { ReadServices } from './services.js'
+import { poolsOfRoomBody } from './tokenOhlcv.js'
 import { searchTokens } from './tokenSearch.js'
 
 /** How long a read stays cached server-side (`docs/api.md`, `GET /api/control-room`). */
@@ -83,13 +84,27 @@ function readKnownTokenHistory(services: ReadServices, address: string, range: H
       const [snapshots, lines] = await Promise.all([loadSnapshots(services, now, range), loadPriceLines(services, [address], now)])
       const kept = tokenSeries(snapshots, address, lines.get(address) ?? null, now, range)
       // A week the snapshots do not cover takes the pool's hourly candles for the hours they leave empty.
-      const week = range === '7d' ? await weekCandles({ services, address, points: kept ?? [], now }) : null
+      const week =
+        range === '7d' ? await weekCandles({ services, address, points: kept ?? [], now, poolOf: () => roomPool(services, address) }) : null
       const points = week ? mergeWeekCandles(kept ?? [], week.rows, now) : kept
       if (!points) throw unknownTokenError(address, range)
       const body: TokenHistory = { address, intervalSeconds: HISTORY_RANGES[range].pointMs / 1000, points }
       return { body: JSON.stringify(body), writes: week?.writes }
     },
   })
+}
+
+/**
+ * The pool the control room charts `address` from, or null when the room does not list it or cannot be had: the room
+ * as the instance holds it (hot in its memory), so asking for an address outside it costs no store command.
+ */
+async function roomPool(services: ReadServices, address: string): Promise<string | null> {
+  try {
+    const { entry } = await readControlRoom(services)
+    return poolsOfRoomBody(services.memory.roomPools, entry.etag, entry.body).get(address)?.pool ?? null
+  } catch {
+    return null
+  }
 }
 
 /** The market-history body over a range when this instance holds it fresh, else null (no I/O). */

@@ -6,9 +6,8 @@ import { parseRecord } from '../../store/records.js'
 import type { WriteEntry } from '../../store/types.js'
 import type { OhlcvRow } from '../../upstream/geckoOhlcv.js'
 import { UpstreamError } from '../../upstream/jsonGetter.js'
-import { parseCachedBody } from '../cache/cachedBody.js'
 import type { ReadServices } from '../services.js'
-import { CLOSED_CANDLES_TTL_MS, poolsOfRoomBody } from '../tokenOhlcv.js'
+import { CLOSED_CANDLES_TTL_MS } from '../tokenOhlcv.js'
 import { backOffGeckoAfter429 } from '../universe/discovery.js'
 
 /** The kept series a week reads: the pool's hourly candles in USD, the very series `token-ohlcv` keeps for `timeframe=hour`. */
@@ -19,12 +18,14 @@ const WEEK_CANDLES_DEADLINE_MS = 10_000
 
 /** Parameters of {@link weekCandles}. */
 export type WeekCandlesParameters = {
-  services: Pick<ReadServices, 'store' | 'keys' | 'keyPrefix' | 'cache' | 'candles' | 'memory' | 'logger' | 'deadline'>
+  services: Pick<ReadServices, 'store' | 'keys' | 'keyPrefix' | 'candles' | 'logger' | 'deadline'>
   /** The token, lower-case. */
   address: string
   /** The week's points from the snapshots and the price line. */
   points: readonly HistoryPoint[]
   now: number
+  /** The pool the control room charts the token from, or null when it does not list it; asked only when an hour is empty. */
+  poolOf: () => Promise<string | null>
 }
 
 /** What {@link weekCandles} found: the pool's hourly candles (newest first; none when it had none to give) and the kept series to write. */
@@ -34,29 +35,26 @@ const NONE: WeekCandlesReturnType = { rows: [], writes: [] }
 
 /**
  * The hourly candles a token's week needs where its snapshots and price line leave hours empty. Only a token the
- * control room lists has its pool looked at (so a thousand other addresses cost GeckoTerminal nothing), and then: one
- * store read (the kept series, the back-off and, unless the instance holds it, the room), and at most one call in the
- * candle requests' share of GeckoTerminal's minute, only when an hour wanted is not a closed candle kept already
+ * control room lists has a pool here (`poolOf`), so a thousand other addresses cost GeckoTerminal and the store nothing
+ * more; for a listed one: one store read (the kept series and the back-off), and at most one call in the candle
+ * requests' share of GeckoTerminal's minute, only when an hour wanted is not a closed candle kept already
  * (`planWeekCandles`). Whatever fails (GeckoTerminal off, backing off, its share spent, an error, a 429, which backs every
  * instance off) leaves the candles already kept, or none: the answer is then what the snapshots and price line say.
  */
-export async function weekCandles({ services, address, points, now }: WeekCandlesParameters): Promise<WeekCandlesReturnType> {
+export async function weekCandles({ services, address, points, now, poolOf }: WeekCandlesParameters): Promise<WeekCandlesReturnType> {
   const { keys, candles, logger } = services
   const uncovered = uncoveredHours(points, now)
   if (uncovered.length === 0 || !candles) return NONE
-  const local = services.cache.peek(keys.controlRoom)?.entry ?? null
-  if (local && !poolsOfRoomBody(services.memory.roomPools, local.etag, local.body).has(address)) return NONE
+  const pool = await poolOf()
+  if (!pool) return NONE
   const seriesKey = keys.candleSeries(address, WEEK_SERIES)
   let known: (string | null)[]
   try {
-    known = await services.store.getMany([seriesKey, keys.geckoBackoff, ...(local ? [] : [keys.controlRoom])])
+    known = await services.store.getMany([seriesKey, keys.geckoBackoff])
   } catch (error) {
     logger.warn('week_candles_failed', { address, error: errorName(error), effect: 'the week from snapshots only' })
     return NONE
   }
-  const room = local ?? parseCachedBody(known[2] ?? null)
-  const pool = room ? poolsOfRoomBody(services.memory.roomPools, room.etag, room.body).get(address)?.pool : undefined
-  if (!pool) return NONE
   const series = parseRecord(candleSeriesSchema, known[0] ?? null)
   const plan = planWeekCandles({ uncovered, series, pool, now })
   const kept = series && series.pool === pool ? weekRowsOfSeries(series) : []
