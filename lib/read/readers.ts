@@ -55,12 +55,15 @@ const SPAN_WORDS: Record<HistoryRange, string> = { '24h': '24 hours', '7d': '7 d
 const unknownTokenError = (address: string, range: HistoryRange) =>
   new ReadNotFoundError(
     'UNKNOWN_TOKEN',
-    `Neither a snapshot nor a price line of the last ${SPAN_WORDS[range]} holds ${address}: it has not been in the top 100 since (or is not a Base token).`,
+    range === '24h'
+      ? `Neither a snapshot nor a price line of the last ${SPAN_WORDS[range]} holds ${address}: it has not been in the top 100 since (or is not a Base token).`
+      : `Neither a snapshot, a price line nor its pool's hourly candles of the last ${SPAN_WORDS[range]} hold ${address}: it has not been in the top 100 since (or is not a Base token), or its pool's candles could not be read just now.`,
   )
 
 /**
  * The token-history body of a lower-case address over a range (the last 24 hours by default), from the shared cache
- * or the stored snapshots and price line. An address found to have no history in that range is remembered for
+ * or the stored snapshots and price line, and over a week the pool's hourly candles where those leave hours empty
+ * (`history/weekCandles.ts`). An address found to have no history in that range is remembered for
  * {@link UNKNOWN_TOKEN_MEMORY_MS}: asking again costs nothing.
  */
 export async function readTokenHistory(services: ReadServices, address: string, range: HistoryRange = '24h'): Promise<CacheReadReturnType> {

@@ -77,6 +77,7 @@ describe('a week for a token the service has only just listed: the pool’s hour
     expect(response.status).toBe(200)
     const body = (await response.json()) as TokenHistory
     expect(body.intervalSeconds).toBe(1800)
+    expect(response.headers.get('x-data-source')).toBeNull() // as the day's answer: the null fields mark the candles
     const closes = hourlyCloses(pairOf(token), now)
     const expected = weekHours(now)
       .filter((t) => closes.has(t))
