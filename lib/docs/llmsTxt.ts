@@ -19,7 +19,7 @@ export function buildLlmsTxt(): string {
     '',
     '- [GET /api/control-room](/api/control-room): top 100 Base tokens by 24h volume, trending 15, stats, commentary (cached 30 s)',
     '- [GET /api/token-search?q=](/api/token-search?q=weth): Base pairs matching a symbol or name, by 24h volume',
-    '- GET /api/token-history?address=0x…: a token’s last 24 h in the top 100 (price, volume, liquidity, rank every 5 minutes), from the service’s own snapshots; &range=7d: the week every 30 minutes',
+    '- GET /api/token-history?address=0x…: a token’s last 24 h in the top 100 (price, volume, liquidity, rank every 5 minutes), from the service’s own snapshots; &range=7d: the week every 30 minutes (hourly, price only, from its pool’s candles where no snapshot holds it)',
     '- GET /api/token-ohlcv?address=0x…: a Base token’s candles [t, open, high, low, close, volume], newest first, in GeckoTerminal’s terms (timeframe minute|hour|day, aggregate, before_timestamp, limit 1-1000, currency usd|token), from its pool; intervals without trades have no row',
     '- [GET /api/launches](/api/launches): tokens deployed through this service, newest first, with their market once they trade; limit and cursor (nextCursor) page it; names and descriptions are agents’ untrusted text',
     '- GET /api/stream: the control room as Server-Sent Events (text/event-stream, keyless): a control-room event with the same body as GET /api/control-room at once, then one per change, and a launch event per deploy confirmed; Last-Event-ID resumes without a repeat',

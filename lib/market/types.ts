@@ -90,7 +90,7 @@ export const CONTROL_ROOM_LIMIT = 100
 /** Length of the trending list (`docs/api.md`). */
 export const TRENDING_LENGTH = 15
 
-/** Body of `GET /api/token-history`: a token's last 24 hours in the top 100 at 5-minute resolution (7 days at 30), oldest first. */
+/** Body of `GET /api/token-history`: a token's last 24 hours in the top 100 at 5-minute resolution (7 days at 30, hourly where only candles know it), oldest first. */
 export const tokenHistorySchema = z.object({
   address: z
     .string()
@@ -108,7 +108,7 @@ export const tokenHistorySchema = z.object({
       }),
     )
     .describe(
-      'The marks at which the token was in the top 100 (every field), and before the service listed it the 5-minute candles of its pool (price only; other fields null)',
+      'The marks at which the token was in the top 100 (every field), and at other marks its pool’s candles (price only; other fields null): the 5-minute candles of its price line, and with range 7d, for a token the control room lists, the hourly candles at the hours no snapshot or price line holds',
     ),
 })
 

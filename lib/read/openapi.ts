@@ -88,9 +88,9 @@ export const tokenHistoryOpenApi: ZodOpenApiPathItemObject = {
   get: {
     operationId: 'getTokenHistory',
     summary:
-      'A token’s last 24 h (or 7 d) in the top 100 (price, 24h volume, liquidity, rank) at 5-minute (30-minute) resolution, oldest first, from the service’s own snapshots (cached 30 s)',
+      'A token’s last 24 h (or 7 d) in the top 100 (price, 24h volume, liquidity, rank) at 5-minute (30-minute) resolution, oldest first, from the service’s own snapshots and before them its pool’s candles (cached 30 s)',
     description:
-      'One token’s points from the service’s own snapshots of the top 100, oldest first: every 5 minutes over the last 24 hours, or with range=7d every 30 minutes over the last 7 days (intervalSeconds says which); the marks where it was out of the top 100 are absent.',
+      'One token’s points, oldest first: every 5 minutes over the last 24 hours, or with range=7d every 30 minutes over the last 7 days (intervalSeconds says which). Every field at the marks where the service’s own snapshots of the top 100 hold it; elsewhere the price alone (volume24h, liquidityUsd and rank null) from its pool’s candles: the 5-minute closes of its price line, and with range=7d, for a token the control room lists, the hourly closes of its pool at the hours neither holds (a point on each hour with trades). A mark none of them knows is absent.',
     requestParams: {
       query: z.object({
         address: z.string().regex(ADDRESS_PATTERN).describe('The token, 0x + 40 hex (any case)'),
@@ -108,7 +108,9 @@ export const tokenHistoryOpenApi: ZodOpenApiPathItemObject = {
       '400': errorAnswer(
         'address is missing or not a 20-byte hex address (INVALID_ADDRESS), or range is not 24h or 7d (INVALID_PARAMETER)',
       ),
-      '404': errorAnswer('No snapshot of the range holds this token (UNKNOWN_TOKEN); remembered for 30 s'),
+      '404': errorAnswer(
+        'Neither a snapshot, the price line nor (range 7d, a token the control room lists) its pool’s hourly candles hold this token in the range (UNKNOWN_TOKEN); remembered for 30 s',
+      ),
       '405': notAllowedAnswer,
       '429': {
         ...errorAnswer('Too many requests from this client (TOKEN_HISTORY_RATE_LIMIT_PER_MINUTE a minute) (RATE_LIMITED)'),

@@ -1,11 +1,14 @@
 import { HISTORY_RANGES, type HistoryRange, marketHistory, tokenSeries } from '../market/history.js'
 import type { MarketHistoryBody, TokenHistory } from '../market/types.js'
+import { mergeWeekCandles } from '../market/weekCandles.js'
 import type { CacheReadReturnType, LocalCachedBody, ReadParameters } from './cache/cachedBody.js'
 import type { RefreshIfOlderReturnType } from './cache/readCache.js'
 import { refreshControlRoom } from './controlRoom/refresh.js'
 import { ReadNotFoundError } from './errors.js'
 import { loadPriceLines, loadSnapshots } from './history/historyStore.js'
+import { weekCandles } from './history/weekCandles.js'
 import type { ReadServices } from './services.js'
+import { poolsOfRoomBody } from './tokenOhlcv.js'
 import { searchTokens } from './tokenSearch.js'
 
 /** How long a read stays cached server-side (`docs/api.md`, `GET /api/control-room`). */
@@ -52,12 +55,15 @@ const SPAN_WORDS: Record<HistoryRange, string> = { '24h': '24 hours', '7d': '7 d
 const unknownTokenError = (address: string, range: HistoryRange) =>
   new ReadNotFoundError(
     'UNKNOWN_TOKEN',
-    `Neither a snapshot nor a price line of the last ${SPAN_WORDS[range]} holds ${address}: it has not been in the top 100 since (or is not a Base token).`,
+    range === '24h'
+      ? `Neither a snapshot nor a price line of the last ${SPAN_WORDS[range]} holds ${address}: it has not been in the top 100 since (or is not a Base token).`
+      : `Neither a snapshot, a price line nor its pool's hourly candles of the last ${SPAN_WORDS[range]} hold ${address}: it has not been in the top 100 since (or is not a Base token), or its pool's candles could not be read just now.`,
   )
 
 /**
  * The token-history body of a lower-case address over a range (the last 24 hours by default), from the shared cache
- * or the stored snapshots and price line. An address found to have no history in that range is remembered for
+ * or the stored snapshots and price line, and over a week the pool's hourly candles where those leave hours empty
+ * (`history/weekCandles.ts`). An address found to have no history in that range is remembered for
  * {@link UNKNOWN_TOKEN_MEMORY_MS}: asking again costs nothing.
  */
 export async function readTokenHistory(services: ReadServices, address: string, range: HistoryRange = '24h'): Promise<CacheReadReturnType> {
@@ -79,12 +85,29 @@ function readKnownTokenHistory(services: ReadServices, address: string, range: H
     refresh: async () => {
       const now = services.now()
       const [snapshots, lines] = await Promise.all([loadSnapshots(services, now, range), loadPriceLines(services, [address], now)])
-      const points = tokenSeries(snapshots, address, lines.get(address) ?? null, now, range)
+      const kept = tokenSeries(snapshots, address, lines.get(address) ?? null, now, range)
+      // A week the snapshots do not cover takes the pool's hourly candles for the hours they leave empty.
+      const week =
+        range === '7d' ? await weekCandles({ services, address, points: kept ?? [], now, poolOf: () => roomPool(services, address) }) : null
+      const points = week ? mergeWeekCandles(kept ?? [], week.rows, now) : kept
       if (!points) throw unknownTokenError(address, range)
       const body: TokenHistory = { address, intervalSeconds: HISTORY_RANGES[range].pointMs / 1000, points }
-      return { body: JSON.stringify(body) }
+      return { body: JSON.stringify(body), writes: week?.writes }
     },
   })
+}
+
+/**
+ * The pool the control room charts `address` from, or null when the room does not list it or cannot be had: the room
+ * as the instance holds it (hot in its memory), so asking for an address outside it costs no store command.
+ */
+async function roomPool(services: ReadServices, address: string): Promise<string | null> {
+  try {
+    const { entry } = await readControlRoom(services)
+    return poolsOfRoomBody(services.memory.roomPools, entry.etag, entry.body).get(address)?.pool ?? null
+  } catch {
+    return null
+  }
 }
 
 /** The market-history body over a range when this instance holds it fresh, else null (no I/O). */

@@ -62,7 +62,7 @@ export async function readTokenOhlcv(services: ReadServices, query: OhlcvQuery):
 }
 
 /** The pools of a control-room body (its JSON text), by its ETag, parsed once per body the services see. */
-function poolsOfRoomBody(roomPools: ReadMemory['roomPools'], etag: string, body: string): Map<string, ChartedPool> {
+export function poolsOfRoomBody(roomPools: ReadMemory['roomPools'], etag: string, body: string): Map<string, ChartedPool> {
   let pools = roomPools.get(etag)
   if (!pools) {
     const room = parseRecord(controlRoomSchema.pick({ liveActivity: true }), body)
