@@ -5,6 +5,7 @@ import { benchDeployLatency } from './deployLatency.js'
 import { benchOhlcv } from './ohlcv.js'
 import { benchPaidDeploy } from './paidDeploy.js'
 import { benchPaidLedger } from './paidLedger.js'
+import { benchPooledDeploy } from './pooledDeploy.js'
 import { benchReadApi, benchWarmThroughput } from './readApi.js'
 import { benchReadFreshness, benchRefresh, benchSteadyLoad } from './readFreshness.js'
 import { type BenchRun, regenerateBenchmarkTables, saveRun } from './report.js'
@@ -21,6 +22,7 @@ const benches: Record<string, () => Promise<Record<string, number | string>>> = 
   'deploy-latency': benchDeployLatency,
   'paid-deploy': benchPaidDeploy,
   'paid-ledger': benchPaidLedger,
+  'pooled-deploy': benchPooledDeploy,
   'cold-start': benchColdStart,
   dashboard: benchDashboard,
   'store-cost': benchStoreCost,
@@ -49,8 +51,9 @@ if (wanted.includes('readme')) {
 const figures: BenchRun['figures'] = {}
 for (const [name, run] of Object.entries(benches)) {
   // read-api includes refresh and steady; warm and ohlcv run on demand only (their figures are in docs/benchmarks.md's
-  // prose), as does paid-ledger (a correctness run: its table is in docs/payments.md).
-  if (wanted.length ? !wanted.includes(name) : ['refresh', 'steady', 'warm', 'ohlcv', 'paid-ledger'].includes(name)) continue
+  // prose), as do paid-ledger (a correctness run: its table is in docs/payments.md) and pooled-deploy (docs/benchmarks.md).
+  if (wanted.length ? !wanted.includes(name) : ['refresh', 'steady', 'warm', 'ohlcv', 'paid-ledger', 'pooled-deploy'].includes(name))
+    continue
   console.log(`\n## ${name}`)
   figures[name] = await run()
   for (const [label, value] of Object.entries(figures[name]!)) console.log(`${label.padEnd(48)} ${value}`)
