@@ -18,7 +18,17 @@ const POOLED = { admin: OWNER, initialSupply: '1000000000', pool: { amount: '600
 /** The same token without a pool. */
 const PLAIN = { admin: OWNER, initialSupply: '1000000000' }
 
-type Answer = { body: Record<string, any>; ms: number; rpcWaves: number; kmsCalls: number; storeCalls: number }
+/** What the bench reads of a deploy answer. */
+type DeployBody = {
+  ok: boolean
+  code?: string
+  error?: string
+  txHash: Hex
+  pool?: { seedTxHashes: Hex[] }
+  receipt?: { pool?: { status: string } }
+}
+
+type Answer = { body: DeployBody; ms: number; rpcWaves: number; kmsCalls: number; storeCalls: number }
 
 /**
  * A pooled launch against a plain one at production latency (delaying proxies: RPC 60 ms, KMS 40 ms, store 5 ms; one
@@ -65,7 +75,7 @@ export async function benchPooledDeploy(): Promise<Record<string, number | strin
         headers: { 'content-type': 'application/json', 'x-service-key': agent.key },
         body: JSON.stringify({ action: 'agent_deploy', name: `Pooled ${n}`, symbol: `PL${n}`, ...fields }),
       })
-      const body = (await response.json()) as Record<string, any>
+      const body = (await response.json()) as DeployBody
       const to = performance.now()
       if (!body.ok) throw new Error(`deploy ${n} refused: ${body.code} ${body.error}`)
       return {
@@ -94,7 +104,7 @@ export async function benchPooledDeploy(): Promise<Record<string, number | strin
       const a = await deploy(PLAIN)
       plain.push({ ...a, gas: await gasOf([a.body.txHash]) })
       const b = await deploy(POOLED)
-      pooled.push({ ...b, gas: await gasOf([b.body.txHash, ...b.body.pool.seedTxHashes]) })
+      pooled.push({ ...b, gas: await gasOf([b.body.txHash, ...(b.body.pool?.seedTxHashes ?? [])]) })
       const waited = await deploy({ ...POOLED, waitSeconds: 6 })
       if (waited.body.receipt?.pool?.status !== 'seeded')
         throw new Error(`waited launch not seeded: ${JSON.stringify(waited.body.receipt)}`)
