@@ -18,12 +18,15 @@ import {
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { predictB20Address } from '../../lib/chain/b20.js'
+import { issueAgentKey } from '../../lib/deploy/agents/agentRegistry.js'
+import { setAgentWebhook } from '../../lib/deploy/agents/webhookTargets.js'
 import { followDeploys } from '../../lib/deploy/pipeline/followDeploys.js'
 import { launchPoolKey } from '../../lib/deploy/pool/poolSeed.js'
 import type { DeployServices } from '../../lib/deploy/services.js'
 import { ib20Abi, tokenAt } from '../support/b20Token.js'
 import { type DeployStack, startDeployStack } from '../support/deployStack.js'
 import { deployUniswapV4, type UniswapV4 } from '../support/uniswapV4.js'
+import { startWebhookReceiver } from '../support/webhookReceiver.js'
 
 // A pooled launch through POST /api/b20-skill, on Uniswap v4's own compiled contracts beside the B20 emulator: the
 // token is born, its pool seeded from the signer's next nonces in the same hold of the lock, a second account trades
@@ -329,5 +332,31 @@ describe('a pooled launch through the key door (anvil, the B20 emulator, Uniswap
     // The nonce the refused seed gave back was taken again: no gap holds the signer's later transactions.
     const plain = (await stack.post({ action: 'agent_deploy', name: 'After', symbol: 'AFT', waitSeconds: 6 })).body
     expect(plain.receipt).toMatchObject({ status: 'confirmed' })
+  })
+
+  it('tells the agent’s webhook: the broadcast names the pool, and pool.seeded the position once the tick settles it', async () => {
+    const receiver = await startWebhookReceiver()
+    try {
+      const storePrefix = services.config.storePrefix
+      const { key } = await issueAgentKey({ store: stack.store, storePrefix, label: 'pooler' })
+      await setAgentWebhook({ store: stack.store, storePrefix, which: 'pooler', url: receiver.url, onVercel: false })
+      const owner = await newAccount()
+      const { body } = await stack.post(pooledBody(owner.address), { key })
+      expect(body).toMatchObject({ ok: true, status: 'broadcast' })
+      await stack.chain.publicClient.waitForTransactionReceipt({ hash: body.pool.seedTxHashes[2], pollingInterval: 20 })
+      expect((await followDeploys(services)).pools).toMatchObject({ seeded: expect.any(Number) })
+      await stack.drain()
+      const events = receiver.deliveries.map((d) => JSON.parse(d.body) as { type: string; data: Record<string, unknown> })
+      const mine = events.filter((event) => event.data.txHash === body.txHash)
+      expect(mine.find((event) => event.type === 'deploy.broadcast')?.data).toMatchObject({ poolId: body.pool.poolId })
+      const seeded = mine.find((event) => event.type === 'pool.seeded')
+      expect(seeded?.data).toMatchObject({ poolId: body.pool.poolId, owner: owner.address, positionId: expect.stringMatching(/^\d+$/) })
+      // Settled: the next tick tells nothing again.
+      await followDeploys(services)
+      await stack.drain()
+      expect(receiver.deliveries.filter((d) => d.body.includes('pool.seeded'))).toHaveLength(1)
+    } finally {
+      await receiver.close()
+    }
   })
 })

@@ -10,6 +10,7 @@ import { type DeployHistoryKeys, deployStoreKeys } from '../keys.js'
 import { type DeployRecord, forgetDeploy, listOpenPools, recordDeploy, updateDeployRecord } from '../records/history.js'
 import { readPoolReceipt } from '../records/poolReceipt.js'
 import type { DeployServices } from '../services.js'
+import { notifyAgent } from '../webhooks/outbox.js'
 import { isTransportFailure, nodeRefusalOf, shortMessage } from './chainErrors.js'
 import { currentFees } from './fees.js'
 import { releaseNonce } from './nonceFence.js'
@@ -26,7 +27,7 @@ export type SettleOpenPoolsReturnType = { seeded: number; returned: number; pend
 
 /** Parameters of {@link settleOpenPools}. */
 export type SettleOpenPoolsParameters = {
-  services: Pick<DeployServices, 'publicClient' | 'config' | 'logger' | 'store' | 'clock'>
+  services: Pick<DeployServices, 'publicClient' | 'config' | 'logger' | 'store' | 'clock' | 'webhooks' | 'background'>
   store: Store
   keys: DeployHistoryKeys
   signer: KmsAccount
@@ -51,14 +52,34 @@ export async function settleOpenPools(parameters: SettleOpenPoolsParameters): Pr
         result.pending++
         continue
       }
-      if (pool?.status === 'failed' && !launch.pool?.returnTxHash) {
+      let returnTxHash = launch.pool?.returnTxHash
+      if (pool?.status === 'failed' && !returnTxHash) {
         lock ??= await parameters.acquireLock()
         if (!lock) return result
         const returned = await returnShare({ ...parameters, lock, launch })
         if (!returned) continue
+        returnTxHash = returned === true ? undefined : returned
         result.returned++
-      } else result.seeded++
+      } else if (pool?.status === 'seeded') result.seeded++
       await removeFromIndex(store, keys.poolsOpen(signer.address), launch.txHash.toLowerCase())
+      // Told once the pool is settled (the event's id comes from the launch, so a second look tells nothing new).
+      if (pool) {
+        const { webhooks, background } = services
+        // A share just given back: the reason as the receipt says it now, naming the transfer.
+        const told =
+          returnTxHash && !launch.pool?.returnTxHash
+            ? ((await readPoolReceipt({
+                services: { ...services, store },
+                keys,
+                record: { ...launch, pool: { ...launch.pool!, returnTxHash } },
+              })) ?? pool)
+            : pool
+        const details =
+          told.status === 'seeded'
+            ? { poolId: told.poolId, positionId: told.positionId ?? null, owner: told.owner }
+            : { poolId: told.poolId, owner: told.owner, reason: told.reason ?? null, returnTxHash: returnTxHash ?? null }
+        notifyAgent({ webhooks, background, type: pool.status === 'seeded' ? 'pool.seeded' : 'pool.failed', record: launch, details })
+      }
     }
     return result
   } finally {
@@ -66,8 +87,11 @@ export async function settleOpenPools(parameters: SettleOpenPoolsParameters): Pr
   }
 }
 
-/** Sends the transfer of the pool's share back to its owner; true once it went out (or there was nothing to return). */
-async function returnShare(parameters: SettleOpenPoolsParameters & { lock: NonceLock; launch: DeployRecord }): Promise<boolean> {
+/**
+ * Sends the transfer of the pool's share back to its owner: its hash once it went out, true when there was nothing
+ * to return, false when it must wait for a later tick.
+ */
+async function returnShare(parameters: SettleOpenPoolsParameters & { lock: NonceLock; launch: DeployRecord }): Promise<Hex | boolean> {
   const { services, store, keys, signer, lock, launch } = parameters
   const { publicClient, config, logger } = services
   const pool = launch.pool!
@@ -132,5 +156,5 @@ async function returnShare(parameters: SettleOpenPoolsParameters & { lock: Nonce
   }
   await updateDeployRecord(store, keys, { ...launch, pool: { ...pool, returnTxHash: txHash } })
   logger.warn('pool_share_returned', { txHash: launch.txHash, returnTxHash: txHash, owner: pool.owner, amount: amount.toString() })
-  return true
+  return txHash
 }

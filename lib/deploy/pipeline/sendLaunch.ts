@@ -71,7 +71,7 @@ export async function sendLaunch(
   if (created.kind === 'uncertain') return created.failure
   const explorerUrl = explorerUrlOf(signed.txHash)
   if (holdings.record) {
-    const details = { explorerUrl, signer: signer.address, chainId: config.chainId }
+    const details = { explorerUrl, signer: signer.address, chainId: config.chainId, poolId: plan.pool!.view.poolId }
     notifyAgent({
       webhooks: services.webhooks,
       background: services.background,
