@@ -6,9 +6,12 @@ import { type FakeGeckoTerminal, startFakeGeckoTerminal } from '../support/fakeG
 import { type NpmStart, startNpmStart } from '../support/npmStart.js'
 import { type ServiceParts, startServiceParts } from '../support/serviceParts.js'
 import { createSyntheticMarket } from '../support/syntheticMarket.js'
+import { deployUniswapV4 } from '../support/uniswapV4.js'
 
 const agent = generateAgentKey()
 const other = generateAgentKey()
+/** An agent of its own for the pooled launch, so the other cases' deploy lists stay theirs. */
+const pooler = generateAgentKey()
 type Result = { isError?: boolean; structuredContent?: Record<string, any>; content: { type: string; text?: string }[] }
 
 describe('the MCP server at /api/mcp, with the SDK’s own client, against npm start on the local chain', () => {
@@ -31,13 +34,22 @@ describe('the MCP server at /api/mcp, with the SDK’s own client, against npm s
   beforeAll(async () => {
     parts = await startServiceParts({
       redisSocket: inject('redisSocket'),
-      allowlist: [agent.digest, other.digest],
+      allowlist: [agent.digest, other.digest, pooler.digest],
       storePrefix: `mcp${process.pid}:`,
       env: { DEPLOY_DAILY_CAP: '20' },
     })
     // Candles from a GeckoTerminal-shaped server over the same market as the DexScreener-shaped one.
     gecko = await startFakeGeckoTerminal(createSyntheticMarket())
-    service = await startNpmStart({ ...parts.env, GECKOTERMINAL_BASE_URL: gecko.url })
+    // Uniswap v4's own contracts on the chain, where deploy_token's pool is made.
+    const v4 = await deployUniswapV4(parts.chain)
+    service = await startNpmStart({
+      ...parts.env,
+      GECKOTERMINAL_BASE_URL: gecko.url,
+      UNISWAP_V4_POOL_MANAGER: v4.poolManager,
+      UNISWAP_V4_POSITION_MANAGER: v4.positionManager,
+      UNISWAP_V4_STATE_VIEW: v4.stateView,
+      PERMIT2_ADDRESS: v4.permit2,
+    })
   }, 120_000)
   afterAll(async () => {
     await Promise.all(clients.map((c) => c.close().catch(() => undefined)))
@@ -231,6 +243,26 @@ describe('the MCP server at /api/mcp, with the SDK’s own client, against npm s
     // Another agent sees none of it (key as X-Service-Key this time).
     const others = await connect({ 'x-service-key': other.key })
     expect((await call(others, 'list_deploys')).structuredContent).toEqual({ ok: true, deploys: [] })
+  })
+
+  it('launches with a Uniswap v4 pool through deploy_token: the answer and the text say the pool, seeded in the same call', async () => {
+    const client = await connect({ authorization: `Bearer ${pooler.key}` })
+    const owner = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed'
+    const launched = await call(client, 'deploy_token', {
+      name: 'Mcp Pool',
+      symbol: 'MPOOL',
+      admin: owner,
+      initialSupply: '1000000',
+      pool: { amount: '500000', startingMarketCapEth: '5', fee: 3000 },
+      waitSeconds: 6,
+    })
+    expect(launched.structuredContent).toMatchObject({
+      ok: true,
+      status: 'broadcast',
+      pool: { fee: 3000, tickSpacing: 60, owner, status: 'sent' },
+      receipt: { status: 'confirmed', pool: { status: 'seeded', owner } },
+    })
+    expect(launched.content[0]!.text).toContain(launched.structuredContent!.pool.poolId)
   })
 
   it('answers an invalid intent with every problem and the cap with its code, signing nothing', async () => {

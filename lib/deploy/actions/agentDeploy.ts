@@ -283,10 +283,16 @@ export const agentDeployAction = defineAgentAction({
     summarize(body) {
       if (body.status === 'simulated')
         return `Simulated: the token would be at ${body.predictedAddress}; nothing was signed. Most it could cost: ${body.maxFeeWei} wei.`
-      const receipt = body.receipt as { status?: string; tokenAddress?: string; blockNumber?: number } | undefined
+      const receipt = body.receipt as
+        | { status?: string; tokenAddress?: string; blockNumber?: number; pool?: { status: string; positionId?: string } }
+        | undefined
+      const pool = body.pool as { poolId: string; owner: string } | undefined
+      const pooled = pool
+        ? ` Pool ${pool.poolId}${receipt?.pool ? ` ${receipt.pool.status}${receipt.pool.positionId ? `, position ${receipt.pool.positionId}` : ''}` : ''}, held by ${pool.owner}.`
+        : ''
       if (receipt?.status === 'confirmed')
-        return `Confirmed in block ${receipt.blockNumber}: token ${receipt.tokenAddress} (${body.txHash}).`
-      return `Broadcast ${body.txHash}; the token will be at ${body.predictedAddress}. Call get_deploy_receipt with waitSeconds to confirm.`
+        return `Confirmed in block ${receipt.blockNumber}: token ${receipt.tokenAddress} (${body.txHash}).${pooled}`
+      return `Broadcast ${body.txHash}; the token will be at ${body.predictedAddress}.${pooled} Call get_deploy_receipt with waitSeconds to confirm.`
     },
   },
 })
