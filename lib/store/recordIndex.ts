@@ -45,6 +45,13 @@ const newestMembersScript = defineScript<string[]>({
   inProcess: (data, [index], [limit]) => data.zrange(index!, 0, Number(limit) - 1, true).map(({ member }) => member),
 })
 
+/** The newest ARGV[1] members of each index in KEYS, newest first: one list per index. */
+const newestMembersOfEachScript = defineScript<string[][]>({
+  name: 'record-index newest of each',
+  lua: `local lists = {} for i = 1, #KEYS do lists[i] = redis.call('ZRANGE', KEYS[i], 0, tonumber(ARGV[1]) - 1, 'REV') end return lists`,
+  inProcess: (data, indexes, [limit]) => indexes.map((index) => data.zrange(index, 0, Number(limit) - 1, true).map(({ member }) => member)),
+})
+
 /** Removes ARGV[1] from every index in KEYS. */
 const removeFromIndexesScript = defineScript<number>({
   name: 'record-index remove',
@@ -102,6 +109,23 @@ export async function listIndexed(store: Store, { indexKey, recordPrefix, limit 
   // A record that expired or was removed since is skipped.
   const records = await store.getMany(members.map((member) => recordPrefix + member))
   return records.filter((record): record is string => record !== null)
+}
+
+/** Parameters of {@link listIndexedEach}. */
+export type ListIndexedEachParameters = { indexKeys: readonly string[]; recordPrefix: string; limit: number }
+
+/**
+ * The records of the newest `limit` members of each of several indexes, as {@link listIndexed} reads one: one round
+ * trip for all their members (the only one when every index is empty), one for all their records.
+ */
+export async function listIndexedEach(store: Store, { indexKeys, recordPrefix, limit }: ListIndexedEachParameters): Promise<string[][]> {
+  if (limit <= 0 || indexKeys.length === 0) return indexKeys.map(() => [])
+  const lists = (await store.run(newestMembersOfEachScript, indexKeys, [limit])).map((members) => (members ?? []).map(String))
+  const all = [...new Set(lists.flat())]
+  if (all.length === 0) return lists.map(() => [])
+  const values = await store.getMany(all.map((member) => recordPrefix + member))
+  const byMember = new Map(all.map((member, i) => [member, values[i] ?? null]))
+  return lists.map((members) => members.map((member) => byMember.get(member)).filter((record): record is string => record != null))
 }
 
 /** Removes `member` from every index in `indexKeys` (the record stays), in one step. */

@@ -2,7 +2,7 @@ import type { Address, Hex, TransactionReceipt } from 'viem'
 import { removeFromIndex } from '../../store/recordIndex.js'
 import type { Store } from '../../store/types.js'
 import { type DeployHistoryKeys, deployHistoryKeys } from '../keys.js'
-import { type DeployRecord, listUnmined, readDeployRecord, updateDeployRecord } from '../records/history.js'
+import { type DeployRecord, listUnminedAndOpenPools, readDeployRecord, updateDeployRecord } from '../records/history.js'
 import { signalConfirmedLaunch } from '../records/launches/feed.js'
 import { minedEventDetails } from '../records/readReceipt.js'
 import type { DeployServices } from '../services.js'
@@ -47,13 +47,18 @@ export async function followDeploys(services: DeployServices): Promise<FollowDep
   if (!store || !nonceLocks) return { skipped: 'no shared store', ...none }
   const signer: Address = config.signerAddress ?? (await services.getSigner()).address
   const keys = deployHistoryKeys({ storePrefix: config.storePrefix, chainId: config.chainId })
-  const followed = await followUnmined(services, store, nonceLocks, keys, signer)
+  // One read when the signer has nothing on the way, the usual minute.
+  const { unmined, openPools } = await listUnminedAndOpenPools(store, keys, signer)
+  const followed = unmined.length === 0 ? none : await followUnmined(services, store, nonceLocks, keys, signer, unmined)
+  if (openPools.length === 0) return followed
   // Pooled launches after the follow-up: a seed it found mined or reverted is settled in the same tick.
   const pools = await settleOpenPools({
     services,
     store,
     keys,
-    signer: await services.getSigner(),
+    open: openPools,
+    signer,
+    getSigner: services.getSigner,
     acquireLock: () =>
       nonceLocks.acquire(
         signerLock({
@@ -65,7 +70,7 @@ export async function followDeploys(services: DeployServices): Promise<FollowDep
         }),
       ),
   })
-  return pools.seeded + pools.returned + pools.pending > 0 ? { ...followed, pools } : followed
+  return { ...followed, pools }
 }
 
 /** The follow-up of the unmined transactions proper (see {@link followDeploys}). */
@@ -75,11 +80,10 @@ async function followUnmined(
   nonceLocks: NonceLocks,
   keys: DeployHistoryKeys,
   signer: Address,
+  unmined: DeployRecord[],
 ): Promise<FollowDeploysReturnType> {
   const { config, publicClient, logger } = services
   const none = { unmined: 0, confirmed: 0, reverted: 0, replaced: 0 }
-  const unmined = await listUnmined(store, keys, signer)
-  if (unmined.length === 0) return none
 
   const receiptOf = (hash: Hex) => publicClient.getTransactionReceipt({ hash }).catch(() => null)
   const [receipts, minedCount] = await Promise.all([

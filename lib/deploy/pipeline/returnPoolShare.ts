@@ -7,7 +7,7 @@ import { errorName } from '../../platform/log.js'
 import { removeFromIndex } from '../../store/recordIndex.js'
 import type { Store } from '../../store/types.js'
 import { type DeployHistoryKeys, deployStoreKeys } from '../keys.js'
-import { type DeployRecord, forgetDeploy, listOpenPools, recordDeploy, updateDeployRecord } from '../records/history.js'
+import { type DeployRecord, forgetDeploy, recordDeploy, updateDeployRecord } from '../records/history.js'
 import { readPoolReceipt } from '../records/poolReceipt.js'
 import type { DeployServices } from '../services.js'
 import { notifyAgent } from '../webhooks/outbox.js'
@@ -30,7 +30,11 @@ export type SettleOpenPoolsParameters = {
   services: Pick<DeployServices, 'publicClient' | 'config' | 'logger' | 'store' | 'clock' | 'webhooks' | 'background'>
   store: Store
   keys: DeployHistoryKeys
-  signer: KmsAccount
+  /** The signer's pooled launches not settled yet, as the follow-up read them. */
+  open: readonly DeployRecord[]
+  /** The signer's address; its key (a KMS call in a fresh instance) is asked for only when a share must go back. */
+  signer: Address
+  getSigner: () => Promise<KmsAccount>
   /** Takes the nonce lock only when a share must go back (null: another holds it; the next tick tries again). */
   acquireLock: () => Promise<NonceLock | null>
 }
@@ -41,9 +45,8 @@ export type SettleOpenPoolsParameters = {
  * (`pool.returnTxHash`) and followed like any transaction of the signer; a pending one waits.
  */
 export async function settleOpenPools(parameters: SettleOpenPoolsParameters): Promise<SettleOpenPoolsReturnType> {
-  const { services, store, keys, signer } = parameters
+  const { services, store, keys, signer, open } = parameters
   const result: SettleOpenPoolsReturnType = { seeded: 0, returned: 0, pending: 0 }
-  const open = await listOpenPools(store, keys, signer.address)
   let lock: NonceLock | null | undefined
   try {
     for (const launch of open) {
@@ -56,12 +59,12 @@ export async function settleOpenPools(parameters: SettleOpenPoolsParameters): Pr
       if (pool?.status === 'failed' && !returnTxHash) {
         lock ??= await parameters.acquireLock()
         if (!lock) return result
-        const returned = await returnShare({ ...parameters, lock, launch })
+        const returned = await returnShare({ ...parameters, signer: await parameters.getSigner(), lock, launch })
         if (!returned) continue
         returnTxHash = returned === true ? undefined : returned
         result.returned++
       } else if (pool?.status === 'seeded') result.seeded++
-      await removeFromIndex(store, keys.poolsOpen(signer.address), launch.txHash.toLowerCase())
+      await removeFromIndex(store, keys.poolsOpen(signer), launch.txHash.toLowerCase())
       // Told once the pool is settled (the event's id comes from the launch, so a second look tells nothing new).
       if (pool) {
         const { webhooks, background } = services
@@ -91,7 +94,9 @@ export async function settleOpenPools(parameters: SettleOpenPoolsParameters): Pr
  * Sends the transfer of the pool's share back to its owner: its hash once it went out, true when there was nothing
  * to return, false when it must wait for a later tick.
  */
-async function returnShare(parameters: SettleOpenPoolsParameters & { lock: NonceLock; launch: DeployRecord }): Promise<Hex | boolean> {
+async function returnShare(
+  parameters: Omit<SettleOpenPoolsParameters, 'signer'> & { signer: KmsAccount; lock: NonceLock; launch: DeployRecord },
+): Promise<Hex | boolean> {
   const { services, store, keys, signer, lock, launch } = parameters
   const { publicClient, config, logger } = services
   const pool = launch.pool!

@@ -1,7 +1,7 @@
 import type { Hex } from 'viem'
 import { z } from 'zod'
 import { supplyFieldsOf } from '../../chain/birthView.js'
-import { listIndexed, putIndexed, removeFromIndex } from '../../store/recordIndex.js'
+import { listIndexed, listIndexedEach, putIndexed, removeFromIndex } from '../../store/recordIndex.js'
 import { parseRecord } from '../../store/records.js'
 import type { Store } from '../../store/types.js'
 import type { DeployHistoryKeys } from '../keys.js'
@@ -165,13 +165,28 @@ export async function listUnmined(store: Store, keys: DeployHistoryKeys, signer:
     .reverse()
 }
 
-/** The signer's pooled launches whose pool is not settled yet, oldest first (at most 20 a look). */
-export async function listOpenPools(store: Store, keys: DeployHistoryKeys, signer: string): Promise<DeployRecord[]> {
-  const values = await listIndexed(store, { indexKey: keys.poolsOpen(signer), recordPrefix: keys.recordPrefix, limit: 20 })
-  return values
+/** Stored records read back, oldest first (an index lists newest first); anything not a record is skipped. */
+const oldestFirst = (values: readonly string[]) =>
+  values
     .map(parseDeployRecord)
-    .filter((r): r is DeployRecord => r?.pool !== undefined)
+    .filter((r): r is DeployRecord => r !== null)
     .reverse()
+
+/**
+ * What the tick's follow-up looks at, in one read when there is nothing (the usual minute): the signer's unmined
+ * transactions (at most 100) and its pooled launches whose pool is not settled yet (at most 20), each oldest first.
+ */
+export async function listUnminedAndOpenPools(
+  store: Store,
+  keys: DeployHistoryKeys,
+  signer: string,
+): Promise<{ unmined: DeployRecord[]; openPools: DeployRecord[] }> {
+  const [unmined, open] = await listIndexedEach(store, {
+    indexKeys: [keys.unmined(signer), keys.poolsOpen(signer)],
+    recordPrefix: keys.recordPrefix,
+    limit: 100,
+  })
+  return { unmined: oldestFirst(unmined!), openPools: oldestFirst(open!.slice(0, 20)).filter((r) => r.pool !== undefined) }
 }
 
 /** Parameters of {@link listAgentDeploys}. */
