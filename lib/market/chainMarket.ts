@@ -30,10 +30,16 @@ export function divideToSignificant(num: bigint, den: bigint, significant = PRIC
   const scaled = (k: number): [bigint, bigint] => (k >= 0 ? [num * 10n ** BigInt(k), den] : [num, den * 10n ** BigInt(-k)])
   let [n, d] = scaled(k)
   let q = n / d
-  while (q >= high) ([n, d] = scaled(--k)), (q = n / d)
-  while (q < low) ([n, d] = scaled(++k)), (q = n / d)
+  while (q >= high || q < low) {
+    k += q >= high ? -1 : 1
+    ;[n, d] = scaled(k)
+    q = n / d
+  }
   if (2n * (n % d) >= d) q += 1n
-  if (q === high) (q = low), (k -= 1)
+  if (q === high) {
+    q = low
+    k -= 1
+  }
   return placeDecimal(q, k)
 }
 

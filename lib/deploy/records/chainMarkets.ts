@@ -86,7 +86,7 @@ export async function followPoolSwaps({
   wethUsd,
   confirmations = SWAP_CONFIRMATIONS,
 }: FollowPoolSwapsParameters): Promise<FollowPoolSwapsReturnType> {
-  const { store, config, publicClient, clock } = services
+  const { store, config } = services
   const none = { pools: 0, fromBlock: null, toBlock: null, swaps: 0, updated: 0, rpcCalls: 0 }
   if (!store) return { skipped: 'no shared store', ...none }
   const keys = poolSwapKeys(config.storePrefix, config.chainId)
