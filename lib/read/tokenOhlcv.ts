@@ -150,7 +150,8 @@ async function refreshOhlcv(services: ReadServices, query: OhlcvQuery, seconds: 
     return await refreshFromAggregator(services, query, seconds, known, seriesKey)
   } catch (error) {
     // No pool known to the aggregators, or GeckoTerminal unable to chart it now (not indexed yet, off, throttled).
-    if (known.chain && (error instanceof ReadNotFoundError || error instanceof UpstreamError)) return chainAnswer(query, seconds, known.chain)
+    if (known.chain && (error instanceof ReadNotFoundError || error instanceof UpstreamError))
+      return chainAnswer(query, seconds, known.chain)
     throw error
   }
 }

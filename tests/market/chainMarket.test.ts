@@ -70,7 +70,8 @@ describe('the token’s price in ETH from sqrtPriceX96', () => {
         0,
         TickMath.getTickAtSqrtRatio(JSBI.BigInt(sqrt.toString())),
       )
-      const exact = pool.token1Price.adjustedForDecimals // ETH per whole token, as a fraction
+      // ETH per whole token, as a fraction (the SDK's own, private to its types)
+      const exact = (pool.token1Price as unknown as { adjustedForDecimals: { numerator: object; denominator: object } }).adjustedForDecimals
       const ours = tokenPriceEth(sqrt, decimals)
       const [n, d] = decimalFraction(ours)
       const num = BigInt(exact.numerator.toString())
@@ -91,7 +92,11 @@ describe('the token’s price in ETH from sqrtPriceX96', () => {
   })
 
   it('is 1/price of ETH in the token: 10 ETH for 1e9 tokens of 18 decimals is 1e-8 ETH a token', () => {
-    const sqrt = BigInt(require('@uniswap/v3-sdk').encodeSqrtRatioX96((10n ** 27n).toString(), (10n ** 19n).toString()).toString())
+    const sqrt = BigInt(
+      require('@uniswap/v3-sdk')
+        .encodeSqrtRatioX96((10n ** 27n).toString(), (10n ** 19n).toString())
+        .toString(),
+    )
     expect(tokenPriceEth(sqrt, 18)).toBe('0.00000001')
     expect(tokenPriceEth(1n << 96n, 18)).toBe('1') // one base unit per wei at equal decimals
     expect(tokenPriceEth(1n << 96n, 6)).toBe('0.000000000001')
@@ -228,6 +233,14 @@ describe('a launch’s candles and market from its swaps', () => {
     expect(chainOhlcvRows({ state, seconds: 60, currency: 'token', before: T + 120, limit: 1 }).map((r) => r[0])).toEqual([T + 60])
     expect(chainOhlcvRows({ state, seconds: 3600, currency: 'token', before: null, limit: 10 })).toHaveLength(1)
     expect(chainOhlcvRows({ state, seconds: 86_400, currency: 'token', before: null, limit: 10 })[0]![5]).toBe(4)
-    expect(chainOhlcvRows({ state: { ...state, wethUsd: null, minutes: state.minutes.map((c) => ({ ...c, u: null })) }, seconds: 60, currency: 'usd', before: null, limit: 10 })).toEqual([])
+    expect(
+      chainOhlcvRows({
+        state: { ...state, wethUsd: null, minutes: state.minutes.map((c) => ({ ...c, u: null })) },
+        seconds: 60,
+        currency: 'usd',
+        before: null,
+        limit: 10,
+      }),
+    ).toEqual([])
   })
 })
