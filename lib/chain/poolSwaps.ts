@@ -75,7 +75,8 @@ export type ReadPoolSwapsParameters = {
   /** The pools followed (32-byte ids); none reads nothing. */
   poolIds: readonly Hex[]
   fromBlock: bigint
-  toBlock: bigint
+  /** The last block read; `latest`: up to the head (a stream's look, which needs no range of its own). */
+  toBlock: bigint | 'latest'
 }
 
 /**
@@ -83,7 +84,7 @@ export type ReadPoolSwapsParameters = {
  * when no pool is followed, since an empty topic list would match every pool on the chain.
  */
 export async function readPoolSwaps({ client, poolManager, poolIds, fromBlock, toBlock }: ReadPoolSwapsParameters): Promise<PoolSwap[]> {
-  if (poolIds.length === 0 || toBlock < fromBlock) return []
+  if (poolIds.length === 0 || (toBlock !== 'latest' && toBlock < fromBlock)) return []
   const logs = (await client.request({
     method: 'eth_getLogs',
     params: [
@@ -91,7 +92,7 @@ export async function readPoolSwaps({ client, poolManager, poolIds, fromBlock, t
         address: poolManager,
         topics: [SWAP_TOPIC, poolIds.map((id) => id.toLowerCase() as Hex)],
         fromBlock: `0x${fromBlock.toString(16)}`,
-        toBlock: `0x${toBlock.toString(16)}`,
+        toBlock: toBlock === 'latest' ? 'latest' : `0x${toBlock.toString(16)}`,
       },
     ],
   })) as readonly RpcLog[]

@@ -21,8 +21,8 @@ import { loadDeployConfig } from '../../lib/deploy/config.js'
 import { deployHistoryKeys } from '../../lib/deploy/keys.js'
 import { encodePoolApprovals } from '../../lib/deploy/pool/permit2.js'
 import { type PoolSeed, planPoolSeed } from '../../lib/deploy/pool/poolSeed.js'
-import { followPoolSwaps } from '../../lib/deploy/records/chainMarkets.js'
-import { type DeployRecord, recordDeploy } from '../../lib/deploy/records/history.js'
+import { followPoolSwaps, pooledLaunches, readLaunchTrades } from '../../lib/deploy/records/chainMarkets.js'
+import { type DeployRecord, listUnmined, parseDeployRecord, recordDeploy } from '../../lib/deploy/records/history.js'
 import { listLaunches } from '../../lib/deploy/records/launches/feed.js'
 import { launchSchema } from '../../lib/deploy/records/launches/schema.js'
 import { tokenPriceEth, weiToEth } from '../../lib/market/chainMarket.js'
@@ -327,5 +327,45 @@ describe('a launch’s market from its pool’s swaps, before any aggregator (an
     // A quiet tick: the same two calls, nothing written but the block read.
     await settle()
     expect((await tick(store, prefix)).methods).toEqual(one.methods)
+  })
+
+  it('reads the swaps since a block as trade events in one eth_getLogs, up to the head (what a stream would send)', async () => {
+    const prefix = `cm3:${Date.now()}:`
+    const store = createMemoryStore()
+    const { token, planned } = await launch(store, prefix)
+    const from = (await chain.publicClient.getBlockNumber()) + 1n
+    await swap(await newAccount(), planned, { buyEth: parseEther('0.02') })
+    const keys = deployHistoryKeys({ storePrefix: prefix, chainId: 8453 })
+    const launches = pooledLaunches([
+      parseDeployRecord(await store.get(keys.recordPrefix + (await listUnmined(store, keys, SIGNER))[0]!.txHash.toLowerCase())),
+    ])
+    const before = chain.rpcMethods.length
+    const client = createPublicClient({ transport: http(chain.rpcUrl) })
+    const { trades, cursor } = await readLaunchTrades({
+      client,
+      poolManager: v4.poolManager,
+      launches,
+      cursor: { fromBlock: from, after: null },
+    })
+    expect(chain.rpcMethods.slice(before)).toEqual(['eth_getLogs'])
+    expect(trades).toEqual([
+      expect.objectContaining({
+        kind: 'trade',
+        token: token.toLowerCase(),
+        side: 'buy',
+        amountEth: '0.02',
+        priceEth: tokenPriceEth(await slot0(planned.poolId), 18),
+      }),
+    ])
+    expect(cursor).toEqual({
+      fromBlock: BigInt(trades[0]!.blockNumber),
+      after: { blockNumber: BigInt(trades[0]!.blockNumber), logIndex: trades[0]!.logIndex },
+    })
+    // Read again from there: nothing is sent twice; the next swap is the only one.
+    const again = await readLaunchTrades({ client, poolManager: v4.poolManager, launches, cursor })
+    expect(again).toEqual({ trades: [], cursor })
+    await swap(await newAccount(), planned, { buyEth: parseEther('0.03') })
+    const next = await readLaunchTrades({ client, poolManager: v4.poolManager, launches, cursor })
+    expect(next.trades.map((t) => t.amountEth)).toEqual(['0.03'])
   })
 })

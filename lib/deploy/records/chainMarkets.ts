@@ -3,7 +3,15 @@
 import { randomUUID } from 'node:crypto'
 import type { Hex } from 'viem'
 import { type PoolSwap, readPoolSwaps } from '../../chain/poolSwaps.js'
-import { applySwaps, type ChainLaunch, type ChainMarketState, chainMarketKey, chainMarketStateSchema } from '../../market/chainMarket.js'
+import {
+  applySwaps,
+  type ChainLaunch,
+  type ChainMarketState,
+  chainMarketKey,
+  chainMarketStateSchema,
+  type TradeEvent,
+  tradeEventsOf,
+} from '../../market/chainMarket.js'
 import { listIndexed } from '../../store/recordIndex.js'
 import { parseRecord } from '../../store/records.js'
 import type { WriteEntry } from '../../store/types.js'
@@ -186,4 +194,47 @@ export async function readChainMarketStates(
   if (tokens.length === 0) return []
   const values = await store.getMany(tokens.map((token) => chainMarketKey(storePrefix, chainId, token)))
   return values.map((value) => parseRecord(chainMarketStateSchema, value))
+}
+
+/** Where a reader of trades stands: the block to read from, and the last swap sent in it (null: none yet). */
+export type TradesCursor = { fromBlock: bigint; after: { blockNumber: bigint; logIndex: number } | null }
+
+/** Parameters of {@link readLaunchTrades}. */
+export type ReadLaunchTradesParameters = {
+  client: Pick<DeployServices['publicClient'], 'request'>
+  poolManager: `0x${string}`
+  /** The launches followed, by pool id (see {@link pooledLaunches}). */
+  launches: ReadonlyMap<string, Pick<ChainLaunch, 'token' | 'decimals'>>
+  /** Where the last read ended (a first read: the head's number and null). */
+  cursor: TradesCursor
+}
+
+/**
+ * The launches' swaps since the cursor, up to the head, as `trade` events, in one `eth_getLogs` (none without launches),
+ * and the cursor after them. The next read starts at the block of the last swap sent (never past the head, which nodes
+ * refuse) and skips what was sent. For the stream: unconfirmed blocks included, so a trade shows within a block; the
+ * tick's follow, which stays behind the head, is what counts the market.
+ */
+export async function readLaunchTrades({
+  client,
+  poolManager,
+  launches,
+  cursor,
+}: ReadLaunchTradesParameters): Promise<{ trades: TradeEvent[]; cursor: TradesCursor }> {
+  const swaps = await readPoolSwaps({
+    client,
+    poolManager,
+    poolIds: [...launches.keys()] as Hex[],
+    fromBlock: cursor.fromBlock,
+    toBlock: 'latest',
+  })
+  const { after } = cursor
+  const fresh = swaps.filter(
+    (swap) => !after || swap.blockNumber > after.blockNumber || (swap.blockNumber === after.blockNumber && swap.logIndex > after.logIndex),
+  )
+  const last = fresh.at(-1)
+  return {
+    trades: tradeEventsOf(fresh, launches),
+    cursor: last ? { fromBlock: last.blockNumber, after: { blockNumber: last.blockNumber, logIndex: last.logIndex } } : cursor,
+  }
 }
