@@ -24,7 +24,8 @@ import { type PoolSeed, planPoolSeed } from '../../lib/deploy/pool/poolSeed.js'
 import { followPoolSwaps, pooledLaunches, readLaunchTrades } from '../../lib/deploy/records/chainMarkets.js'
 import { type DeployRecord, listUnmined, parseDeployRecord, recordDeploy } from '../../lib/deploy/records/history.js'
 import { listLaunches } from '../../lib/deploy/records/launches/feed.js'
-import { launchSchema } from '../../lib/deploy/records/launches/schema.js'
+import { type LaunchesPage, launchSchema } from '../../lib/deploy/records/launches/schema.js'
+import { createLaunchesEndpoint } from '../../lib/launches/endpoint.js'
 import { tokenPriceEth, weiToEth } from '../../lib/market/chainMarket.js'
 import type { TokenOhlcv } from '../../lib/market/types.js'
 import { systemClock } from '../../lib/platform/clock.js'
@@ -37,6 +38,7 @@ import { createDexScreenerClient } from '../../lib/upstream/dexscreener.js'
 import { type AnvilChain, startAnvilChain } from '../support/anvil.js'
 import { ib20Abi, tokenAt } from '../support/b20Token.js'
 import { type FakeDexScreener, startFakeDexScreener } from '../support/fakeDexScreener.js'
+import { withOpenApiCheck } from '../support/openapiCheck.js'
 import { deployUniswapV4, type UniswapV4, uniswapV4Artifacts } from '../support/uniswapV4.js'
 
 // A launch's market read from its own pool on Uniswap v4's own contracts: the pool seeded as the deploy path plans it,
@@ -269,7 +271,6 @@ describe('a launch’s market from its pool’s swaps, before any aggregator (an
     const [again] = await listLaunches({ store, storePrefix: prefix, chainId: 8453, now: Date.now() })
     expect(again!.market).toMatchObject({ trades24h: 3, volume24hEth: weiToEth(volumeWei + parseEther('0.05')) })
 
-    // token-ohlcv: the aggregators know nothing of the token (DexScreener lists no pair, GeckoTerminal is off here).
     const read = createReadServices({
       env: { STORE_KEY_PREFIX: prefix, GECKOTERMINAL_BASE_URL: '' },
       store,
@@ -277,9 +278,21 @@ describe('a launch’s market from its pool’s swaps, before any aggregator (an
       upstream: createDexScreenerClient({ baseUrl: upstream.url, backoffBaseMs: 5, ...systemClock }),
       gecko: null,
     })
-    const ohlcv = createTokenOhlcvEndpoint(() => read)
+    // GET /api/launches answers the same, held to the OpenAPI document.
+    const launchesEndpoint = withOpenApiCheck(
+      '/api/launches',
+      createLaunchesEndpoint({ read: () => read, config: () => ({ publicLaunches: true, chainId: 8453 }) }),
+    )
+    const page = (await (await launchesEndpoint(new Request('https://svc.test/api/launches'))).json()) as LaunchesPage
+    expect(page.launches[0]!.market).toMatchObject({ source: 'chain', trades24h: 3 })
+
+    // token-ohlcv: the aggregators know nothing of the token (DexScreener lists no pair, GeckoTerminal is off here).
+    const ohlcv = withOpenApiCheck(
+      '/api/token-ohlcv',
+      createTokenOhlcvEndpoint(() => read),
+    )
     const candles = async (query: string) => {
-      const response = await ohlcv.fetch(new Request(`https://svc.test/api/token-ohlcv?address=${token}&${query}`))
+      const response = await ohlcv(new Request(`https://svc.test/api/token-ohlcv?address=${token}&${query}`))
       expect(response.status).toBe(200)
       return (await response.json()) as TokenOhlcv
     }
