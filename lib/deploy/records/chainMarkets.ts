@@ -184,18 +184,6 @@ async function followUnderLock({
   }
 }
 
-/** The chain markets of some tokens, in order (null where none is known), in one store round trip. */
-export async function readChainMarketStates(
-  store: NonNullable<DeployServices['store']>,
-  storePrefix: string,
-  chainId: number,
-  tokens: readonly string[],
-): Promise<(ChainMarketState | null)[]> {
-  if (tokens.length === 0) return []
-  const values = await store.getMany(tokens.map((token) => chainMarketKey(storePrefix, chainId, token)))
-  return values.map((value) => parseRecord(chainMarketStateSchema, value))
-}
-
 /** Where a reader of trades stands: the block to read from, and the last swap sent in it (null: none yet). */
 export type TradesCursor = { fromBlock: bigint; after: { blockNumber: bigint; logIndex: number } | null }
 
