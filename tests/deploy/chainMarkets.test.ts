@@ -38,7 +38,9 @@ import { createDexScreenerClient } from '../../lib/upstream/dexscreener.js'
 import { type AnvilChain, startAnvilChain } from '../support/anvil.js'
 import { ib20Abi, tokenAt } from '../support/b20Token.js'
 import { type FakeDexScreener, startFakeDexScreener } from '../support/fakeDexScreener.js'
+import { type FakeGeckoTerminal, GECKO_NATIVE_ETH, startFakeGeckoTerminal } from '../support/fakeGeckoTerminal.js'
 import { withOpenApiCheck } from '../support/openapiCheck.js'
+import { makePair } from '../support/syntheticMarket.js'
 import { deployUniswapV4, type UniswapV4, uniswapV4Artifacts } from '../support/uniswapV4.js'
 
 // A launch's market read from its own pool on Uniswap v4's own contracts: the pool seeded as the deploy path plans it,
@@ -63,14 +65,16 @@ describe('a launch’s market from its pool’s swaps, before any aggregator (an
   let chain: AnvilChain
   let v4: UniswapV4
   let upstream: FakeDexScreener
+  let gecko: FakeGeckoTerminal
 
   beforeAll(async () => {
     chain = await startAnvilChain()
     v4 = await deployUniswapV4(chain)
     upstream = await startFakeDexScreener([])
+    gecko = await startFakeGeckoTerminal([])
   })
   afterAll(async () => {
-    await Promise.all([chain?.stop(), upstream?.close()])
+    await Promise.all([chain?.stop(), upstream?.close(), gecko?.close()])
   })
 
   const newAccount = async () => {
@@ -272,11 +276,10 @@ describe('a launch’s market from its pool’s swaps, before any aggregator (an
     expect(again!.market).toMatchObject({ trades24h: 3, volume24hEth: weiToEth(volumeWei + parseEther('0.05')) })
 
     const read = createReadServices({
-      env: { STORE_KEY_PREFIX: prefix, GECKOTERMINAL_BASE_URL: '' },
+      env: { STORE_KEY_PREFIX: prefix, GECKOTERMINAL_BASE_URL: gecko.url },
       store,
       logger: createLogger({ write: () => {} }),
       upstream: createDexScreenerClient({ baseUrl: upstream.url, backoffBaseMs: 5, ...systemClock }),
-      gecko: null,
     })
     // GET /api/launches answers the same, held to the OpenAPI document.
     const launchesEndpoint = withOpenApiCheck(
@@ -286,7 +289,7 @@ describe('a launch’s market from its pool’s swaps, before any aggregator (an
     const page = (await (await launchesEndpoint(new Request('https://svc.test/api/launches'))).json()) as LaunchesPage
     expect(page.launches[0]!.market).toMatchObject({ source: 'chain', trades24h: 3 })
 
-    // token-ohlcv: the aggregators know nothing of the token (DexScreener lists no pair, GeckoTerminal is off here).
+    // token-ohlcv: the aggregators know nothing of the token (DexScreener lists no pair, nor does GeckoTerminal).
     const ohlcv = withOpenApiCheck(
       '/api/token-ohlcv',
       createTokenOhlcvEndpoint(() => read),
@@ -308,6 +311,26 @@ describe('a launch’s market from its pool’s swaps, before any aggregator (an
     const minutes = await candles('timeframe=minute&currency=usd')
     expect(minutes.ohlcv.length).toBeGreaterThanOrEqual(1)
     expect(minutes.ohlcv.reduce((sum, row) => sum + row[5], 0)).toBeCloseTo(Number(weiToEth(volumeWei + parseEther('0.05'))) * 3000, 6)
+
+    // The aggregators index the pool: once the token's pool is looked up again (the 10 minutes a token without one is
+    // remembered, passed here by forgetting it), its candles are GeckoTerminal's, of the same pool.
+    const pair = makePair({
+      base: { address: token, name: 'Chain Token', symbol: 'CHN' },
+      quote: GECKO_NATIVE_ETH,
+      pairAddress: planned.poolId,
+      volume24h: 900,
+      liquidityUsd: 50_000,
+    })
+    upstream.setPairs([pair])
+    gecko.setPairs([pair])
+    await store.delete(read.keys.chartedPool(token.toLowerCase()))
+    const geckoCalls = gecko.requests.length
+    const fromAggregator = await candles('timeframe=hour&currency=token')
+    expect(gecko.requests.length).toBe(geckoCalls + 1)
+    expect(fromAggregator).toMatchObject({ pairAddress: planned.poolId.toLowerCase(), timeframe: 'hour' })
+    expect(fromAggregator.meta.base?.address).toBe(token.toLowerCase())
+    // GeckoTerminal's rows (the fake draws a long history for the pool), not the one hour the chain's swaps make.
+    expect(fromAggregator.ohlcv.length).toBeGreaterThan(1)
   })
 
   it('a tick costs the same RPC calls with one launch or forty: one for the head, one eth_getLogs over every pool id', async () => {
