@@ -73,6 +73,7 @@ const benchLaunch = (at: number): Launch => ({
   createdAt: new Date(at).toISOString(),
   txHash: `0x${'c'.repeat(64)}`,
   status: 'confirmed',
+  pool: null,
   market: null,
   metadata: null,
 })

@@ -83,15 +83,32 @@ export const deploySimulatedSchema = z
 /** A deployed token's market, once it trades: its pair on DexScreener with the most liquidity, refreshed by the tick. */
 export const tokenMarketSchema = z
   .object({
+    source: z
+      .enum(['dexscreener', 'chain'])
+      .describe(
+        'dexscreener: the aggregator lists the pair; chain: read by the service from its launch pool’s swaps, until an aggregator lists it',
+      ),
     pairAddress: z.string().nullable().describe('The pool: a 20-byte pair address, or a Uniswap v4 pool id (32 bytes)'),
     dexId: z.string().describe('The exchange, in DexScreener’s vocabulary'),
-    priceUsd: z.string().nullable().describe('Price in USD, as a string'),
-    liquidity: z.number().describe('Pool liquidity in USD'),
-    volume24h: z.number().describe('Trading volume in USD, last 24 hours'),
+    priceUsd: z
+      .string()
+      .nullable()
+      .describe('Price in USD, as a string (chain: the ETH price times WETH’s in the control room; null when unknown)'),
+    priceEth: z
+      .string()
+      .nullable()
+      .describe('chain: price in ETH from the pool’s last swap, a decimal string of 18 significant digits; dexscreener: null'),
+    liquidity: z.number().nullable().describe('Pool liquidity in USD; null when not measured (chain)'),
+    volume24h: z.number().describe('Trading volume in USD, last 24 hours (chain: through WETH’s price, 0 when unknown)'),
+    volume24hEth: z.string().nullable().describe('chain: ETH traded in the last 24 hours, a decimal string; dexscreener: null'),
+    trades24h: z.number().int().nullable().describe('chain: swaps in the last 24 hours; dexscreener: null'),
+    lastTradeAt: z.string().nullable().describe('chain: the last swap’s block time (ISO 8601); dexscreener: null'),
     pairUrl: z.string().describe('The pair on DexScreener'),
     firstSeenAt: z.string().describe('When the service first saw the token trade (ISO 8601)'),
   })
-  .describe('The token’s market; null until it has a pair on DexScreener (checked about once a minute for 7 days)')
+  .describe(
+    'The token’s market; null until it trades: from its launch pool’s first swap (source chain, read by the tick from the chain), else once it has a pair on DexScreener (checked about once a minute for 7 days)',
+  )
 
 /** Receipt of a deploy that is known but not yet mined. */
 export const receiptPendingSchema = z.object({

@@ -1,3 +1,4 @@
+import type { Address } from 'viem'
 import { z } from 'zod'
 import {
   type CrossCheck,
@@ -41,14 +42,14 @@ export type DeployConfig = {
   storePrefix: string
   /** True on Vercel: deploys then need the shared store, since instances cannot share a lock in memory. */
   onVercel: boolean
-  /** Where a pooled launch's pool is made (`UNISWAP_V4_*`, `PERMIT2_ADDRESS`; Base's by default). */
+  /** Uniswap v4 and Permit2 (`UNISWAP_V4_POOL_MANAGER`, `UNISWAP_V4_POSITION_MANAGER`, `UNISWAP_V4_STATE_VIEW`, `PERMIT2_ADDRESS`); Base's by default. */
   uniswapV4: UniswapV4Addresses
 }
 
+const contractAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x address')
+
 const checkKmsRegion: CrossCheck = (env) =>
   env.KMS_KEY_ID && !env.AWS_REGION && !env.AWS_DEFAULT_REGION ? ['AWS_REGION: is required when KMS_KEY_ID is set'] : []
-
-const contractAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x address of 40 hex digits')
 
 const deploySchema = z.object({
   DEPLOY_ALLOWLIST: optional(z.string()).transform((v, ctx) => {
@@ -87,10 +88,10 @@ const deploySchema = z.object({
     z.coerce.number({ error: 'must be a number of gwei' }).positive('must be more than 0').max(10_000, 'must be at most 10000'),
   ).default(5),
   VERCEL: optional(z.string()),
-  UNISWAP_V4_POOL_MANAGER: optional(contractAddress),
-  UNISWAP_V4_POSITION_MANAGER: optional(contractAddress),
-  UNISWAP_V4_STATE_VIEW: optional(contractAddress),
-  PERMIT2_ADDRESS: optional(contractAddress),
+  UNISWAP_V4_POOL_MANAGER: optional(contractAddress).default(BASE_UNISWAP_V4.poolManager),
+  UNISWAP_V4_POSITION_MANAGER: optional(contractAddress).default(BASE_UNISWAP_V4.positionManager),
+  UNISWAP_V4_STATE_VIEW: optional(contractAddress).default(BASE_UNISWAP_V4.stateView),
+  PERMIT2_ADDRESS: optional(contractAddress).default(BASE_UNISWAP_V4.permit2),
   ...storeFields,
 })
 
@@ -117,10 +118,10 @@ export function loadDeployConfig(env: Environment = process.env): DeployConfig {
     storePrefix: parsed.STORE_KEY_PREFIX,
     onVercel: Boolean(parsed.VERCEL),
     uniswapV4: {
-      poolManager: (parsed.UNISWAP_V4_POOL_MANAGER as `0x${string}` | undefined) ?? BASE_UNISWAP_V4.poolManager,
-      positionManager: (parsed.UNISWAP_V4_POSITION_MANAGER as `0x${string}` | undefined) ?? BASE_UNISWAP_V4.positionManager,
-      stateView: (parsed.UNISWAP_V4_STATE_VIEW as `0x${string}` | undefined) ?? BASE_UNISWAP_V4.stateView,
-      permit2: (parsed.PERMIT2_ADDRESS as `0x${string}` | undefined) ?? BASE_UNISWAP_V4.permit2,
+      poolManager: parsed.UNISWAP_V4_POOL_MANAGER as Address,
+      positionManager: parsed.UNISWAP_V4_POSITION_MANAGER as Address,
+      stateView: parsed.UNISWAP_V4_STATE_VIEW as Address,
+      permit2: parsed.PERMIT2_ADDRESS as Address,
     },
   }
 }

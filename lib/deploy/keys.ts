@@ -112,3 +112,9 @@ export function webhookOutboxKeys(storePrefix: string) {
     agentEvents: (digest: string) => `${base}agent:${digest}`,
   }
 }
+
+/** Store keys of the tick's following of launches' pools: the last block read, and the lock of one follow at a time. */
+export const poolSwapKeys = (storePrefix: string, chainId: number) => ({
+  cursor: `${storePrefix}deploy:${chainId}:pool-swaps:cursor`,
+  lock: `${storePrefix}deploy:${chainId}:pool-swaps:lock`,
+})

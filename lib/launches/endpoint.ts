@@ -57,7 +57,12 @@ function readFeed(services: ReadServices, config: LaunchesConfig): Promise<Cache
     ttlMs: READ_CACHE_TTL_MS,
     refresh: async () => {
       const { listLaunches } = await import('../deploy/records/launches/feed.js')
-      const launches = await listLaunches({ store: services.store, storePrefix: services.keyPrefix, chainId: config.chainId })
+      const launches = await listLaunches({
+        store: services.store,
+        storePrefix: services.keyPrefix,
+        chainId: config.chainId,
+        now: services.now(),
+      })
       return { body: JSON.stringify({ launches }) }
     },
   })

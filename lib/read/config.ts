@@ -33,6 +33,8 @@ export type ReadConfig = {
   redis: { url: string; token: string } | null
   /** Prefix of every key this service writes to the shared store. */
   storePrefix: string
+  /** The chain launches are recorded under (`CHAIN_ID`, read as the deploy side reads it): where their pools' candles are kept. */
+  chainId: 8453 | 84532
 }
 
 const readSchema = z.object({
@@ -49,6 +51,7 @@ const readSchema = z.object({
   OHLCV_UPSTREAM_REQUESTS_PER_MINUTE: optional(
     wholeNumber(1).max(20, 'must be at most 20 (discovery and the failover need the rest of GeckoTerminal’s 30)'),
   ).default(10),
+  CHAIN_ID: optional(z.enum(['8453', '84532'], { error: 'must be 8453 (Base) or 84532 (Base Sepolia, staging)' })).default('8453'),
   ...storeFields,
 })
 
@@ -72,5 +75,6 @@ export function loadReadConfig(env: Environment = process.env): ReadConfig {
     ohlcvUpstreamRequestsPerMinute: parsed.OHLCV_UPSTREAM_REQUESTS_PER_MINUTE,
     redis: storeConfig(parsed),
     storePrefix: parsed.STORE_KEY_PREFIX,
+    chainId: Number(parsed.CHAIN_ID) as 8453 | 84532,
   }
 }

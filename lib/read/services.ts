@@ -57,6 +57,8 @@ export type ReadServices = {
   tokenOhlcvRateLimitPerMinute: number
   /** Prefix of the shared-store keys. */
   keyPrefix: string
+  /** The chain launches are recorded under (`CHAIN_ID`): where their pools' candles are kept. */
+  chainId: number
   /** The read side's store keys under that prefix, built once. */
   keys: ReadKeys
   /** What these services remember between requests (unknown tokens, history already read, parsed pools). */
@@ -188,6 +190,7 @@ export function createReadServices(parameters: CreateReadServicesParameters = {}
     tokenHistoryRateLimitPerMinute: config.tokenHistoryRateLimitPerMinute,
     tokenOhlcvRateLimitPerMinute: config.tokenOhlcvRateLimitPerMinute,
     keyPrefix: config.storePrefix,
+    chainId: config.chainId,
     keys,
     memory: createReadMemory(now),
     describe: `store: ${storeLabel}, upstream: ${config.dexscreenerBaseUrl}, discovery: ${config.geckoTerminalBaseUrl ?? 'off'}`,

@@ -8,6 +8,7 @@ import {
   rowsOfSeries,
   seriesAfter,
 } from '../market/candleSeries.js'
+import { type ChainMarketState, chainMarketKey, chainMarketStateSchema, chainOhlcvRows } from '../market/chainMarket.js'
 import { type ChartedPool, chartedPoolSchema, mostLiquidPool, poolsOfRoom } from '../market/chartedPool.js'
 import { isHexAddress } from '../market/normalize.js'
 import { candleSeconds, type OhlcvQuery } from '../market/ohlcvQuery.js'
@@ -79,20 +80,24 @@ type Known = {
   series: CandleSeries | null
   backingOff: boolean
   pools: Map<string, ChartedPool>
+  /** The token's launch pool as the tick read it from the chain, when the service launched it with one. */
+  chain: ChainMarketState | null
 }
 
 /** Reads what a refresh needs in one store call (the control room only when the instance holds no fresh copy). */
 async function readKnown(services: ReadServices, address: string, seriesKey: string): Promise<Known> {
   const keys = services.keys
   const local = services.cache.peek(keys.controlRoom)
-  const wanted = [keys.chartedPool(address), seriesKey, keys.geckoBackoff, ...(local ? [] : [keys.controlRoom])]
-  const [pool, series, backoff, room] = await services.store.getMany(wanted)
+  const chainKey = chainMarketKey(services.keyPrefix, services.chainId, address)
+  const wanted = [keys.chartedPool(address), seriesKey, keys.geckoBackoff, chainKey, ...(local ? [] : [keys.controlRoom])]
+  const [pool, series, backoff, chain, room] = await services.store.getMany(wanted)
   const shared = local ? local.entry : parseCachedBody(room ?? null)
   return {
     remembered: parseRecord(chartedPoolSchema, pool),
     series: parseRecord(candleSeriesSchema, series),
     backingOff: backoff !== null && backoff !== undefined,
     pools: shared ? poolsOfRoomBody(services.memory.roomPools, shared.etag, shared.body) : new Map(),
+    chain: parseRecord(chainMarketStateSchema, chain ?? null),
   }
 }
 
@@ -132,11 +137,50 @@ async function fetchCandles(services: ReadServices, pool: string, query: OhlcvQu
   }
 }
 
-/** The refresh of one token-ohlcv answer: one store read, at most one DexScreener and one GeckoTerminal call, one write with the body. */
+/**
+ * The refresh of one token-ohlcv answer: one store read, at most one DexScreener and one GeckoTerminal call, one write
+ * with the body. A token launched here with a pool is drawn from its pool's own swaps until the aggregators have it
+ * (no pool known, or GeckoTerminal has no candles of it yet); GeckoTerminal's candles of the pool then start at its
+ * first trade too, so the chart carries on without a gap.
+ */
 async function refreshOhlcv(services: ReadServices, query: OhlcvQuery, seconds: number): Promise<RefreshResult> {
+  const seriesKey = services.keys.candleSeries(query.address, `${query.timeframe}:${query.aggregate}:${query.currency}`)
+  const known = await readKnown(services, query.address, seriesKey)
+  try {
+    return await refreshFromAggregator(services, query, seconds, known, seriesKey)
+  } catch (error) {
+    // No pool known to the aggregators, or GeckoTerminal unable to chart it now (not indexed yet, off, throttled).
+    if (known.chain && (error instanceof ReadNotFoundError || error instanceof UpstreamError))
+      return chainAnswer(query, seconds, known.chain)
+    throw error
+  }
+}
+
+/** A launched token's candles from its pool's swaps, as the tick keeps them (pure). */
+function chainAnswer(query: OhlcvQuery, seconds: number, state: ChainMarketState): RefreshResult {
   const { address, timeframe, aggregate, currency, before, limit } = query
-  const seriesKey = services.keys.candleSeries(address, `${timeframe}:${aggregate}:${currency}`)
-  const known = await readKnown(services, address, seriesKey)
+  const body: TokenOhlcv = {
+    address,
+    pairAddress: state.poolId,
+    dexId: 'uniswap',
+    timeframe,
+    aggregate,
+    currency,
+    ohlcv: chainOhlcvRows({ state, seconds, currency, before, limit }),
+    meta: { base: { address, name: null, symbol: null }, quote: { address: null, name: 'Ether', symbol: 'ETH' } },
+  }
+  return { body: JSON.stringify(body), source: 'chain', writes: [] }
+}
+
+/** The answer from the aggregators: the charted pool, its kept series, and GeckoTerminal's candles. */
+async function refreshFromAggregator(
+  services: ReadServices,
+  query: OhlcvQuery,
+  seconds: number,
+  known: Known,
+  seriesKey: string,
+): Promise<RefreshResult> {
+  const { address, timeframe, aggregate, currency, before, limit } = query
   const { pool, write } = await chartedPool(services, address, known)
   const now = services.now()
   const plan = planCandles({ series: known.series, pool: pool.pool, before, limit, seconds, now })

@@ -19,7 +19,20 @@ import { tickKeys } from './keys.js'
 import { type LastTick, saveLastTick } from './lastTick.js'
 
 /** The tick's parts, in the order they are reported. */
-export const TICK_PARTS = ['controlRoom', 'snapshot', 'backfill', 'deploys', 'markets', 'webhooks', 'payments', 'discovery'] as const
+export const TICK_PARTS = [
+  'controlRoom',
+  'snapshot',
+  'backfill',
+  'deploys',
+  'markets',
+  'chainMarkets',
+  'webhooks',
+  'payments',
+  'discovery',
+] as const
+
+/** WETH on Base: its price in the control room turns a launch's ETH price and volume into USD. */
+const WETH_ADDRESS = '0x4200000000000000000000000000000000000006'
 
 /**
  * One part's outcome: what it did, or why it failed (the error's name, its code, `INTERNAL` for an error not the
@@ -56,7 +69,7 @@ export type RunTickParameters = {
  * The service's scheduled work, claimed once per interval across instances: keeps the control room fresh (refreshed when
  * its body is older than the 30 s window), writes the snapshot of the current 5-minute mark, backfills the listed tokens'
  * price lines from candles, follows unmined deploys (outcomes recorded, stuck ones replaced), follows deployed tokens to
- * the market, retries due webhook deliveries, decides paid deploys' payments left undecided from the chain, and runs
+ * the market, follows the swaps of launched pools on chain, retries due webhook deliveries, decides paid deploys' payments left undecided from the chain, and runs
  * discovery when due.
  * Each part runs on its own: one failing is logged and named in the answer, and never stops the others.
  */
@@ -67,7 +80,11 @@ export async function runTick({ read, deploy, caller, intervalSeconds }: RunTick
     return { ok: true, ran: false, caller, startedAt: new Date(startedAt).toISOString(), durationMs: read.now() - startedAt }
 
   const { parts, part } = createPartRunner(logger)
-  await Promise.all([runReadParts(read, part), runDeployParts(read, deploy, part)])
+  let roomTokens: (tokens: ControlRoom['liveActivity'] | null) => void = () => {}
+  const tokensReady = new Promise<ControlRoom['liveActivity'] | null>((resolve) => {
+    roomTokens = resolve
+  })
+  await Promise.all([runReadParts(read, part, roomTokens), runDeployParts(read, deploy, part, tokensReady)])
 
   const failed = TICK_PARTS.filter((name) => parts[name] && !parts[name]!.ok)
   const summary: TickSummary = {
@@ -148,7 +165,11 @@ function createPartRunner(logger: Logger): { parts: Parts; part: RunPart } {
 }
 
 /** The read parts: the control room first, then from its tokens the snapshot, the backfill and the discovery. */
-async function runReadParts(read: ReadServices, part: RunPart): Promise<void> {
+async function runReadParts(
+  read: ReadServices,
+  part: RunPart,
+  roomTokens: (tokens: ControlRoom['liveActivity'] | null) => void,
+): Promise<void> {
   const { store, keyPrefix, logger } = read
   let tokens: ControlRoom['liveActivity'] | null = null
   // A refresh writes the snapshot of its mark and runs the discovery that is due: the tick does neither again.
@@ -171,6 +192,7 @@ async function runReadParts(read: ReadServices, part: RunPart): Promise<void> {
       ...(entry.source ? { source: entry.source } : {}),
     }
   })
+  roomTokens(tokens)
   const needsRoom = (): ControlRoom['liveActivity'] => {
     if (!tokens) throw new NoControlRoomError('no control room to work from (its part failed)')
     return tokens
@@ -190,7 +212,12 @@ async function runReadParts(read: ReadServices, part: RunPart): Promise<void> {
 }
 
 /** The deploy parts, each loading the deploy services only when it runs. */
-async function runDeployParts(read: ReadServices, deploy: () => Promise<DeployServices>, part: RunPart): Promise<void> {
+async function runDeployParts(
+  read: ReadServices,
+  deploy: () => Promise<DeployServices>,
+  part: RunPart,
+  tokensReady: Promise<ControlRoom['liveActivity'] | null>,
+): Promise<void> {
   await Promise.all([
     part(
       'deploys',
@@ -202,6 +229,15 @@ async function runDeployParts(read: ReadServices, deploy: () => Promise<DeploySe
       if (!services.getSigner) return { skipped: 'no signer configured' }
       const { refreshDeployMarkets } = await import('../deploy/records/tokenMarket.js')
       return { ...(await refreshDeployMarkets({ services, upstream: read.upstream, reserveUpstream: read.reserveUpstream })) }
+    }),
+    // Launched pools' swaps, read from the chain: a bounded number of RPC calls whatever the number of launches.
+    part('chainMarkets', async () => {
+      const services = await deploy()
+      if (!services.getSigner) return { skipped: 'no signer configured' }
+      const [{ followPoolSwaps }, tokens] = await Promise.all([import('../deploy/records/chainMarkets.js'), tokensReady])
+      const weth = tokens?.find((token) => token.address.toLowerCase() === WETH_ADDRESS)
+      const wethUsd = weth?.priceUsd && /^\d+(\.\d+)?$/.test(weth.priceUsd) ? weth.priceUsd : null
+      return { ...(await followPoolSwaps({ services, wethUsd })) }
     }),
     part('webhooks', async () => {
       const { webhooks, getSigner } = await deploy()

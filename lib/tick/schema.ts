@@ -23,6 +23,9 @@ export const tickSummarySchema = z.object({
       backfill: part.optional().describe('fetched, failed, remaining, skipped'),
       deploys: part.optional().describe('unmined, confirmed, reverted, replaced, skipped, replacement'),
       markets: part.optional().describe('tokens, calls, failedCalls, updated, listed, skipped: deployed tokens followed to the market'),
+      chainMarkets: part
+        .optional()
+        .describe('pools, fromBlock, toBlock, swaps, updated, rpcCalls, skipped: launched pools’ swaps read from the chain'),
       webhooks: part.optional().describe('due, delivered, retrying, failed, disabled, skipped: webhook retries'),
       payments: part
         .optional()

@@ -315,9 +315,9 @@ describe('the token page (candles from lightweight-charts) and New launches', ()
         { name: 'Fresh Launch', symbol: 'FRSH', createdAt: Date.now() },
       ])
       const { listLaunches } = await import('../../lib/deploy/records/launches/feed.js')
-      const launch = (await listLaunches({ store: services.store, storePrefix: services.keyPrefix, chainId: 8453 })).find(
-        (l) => l.txHash === fresh!.txHash,
-      )!
+      const launch = (
+        await listLaunches({ store: services.store, storePrefix: services.keyPrefix, chainId: 8453, now: services.now() })
+      ).find((l) => l.txHash === fresh!.txHash)!
       await announceLaunch({
         store: services.store,
         key: launchSignalKey(services.keyPrefix, 8453),

@@ -3,6 +3,7 @@ import { digestAgentKey } from '../../lib/deploy/agents/agentKeys.js'
 import { loadDeployConfig } from '../../lib/deploy/config.js'
 import { createB20SkillEndpoint } from '../../lib/deploy/endpoint.js'
 import { deployServicesFrom } from '../../lib/deploy/instance.js'
+import { BASE_UNISWAP_V4 } from '../../lib/deploy/pool/addresses.js'
 import { createDeployServices } from '../../lib/deploy/services.js'
 import { ConfigError } from '../../lib/platform/config.js'
 import type { Endpoint } from '../../lib/platform/edge.js'
@@ -38,6 +39,13 @@ describe('loadDeployConfig', () => {
       redis: null,
     })
     expect(loadDeployConfig({ CHAIN_ID: '84532' }).explorerUrl).toBe('https://sepolia.basescan.org')
+    // Uniswap v4 and Permit2 on Base unless set otherwise (another chain, a local one).
+    expect(loadDeployConfig({}).uniswapV4).toEqual(BASE_UNISWAP_V4)
+    const local = '0x5FbDB2315678afecb367f032d93F642f64180aa3'
+    expect(loadDeployConfig({ UNISWAP_V4_POOL_MANAGER: local, PERMIT2_ADDRESS: ' ' }).uniswapV4).toEqual({
+      ...BASE_UNISWAP_V4,
+      poolManager: local,
+    })
   })
 
   it('names every bad variable, and never echoes a value', () => {
@@ -49,6 +57,7 @@ describe('loadDeployConfig', () => {
         CHAIN_ID: '1',
         DEPLOY_DAILY_CAP: '-3',
         SIGNER_ADDRESS: 'me',
+        UNISWAP_V4_STATE_VIEW: '0x1234',
       })
     } catch (error) {
       expect(error).toBeInstanceOf(ConfigError)
@@ -59,6 +68,7 @@ describe('loadDeployConfig', () => {
     expect(message).toContain('CHAIN_ID: must be 8453 (Base) or 84532')
     expect(message).toContain('DEPLOY_DAILY_CAP: must be at least 0')
     expect(message).toContain('SIGNER_ADDRESS: must be a 0x address')
+    expect(message).toContain('UNISWAP_V4_STATE_VIEW: must be a 0x address')
     expect(message).not.toContain('my-secret-agent-key')
   })
 })

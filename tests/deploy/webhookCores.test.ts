@@ -204,11 +204,16 @@ describe('a deployed token’s market (pure)', () => {
     const shallow = pair({ base: token, quote: HUBS.USDC, pairAddress: `0x${'3'.repeat(40)}`, volume24h: 100, liquidityUsd: 900 })
     const lower = token.address.toLowerCase()
     expect(marketOfToken({ address: lower, pairs: [parsePair(v4)!], firstSeenAt: 'first' })).toEqual({
+      source: 'dexscreener',
       pairAddress: v4PoolIdOf(`0x${'2'.repeat(40)}`),
       dexId: 'uniswap',
       priceUsd: null,
+      priceEth: null,
       liquidity: 0,
       volume24h: 500,
+      volume24hEth: null,
+      trades24h: null,
+      lastTradeAt: null,
       pairUrl: expect.stringContaining('https://dexscreener.com/base/'),
       firstSeenAt: 'first',
     })

@@ -352,11 +352,16 @@ describe('webhooks: every deploy outcome, signed, at least once (anvil, KMS serv
     await stack.drain()
     expect(listing.parts?.markets).toMatchObject({ ok: true, tokens: expect.any(Number), listed: 1, failedCalls: 0 })
     const market = {
+      source: 'dexscreener',
       pairAddress: deep,
       dexId: 'aerodrome',
       priceUsd: '0.0042',
+      priceEth: null,
       liquidity: 12_000,
       volume24h: 4_000,
+      volume24hEth: null,
+      trades24h: null,
+      lastTradeAt: null,
       pairUrl: `https://dexscreener.com/base/${deep}`,
       firstSeenAt: new Date(stack.clock.now).toISOString(),
     }

@@ -147,6 +147,7 @@ describe('the launches feed and the stream’s launch event, across instances', 
       createdAt: expect.any(String),
       txHash: second.txHash,
       status: 'broadcast',
+      pool: null,
       market: null,
       metadata: { description: 'Born in a test.', website: 'https://example.com' },
     } satisfies Launch)

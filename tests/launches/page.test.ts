@@ -15,6 +15,7 @@ const launch = (ms: number, n: number): Launch => ({
   createdAt: new Date(T + ms).toISOString(),
   txHash: `0x${n.toString(16).padStart(64, '0')}`,
   status: 'confirmed',
+  pool: null,
   market: null,
   metadata: null,
 })

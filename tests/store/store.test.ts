@@ -412,6 +412,7 @@ describe.each(['memory', 'upstash'] as const)('the %s store', (kind) => {
       createdAt: new Date(1_800_000_000_000 + n).toISOString(),
       txHash: `0x${n.toString(16).padStart(64, 'a')}`,
       status: 'confirmed',
+      pool: null,
       market: null,
       metadata: { description: 'with a | pipe and ] brackets' },
     })

@@ -33,13 +33,47 @@ export function marketOfToken({ address, pairs, firstSeenAt }: MarketOfTokenPara
   if (own.length === 0) return null
   const best = own.reduce((a, b) => (b.liquidity > a.liquidity || (b.liquidity === a.liquidity && b.volume24h > a.volume24h) ? b : a))
   return {
+    source: 'dexscreener',
     pairAddress: best.pairAddress,
     dexId: best.dexId,
     priceUsd: best.priceUsd,
+    priceEth: null,
     liquidity: best.liquidity,
     volume24h: best.volume24h,
+    volume24hEth: null,
+    trades24h: null,
+    lastTradeAt: null,
     pairUrl: best.pairUrl,
     firstSeenAt,
+  }
+}
+
+/** A market as stored before it said its source (all were DexScreener's), read as one that does. */
+const storedMarketSchema = tokenMarketSchema.partial({
+  source: true,
+  priceEth: true,
+  volume24hEth: true,
+  trades24h: true,
+  lastTradeAt: true,
+})
+
+/** A stored market, with the fields older records lack filled as a DexScreener market says them; null when not one. */
+export function parseStoredMarket(value: string | null): TokenMarket | null {
+  const stored = parseRecord(storedMarketSchema, value)
+  if (!stored) return null
+  return {
+    source: stored.source ?? 'dexscreener',
+    pairAddress: stored.pairAddress,
+    dexId: stored.dexId,
+    priceUsd: stored.priceUsd,
+    priceEth: stored.priceEth ?? null,
+    liquidity: stored.liquidity,
+    volume24h: stored.volume24h,
+    volume24hEth: stored.volume24hEth ?? null,
+    trades24h: stored.trades24h ?? null,
+    lastTradeAt: stored.lastTradeAt ?? null,
+    pairUrl: stored.pairUrl,
+    firstSeenAt: stored.firstSeenAt,
   }
 }
 
@@ -57,7 +91,7 @@ export async function readTokenMarkets(
 ): Promise<(TokenMarket | null)[]> {
   if (addresses.length === 0) return []
   const values = await store.getMany(addresses.map((address) => tokenMarketKey(storePrefix, chainId, address)))
-  return values.map((value) => parseRecord(tokenMarketSchema, value))
+  return values.map(parseStoredMarket)
 }
 
 /** What one refresh of the deployed tokens' markets did. */
@@ -134,7 +168,9 @@ export async function refreshDeployMarkets({
   }
   if (written.length > 0) await store.writeMany({ entries: written })
   for (const { record, market } of listed) {
-    const { firstSeenAt: _firstSeenAt, volume24h: _volume24h, ...details } = market
+    // token.listed keeps the fields it always had: the chain's are the launches feed's.
+    const { pairAddress, dexId, priceUsd, liquidity, pairUrl } = market
+    const details = { pairAddress, dexId, priceUsd, liquidity, pairUrl }
     notifyAgent({
       webhooks: services.webhooks,
       background: services.background,

@@ -1,6 +1,8 @@
 import { birthViewOf } from '../../../chain/birthView.js'
+import { type ChainMarketState, chainMarketKey, chainMarketOf, chainMarketStateSchema } from '../../../market/chainMarket.js'
 import { errorName, type Logger } from '../../../platform/log.js'
 import { listIndexed } from '../../../store/recordIndex.js'
+import { parseRecord } from '../../../store/records.js'
 import type { Store } from '../../../store/types.js'
 import { chainEventsChannel, deployHistoryKeys, launchSignalKey } from '../../keys.js'
 import { type DeployRecord, parseDeployRecord } from '../history.js'
@@ -32,29 +34,56 @@ export function toLaunch(record: DeployRecord, market: TokenMarket | null): Laun
     createdAt: new Date(record.createdAt).toISOString(),
     txHash: record.originalTxHash ?? record.txHash,
     status: isDeployed(record) ? 'confirmed' : 'broadcast',
+    pool: record.pool ? { poolId: record.pool.poolId, fee: record.pool.fee, owner: record.pool.owner } : null,
     market,
     metadata: birth.metadata,
   }
 }
 
 /** Parameters of {@link listLaunches}. */
-export type ListLaunchesParameters = { store: Store; storePrefix: string; chainId: number; limit?: number }
+export type ListLaunchesParameters = {
+  store: Store
+  storePrefix: string
+  chainId: number
+  limit?: number
+  /** Epoch ms: a chain market's 24 h figures are counted back from it. */
+  now: number
+}
 
 /**
  * The newest launches of every agent, both doors, newest first (then by hash), from the shared deploy index: its
- * members, their records, and the markets of the confirmed ones; three store round trips for up to 300 launches.
+ * members, their records, and the markets of the confirmed ones (DexScreener's once it lists the token, else what
+ * the launch pool's swaps say); four store round trips for up to 300 launches.
  */
-export async function listLaunches({ store, storePrefix, chainId, limit = LAUNCH_FEED_MAX }: ListLaunchesParameters): Promise<Launch[]> {
+export async function listLaunches({
+  store,
+  storePrefix,
+  chainId,
+  limit = LAUNCH_FEED_MAX,
+  now,
+}: ListLaunchesParameters): Promise<Launch[]> {
   const keys = deployHistoryKeys({ storePrefix, chainId })
   const values = await listIndexed(store, { indexKey: keys.recent, recordPrefix: keys.recordPrefix, limit })
   const records = values.map(parseDeployRecord).filter((r): r is DeployRecord => r !== null)
   const deployed = records.filter(isDeployed).map((r) => r.predictedAddress.toLowerCase())
-  const markets = await readTokenMarkets(store, storePrefix, chainId, deployed)
-  const marketOf = new Map(deployed.map((address, i) => [address, markets[i] ?? null]))
+  const pooled = records.filter((r) => r.pool && isDeployed(r)).map((r) => r.predictedAddress.toLowerCase())
+  const [markets, chain] = await Promise.all([
+    readTokenMarkets(store, storePrefix, chainId, deployed),
+    pooled.length > 0 ? store.getMany(pooled.map((address) => chainMarketKey(storePrefix, chainId, address))) : [],
+  ])
+  const marketOf = new Map<string, TokenMarket | null>(
+    pooled.map((address, i) => [address, chainMarket(parseRecord(chainMarketStateSchema, chain[i] ?? null), now)]),
+  )
+  for (const [i, address] of deployed.entries()) if (markets[i]) marketOf.set(address, markets[i])
   return records
     .map((record) => toLaunch(record, marketOf.get(record.predictedAddress.toLowerCase()) ?? null))
     .filter((launch): launch is Launch => launch !== null)
     .sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt) || b.txHash.toLowerCase().localeCompare(a.txHash.toLowerCase()))
+}
+
+/** A chain market state as the launch's `market`, or null. */
+function chainMarket(state: ChainMarketState | null, now: number): TokenMarket | null {
+  return state ? chainMarketOf(state, Math.floor(now / 1000)) : null
 }
 
 /** Parameters of {@link signalConfirmedLaunch}. */

@@ -25,6 +25,20 @@ export const launchSchema = z
       .regex(/^0x[0-9a-fA-F]{64}$/)
       .describe('The deploy transaction as first sent (a replacement with higher fees keeps this hash here)'),
     status: z.enum(['broadcast', 'confirmed']).describe('broadcast: sent, not yet seen mined; confirmed: the token exists'),
+    pool: z
+      .object({
+        poolId: z
+          .string()
+          .regex(/^0x[0-9a-fA-F]{64}$/)
+          .describe('The Uniswap v4 pool id (native ETH and the token), as DexScreener and GeckoTerminal show it'),
+        fee: z.number().int().describe('The pool’s fee in hundredths of a basis point (10000: 1 %)'),
+        owner: z
+          .string()
+          .regex(/^0x[0-9a-fA-F]{40}$/)
+          .describe('Who holds the liquidity position and its fees'),
+      })
+      .nullable()
+      .describe('The pool the launch was seeded into; null: none'),
     market: tokenMarketSchema.nullable(),
     metadata: z
       .object({ description: z.string().optional(), image: z.string().optional(), website: z.string().optional() })
