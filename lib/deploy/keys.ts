@@ -36,6 +36,8 @@ export type DeployHistoryKeys = {
   recent: string
   /** The signer's pooled launches whose pool is not settled yet (seeded, or its share given back): what the tick checks. */
   poolsOpen: (signer: string) => string
+  /** Every pooled launch, by when it was sent (30 days): the pools whose swaps the tick follows. */
+  pooled: string
 }
 
 /** Parameters of {@link deployHistoryKeys}. */
@@ -52,6 +54,7 @@ export function deployHistoryKeys({ storePrefix, chainId }: DeployHistoryKeysPar
     unmined: (signer) => `${base}:unmined:${signer.toLowerCase()}`,
     recent: `${base}:recent`,
     poolsOpen: (signer) => `${base}:pools-open:${signer.toLowerCase()}`,
+    pooled: `${base}:pooled`,
   }
 }
 

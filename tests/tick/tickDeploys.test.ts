@@ -47,8 +47,8 @@ describe('the tick follows deploys with nobody asking (anvil, the fake KMS, Upst
     expect(summary.parts?.deploys).toMatchObject({ ok: true, unmined: 1, confirmed: 1 })
     // The read parts failed (no upstream), and the deploy part did its work anyway.
     expect(summary.failed).toContain('controlRoom')
-    // So did the launched pools' follow (no launch has a pool here: the head only, no eth_getLogs), with no WETH price.
-    expect(summary.parts?.chainMarkets).toMatchObject({ ok: true, pools: 0, swaps: 0, rpcCalls: 1 })
+    // So did the launched pools' follow (no launch has a pool here: no RPC call at all), with no WETH price.
+    expect(summary.parts?.chainMarkets).toMatchObject({ ok: true, pools: 0, swaps: 0, rpcCalls: 0 })
     expect((await listed()).find((d) => d.txHash === sent.txHash)).toMatchObject({ status: 'confirmed' })
     expect((await tick()).parts?.deploys).toMatchObject({ ok: true, unmined: 0 })
   })

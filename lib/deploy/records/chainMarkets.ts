@@ -97,11 +97,23 @@ export async function followPoolSwaps({
   const { store, config } = services
   const none = { pools: 0, fromBlock: null, toBlock: null, swaps: 0, updated: 0, rpcCalls: 0 }
   if (!store) return { skipped: 'no shared store', ...none }
+  // The pooled launches first: with none (a service whose launches have no pool), one store read and no RPC call.
+  const history = deployHistoryKeys({ storePrefix: config.storePrefix, chainId: config.chainId })
+  const values = await listIndexed(store, { indexKey: history.pooled, recordPrefix: history.recordPrefix, limit: POOLS_MAX })
+  const launches = pooledLaunches(values.map(parseDeployRecord))
+  if (launches.size === 0) return none
   const keys = poolSwapKeys(config.storePrefix, config.chainId)
   const lock = randomUUID()
   if (!(await store.setIfAbsent(keys.lock, lock, LOCK_MS))) return { skipped: 'another follow is running', ...none }
   try {
-    return await followUnderLock({ services, wethUsd, confirmations, release: { key: keys.lock, token: lock }, cursorKey: keys.cursor })
+    return await followUnderLock({
+      services,
+      wethUsd,
+      confirmations,
+      launches,
+      release: { key: keys.lock, token: lock },
+      cursorKey: keys.cursor,
+    })
   } catch (error) {
     await store.releaseLock(keys.lock, lock).catch(() => false)
     throw error
@@ -113,21 +125,18 @@ async function followUnderLock({
   services,
   wethUsd,
   confirmations,
+  launches,
   release,
   cursorKey,
 }: Required<FollowPoolSwapsParameters> & {
+  launches: Map<string, ChainLaunch>
   release: { key: string; token: string }
   cursorKey: string
 }): Promise<FollowPoolSwapsReturnType> {
   const { config, publicClient, clock } = services
   const store = services.store!
   const none = { pools: 0, fromBlock: null, toBlock: null, swaps: 0, updated: 0, rpcCalls: 0 }
-  const history = deployHistoryKeys({ storePrefix: config.storePrefix, chainId: config.chainId })
-  const [values, cursor] = await Promise.all([
-    listIndexed(store, { indexKey: history.recent, recordPrefix: history.recordPrefix, limit: POOLS_MAX }),
-    store.get(cursorKey),
-  ])
-  const launches = pooledLaunches(values.map(parseDeployRecord))
+  const cursor = await store.get(cursorKey)
   const head = (await publicClient.request({ method: 'eth_getBlockByNumber', params: ['latest', false] })) as {
     number: Hex
     timestamp: Hex

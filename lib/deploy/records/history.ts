@@ -1,7 +1,7 @@
 import type { Hex } from 'viem'
 import { z } from 'zod'
 import { supplyFieldsOf } from '../../chain/birthView.js'
-import { listIndexed, listIndexedEach, putIndexed, removeFromIndex } from '../../store/recordIndex.js'
+import { listIndexed, listIndexedEach, putIndexed, removeFromIndex, removeFromIndexes } from '../../store/recordIndex.js'
 import { parseRecord } from '../../store/records.js'
 import type { Store } from '../../store/types.js'
 import type { DeployHistoryKeys } from '../keys.js'
@@ -124,7 +124,7 @@ export async function recordDeploy({ store, keys, signer, record, inAgentHistory
     member: record.txHash.toLowerCase(),
     score: record.createdAt,
     indexKeys: inAgentHistory
-      ? [keys.agent(record.agent), keys.unmined(signer), keys.recent, ...(record.pool ? [keys.poolsOpen(signer)] : [])]
+      ? [keys.agent(record.agent), keys.unmined(signer), keys.recent, ...(record.pool ? [keys.poolsOpen(signer), keys.pooled] : [])]
       : [keys.unmined(signer)],
     maxEntries: DEPLOY_HISTORY_MAX_ENTRIES,
   })
@@ -136,7 +136,7 @@ export async function forgetDeploy(store: Store, keys: DeployHistoryKeys, signer
     removeFromIndex(store, keys.agent(record.agent), record.txHash.toLowerCase()),
     removeFromIndex(store, keys.unmined(signer), record.txHash.toLowerCase()),
     removeFromIndex(store, keys.recent, record.txHash.toLowerCase()),
-    ...(record.pool ? [removeFromIndex(store, keys.poolsOpen(signer), record.txHash.toLowerCase())] : []),
+    ...(record.pool ? [removeFromIndexes(store, [keys.poolsOpen(signer), keys.pooled], record.txHash.toLowerCase())] : []),
   ])
   await store.delete(keys.record(record.txHash))
 }
