@@ -16,7 +16,7 @@ const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)))
 export type StartServerParameters = {
   port?: number
   host?: string
-  /** Endpoints by name (`control-room` serves `/api/control-room`); default: every module in `api/`. */
+  /** Endpoints by name (`control-room` serves `/api/control-room`); default: every module in `api/`, each imported on its first request. */
   endpoints?: Record<string, Endpoint>
   /** Folder served as static files at `/` (default `public/`). */
   publicDir?: string
@@ -40,23 +40,54 @@ export type StartServerParameters = {
 export type RunningServer = { url: string; server: Server; close(): Promise<void> }
 
 /**
- * Loads every endpoint module under `api/` exactly as Vercel would: the default export, with its `fetch`, named by its
- * path (`api/x402/deploy.ts` serves `/api/x402/deploy`).
+ * Every endpoint module under `api/`, named by its path as Vercel names its functions (`api/x402/deploy.ts` serves
+ * `/api/x402/deploy`). With `lazy`, a module is imported on its route's first request, as a function's instance on
+ * Vercel loads only its own module: a start does not pay for the modules it never serves (viem, the AWS SDK, x402 and
+ * the Uniswap SDKs are most of a start's CPU). A module that fails to import then answers its requests with the
+ * server's 500 and prints its error on stderr, while the other routes serve; one with no default `{ fetch }` answers
+ * 404, as a path with no endpoint does. Without `lazy`, each module is imported now and an import error is thrown.
  */
-export async function loadApiEndpoints(apiDir = join(ROOT, 'api'), prefix = ''): Promise<Record<string, Endpoint>> {
+export async function loadApiEndpoints(
+  apiDir = join(ROOT, 'api'),
+  prefix = '',
+  options: { lazy?: boolean } = {},
+): Promise<Record<string, Endpoint>> {
   const endpoints: Record<string, Endpoint> = {}
   for (const entry of (await readdir(apiDir, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name))) {
     const file = entry.name
     if (entry.isDirectory()) {
-      Object.assign(endpoints, await loadApiEndpoints(join(apiDir, file), `${prefix}${file}/`))
+      Object.assign(endpoints, await loadApiEndpoints(join(apiDir, file), `${prefix}${file}/`, options))
       continue
     }
     if (!/\.(ts|js|mjs)$/.test(file) || file.endsWith('.d.ts')) continue
-    const module = (await import(pathToFileURL(join(apiDir, file)).href)) as { default?: Partial<Endpoint> }
-    const endpoint = module.default
-    if (typeof endpoint?.fetch === 'function') endpoints[`${prefix}${file.replace(/\.(ts|js|mjs)$/, '')}`] = endpoint as Endpoint
+    const name = `${prefix}${file.replace(/\.(ts|js|mjs)$/, '')}`
+    const load = async () => ((await import(pathToFileURL(join(apiDir, file)).href)) as { default?: Partial<Endpoint> }).default
+    if (options.lazy) {
+      endpoints[name] = lazyEndpoint(name, load)
+      continue
+    }
+    const endpoint = await load()
+    if (typeof endpoint?.fetch === 'function') endpoints[name] = endpoint as Endpoint
   }
   return endpoints
+}
+
+/** An endpoint whose module is imported on its first request, once, however many requests wait for it. */
+function lazyEndpoint(name: string, load: () => Promise<Partial<Endpoint> | undefined>): Endpoint {
+  let loading: Promise<Partial<Endpoint> | undefined> | undefined
+  return {
+    fetch: async (request) => {
+      if (!loading) {
+        loading = load()
+        loading.catch((error: unknown) =>
+          console.error(`api/${name} failed to load: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`),
+        )
+      }
+      const endpoint = await loading
+      if (typeof endpoint?.fetch !== 'function') return serverAnswer(404, 'NOT_FOUND', `No route for ${new URL(request.url).pathname}`)
+      return endpoint.fetch(request)
+    },
+  }
 }
 
 /** A JSON answer of the local server's own (a 404, a 405 off the endpoints, a malformed path, a handler that threw). */
@@ -125,7 +156,7 @@ export function createLocalSite(parameters: Required<Pick<StartServerParameters,
 export async function startServer(parameters: StartServerParameters = {}): Promise<RunningServer> {
   const { port = 3000, host = '127.0.0.1', trustProxy = 0, headersTimeoutMs = 20_000, requestTimeoutMs = 60_000 } = parameters
   const site = createLocalSite({
-    endpoints: parameters.endpoints ?? (await loadApiEndpoints()),
+    endpoints: parameters.endpoints ?? (await loadApiEndpoints(undefined, undefined, { lazy: true })),
     publicDir: parameters.publicDir ?? join(ROOT, 'public'),
     rewrites: parameters.rewrites ?? {},
   })

@@ -35,6 +35,15 @@ import { createSyntheticMarket, type RawPair } from '../support/syntheticMarket.
 
 const ROOT = join(import.meta.dirname, '..', '..')
 const EVIL_WEBSITE = 'http://evil.example/phish'
+/**
+ * axe over the page, every rule, in the page itself (`setLegacyMode`: `axe.run` where the page is, rather than a
+ * partial run per frame finished in a second, blank page; the page has no frames): only the violations are worked out.
+ */
+const axeOf = (page: Page) =>
+  new AxeBuilder({ page })
+    .setLegacyMode()
+    .options({ resultTypes: ['violations'] })
+    .analyze()
 
 /** The token page in Chromium against the local server, the fake upstreams and launches in the deploy records. */
 describe('the token page (candles from lightweight-charts) and New launches', () => {
@@ -225,8 +234,7 @@ describe('the token page (candles from lightweight-charts) and New launches', ()
       expect(frames.x + frames.width).toBeLessThanOrEqual(360)
       expect(await colours(page)).toBeGreaterThan(3)
       expect(await page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth)).toBe(true)
-      const axe = await new AxeBuilder({ page }).analyze()
-      expect(axe.violations.map((v) => v.id)).toEqual([])
+      expect((await axeOf(page)).violations.map((v) => v.id)).toEqual([])
     } finally {
       await page.context().close()
     }
@@ -241,7 +249,7 @@ describe('the token page (candles from lightweight-charts) and New launches', ()
       await page.getByTestId('detail').waitFor({ state: 'visible' })
       expect(new URL(page.url()).hash).toBe(`#/token/${token.address}`)
       await candlesDrawn(page)
-      expect((await new AxeBuilder({ page }).analyze()).violations.map((v) => v.id)).toEqual([])
+      expect((await axeOf(page)).violations.map((v) => v.id)).toEqual([])
       await page.keyboard.press('Escape')
       await page.getByTestId('detail').waitFor({ state: 'hidden' })
       await expect.poll(() => new URL(page.url()).hash).toBe('')
