@@ -2,6 +2,7 @@ import { issueAgentKey } from '../lib/deploy/agents/agentRegistry.js'
 import { setAgentWebhook } from '../lib/deploy/agents/webhookTargets.js'
 import { deployServicesFrom } from '../lib/deploy/instance.js'
 import { followDeploys } from '../lib/deploy/pipeline/followDeploys.js'
+import { followPoolSwaps } from '../lib/deploy/records/chainMarkets.js'
 import { refreshDeployMarkets } from '../lib/deploy/records/tokenMarket.js'
 import { createDeployServices } from '../lib/deploy/services.js'
 import { createLaunchesEndpoint } from '../lib/launches/endpoint.js'
@@ -149,6 +150,8 @@ async function deployCosts(redisSocket: string): Promise<Record<string, number>>
         followDeploys(services),
         refreshDeployMarkets({ services, upstream: read.upstream, reserveUpstream: read.reserveUpstream }),
         services.webhooks!.deliverDue(),
+        // The launched pools' follow: no launch here has a pool, so its index read alone.
+        followPoolSwaps({ services, wethUsd: null }),
       ])
     const idleParts = await counted(deployParts)
     const { key } = await issueAgentKey({ store: stack.store, storePrefix: services.config.storePrefix, label: 'bench' })
@@ -209,8 +212,8 @@ async function deployCosts(redisSocket: string): Promise<Record<string, number>>
       'deploy: receipt, confirmed, webhook delivery included (commands)': receipt,
       'deploy: receipt, confirmed, no webhook (commands)': plainReceipt,
       'deploy: list_deploys of 5 (commands)': listed,
-      'tick: deploys + markets + webhooks parts, idle (commands)': idleParts,
-      [`tick: deploys + markets + webhooks parts, following ${tokens.length} tokens (commands)`]: following,
+      'tick: deploys + markets + webhooks + launched pools parts, idle (commands)': idleParts,
+      [`tick: deploys + markets + webhooks + launched pools parts, following ${tokens.length} tokens (commands)`]: following,
     }
   } finally {
     await receiver.close()
