@@ -1,4 +1,6 @@
+import type { LaunchTradeReader } from '../deploy/records/chainMarkets.js'
 import type { LaunchesConfig } from '../launches/config.js'
+import { tradeWatch } from '../launches/tradeWatch.js'
 import { launchWatch } from '../launches/watch.js'
 import { clientAddress } from '../platform/clientAddress.js'
 import { createEndpoint, type Endpoint, misconfiguredResponse } from '../platform/edge.js'
@@ -19,6 +21,11 @@ export type StreamSource = {
   config: () => StreamConfig
   /** Whether launches are public, and their chain: then every stream gets a `launch` event per confirmed deploy. */
   launches: () => LaunchesConfig
+  /**
+   * The launched pools' trades from the chain, built on the first stream (null: not followed here): with public
+   * launches, every stream gets a `trade` event per swap on a launched token's pool.
+   */
+  trades?: () => Promise<LaunchTradeReader | null>
   /** Timers of the feed and of each stream's deadline (default: waits on the read services' clock). */
   schedule?: Schedule
   heartbeatSeconds?: number
@@ -30,7 +37,7 @@ export type StreamSource = {
  * past it), an instance at most `maxPerInstance` (503), and every stream ends cleanly after `maxSeconds`.
  */
 export function createStreamEndpoint(parameters: StreamSource): Endpoint {
-  const { read, config, launches, schedule, heartbeatSeconds } = parameters
+  const { read, config, launches, trades, schedule, heartbeatSeconds } = parameters
   // The endpoint is built once per instance (by its api/ file), so what it keeps is the instance's: the feed of each
   // set of read services it serves, and how many streams each client holds.
   const feeds = new WeakMap<ReadServices, ControlRoomFeed>()
@@ -48,7 +55,12 @@ export function createStreamEndpoint(parameters: StreamSource): Endpoint {
     }
     let feed = feeds.get(services)
     if (!feed) {
-      const sources = launchFeed.publicLaunches ? [launchWatch({ services, chainId: launchFeed.chainId })] : []
+      const sources = launchFeed.publicLaunches
+        ? [
+            launchWatch({ services, chainId: launchFeed.chainId }),
+            ...(trades ? [tradeWatch({ reader: trades, logger: services.logger, now: services.now })] : []),
+          ]
+        : []
       feed = createControlRoomFeed({ services, schedule, heartbeatSeconds, sources })
       feeds.set(services, feed)
     }

@@ -201,7 +201,11 @@ export const loadAll = () =>
  */
 export function startPolling() {
   const first = loadAll()
-  startLive(takeStreamedRoom, (launch) => void launchPanel().then((panel) => panel.takeLaunch(launch)))
+  startLive(
+    takeStreamedRoom,
+    (launch) => void launchPanel().then((panel) => panel.takeLaunch(launch)),
+    (trade) => void import('./tokenFacts.js').then((facts) => facts.takeTrade(trade)),
+  )
   setInterval(() => document.visibilityState === 'visible' && !isLive() && void loadAll(), REFRESH_MS)
   document.addEventListener('visibilitychange', () => {
     if (document.visibilityState === 'visible' && !isLive() && Date.now() - state.served.receivedAt > REFRESH_MS) void loadAll()

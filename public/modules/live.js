@@ -25,8 +25,9 @@ function showMode(mode) {
  * the service announces confirmed (the same JSON as an entry of GET /api/launches).
  * @param {(room: import('./state.js').ControlRoom, id: string, first: boolean) => void} onRoom
  * @param {(launch: import('./state.js').Launch) => void} onLaunch
+ * @param {(trade: import('./state.js').Trade) => void} onTrade each swap on a launched token's pool, within seconds
  */
-export function startLive(onRoom, onLaunch) {
+export function startLive(onRoom, onLaunch, onTrade) {
   if (typeof EventSource === 'undefined') return showMode('polling')
   const connect = () => {
     const source = new EventSource('/api/stream')
@@ -41,6 +42,7 @@ export function startLive(onRoom, onLaunch) {
       first = false
     })
     source.addEventListener('launch', (event) => onLaunch(JSON.parse(/** @type {MessageEvent<string>} */ (event).data)))
+    source.addEventListener('trade', (event) => onTrade(JSON.parse(/** @type {MessageEvent<string>} */ (event).data)))
     source.addEventListener('error', () => {
       state.live = false
       showMode('polling')

@@ -9,6 +9,7 @@
 /** @typedef {import('../../lib/market/types.js').TokenOhlcv} TokenOhlcv */
 /** @typedef {import('../../lib/deploy/records/launches/schema.js').Launch} Launch */
 /** @typedef {import('../../lib/deploy/records/launches/schema.js').LaunchesPage} LaunchesPage */
+/** @typedef {import('../../lib/market/chainMarket.js').TradeEvent} Trade */
 /** @typedef {{ state: string | null, source: string | null, ageSeconds: number | null, receivedAt: number }} Served */
 
 /** How often the page polls the room while it is shown (the server's cache window). */
@@ -34,6 +35,7 @@ export const STALE_AFTER_SECONDS = 60
  * @property {Token[]} found The last search's rows.
  * @property {{ list: Launch[], byAddress: Map<string, Launch>, etag: string | null }} launches The launches heard of:
  *   newest first, by lower-case address, and the ETag of the last page of them drawn.
+ * @property {Map<string, Trade>} trades The last trade the stream told of each launched token, by lower-case address.
  * @property {string} sortKey The column the table is sorted by.
  * @property {1 | -1} sortDir The table's order: 1 smallest first, -1 largest first.
  * @property {Served} served How the room on screen was served (its state, source and age, and when it arrived).
@@ -78,6 +80,7 @@ export const state = {
   history: null,
   found: [],
   launches: { list: [], byAddress: new Map(), etag: null },
+  trades: new Map(),
   sortKey: 'rank',
   sortDir: 1,
   served: { state: null, source: null, ageSeconds: null, receivedAt: 0 },

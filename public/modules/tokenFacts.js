@@ -66,14 +66,59 @@ function launchFacts(launch) {
     const url = launch.metadata?.[field]
     if (url) facts.push([field, label, url, isHttps(url) ? url : undefined])
   }
-  if (launch.market)
+  if (launch.pool)
+    facts.push([
+      'pool',
+      'Pool',
+      `Uniswap v4, ETH pair, ${launch.pool.fee / 10_000} % fee: ${launch.pool.poolId}. The position and its fees are ${launch.pool.owner}'s, who can withdraw it: nothing is locked.`,
+    ])
+  const { market } = launch
+  if (market?.source === 'chain')
+    facts.push([
+      'market',
+      'Market (from the chain)',
+      [
+        `${market.priceEth ?? '–'} ETH${market.priceUsd ? ` ($${market.priceUsd})` : ''}`,
+        `${market.trades24h ?? 0} trades, ${market.volume24hEth ?? '0'} ETH in 24 h`,
+        market.lastTradeAt ? `last ${market.lastTradeAt.replace('T', ' ').slice(0, 16)} UTC` : '',
+      ]
+        .filter(Boolean)
+        .join(' · '),
+    ])
+  else if (market)
     facts.push([
       'market',
       'Market',
-      `${launch.market.dexId} pool ${launch.market.pairAddress ?? ''}`,
-      isHttps(launch.market.pairUrl) ? launch.market.pairUrl : undefined,
+      `${market.dexId} pool ${market.pairAddress ?? ''}`,
+      isHttps(market.pairUrl) ? market.pairUrl : undefined,
     ])
+  const trade = state.trades.get(launch.address.toLowerCase())
+  if (trade) facts.push(['lastTrade', 'Last trade', tradeText(trade)])
   return facts
+}
+
+/**
+ * A trade as the token page says it.
+ * @param {import('./state.js').Trade} trade
+ * @returns {string}
+ */
+const tradeText = (trade) =>
+  `${trade.side} of ${trade.amountToken} for ${trade.amountEth} ETH, at ${trade.priceEth} ETH (block ${trade.blockNumber})`
+
+/**
+ * Keeps a trade the stream told of, and shows it on the token page when that token's page is open (live, no request).
+ * @param {import('./state.js').Trade} trade
+ */
+export function takeTrade(trade) {
+  const address = trade.token.toLowerCase()
+  state.trades.set(address, trade)
+  if (state.tokenPage.address !== address) return
+  const shown = document.querySelector('#detail-fields dd[data-field="lastTrade"]')
+  if (shown) shown.textContent = tradeText(trade)
+  else if (launchOf(address)) {
+    const [row] = fieldRows(null, null, [['lastTrade', 'Last trade', tradeText(trade)]])
+    if (row) document.getElementById('detail-fields')?.append(row)
+  }
 }
 
 /**
@@ -116,15 +161,18 @@ export function link(href, text) {
  * link only when it is https), else a note that the service knows no more than the address.
  * @param {Token | null} token
  * @param {Launch | null} launch
+ * @param {[string, string, string, string?][]} [only] These rows instead (a row added to an open page)
  * @returns {HTMLElement[]}
  */
-export function fieldRows(token, launch) {
+export function fieldRows(token, launch, only) {
   /** @type {[string, string, string, string?][]} */
-  const rows = token
-    ? FIELDS.map(([key, label, format]) => [key, label, format(token[key])])
-    : launch
-      ? launchFacts(launch)
-      : [['note', 'Top 100', 'Not in the top 100 right now: the candles above are its most liquid Base pool’s.']]
+  const rows =
+    only ??
+    (token
+      ? FIELDS.map(([key, label, format]) => [key, label, format(token[key])])
+      : launch
+        ? launchFacts(launch)
+        : [['note', 'Top 100', 'Not in the top 100 right now: the candles above are its most liquid Base pool’s.']])
   return rows.map(([key, label, value, href]) => {
     const row = document.createElement('div')
     const dt = document.createElement('dt')

@@ -22,7 +22,11 @@ import { issueAgentKey } from '../../lib/deploy/agents/agentRegistry.js'
 import { setAgentWebhook } from '../../lib/deploy/agents/webhookTargets.js'
 import { followDeploys } from '../../lib/deploy/pipeline/followDeploys.js'
 import { launchPoolKey } from '../../lib/deploy/pool/poolSeed.js'
+import { launchTradeReader } from '../../lib/deploy/records/chainMarkets.js'
 import type { DeployServices } from '../../lib/deploy/services.js'
+import { tradeWatch } from '../../lib/launches/tradeWatch.js'
+import { silentLogger } from '../../lib/platform/log.js'
+import { createMemoryStore } from '../../lib/store/memory.js'
 import { ib20Abi, tokenAt } from '../support/b20Token.js'
 import { type DeployStack, startDeployStack } from '../support/deployStack.js'
 import { deployUniswapV4, type UniswapV4 } from '../support/uniswapV4.js'
@@ -358,5 +362,71 @@ describe('a pooled launch through the key door (anvil, the B20 emulator, Uniswap
     } finally {
       await receiver.close()
     }
+  })
+
+  it('sends a swap on a launched pool to open streams as a trade event at the next look; with no pooled launch, no RPC call', async () => {
+    const [owner, trader] = [await newAccount(), await newAccount()]
+    const { body } = await stack.post(pooledBody(owner.address, { waitSeconds: 6 }))
+    expect(body.receipt).toMatchObject({ pool: { status: 'seeded' } })
+    // The watch's timer, run by hand: each call is one look.
+    let pending: (() => void) | null = null
+    const schedule = (run: () => void) => {
+      pending = run
+      return () => {
+        pending = null
+      }
+    }
+    const look = async () => {
+      const run = pending!
+      pending = null
+      run()
+      await expect.poll(() => pending, { interval: 5 }).not.toBeNull()
+    }
+    const frames: string[] = []
+    const watch = tradeWatch({ reader: async () => launchTradeReader(services), logger: silentLogger, now: () => stack.clock.now })
+    const running = watch((frame) => frames.push(new TextDecoder().decode(frame)), schedule)
+    try {
+      await look() // the launches and the head: where this stream's trades start
+      const key = { currency0: body.pool.currency0, currency1: body.pool.currency1, fee: 10000, tickSpacing: 200, hooks: body.pool.hooks }
+      const buy = encodeFunctionData({
+        abi: poolSwapTestAbi,
+        functionName: 'swap',
+        args: [
+          key,
+          { zeroForOne: true, amountSpecified: -parseEther('0.05'), sqrtPriceLimitX96: BigInt(TickMath.MIN_SQRT_RATIO.toString()) + 1n },
+          { takeClaims: false, settleUsingBurn: false },
+          '0x',
+        ],
+      })
+      const bought = await send(trader, { to: v4.swapRouter, data: buy, value: parseEther('0.05') })
+      await look()
+      const trades = frames.filter((frame) => frame.startsWith('event: trade'))
+      expect(trades).toHaveLength(1)
+      const data = JSON.parse(/^data: (.*)$/m.exec(trades[0]!)![1]!)
+      expect(data).toMatchObject({
+        kind: 'trade',
+        token: body.predictedAddress.toLowerCase(),
+        poolId: body.pool.poolId.toLowerCase(),
+        side: 'buy',
+        amountEth: '0.05',
+        txHash: bought.transactionHash,
+      })
+      // The next look sends it no second time.
+      await look()
+      expect(frames.filter((frame) => frame.startsWith('event: trade'))).toHaveLength(1)
+    } finally {
+      running.stop()
+    }
+    // A store with no pooled launch: the watch asks the chain nothing.
+    const before = stack.chain.rpcMethods.length
+    const quiet = tradeWatch({
+      reader: async () => launchTradeReader({ ...services, store: createMemoryStore() }),
+      logger: silentLogger,
+      now: () => stack.clock.now,
+    })((frame) => frames.push(new TextDecoder().decode(frame)), schedule)
+    await look()
+    await look()
+    quiet.stop()
+    expect(stack.chain.rpcMethods.slice(before)).toEqual([])
   })
 })

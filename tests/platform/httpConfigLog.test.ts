@@ -60,6 +60,7 @@ describe('loadReadConfig', () => {
       ohlcvUpstreamRequestsPerMinute: 10,
       redis: null,
       storePrefix: 'bcr:',
+      chainId: 8453,
     })
   })
 

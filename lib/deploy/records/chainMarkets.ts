@@ -235,3 +235,31 @@ export async function readLaunchTrades({
     cursor: last ? { fromBlock: last.blockNumber, after: { blockNumber: last.blockNumber, logIndex: last.logIndex } } : cursor,
   }
 }
+
+/** How a stream reads the launches' trades from the chain: the pooled launches, the head, and the trades since. */
+export type LaunchTradeReader = {
+  /** The pooled launches followed, by pool id (one store read). */
+  launches(): Promise<Map<string, ChainLaunch>>
+  /** The chain's head block number (one RPC call). */
+  head(): Promise<bigint>
+  /** The trades since `cursor`, up to the head, in one `eth_getLogs` (see {@link readLaunchTrades}). */
+  read(launches: ReadonlyMap<string, ChainLaunch>, cursor: TradesCursor): Promise<{ trades: TradeEvent[]; cursor: TradesCursor }>
+}
+
+/** A {@link LaunchTradeReader} over the deploy side's store, chain client and PoolManager. */
+export function launchTradeReader(services: Pick<DeployServices, 'store' | 'config' | 'publicClient'>): LaunchTradeReader {
+  const { store, config, publicClient } = services
+  const history = deployHistoryKeys({ storePrefix: config.storePrefix, chainId: config.chainId })
+  return {
+    launches: async () =>
+      store
+        ? pooledLaunches(
+            (await listIndexed(store, { indexKey: history.pooled, recordPrefix: history.recordPrefix, limit: POOLS_MAX })).map(
+              parseDeployRecord,
+            ),
+          )
+        : new Map(),
+    head: () => publicClient.getBlockNumber({ cacheTime: 0 }),
+    read: (launches, cursor) => readLaunchTrades({ client: publicClient, poolManager: config.uniswapV4.poolManager, launches, cursor }),
+  }
+}
