@@ -1,0 +1,107 @@
+import { TickMath } from '@uniswap/v3-sdk'
+import type { Browser } from 'playwright-core'
+import { createWalletClient, encodeFunctionData, http, parseAbi, parseEther } from 'viem'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { generateAgentKey } from '../../lib/deploy/agents/agentKeys.js'
+import { launchChromium } from '../support/browser.js'
+import { type NpmStart, startNpmStart } from '../support/npmStart.js'
+import { type ServiceParts, startServiceParts } from '../support/serviceParts.js'
+import { deployUniswapV4, type UniswapV4 } from '../support/uniswapV4.js'
+
+// A launch that trades from birth, on the dashboard: its token page (opened from a link) says its pool and who holds
+// the position, and a swap on its pool shows there within seconds of its block, over the stream, with no reload.
+
+const agent = generateAgentKey()
+const poolSwapTestAbi = parseAbi([
+  'struct PoolKey { address currency0; address currency1; uint24 fee; int24 tickSpacing; address hooks; }',
+  'struct SwapParams { bool zeroForOne; int256 amountSpecified; uint160 sqrtPriceLimitX96; }',
+  'struct TestSettings { bool takeClaims; bool settleUsingBurn; }',
+  'function swap(PoolKey key, SwapParams params, TestSettings testSettings, bytes hookData) payable returns (int256 delta)',
+])
+
+describe('a pooled launch’s token page over npm start (anvil, Uniswap v4’s contracts, Chromium)', () => {
+  let parts: ServiceParts
+  let v4: UniswapV4
+  let service: NpmStart
+  let browser: Browser
+  beforeAll(async () => {
+    parts = await startServiceParts({ redisSocket: inject('redisSocket'), allowlist: [agent.digest], storePrefix: `trades${process.pid}:` })
+    v4 = await deployUniswapV4(parts.chain)
+    service = await startNpmStart({
+      ...parts.env,
+      UNISWAP_V4_POOL_MANAGER: v4.poolManager,
+      UNISWAP_V4_POSITION_MANAGER: v4.positionManager,
+      UNISWAP_V4_STATE_VIEW: v4.stateView,
+      PERMIT2_ADDRESS: v4.permit2,
+    })
+    browser = await launchChromium()
+  }, 120_000)
+  afterAll(async () => {
+    await browser?.close()
+    await service?.stop()
+    await parts?.close()
+  })
+
+  it('shows the pool and its owner, and the first swap as it happens', async () => {
+    const owner = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed'
+    const answer = await fetch(`${service.url}/api/b20-skill`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-service-key': agent.key },
+      body: JSON.stringify({
+        action: 'agent_deploy',
+        name: 'Page Pool',
+        symbol: 'PGPL',
+        admin: owner,
+        initialSupply: '1000000',
+        pool: { amount: '500000', startingMarketCapEth: '5' },
+        waitSeconds: 6,
+      }),
+    })
+    const launched = (await answer.json()) as Record<string, any>
+    expect(launched).toMatchObject({ ok: true, receipt: { status: 'confirmed', pool: { status: 'seeded' } } })
+    const token = (launched.predictedAddress as string).toLowerCase()
+
+    const page = await browser.newPage()
+    try {
+      const watchedFrom = parts.chain.rpcMethods.length
+      await page.goto(`${service.url}/#/token/${token}`)
+      await expect.poll(() => page.locator('dd[data-field="pool"]').textContent(), { timeout: 15_000 }).toContain('Uniswap v4')
+      expect(await page.locator('dd[data-field="pool"]').textContent()).toContain(owner)
+      expect(await page.locator('dd[data-field="pool"]').textContent()).toContain('nothing is locked')
+      // The page's stream is open and its instance has read the chain's head and the launched pools' logs once: from
+      // there on every swap of these pools is news to it.
+      await expect
+        .poll(() => parts.chain.rpcMethods.slice(watchedFrom).join(' '), { timeout: 15_000 })
+        .toMatch(/eth_blockNumber.*eth_getLogs/)
+
+      const trader = privateKeyToAccount(generatePrivateKey())
+      await parts.chain.fund(trader.address, parseEther('1'))
+      const { pool } = launched
+      const wallet = createWalletClient({ account: trader, transport: http(parts.chain.rpcUrl) })
+      const hash = await wallet.sendTransaction({
+        to: v4.swapRouter,
+        value: parseEther('0.01'),
+        chain: null,
+        data: encodeFunctionData({
+          abi: poolSwapTestAbi,
+          functionName: 'swap',
+          args: [
+            { currency0: pool.currency0, currency1: pool.currency1, fee: pool.fee, tickSpacing: pool.tickSpacing, hooks: pool.hooks },
+            { zeroForOne: true, amountSpecified: -parseEther('0.01'), sqrtPriceLimitX96: BigInt(TickMath.MIN_SQRT_RATIO.toString()) + 1n },
+            { takeClaims: false, settleUsingBurn: false },
+            '0x',
+          ],
+        }),
+      })
+      const mined = await parts.chain.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 20 })
+      expect(mined.status).toBe('success')
+      // Within a few seconds of its block, on the open page, with no request of the page's own.
+      await expect
+        .poll(() => page.locator('dd[data-field="lastTrade"]').textContent(), { timeout: 8000 })
+        .toMatch(new RegExp(`^buy of [0-9.]+ for 0\\.01 ETH, at [0-9.e-]+ ETH \\(block ${mined.blockNumber}\\)$`))
+    } finally {
+      await page.close()
+    }
+  })
+})
