@@ -13,6 +13,7 @@ import { deployUniswapV4, type UniswapV4 } from '../support/uniswapV4.js'
 // the position, and a swap on its pool shows there within seconds of its block, over the stream, with no reload.
 
 const agent = generateAgentKey()
+const CRON_SECRET = 'launch-trades-cron-secret-0123456789'
 const poolSwapTestAbi = parseAbi([
   'struct PoolKey { address currency0; address currency1; uint24 fee; int24 tickSpacing; address hooks; }',
   'struct SwapParams { bool zeroForOne; int256 amountSpecified; uint160 sqrtPriceLimitX96; }',
@@ -34,6 +35,8 @@ describe('a pooled launch’s token page over npm start (anvil, Uniswap v4’s c
       UNISWAP_V4_POSITION_MANAGER: v4.positionManager,
       UNISWAP_V4_STATE_VIEW: v4.stateView,
       PERMIT2_ADDRESS: v4.permit2,
+      CRON_SECRET,
+      TICK_INTERVAL_SECONDS: '0',
     })
     browser = await launchChromium()
   }, 120_000)
@@ -43,7 +46,7 @@ describe('a pooled launch’s token page over npm start (anvil, Uniswap v4’s c
     await parts?.close()
   })
 
-  it('shows the pool and its owner, and the first swap as it happens', async () => {
+  it('shows the pool and its owner, the first swap as it happens, and after a tick its candles from the chain', async () => {
     const owner = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed'
     const answer = await fetch(`${service.url}/api/b20-skill`, {
       method: 'POST',
@@ -100,6 +103,20 @@ describe('a pooled launch’s token page over npm start (anvil, Uniswap v4’s c
       await expect
         .poll(() => page.locator('dd[data-field="lastTrade"]').textContent(), { timeout: 8000 })
         .toMatch(new RegExp(`^buy of [0-9.]+ for 0\\.01 ETH, at [0-9.e-]+ ETH \\(block ${mined.blockNumber}\\)$`))
+
+      // One tick later (the follow reads up to 5 blocks behind the head), before any aggregator: the token's candles
+      // come from its pool's swap (the launches feed's market too, once its 30 s cached body is renewed; the feed's own
+      // case is in tests/deploy/chainMarkets.test.ts).
+      await parts.chain.testClient.mine({ blocks: 6 })
+      const tick = await fetch(`${service.url}/api/tick`, { headers: { authorization: `Bearer ${CRON_SECRET}` } })
+      expect(tick.status).toBe(200)
+      expect(((await tick.json()) as { parts: Record<string, unknown> }).parts.chainMarkets).toMatchObject({ swaps: 1, updated: 1 })
+      const candles = (await (await fetch(`${service.url}/api/token-ohlcv?address=${token}&timeframe=minute`)).json()) as {
+        pairAddress: string
+        ohlcv: number[][]
+      }
+      expect(candles.pairAddress).toBe(pool.poolId.toLowerCase())
+      expect(candles.ohlcv).toHaveLength(1)
     } finally {
       await page.close()
     }
