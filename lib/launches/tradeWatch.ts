@@ -1,6 +1,9 @@
+import { deployHistoryKeys } from '../deploy/keys.js'
 import type { LaunchTradeReader, TradesCursor } from '../deploy/records/chainMarkets.js'
 import { errorName, type Logger } from '../platform/log.js'
 import { type FeedSource, sseEvent } from '../platform/sse.js'
+import { oldestInIndex } from '../store/recordIndex.js'
+import type { Store } from '../store/types.js'
 
 // The stream's `trade` events: a swap on a launched token's pool, on every open stream within a few seconds of its
 // block. Each instance with streams open reads them from the chain itself (one `eth_getLogs` over every launched pool
@@ -15,7 +18,14 @@ export const TRADE_LAUNCHES_REFRESH_MS = 60_000
 
 /** Parameters of {@link tradeWatch}. */
 export type TradeWatchParameters = {
-  /** The chain and store reader, built on the first stream (it loads the deploy side); null: trades are not followed. */
+  /** The shared store and its prefix, and the chain: where the pooled launches' index is looked at (one command). */
+  store: Store
+  keyPrefix: string
+  chainId: number
+  /**
+   * The chain and store reader, built once some launch has a pool (it loads the deploy side, which an instance whose
+   * launches have none never does); null: trades are not followed.
+   */
   reader: () => Promise<LaunchTradeReader | null>
   logger: Logger
   now: () => number
@@ -27,7 +37,8 @@ export type TradeWatchParameters = {
  * every stream once as a `trade` event (no `id`). It starts at the chain's head when the first stream opens: a stream
  * hears the trades from then on; what came before is in the launch's market and candles. No pooled launch: no RPC call.
  */
-export function tradeWatch({ reader, logger, now }: TradeWatchParameters): FeedSource {
+export function tradeWatch({ store, keyPrefix, chainId, reader, logger, now }: TradeWatchParameters): FeedSource {
+  const pooledIndex = deployHistoryKeys({ storePrefix: keyPrefix, chainId }).pooled
   return (send, schedule) => {
     let stopped = false
     let cancel = () => {}
@@ -36,12 +47,14 @@ export function tradeWatch({ reader, logger, now }: TradeWatchParameters): FeedS
     let launchesAt = Number.NEGATIVE_INFINITY
     let cursor: TradesCursor | null = null
     const look = async () => {
-      chain ??= await reader()
-      if (!chain) return
       if (now() - launchesAt >= TRADE_LAUNCHES_REFRESH_MS) {
-        launches = await chain.launches()
         launchesAt = now()
+        // No pooled launch (the usual case for many services): one store command a minute, and nothing loaded.
+        const anyPooled = chain !== null || (await oldestInIndex(store, pooledIndex)) !== null
+        chain ??= anyPooled ? await reader() : null
+        launches = chain ? await chain.launches() : new Map()
       }
+      if (!chain) return
       if (launches.size === 0) return
       cursor ??= { fromBlock: await chain.head(), after: null }
       const read = await chain.read(launches, cursor)

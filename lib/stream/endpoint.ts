@@ -58,7 +58,18 @@ export function createStreamEndpoint(parameters: StreamSource): Endpoint {
       const sources = launchFeed.publicLaunches
         ? [
             launchWatch({ services, chainId: launchFeed.chainId }),
-            ...(trades ? [tradeWatch({ reader: trades, logger: services.logger, now: services.now })] : []),
+            ...(trades
+              ? [
+                  tradeWatch({
+                    store: services.store,
+                    keyPrefix: services.keyPrefix,
+                    chainId: launchFeed.chainId,
+                    reader: trades,
+                    logger: services.logger,
+                    now: services.now,
+                  }),
+                ]
+              : []),
           ]
         : []
       feed = createControlRoomFeed({ services, schedule, heartbeatSeconds, sources })

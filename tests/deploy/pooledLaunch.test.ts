@@ -383,7 +383,14 @@ describe('a pooled launch through the key door (anvil, the B20 emulator, Uniswap
       await expect.poll(() => pending, { interval: 5 }).not.toBeNull()
     }
     const frames: string[] = []
-    const watch = tradeWatch({ reader: async () => launchTradeReader(services), logger: silentLogger, now: () => stack.clock.now })
+    const watched = {
+      store: stack.store,
+      keyPrefix: services.config.storePrefix,
+      chainId: 8453,
+      logger: silentLogger,
+      now: () => stack.clock.now,
+    }
+    const watch = tradeWatch({ ...watched, reader: async () => launchTradeReader(services) })
     const running = watch((frame) => frames.push(new TextDecoder().decode(frame)), schedule)
     try {
       await look() // the launches and the head: where this stream's trades start
@@ -417,16 +424,22 @@ describe('a pooled launch through the key door (anvil, the B20 emulator, Uniswap
     } finally {
       running.stop()
     }
-    // A store with no pooled launch: the watch asks the chain nothing.
+    // A store with no pooled launch: the watch asks the chain nothing, and never builds its reader (the deploy side).
     const before = stack.chain.rpcMethods.length
+    let built = false
     const quiet = tradeWatch({
-      reader: async () => launchTradeReader({ ...services, store: createMemoryStore() }),
-      logger: silentLogger,
-      now: () => stack.clock.now,
+      ...watched,
+      store: createMemoryStore(),
+      reader: async () => {
+        built = true
+        return launchTradeReader(services)
+      },
     })((frame) => frames.push(new TextDecoder().decode(frame)), schedule)
     await look()
+    stack.clock.now += 61_000 // the next look at the pooled launches' index
     await look()
     quiet.stop()
     expect(stack.chain.rpcMethods.slice(before)).toEqual([])
+    expect(built).toBe(false)
   })
 })
