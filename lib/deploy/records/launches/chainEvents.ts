@@ -10,9 +10,9 @@ import { type Launch, launchSchema } from './schema.js'
 //       signal write added it (signal.ts); `at` is the time the signal holds it under, so a catch-up read of the
 //       signal and the messages agree on what "since" means.
 //   { "kind": "trade", "at": <ms>, "data": <the swap> }
-//       a swap on a launched token's pool, published by the part that follows those pools; its `data` is that part's
-//       to define (at least the token's address and the swap's transaction hash). Listeners that do not know it yet
-//       skip it, as they skip every kind they do not know: a new kind ships before its listeners do.
+//       reserved: nothing publishes it. The stream's trade events are read from the chain by each instance with
+//       streams open (lib/launches/tradeWatch.ts), at no store cost. Listeners skip it, as they skip every kind they
+//       do not know: a new kind ships before its listeners do.
 //   { "kind": "echo", "at": <ms>, "data": { "id": <the listener's own id> } }
 //       a listener's check that its subscription still delivers (lib/launches/watch.ts): not an event, every listener
 //       takes it only as a sign that its own stream is alive.
