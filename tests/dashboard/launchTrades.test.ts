@@ -1,25 +1,19 @@
 import { TickMath } from '@uniswap/v3-sdk'
 import type { Browser } from 'playwright-core'
-import { createWalletClient, encodeFunctionData, http, parseAbi, parseEther } from 'viem'
+import { createWalletClient, encodeFunctionData, http, parseEther } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { generateAgentKey } from '../../lib/deploy/agents/agentKeys.js'
 import { launchChromium } from '../support/browser.js'
 import { type NpmStart, startNpmStart } from '../support/npmStart.js'
 import { type ServiceParts, startServiceParts } from '../support/serviceParts.js'
-import { deployUniswapV4, type UniswapV4 } from '../support/uniswapV4.js'
+import { deployUniswapV4, poolSwapTestAbi, type UniswapV4 } from '../support/uniswapV4.js'
 
 // A launch that trades from birth, on the dashboard: its token page (opened from a link) says its pool and who holds
 // the position, and a swap on its pool shows there within seconds of its block, over the stream, with no reload.
 
 const agent = generateAgentKey()
 const CRON_SECRET = 'launch-trades-cron-secret-0123456789'
-const poolSwapTestAbi = parseAbi([
-  'struct PoolKey { address currency0; address currency1; uint24 fee; int24 tickSpacing; address hooks; }',
-  'struct SwapParams { bool zeroForOne; int256 amountSpecified; uint160 sqrtPriceLimitX96; }',
-  'struct TestSettings { bool takeClaims; bool settleUsingBurn; }',
-  'function swap(PoolKey key, SwapParams params, TestSettings testSettings, bytes hookData) payable returns (int256 delta)',
-])
 
 describe('a pooled launch’s token page over npm start (anvil, Uniswap v4’s contracts, Chromium)', () => {
   let parts: ServiceParts

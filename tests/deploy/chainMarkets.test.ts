@@ -7,7 +7,6 @@ import {
   type Hex,
   http,
   keccak256,
-  parseAbi,
   parseEther,
   parseEventLogs,
   parseUnits,
@@ -41,7 +40,7 @@ import { type FakeDexScreener, startFakeDexScreener } from '../support/fakeDexSc
 import { type FakeGeckoTerminal, GECKO_NATIVE_ETH, startFakeGeckoTerminal } from '../support/fakeGeckoTerminal.js'
 import { withOpenApiCheck } from '../support/openapiCheck.js'
 import { makePair } from '../support/syntheticMarket.js'
-import { deployUniswapV4, type UniswapV4, uniswapV4Artifacts } from '../support/uniswapV4.js'
+import { deployUniswapV4, poolSwapTestAbi, stateViewAbi, type UniswapV4, uniswapV4Artifacts } from '../support/uniswapV4.js'
 
 // A launch's market read from its own pool on Uniswap v4's own contracts: the pool seeded as the deploy path plans it,
 // bought and sold through PoolSwapTest, then one tick's follow of the PoolManager's Swap logs, the launches feed and
@@ -51,15 +50,6 @@ const SUPPLY = parseUnits('1000000000', 18)
 const POOL_AMOUNT = parseUnits('600000000', 18)
 const DEADLINE = 2n ** 40n
 const SIGNER = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed'
-const poolSwapTestAbi = parseAbi([
-  'struct PoolKey { address currency0; address currency1; uint24 fee; int24 tickSpacing; address hooks; }',
-  'struct SwapParams { bool zeroForOne; int256 amountSpecified; uint160 sqrtPriceLimitX96; }',
-  'struct TestSettings { bool takeClaims; bool settleUsingBurn; }',
-  'function swap(PoolKey key, SwapParams params, TestSettings testSettings, bytes hookData) payable returns (int256 delta)',
-])
-const stateViewAbi = parseAbi([
-  'function getSlot0(bytes32 poolId) view returns (uint160 sqrtPriceX96, int24 tick, uint24 protocolFee, uint24 lpFee)',
-])
 
 describe('a launch’s market from its pool’s swaps, before any aggregator (anvil, Uniswap v4’s contracts, the tick’s follow)', () => {
   let chain: AnvilChain

@@ -11,7 +11,6 @@ import {
   encodeFunctionData,
   type Hex,
   http,
-  parseAbi,
   parseEther,
   parseUnits,
   type TransactionReceipt,
@@ -24,7 +23,15 @@ import { encodePoolApprovals } from '../../lib/deploy/pool/permit2.js'
 import { type PoolSeed, planPoolSeed } from '../../lib/deploy/pool/poolSeed.js'
 import { type AnvilChain, startAnvilChain } from '../support/anvil.js'
 import { ib20Abi, tokenAt } from '../support/b20Token.js'
-import { deployUniswapV4, type UniswapV4, uniswapV4Artifacts } from '../support/uniswapV4.js'
+import {
+  deployUniswapV4,
+  poolManagerAbi,
+  poolSwapTestAbi,
+  positionManagerAbi,
+  stateViewAbi,
+  type UniswapV4,
+  uniswapV4Artifacts,
+} from '../support/uniswapV4.js'
 
 // A launch's pool on Uniswap v4's own compiled contracts: the seed planned by lib/deploy/pool, sent here by the token's
 // holder as the service's signer would, then bought, sold and its fees collected by their owner.
@@ -33,27 +40,6 @@ const SUPPLY = parseUnits('1000000000', 18)
 const POOL_AMOUNT = parseUnits('600000000', 18)
 // Far past anvil's clock, within Permit2's uint48 expirations.
 const DEADLINE = 4_000_000_000n
-
-const stateViewAbi = parseAbi([
-  'function getSlot0(bytes32 poolId) view returns (uint160 sqrtPriceX96, int24 tick, uint24 protocolFee, uint24 lpFee)',
-  'function getLiquidity(bytes32 poolId) view returns (uint128 liquidity)',
-])
-const poolSwapTestAbi = parseAbi([
-  'struct PoolKey { address currency0; address currency1; uint24 fee; int24 tickSpacing; address hooks; }',
-  'struct SwapParams { bool zeroForOne; int256 amountSpecified; uint160 sqrtPriceLimitX96; }',
-  'struct TestSettings { bool takeClaims; bool settleUsingBurn; }',
-  'function swap(PoolKey key, SwapParams params, TestSettings testSettings, bytes hookData) payable returns (int256 delta)',
-])
-const poolManagerAbi = parseAbi([
-  'struct PoolKey { address currency0; address currency1; uint24 fee; int24 tickSpacing; address hooks; }',
-  'function initialize(PoolKey key, uint160 sqrtPriceX96) returns (int24 tick)',
-])
-const positionManagerAbi = parseAbi([
-  'function nextTokenId() view returns (uint256)',
-  'function ownerOf(uint256 tokenId) view returns (address)',
-  'function getPositionLiquidity(uint256 tokenId) view returns (uint128)',
-  'function modifyLiquidities(bytes unlockData, uint256 deadline) payable',
-])
 
 /** The errors of the PoolManager and the PositionManager, as their compiled ABIs name them. */
 const uniswapErrors = [...uniswapV4Artifacts.poolManager().abi, ...uniswapV4Artifacts.positionManager().abi].filter(

@@ -8,7 +8,6 @@ import {
   formatUnits,
   type Hex,
   http,
-  parseAbi,
   parseEther,
   parseGwei,
   parseUnits,
@@ -29,7 +28,7 @@ import { silentLogger } from '../../lib/platform/log.js'
 import { createMemoryStore } from '../../lib/store/memory.js'
 import { ib20Abi, tokenAt } from '../support/b20Token.js'
 import { type DeployStack, startDeployStack } from '../support/deployStack.js'
-import { deployUniswapV4, type UniswapV4 } from '../support/uniswapV4.js'
+import { deployUniswapV4, poolManagerAbi, poolSwapTestAbi, positionManagerAbi, type UniswapV4 } from '../support/uniswapV4.js'
 import { startWebhookReceiver } from '../support/webhookReceiver.js'
 
 // A pooled launch through POST /api/b20-skill, on Uniswap v4's own compiled contracts beside the B20 emulator: the
@@ -37,20 +36,6 @@ import { startWebhookReceiver } from '../support/webhookReceiver.js'
 // it in the next block, and the owner collects the fees with their own key.
 
 const DEADLINE = 4_000_000_000n
-const poolSwapTestAbi = parseAbi([
-  'struct PoolKey { address currency0; address currency1; uint24 fee; int24 tickSpacing; address hooks; }',
-  'struct SwapParams { bool zeroForOne; int256 amountSpecified; uint160 sqrtPriceLimitX96; }',
-  'struct TestSettings { bool takeClaims; bool settleUsingBurn; }',
-  'function swap(PoolKey key, SwapParams params, TestSettings testSettings, bytes hookData) payable returns (int256 delta)',
-])
-const poolManagerAbi = parseAbi([
-  'struct PoolKey { address currency0; address currency1; uint24 fee; int24 tickSpacing; address hooks; }',
-  'function initialize(PoolKey key, uint160 sqrtPriceX96) returns (int24 tick)',
-])
-const positionManagerAbi = parseAbi([
-  'function ownerOf(uint256 tokenId) view returns (address)',
-  'function getPositionLiquidity(uint256 tokenId) view returns (uint128)',
-])
 
 describe('a pooled launch through the key door (anvil, the B20 emulator, Uniswap v4’s own contracts)', () => {
   let stack: DeployStack

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { type Abi, type Address, createWalletClient, getAddress, type Hex, http } from 'viem'
+import { type Abi, type Address, createWalletClient, getAddress, type Hex, http, parseAbi } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import type { AnvilChain } from './anvil.js'
 
@@ -83,3 +83,31 @@ export async function deployUniswapV4(chain: AnvilChain): Promise<UniswapV4> {
   ]
   return { poolManager, positionManager, stateView, permit2: PERMIT2_ADDRESS, swapRouter }
 }
+
+/** v4-core's PoolSwapTest router: `swap` (ETH by value, the token by `transferFrom` from the swapper). */
+export const poolSwapTestAbi = parseAbi([
+  'struct PoolKey { address currency0; address currency1; uint24 fee; int24 tickSpacing; address hooks; }',
+  'struct SwapParams { bool zeroForOne; int256 amountSpecified; uint160 sqrtPriceLimitX96; }',
+  'struct TestSettings { bool takeClaims; bool settleUsingBurn; }',
+  'function swap(PoolKey key, SwapParams params, TestSettings testSettings, bytes hookData) payable returns (int256 delta)',
+])
+
+/** The PoolManager's `initialize`: what someone initialising a launch's pool first calls. */
+export const poolManagerAbi = parseAbi([
+  'struct PoolKey { address currency0; address currency1; uint24 fee; int24 tickSpacing; address hooks; }',
+  'function initialize(PoolKey key, uint160 sqrtPriceX96) returns (int24 tick)',
+])
+
+/** What tests read of StateView. */
+export const stateViewAbi = parseAbi([
+  'function getSlot0(bytes32 poolId) view returns (uint160 sqrtPriceX96, int24 tick, uint24 protocolFee, uint24 lpFee)',
+  'function getLiquidity(bytes32 poolId) view returns (uint128 liquidity)',
+])
+
+/** What tests read and call of the PositionManager. */
+export const positionManagerAbi = parseAbi([
+  'function nextTokenId() view returns (uint256)',
+  'function ownerOf(uint256 tokenId) view returns (address)',
+  'function getPositionLiquidity(uint256 tokenId) view returns (uint128)',
+  'function modifyLiquidities(bytes unlockData, uint256 deadline) payable',
+])
