@@ -1,5 +1,4 @@
 import { z } from 'zod'
-import { DEPLOY_EVENT_TYPES } from './webhooks/events.js'
 
 const txHash = z
   .string()
@@ -197,7 +196,17 @@ export const listDeploysSchema = z.object({ ok: z.literal(true), deploys: z.arra
 /** One webhook event of the calling agent, as `list_events` answers it. */
 export const listedEventSchema = z.object({
   id: z.string().describe('The event id: the webhook-id header of every attempt'),
-  type: z.enum(DEPLOY_EVENT_TYPES),
+  // The webhook event types (lib/deploy/webhooks/events.ts), written out: this module is type-checked with the
+  // dashboard's scripts too, where the events' node:crypto is not.
+  type: z.enum([
+    'deploy.broadcast',
+    'deploy.confirmed',
+    'deploy.reverted',
+    'deploy.replaced',
+    'token.listed',
+    'pool.seeded',
+    'pool.failed',
+  ]),
   createdAt: z.string().describe('When the event was filed (ISO 8601)'),
   state: z.enum(['pending', 'delivered', 'failed']).describe('pending: an attempt is due; delivered: a 2xx came back; failed: given up'),
   attempts: z.number().int().min(0).describe('Attempts made since the event was (re)queued'),

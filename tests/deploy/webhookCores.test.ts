@@ -2,8 +2,16 @@ import { describe, expect, it } from 'vitest'
 import { encodeCreateB20 } from '../../lib/chain/b20.js'
 import { encodeBirthInitCalls } from '../../lib/chain/tokenBirth.js'
 import { checkWebhookUrl, isLoopbackHost, refusedAddressRange } from '../../lib/deploy/agents/webhookUrl.js'
+import { listedEventSchema } from '../../lib/deploy/answerSchemas.js'
 import { isDeployed, marketOfToken } from '../../lib/deploy/records/tokenMarket.js'
-import { buildDeployEvent, nextAttemptAt, outcomeOf, statusAfter, WEBHOOK_MAX_ATTEMPTS } from '../../lib/deploy/webhooks/events.js'
+import {
+  buildDeployEvent,
+  DEPLOY_EVENT_TYPES,
+  nextAttemptAt,
+  outcomeOf,
+  statusAfter,
+  WEBHOOK_MAX_ATTEMPTS,
+} from '../../lib/deploy/webhooks/events.js'
 import { deployEventSubject } from '../../lib/deploy/webhooks/outbox.js'
 import { parsePair } from '../../lib/upstream/pair.js'
 import { v4PoolIdOf } from '../support/realShapes.js'
@@ -234,5 +242,11 @@ describe('a deployed token’s market (pure)', () => {
       { status: 'replaced', replacementStatus: 'reverted' },
     ] as const)
       expect(isDeployed(record), JSON.stringify(record)).toBe(false)
+  })
+})
+
+describe('list_events', () => {
+  it('answers every webhook event type there is, and no other (the schema writes the list out)', () => {
+    expect(listedEventSchema.shape.type.options).toEqual([...DEPLOY_EVENT_TYPES])
   })
 })
