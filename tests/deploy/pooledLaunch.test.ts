@@ -244,6 +244,11 @@ describe('a pooled launch through the key door (anvil, the B20 emulator, Uniswap
       pooledBody((await newAccount()).address, { pool: { amount: '2000000000', startingMarketCapEth: '10', fee: 42 } }),
     )
     expect(tooMuch.body.details.map((d: { field: string }) => d.field).sort()).toEqual(['pool.amount', 'pool.fee'])
+    // An unknown field inside pool is named there, once (not as a field of the body).
+    const unknown = await stack.post(
+      pooledBody((await newAccount()).address, { pool: { amount: '1', startingMarketCapEth: '10', colour: 'red' } }),
+    )
+    expect(unknown.body.details).toEqual([{ field: 'pool.colour', reason: 'is not a known field' }])
   })
 
   it('a pool initialised first between the simulation and the block: the mint reverts, and the tick gives the pool’s tokens to its owner', async () => {

@@ -115,7 +115,7 @@ export function parseDeployIntent(body: unknown): ParseDeployIntentReturnType {
   // The pool's problems are listed once, by parsePoolIntent below (it reads them against the birth fields too).
   const details: RequestProblem[] = parsed.success
     ? []
-    : problemsOf(parsed.error).filter(({ field }) => field !== 'pool' && !field.startsWith('pool.'))
+    : problemsOf(new z.ZodError(parsed.error.issues.filter((issue) => issue.path[0] !== 'pool')))
   // Rules that depend on the variant are checked even when other fields failed, so one answer lists everything.
   const raw = (body ?? {}) as Record<string, unknown>
   const variant: B20Variant = raw.variant === 'stablecoin' ? 'stablecoin' : 'asset'
