@@ -7,7 +7,7 @@ export default defineConfig({
     // Files share a worker and so load the dependencies once per worker; tests/support/freshModules.ts has each file
     // import the repository's own modules afresh all the same.
     isolate: false,
-    setupFiles: ['tests/support/freshModules.ts', 'tests/support/recordLeftProcesses.ts'],
+    setupFiles: ['tests/support/freshModules.ts', 'tests/support/recordLeftProcesses.ts', 'tests/support/recordFileCpu.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Integration files start real servers (anvil, redis front, KMS); two cores run two files at a time.
