@@ -65,11 +65,20 @@ export function deployHistoryKeys({ storePrefix, chainId }: DeployHistoryKeysPar
 export const launchSignalKey = (storePrefix: string, chainId: number) => `${storePrefix}deploy:${chainId}:launches:confirmed`
 
 /**
- * The channel a chain's events are published on (a launch seen confirmed; later a trade on a launched token's pool),
+ * The channel a chain's events are published on (a launch seen confirmed, a trade on a launched token's pool),
  * one message per event as `records/launches/chainEvents.ts` shapes it. A channel is no key: it holds nothing, and a
  * subscriber hears only what is published while it listens. No comma: Upstash's frames are comma-separated.
  */
 export const chainEventsChannel = (storePrefix: string, chainId: number) => `${storePrefix}deploy:${chainId}:events`
+
+/**
+ * Store keys of the trade watch (lib/launches/tradeWatchLease.ts): the lease naming the one instance that reads the
+ * launched pools' swaps and publishes them on {@link chainEventsChannel}, and where it had read up to.
+ */
+export const tradeWatchKeys = (storePrefix: string, chainId: number) => ({
+  lease: `${storePrefix}deploy:${chainId}:trades:watcher`,
+  cursor: `${storePrefix}deploy:${chainId}:trades:cursor`,
+})
 
 /** Store key of a deployed token's market. */
 export const tokenMarketKey = (storePrefix: string, chainId: number, address: string) =>

@@ -1,65 +1,137 @@
-import { deployHistoryKeys } from '../deploy/keys.js'
+import { randomUUID } from 'node:crypto'
+import { chainEventsChannel, deployHistoryKeys, tradeWatchKeys } from '../deploy/keys.js'
 import type { LaunchTradeReader, TradesCursor } from '../deploy/records/chainMarkets.js'
+import { tradeMessage } from '../deploy/records/launches/chainEvents.js'
 import { errorName, type Logger } from '../platform/log.js'
-import { type FeedSource, sseEvent } from '../platform/sse.js'
+import type { FeedSource } from '../platform/sse.js'
 import { oldestInIndex } from '../store/recordIndex.js'
 import type { Store } from '../store/types.js'
+import { releaseTradeWatch, type TradeWatchLeaseKeys, takeTradeWatch } from './tradeWatchLease.js'
 
-// The stream's `trade` events: a swap on a launched token's pool, on every open stream within a few seconds of its
-// block. Each instance with streams open reads them from the chain itself (one `eth_getLogs` over every launched pool
-// id every few seconds), not through the store: the chain is where every instance can read them at no store cost,
-// where a publisher would need one instance chosen (a lease renewed in the store all the while streams are open).
+// The stream's `trade` events: a swap on a launched token's pool, on every open stream of every instance within a few
+// seconds of its block. Of the instances with streams open, the one holding the trade watch's lease (tradeWatchLease.ts)
+// reads the launched pools' swaps from the chain and publishes each on the chain's events channel (one command per
+// trade); every instance's subscription (watch.ts) hands them to its streams, the publisher's own included. One reader
+// of the chain for the whole service, whatever the number of instances, and no store read per trade per instance.
 
-/** How often an instance with open streams reads new swaps of the launched pools: a trade shows within ~3 s of its block. */
+/** How often the lease's holder reads new swaps of the launched pools: a trade shows within ~3 s of its block. */
 export const TRADE_LOOK_MS = 2000
 
-/** How often the list of pooled launches is read again (one store read): a new pool trades within this of its launch. */
+/** How often an instance that knows of no pooled launch looks at their index again (one store command). */
 export const TRADE_LAUNCHES_REFRESH_MS = 60_000
+
+/** How often the holder renews the lease, and an instance without it tries to take it (one command each). */
+export const TRADE_LEASE_RENEW_MS = 20_000
+
+/** How long the lease outlives its last renewal: a holder gone without a word is replaced within this and a renewal. */
+export const TRADE_LEASE_MS = 45_000
+
+/** How old a saved cursor may be for a new holder to go on from it (else from the head: older trades are in the market). */
+export const TRADE_CURSOR_FRESH_MS = 300_000
 
 /** Parameters of {@link tradeWatch}. */
 export type TradeWatchParameters = {
-  /** The shared store and its prefix, and the chain: where the pooled launches' index is looked at (one command). */
+  /** The shared store and its prefix, and the chain: the pooled launches' index, the lease and the events channel. */
   store: Store
   keyPrefix: string
   chainId: number
   /**
    * The chain and store reader, built once some launch has a pool (it loads the deploy side, which an instance whose
-   * launches have none never does); null: trades are not followed.
+   * launches have none never does); null: this instance cannot read trades, and never takes the lease.
    */
   reader: () => Promise<LaunchTradeReader | null>
   logger: Logger
   now: () => number
+  /** This instance, as the lease names it (default: a fresh id per watch). */
+  instanceId?: string
+}
+
+/** A {@link FeedSource} that sends nothing itself, and `launchHeard`: a launch with a pool was heard, read the list again. */
+export type TradeWatch = FeedSource & { launchHeard(): void }
+
+/** A cursor as the lease's key keeps it: blocks as decimal strings, and when it was saved. */
+type SavedCursor = { fromBlock: string; after: { blockNumber: string; logIndex: number } | null; savedAt: number }
+
+const saveCursor = (cursor: TradesCursor, savedAt: number): string =>
+  JSON.stringify({
+    fromBlock: cursor.fromBlock.toString(),
+    after: cursor.after && { blockNumber: cursor.after.blockNumber.toString(), logIndex: cursor.after.logIndex },
+    savedAt,
+  } satisfies SavedCursor)
+
+/** A saved cursor read back, when it is fresh enough to go on from; null otherwise (or when it is not one). */
+function freshCursor(saved: string | null, now: number): TradesCursor | null {
+  try {
+    const cursor = saved === null ? null : (JSON.parse(saved) as SavedCursor)
+    if (!cursor || now - cursor.savedAt > TRADE_CURSOR_FRESH_MS) return null
+    const after = cursor.after && { blockNumber: BigInt(cursor.after.blockNumber), logIndex: cursor.after.logIndex }
+    return { fromBlock: BigInt(cursor.fromBlock), after }
+  } catch {
+    return null
+  }
 }
 
 /**
- * The stream's `trade` events, as a source of the instance's feed: while any stream is open, the pooled launches (read
- * once a minute) and, every {@link TRADE_LOOK_MS} while there are any, their swaps since the last look, each sent to
- * every stream once as a `trade` event (no `id`). It starts at the chain's head when the first stream opens: a stream
- * hears the trades from then on; what came before is in the launch's market and candles. No pooled launch: no RPC call.
+ * The trade watch of an instance, run while any of its streams is open: every {@link TRADE_LOOK_MS}, when some launch
+ * has a pool (their index looked at once a minute until one has; none: no RPC call, no lease), it holds or tries to
+ * take the lease (every {@link TRADE_LEASE_RENEW_MS}, one command); while it holds it, it reads the pooled launches'
+ * swaps since its cursor and publishes each as a `trade` message. It reads the list of pooled launches when it takes
+ * the lease and when a pooled launch is heard on the channel (`launchHeard`), not on a cadence. Stopping (the last
+ * stream closed) saves the cursor and frees the lease, so another instance goes on from there at its next try.
  */
-export function tradeWatch({ store, keyPrefix, chainId, reader, logger, now }: TradeWatchParameters): FeedSource {
+export function tradeWatch({ store, keyPrefix, chainId, reader, logger, now, instanceId }: TradeWatchParameters): TradeWatch {
   const pooledIndex = deployHistoryKeys({ storePrefix: keyPrefix, chainId }).pooled
-  return (send, schedule) => {
+  const channel = chainEventsChannel(keyPrefix, chainId)
+  const keys: TradeWatchLeaseKeys = { ...tradeWatchKeys(keyPrefix, chainId), leaseMs: TRADE_LEASE_MS, cursorMs: TRADE_CURSOR_FRESH_MS }
+  const me = instanceId ?? randomUUID()
+  /** The holder's list of pooled launches is read again at its next look (taken the lease; a pooled launch heard). */
+  let launchesStale = true
+  const source: FeedSource = (_send, schedule) => {
     let stopped = false
     let cancel = () => {}
     let chain: LaunchTradeReader | null = null
     let launches: Awaited<ReturnType<LaunchTradeReader['launches']>> = new Map()
-    let launchesAt = Number.NEGATIVE_INFINITY
+    let indexAt = Number.NEGATIVE_INFINITY
+    let held = false
+    let triedAt = Number.NEGATIVE_INFINITY
     let cursor: TradesCursor | null = null
     const look = async () => {
-      if (now() - launchesAt >= TRADE_LAUNCHES_REFRESH_MS) {
-        launchesAt = now()
-        // No pooled launch (the usual case for many services): one store command a minute, and nothing loaded.
-        const anyPooled = chain !== null || (await oldestInIndex(store, pooledIndex)) !== null
-        chain ??= anyPooled ? await reader() : null
-        launches = chain ? await chain.launches() : new Map()
+      if (!chain) {
+        // No pooled launch known (the usual case for many services): one store command a minute, and nothing loaded.
+        if (now() - indexAt < TRADE_LAUNCHES_REFRESH_MS) return
+        indexAt = now()
+        if ((await oldestInIndex(store, pooledIndex)) === null) return
+        chain = await reader()
+        if (!chain) return
       }
-      if (!chain) return
+      if (now() - triedAt >= TRADE_LEASE_RENEW_MS) {
+        triedAt = now()
+        const take = await takeTradeWatch({ store, keys, instanceId: me, saved: held && cursor ? saveCursor(cursor, now()) : null })
+        if (take.held && !held) {
+          cursor = freshCursor(take.cursor, now())
+          launchesStale = true
+        }
+        held = take.held
+        // The last stream closed while the take was on its way: give back what it took.
+        if (stopped) return release()
+      }
+      if (!held) return
+      if (launchesStale) {
+        launchesStale = false
+        launches = await chain.launches()
+      }
       if (launches.size === 0) return
       cursor ??= { fromBlock: await chain.head(), after: null }
       const read = await chain.read(launches, cursor)
+      for (const trade of read.trades) await store.publish(channel, tradeMessage(trade, now()))
       cursor = read.cursor
-      for (const trade of read.trades) send(sseEvent({ event: 'trade', data: JSON.stringify(trade) }))
+    }
+    const release = () => {
+      if (!held) return
+      held = false
+      releaseTradeWatch({ store, keys, instanceId: me, saved: cursor && saveCursor(cursor, now()) }).catch((error: unknown) =>
+        logger.warn('stream_trade_release_failed', { error: errorName(error) }),
+      )
     }
     const next = () => {
       if (stopped) return
@@ -74,7 +146,13 @@ export function tradeWatch({ store, keyPrefix, chainId, reader, logger, now }: T
       stop: () => {
         stopped = true
         cancel()
+        release()
       },
     }
   }
+  return Object.assign(source, {
+    launchHeard: () => {
+      launchesStale = true
+    },
+  })
 }

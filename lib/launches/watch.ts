@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { chainEventsChannel, launchSignalKey } from '../deploy/keys.js'
-import { echoMessage, readChainEvent } from '../deploy/records/launches/chainEvents.js'
+import { type ChannelTrade, echoMessage, readChainEvent } from '../deploy/records/launches/chainEvents.js'
 import type { Launch } from '../deploy/records/launches/schema.js'
 import { launchesSince } from '../deploy/records/launches/signal.js'
 import { errorName } from '../platform/log.js'
@@ -27,19 +27,23 @@ export const RECONNECT_BACKOFF_MS: readonly number[] = [1000, 2000, 4000, 8000, 
 /** How far before the last launch it sent the instance's catch-up read looks: another instance's clock may be a little behind. */
 const LOOK_BACK_MS = 10_000
 
-/** Parameters of {@link launchWatch}. */
-export type LaunchWatchParameters = { services: ReadServices; chainId: number }
+/** How many trades a listener remembers having sent: a new trade watch's holder may publish again the last few. */
+const TRADES_REMEMBERED = 500
+
+/** Parameters of {@link launchWatch}: `onPooledLaunch` hears each launch with a pool sent (the trade watch reads its list again). */
+export type LaunchWatchParameters = { services: ReadServices; chainId: number; onPooledLaunch?: () => void }
 
 /**
- * The stream's `launch` events, as a source of the instance's feed: while any stream is open, one subscription to the
- * chain's events channel (lib/deploy/keys.ts), on which the instance that saw a deploy confirmed (a receipt or the
- * tick's follow-up, on any instance) published its launch; each new one goes to every stream once, as the feed lists
- * it, with no `id` (a stream's id stays the room's). Nothing is read on a cadence: when the subscription opens (and
+ * The stream's `launch` and `trade` events, as a source of the instance's feed: while any stream is open, one
+ * subscription to the chain's events channel (lib/deploy/keys.ts), on which the instance that saw a deploy confirmed (a
+ * receipt or the tick's follow-up, on any instance) published its launch, and the trade watch's holder each trade
+ * (tradeWatch.ts); each new one goes to every stream once, the launch as the feed lists it, with no `id` (a stream's id
+ * stays the room's). Nothing is read on a cadence: when the subscription opens (and
  * each time it opens again) one read of the launch signal covers what was published while it was not listening. A
  * subscription that drops, fails to open within {@link SUBSCRIBE_WAIT_MS}, or lets an echo of its own go unanswered
  * is opened again after {@link RECONNECT_BACKOFF_MS}, on the feed's timers. With no stream open it never runs.
  */
-export function launchWatch({ services, chainId }: LaunchWatchParameters): FeedSource {
+export function launchWatch({ services, chainId, onPooledLaunch }: LaunchWatchParameters): FeedSource {
   const key = launchSignalKey(services.keyPrefix, chainId)
   const channel = chainEventsChannel(services.keyPrefix, chainId)
   return (send, schedule) => {
@@ -48,6 +52,8 @@ export function launchWatch({ services, chainId }: LaunchWatchParameters): FeedS
     let since = services.now()
     /** What was sent, by deploy: a catch-up read sees a launch a message already brought. */
     const sent = new Map<string, number>()
+    /** The trades sent (txHash and logIndex), oldest first, at most {@link TRADES_REMEMBERED}. */
+    const tradesSent = new Set<string>()
     let stopped = false
     let subscription: ChannelSubscription | null = null
     /** Subscribes in a row that did not end in a catch-up read: how far along the backoff the next one waits. */
@@ -65,8 +71,17 @@ export function launchWatch({ services, chainId }: LaunchWatchParameters): FeedS
         if (sent.has(launch.txHash)) continue
         sent.set(launch.txHash, seenAt)
         send(sseEvent({ event: 'launch', data: JSON.stringify(launch) }))
+        if (launch.pool) onPooledLaunch?.()
       }
       for (const [txHash, seenAt] of sent) if (seenAt < since - LOOK_BACK_MS) sent.delete(txHash)
+    }
+
+    const deliverTrade = (trade: ChannelTrade) => {
+      const id = `${trade.txHash.toLowerCase()}:${trade.logIndex}`
+      if (tradesSent.has(id)) return
+      tradesSent.add(id)
+      if (tradesSent.size > TRADES_REMEMBERED) tradesSent.delete(tradesSent.values().next().value!)
+      send(sseEvent({ event: 'trade', data: JSON.stringify(trade) }))
     }
 
     const reconnect = (reason: string) => {
@@ -118,6 +133,7 @@ export function launchWatch({ services, chainId }: LaunchWatchParameters): FeedS
           heard()
           const event = readChainEvent(message)
           if (event?.kind === 'launch') deliver([{ launch: event.launch, seenAt: event.at }])
+          if (event?.kind === 'trade') deliverTrade(event.trade)
         },
         onDrop: (error) => {
           if (subscription !== mine) return

@@ -22,8 +22,9 @@ export type StreamSource = {
   /** Whether launches are public, and their chain: then every stream gets a `launch` event per confirmed deploy. */
   launches: () => LaunchesConfig
   /**
-   * The launched pools' trades from the chain, built on the first stream (null: not followed here): with public
-   * launches, every stream gets a `trade` event per swap on a launched token's pool.
+   * The launched pools' trades from the chain, built once a stream is open and a launch has a pool (null: this instance
+   * never holds the trade watch): with public launches, every stream gets a `trade` event per swap on a launched
+   * token's pool, read by the one instance holding the trade watch (lib/launches/tradeWatch.ts) and published.
    */
   trades?: () => Promise<LaunchTradeReader | null>
   /** Timers of the feed and of each stream's deadline (default: waits on the read services' clock). */
@@ -55,22 +56,19 @@ export function createStreamEndpoint(parameters: StreamSource): Endpoint {
     }
     let feed = feeds.get(services)
     if (!feed) {
+      const trading =
+        launchFeed.publicLaunches && trades
+          ? tradeWatch({
+              store: services.store,
+              keyPrefix: services.keyPrefix,
+              chainId: launchFeed.chainId,
+              reader: trades,
+              logger: services.logger,
+              now: services.now,
+            })
+          : null
       const sources = launchFeed.publicLaunches
-        ? [
-            launchWatch({ services, chainId: launchFeed.chainId }),
-            ...(trades
-              ? [
-                  tradeWatch({
-                    store: services.store,
-                    keyPrefix: services.keyPrefix,
-                    chainId: launchFeed.chainId,
-                    reader: trades,
-                    logger: services.logger,
-                    now: services.now,
-                  }),
-                ]
-              : []),
-          ]
+        ? [launchWatch({ services, chainId: launchFeed.chainId, onPooledLaunch: trading?.launchHeard }), ...(trading ? [trading] : [])]
         : []
       feed = createControlRoomFeed({ services, schedule, heartbeatSeconds, sources })
       feeds.set(services, feed)

@@ -19,11 +19,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { predictB20Address } from '../../lib/chain/b20.js'
 import { issueAgentKey } from '../../lib/deploy/agents/agentRegistry.js'
 import { setAgentWebhook } from '../../lib/deploy/agents/webhookTargets.js'
+import { chainEventsChannel, tradeWatchKeys } from '../../lib/deploy/keys.js'
 import { followDeploys } from '../../lib/deploy/pipeline/followDeploys.js'
 import { launchPoolKey } from '../../lib/deploy/pool/poolSeed.js'
 import { launchTradeReader } from '../../lib/deploy/records/chainMarkets.js'
+import { type ChainEvent, readChainEvent } from '../../lib/deploy/records/launches/chainEvents.js'
 import type { DeployServices } from '../../lib/deploy/services.js'
-import { tradeWatch } from '../../lib/launches/tradeWatch.js'
+import { TRADE_LEASE_MS, TRADE_LEASE_RENEW_MS, tradeWatch } from '../../lib/launches/tradeWatch.js'
 import { silentLogger } from '../../lib/platform/log.js'
 import { createMemoryStore } from '../../lib/store/memory.js'
 import { ib20Abi, tokenAt } from '../support/b20Token.js'
@@ -354,53 +356,96 @@ describe('a pooled launch through the key door (anvil, the B20 emulator, Uniswap
     }
   })
 
-  it('sends a swap on a launched pool to open streams as a trade event at the next look; with no pooled launch, no RPC call', async () => {
+  it('publishes each swap on a launched pool once, from the one instance holding the trade watch; a new holder goes on where it stopped', async () => {
     const [owner, trader] = [await newAccount(), await newAccount()]
     const { body } = await stack.post(pooledBody(owner.address, { waitSeconds: 6 }))
     expect(body.receipt).toMatchObject({ pool: { status: 'seeded' } })
-    // The watch's timer, run by hand: each call is one look.
-    let pending: (() => void) | null = null
-    const schedule = (run: () => void) => {
-      pending = run
-      return () => {
-        pending = null
+    const channel = chainEventsChannel(services.config.storePrefix, 8453)
+    const heard: ChainEvent[] = []
+    let open = false
+    const listening = stack.store.subscribe(channel, {
+      onOpen: () => {
+        open = true
+      },
+      onMessage: (message) => {
+        const event = readChainEvent(message)
+        if (event) heard.push(event)
+      },
+      onDrop: () => {},
+    })
+    await expect.poll(() => open).toBe(true)
+    const trades = () => heard.flatMap((event) => (event.kind === 'trade' ? [event.trade] : []))
+    /** An instance's trade watch, its timer run by hand: each `look` is one. */
+    const instance = (instanceId: string, reader = async () => launchTradeReader(services)) => {
+      let pending: (() => void) | null = null
+      const watch = tradeWatch({
+        store: stack.store,
+        keyPrefix: services.config.storePrefix,
+        chainId: 8453,
+        logger: silentLogger,
+        now: () => stack.clock.now,
+        reader,
+        instanceId,
+      })
+      const running = watch(
+        () => {},
+        (run) => {
+          pending = run
+          return () => {
+            pending = null
+          }
+        },
+      )
+      return {
+        stop: running.stop,
+        look: async () => {
+          const run = pending!
+          pending = null
+          run()
+          await expect.poll(() => pending, { interval: 5 }).not.toBeNull()
+        },
       }
     }
-    const look = async () => {
-      const run = pending!
-      pending = null
-      run()
-      await expect.poll(() => pending, { interval: 5 }).not.toBeNull()
-    }
-    const frames: string[] = []
-    const watched = {
-      store: stack.store,
-      keyPrefix: services.config.storePrefix,
-      chainId: 8453,
-      logger: silentLogger,
-      now: () => stack.clock.now,
-    }
-    const watch = tradeWatch({ ...watched, reader: async () => launchTradeReader(services) })
-    const running = watch((frame) => frames.push(new TextDecoder().decode(frame)), schedule)
-    try {
-      await look() // the launches and the head: where this stream's trades start
-      const key = { currency0: body.pool.currency0, currency1: body.pool.currency1, fee: 10000, tickSpacing: 200, hooks: body.pool.hooks }
-      const buy = encodeFunctionData({
-        abi: poolSwapTestAbi,
-        functionName: 'swap',
-        args: [
-          key,
-          { zeroForOne: true, amountSpecified: -parseEther('0.05'), sqrtPriceLimitX96: BigInt(TickMath.MIN_SQRT_RATIO.toString()) + 1n },
-          { takeClaims: false, settleUsingBurn: false },
-          '0x',
-        ],
+    const getLogs = () => stack.chain.rpcMethods.filter((method) => method === 'eth_getLogs').length
+    const key = { currency0: body.pool.currency0, currency1: body.pool.currency1, fee: 10000, tickSpacing: 200, hooks: body.pool.hooks }
+    const swap = async (zeroForOne: boolean, amount: bigint) => {
+      if (!zeroForOne)
+        await send(trader, {
+          to: key.currency1,
+          data: encodeFunctionData({ abi: ib20Abi, functionName: 'approve', args: [v4.swapRouter, amount] }),
+        })
+      return send(trader, {
+        to: v4.swapRouter,
+        value: zeroForOne ? amount : 0n,
+        data: encodeFunctionData({
+          abi: poolSwapTestAbi,
+          functionName: 'swap',
+          args: [
+            key,
+            {
+              zeroForOne,
+              amountSpecified: -amount,
+              sqrtPriceLimitX96: zeroForOne
+                ? BigInt(TickMath.MIN_SQRT_RATIO.toString()) + 1n
+                : BigInt(TickMath.MAX_SQRT_RATIO.toString()) - 1n,
+            },
+            { takeClaims: false, settleUsingBurn: false },
+            '0x',
+          ],
+        }),
       })
-      const bought = await send(trader, { to: v4.swapRouter, data: buy, value: parseEther('0.05') })
-      await look()
-      const trades = frames.filter((frame) => frame.startsWith('event: trade'))
-      expect(trades).toHaveLength(1)
-      const data = JSON.parse(/^data: (.*)$/m.exec(trades[0]!)![1]!)
-      expect(data).toMatchObject({
+    }
+    const [a, b] = [instance('instance-a'), instance('instance-b')]
+    try {
+      await a.look() // a takes the lease; its trades start at the head
+      await b.look() // b finds it held: it reads nothing from the chain
+      const reads = getLogs()
+      const bought = await swap(true, parseEther('0.05'))
+      await a.look()
+      await b.look()
+      expect(getLogs()).toBe(reads + 1) // a's read alone
+      await expect.poll(() => trades()).toHaveLength(1)
+      expect(trades()[0]).toMatchObject({
         kind: 'trade',
         token: body.predictedAddress.toLowerCase(),
         poolId: body.pool.poolId.toLowerCase(),
@@ -408,28 +453,79 @@ describe('a pooled launch through the key door (anvil, the B20 emulator, Uniswap
         amountEth: '0.05',
         txHash: bought.transactionHash,
       })
-      // The next look sends it no second time.
-      await look()
-      expect(frames.filter((frame) => frame.startsWith('event: trade'))).toHaveLength(1)
+      await a.look() // the next look publishes it no second time
+      // a's last stream closes: it saves its cursor and frees the lease. A swap comes before b's next try.
+      a.stop()
+      const sold = await swap(false, 10n ** 18n)
+      stack.clock.now += TRADE_LEASE_RENEW_MS
+      await b.look() // b takes the lease and goes on from a's cursor: the sell is not lost, the buy not sent again
+      await expect.poll(() => trades().map((t) => t.txHash)).toEqual([bought.transactionHash, sold.transactionHash])
+      expect(trades()[1]).toMatchObject({ side: 'sell', amountToken: '1' })
+      // b goes without a word (no release): past the lease's life, another instance takes it over.
+      const c = instance('instance-c')
+      await c.look()
+      const again = await swap(true, parseEther('0.01'))
+      await c.look()
+      await b.look()
+      await expect.poll(() => trades().length).toBe(3) // b published it, still the holder
+      // The lease outlives b's last renewal by TRADE_LEASE_MS, then its key expires (this store's clock is the wall's:
+      // the expiry is done by hand), and c's next try takes it.
+      stack.clock.now += TRADE_LEASE_MS + 1
+      await stack.store.delete(tradeWatchKeys(services.config.storePrefix, 8453).lease)
+      await c.look() // c takes it, from b's last renewal: what b had published since, c may send again
+      const after = await swap(true, parseEther('0.02'))
+      await c.look()
+      await expect
+        .poll(() =>
+          trades()
+            .map((t) => t.txHash)
+            .at(-1),
+        )
+        .toBe(after.transactionHash)
+      expect(new Set(trades().map((t) => t.txHash))).toEqual(new Set([bought, sold, again, after].map((r) => r.transactionHash)))
+      stack.clock.now += TRADE_LEASE_RENEW_MS
+      const published = trades().length
+      await b.look() // b's renewal finds the lease c's: it reads and publishes nothing more
+      await c.look()
+      expect(trades()).toHaveLength(published)
+      b.stop()
+      c.stop()
     } finally {
-      running.stop()
+      listening.close()
     }
-    // A store with no pooled launch: the watch asks the chain nothing, and never builds its reader (the deploy side).
+    // A store with no pooled launch: the watch asks the chain nothing, takes no lease, never builds its reader.
     const before = stack.chain.rpcMethods.length
     let built = false
+    const quietStore = createMemoryStore()
     const quiet = tradeWatch({
-      ...watched,
-      store: createMemoryStore(),
+      store: quietStore,
+      keyPrefix: services.config.storePrefix,
+      chainId: 8453,
+      logger: silentLogger,
+      now: () => stack.clock.now,
       reader: async () => {
         built = true
         return launchTradeReader(services)
       },
-    })((frame) => frames.push(new TextDecoder().decode(frame)), schedule)
-    await look()
-    stack.clock.now += 61_000 // the next look at the pooled launches' index
-    await look()
-    quiet.stop()
+    })
+    let pending: (() => void) | null = null
+    const stop = quiet(
+      () => {},
+      (run) => {
+        pending = run
+        return () => {}
+      },
+    ).stop
+    for (let look = 0; look < 2; look++) {
+      const run = pending!
+      pending = null
+      run()
+      await expect.poll(() => pending, { interval: 5 }).not.toBeNull()
+      stack.clock.now += 61_000 // the next look at the pooled launches' index
+    }
+    stop()
     expect(stack.chain.rpcMethods.slice(before)).toEqual([])
     expect(built).toBe(false)
+    expect(await quietStore.get(tradeWatchKeys(services.config.storePrefix, 8453).lease)).toBeNull()
   })
 })

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { chainEventsChannel, launchSignalKey } from '../../lib/deploy/keys.js'
 import { followDeploys } from '../../lib/deploy/pipeline/followDeploys.js'
-import { encodeChainEvent } from '../../lib/deploy/records/launches/chainEvents.js'
+import { type ChannelTrade, encodeChainEvent, tradeMessage } from '../../lib/deploy/records/launches/chainEvents.js'
 import type { Launch, LaunchesPage } from '../../lib/deploy/records/launches/schema.js'
 import type { LaunchesConfig } from '../../lib/launches/config.js'
 import { createLaunchesEndpoint } from '../../lib/launches/endpoint.js'
@@ -215,6 +215,47 @@ describe('the launches feed and the stream’s launch event, across instances', 
     await expect.poll(() => readFront.subscriptions).toBe(subscriptions)
     expect(b.timers.pending()).not.toContain(ECHO_AFTER_QUIET_MS)
     expect(streams[0]!.events().filter((e) => e.event === 'launch')).toHaveLength(1)
+  })
+
+  it('hands a trade published on the channel to every instance’s streams once, and one published again no second time', async () => {
+    const a = readInstance()
+    const b = readInstance()
+    const subscriptions = readFront.subscriptions
+    const streams = [await a.open(), await b.open()]
+    for (const stream of streams) await expect.poll(() => stream.events().length).toBeGreaterThanOrEqual(1)
+    await expect.poll(() => readFront.subscriptions).toBe(subscriptions + 2)
+    await Promise.all([a.drain(), b.drain()])
+    const before = readFront.calls.length
+    const channel = chainEventsChannel(deploy.newInstance().services.config.storePrefix, 8453)
+    const trade = {
+      kind: 'trade',
+      token: `0x${'a'.repeat(40)}`,
+      poolId: `0x${'b'.repeat(64)}`,
+      side: 'buy',
+      amountEth: '0.05',
+      amountToken: '1234.5',
+      priceEth: '0.00004',
+      txHash: `0x${'c'.repeat(64)}`,
+      blockNumber: '42',
+      logIndex: 3,
+      at: '2026-11-28T12:00:00.000Z',
+    } satisfies ChannelTrade
+    // The trade watch's holder publishes it; a new holder, going on from the cursor its predecessor saved, again.
+    await deploy.store.publish(channel, tradeMessage(trade, deploy.clock.now))
+    await deploy.store.publish(
+      channel,
+      tradeMessage({ ...trade, txHash: trade.txHash.toUpperCase().replace('0X', '0x') }, deploy.clock.now),
+    )
+    await deploy.store.publish(channel, tradeMessage({ ...trade, logIndex: 4, side: 'sell' }, deploy.clock.now))
+    // A trade whose data is not one (no pool id): skipped.
+    await deploy.store.publish(channel, encodeChainEvent('trade', deploy.clock.now, { ...trade, poolId: undefined }))
+    const trades = (stream: (typeof streams)[number]) => stream.events().filter((e) => e.event === 'trade')
+    for (const stream of streams) await expect.poll(() => trades(stream).map((e) => JSON.parse(e.data!).side)).toEqual(['buy', 'sell'])
+    expect(JSON.parse(trades(streams[1]!)[0]!.data!)).toEqual(trade)
+    expect(trades(streams[0]!)[0]!.id).toBeUndefined() // the stream's id stays the room's
+    expect(readFront.calls.slice(before)).toEqual([]) // the listening instances sent no command at all
+    for (const stream of streams) await stream.cancel()
+    await expect.poll(() => readFront.subscriptions).toBe(subscriptions)
   })
 
   it('costs an open stream with no launches nothing past its subscription, but an echo after a quiet stretch', async () => {

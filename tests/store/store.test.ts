@@ -6,6 +6,7 @@ import { echoMessage, encodeChainEvent, readChainEvent } from '../../lib/deploy/
 import type { Launch } from '../../lib/deploy/records/launches/schema.js'
 import { announceLaunch, launchesSince } from '../../lib/deploy/records/launches/signal.js'
 import { claimDue } from '../../lib/deploy/webhooks/leases.js'
+import { releaseTradeWatch, takeTradeWatch } from '../../lib/launches/tradeWatchLease.js'
 import { createMemoryStore } from '../../lib/store/memory.js'
 import { listIndexed, oldestInIndex, putIndexed, removeFromIndex } from '../../lib/store/recordIndex.js'
 import { countSlots, releaseSlot, takeSlots } from '../../lib/store/slidingLog.js'
@@ -55,6 +56,24 @@ describe.each(['memory', 'upstash'] as const)('the %s store', (kind) => {
       },
     }
   }
+
+  it('holds the trade watch’s lease for one instance at a time, with the cursor a new holder goes on from', async () => {
+    const { store: on, lapses } = expiry(30_000)
+    const keys = { lease: `${prefix}trades:watcher`, cursor: `${prefix}trades:cursor`, leaseMs: 30_000, cursorMs: 300_000 }
+    const take = (instanceId: string, saved: string | null = null) => takeTradeWatch({ store: on, keys, instanceId, saved })
+    expect(await take('a')).toEqual({ held: true, cursor: null }) // free, and no cursor saved yet
+    expect(await take('b')).toEqual({ held: false })
+    expect(await take('a', 'block-12')).toEqual({ held: true, cursor: 'block-12' }) // a renewal saves a's cursor
+    expect(await take('b', 'block-99')).toEqual({ held: false }) // b saves nothing: it does not hold it
+    expect(await on.get(keys.cursor)).toBe('block-12')
+    await releaseTradeWatch({ store: on, keys, instanceId: 'b', saved: null }) // not b's to free
+    expect(await take('b')).toEqual({ held: false })
+    await releaseTradeWatch({ store: on, keys, instanceId: 'a', saved: 'block-15' })
+    expect(await take('b')).toEqual({ held: true, cursor: 'block-15' }) // b goes on where a stopped
+    // b vanishes without a word: its lease lapses after leaseMs, and a takes it back.
+    await lapses(keys.lease, () => on.get(keys.lease))
+    expect(await take('a')).toEqual({ held: true, cursor: 'block-15' })
+  })
 
   /** A subscription that keeps what it hears: its opens, its messages in order, its drop. */
   const listen = (channel: string, on: Store = store) => {
