@@ -104,8 +104,10 @@ export function tradeWatch({ store, keyPrefix, chainId, reader, logger, now, ins
         chain = await reader()
         if (!chain) return
       }
+      let renewed = false
       if (now() - triedAt >= TRADE_LEASE_RENEW_MS) {
         triedAt = now()
+        renewed = true
         const take = await takeTradeWatch({ store, keys, instanceId: me, saved: held && cursor ? saveCursor(cursor, now()) : null })
         if (take.held && !held) {
           cursor = freshCursor(take.cursor, now())
@@ -121,10 +123,17 @@ export function tradeWatch({ store, keyPrefix, chainId, reader, logger, now, ins
         launches = await chain.launches()
       }
       if (launches.size === 0) return
+      // With each renewal, the head before the read: a read up to the head that found nothing new covered it, so the
+      // cursor moves up to it and the next reads stay a few blocks long however quiet the pools are (nodes refuse long
+      // ranges).
+      const headBefore = renewed && cursor ? await chain.head() : null
       cursor ??= { fromBlock: await chain.head(), after: null }
       const read = await chain.read(launches, cursor)
       for (const trade of read.trades) await store.publish(channel, tradeMessage(trade, now()))
-      cursor = read.cursor
+      cursor =
+        read.trades.length === 0 && headBefore !== null && headBefore > read.cursor.fromBlock
+          ? { fromBlock: headBefore, after: null }
+          : read.cursor
     }
     const release = () => {
       if (!held) return

@@ -488,6 +488,17 @@ describe('a pooled launch through the key door (anvil, the B20 emulator, Uniswap
       await b.look() // b's renewal finds the lease c's: it reads and publishes nothing more
       await c.look()
       expect(trades()).toHaveLength(published)
+      // A quiet stretch: a hundred blocks with no swap. At its next renewal c moves its cursor up to the head it read
+      // first, and saves that at the one after: its reads stay a few blocks long.
+      await stack.chain.testClient.mine({ blocks: 100 })
+      const head = await stack.chain.publicClient.getBlockNumber({ cacheTime: 0 })
+      for (let renewal = 0; renewal < 2; renewal++) {
+        stack.clock.now += TRADE_LEASE_RENEW_MS
+        await c.look()
+      }
+      const saved = await stack.store.get(tradeWatchKeys(services.config.storePrefix, 8453).cursor)
+      expect(JSON.parse(saved!)).toMatchObject({ fromBlock: head.toString(), after: null })
+      expect(trades()).toHaveLength(published)
       b.stop()
       c.stop()
     } finally {
