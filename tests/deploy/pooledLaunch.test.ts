@@ -398,6 +398,7 @@ describe('a pooled launch through the key door (anvil, the B20 emulator, Uniswap
       )
       return {
         stop: running.stop,
+        heard: watch.launchHeard,
         look: async () => {
           const run = pending!
           pending = null
@@ -407,8 +408,14 @@ describe('a pooled launch through the key door (anvil, the B20 emulator, Uniswap
       }
     }
     const getLogs = () => stack.chain.rpcMethods.filter((method) => method === 'eth_getLogs').length
-    const key = { currency0: body.pool.currency0, currency1: body.pool.currency1, fee: 10000, tickSpacing: 200, hooks: body.pool.hooks }
-    const swap = async (zeroForOne: boolean, amount: bigint) => {
+    const keyOf = (pool: typeof body.pool) => ({
+      currency0: pool.currency0,
+      currency1: pool.currency1,
+      fee: 10000,
+      tickSpacing: 200,
+      hooks: pool.hooks,
+    })
+    const swap = async (zeroForOne: boolean, amount: bigint, key = keyOf(body.pool)) => {
       if (!zeroForOne)
         await send(trader, {
           to: key.currency1,
@@ -499,6 +506,17 @@ describe('a pooled launch through the key door (anvil, the B20 emulator, Uniswap
       const saved = await stack.store.get(tradeWatchKeys(services.config.storePrefix, 8453).cursor)
       expect(JSON.parse(saved!)).toMatchObject({ fromBlock: head.toString(), after: null })
       expect(trades()).toHaveLength(published)
+      // A launch with a pool after c took the lease: c reads its list again when it hears it (the stream's launch
+      // event does that), so the new pool's first swap is published, from where c had read up to.
+      const second = await stack.post(pooledBody(owner.address, { waitSeconds: 6 }))
+      expect(second.body.receipt).toMatchObject({ pool: { status: 'seeded' } })
+      const first = await swap(true, parseEther('0.01'), keyOf(second.body.pool))
+      await c.look()
+      expect(trades()).toHaveLength(published) // c's list is the old one yet
+      c.heard()
+      await c.look()
+      await expect.poll(() => trades().map((t) => t.txHash)).toContain(first.transactionHash)
+      expect(trades().at(-1)).toMatchObject({ poolId: second.body.pool.poolId.toLowerCase(), side: 'buy' })
       b.stop()
       c.stop()
     } finally {

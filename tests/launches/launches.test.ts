@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { chainEventsChannel, launchSignalKey } from '../../lib/deploy/keys.js'
 import { followDeploys } from '../../lib/deploy/pipeline/followDeploys.js'
-import { type ChannelTrade, encodeChainEvent, tradeMessage } from '../../lib/deploy/records/launches/chainEvents.js'
+import { type ChannelTrade, encodeChainEvent, launchMessage, tradeMessage } from '../../lib/deploy/records/launches/chainEvents.js'
 import type { Launch, LaunchesPage } from '../../lib/deploy/records/launches/schema.js'
 import type { LaunchesConfig } from '../../lib/launches/config.js'
 import { createLaunchesEndpoint } from '../../lib/launches/endpoint.js'
-import { ECHO_AFTER_QUIET_MS, ECHO_WAIT_MS, RECONNECT_BACKOFF_MS, SUBSCRIBE_WAIT_MS } from '../../lib/launches/watch.js'
+import { ECHO_AFTER_QUIET_MS, ECHO_WAIT_MS, launchWatch, RECONNECT_BACKOFF_MS, SUBSCRIBE_WAIT_MS } from '../../lib/launches/watch.js'
 import { systemClock } from '../../lib/platform/clock.js'
 import { createLogger } from '../../lib/platform/log.js'
 import { createReadServices, type ReadServices } from '../../lib/read/services.js'
@@ -255,6 +255,43 @@ describe('the launches feed and the stream’s launch event, across instances', 
     expect(trades(streams[0]!)[0]!.id).toBeUndefined() // the stream's id stays the room's
     expect(readFront.calls.slice(before)).toEqual([]) // the listening instances sent no command at all
     for (const stream of streams) await stream.cancel()
+    await expect.poll(() => readFront.subscriptions).toBe(subscriptions)
+  })
+
+  it('tells the trade watch when it hears a launch with a pool, and not for one without', async () => {
+    deploy.clock.now += 60_000 // launches of earlier cases are no news here
+    const a = readInstance()
+    const subscriptions = readFront.subscriptions
+    let heard = 0
+    const frames: string[] = []
+    const running = launchWatch({ services: a.services, chainId: 8453, onPooledLaunch: () => heard++ })(
+      (frame) => frames.push(new TextDecoder().decode(frame)),
+      a.timers.schedule,
+    )
+    await expect.poll(() => readFront.subscriptions).toBe(subscriptions + 1)
+    const launch = (symbol: string, pool: Launch['pool']): Launch => ({
+      address: `0x${'d'.repeat(40)}`,
+      name: `${symbol} Token`,
+      symbol,
+      variant: 'asset',
+      decimals: 18,
+      initialSupply: '1000',
+      supplyCap: null,
+      createdAt: new Date(deploy.clock.now).toISOString(),
+      txHash: `0x${symbol === 'POOLED' ? 'e'.repeat(64) : 'f'.repeat(64)}`,
+      status: 'confirmed',
+      pool,
+      market: null,
+      metadata: null,
+    })
+    const channel = chainEventsChannel(deploy.newInstance().services.config.storePrefix, 8453)
+    await deploy.store.publish(channel, launchMessage(launch('PLAIN', null), deploy.clock.now))
+    const pool = { poolId: `0x${'9'.repeat(64)}`, fee: 10000, owner: ADMIN }
+    await deploy.store.publish(channel, launchMessage(launch('POOLED', pool), deploy.clock.now))
+    const symbols = () => frames.filter((frame) => frame.startsWith('event: launch')).map((frame) => /"symbol":"(\w+)"/.exec(frame)?.[1])
+    await expect.poll(symbols).toEqual(['PLAIN', 'POOLED'])
+    expect(heard).toBe(1)
+    running.stop()
     await expect.poll(() => readFront.subscriptions).toBe(subscriptions)
   })
 
