@@ -39,7 +39,13 @@ describe('KMS and RPC faults: clear codes, nothing broadcast, the cap slot and t
 
   beforeAll(async () => {
     stack = recordAnswers(
-      await startDeployStack({ storeKind: 'upstash', redisSocket: inject('redisSocket'), env: { DEPLOY_DAILY_CAP: '1000' } }),
+      // The hung node's case waits for the chain client to give up: 3 s, twice.
+      await startDeployStack({
+        storeKind: 'upstash',
+        redisSocket: inject('redisSocket'),
+        env: { DEPLOY_DAILY_CAP: '1000' },
+        rpcTimeoutMs: 3000,
+      }),
       seenAnswers,
     )
     redis = await openRespConnection(inject('redisSocket'))

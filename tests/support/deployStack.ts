@@ -59,6 +59,11 @@ export type StartDeployStackParameters = {
   env?: Record<string, string>
   lockWaitMs?: number
   receiptPollMs?: number
+  /**
+   * How long the deploy side's chain client waits for an answer (then once more): 10 s by default, since a first call
+   * to a fresh anvil on a loaded two-core machine took over 3 s twice; a case about a node that never answers sets less.
+   */
+  rpcTimeoutMs?: number
 }
 
 let stackCounter = 0
@@ -88,7 +93,7 @@ export async function startDeployStack(parameters: StartDeployStackParameters): 
     const services = createDeployServices({
       env: merged,
       store: seen,
-      publicClient: createChainClient({ rpcUrl: merged.BASE_RPC_URL!, chainId: 8453, timeoutMs: 3000 }),
+      publicClient: createChainClient({ rpcUrl: merged.BASE_RPC_URL!, chainId: 8453, timeoutMs: parameters.rpcTimeoutMs ?? 10_000 }),
       kms: new KMSClient({
         region: 'us-east-1',
         endpoint: kms.url,
