@@ -1,4 +1,3 @@
-import { TickMath } from '@uniswap/v3-sdk'
 import {
   type Address,
   createPublicClient,
@@ -40,7 +39,7 @@ import { type FakeDexScreener, startFakeDexScreener } from '../support/fakeDexSc
 import { type FakeGeckoTerminal, GECKO_NATIVE_ETH, startFakeGeckoTerminal } from '../support/fakeGeckoTerminal.js'
 import { withOpenApiCheck } from '../support/openapiCheck.js'
 import { makePair } from '../support/syntheticMarket.js'
-import { deployUniswapV4, poolSwapTestAbi, stateViewAbi, type UniswapV4, uniswapV4Artifacts } from '../support/uniswapV4.js'
+import { deployUniswapV4, stateViewAbi, swapCalldata, type UniswapV4, uniswapV4Artifacts } from '../support/uniswapV4.js'
 
 // A launch's market read from its own pool on Uniswap v4's own contracts: the pool seeded as the deploy path plans it,
 // bought and sold through PoolSwapTest, then one tick's follow of the PoolManager's Swap logs, the launches feed and
@@ -188,22 +187,7 @@ describe('a launch’s market from its pool’s swaps, before any aggregator (an
     const receipt = await send(trader, {
       to: v4.swapRouter,
       value: zeroForOne ? amountIn : 0n,
-      data: encodeFunctionData({
-        abi: poolSwapTestAbi,
-        functionName: 'swap',
-        args: [
-          planned.key,
-          {
-            zeroForOne,
-            amountSpecified: -amountIn,
-            sqrtPriceLimitX96: zeroForOne
-              ? BigInt(TickMath.MIN_SQRT_RATIO.toString()) + 1n
-              : BigInt(TickMath.MAX_SQRT_RATIO.toString()) - 1n,
-          },
-          { takeClaims: false, settleUsingBurn: false },
-          '0x',
-        ],
-      }),
+      data: swapCalldata(planned.key, zeroForOne, amountIn),
     })
     // Read with the PoolManager's own compiled ABI, not ours.
     const [event] = parseEventLogs({ abi: uniswapV4Artifacts.poolManager().abi, eventName: 'Swap', logs: receipt.logs }) as unknown as {

@@ -29,6 +29,7 @@ import {
   poolSwapTestAbi,
   positionManagerAbi,
   stateViewAbi,
+  swapCalldata,
   type UniswapV4,
   uniswapV4Artifacts,
 } from '../support/uniswapV4.js'
@@ -179,23 +180,7 @@ describe('a launch’s pool on Uniswap v4’s own contracts (anvil, the B20 emul
 
     // A second account buys with 0.1 ETH through the swap router, then sells half of what it got back.
     const buyEth = parseEther('0.1')
-    const swap = (zeroForOne: boolean, amountIn: bigint) =>
-      encodeFunctionData({
-        abi: poolSwapTestAbi,
-        functionName: 'swap',
-        args: [
-          planned.key,
-          {
-            zeroForOne,
-            amountSpecified: -amountIn,
-            sqrtPriceLimitX96: zeroForOne
-              ? BigInt(TickMath.MIN_SQRT_RATIO.toString()) + 1n
-              : BigInt(TickMath.MAX_SQRT_RATIO.toString()) - 1n,
-          },
-          { takeClaims: false, settleUsingBurn: false },
-          '0x',
-        ],
-      })
+    const swap = (zeroForOne: boolean, amountIn: bigint) => swapCalldata(planned.key, zeroForOne, amountIn)
     expect((await send(trader, { to: v4.swapRouter, data: swap(true, buyEth), value: buyEth })).status).toBe('success')
     const bought = await pm.balanceOf(trader.address)
     // 0.1 ETH at a 10 ETH market cap for 1e9 tokens, less the 1 % fee: about 9.9M tokens, a little less for the move.

@@ -30,7 +30,7 @@ import { silentLogger } from '../../lib/platform/log.js'
 import { createMemoryStore } from '../../lib/store/memory.js'
 import { ib20Abi, tokenAt } from '../support/b20Token.js'
 import { type DeployStack, startDeployStack } from '../support/deployStack.js'
-import { deployUniswapV4, poolManagerAbi, poolSwapTestAbi, positionManagerAbi, type UniswapV4 } from '../support/uniswapV4.js'
+import { deployUniswapV4, poolManagerAbi, positionManagerAbi, swapCalldata, type UniswapV4 } from '../support/uniswapV4.js'
 import { startWebhookReceiver } from '../support/webhookReceiver.js'
 
 // A pooled launch through POST /api/b20-skill, on Uniswap v4's own compiled contracts beside the B20 emulator: the
@@ -165,23 +165,7 @@ describe('a pooled launch through the key door (anvil, the B20 emulator, Uniswap
       tickSpacing: 200,
       hooks: receipt.pool.hooks,
     }
-    const swap = (zeroForOne: boolean, amountIn: bigint) =>
-      encodeFunctionData({
-        abi: poolSwapTestAbi,
-        functionName: 'swap',
-        args: [
-          key,
-          {
-            zeroForOne,
-            amountSpecified: -amountIn,
-            sqrtPriceLimitX96: zeroForOne
-              ? BigInt(TickMath.MIN_SQRT_RATIO.toString()) + 1n
-              : BigInt(TickMath.MAX_SQRT_RATIO.toString()) - 1n,
-          },
-          { takeClaims: false, settleUsingBurn: false },
-          '0x',
-        ],
-      })
+    const swap = (zeroForOne: boolean, amountIn: bigint) => swapCalldata(key, zeroForOne, amountIn)
     const buyEth = parseEther('0.1')
     expect((await send(trader, { to: v4.swapRouter, data: swap(true, buyEth), value: buyEth })).status).toBe('success')
     const bought = await erc20.balanceOf(trader.address)
@@ -424,22 +408,7 @@ describe('a pooled launch through the key door (anvil, the B20 emulator, Uniswap
       return send(trader, {
         to: v4.swapRouter,
         value: zeroForOne ? amount : 0n,
-        data: encodeFunctionData({
-          abi: poolSwapTestAbi,
-          functionName: 'swap',
-          args: [
-            key,
-            {
-              zeroForOne,
-              amountSpecified: -amount,
-              sqrtPriceLimitX96: zeroForOne
-                ? BigInt(TickMath.MIN_SQRT_RATIO.toString()) + 1n
-                : BigInt(TickMath.MAX_SQRT_RATIO.toString()) - 1n,
-            },
-            { takeClaims: false, settleUsingBurn: false },
-            '0x',
-          ],
-        }),
+        data: swapCalldata(key, zeroForOne, amount),
       })
     }
     const [a, b] = [instance('instance-a'), instance('instance-b')]

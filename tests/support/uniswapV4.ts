@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { type Abi, type Address, createWalletClient, getAddress, type Hex, http, parseAbi } from 'viem'
+import { TickMath } from '@uniswap/v3-sdk'
+import { type Abi, type Address, createWalletClient, encodeFunctionData, getAddress, type Hex, http, parseAbi } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import type { AnvilChain } from './anvil.js'
 
@@ -91,6 +92,30 @@ export const poolSwapTestAbi = parseAbi([
   'struct TestSettings { bool takeClaims; bool settleUsingBurn; }',
   'function swap(PoolKey key, SwapParams params, TestSettings testSettings, bytes hookData) payable returns (int256 delta)',
 ])
+
+/** A pool's key as PoolSwapTest takes it. */
+export type SwapPoolKey = { currency0: Address; currency1: Address; fee: number; tickSpacing: number; hooks: Address }
+
+/**
+ * PoolSwapTest's calldata for an exact-input swap on `key` with no price limit: ETH in for the token (`zeroForOne`,
+ * sent as the call's value) or the token in for ETH (approved to the router first).
+ */
+export function swapCalldata(key: SwapPoolKey, zeroForOne: boolean, amountIn: bigint): Hex {
+  return encodeFunctionData({
+    abi: poolSwapTestAbi,
+    functionName: 'swap',
+    args: [
+      key,
+      {
+        zeroForOne,
+        amountSpecified: -amountIn,
+        sqrtPriceLimitX96: zeroForOne ? BigInt(TickMath.MIN_SQRT_RATIO.toString()) + 1n : BigInt(TickMath.MAX_SQRT_RATIO.toString()) - 1n,
+      },
+      { takeClaims: false, settleUsingBurn: false },
+      '0x',
+    ],
+  })
+}
 
 /** The PoolManager's `initialize`: what someone initialising a launch's pool first calls. */
 export const poolManagerAbi = parseAbi([
