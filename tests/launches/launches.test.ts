@@ -368,6 +368,9 @@ describe('the launches feed and the stream’s launch event, across instances', 
     await expect.poll(() => stream.events().length).toBeGreaterThanOrEqual(1)
     await expect.poll(() => signalReads()).toBe(reads + 1)
     const token = await deployToken('TICKED')
+    // Mined (anvil mines just after it takes a transaction, and a follow-up at that instant saw it still pending): the
+    // chain says so, and nothing of the service has seen it yet.
+    await deploy.chain.publicClient.waitForTransactionReceipt({ hash: token.txHash as `0x${string}`, pollingInterval: 20 })
     // The follow-up confirms every deploy still unmined (this one, and any an earlier case left without a receipt).
     expect((await followDeploys(deploy.newInstance().services)).confirmed).toBeGreaterThanOrEqual(1)
     expect((await deploy.post({ action: 'receipt', tx_hash: token.txHash })).body).toMatchObject({ status: 'confirmed' })
