@@ -59,16 +59,7 @@ export async function followDeploys(services: DeployServices): Promise<FollowDep
     open: openPools,
     signer,
     getSigner: services.getSigner,
-    acquireLock: () =>
-      nonceLocks.acquire(
-        signerLock({
-          storePrefix: config.storePrefix,
-          chainId: config.chainId,
-          signer,
-          leaseMs: services.lockLeaseMs,
-          waitMs: FOLLOW_LOCK_WAIT_MS,
-        }),
-      ),
+    acquireLock: () => followLock(services, nonceLocks, signer),
   })
   return { ...followed, pools }
 }
@@ -127,15 +118,7 @@ async function followUnmined(
   if (!stuck) return result
 
   // Under the nonce lock, as before a new deploy: nothing else signs meanwhile.
-  const lock = await nonceLocks.acquire(
-    signerLock({
-      storePrefix: config.storePrefix,
-      chainId: config.chainId,
-      signer,
-      leaseMs: services.lockLeaseMs,
-      waitMs: FOLLOW_LOCK_WAIT_MS,
-    }),
-  )
+  const lock = await followLock(services, nonceLocks, signer)
   if (!lock) return { ...result, replacement: 'a deploy holds the nonce lock; it replaces stuck transactions itself' }
   try {
     const replaced = await replaceStuckDeploys({
@@ -158,6 +141,12 @@ async function followUnmined(
 }
 
 /** Walks a copy's `replaces` links to the copy that was mined, if one was. */
+/** The signer's nonce lock as the follow-up takes it: a wait of at most {@link FOLLOW_LOCK_WAIT_MS}. */
+function followLock(services: DeployServices, nonceLocks: NonceLocks, signer: Address) {
+  const { storePrefix, chainId } = services.config
+  return nonceLocks.acquire(signerLock({ storePrefix, chainId, signer, leaseMs: services.lockLeaseMs, waitMs: FOLLOW_LOCK_WAIT_MS }))
+}
+
 async function findMinedCopy(
   store: Store,
   keys: DeployHistoryKeys,

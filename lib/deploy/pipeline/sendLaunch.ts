@@ -4,7 +4,7 @@ import type { DeployBroadcast } from '../answerSchemas.js'
 import type { DeployFailure } from '../outcome.js'
 import { updateDeployRecord } from '../records/history.js'
 import { receiptAnswerOf } from '../records/readReceipt.js'
-import { notifyAgent } from '../webhooks/outbox.js'
+import { announceBroadcast } from './announceBroadcast.js'
 import { keysOf } from './beforeLock.js'
 import type { Holdings } from './holdings.js'
 import type { SignedSeed } from './launchSeed.js'
@@ -29,7 +29,7 @@ export async function sendLaunch(
   signed: SignedDeploy & { seeds: SignedSeed[] },
   renumbered: boolean,
 ): Promise<DeployBroadcast | DeployFailure> {
-  const { services, signer, plan, intent } = deploy
+  const { services, plan, intent } = deploy
   const { config, publicClient } = services
   const how = renumbered ? 'renumbered' : 'sent'
   const explorerUrlOf = (hash: Hex) => `${config.explorerUrl}/tx/${hash}`
@@ -70,25 +70,8 @@ export async function sendLaunch(
   }
   if (created.kind === 'uncertain') return created.failure
   const explorerUrl = explorerUrlOf(signed.txHash)
-  if (holdings.record) {
-    const details = { explorerUrl, signer: signer.address, chainId: config.chainId, poolId: plan.pool!.view.poolId }
-    notifyAgent({
-      webhooks: services.webhooks,
-      background: services.background,
-      type: 'deploy.broadcast',
-      record: holdings.record,
-      details,
-    })
-  }
   const broadcast: DeployBroadcast = {
-    ok: true,
-    status: 'broadcast',
-    txHash: signed.txHash,
-    predictedAddress: plan.predictedAddress,
-    explorerUrl,
-    token: plan.token,
-    signer: signer.address,
-    chainId: config.chainId,
+    ...announceBroadcast({ deploy, record: holdings.record, txHash: signed.txHash, explorerUrl, poolId: plan.pool!.view.poolId }),
     pool: {
       ...plan.pool!.view,
       seedTxHashes: signed.seeds.map((seed) => seed.txHash),

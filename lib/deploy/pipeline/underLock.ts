@@ -3,7 +3,8 @@ import type { DeployFailure } from '../outcome.js'
 import { failure } from '../outcome.js'
 import { type DeployRecord, recordDeploy } from '../records/history.js'
 import { receiptAnswerOf } from '../records/readReceipt.js'
-import { notifyAgent, notifyReplaced } from '../webhooks/outbox.js'
+import { notifyReplaced } from '../webhooks/outbox.js'
+import { announceBroadcast } from './announceBroadcast.js'
 import { type DeployContext, keysOf, type ReservedDeploy } from './beforeLock.js'
 import { chainFailure } from './chainErrors.js'
 import { BLOCK_MS } from './feeCache.js'
@@ -75,7 +76,7 @@ async function sendSigned(
   signed: SignedDeploy,
   renumbered: boolean,
 ): Promise<DeployBroadcast | DeployFailure> {
-  const { services, signer, plan, intent } = deploy
+  const { services, plan, intent } = deploy
   const { config } = services
   const explorerUrl = `${config.explorerUrl}/tx/${signed.txHash}`
   const how = renumbered ? 'renumbered' : 'sent'
@@ -91,27 +92,7 @@ async function sendSigned(
   if (sent.kind === 'refused') return sent.failure
   holdings.wentOut(how)
   if (sent.kind === 'uncertain') return sent.failure
-  // Told once, by the deploy that sent it (a replayed answer sends nothing again).
-  if (holdings.record) {
-    const details = { explorerUrl, signer: signer.address, chainId: config.chainId }
-    notifyAgent({
-      webhooks: services.webhooks,
-      background: services.background,
-      type: 'deploy.broadcast',
-      record: holdings.record,
-      details,
-    })
-  }
-  const broadcast: DeployBroadcast = {
-    ok: true,
-    status: 'broadcast',
-    txHash: signed.txHash,
-    predictedAddress: plan.predictedAddress,
-    explorerUrl,
-    token: plan.token,
-    signer: signer.address,
-    chainId: config.chainId,
-  }
+  const broadcast = announceBroadcast({ deploy, record: holdings.record, txHash: signed.txHash, explorerUrl })
   if (sent.kind !== 'mined') return broadcast
   // Mined in time: the answer carries what action "receipt" would say now, from the receipt in hand.
   const keys = keysOf(deploy).history
