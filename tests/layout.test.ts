@@ -45,6 +45,29 @@ function folderEdges(): { file: string; from: string; to: string }[] {
   })
 }
 
+/** The import circles of a file graph: each group of two or more files that reach each other (Tarjan's components). */
+function importCircles(graph: Map<string, string[]>): string[][] {
+  const index = new Map<string, number>()
+  const low = new Map<string, number>()
+  const stack: string[] = []
+  const circles: string[][] = []
+  const visit = (file: string) => {
+    index.set(file, index.size)
+    low.set(file, index.get(file)!)
+    stack.push(file)
+    for (const next of graph.get(file) ?? []) {
+      if (!graph.has(next)) continue
+      if (!index.has(next)) visit(next)
+      if (stack.includes(next)) low.set(file, Math.min(low.get(file)!, low.get(next)!))
+    }
+    if (low.get(file) !== index.get(file)) return
+    const group = stack.splice(stack.indexOf(file))
+    if (group.length > 1) circles.push(group.sort())
+  }
+  for (const file of graph.keys()) if (!index.has(file)) visit(file)
+  return circles
+}
+
 describe('lib/ layout', () => {
   it('has every folder in a layer and no file at its root', () => {
     const entries = readdirSync(join(ROOT, 'lib'), { withFileTypes: true })
@@ -77,6 +100,19 @@ describe('lib/ layout', () => {
     const backward = inside.filter((e) => ORDER.indexOf(e.to) < ORDER.indexOf(e.from)).map((e) => `${e.file} -> ${e.to}/`)
     expect(backward).toEqual([])
     expect(edges.filter((e) => e.from === 'keys.ts').map((e) => e.file)).toEqual([])
+  })
+
+  it('has no import circle between files, type-only imports included (a circle hides which module is the lower one)', () => {
+    const graph = new Map(
+      [...sourceFiles(join(ROOT, 'lib')), ...sourceFiles(join(ROOT, 'api'))].map((file) => [
+        file,
+        [...readFileSync(file, 'utf8').matchAll(/(?:from|import)\s*\(?\s*'(\.\.?\/[^']+)\.js'/g)].map((m) =>
+          join(file, '..', `${m[1]}.ts`),
+        ),
+      ]),
+    )
+    expect([...graph.values()].flat().length).toBeGreaterThan(500) // the scanner sees the imports
+    expect(importCircles(graph).map((circle) => circle.map((file) => relative(ROOT, file)).join(' -> '))).toEqual([])
   })
 
   it('keeps lib/market pure: no store, no log, no network, no clock of its own', () => {

@@ -56,6 +56,9 @@ export type DeployServices = Readonly<{
   background: (work: Promise<unknown>) => void
 }>
 
+/** What the chain reads before the lock use: the node, the log, and the chain id the service is configured for. */
+export type ChainReads = Pick<DeployServices, 'publicClient' | 'fees' | 'logger' | 'config'>
+
 /** Parameters of {@link createDeployServices}; anything given replaces what the environment would build. */
 export type CreateDeployServicesParameters = {
   env?: Environment

@@ -5,6 +5,8 @@ import type { Store } from '../../store/types.js'
 import { deployCapKeys, deployHistoryKeys, deployStoreKeys } from '../keys.js'
 import { type DeployFailure, storeFailureOf } from '../outcome.js'
 import type { DeployServices } from '../services.js'
+import type { DeployIntent } from './intent.js'
+import type { NonceLocks } from './nonceLock.js'
 import type { DeployPlan } from './plan.js'
 import { type PreparedDeploy, prepareDeploy } from './prepare.js'
 import { type CapReservation, createCapReservation, type DeployCap } from './reserve.js'
@@ -25,6 +27,9 @@ export type DeployContext = {
 
 /** A deploy that holds its cap slots and knows the chain's state: ready for the nonce lock. */
 export type ReservedDeploy = { ok: true; reservation: CapReservation; prepared: PreparedDeploy; stuckSeen: boolean }
+
+/** A deploy ready for the nonce lock: reserved, prepared, with its intent and the instance's locks. */
+export type LockedDeploy = DeployContext & Omit<ReservedDeploy, 'ok'> & { intent: DeployIntent; nonceLocks: NonceLocks }
 
 /**
  * The store's failure before anything was signed: deploys fail closed. Any other error is thrown on (see

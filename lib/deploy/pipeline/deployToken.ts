@@ -1,14 +1,14 @@
 import type { DeployBroadcast, DeployedToken, DeploySimulated } from '../answerSchemas.js'
 import { type DeployFailure, failure, storeFailureOf } from '../outcome.js'
 import type { DeployServices } from '../services.js'
-import { agentKeyCaps, keysOf, reserveAndPrepare, storeFailure } from './beforeLock.js'
+import { agentKeyCaps, keysOf, type LockedDeploy, reserveAndPrepare, storeFailure } from './beforeLock.js'
 import { createHoldings } from './holdings.js'
 import type { DeployIntent } from './intent.js'
 import { type NonceLock, signerLock } from './nonceLock.js'
 import { planLaunch } from './plan.js'
 import { dryRunDeploy, readySigner } from './prepare.js'
 import type { DeployCap } from './reserve.js'
-import { type LockedDeploy, runUnderLock } from './underLock.js'
+import { runUnderLock } from './underLock.js'
 import { variantNotActive } from './variantActive.js'
 
 export type { DeployBroadcast, DeployedToken, DeploySimulated }

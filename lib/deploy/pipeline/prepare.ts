@@ -5,13 +5,10 @@ import { type KmsAccount, KmsSignerError } from '../../chain/kmsAccount.js'
 import { errorName } from '../../platform/log.js'
 import type { DeploySimulated } from '../answerSchemas.js'
 import { type DeployFailure, failure } from '../outcome.js'
-import type { DeployServices } from '../services.js'
+import type { ChainReads, DeployServices } from '../services.js'
 import { chainFailure } from './chainErrors.js'
 import { type DeployPlan, feesFrom, gasWithHeadroom } from './plan.js'
 import { simulatePooledLaunch } from './simulateLaunch.js'
-
-/** What the chain reads before the lock use: the node, the log, and the chain id the service is configured for. */
-export type ChainReads = Pick<DeployServices, 'publicClient' | 'fees' | 'logger' | 'config'>
 
 /** The signer, once KMS has given its public key and the RPC serves the configured chain; else why not. */
 export async function readySigner(

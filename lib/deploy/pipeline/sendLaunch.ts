@@ -5,13 +5,12 @@ import type { DeployFailure } from '../outcome.js'
 import { updateDeployRecord } from '../records/history.js'
 import { receiptAnswerOf } from '../records/readReceipt.js'
 import { announceBroadcast } from './announceBroadcast.js'
-import { keysOf } from './beforeLock.js'
+import { keysOf, type LockedDeploy } from './beforeLock.js'
 import type { Holdings } from './holdings.js'
 import type { SignedSeed } from './launchSeed.js'
 import { sendDeploy } from './send.js'
 import type { SendDeploySyncReturnType } from './sendSync.js'
 import type { SignedDeploy } from './sign.js'
-import type { LockedDeploy } from './underLock.js'
 
 // Step 7 of a pooled launch: the creation, then its seed transactions in nonce order, all in this hold of the lock
 // (no hand-off before the send: the next deploy's nonce comes after the seed's). With `waitSeconds`, the last seed

@@ -5,13 +5,12 @@ import { type DeployRecord, recordDeploy } from '../records/history.js'
 import { receiptAnswerOf } from '../records/readReceipt.js'
 import { notifyReplaced } from '../webhooks/outbox.js'
 import { announceBroadcast } from './announceBroadcast.js'
-import { type DeployContext, keysOf, type ReservedDeploy } from './beforeLock.js'
+import { keysOf, type LockedDeploy } from './beforeLock.js'
 import { chainFailure } from './chainErrors.js'
 import { BLOCK_MS } from './feeCache.js'
 import type { Holdings } from './holdings.js'
-import type { DeployIntent } from './intent.js'
 import { claimAndSignSeeds, type SignedSeed, seedRecordsOf } from './launchSeed.js'
-import type { NonceLock, NonceLocks } from './nonceLock.js'
+import type { NonceLock } from './nonceLock.js'
 import { type DeployPrice, feesFrom } from './plan.js'
 import { deploysOnly, replaceStuckDeploys } from './replaceStuck.js'
 import { sendDeploy } from './send.js'
@@ -20,9 +19,6 @@ import type { SendDeploySyncReturnType } from './sendSync.js'
 import { type SignedDeploy, serialiseDeploy, signDeploy } from './sign.js'
 
 // Steps 3 to 7 of a deploy, under the signer's nonce lock: what must go one after another.
-
-/** A deploy ready for the nonce lock: reserved, prepared, with its intent and the instance's locks. */
-export type LockedDeploy = DeployContext & Omit<ReservedDeploy, 'ok'> & { intent: DeployIntent; nonceLocks: NonceLocks }
 
 /**
  * Under the lock: 3. replace a stuck earlier deploy (it would hold this one behind it), 4. claim the nonce, 5. serialise
