@@ -1,7 +1,10 @@
-// Writes lib/docs/skillDocument.ts from SKILL.md: `npm run build:skill`. The skill document ships as code, so every bundler
-// (Vercel's file tracing included) carries it with the function that serves it; a test checks the module is current.
+// Writes SKILL.md's list of actions from the registry, then lib/docs/skillDocument.ts from SKILL.md: `npm run
+// build:skill`. The skill document ships as code, so every bundler (Vercel's file tracing included) carries it with
+// the function that serves it; a test checks both are current.
 import { readFileSync, writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
+import { AGENT_ACTIONS } from '../lib/deploy/actions/registry.js'
+import { skillWithActions } from '../lib/docs/actionList.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 
@@ -20,6 +23,8 @@ export function renderSkillModule(markdown: string): string {
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  writeFileSync(SKILL_MODULE_PATH, renderSkillModule(readFileSync(`${ROOT}SKILL.md`, 'utf8')))
-  console.log('wrote lib/docs/skillDocument.ts from SKILL.md')
+  const skill = skillWithActions(readFileSync(`${ROOT}SKILL.md`, 'utf8'), AGENT_ACTIONS)
+  writeFileSync(`${ROOT}SKILL.md`, skill)
+  writeFileSync(SKILL_MODULE_PATH, renderSkillModule(skill))
+  console.log('wrote the actions of SKILL.md from the registry, and lib/docs/skillDocument.ts from SKILL.md')
 }

@@ -1,24 +1,27 @@
 import type { z } from 'zod'
 import type { ZodOpenApiPathItemObject } from 'zod-openapi'
 import { corsHeaders, jsonAnswer, notAllowedAnswer, oneOf, preflightOperation, redirectAnswer } from '../platform/routeDocs.js'
+import type { AgentAction } from './actions/action.js'
 import { AGENT_ACTIONS } from './actions/registry.js'
 import { deployFailureSchema, skillHttpErrorSchema } from './answerSchemas.js'
 import { SKILL_BODY_LIMIT_BYTES } from './endpoint.js'
 
 // `POST /api/b20-skill` as the OpenAPI document declares it.
 
-const actionNames = AGENT_ACTIONS.map((action) => action.name)
 /** The registry's schemas of one kind, as the non-empty list `oneOf` takes. */
 const each = (schemas: z.ZodType[]) => schemas as [z.ZodType, ...z.ZodType[]]
 
-/** `POST /api/b20-skill`, as the OpenAPI document declares it: one operation, the registry's actions told apart by `action`. */
-export const b20SkillOpenApi: ZodOpenApiPathItemObject = {
+/**
+ * `POST /api/b20-skill`, as the OpenAPI document declares it: one operation, the actions told apart by `action`
+ * (default: the registry's, {@link AGENT_ACTIONS}).
+ */
+export const b20SkillOpenApiOf = (actions: readonly AgentAction[] = AGENT_ACTIONS): ZodOpenApiPathItemObject => ({
   post: {
     operationId: 'b20Skill',
-    summary: `Agent actions, told apart by action in the body: ${actionNames.join(', ')}`,
+    summary: `Agent actions, told apart by action in the body: ${actions.map((action) => action.name).join(', ')}`,
     description: [
-      `One endpoint, ${AGENT_ACTIONS.length} actions, told apart by action in the body. The agent key (X-Service-Key) is checked before anything else.`,
-      ...AGENT_ACTIONS.map((action) => `${action.name}: ${action.summary}`),
+      `One endpoint, ${actions.length} actions, told apart by action in the body. The agent key (X-Service-Key) is checked before anything else.`,
+      ...actions.map((action) => `${action.name}: ${action.summary}`),
       'Domain outcomes are 200 with ok true or false and a code.',
     ].join('\n\n'),
     security: [{ serviceKey: [] }],
@@ -35,8 +38,8 @@ export const b20SkillOpenApi: ZodOpenApiPathItemObject = {
       required: true,
       content: {
         'application/json': {
-          schema: oneOf(each(AGENT_ACTIONS.map((action) => action.schema))),
-          examples: Object.assign({}, ...AGENT_ACTIONS.map((action) => action.examples ?? {})),
+          schema: oneOf(each(actions.map((action) => action.schema))),
+          examples: Object.assign({}, ...actions.map((action) => action.examples ?? {})),
         },
       },
     },
@@ -44,7 +47,7 @@ export const b20SkillOpenApi: ZodOpenApiPathItemObject = {
       '308': redirectAnswer,
       '200': {
         ...jsonAnswer(
-          oneOf(each([...AGENT_ACTIONS.flatMap((action) => action.answers), deployFailureSchema])),
+          oneOf(each([...actions.flatMap((action) => action.answers), deployFailureSchema])),
           'The outcome: ok true (broadcast, simulated, pending, confirmed, replaced, a list, a redelivery) or ok false with error and code',
         ),
         headers: {
@@ -67,4 +70,4 @@ export const b20SkillOpenApi: ZodOpenApiPathItemObject = {
     },
   },
   options: preflightOperation,
-}
+})

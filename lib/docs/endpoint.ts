@@ -1,3 +1,4 @@
+import type { AgentAction } from '../deploy/actions/action.js'
 import { createEndpoint, type Endpoint } from '../platform/edge.js'
 import { errorResponse, jsonResponse, type Method } from '../platform/http.js'
 import { perInstanceAsync } from '../platform/perInstance.js'
@@ -29,19 +30,39 @@ function createTextEndpoint(contentType: string, produce: () => Promise<string> 
   })
 }
 
-/** `GET /api/llms` (and `/llms.txt`): the llms.txt index. */
-export function createLlmsTxtEndpoint(): Endpoint {
-  return createTextEndpoint('text/plain; charset=utf-8', async () => (await import('./llmsTxt.js')).buildLlmsTxt())
+/** Options of the documents' endpoints. */
+export type DocumentEndpointOptions = {
+  /** The agent actions the document lists (default: the registry's). */
+  actions?: readonly AgentAction[]
 }
 
-/** `GET /api/skill` (and `/skill.md`): the agent skill file, shipped as code (`skillDocument.ts`) so every build carries it. */
-export function createSkillEndpoint(): Endpoint {
-  return createTextEndpoint('text/markdown; charset=utf-8', async () => (await import('./skillDocument.js')).SKILL_DOCUMENT)
+/** `GET /api/llms` (and `/llms.txt`): the llms.txt index. */
+export function createLlmsTxtEndpoint({ actions }: DocumentEndpointOptions = {}): Endpoint {
+  const text = perInstanceAsync(async () => (await import('./llmsTxt.js')).buildLlmsTxt({ actions }))
+  return createTextEndpoint('text/plain; charset=utf-8', text)
+}
+
+/**
+ * `GET /api/skill` (and `/skill.md`): the agent skill file, shipped as code (`skillDocument.ts`) so every build carries
+ * it, with its list of actions written from the registry (for the registry's own, byte for byte SKILL.md).
+ */
+export function createSkillEndpoint({ actions }: DocumentEndpointOptions = {}): Endpoint {
+  const text = perInstanceAsync(async () => {
+    const [{ SKILL_DOCUMENT }, { skillWithActions }, { AGENT_ACTIONS }] = await Promise.all([
+      import('./skillDocument.js'),
+      import('./actionList.js'),
+      import('../deploy/actions/registry.js'),
+    ])
+    return skillWithActions(SKILL_DOCUMENT, actions ?? AGENT_ACTIONS)
+  })
+  return createTextEndpoint('text/markdown; charset=utf-8', text)
 }
 
 /** `GET /api/openapi` (and `/openapi.json`): the OpenAPI 3.1 document, written out once per instance. */
-export function createOpenApiEndpoint(): Endpoint {
-  const documentText = perInstanceAsync(async () => JSON.stringify((await import('./openapiDocument.js')).buildOpenApiDocument(), null, 2))
+export function createOpenApiEndpoint({ actions }: DocumentEndpointOptions = {}): Endpoint {
+  const documentText = perInstanceAsync(async () =>
+    JSON.stringify((await import('./openapiDocument.js')).buildOpenApiDocument({ actions }), null, 2),
+  )
   return createEndpoint({
     methods: METHODS,
     handler: async (request) =>

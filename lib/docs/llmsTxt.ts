@@ -1,7 +1,18 @@
+import type { AgentAction } from '../deploy/actions/action.js'
+import { AGENT_ACTIONS } from '../deploy/actions/registry.js'
+import { toolNamesOf, toolsOf } from '../mcp/tools.js'
 import { SERVICE_VERSION } from '../platform/version.js'
+import { llmsActionLines } from './actionList.js'
 
-/** The llms.txt index (llmstxt.org): what the service is and where an agent reads on. */
-export function buildLlmsTxt(): string {
+/** Parameters of {@link buildLlmsTxt}. */
+export type BuildLlmsTxtParameters = {
+  /** The agent actions to list (default: the registry's, {@link AGENT_ACTIONS}). */
+  actions?: readonly AgentAction[]
+}
+
+/** The llms.txt index (llmstxt.org): what the service is and where an agent reads on; the actions and tools from the registry. */
+export function buildLlmsTxt({ actions = AGENT_ACTIONS }: BuildLlmsTxtParameters = {}): string {
+  const tools = toolNamesOf(toolsOf(actions))
   return [
     '# Base control room',
     '',
@@ -25,9 +36,9 @@ export function buildLlmsTxt(): string {
     '- GET /api/stream: the control room as Server-Sent Events (text/event-stream, keyless): a control-room event with the same body as GET /api/control-room at once, then one per change, and a launch event per deploy confirmed; Last-Event-ID resumes without a repeat',
     '- [GET /api/market-history](/api/market-history): the top 100’s total 24h volume every 5 minutes and a 24 h price line (48 half-hour slots) per current top-100 token, in one answer',
     '- [GET /api/health](/api/health): { ok, version, dataAgeSeconds }',
-    '- POST /api/b20-skill: action agent_deploy (deploy a B20 token, born ready: initialSupply to a recipient, supplyCap or fixedSupply, and ERC-7572 metadata description/image/website on chain, all in the creation transaction; pool: a Uniswap v4 pool seeded at launch, its position and fees the owner’s), receipt (where the token landed; waitSeconds waits for mining), list_deploys (your deploys), list_events (your webhook events and their delivery) or redeliver (send one again, same webhook-id)',
+    ...llmsActionLines(actions),
     '- POST /api/x402/deploy: the agent_deploy body, paid per deploy with x402 v2 (USDC on Base, no key): 402 with PAYMENT-REQUIRED (never for a B20 variant Base has not activated: VARIANT_NOT_ACTIVE), then settled only once the deploy is known to be good; the same payment or Idempotency-Key never pays twice; the answer carries x402’s offer-receipt (EIP-712, signed by the key that sent the deploy); {"action":"receipt","tx_hash"} is free there',
-    '- POST /api/mcp: the same as MCP tools (Streamable HTTP, stateless): get_control_room, search_tokens, get_token_ohlcv, list_launches, deploy_token, get_deploy_receipt, list_deploys, list_events, redeliver_event; agent key as Authorization: Bearer',
+    `- POST /api/mcp: the same as MCP tools (Streamable HTTP, stateless): ${tools.keyless.join(', ')}, keyless; ${tools.needsAgentKey.join(', ')}, with the agent key as Authorization: Bearer`,
     '',
     '## Example: pay per deploy with x402, and get the address in the same call',
     '',

@@ -1,7 +1,8 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
-import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
+import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js'
 import type { z } from 'zod'
+import type { AgentAction } from '../deploy/actions/action.js'
 import { type AgentKeyVariables, type AgentVerdict, agentKeyMiddleware } from '../deploy/actions/agentKey.js'
 import { runAgentAction } from '../deploy/actions/registry.js'
 import type { DeployServicesSource } from '../deploy/instance.js'
@@ -14,13 +15,23 @@ import { perInstance } from '../platform/perInstance.js'
 import { problemsOf } from '../platform/problems.js'
 import { refused } from '../platform/result.js'
 import { SERVICE_VERSION } from '../platform/version.js'
-import { type JsonObject, type ReadEndpointName, summarize, TOOL_NAMES, TOOLS, type ToolDefinition, toolInputJsonSchema } from './tools.js'
+import {
+  type JsonObject,
+  type ReadEndpointName,
+  summarize,
+  type ToolDefinition,
+  toolInputJsonSchema,
+  toolNamesOf,
+  toolsOf,
+} from './tools.js'
 
 /** What the MCP server calls: the read endpoints' handlers (cache, throttling and all) and the deploy actions. */
 export type McpSource = Record<ReadEndpointName, (request: Request) => Response | Promise<Response>> & {
   deploy: DeployServicesSource
   /** Which browser origins may call (default: from the environment once, {@link loadMcpOriginPolicy}). */
   origins?: () => OriginPolicy
+  /** The agent actions offered as tools (default: the registry's). */
+  actions?: readonly AgentAction[]
 }
 
 /** Largest JSON-RPC body accepted. */
@@ -29,10 +40,36 @@ export const MCP_BODY_LIMIT_BYTES = 64 * 1024
 /** `a, b and c`. */
 const listed = (names: readonly string[]) => (names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names.at(-1)}` : names.join(''))
 
-const INSTRUCTIONS =
-  `Live market data for Base (chain 8453) and B20 token deploys signed by the service. ${listed(TOOL_NAMES.keyless)} need no key. ` +
-  `${listed(TOOL_NAMES.needsAgentKey)} need the agent key on the HTTP request (X-Service-Key, or Authorization: Bearer <key>). ` +
-  'Deploy with dryRun: true first; after a deploy, call get_deploy_receipt with waitSeconds to learn the token address. Failures are tool results with isError and a code.'
+/** The server's instructions, naming the tools from their list, so a new action's tool is named too. */
+function instructionsOf(tools: readonly ToolDefinition[]): string {
+  const names = toolNamesOf(tools)
+  return (
+    `Live market data for Base (chain 8453) and B20 token deploys signed by the service. ${listed(names.keyless)} need no key. ` +
+    `${listed(names.needsAgentKey)} need the agent key on the HTTP request (X-Service-Key, or Authorization: Bearer <key>). ` +
+    'Deploy with dryRun: true first; after a deploy, call get_deploy_receipt with waitSeconds to learn the token address. Failures are tool results with isError and a code.'
+  )
+}
+
+/** The tools an endpoint offers, as `tools/list` answers them and as calls find them, with the server's instructions. */
+type ToolSet = { tools: readonly ToolDefinition[]; listed: () => Tool[]; instructions: string }
+
+/** The endpoint's tools for its actions; their JSON Schemas are generated on the first `tools/list`, then kept. */
+function toolSetOf(actions: readonly AgentAction[] | undefined): ToolSet {
+  const tools = toolsOf(actions)
+  return {
+    tools,
+    instructions: instructionsOf(tools),
+    listed: perInstance(() =>
+      tools.map((tool) => ({
+        name: tool.name,
+        title: tool.title,
+        description: tool.description,
+        inputSchema: toolInputJsonSchema(tool),
+        annotations: { title: tool.title, ...tool.annotations },
+      })),
+    ),
+  }
+}
 
 const MCP_ALLOWED_HEADERS = [
   'Content-Type',
@@ -69,12 +106,14 @@ type CallParameters = {
   args: Record<string, unknown>
   request: Request
   dependencies: McpSource
+  /** The tools the endpoint offers. */
+  tools: readonly ToolDefinition[]
   /** The verdict on the request's agent key, asked only by a tool that needs it (the agent-key middleware). */
   agentKey: () => Promise<AgentVerdict>
 }
 
-async function callTool({ name, args, request, dependencies, agentKey }: CallParameters): Promise<CallToolResult> {
-  const tool = TOOLS.find((t) => t.name === name)
+async function callTool({ name, args, request, dependencies, tools, agentKey }: CallParameters): Promise<CallToolResult> {
+  const tool = tools.find((t) => t.name === name)
   if (!tool) return failed('UNKNOWN_TOOL', `There is no tool named ${JSON.stringify(name.slice(0, 64))}.`)
   if (tool.read) return callReadTool(tool, tool.read, args, request, dependencies)
   if (!tool.action) return failed('UNKNOWN_TOOL', 'This tool has nothing to run.')
@@ -84,7 +123,13 @@ async function callTool({ name, args, request, dependencies, agentKey }: CallPar
   const asked = tool.action.tool.toRequest(args)
   if (!asked.ok) return toolResult(asked, summarize(tool, asked))
   const { body, idempotencyKey } = asked
-  const answer = await runAgentAction({ source: dependencies.deploy, agent: verdict.agent, body, idempotencyKey })
+  const answer = await runAgentAction({
+    source: dependencies.deploy,
+    agent: verdict.agent,
+    body,
+    idempotencyKey,
+    actions: dependencies.actions,
+  })
   const result = renameBodyFields(answer.body, tool.action.tool.renamed)
   return toolResult(result, summarize(tool, result))
 }
@@ -115,27 +160,17 @@ async function callReadTool(
   return toolResult(result, summarize(tool, result))
 }
 
-/** The tools as `tools/list` answers them: their JSON Schemas are generated once per instance, not per request. */
-const listedTools = perInstance(() =>
-  TOOLS.map((tool) => ({
-    name: tool.name,
-    title: tool.title,
-    description: tool.description,
-    inputSchema: toolInputJsonSchema(tool),
-    annotations: { title: tool.title, ...tool.annotations },
-  })),
-)
-
 /** One stateless MCP server for one HTTP request: the tools, answering through `dependencies`. */
-function createServer(request: Request, dependencies: McpSource, agentKey: () => Promise<AgentVerdict>): Server {
+function createServer(request: Request, dependencies: McpSource, toolSet: ToolSet, agentKey: () => Promise<AgentVerdict>): Server {
   const server = new Server(
     { name: 'base-control-room', version: SERVICE_VERSION },
-    { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
+    { capabilities: { tools: {} }, instructions: toolSet.instructions },
   )
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listedTools() }))
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: toolSet.listed() }))
   server.setRequestHandler(CallToolRequestSchema, async ({ params }) => {
     try {
-      return await callTool({ name: params.name, args: params.arguments ?? {}, request, dependencies, agentKey })
+      const call = { name: params.name, args: params.arguments ?? {}, request, dependencies, tools: toolSet.tools, agentKey }
+      return await callTool(call)
     } catch (error) {
       processLogger().error('mcp_tool_failed', { tool: params.name.slice(0, 64), error: errorName(error) })
       return failed('INTERNAL', 'The tool failed unexpectedly; nothing further was done.')
@@ -151,6 +186,7 @@ function createServer(request: Request, dependencies: McpSource, agentKey: () =>
  * server-to-client stream (GET), no session to end (DELETE); POST alone is served.
  */
 export function createMcpEndpoint(dependencies: McpSource): Endpoint {
+  const toolSet = toolSetOf(dependencies.actions)
   const gate = originGate({
     policy: dependencies.origins ?? (() => loadMcpOriginPolicy(process.env)),
     allowMethods: ['POST', 'OPTIONS'],
@@ -178,7 +214,7 @@ export function createMcpEndpoint(dependencies: McpSource): Endpoint {
       return mcpAnswer(413, jsonRpcError(-32600, `The request body is larger than ${MCP_BODY_LIMIT_BYTES} bytes.`))
     if (peeked.kind === 'batch')
       return mcpAnswer(400, jsonRpcError(-32600, 'Batches are not accepted: send one JSON-RPC message per request (MCP 2025-06-18).'))
-    const server = createServer(peeked.request, dependencies, agentKey)
+    const server = createServer(peeked.request, dependencies, toolSet, agentKey)
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,

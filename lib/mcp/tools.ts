@@ -4,7 +4,7 @@ import { AGENT_ACTIONS } from '../deploy/actions/registry.js'
 import { isWellFormedText, QUERY_MAX_LENGTH } from '../market/search.js'
 import { GECKO_OHLCV_LIMIT_MAX } from '../upstream/geckoOhlcv.js'
 
-// The MCP tools: the two read tools (defined here, over the read endpoints) and one tool per agent action (from the
+// The MCP tools: the read tools (defined here, over the read endpoints) and one tool per agent action (from the
 // actions' registry, each built from the very zod schema the HTTP API validates with), so a client sees the same
 // rules either way.
 
@@ -86,8 +86,8 @@ const queryOf = (args: Record<string, unknown>) =>
 /** How many items a JSON array field holds (0 when it is not an array). */
 const lengthOf = (value: unknown): number => (Array.isArray(value) ? value.length : 0)
 
-/** Every tool, in the order `tools/list` answers them: the read tools, then the agent actions'. */
-export const TOOLS: readonly ToolDefinition[] = [
+/** The keyless tools, each over a read endpoint. */
+export const READ_TOOLS: readonly ToolDefinition[] = [
   {
     name: 'get_control_room',
     title: 'Base control room',
@@ -144,17 +144,25 @@ export const TOOLS: readonly ToolDefinition[] = [
       summarize: (body) => `${lengthOf(body.launches)} launches, newest first${body.nextCursor ? '; more with cursor' : ''}.`,
     },
   },
-  ...AGENT_ACTIONS.map(
-    (action): ToolDefinition => ({
-      name: action.tool.name,
-      title: action.tool.title,
-      description: `${action.summary} ${action.tool.description}`,
-      input: action.tool.input,
-      annotations: action.tool.annotations,
-      action,
-    }),
-  ),
 ]
+
+/** The tool of an agent action: its name, title and arguments from the action, its description from the action's summary. */
+const actionTool = (action: AgentAction): ToolDefinition => ({
+  name: action.tool.name,
+  title: action.tool.title,
+  description: `${action.summary} ${action.tool.description}`,
+  input: action.tool.input,
+  annotations: action.tool.annotations,
+  action,
+})
+
+/**
+ * Every tool, in the order `tools/list` answers them: the read tools, then one per agent action (default: the
+ * registry's, {@link AGENT_ACTIONS}).
+ */
+export function toolsOf(actions: readonly AgentAction[] = AGENT_ACTIONS): readonly ToolDefinition[] {
+  return [...READ_TOOLS, ...actions.map(actionTool)]
+}
 
 /** The JSON Schema of a tool's arguments, as clients read it from `tools/list`. */
 export function toolInputJsonSchema(tool: ToolDefinition): { type: 'object'; [key: string]: unknown } {
@@ -170,7 +178,7 @@ export function summarize(tool: ToolDefinition, body: Record<string, unknown>): 
 }
 
 /** The tools' names, keyless first: the MCP server's instructions name them from here, so a new action is named too. */
-export const TOOL_NAMES = {
-  keyless: TOOLS.filter((tool) => !tool.action).map((tool) => tool.name),
-  needsAgentKey: TOOLS.filter((tool) => tool.action).map((tool) => tool.name),
-}
+export const toolNamesOf = (tools: readonly ToolDefinition[]) => ({
+  keyless: tools.filter((tool) => !tool.action).map((tool) => tool.name),
+  needsAgentKey: tools.filter((tool) => tool.action).map((tool) => tool.name),
+})

@@ -11,7 +11,7 @@ import { actionNamed } from '../../lib/deploy/actions/registry.js'
 import { deployFailureCodeSchema, skillHttpErrorSchema } from '../../lib/deploy/answerSchemas.js'
 import { SKILL_BODY_LIMIT_BYTES } from '../../lib/deploy/endpoint.js'
 import { QUERY_MAX_LENGTH } from '../../lib/market/search.js'
-import { TOOLS } from '../../lib/mcp/tools.js'
+import { toolsOf } from '../../lib/mcp/tools.js'
 import { paidDoorErrorCodeSchema, paymentRequiredBodySchema } from '../../lib/payments/answerSchemas.js'
 import { SERVICE_VERSION } from '../../lib/platform/version.js'
 import { TICK_BODY_LIMIT_BYTES } from '../../lib/tick/endpoint.js'
@@ -55,8 +55,16 @@ describe('GET /api/openapi', () => {
     const summary = doc.paths['/api/mcp'].post.summary as string
     const [keyless, keyed] = summary.split(/Tools: |; /).slice(1)
     const names = (part: string | undefined) => (part ?? '').match(/[a-z]+(?:_[a-z]+)+/g) ?? []
-    expect(names(keyless)).toEqual(TOOLS.filter((t) => !t.action).map((t) => t.name))
-    expect(names(keyed)).toEqual(TOOLS.filter((t) => t.action).map((t) => t.name))
+    expect(names(keyless)).toEqual(
+      toolsOf()
+        .filter((t) => !t.action)
+        .map((t) => t.name),
+    )
+    expect(names(keyed)).toEqual(
+      toolsOf()
+        .filter((t) => t.action)
+        .map((t) => t.name),
+    )
     expect(keyed).toContain('agent key')
   })
 

@@ -210,7 +210,7 @@ async function deploy(
 export const agentDeployAction = defineAgentAction({
   name: 'agent_deploy',
   summary:
-    'Deploys a B20 token on Base through the native factory: validated, simulated, signed by the service (KMS) and broadcast; counts against the rolling deploy caps. dryRun: true validates and simulates only, signing nothing.',
+    'Deploys a B20 token on Base through the native factory, born ready (initialSupply to a recipient, supplyCap or fixedSupply, ERC-7572 metadata, and with pool a Uniswap v4 pool seeded at launch, its position the owner’s): validated, simulated, signed by the service (KMS) and broadcast; counts against the rolling deploy caps. dryRun: true validates and simulates only, signing nothing.',
   schema: agentDeploySchema,
   examples: {
     deploy: { summary: 'A plain deploy', value: { action: 'agent_deploy', name: 'Example Token', symbol: 'EXT' } },

@@ -11,7 +11,9 @@ import { receiptAction } from './receipt.js'
 import { redeliverAction } from './redeliver.js'
 
 // Every agent action, in one list: POST /api/b20-skill dispatches on the body's `action`, the MCP server offers each
-// one's tool, and the OpenAPI document declares each one's request and answers. A new action is a module and a line here.
+// one's tool, the OpenAPI document declares each one's request and answers, and llms.txt and the skill file list them.
+// A new action is a module and a line here (tests/deploy/actionRegistry.test.ts serves a fixture action everywhere).
+// Each of those takes the list as a parameter whose default is this one, so a test hands in its own.
 
 /** The agent actions, in the order the documents list them. */
 export const AGENT_ACTIONS: readonly AgentAction[] = [
@@ -36,6 +38,8 @@ export type RunAgentActionParameters = {
   body: unknown
   /** The `Idempotency-Key` presented, if any. */
   idempotencyKey: string | null
+  /** The actions this door offers (default: every one, {@link AGENT_ACTIONS}). */
+  actions?: readonly AgentAction[]
 }
 
 /** Parameters of {@link pickAgentAction}. */
@@ -69,8 +73,9 @@ export function pickAgentAction({ body, offered = AGENT_ACTIONS, whenMissing }: 
  * loaded (a refusal costs no chain, signer or store); only then are the services built, and anything nobody expected
  * is `INTERNAL` with the request id.
  */
-export async function runAgentAction({ source, agent, body, idempotencyKey }: RunAgentActionParameters): Promise<AgentActionAnswer> {
-  const picked = pickAgentAction({ body })
+export async function runAgentAction(parameters: RunAgentActionParameters): Promise<AgentActionAnswer> {
+  const { source, agent, body, idempotencyKey, actions = AGENT_ACTIONS } = parameters
+  const picked = pickAgentAction({ body, offered: actions })
   if (!picked.ok) return answer(picked)
   const checked = picked.action.check({ body, idempotencyKey })
   if (!checked.ok) return answer(checked)
