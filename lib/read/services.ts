@@ -92,8 +92,9 @@ export type CreateReadServicesParameters = {
 
 /** Builds the read services from the environment (or from what a test hands in). */
 export function createReadServices(parameters: CreateReadServicesParameters = {}): ReadServices {
-  const config = parameters.config ?? loadReadConfig(parameters.env ?? process.env)
-  const logger = parameters.logger ?? createLogger()
+  const env = parameters.env ?? process.env
+  const config = parameters.config ?? loadReadConfig(env)
+  const logger = parameters.logger ?? createLogger({ env })
   const now = parameters.now ?? systemClock.now
   const sleep = parameters.sleep ?? systemClock.sleep
   const deadline = parameters.deadline ?? systemClock.deadline
