@@ -22,10 +22,10 @@ import {
   type BuildDeployEventParameters,
   buildDeployEvent,
   type DeployEventSubject,
-  type DeployEventType,
   outcomeOf,
   statusAfter,
 } from './events.js'
+import type { DeployEventType } from './eventTypes.js'
 import {
   type DeliverDueReturnType,
   EVENT_TTL_MS,
