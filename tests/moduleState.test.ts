@@ -35,7 +35,6 @@ const STATELESS_FACTORIES: Record<string, string> = {
 const STATELESS_CLASSES: Record<string, string> = {
   TextEncoder: 'encodes what each call passes it',
   x402ResourceServer: 'built with no facilitator and no scheme, it only shapes a 402 body from what each call passes it',
-  URL: 'a parsed address, read only',
 }
 
 /**
@@ -102,9 +101,9 @@ const calleeName = (expression: ts.Expression, source: ts.SourceFile) =>
       ? expression.name.text
       : expression.getText(source)
 
-/** Every object that loading the modules of lib/ builds and that may keep state, as `file: declaration > call > …`. */
-function stateBuiltAtLoad(): { found: string[]; files: number } {
-  const modules = new Map(sourceFiles(join(ROOT, 'lib')).map((path) => [relative(ROOT, path), readModule(path)]))
+/** Every object that loading the modules of `dir` builds and that may keep state, as `file: declaration > call > …`. */
+function stateBuiltAtLoad(dir: string): { found: string[]; files: number } {
+  const modules = new Map(sourceFiles(dir).map((path) => [relative(ROOT, path), readModule(path)]))
   const found: string[] = []
 
   /** Finds the function `name` as module `file` sees it, through imports and re-exports. */
@@ -199,11 +198,21 @@ function stateBuiltAtLoad(): { found: string[]; files: number } {
 
 describe('module-level state', () => {
   it('lives only in lib/platform/perInstance.ts: nothing else in lib/ builds, when it loads, an object that keeps state', () => {
-    const { found, files } = stateBuiltAtLoad()
+    const { found, files } = stateBuiltAtLoad(join(ROOT, 'lib'))
     expect(files).toBeGreaterThan(50) // the walk sees lib/
     // Every allowed case is still there: an entry whose case went away goes with it.
     for (const allowed of Object.keys(ALLOWED)) expect(found, allowed).toContain(allowed)
     expect(found.filter((line) => !(line in ALLOWED))).toEqual([])
+  })
+
+  it('is named by the walk in each of its shapes, and only then (tests/fixtures/moduleState)', () => {
+    const file = 'tests/fixtures/moduleState/state.ts'
+    expect(stateBuiltAtLoad(join(ROOT, 'tests/fixtures/moduleState')).found).toEqual([
+      `${file}: let hits`,
+      `${file}: seen > new Map`,
+      `${file}: counter > makeCounter() > let count`,
+      `${file}: registry > perInstance(new Set)`,
+    ])
   })
 
   it('is built afresh in each test file, though files share a worker', () => {
