@@ -13,6 +13,7 @@ import { loadDeployConfig } from '../lib/deploy/config.js'
 import { paymentKeys } from '../lib/payments/keys.js'
 import { listOpenPayments, type PaymentRecord, paymentIdOf } from '../lib/payments/paymentRecord.js'
 import { ConfigError } from '../lib/platform/config.js'
+import { BaseError } from '../lib/platform/errors.js'
 import { createUpstashStore } from '../lib/store/upstash.js'
 
 const USAGE = `usage:
@@ -24,8 +25,11 @@ const USAGE = `usage:
   npm run agents -- payments [--json]`
 
 /** Why the command stopped before doing anything: its message goes to stderr with exit code 1. */
-class CommandRefused extends Error {
+class CommandRefused extends BaseError<'COMMAND_REFUSED'> {
   override name = 'CommandRefused'
+  constructor(message: string) {
+    super(message, { code: 'COMMAND_REFUSED' })
+  }
 }
 
 /** Ends the command with a message on stderr and exit code 1 (nothing was written). */
@@ -111,25 +115,28 @@ export async function runAgentsCommand(parameters: AgentsCommandParameters): Pro
   }
 }
 
+/** The command line's options and positionals; a clear failure, with the usage, for anything it cannot read. */
+function parseCommandArgs(args: string[]) {
+  try {
+    return parseArgs({
+      args,
+      allowPositionals: true,
+      options: {
+        label: { type: 'string' },
+        'daily-cap': { type: 'string' },
+        'expires-days': { type: 'string' },
+        webhook: { type: 'string' },
+        off: { type: 'boolean' },
+        json: { type: 'boolean' },
+      },
+    })
+  } catch (error) {
+    return fail(`${(error as Error).message}\n${USAGE}`)
+  }
+}
+
 async function agentsCommand({ args, env, out }: AgentsCommandParameters): Promise<void> {
-  const { values, positionals } = (() => {
-    try {
-      return parseArgs({
-        args,
-        allowPositionals: true,
-        options: {
-          label: { type: 'string' },
-          'daily-cap': { type: 'string' },
-          'expires-days': { type: 'string' },
-          webhook: { type: 'string' },
-          off: { type: 'boolean' },
-          json: { type: 'boolean' },
-        },
-      })
-    } catch (error) {
-      return fail(`${(error as Error).message}\n${USAGE}`)
-    }
-  })()
+  const { values, positionals } = parseCommandArgs(args)
   const [command, ...rest] = positionals
   if (!command || !['issue', 'list', 'revoke', 'webhook', 'credits', 'payments'].includes(command)) fail(USAGE)
 

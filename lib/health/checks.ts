@@ -11,15 +11,13 @@ import type { ReadServices } from '../read/services.js'
 import { tickKeys } from '../tick/keys.js'
 import { type LastTick, parseLastTick } from '../tick/lastTick.js'
 import type { HealthConfig } from './config.js'
+import { healthProbeKey } from './keys.js'
 
 /**
  * What anyone may see: whether the service can answer, its version, how old the market data is, and how long ago the
  * scheduled tick last ran (null: never, or not in the last 7 days).
  */
 export type PublicHealth = { ok: boolean; version: string; dataAgeSeconds: number | null; lastTickAgeSeconds: number | null }
-
-/** Health's only store key: read to see that the store answers, never written. */
-const healthProbeKey = (prefix: string) => `${prefix}health:probe`
 
 /** One part of the detailed view: up or down, and what was seen. */
 export type HealthPart = { ok: boolean; latencyMs?: number; error?: string; [detail: string]: unknown }

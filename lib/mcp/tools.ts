@@ -4,7 +4,7 @@ import { AGENT_ACTIONS } from '../deploy/actions/registry.js'
 import { isWellFormedText, QUERY_MAX_LENGTH } from '../market/search.js'
 import { GECKO_OHLCV_LIMIT_MAX } from '../upstream/geckoOhlcv.js'
 
-// The MCP tools: the read tools (defined here, over the read endpoints) and one tool per agent action (from the
+// The MCP tools: the read tools (defined here, one per read endpoint a client may ask) and one tool per agent action (from the
 // actions' registry, each built from the very zod schema the HTTP API validates with), so a client sees the same
 // rules either way.
 

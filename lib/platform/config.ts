@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { BaseError } from './errors.js'
-import { errorName, type Logger, processLogger, registerEnvironmentSecrets } from './log.js'
+import { errorName, type Logger, processLogger } from './log.js'
 import { perInstance } from './perInstance.js'
 
 /** The environment could not be turned into a configuration; the message names each variable and what is wrong. */
@@ -47,8 +47,6 @@ export type CrossCheck = (env: Environment) => string[]
  * everything), naming variables, never their values (they may be secrets).
  */
 export function parseWith<T extends z.ZodType>(schema: T, env: Environment, what: string, checks: CrossCheck[] = []): z.infer<T> {
-  // Whichever loader runs, every credential of this environment is known to the logs' redaction from now on.
-  registerEnvironmentSecrets(env)
   const result = schema.safeParse(env)
   const present: Environment = Object.fromEntries(Object.entries(env).filter(([, v]) => typeof v === 'string' && v.trim() !== ''))
   const problems = [

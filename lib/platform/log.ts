@@ -20,44 +20,40 @@ export type Logger = {
 export type CreateLoggerParameters = {
   /** Where lines go (default: stdout for info, stderr for warn and error). */
   write?: (line: string, level: LogLevel) => void
-  /** Values that must never appear in a line; each occurrence is replaced with `[redacted]`. */
+  /**
+   * Values that must never appear in a line; each occurrence is replaced with `[redacted]` (default: the credentials of
+   * the process's environment and of `env`).
+   */
   secrets?: () => readonly string[]
+  /** The environment the services writing through this logger were configured from, when not the process's. */
+  env?: Readonly<Record<string, string | undefined>>
   now?: () => number
 }
 
-/**
- * The values no line of the instance may print. Per instance, not per logger: a secret is the process's (its
- * environment's, or one a part registers while building itself), and every logger of the process scrubs it.
- */
-const registeredSecrets = perInstance(() => new Set<string>())
-
-/** Registers a value (a token, a key) that the default logger must never print. Short values are ignored. */
-export function registerSecret(value: string | undefined): void {
-  if (value && value.length >= 8) registeredSecrets().add(value)
-}
+/** A value short enough to appear by chance in any line is not scrubbed: it is no credential. */
+const SHORTEST_SECRET = 8
 
 /**
- * Registers a URL that may carry a credential (an RPC URL with its key in the path, as Alchemy, Infura and QuickNode
- * issue them; a proxy with a token in the query): the whole URL, its path and query, and any password in it are never
- * printed. An origin alone carries nothing secret and is left readable.
+ * What of a URL that may carry a credential (an RPC URL with its key in the path, as Alchemy, Infura and QuickNode
+ * issue them; a proxy with a token in the query) no line may print: the whole URL, its path and query, any password in
+ * it, and each long segment (viem and fetch may print the path alone, or each segment). An origin alone carries nothing
+ * secret and is left readable.
  */
-export function registerSecretUrl(value: string | undefined): void {
-  if (!value) return
-  registerSecret(value)
-  registerSecret(value.replace(/\/+$/, ''))
+export function secretsOfUrl(value: string | undefined): string[] {
+  if (!value) return []
+  const secrets = [value, value.replace(/\/+$/, '')]
   try {
     const url = new URL(value)
-    registerSecret(decodeURIComponent(url.password))
-    registerSecret(url.password)
+    secrets.push(decodeURIComponent(url.password), url.password)
     const rest = `${url.pathname}${url.search}`.replace(/\/+$/, '')
     if (rest.length > 1) {
-      registerSecret(rest)
-      // viem and fetch may print the path alone, or each segment: a long segment is a key wherever it appears.
-      for (const part of `${url.pathname.slice(1)}/${url.search.slice(1)}`.split(/[/&=?]/)) if (part.length >= 16) registerSecret(part)
+      secrets.push(rest)
+      for (const part of `${url.pathname.slice(1)}/${url.search.slice(1)}`.split(/[/&=?]/)) if (part.length >= 16) secrets.push(part)
     }
   } catch {
-    // not a URL: registered whole above
+    // not a URL: scrubbed whole
   }
+  return secrets
 }
 
 /** Environment variables whose whole value is a credential. */
@@ -87,30 +83,26 @@ export const SECRET_URL_VARIABLES = [
 ] as const
 
 /**
- * Registers every credential an environment holds, by variable name: what is redacted never depends on which
- * configuration happened to be loaded first in the process.
+ * Every credential an environment holds, by variable name, whichever side reads it: what is redacted never depends on
+ * which configuration happened to be loaded. Computed, never accumulated: the same environment gives the same list.
  */
-export function registerEnvironmentSecrets(env: Readonly<Record<string, string | undefined>>): void {
-  for (const name of SECRET_VARIABLES) registerSecret(env[name])
-  for (const name of SECRET_URL_VARIABLES) registerSecretUrl(env[name])
+export function secretsOfEnvironment(env: Readonly<Record<string, string | undefined>>): string[] {
+  const secrets = [...SECRET_VARIABLES.map((name) => env[name]), ...SECRET_URL_VARIABLES.flatMap((name) => secretsOfUrl(env[name]))]
+  return [...new Set(secrets.filter((value): value is string => value !== undefined && value.length >= SHORTEST_SECRET))]
 }
 
-/** Registers the process's own environment's credentials, once per instance. */
-const registerProcessEnvironment = perInstance(() => registerEnvironmentSecrets(process.env))
-
-/** The registered secrets, the process's own environment's among them from the first line on. */
-function processSecrets(): string[] {
-  registerProcessEnvironment()
-  return [...registeredSecrets()]
-}
+/** The credentials of the process's own environment, read once per instance. */
+const processSecrets = perInstance(() => secretsOfEnvironment(process.env))
 
 /** Creates a logger that redacts secrets by construction: the finished line is scrubbed before it is written. */
 export function createLogger(parameters: CreateLoggerParameters = {}): Logger {
   const {
     write = (line, level) => (level === 'info' ? process.stdout : process.stderr).write(`${line}\n`),
-    secrets = processSecrets,
+    env,
     now = systemClock.now,
   } = parameters
+  const ofEnv = env && env !== process.env ? secretsOfEnvironment(env) : []
+  const secrets = parameters.secrets ?? (() => [...processSecrets(), ...ofEnv])
   const emit = (level: LogLevel, event: string, fields: Record<string, LogValue> = {}) => {
     // Every line written while serving a request names it (lib/platform/requestId.ts).
     const requestId = currentRequestId()
@@ -125,7 +117,7 @@ export function createLogger(parameters: CreateLoggerParameters = {}): Logger {
   }
 }
 
-/** The process's own logger (stdout and stderr, registered secrets scrubbed), for lines written before any service exists. */
+/** The process's own logger (stdout and stderr, the environment's credentials scrubbed), for lines written before any service exists. */
 export const processLogger: () => Logger = perInstance(() => createLogger())
 
 /** A logger that drops every line (tests, benchmarks). */

@@ -73,38 +73,12 @@ export function createCachedReadEndpoint<Input>(parameters: CreateCachedReadEndp
   const policy = parameters.rateLimitPolicy ?? name
   const headersOf = createAnswerHeadersMemo()
 
-  /** The answer to a read that failed (with the client's quota, on a throttled endpoint). */
-  const failure = (ctx: ReadServices, error: unknown, quota: Record<string, string> = {}): Response => {
-    if (error instanceof UpstreamError && error.kind === 'throttled' && budgetSpentIs429) {
-      ctx.logger.warn(`${name}_upstream_budget_spent`, { message: error.message })
-      return errorResponse(
-        429,
-        'RATE_LIMITED',
-        'The service is at its upstream request budget for this minute and has no cached answer for this; retry in 10 s.',
-        { 'retry-after': '10', ...quota },
-      )
-    }
-    if (error instanceof UpstreamError) {
-      ctx.logger.warn(`${name}_upstream_failed`, { kind: error.kind, status: error.status, message: error.message })
-      const { status, code, message } = upstreamFailure
-      return errorResponse(status, code, message, { 'retry-after': '5', ...quota })
-    }
-    // A read that found nothing (a ReadNotFoundError: 404 with its code) or a bug (INTERNAL), as every error answers.
-    const { status, body, headers } = errorAnswerOf(error, {
-      endpoint: name,
-      logger: ctx.logger,
-      withOk: false,
-      answersAsItself: (known) => known instanceof ReadNotFoundError,
-    })
-    return jsonResponse({ status, body: JSON.stringify(body), headers: { 'cache-control': 'no-store', ...headers, ...quota } })
-  }
-
   /** The answer to a read, or to its failure; `quota` adds the client's `RateLimit` headers to a 200 or 304. */
   const readAndAnswer = async (ctx: ReadServices, request: Request, input: Input, quota?: Record<string, string>): Promise<Response> => {
     try {
       return cachedJsonResponse({ ...answerParameters(ctx, request, await read(ctx, input), headersOf), extraHeaders: quota })
     } catch (error) {
-      return failure(ctx, error, quota)
+      return failureResponse(ctx, error, { name, upstreamFailure, budgetSpentIs429 }, quota)
     }
   }
 
@@ -158,6 +132,41 @@ export function createCachedReadEndpoint<Input>(parameters: CreateCachedReadEndp
     return parsed.ok ? readAndAnswer(ctx, request, parsed.input) : parsed.response
   }
   return createEndpoint({ methods: METHODS, handler, answerAtOnce: peek && !rateLimitPerMinute ? answerAtOnce : undefined, publicOriginOf })
+}
+
+/** The answer to a read that failed (with the client's quota, on a throttled endpoint). */
+function failureResponse(
+  ctx: ReadServices,
+  error: unknown,
+  {
+    name,
+    upstreamFailure,
+    budgetSpentIs429,
+  }: Pick<CreateCachedReadEndpointParameters<unknown>, 'name' | 'upstreamFailure' | 'budgetSpentIs429'>,
+  quota: Record<string, string> = {},
+): Response {
+  if (error instanceof UpstreamError && error.kind === 'throttled' && budgetSpentIs429) {
+    ctx.logger.warn(`${name}_upstream_budget_spent`, { message: error.message })
+    return errorResponse(
+      429,
+      'RATE_LIMITED',
+      'The service is at its upstream request budget for this minute and has no cached answer for this; retry in 10 s.',
+      { 'retry-after': '10', ...quota },
+    )
+  }
+  if (error instanceof UpstreamError) {
+    ctx.logger.warn(`${name}_upstream_failed`, { kind: error.kind, status: error.status, message: error.message })
+    const { status, code, message } = upstreamFailure
+    return errorResponse(status, code, message, { 'retry-after': '5', ...quota })
+  }
+  // A read that found nothing (a ReadNotFoundError: 404 with its code) or a bug (INTERNAL), as every error answers.
+  const { status, body, headers } = errorAnswerOf(error, {
+    endpoint: name,
+    logger: ctx.logger,
+    withOk: false,
+    answersAsItself: (known) => known instanceof ReadNotFoundError,
+  })
+  return jsonResponse({ status, body: JSON.stringify(body), headers: { 'cache-control': 'no-store', ...headers, ...quota } })
 }
 
 /** What {@link cachedJsonResponse} needs for one read's answer. */

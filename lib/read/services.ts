@@ -90,10 +90,34 @@ export type CreateReadServicesParameters = {
   waitUntil?: (promise: Promise<unknown>) => void
 }
 
+/** Which store is in use, for the start-up line: its host, never its token. */
+function storeLabelOf(store: Store, config: ReadConfig): string {
+  if (store.kind !== 'upstash') return 'in-process memory'
+  return config.redis ? `upstash ${new URL(config.redis.url).host}` : 'upstash'
+}
+
+/** {@link ReadServices.reserveUpstream} over the store: a store that fails reserves nothing. */
+function upstreamReserver(store: Store, keys: ReadKeys, now: () => number): (count: number) => Promise<number> {
+  return async (count) => {
+    try {
+      return await reserveSlots(store, {
+        key: keys.dexScreenerBudget,
+        count,
+        limit: DEXSCREENER_REQUESTS_PER_MINUTE,
+        windowMs: 60_000,
+        now: now(),
+      })
+    } catch {
+      return 0 // each request then asks the budget itself, which holds per instance without the store
+    }
+  }
+}
+
 /** Builds the read services from the environment (or from what a test hands in). */
 export function createReadServices(parameters: CreateReadServicesParameters = {}): ReadServices {
-  const config = parameters.config ?? loadReadConfig(parameters.env ?? process.env)
-  const logger = parameters.logger ?? createLogger()
+  const env = parameters.env ?? process.env
+  const config = parameters.config ?? loadReadConfig(env)
+  const logger = parameters.logger ?? createLogger({ env })
   const now = parameters.now ?? systemClock.now
   const sleep = parameters.sleep ?? systemClock.sleep
   const deadline = parameters.deadline ?? systemClock.deadline
@@ -142,30 +166,11 @@ export function createReadServices(parameters: CreateReadServicesParameters = {}
       : config.geckoTerminalBaseUrl
         ? createGeckoTerminalClient({ baseUrl: config.geckoTerminalBaseUrl, admit: candleAdmit, maxRetries: 1, now, sleep, deadline })
         : null
-  const storeLabel =
-    store.kind === 'upstash' && config.redis
-      ? `upstash ${new URL(config.redis.url).host}`
-      : store.kind === 'upstash'
-        ? 'upstash'
-        : 'in-process memory'
-  const reserveUpstream = async (count: number) => {
-    try {
-      return await reserveSlots(store, {
-        key: keys.dexScreenerBudget,
-        count,
-        limit: DEXSCREENER_REQUESTS_PER_MINUTE,
-        windowMs: 60_000,
-        now: now(),
-      })
-    } catch {
-      return 0 // each request then asks the budget itself, which holds per instance without the store
-    }
-  }
   return {
     store,
     throttle: createThrottle(store, now),
     localThrottle: createLocalThrottle(now),
-    reserveUpstream,
+    reserveUpstream: upstreamReserver(store, keys, now),
     // On Vercel, waitUntil keeps the function alive for a background refresh; elsewhere it is a no-op and the refresh runs on.
     cache: createReadCache({
       store,
@@ -193,6 +198,6 @@ export function createReadServices(parameters: CreateReadServicesParameters = {}
     chainId: config.chainId,
     keys,
     memory: createReadMemory(now),
-    describe: `store: ${storeLabel}, upstream: ${config.dexscreenerBaseUrl}, discovery: ${config.geckoTerminalBaseUrl ?? 'off'}`,
+    describe: `store: ${storeLabelOf(store, config)}, upstream: ${config.dexscreenerBaseUrl}, discovery: ${config.geckoTerminalBaseUrl ?? 'off'}`,
   }
 }

@@ -4,8 +4,6 @@ import { GECKO_OHLCV_AGGREGATES, GECKO_OHLCV_LIMIT_MAX, type OhlcvRequest, type 
 import { type CallOptions, type CreateJsonGetterParameters, createJsonGetter } from './jsonGetter.js'
 import { DEXSCREENER_BASE_SLUG, type Pair, toBasePair } from './pair.js'
 
-/** Pools per page of `/networks/base/pools`. */
-export const GECKO_POOLS_PER_PAGE = 20
 /** Pages GeckoTerminal serves for a ranked pool list. */
 export const GECKO_MAX_PAGES = 10
 /** Web address of GeckoTerminal's Base pool pages. */

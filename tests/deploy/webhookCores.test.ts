@@ -2,16 +2,10 @@ import { describe, expect, it } from 'vitest'
 import { encodeCreateB20 } from '../../lib/chain/b20.js'
 import { encodeBirthInitCalls } from '../../lib/chain/tokenBirth.js'
 import { checkWebhookUrl, isLoopbackHost, refusedAddressRange } from '../../lib/deploy/agents/webhookUrl.js'
-import { listedEventSchema } from '../../lib/deploy/answerSchemas.js'
 import { isDeployed, marketOfToken } from '../../lib/deploy/records/tokenMarket.js'
-import {
-  buildDeployEvent,
-  DEPLOY_EVENT_TYPES,
-  nextAttemptAt,
-  outcomeOf,
-  statusAfter,
-  WEBHOOK_MAX_ATTEMPTS,
-} from '../../lib/deploy/webhooks/events.js'
+import { listedEventSchema } from '../../lib/deploy/webhooks/eventAnswers.js'
+import { buildDeployEvent, nextAttemptAt, outcomeOf, statusAfter, WEBHOOK_MAX_ATTEMPTS } from '../../lib/deploy/webhooks/events.js'
+import { DEPLOY_EVENT_TYPES } from '../../lib/deploy/webhooks/eventTypes.js'
 import { deployEventSubject } from '../../lib/deploy/webhooks/outbox.js'
 import { parsePair } from '../../lib/upstream/pair.js'
 import { v4PoolIdOf } from '../support/realShapes.js'

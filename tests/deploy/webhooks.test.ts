@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { digestAgentKey } from '../../lib/deploy/agents/agentKeys.js'
 import { issueAgentKey } from '../../lib/deploy/agents/agentRegistry.js'
 import { listAgentsWithWebhooks, setAgentWebhook } from '../../lib/deploy/agents/webhookTargets.js'
-import { attemptWebhook } from '../../lib/deploy/webhooks/attempt.js'
+import { attemptWebhook, createWebhookAgents } from '../../lib/deploy/webhooks/attempt.js'
 import { createWebhookOutbox } from '../../lib/deploy/webhooks/outbox.js'
 import { createLogger, silentLogger } from '../../lib/platform/log.js'
 import { createReadServices, type ReadServices } from '../../lib/read/services.js'
@@ -517,6 +517,7 @@ describe('webhooks never reach a private address (server-side request forgery)',
         now: clock.now,
         sleep: clock.clock.sleep,
         onVercel: false,
+        agents: createWebhookAgents({ onVercel: false }),
       })
       expect(result).toEqual({ ok: true, status: 200 })
       await connectionClosed

@@ -64,4 +64,13 @@ describe('the documents', () => {
     expect(parsed.filter((name) => !platformSet.has(name) && !operations.includes(name))).toEqual([])
     expect(parsed.filter((name) => !platformSet.has(name) && !inReadme(name))).toEqual([])
   })
+
+  it('lists each variable in one row of README.md’s configuration table, not two', () => {
+    const rows = read('README.md')
+      .split('\n')
+      .filter((line) => line.startsWith('| `'))
+    const named = rows.flatMap((row) => [...row.split('|')[1]!.matchAll(/`([A-Z][A-Z0-9_]{3,})`/g)].map((m) => m[1]!))
+    expect(named).toContain('UNISWAP_V4_POOL_MANAGER') // the scan sees the table
+    expect(named.filter((name, index) => named.indexOf(name) !== index)).toEqual([])
+  })
 })

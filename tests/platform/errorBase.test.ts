@@ -11,7 +11,8 @@ import { StoreError } from '../../lib/store/types.js'
 // The service's errors have one base and one way to become an answer, and what may be shown of an error is decided by
 // its type, never by a flag on it or a pattern over its message.
 
-const LIB = join(import.meta.dirname, '..', '..', 'lib')
+const ROOT = join(import.meta.dirname, '..', '..')
+const LIB = join(ROOT, 'lib')
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
@@ -19,18 +20,22 @@ function sourceFiles(dir: string): string[] {
   )
 }
 
-/** Every line of lib/ that matches `pattern`, as `file:line: text`. */
-function linesMatching(pattern: RegExp): string[] {
-  return sourceFiles(LIB).flatMap((file) =>
+/** Every line of lib/ (or of `folder`) that matches `pattern`, as `file:line: text` (a path under lib/ without `lib/`). */
+function linesMatching(pattern: RegExp, folder = LIB): string[] {
+  return sourceFiles(folder).flatMap((file) =>
     readFileSync(file, 'utf8')
       .split('\n')
-      .flatMap((text, index) => (pattern.test(text) ? [`${relative(LIB, file)}:${index + 1}: ${text.trim()}`] : [])),
+      .flatMap((text, index) =>
+        pattern.test(text) ? [`${relative(folder === LIB ? LIB : ROOT, file)}:${index + 1}: ${text.trim()}`] : [],
+      ),
   )
 }
 
 describe('one error base', () => {
-  it('has every error class in lib/ extend BaseError: only BaseError itself extends Error', () => {
-    expect(linesMatching(/class\s+\w+(<[^>]*>)?\s+extends\s+Error\b/)).toEqual([
+  it('has every error class in lib/ and dev/ extend BaseError: only BaseError itself extends Error', () => {
+    const extendsError = /class\s+\w+(<[^>]*>)?\s+extends\s+Error\b/
+    expect(linesMatching(/class\s+\w+(<[^>]*>)?\s+extends\s+BaseError\b/, join(ROOT, 'dev')).length).toBeGreaterThan(0) // the scan sees dev/
+    expect([...linesMatching(extendsError), ...linesMatching(extendsError, join(ROOT, 'dev'))]).toEqual([
       'platform/errors.ts:22: export class BaseError<code extends string = string> extends Error {',
     ])
   })

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { parseQuery } from '../../lib/market/search.js'
 import { ConfigError, loadPublicOrigin } from '../../lib/platform/config.js'
 import { matchesEtag } from '../../lib/platform/http.js'
-import { createLogger, publicErrorMessage, registerSecretUrl } from '../../lib/platform/log.js'
+import { createLogger, publicErrorMessage } from '../../lib/platform/log.js'
 import { loadReadConfig } from '../../lib/read/config.js'
 import { parseRetryAfter, UpstreamError } from '../../lib/upstream/dexscreener.js'
 
@@ -110,7 +110,7 @@ describe('loadReadConfig', () => {
 })
 
 describe('createLogger', () => {
-  it('writes one JSON line per event and scrubs registered secrets', () => {
+  it('writes one JSON line per event and scrubs the secrets it is given', () => {
     const lines: string[] = []
     const logger = createLogger({ write: (line) => lines.push(line), secrets: () => ['super-secret-token'], now: () => 0 })
     logger.warn('store_unavailable', { detail: 'failed with super-secret-token inside' })
@@ -125,30 +125,39 @@ describe('createLogger', () => {
 })
 
 describe('URLs that carry credentials, and error text', () => {
-  it('redacts a registered URL whole, its path and query, its password and a long key segment wherever they appear', () => {
-    registerSecretUrl('https://user:pa55w0rd-0123456789@rpc.example/v2/KeyKeyKey0123456789?token=QueryToken0123456789')
+  it('redacts a URL variable whole, its path and query, its password and a long key segment wherever they appear', () => {
+    const rpcUrl = 'https://user:pa55w0rd-0123456789@rpc.example/v2/KeyKeyKey0123456789?token=QueryToken0123456789'
     const lines: string[] = []
-    const logger = createLogger({ write: (line) => lines.push(line) })
-    logger.warn('x', { a: 'https://user:pa55w0rd-0123456789@rpc.example/v2/KeyKeyKey0123456789?token=QueryToken0123456789' })
+    const logger = createLogger({ write: (line) => lines.push(line), env: { BASE_RPC_URL: rpcUrl } })
+    logger.warn('x', { a: rpcUrl })
     logger.warn('x', { a: 'GET /v2/KeyKeyKey0123456789 failed', b: 'token QueryToken0123456789', c: 'pw pa55w0rd-0123456789' })
     const text = lines.join('\n')
     for (const secret of ['KeyKeyKey0123456789', 'QueryToken0123456789', 'pa55w0rd-0123456789']) expect(text).not.toContain(secret)
     expect(text).toContain('[redacted]')
+    // The origin alone carries nothing secret: it stays readable.
+    logger.warn('x', { a: 'https://rpc.example' })
+    expect(lines.at(-1)).toContain('https://rpc.example')
   })
 
-  it('redacts every credential of an environment whichever configuration was loaded: the read one knows the deploy’s', () => {
+  it('redacts every credential of the environment the services were built from, whichever side reads which', () => {
     const env = {
       BASE_RPC_URL: 'https://base.example/v2/RpcKeyOnlyDeployReads0123',
       CRON_SECRET: 'cron-secret-only-the-tick-reads',
       QSTASH_CURRENT_SIGNING_KEY: 'sig_only-the-tick-reads-0123',
       AWS_SECRET_ACCESS_KEY: 'aws/secret+read-by-the-sdk-alone',
     }
-    loadReadConfig(env) // reads none of these itself
     const lines: string[] = []
-    const logger = createLogger({ write: (line) => lines.push(line) })
-    logger.error('x', { a: Object.values(env).join(' and ') })
+    // The read side reads none of these itself; a logger built for its environment scrubs them all the same.
+    createLogger({ write: (line) => lines.push(line), env }).error('x', { a: Object.values(env).join(' and ') })
     for (const secret of Object.values(env)) expect(lines.join('\n')).not.toContain(secret)
     expect(lines.join('\n')).toContain('[redacted]')
+  })
+
+  it('accumulates nothing: a configuration loaded from another environment adds nothing to what the process’s logger scrubs', () => {
+    loadReadConfig({ CRON_SECRET: 'another-environments-cron-secret' })
+    const lines: string[] = []
+    createLogger({ write: (line) => lines.push(line) }).error('x', { a: 'another-environments-cron-secret' })
+    expect(lines.join('\n')).toContain('another-environments-cron-secret')
   })
 
   it('lets only viem’s shortMessage or the short message of the service’s own errors into answers and logs', () => {

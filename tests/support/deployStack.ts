@@ -100,7 +100,7 @@ export async function startDeployStack(parameters: StartDeployStackParameters): 
         credentials: { accessKeyId: 'AKIATESTSTACK0001', secretAccessKey: AWS_TEST_SECRET },
         maxAttempts: 1,
       }),
-      logger: createLogger({ write: (line) => logs.push(line) }),
+      logger: createLogger({ write: (line) => logs.push(line), env: merged }),
       clock: clock.clock,
       lockWaitMs,
       receiptPollMs: parameters.receiptPollMs,

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { listDeploysSchema } from '../answerSchemas.js'
+import { listDeploysSchema } from '../answers/receipts.js'
 import { answer, checkBody, defineAgentAction } from './action.js'
 import { lengthOf, NEWEST_LIMIT_DEFAULT, newestLimit } from './newestLimit.js'
 

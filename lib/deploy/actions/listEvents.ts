@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { listEventsSchema } from '../answerSchemas.js'
+import { listEventsSchema } from '../webhooks/eventAnswers.js'
 import { answer, checkBody, defineAgentAction } from './action.js'
 import { lengthOf, NEWEST_LIMIT_DEFAULT, newestLimit } from './newestLimit.js'
 

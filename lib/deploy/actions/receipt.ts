@@ -1,6 +1,6 @@
 import type { Hex } from 'viem'
 import { z } from 'zod'
-import { receiptConfirmedSchema, receiptPendingSchema, receiptReplacedSchema } from '../answerSchemas.js'
+import { receiptConfirmedSchema, receiptPendingSchema, receiptReplacedSchema } from '../answers/receipts.js'
 import { answer, checkBody, defineAgentAction } from './action.js'
 
 // `receipt`: where a deploy stands, waiting up to waitSeconds for it to be mined.

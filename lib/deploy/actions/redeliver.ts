@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { redeliveredSchema } from '../answerSchemas.js'
+import { redeliveredSchema } from '../webhooks/eventAnswers.js'
 import { answer, checkBody, defineAgentAction } from './action.js'
 
 // `redeliver`: one of the agent's own webhook events queued again, with the same webhook-id, and attempted at once.

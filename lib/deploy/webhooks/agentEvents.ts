@@ -1,9 +1,9 @@
 import { listIndexed } from '../../store/recordIndex.js'
 import { parseRecord } from '../../store/records.js'
-import type { ListEvents, Redelivered } from '../answerSchemas.js'
 import { webhookOutboxKeys } from '../keys.js'
 import { type DeployFailure, failure, storeFailureOf } from '../outcome.js'
 import type { DeployServices } from '../services.js'
+import type { ListEvents, Redelivered } from './eventAnswers.js'
 import { type StoredWebhookEvent, storedWebhookEventSchema } from './storedEvent.js'
 
 /** Parameters of {@link listEvents}. */

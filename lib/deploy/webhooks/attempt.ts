@@ -40,21 +40,30 @@ export type AttemptWebhookParameters = {
   sleep: Sleep
   /** On Vercel, loopback is refused too, and plain http altogether. */
   onVercel: boolean
+  /** The agents of the same policy ({@link createWebhookAgents}), built once by the outbox. */
+  agents: WebhookAgents
   timeoutMs?: number
   /** Resolves names (tests hand in their own); whatever it answers is checked before connecting. */
   lookup?: LookupFunction
 }
 
-// One agent per policy: it checks the address each connection really goes to, after DNS, so a name that resolves (or
-// rebinds) to a private address is refused; an IP literal is checked the same way. Off Vercel loopback is allowed,
-// as plain addresses: the library compares those as text, while a CIDR of the other family makes it print a warning.
+// The agents of one policy: each checks the address every connection really goes to, after DNS, so a name that
+// resolves (or rebinds) to a private address is refused; an IP literal is checked the same way. Off Vercel loopback is
+// allowed, as plain addresses: the library compares those as text, while a CIDR of the other family makes it print a
+// warning.
 const LOOPBACK = ['127.0.0.1', '::1']
-const agents = {
-  strict: { http: new RequestFilteringHttpAgent(), https: new RequestFilteringHttpsAgent() },
-  local: {
+
+/** The HTTP and HTTPS agents attempts go through, with their socket pools: built by the outbox, once per instance. */
+export type WebhookAgents = { http: http.Agent; https: https.Agent; allowed: readonly string[] }
+
+/** Builds the agents of the policy in force: on Vercel every non-public address is refused, off it loopback passes. */
+export function createWebhookAgents({ onVercel }: { onVercel: boolean }): WebhookAgents {
+  if (onVercel) return { http: new RequestFilteringHttpAgent(), https: new RequestFilteringHttpsAgent(), allowed: [] }
+  return {
     http: new RequestFilteringHttpAgent({ allowIPAddressList: LOOPBACK }),
     https: new RequestFilteringHttpsAgent({ allowIPAddressList: LOOPBACK }),
-  },
+    allowed: LOOPBACK,
+  }
 }
 
 /** The receiver did not answer within the attempt's deadline. */
@@ -108,7 +117,7 @@ function describeFailure(error: unknown): string {
  * non-public addresses at connect time. Follows no redirect; gives up after the timeout. Never throws.
  */
 export async function attemptWebhook(parameters: AttemptWebhookParameters): Promise<WebhookAttemptResult> {
-  const { url, secret, id, body, now, sleep, onVercel, timeoutMs = WEBHOOK_ATTEMPT_TIMEOUT_MS, lookup } = parameters
+  const { url, secret, id, body, now, sleep, onVercel, agents, timeoutMs = WEBHOOK_ATTEMPT_TIMEOUT_MS, lookup } = parameters
   const verdict = checkWebhookUrl({ url, onVercel })
   if (!verdict.ok) return refused('WEBHOOK_URL_REFUSED', { status: null, error: `refused: the URL ${verdict.reason}` })
   let signature: string
@@ -119,8 +128,8 @@ export async function attemptWebhook(parameters: AttemptWebhookParameters): Prom
   }
   const target = new URL(verdict.url)
   const secure = target.protocol === 'https:'
-  const allowed = onVercel ? [] : LOOPBACK
-  const agent = (onVercel ? agents.strict : agents.local)[secure ? 'https' : 'http']
+  const { allowed } = agents
+  const agent = secure ? agents.https : agents.http
   // An IP literal is never looked up: it is checked here by the same rule.
   const literal = target.hostname.replace(/^\[|\]$/g, '')
   if (isIP(literal) !== 0 && isRefusedAddress(literal, allowed)) {

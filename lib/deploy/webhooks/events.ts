@@ -1,19 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { WebhookStatus } from '../agents/webhookTargets.js'
-
-/** What an agent is told about its deploys, one event type per outcome (Standard Webhooks `<noun>.<verb>`). */
-export const DEPLOY_EVENT_TYPES = [
-  'deploy.broadcast',
-  'deploy.confirmed',
-  'deploy.reverted',
-  'deploy.replaced',
-  'token.listed',
-  'pool.seeded',
-  'pool.failed',
-] as const
-
-/** One of {@link DEPLOY_EVENT_TYPES}. */
-export type DeployEventType = (typeof DEPLOY_EVENT_TYPES)[number]
+import type { DeployEventType } from './eventTypes.js'
 
 /** What every event's `data` carries: the deploy as the agent knows it (the hash `agent_deploy` answered). */
 export type DeployEventSubject = {

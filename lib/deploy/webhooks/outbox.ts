@@ -15,17 +15,17 @@ import {
   type WebhookTarget,
 } from '../agents/webhookTargets.js'
 import { webhookOutboxKeys } from '../keys.js'
-import { attemptWebhook } from './attempt.js'
+import { attemptWebhook, createWebhookAgents } from './attempt.js'
 import { deliverDueEvents } from './deliverDue.js'
 import {
   type AttemptOutcome,
   type BuildDeployEventParameters,
   buildDeployEvent,
   type DeployEventSubject,
-  type DeployEventType,
   outcomeOf,
   statusAfter,
 } from './events.js'
+import type { DeployEventType } from './eventTypes.js'
 import {
   type DeliverDueReturnType,
   EVENT_TTL_MS,
@@ -37,6 +37,23 @@ import {
 
 /** How long an instance holds an attempt it claimed: past one attempt's 10 s timeout and its writes. */
 const ATTEMPT_LEASE_MS = 60_000
+
+/** An event as first filed: claimed by this instance for its first attempt; if it never makes it, the tick does after the lease. */
+function newStoredEvent(built: { id: string; type: DeployEventType; body: string }, agent: string, at: number): StoredWebhookEvent {
+  const { id, type, body } = built
+  return {
+    id,
+    agent,
+    type,
+    body,
+    attempts: 0,
+    state: 'pending',
+    createdAt: at,
+    nextAt: at + ATTEMPT_LEASE_MS,
+    lastError: null,
+    lastStatus: null,
+  }
+}
 
 /** Parameters of {@link WebhookOutbox.emit}. */
 export type EmitDeployEventParameters = Omit<BuildDeployEventParameters, 'chainId' | 'at'> & { agentDigest: string }
@@ -82,6 +99,8 @@ export function createWebhookOutbox(parameters: CreateWebhookOutboxParameters): 
   const { now } = clock
   const unhooked = new Set(withoutWebhooks)
   const keys = webhookOutboxKeys(storePrefix)
+  // The outbox is built once per instance: so are the agents and their socket pools.
+  const agents = createWebhookAgents({ onVercel })
 
   const saveEvent = (event: StoredWebhookEvent, firstFiling = false) => saveStoredEvent(store, keys, event, firstFiling)
 
@@ -106,6 +125,7 @@ export function createWebhookOutbox(parameters: CreateWebhookOutboxParameters): 
       now: startedAt,
       sleep: clock.sleep,
       onVercel,
+      agents,
       lookup,
       timeoutMs,
     })
@@ -139,19 +159,7 @@ export function createWebhookOutbox(parameters: CreateWebhookOutboxParameters): 
         if (target?.state !== 'active') return { queued: false }
         const at = now()
         const built = buildDeployEvent({ ...event, chainId, at })
-        const stored: StoredWebhookEvent = {
-          id: built.id,
-          agent: agentDigest,
-          type: built.type,
-          body: built.body,
-          attempts: 0,
-          state: 'pending',
-          createdAt: at,
-          // Filed as claimed by this instance for its first attempt; if it never makes it, the tick does after the lease.
-          nextAt: at + ATTEMPT_LEASE_MS,
-          lastError: null,
-          lastStatus: null,
-        }
+        const stored = newStoredEvent(built, agentDigest, at)
         if (!(await store.setIfAbsent(keys.event(built.id), JSON.stringify(stored), EVENT_TTL_MS))) return { queued: false }
         await saveEvent(stored, true)
         await attemptAndRecord(stored, target, status)

@@ -2,7 +2,7 @@ import { z } from 'zod'
 import { putIndexed, removeFromIndex } from '../../store/recordIndex.js'
 import type { Store } from '../../store/types.js'
 import type { webhookOutboxKeys } from '../keys.js'
-import { DEPLOY_EVENT_TYPES } from './events.js'
+import { DEPLOY_EVENT_TYPES } from './eventTypes.js'
 
 /** An event in the outbox: what was sent, how often, and how it stands. */
 export const storedWebhookEventSchema = z.object({
