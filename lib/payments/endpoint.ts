@@ -72,7 +72,7 @@ async function throttle(source: PaymentsSource, config: PaymentsSettings, reques
   const parameters = { key: paymentKeys(config).throttle(clientAddress(request)), limit, windowMs: 60_000 }
   const verdict = await (await source.throttle()).limit(parameters).catch((error: unknown) => {
     processLogger().warn('store_unavailable', { operation: 'x402-throttle', error: errorName(error), effect: 'throttled per instance' })
-    return source.localThrottle.limit(parameters)
+    return source.localThrottle().limit(parameters)
   })
   const resetSeconds = verdict.resetAfterMs / 1000
   const quota = rateLimitHeaders({ policy: 'x402', quota: limit, windowSeconds: 60, remaining: verdict.remaining, resetSeconds })

@@ -24,7 +24,7 @@ export type PaymentsSource = {
   /** The per-client throttle of the door (over the shared store; in this process without one). */
   throttle: () => Promise<Throttle>
   /** The door's throttle in this process, for when the shared store is unreachable: per instance, never none. */
-  localThrottle: Throttle
+  localThrottle: () => Throttle
   /**
    * The door's own clock (the deploy side has its own): the unpaid path's cap count, the age of the variants'
    * activation it keeps, an authorization's validity window (the wall clock, as the token and the facilitator judge
@@ -59,7 +59,7 @@ export function paymentsSourceFrom({ deploy, env, clock = systemClock, facilitat
       const store = await deploy.store()
       return store ? createThrottle(store, clock.now) : createLocalThrottle(clock.now)
     }),
-    localThrottle: createLocalThrottle(clock.now),
+    localThrottle: perInstance(() => createLocalThrottle(clock.now)),
     clock,
   }
 }

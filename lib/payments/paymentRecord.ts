@@ -29,8 +29,6 @@ const storedAnswerSchema = z.object({
 
 /** The states of a payment (see the module's comment). */
 export const PAYMENT_STATES = ['verifying', 'settling', 'unknown', 'deploying', 'deployed', 'credit', 'refused'] as const
-/** One state of a payment. */
-export type PaymentState = (typeof PAYMENT_STATES)[number]
 
 /** Records written before the ledger's states: `settled` (paid, maybe with a credit) and `done` (the answer). */
 const legacyState = (record: unknown) => {
@@ -76,8 +74,6 @@ export const paymentRecordSchema = z.preprocess(
 
 /** A payment as the store keeps it. */
 export type PaymentRecord = z.infer<typeof paymentRecordSchema>
-/** A stored answer of the door. */
-export type StoredAnswer = z.infer<typeof storedAnswerSchema>
 
 /** What a payer's Idempotency-Key (or payment id) points to: the request it came with, and the payment it went with. */
 const idempotencyAliasSchema = z.object({ bodyHash: z.string(), payer: z.string(), nonce: z.string() })
