@@ -11,7 +11,7 @@ import { type AgentWithWebhook, listAgentsWithWebhooks, setAgentWebhook } from '
 import { checkWebhookUrl } from '../lib/deploy/agents/webhookUrl.js'
 import { loadDeployConfig } from '../lib/deploy/config.js'
 import { paymentKeys } from '../lib/payments/keys.js'
-import { listOpenPayments, type PaymentRecord, paymentIdOf } from '../lib/payments/paymentRecord.js'
+import { listOpenPayments, type PaymentRecord, paymentIdOf } from '../lib/payments/ledger/paymentRecord.js'
 import { ConfigError } from '../lib/platform/config.js'
 import { createUpstashStore } from '../lib/store/upstash.js'
 

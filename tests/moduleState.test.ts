@@ -25,7 +25,7 @@ const MODULE_STATE = /^(export )?(let|var) |^(export )?const \w+(?!: Readonly)(:
 /** Module-level objects that keep nothing between calls, each with its reason. */
 const ALLOWED: Record<string, string> = {
   'lib/platform/sse.ts: const encoder = new TextEncoder()': 'a TextEncoder keeps nothing between calls',
-  'lib/payments/answers.ts: const paymentRequiredBuilder = new x402ResourceServer()':
+  'lib/payments/door/doorAnswers.ts: const paymentRequiredBuilder = new x402ResourceServer()':
     'built with no facilitator and no scheme, it only shapes a 402 body from what each call passes it',
 }
 

@@ -27,6 +27,7 @@ import {
   tokenSearchResultSchema,
 } from '../market/types.js'
 import { mcpOpenApi } from '../mcp/openapi.js'
+import { discoveryManifestSchema } from '../payments/discovery/bazaar.js'
 import {
   creditAnswerSchema,
   offerReceiptSchema,
@@ -35,8 +36,7 @@ import {
   paymentRequiredBodySchema,
   paymentRequirementSchema,
   paymentSummarySchema,
-} from '../payments/answerSchemas.js'
-import { discoveryManifestSchema } from '../payments/discovery.js'
+} from '../payments/discovery/paidDoorSchemas.js'
 import { instancePaymentsSource } from '../payments/instance.js'
 import { discoveryManifestOpenApi, paidDeployOpenApiWith } from '../payments/openapi.js'
 import { errorBodySchema } from '../platform/http.js'

@@ -17,13 +17,13 @@ import { perInstance } from '../platform/perInstance.js'
 import { rateLimitHeaders } from '../platform/rateLimitHeaders.js'
 import { type Accepted, accepted, type Refused, refused } from '../platform/result.js'
 import { takeSlots } from '../store/slidingLog.js'
-import { type DoorAnswer, domainAnswer, doorError, paymentRequiredAnswer } from './answers.js'
 import { type PaymentsConfig, type PaymentsSettings, termsFor } from './config.js'
-import { discoveryManifestOf } from './discovery.js'
+import { discoveryManifestOf } from './discovery/bazaar.js'
+import { type DoorAnswer, domainAnswer, doorError, paymentRequiredAnswer } from './door/doorAnswers.js'
+import { decodePaymentHeader } from './door/paymentPayload.js'
+import { paymentRequirementsOf } from './door/requirements.js'
 import type { PaymentsSource } from './instance.js'
 import { paymentKeys } from './keys.js'
-import { decodePaymentHeader } from './payload.js'
-import { paymentRequirementsOf } from './requirements.js'
 
 // POST /api/x402/deploy: the paid door. Off unless configured (404). Every request is throttled per client (RateLimit
 // headers on every answer). A receipt is free. A deploy is checked first (an invalid intent is never asked to pay),
@@ -136,7 +136,7 @@ async function deploy(source: PaymentsSource, request: Request, body: Record<str
   const decoded = decodePaymentHeader(header)
   if (!decoded.ok) return doorError(400, 'INVALID_PAYMENT', `PAYMENT-SIGNATURE is malformed: ${decoded.reason}.`)
   try {
-    const [services, heavyHalf] = await Promise.all([source.deploy.services(), import('./heavyHalf.js')])
+    const [services, heavyHalf] = await Promise.all([source.deploy.services(), import('./sale/paidHalf.js')])
     if (!services.store)
       return domainAnswer(
         failure('DEPLOYS_DISABLED', 'Deploys need the shared store (Upstash Redis) on this deployment, and none is configured.'),
@@ -231,7 +231,7 @@ async function receipt(source: PaymentsSource, body: Record<string, unknown>): P
   const checked = checkBody(receiptRequestSchema, body, 'receipt')
   if (!checked.ok) return domainAnswer(checked)
   try {
-    const [services, heavyHalf] = await Promise.all([source.deploy.services(), import('./heavyHalf.js')])
+    const [services, heavyHalf] = await Promise.all([source.deploy.services(), import('./sale/paidHalf.js')])
     const txHash = checked.data.tx_hash.toLowerCase() as Hex
     return domainAnswer(await heavyHalf.readPaidReceipt({ services, txHash, waitSeconds: checked.data.waitSeconds ?? 0 }))
   } catch (error) {

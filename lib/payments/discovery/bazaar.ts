@@ -1,9 +1,9 @@
 import { bazaarResourceServerExtension, type DiscoveryExtension, declareDiscoveryExtension } from '@x402/extensions/bazaar'
 import { z } from 'zod'
-import { agentDeploySchema } from '../deploy/actions/agentDeploy.js'
-import { perInstance } from '../platform/perInstance.js'
-import { paidDeploySchema, paymentSummarySchema } from './answerSchemas.js'
-import { RESOURCE_DESCRIPTION, SERVICE_NAME } from './requirements.js'
+import { agentDeploySchema } from '../../deploy/actions/agentDeploy.js'
+import { perInstance } from '../../platform/perInstance.js'
+import { RESOURCE_DESCRIPTION, SERVICE_NAME } from '../door/requirements.js'
+import { paidDeploySchema, paymentSummarySchema } from './paidDoorSchemas.js'
 
 // How agents find the paid door without reading a README: the 402's `bazaar` extension (what an indexing facilitator
 // lists after a settle: the body it takes and what it answers) and the origin's own manifest at /.well-known/x402 (bare

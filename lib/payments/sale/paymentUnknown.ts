@@ -1,5 +1,5 @@
-import { type DoorAnswer, doorError } from './answers.js'
-import { type PaymentRecord, paymentIdOf } from './paymentRecord.js'
+import { type DoorAnswer, doorError } from '../door/doorAnswers.js'
+import { type PaymentRecord, paymentIdOf } from '../ledger/paymentRecord.js'
 
 // What the door answers from its ledger alone: a payment whose settle's outcome is not known yet. It names the
 // payment, so that a resend (the same payment, or a new one the client signed under the same Idempotency-Key) resumes

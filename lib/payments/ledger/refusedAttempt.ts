@@ -1,6 +1,6 @@
-import { reserveCapSlots } from '../deploy/pipeline/capWindow.js'
+import { reserveCapSlots } from '../../deploy/pipeline/capWindow.js'
+import type { PaidDeployContext } from '../sale/purchase.js'
 import type { PaymentRecord } from './paymentRecord.js'
-import type { PaidDeployContext } from './purchase.js'
 
 // A payment verified and then not paid (the payer cancelled the authorization, or spent its funds, between verify and
 // settle) costs the door a verify, a simulation and a settle, and costs the payer nothing: its deploy's cap slots go

@@ -5,7 +5,7 @@ import {
   receiptConfirmedSchema,
   receiptPendingSchema,
   receiptReplacedSchema,
-} from '../deploy/answerSchemas.js'
+} from '../../deploy/answerSchemas.js'
 
 // What the paid door answers, as zod schemas: the OpenAPI document is built from them and tests hold answers to them.
 

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto'
 import { z } from 'zod'
-import { listIndexed, putIndexed, removeFromIndexes } from '../store/recordIndex.js'
-import { parseRecord } from '../store/records.js'
-import { defineScript, type Store } from '../store/types.js'
-import type { PaymentKeys } from './keys.js'
+import { listIndexed, putIndexed, removeFromIndexes } from '../../store/recordIndex.js'
+import { parseRecord } from '../../store/records.js'
+import { defineScript, type Store } from '../../store/types.js'
+import type { PaymentKeys } from '../keys.js'
 
 // The ledger: what the store keeps of a payment, so that one payment settles at most once and buys at most one deploy,
 // across instances. Work on a payment happens under its lease (one instance at a time, keyed by the authorization:

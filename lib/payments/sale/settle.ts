@@ -1,13 +1,12 @@
-import type { DeployFailure } from '../deploy/outcome.js'
-import { failure, storeFailureOf } from '../deploy/outcome.js'
-import type { DeployServices } from '../deploy/services.js'
-import type { Clock } from '../platform/clock.js'
-import { errorName } from '../platform/log.js'
-import { creditAnswer, type DoorAnswer, domainAnswer, paymentRequiredAnswer } from './answers.js'
-import type { PaymentsConfig } from './config.js'
-import { SETTLE_TIMEOUT_MS, type SettleVerdict } from './facilitator.js'
-import { paymentUnknownAnswer } from './ledgerAnswers.js'
-import { checkValidityWindow } from './localChecks.js'
+import type { DeployFailure } from '../../deploy/outcome.js'
+import { failure, storeFailureOf } from '../../deploy/outcome.js'
+import type { DeployServices } from '../../deploy/services.js'
+import type { Clock } from '../../platform/clock.js'
+import { errorName } from '../../platform/log.js'
+import type { PaymentsConfig } from '../config.js'
+import { creditAnswer, type DoorAnswer, domainAnswer, paymentRequiredAnswer } from '../door/doorAnswers.js'
+import { checkValidityWindow } from '../door/localChecks.js'
+import { SETTLE_TIMEOUT_MS, type SettleVerdict } from '../facilitator/httpFacilitator.js'
 import {
   closePayment,
   countOpenPayments,
@@ -16,10 +15,11 @@ import {
   PAYMENT_RECORD_TTL_MS,
   type PaymentRecord,
   saveOpenPayment,
-} from './paymentRecord.js'
+} from '../ledger/paymentRecord.js'
+import { countRefusedAttempt } from '../ledger/refusedAttempt.js'
+import { confirmSettlement, findSettlement, type SettlementCheck } from '../verdict/settlementOnChain.js'
+import { paymentUnknownAnswer } from './paymentUnknown.js'
 import { carriesOwnPayment, expectedTransferOf, type PaidDeployContext, type Purchase, paymentRecordOf, summaryOf } from './purchase.js'
-import { countRefusedAttempt } from './refusedAttempt.js'
-import { confirmSettlement, findSettlement, type SettlementCheck } from './settlementOnChain.js'
 
 // Steps 6 and 7 of a paid deploy, between the simulation and the signature: settle, then see the settlement on chain.
 // Whatever the facilitator says, the chain has the last word (the authorization's nonce is used once at most): a

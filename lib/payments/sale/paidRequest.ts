@@ -1,10 +1,9 @@
-import { failure, storeFailureOf } from '../deploy/outcome.js'
-import { canonicalJson } from '../deploy/pipeline/idempotency.js'
-import type { DeployIntent } from '../deploy/pipeline/intent.js'
-import { type DoorAnswer, domainAnswer, facilitatorUnavailable, paymentRequiredAnswer, replayedAnswer } from './answers.js'
-import { buyDeploy } from './buyDeploy.js'
-import { checkPaymentTerms, checkValidityWindow, signatureRecoversToPayer } from './localChecks.js'
-import type { DecodedPayment } from './payload.js'
+import { failure, storeFailureOf } from '../../deploy/outcome.js'
+import { canonicalJson } from '../../deploy/pipeline/idempotency.js'
+import type { DeployIntent } from '../../deploy/pipeline/intent.js'
+import { type DoorAnswer, domainAnswer, facilitatorUnavailable, paymentRequiredAnswer, replayedAnswer } from '../door/doorAnswers.js'
+import { checkPaymentTerms, checkValidityWindow, signatureRecoversToPayer } from '../door/localChecks.js'
+import type { DecodedPayment } from '../door/paymentPayload.js'
 import {
   claimIdempotencyKey,
   type IdempotencyAlias,
@@ -14,9 +13,10 @@ import {
   readPaymentRecord,
   releasePayment,
   sha256,
-} from './paymentRecord.js'
+} from '../ledger/paymentRecord.js'
+import { buyDeploy } from './deployForPayment.js'
 import { type PaidDeployContext, type Purchase, paymentRecordOf } from './purchase.js'
-import { refusePayment, resumeSettling } from './settleBeforeDeploy.js'
+import { refusePayment, resumeSettling } from './settle.js'
 
 // A request with a payment, from its signature to its answer, exactly once per payment across instances: the work on
 // a payment holds its lease (keyed by the authorization: payer and nonce), so the same payload twice at once, or on

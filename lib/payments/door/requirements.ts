@@ -1,5 +1,5 @@
 import type { PaymentRequirements, ResourceInfo } from '@x402/core/types'
-import type { PaymentsConfig } from './config.js'
+import type { PaymentsConfig } from '../config.js'
 
 // What the server asks to be paid (pure): its price, payTo, asset and network, built from its own configuration. These
 // are the requirements every payment is verified and settled against, never the payload's `accepted` echo of them.

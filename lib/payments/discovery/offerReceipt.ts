@@ -1,12 +1,12 @@
 import { type EIP712SignedReceipt, OFFER_RECEIPT, type ReceiptPayload, signReceiptEIP712 } from '@x402/extensions/offer-receipt'
 import type { TypedDataDefinition } from 'viem'
-import type { KmsAccount } from '../chain/kmsAccount.js'
-import type { DeployServices } from '../deploy/services.js'
-import { errorName } from '../platform/log.js'
-import type { PaymentSummary } from './answerSchemas.js'
-import { type DoorAnswer, paymentResponseHeader } from './answers.js'
-import type { PaidDeployContext } from './purchase.js'
-import { resourceOf } from './requirements.js'
+import type { KmsAccount } from '../../chain/kmsAccount.js'
+import type { DeployServices } from '../../deploy/services.js'
+import { errorName } from '../../platform/log.js'
+import { type DoorAnswer, paymentResponseHeader } from '../door/doorAnswers.js'
+import { resourceOf } from '../door/requirements.js'
+import type { PaidDeployContext } from '../sale/purchase.js'
+import type { PaymentSummary } from './paidDoorSchemas.js'
 
 // The receipt of a paid deploy: x402's `offer-receipt` extension in its EIP-712 form, signed through KMS by the deploy
 // signer, the key that signed and sent the deploy's transaction. Whoever holds the answer can recover the receipt's

@@ -2,9 +2,9 @@ import { encodePaymentRequiredHeader, encodePaymentResponseHeader } from '@x402/
 import { x402ResourceServer } from '@x402/core/server'
 import type { PaymentRequirements } from '@x402/core/types'
 import { declarePaymentIdentifierExtension, PAYMENT_IDENTIFIER } from '@x402/extensions/payment-identifier'
-import type { DeployFailure } from '../deploy/outcome.js'
-import type { PaidDoorErrorCode, PaymentSummary } from './answerSchemas.js'
-import { paidDeployDiscovery } from './discovery.js'
+import type { DeployFailure } from '../../deploy/outcome.js'
+import { paidDeployDiscovery } from '../discovery/bazaar.js'
+import type { PaidDoorErrorCode, PaymentSummary } from '../discovery/paidDoorSchemas.js'
 import { resourceOf } from './requirements.js'
 
 // The paid door's answers, with their x402 headers: a 402 carries PAYMENT-REQUIRED (x402 v2, base64), an answer
