@@ -12,6 +12,7 @@ import { ConfigError } from '../platform/config.js'
 import { createEndpoint, type Endpoint } from '../platform/edge.js'
 import { configInvalidAnswer, errorAnswerOf } from '../platform/errorAnswer.js'
 import { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS, jsonResponse, readJsonBody } from '../platform/http.js'
+import type { HttpAnswer } from '../platform/httpAnswer.js'
 import { errorName, processLogger } from '../platform/log.js'
 import { perInstance } from '../platform/perInstance.js'
 import { rateLimitHeaders } from '../platform/rateLimitHeaders.js'
@@ -19,7 +20,7 @@ import { type Accepted, accepted, type Refused, refused } from '../platform/resu
 import { takeSlots } from '../store/slidingLog.js'
 import { type PaymentsConfig, type PaymentsSettings, termsFor } from './config.js'
 import { discoveryManifestOf } from './discovery/bazaar.js'
-import { type DoorAnswer, domainAnswer, doorError, paymentRequiredAnswer } from './door/doorAnswers.js'
+import { domainAnswer, doorError, paymentRequiredAnswer } from './door/doorAnswers.js'
 import { decodePaymentHeader } from './door/paymentPayload.js'
 import { paymentRequirementsOf } from './door/requirements.js'
 import type { PaymentsSource } from './instance.js'
@@ -47,7 +48,7 @@ const doorCors = cors({
   maxAge: 86_400,
 })
 
-const reply = ({ status, body, headers }: DoorAnswer) =>
+const reply = ({ status, body, headers }: HttpAnswer) =>
   jsonResponse({ status, body: JSON.stringify(body), headers: { 'cache-control': 'no-store', ...headers } })
 
 /** 404 PAID_DEPLOYS_OFF: the door, and what points at it, while paid deploys are off. */
@@ -102,7 +103,7 @@ export function createPaidDeployEndpoint(source: PaymentsSource): Endpoint {
 const PAID_DOOR_ACTIONS = [agentDeployAction, receiptAction] as const
 
 /** A request past the throttle: its body, then the action it names, picked through the agent actions' registry. */
-async function answerRequest(source: PaymentsSource, request: Request): Promise<DoorAnswer> {
+async function answerRequest(source: PaymentsSource, request: Request): Promise<HttpAnswer> {
   const read = await readJsonBody(request, PAID_DOOR_BODY_LIMIT_BYTES)
   if (!read.ok) return doorError(read.status, read.code, read.message)
   const picked = pickAgentAction({ body: read.body, offered: PAID_DOOR_ACTIONS, whenMissing: agentDeployAction })
@@ -113,7 +114,7 @@ async function answerRequest(source: PaymentsSource, request: Request): Promise<
 }
 
 /** A deploy request: checked, offered (the chain's terms), then the 402 (unpaid), or the paid path with the heavy half loaded. */
-async function deploy(source: PaymentsSource, request: Request, body: Record<string, unknown>): Promise<DoorAnswer> {
+async function deploy(source: PaymentsSource, request: Request, body: Record<string, unknown>): Promise<HttpAnswer> {
   const idempotencyKey = request.headers.get('idempotency-key')
   const checked = checkDeployRequest(body, idempotencyKey)
   if (!checked.ok)
@@ -164,7 +165,7 @@ async function deploy(source: PaymentsSource, request: Request, body: Record<str
 }
 
 /** Why the door does not offer a deploy: its answer. */
-type NotOffered = Refused<'CONFIG_INVALID' | 'RPC_UNAVAILABLE' | 'VARIANT_NOT_ACTIVE', { answer: DoorAnswer }>
+type NotOffered = Refused<'CONFIG_INVALID' | 'RPC_UNAVAILABLE' | 'VARIANT_NOT_ACTIVE', { answer: HttpAnswer }>
 
 /**
  * What the door offers for a deploy of `variant`, asked of the chain before any 402, verify or signature. The price
@@ -197,7 +198,7 @@ async function offerFor(source: PaymentsSource, variant: B20Variant): Promise<Ac
 }
 
 /** An unpaid deploy: DEPLOY_CAP_REACHED when the paid cap is full (one store command), else the 402. */
-async function unpaid(source: PaymentsSource, config: PaymentsConfig, request: Request): Promise<DoorAnswer> {
+async function unpaid(source: PaymentsSource, config: PaymentsConfig, request: Request): Promise<HttpAnswer> {
   const store = await source.deploy.store()
   const windowMs = config.capWindowSeconds * 1000
   const now = source.clock.now()
@@ -227,7 +228,7 @@ async function unpaid(source: PaymentsSource, config: PaymentsConfig, request: R
 }
 
 /** A receipt: free, for the deploys paid through this door. */
-async function receipt(source: PaymentsSource, body: Record<string, unknown>): Promise<DoorAnswer> {
+async function receipt(source: PaymentsSource, body: Record<string, unknown>): Promise<HttpAnswer> {
   const checked = checkBody(receiptRequestSchema, body, 'receipt')
   if (!checked.ok) return domainAnswer(checked)
   try {

@@ -76,7 +76,7 @@ describe('the receipt of a paid deploy', () => {
       },
       settledAnswer(deployed, payment),
     )
-    const settlement = decodePaymentResponseHeader(answer.headers['payment-response']!)
+    const settlement = decodePaymentResponseHeader(answer.headers?.['payment-response'] ?? '')
     const entry = settlement.extensions?.[OFFER_RECEIPT] as { info: { receipt: EIP712SignedReceipt }; schema: unknown }
     const receipt = extractReceiptFromResponse(new Response(null, { headers: answer.headers })) as EIP712SignedReceipt
     expect(receipt).toEqual(entry.info.receipt)

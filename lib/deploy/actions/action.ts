@@ -1,5 +1,6 @@
 import type { z } from 'zod'
 import { internalAnswer } from '../../platform/errorAnswer.js'
+import type { HttpAnswer } from '../../platform/httpAnswer.js'
 import type { Logger } from '../../platform/log.js'
 import { problemsOf, type RequestProblem } from '../../platform/problems.js'
 import type { Accepted } from '../../platform/result.js'
@@ -9,14 +10,11 @@ import type { DeployServices } from '../services.js'
 // What one agent action is made of, and the answers every action shares. Each action is one module in this folder;
 // `registry.ts` lists them, and both doors (POST /api/b20-skill and the MCP tools) dispatch through it.
 
-/** An action's answer: the HTTP status, the JSON body (domain outcomes are 200 with `ok`), and extra headers. */
-export type AgentActionAnswer = { status: number; body: Record<string, unknown>; headers?: Record<string, string> }
-
 /** The calling agent, as its key was matched: its key's digest, and its own rolling cap when its key has one. */
 export type CallingAgent = { digest: string; dailyCap: number | null }
 
 /** What a checked request runs once the services are loaded. */
-export type ActionRun = (parameters: { services: DeployServices; agent: CallingAgent }) => Promise<AgentActionAnswer>
+export type ActionRun = (parameters: { services: DeployServices; agent: CallingAgent }) => Promise<HttpAnswer>
 
 /** The outcome of checking a request: what to run, or the refusal (which loads nothing). */
 export type CheckedRequest = Accepted<{ run: ActionRun }> | DeployFailure
@@ -67,7 +65,7 @@ export function defineAgentAction(action: AgentAction): AgentAction {
 }
 
 /** A 200 answer with the given body (a domain outcome, `ok` true or false). */
-export const answer = (body: object, headers?: Record<string, string>): AgentActionAnswer => ({
+export const answer = (body: object, headers?: Record<string, string>): HttpAnswer => ({
   status: 200,
   body: body as Record<string, unknown>,
   ...(headers ? { headers } : {}),
@@ -87,7 +85,7 @@ export function checkBody<T>(schema: z.ZodType<T>, body: unknown, action: string
  * The answer to an error nobody expected (a bug, a runtime API missing): 500 `INTERNAL` with the request id to quote,
  * and one `agent_action_failed` line naming the error (see {@link internalAnswer}).
  */
-export function unexpectedFailure(logger: Logger, error: unknown): AgentActionAnswer {
+export function unexpectedFailure(logger: Logger, error: unknown): HttpAnswer {
   const { status, body } = internalAnswer('agent_action_failed', error, { logger })
   return { status, body }
 }

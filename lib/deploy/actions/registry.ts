@@ -1,9 +1,10 @@
 import { errorAnswerOf } from '../../platform/errorAnswer.js'
+import type { HttpAnswer } from '../../platform/httpAnswer.js'
 import type { Accepted } from '../../platform/result.js'
 import type { DeployFailure } from '../answerSchemas.js'
 import type { DeployServicesSource } from '../instance.js'
 import { failure } from '../outcome.js'
-import { type AgentAction, type AgentActionAnswer, answer, type CallingAgent, unexpectedFailure } from './action.js'
+import { type AgentAction, answer, type CallingAgent, unexpectedFailure } from './action.js'
 import { agentDeployAction } from './agentDeploy.js'
 import { listDeploysAction } from './listDeploys.js'
 import { listEventsAction } from './listEvents.js'
@@ -69,7 +70,7 @@ export function pickAgentAction({ body, offered = AGENT_ACTIONS, whenMissing }: 
  * loaded (a refusal costs no chain, signer or store); only then are the services built, and anything nobody expected
  * is `INTERNAL` with the request id.
  */
-export async function runAgentAction({ source, agent, body, idempotencyKey }: RunAgentActionParameters): Promise<AgentActionAnswer> {
+export async function runAgentAction({ source, agent, body, idempotencyKey }: RunAgentActionParameters): Promise<HttpAnswer> {
   const picked = pickAgentAction({ body })
   if (!picked.ok) return answer(picked)
   const checked = picked.action.check({ body, idempotencyKey })

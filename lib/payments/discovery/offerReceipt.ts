@@ -2,8 +2,9 @@ import { type EIP712SignedReceipt, OFFER_RECEIPT, type ReceiptPayload, signRecei
 import type { TypedDataDefinition } from 'viem'
 import type { KmsAccount } from '../../chain/kmsAccount.js'
 import type { DeployServices } from '../../deploy/services.js'
+import type { HttpAnswer } from '../../platform/httpAnswer.js'
 import { errorName } from '../../platform/log.js'
-import { type DoorAnswer, paymentResponseHeader } from '../door/doorAnswers.js'
+import { paymentResponseHeader } from '../door/doorAnswers.js'
 import { resourceOf } from '../door/requirements.js'
 import type { PaidDeployContext } from '../sale/purchase.js'
 import type { PaymentSummary } from './paidDoorSchemas.js'
@@ -99,7 +100,7 @@ export type WithOfferReceiptContext = Pick<PaidDeployContext, 'clock' | 'url'> &
  * signer cannot sign it (KMS down or slow), the deploy is answered without a receipt and a `kms_unavailable` line says
  * so: the deploy went out and its answer must not be lost for want of a receipt.
  */
-export async function withOfferReceipt(context: WithOfferReceiptContext, answer: DoorAnswer): Promise<DoorAnswer> {
+export async function withOfferReceipt(context: WithOfferReceiptContext, answer: HttpAnswer): Promise<HttpAnswer> {
   const { body } = answer
   const payment = body.payment as PaymentSummary | undefined
   const { getSigner, logger } = context.services

@@ -20,11 +20,11 @@ export const PAYMENT_RECORD_TTL_MS = 30 * 86_400_000
 /** Most open payments (settling or credited) the operator's list keeps. */
 const SETTLED_INDEX_MAX = 10_000
 
-/** A stored answer of the door, replayed as it was. */
+/** A stored answer of the door (an HttpAnswer), replayed as it was. */
 const storedAnswerSchema = z.object({
   status: z.number(),
   body: z.record(z.string(), z.unknown()),
-  headers: z.record(z.string(), z.string()),
+  headers: z.record(z.string(), z.string()).optional(),
 })
 
 /** The states of a payment (see the module's comment). */

@@ -2,9 +2,10 @@ import { paidAgentId } from '../../deploy/agents/paidAgent.js'
 import { failure } from '../../deploy/outcome.js'
 import { type DeployTokenReturnType, deployToken } from '../../deploy/pipeline/deployToken.js'
 import type { DeployCap } from '../../deploy/pipeline/reserve.js'
+import type { HttpAnswer } from '../../platform/httpAnswer.js'
 import { errorName } from '../../platform/log.js'
 import { withOfferReceipt } from '../discovery/offerReceipt.js'
-import { type DoorAnswer, domainAnswer, settledAnswer } from '../door/doorAnswers.js'
+import { domainAnswer, settledAnswer } from '../door/doorAnswers.js'
 import { claimPaidAddress, findSentDeploy } from '../ledger/deployOfPayment.js'
 import { type PaymentRecord, savePaymentDone } from '../ledger/paymentRecord.js'
 import { countRefusedAttempt } from '../ledger/refusedAttempt.js'
@@ -55,14 +56,14 @@ async function settleStep(context: PaidDeployContext, purchase: Purchase, paying
  * confirmed on chain (steps 4-7) before the signature; a credit deploys without a settlement, taking its slots again
  * (a full cap leaves it a credit, with retryAt).
  */
-export async function buyDeploy(context: PaidDeployContext, purchase: Purchase, paying: Paying): Promise<DoorAnswer> {
+export async function buyDeploy(context: PaidDeployContext, purchase: Purchase, paying: Paying): Promise<HttpAnswer> {
   const { services } = context
   let paid: PaymentRecord | null = paying.kind === 'paid' && paying.record.confirmed ? paying.record : null
-  let refusal: DoorAnswer | null = null
+  let refusal: HttpAnswer | null = null
   let unpaid: PaymentRecord | null = null
   const { payer, nonce } = purchase
   const intent = { ...purchase.intent, salt: purchase.intent.salt ?? saltOfPayment(payer, nonce as `0x${string}`) }
-  const beforeSigning = async (): Promise<DoorAnswer | null> => {
+  const beforeSigning = async (): Promise<HttpAnswer | null> => {
     if (!(await claimPaidAddress({ context, payer, nonce, intent }))) {
       if (paying.kind === 'new' && purchase.keyHash)
         await refusePayment(context, paymentRecordOf(context, purchase, 'verifying'), 'address_taken').catch(() => undefined)
@@ -83,7 +84,7 @@ export async function buyDeploy(context: PaidDeployContext, purchase: Purchase, 
   const resumed = paying.kind === 'paid' && (paying.record.state === 'deploying' || paying.record.state === 'deployed')
   const sent = resumed ? await findSentDeploy({ context, payer, intent }) : null
   if (sent && paid) return keepDeployed(context, purchase, paid, sent)
-  const outcome = await deployToken<DoorAnswer>({
+  const outcome = await deployToken<HttpAnswer>({
     services,
     intent,
     agentId: paidAgentId(payer),
@@ -121,7 +122,7 @@ async function keepDeployed(
   purchase: Purchase,
   settled: PaymentRecord,
   deployed: DeployTokenReturnType,
-): Promise<DoorAnswer> {
+): Promise<HttpAnswer> {
   const { services } = context
   // Broadcast (or maybe: BROADCAST_UNCERTAIN is final, the receipt tells): the payment bought this deploy, for good.
   const answer = await withOfferReceipt(context, settledAnswer(deployed, summaryOf(settled)))

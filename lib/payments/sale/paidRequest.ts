@@ -1,7 +1,8 @@
 import { failure, storeFailureOf } from '../../deploy/outcome.js'
 import { canonicalJson } from '../../deploy/pipeline/idempotency.js'
 import type { DeployIntent } from '../../deploy/pipeline/intent.js'
-import { type DoorAnswer, domainAnswer, facilitatorUnavailable, paymentRequiredAnswer, replayedAnswer } from '../door/doorAnswers.js'
+import type { HttpAnswer } from '../../platform/httpAnswer.js'
+import { domainAnswer, facilitatorUnavailable, paymentRequiredAnswer, replayedAnswer } from '../door/doorAnswers.js'
 import { checkPaymentTerms, checkValidityWindow, signatureRecoversToPayer } from '../door/localChecks.js'
 import type { DecodedPayment } from '../door/paymentPayload.js'
 import {
@@ -36,7 +37,7 @@ const inProgress = (error: string) => domainAnswer(failure('IDEMPOTENCY_IN_PROGR
 const STILL_RUNNING = 'A request with this payment or Idempotency-Key is still running; retry shortly to get its answer.'
 
 /** Runs a request that carries a payment (steps 2 to 8) and answers it; a store failure is STORE_UNAVAILABLE, nothing paid. */
-export async function runPaidDeploy(given: Omit<PaidDeployContext, 'startedAt'>, request: PaidRequest): Promise<DoorAnswer> {
+export async function runPaidDeploy(given: Omit<PaidDeployContext, 'startedAt'>, request: PaidRequest): Promise<HttpAnswer> {
   const context: PaidDeployContext = { ...given, startedAt: given.clock.now() }
   const { payment, body, intent, idempotencyKey } = request
   const { requirements, url, config, store, services } = context
@@ -108,7 +109,7 @@ async function paidUnderItsTerms(context: PaidDeployContext, payment: DecodedPay
 }
 
 /** Under the payment's lease: the first answer, a credit redeemed, a settle resumed, or a new payment. */
-async function underLease(context: PaidDeployContext, purchase: Purchase): Promise<DoorAnswer> {
+async function underLease(context: PaidDeployContext, purchase: Purchase): Promise<HttpAnswer> {
   const { store } = context
   purchase.lease = await leasePayment(store, purchase)
   if (!purchase.lease) {
@@ -132,7 +133,7 @@ async function continuePayment(
   purchase: Purchase,
   record: PaymentRecord,
   alias: IdempotencyAlias | null,
-): Promise<DoorAnswer> {
+): Promise<HttpAnswer> {
   if (record.bodyHash !== purchase.bodyHash)
     return conflict('This payment already paid for another deploy request; nothing was settled. Sign a new payment for a new deploy.')
   if (record.state === 'deployed' && record.answer) return replayedAnswer(record.answer)
@@ -151,7 +152,7 @@ async function continuePayment(
  * settle and nobody works on it, does this payment take the key (atomically: a third request cannot take it too).
  * A different body is a conflict.
  */
-async function followKey(context: PaidDeployContext, purchase: Purchase, alias: IdempotencyAlias): Promise<DoorAnswer> {
+async function followKey(context: PaidDeployContext, purchase: Purchase, alias: IdempotencyAlias): Promise<HttpAnswer> {
   if (alias.bodyHash !== purchase.bodyHash)
     return conflict(
       'This Idempotency-Key was already used with a different request body; nothing was settled. Use a new key for a new deploy.',
@@ -185,7 +186,7 @@ async function newPayment(
   purchase: Purchase,
   replacing: IdempotencyAlias | null,
   seen: PaymentRecord | null = null,
-): Promise<DoorAnswer> {
+): Promise<HttpAnswer> {
   const { requirements, url, store, facilitator } = context
   // The validity window is the door's clock's: the wall clock, as the token and the facilitator judge it.
   const window = checkValidityWindow(purchase.payment, Math.floor(context.clock.now() / 1000))

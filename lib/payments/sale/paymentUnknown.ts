@@ -1,4 +1,5 @@
-import { type DoorAnswer, doorError } from '../door/doorAnswers.js'
+import type { HttpAnswer } from '../../platform/httpAnswer.js'
+import { doorError } from '../door/doorAnswers.js'
 import { type PaymentRecord, paymentIdOf } from '../ledger/paymentRecord.js'
 
 // What the door answers from its ledger alone: a payment whose settle's outcome is not known yet. It names the
@@ -9,7 +10,7 @@ import { type PaymentRecord, paymentIdOf } from '../ledger/paymentRecord.js'
 const RETRY_SECONDS = 10
 
 /** 202 PAYMENT_UNKNOWN: the settle was asked for, and neither the facilitator nor the chain says yet how it ended. */
-export function paymentUnknownAnswer(record: PaymentRecord): DoorAnswer {
+export function paymentUnknownAnswer(record: PaymentRecord): HttpAnswer {
   const { body, headers } = doorError(
     202,
     'FACILITATOR_UNAVAILABLE',

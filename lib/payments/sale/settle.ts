@@ -2,9 +2,10 @@ import type { DeployFailure } from '../../deploy/outcome.js'
 import { failure, storeFailureOf } from '../../deploy/outcome.js'
 import type { DeployServices } from '../../deploy/services.js'
 import type { Clock } from '../../platform/clock.js'
+import type { HttpAnswer } from '../../platform/httpAnswer.js'
 import { errorName } from '../../platform/log.js'
 import type { PaymentsConfig } from '../config.js'
-import { creditAnswer, type DoorAnswer, domainAnswer, paymentRequiredAnswer } from '../door/doorAnswers.js'
+import { creditAnswer, domainAnswer, paymentRequiredAnswer } from '../door/doorAnswers.js'
 import { checkValidityWindow } from '../door/localChecks.js'
 import { SETTLE_TIMEOUT_MS, type SettleVerdict } from '../facilitator/httpFacilitator.js'
 import {
@@ -31,7 +32,7 @@ import { carriesOwnPayment, expectedTransferOf, type PaidDeployContext, type Pur
 export type SettleStep =
   | { kind: 'paid'; record: PaymentRecord }
   /** `unpaid`: the chain showed it not paid after its settle was asked for (an attempt the payer's cap counts). */
-  | { kind: 'refused'; answer: DoorAnswer; unpaid?: PaymentRecord }
+  | { kind: 'refused'; answer: HttpAnswer; unpaid?: PaymentRecord }
 
 /** How often, and how far apart, a settlement the RPC does not know yet is asked for again (a node a block behind). */
 const CONFIRM_ATTEMPTS = 3
@@ -117,7 +118,7 @@ export async function keepCredit(
   purchase: Purchase,
   record: PaymentRecord,
   why: DeployFailure,
-): Promise<DoorAnswer> {
+): Promise<HttpAnswer> {
   const credit = { id: creditIdOf(purchase.payer, purchase.nonce), code: why.code, at: context.services.clock.now() }
   const kept: PaymentRecord = { ...record, state: 'credit', credit }
   await saveOpenPayment(context.store, purchase, kept).catch((error: unknown) => {
@@ -178,7 +179,7 @@ export async function refusePayment(
 }
 
 /** 402 PAYMENT_FAILED for a payment the chain shows unpaid, its record `refused` first (best effort: the chain keeps it). */
-async function unpaidAnswer(context: PaidDeployContext, record: PaymentRecord, reason: string): Promise<DoorAnswer> {
+async function unpaidAnswer(context: PaidDeployContext, record: PaymentRecord, reason: string): Promise<HttpAnswer> {
   await refusePayment(context, record, reason).catch(() => undefined)
   // Verified, settled for and not paid: the attempt counts against the payer's cap (a cancel-between loop runs dry).
   await countRefusedAttempt(context, record).catch(() => undefined)
@@ -188,7 +189,7 @@ async function unpaidAnswer(context: PaidDeployContext, record: PaymentRecord, r
 }
 
 /** Records a settle whose outcome is unknown (with the transaction it named) and answers it, naming the payment. */
-async function unknownAnswer(context: PaidDeployContext, purchase: Purchase, record: PaymentRecord): Promise<DoorAnswer> {
+async function unknownAnswer(context: PaidDeployContext, purchase: Purchase, record: PaymentRecord): Promise<HttpAnswer> {
   const unknown: PaymentRecord = { ...record, state: 'unknown' }
   await saveOpenPayment(context.store, purchase, unknown).catch((error: unknown) => {
     // The `settling` record written before the settle stays: it says as much, without the transaction.
