@@ -27,7 +27,7 @@ import {
   tokenSearchResultSchema,
 } from '../market/types.js'
 import { mcpOpenApi } from '../mcp/openapi.js'
-import { discoveryManifestSchema } from '../payments/discovery/bazaar.js'
+import { discoveryManifestSchema } from '../payments/discovery/manifest.js'
 import {
   creditAnswerSchema,
   offerReceiptSchema,

@@ -13,7 +13,8 @@ import {
   retryAfterHeaders,
 } from '../platform/routeDocs.js'
 import { DEFAULT_ASSETS, type PaymentsSettings } from './config.js'
-import { DISCOVERY_MANIFEST_PATH, discoveryManifestSchema, paidDeployRequestSchema } from './discovery/bazaar.js'
+import { paidDeployRequestSchema } from './discovery/bazaar.js'
+import { DISCOVERY_MANIFEST_PATH, discoveryManifestSchema } from './discovery/manifest.js'
 import {
   creditAnswerSchema,
   paidDeploySchema,

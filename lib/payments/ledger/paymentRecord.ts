@@ -189,6 +189,20 @@ export async function closePayment(store: Store, { keys, payer, nonce }: Payment
   await removeFromIndexes(store, [keys.settled, keys.payerOpen(payer)], `${payer.toLowerCase()}:${nonce.toLowerCase()}`)
 }
 
+/**
+ * Marks a payment `refused`: nothing was paid, the chain says so. The record stays (an Idempotency-Key that went with
+ * it is free for a new payment, atomically) and leaves the open list.
+ */
+export async function refusePayment(
+  { store, keys }: { store: Store; keys: PaymentKeys },
+  record: PaymentRecord,
+  reason: string,
+): Promise<void> {
+  const refused: PaymentRecord = { ...record, state: 'refused', reason }
+  await store.set(keys.payment(record.payer, record.nonce), JSON.stringify(refused), PAYMENT_RECORD_TTL_MS)
+  await closePayment(store, { keys, payer: record.payer, nonce: record.nonce }).catch(() => undefined)
+}
+
 /** Writes the record, filed among the open payments (before a settle, and at each step until done). */
 export async function saveOpenPayment(store: Store, ref: PaymentRef, record: PaymentRecord): Promise<void> {
   const member = `${ref.payer.toLowerCase()}:${ref.nonce.toLowerCase()}`

@@ -1,28 +1,22 @@
+import type { Hex } from 'viem'
 import { paidAgentId } from '../../deploy/agents/paidAgent.js'
 import { failure } from '../../deploy/outcome.js'
 import { type DeployTokenReturnType, deployToken } from '../../deploy/pipeline/deployToken.js'
+import type { DeployIntent } from '../../deploy/pipeline/intent.js'
 import type { DeployCap } from '../../deploy/pipeline/reserve.js'
 import type { HttpAnswer } from '../../platform/httpAnswer.js'
 import { errorName } from '../../platform/log.js'
-import { withOfferReceipt } from '../discovery/offerReceipt.js'
 import { domainAnswer, settledAnswer } from '../door/doorAnswers.js'
 import { claimPaidAddress, findSentDeploy } from '../ledger/deployOfPayment.js'
-import { type PaymentRecord, savePaymentDone } from '../ledger/paymentRecord.js'
+import { type PaymentRecord, refusePayment, savePaymentDone } from '../ledger/paymentRecord.js'
 import { countRefusedAttempt } from '../ledger/refusedAttempt.js'
-import { type PaidDeployContext, type Purchase, paymentRecordOf, saltOfPayment, summaryOf } from './purchase.js'
-import { keepCredit, refusePayment, resumeSettling, type SettleStep, settleForDeploy } from './settle.js'
+import { type PaidDeployContext, type Paying, type Purchase, paymentRecordOf, saltOfPayment, summaryOf } from './purchase.js'
+import { keepCredit, type SettleRefusal, type SettleStep, settleBeforeSigning } from './settle.js'
+import { withOfferReceipt } from './signedAnswer.js'
 
 // Steps 4 to 8 of a paid deploy: the deploy recipe of every agent (caps, simulation, lock, fence, KMS, send), with the
 // payment's own caps and its settle between the simulation and the signature. Then the answer is kept: done (the
 // deploy went out, or may have), a credit (paid, not deployed), or nothing (refused before any settle).
-
-/** Where the payment stands as its deploy begins. */
-export type Paying =
-  | { kind: 'new' }
-  /** A settle was asked for before and nobody saw it end; the chain shows the authorization still unused. */
-  | { kind: 'settling'; record: PaymentRecord }
-  /** Paid already: a credit being redeemed, with no new settlement (confirmed on chain first, if it was not yet). */
-  | { kind: 'paid'; record: PaymentRecord }
 
 /** Another payment's deploy creates the token at this address (the same salt): refused before its settle. */
 const takenAddress = failure(
@@ -40,15 +34,25 @@ export function paidCaps(context: Pick<PaidDeployContext, 'config' | 'keys'>, pa
 }
 
 /**
- * The settle step of a deploy, as where the payment stands asks for it: a new payment is settled; one whose earlier
- * settle the chain shows unused is settled again (the token uses a nonce once at most: this can never pay twice); a
- * credit the chain did not show yet is looked up on chain first, and settled again only if still unused.
+ * A new payment refused before its settle is unspent: `refused`, so that its Idempotency-Key is free for a new payment
+ * (one without a key left no record). One settled before, whose outcome nobody knows, stays as it is for the chain.
  */
-async function settleStep(context: PaidDeployContext, purchase: Purchase, paying: Paying): Promise<SettleStep> {
-  if (paying.kind === 'new') return settleForDeploy(context, purchase)
-  if (paying.kind === 'settling') return settleForDeploy(context, purchase, paying.record)
-  const resumed = await resumeSettling(context, purchase, paying.record)
-  return resumed.kind === 'settle-again' ? settleForDeploy(context, purchase, paying.record) : resumed
+async function freeUnsettled(context: PaidDeployContext, purchase: Purchase, paying: Paying, reason: string): Promise<void> {
+  if (paying.kind !== 'new' || !purchase.keyHash) return
+  await refusePayment(context, paymentRecordOf(context, purchase, 'verifying'), reason).catch(() => undefined)
+}
+
+/** The step before the signature: the address the deploy creates, claimed for this payment, then the settle. */
+async function claimThenSettle(
+  context: PaidDeployContext,
+  purchase: Purchase,
+  paying: Paying,
+  intent: DeployIntent & { salt: Hex },
+): Promise<SettleStep> {
+  const { payer, nonce } = purchase
+  if (await claimPaidAddress({ context, payer, nonce, intent })) return settleBeforeSigning(context, purchase, paying)
+  await freeUnsettled(context, purchase, paying, 'address_taken')
+  return { kind: 'refused', answer: domainAnswer(takenAddress) }
 }
 
 /**
@@ -56,36 +60,21 @@ async function settleStep(context: PaidDeployContext, purchase: Purchase, paying
  * confirmed on chain (steps 4-7) before the signature; a credit deploys without a settlement, taking its slots again
  * (a full cap leaves it a credit, with retryAt).
  */
-export async function buyDeploy(context: PaidDeployContext, purchase: Purchase, paying: Paying): Promise<HttpAnswer> {
-  const { services } = context
-  let paid: PaymentRecord | null = paying.kind === 'paid' && paying.record.confirmed ? paying.record : null
-  let refusal: HttpAnswer | null = null
-  let unpaid: PaymentRecord | null = null
+export async function deployForPayment(context: PaidDeployContext, purchase: Purchase, paying: Paying): Promise<HttpAnswer> {
   const { payer, nonce } = purchase
-  const intent = { ...purchase.intent, salt: purchase.intent.salt ?? saltOfPayment(payer, nonce as `0x${string}`) }
-  const beforeSigning = async (): Promise<HttpAnswer | null> => {
-    if (!(await claimPaidAddress({ context, payer, nonce, intent }))) {
-      if (paying.kind === 'new' && purchase.keyHash)
-        await refusePayment(context, paymentRecordOf(context, purchase, 'verifying'), 'address_taken').catch(() => undefined)
-      refusal = domainAnswer(takenAddress)
-      return refusal
-    }
-    const step = await settleStep(context, purchase, paying)
-    if (step.kind === 'refused') {
-      refusal = step.answer
-      unpaid = step.unpaid ?? null
-      return step.answer
-    }
-    paid = step.record
-    return null
-  }
+  const intent = { ...purchase.intent, salt: purchase.intent.salt ?? saltOfPayment(payer, nonce as Hex) }
+  // Paid and seen on chain: nothing to settle before the signature.
+  const redeemed = paying.kind === 'paid' && paying.record.confirmed ? paying.record : null
   // A deploy resumed past its signature (`deploying`, or `deployed` by the tick without its answer): the one it sent
   // is answered, never a second one (nor a credit for it).
-  const resumed = paying.kind === 'paid' && (paying.record.state === 'deploying' || paying.record.state === 'deployed')
-  const sent = resumed ? await findSentDeploy({ context, payer, intent }) : null
-  if (sent && paid) return keepDeployed(context, purchase, paid, sent)
-  const outcome = await deployToken<HttpAnswer>({
-    services,
+  if (redeemed?.state === 'deploying' || redeemed?.state === 'deployed') {
+    const sent = await findSentDeploy({ context, payer, intent })
+    if (sent) return keepDeployed(context, purchase, redeemed, sent)
+  }
+  // The one value the step before the signature hands back besides a refusal: the record it paid for.
+  let settled = redeemed
+  const outcome = await deployToken<SettleRefusal>({
+    services: context.services,
     intent,
     agentId: paidAgentId(payer),
     // The deploy's record names its payment (written before the broadcast): a receipt shows the payment beside it.
@@ -93,27 +82,28 @@ export async function buyDeploy(context: PaidDeployContext, purchase: Purchase, 
     // A resumed or redeemed deploy takes its slots again (its first attempt gave them back); a full cap keeps it a
     // credit, answered with retryAt.
     caps: paidCaps(context, payer),
-    beforeSigning: paid ? undefined : beforeSigning,
+    beforeSigning: redeemed
+      ? undefined
+      : async () => {
+          const step = await claimThenSettle(context, purchase, paying, intent)
+          if (step.kind === 'refused') return step
+          settled = step.record
+          return null
+        },
   })
-  if (refusal !== null && outcome === refusal) {
+  if ('kind' in outcome) {
     // Not paid after its settle: the attempt keeps a slot of the payer's cap, taken once the deploy's own went back
     // (counted before, with the deploy's slot still held, a cap one short of full would have had no room for it).
-    if (unpaid) await countRefusedAttempt(context, unpaid).catch(() => undefined)
-    return refusal
+    if (outcome.unpaid) await countRefusedAttempt(context, outcome.unpaid).catch(() => undefined)
+    return outcome.answer
   }
-  const deployed = outcome as DeployTokenReturnType
-  const settled = paid as PaymentRecord | null
   if (!settled) {
-    // Refused before this settle (a cap, the simulation, the signer): a new payment is unspent, `refused` (its key is
-    // free for a new payment); one settled before whose outcome nobody knows stays as it is, for the chain to decide.
-    if (paying.kind === 'new' && purchase.keyHash)
-      await refusePayment(context, paymentRecordOf(context, purchase, 'verifying'), deployed.ok ? 'not_deployed' : deployed.code).catch(
-        () => undefined,
-      )
-    return domainAnswer(deployed)
+    // Refused before any settle (a cap, the simulation, the signer).
+    await freeUnsettled(context, purchase, paying, outcome.ok ? 'not_deployed' : outcome.code)
+    return domainAnswer(outcome)
   }
-  if (!deployed.ok && deployed.code !== 'BROADCAST_UNCERTAIN') return keepCredit(context, purchase, settled, deployed)
-  return keepDeployed(context, purchase, settled, deployed)
+  if (!outcome.ok && outcome.code !== 'BROADCAST_UNCERTAIN') return keepCredit(context, purchase, settled, outcome)
+  return keepDeployed(context, purchase, settled, outcome)
 }
 
 /** Keeps a deploy's answer as the payment's (`deployed`, replayed from now on) and answers it. */
@@ -123,7 +113,6 @@ async function keepDeployed(
   settled: PaymentRecord,
   deployed: DeployTokenReturnType,
 ): Promise<HttpAnswer> {
-  const { services } = context
   // Broadcast (or maybe: BROADCAST_UNCERTAIN is final, the receipt tells): the payment bought this deploy, for good.
   const answer = await withOfferReceipt(context, settledAnswer(deployed, summaryOf(settled)))
   const done: PaymentRecord = { ...settled, state: 'deployed', credit: null, answer }
@@ -133,7 +122,7 @@ async function keepDeployed(
   } catch (error) {
     // The deploy went out: it is answered. A retry finds the payment `deploying` and the deploy it sent in the agent's
     // history (written before the broadcast), and answers that one again: no second token, no credit.
-    services.logger.error('store_unavailable', {
+    context.services.logger.error('store_unavailable', {
       operation: 'x402-done',
       error: errorName(error),
       effect: 'answer not kept',

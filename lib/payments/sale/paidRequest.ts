@@ -12,12 +12,13 @@ import {
   type PaymentRecord,
   readPayment,
   readPaymentRecord,
+  refusePayment,
   releasePayment,
   sha256,
 } from '../ledger/paymentRecord.js'
-import { buyDeploy } from './deployForPayment.js'
+import { deployForPayment } from './deployForPayment.js'
 import { type PaidDeployContext, type Purchase, paymentRecordOf } from './purchase.js'
-import { refusePayment, resumeSettling } from './settle.js'
+import { resumeSettling } from './settle.js'
 
 // A request with a payment, from its signature to its answer, exactly once per payment across instances: the work on
 // a payment holds its lease (keyed by the authorization: payer and nonce), so the same payload twice at once, or on
@@ -138,11 +139,16 @@ async function continuePayment(
     return conflict('This payment already paid for another deploy request; nothing was settled. Sign a new payment for a new deploy.')
   if (record.state === 'deployed' && record.answer) return replayedAnswer(record.answer)
   if (record.state === 'verifying' || record.state === 'refused') return newPayment(context, purchase, alias, record)
-  if (PAID_STATES.includes(record.state)) return buyDeploy(context, purchase, { kind: 'paid', record })
-  const resumed = await resumeSettling(context, purchase, record)
-  if (resumed.kind === 'paid') return buyDeploy(context, purchase, { kind: 'paid', record: resumed.record })
-  if (resumed.kind === 'refused') return resumed.answer
-  return buyDeploy(context, purchase, { kind: 'settling', record })
+  return resumePayment(context, purchase, record)
+}
+
+/**
+ * A payment whose settle was asked for: deployed with no new settlement when it is paid for sure; else decided from the
+ * chain first (resumeSettling): its deploy (paid, or to be settled again), or the answer the chain's verdict gives.
+ */
+async function resumePayment(context: PaidDeployContext, purchase: Purchase, record: PaymentRecord): Promise<HttpAnswer> {
+  const standing = PAID_STATES.includes(record.state) ? { kind: 'paid' as const, record } : await resumeSettling(context, purchase, record)
+  return standing.kind === 'refused' ? standing.answer : deployForPayment(context, purchase, standing)
 }
 
 /**
@@ -166,11 +172,8 @@ async function followKey(context: PaidDeployContext, purchase: Purchase, alias: 
   try {
     // Under its lease, a payment with no record, or still `verifying`, was left before any settle: it is unspent.
     if (!record || record.state === 'verifying') return await newPayment(context, purchase, alias)
-    if (PAID_STATES.includes(record.state)) return await buyDeploy(context, earlier, { kind: 'paid', record })
-    const resumed = await resumeSettling(context, earlier, record)
-    if (resumed.kind === 'paid') return await buyDeploy(context, earlier, { kind: 'paid', record: resumed.record })
-    // Never `settle-again` here: the payload in hand is not that payment's (resumeSettling knows it).
-    return resumed.kind === 'refused' ? resumed.answer : inProgress(STILL_RUNNING)
+    // Never settled again from here: the payload in hand is not that payment's (resumeSettling knows it).
+    return await resumePayment(context, earlier, record)
   } finally {
     if (earlier.lease) await releasePayment(context.store, earlier, earlier.lease)
   }
@@ -208,5 +211,5 @@ async function newPayment(
     const error = `The facilitator refused the payment (${verdict.reason}); nothing was settled or signed.`
     return paymentRequiredAnswer({ requirements, url, code: 'PAYMENT_INVALID', error, reason: verdict.reason })
   }
-  return buyDeploy(context, purchase, { kind: 'new' })
+  return deployForPayment(context, purchase, { kind: 'new' })
 }

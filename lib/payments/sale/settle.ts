@@ -1,116 +1,33 @@
 import type { DeployFailure } from '../../deploy/outcome.js'
 import { failure, storeFailureOf } from '../../deploy/outcome.js'
-import type { DeployServices } from '../../deploy/services.js'
-import type { Clock } from '../../platform/clock.js'
 import type { HttpAnswer } from '../../platform/httpAnswer.js'
 import { errorName } from '../../platform/log.js'
-import type { PaymentsConfig } from '../config.js'
-import { creditAnswer, domainAnswer, paymentRequiredAnswer } from '../door/doorAnswers.js'
+import { creditAnswer, domainAnswer, doorError, paymentRequiredAnswer } from '../door/doorAnswers.js'
 import { checkValidityWindow } from '../door/localChecks.js'
-import { SETTLE_TIMEOUT_MS, type SettleVerdict } from '../facilitator/httpFacilitator.js'
+import { SETTLE_TIMEOUT_MS } from '../facilitator/httpFacilitator.js'
 import {
-  closePayment,
   countOpenPayments,
   creditIdOf,
   PAYER_OPEN_MAX,
-  PAYMENT_RECORD_TTL_MS,
   type PaymentRecord,
+  paymentIdOf,
+  refusePayment,
   saveOpenPayment,
 } from '../ledger/paymentRecord.js'
 import { countRefusedAttempt } from '../ledger/refusedAttempt.js'
-import { confirmSettlement, findSettlement, type SettlementCheck } from '../verdict/settlementOnChain.js'
-import { paymentUnknownAnswer } from './paymentUnknown.js'
-import { carriesOwnPayment, expectedTransferOf, type PaidDeployContext, type Purchase, paymentRecordOf, summaryOf } from './purchase.js'
+import { type ChainVerdict, settlementOf } from '../verdict/chainVerdict.js'
+import { carriesOwnPayment, type PaidDeployContext, type Paying, type Purchase, paymentRecordOf, summaryOf } from './purchase.js'
 
-// Steps 6 and 7 of a paid deploy, between the simulation and the signature: settle, then see the settlement on chain.
-// Whatever the facilitator says, the chain has the last word (the authorization's nonce is used once at most): a
-// settle that timed out, answered `settlement_pending`, failed half-way or was asked for by an instance that died is
-// `unknown` until the chain decides it, by the transaction a pending answer named, by `authorizationState`, and, once
-// the authorization's `validBefore` is past with nothing mined, as "not paid". It is never answered as refused before.
+// Steps 6 and 7 of a paid deploy, between the simulation and the signature: settle, then see the settlement on chain
+// (verdict/chainVerdict.ts: the chain has the last word, whatever the facilitator said), each outcome written to the
+// ledger before the step it allows. A payment whose settle nobody saw end is decided from the chain first, before its
+// deploy is even simulated (resumeSettling); the deploy's step before signing settles it (settleBeforeSigning).
+
+/** The answer to give instead of deploying; `unpaid`: the chain showed it not paid after its settle was asked for. */
+export type SettleRefusal = { kind: 'refused'; answer: HttpAnswer; unpaid?: PaymentRecord }
 
 /** How a settle step ended: paid (the record says so, `deploying`), or the answer to give instead of deploying. */
-export type SettleStep =
-  | { kind: 'paid'; record: PaymentRecord }
-  /** `unpaid`: the chain showed it not paid after its settle was asked for (an attempt the payer's cap counts). */
-  | { kind: 'refused'; answer: HttpAnswer; unpaid?: PaymentRecord }
-
-/** How often, and how far apart, a settlement the RPC does not know yet is asked for again (a node a block behind). */
-const CONFIRM_ATTEMPTS = 3
-const CONFIRM_PAUSE_MS = 1000
-
-/** What the parts that decide a payment from the chain need: the chain, the door's settings and clock. */
-export type ChainContext = {
-  services: Pick<DeployServices, 'publicClient'>
-  /** Who a record from before payTo was kept paid. */
-  config: Pick<PaymentsConfig, 'payTo'>
-  clock: Clock
-}
-
-/**
- * Reads the settlement's receipt; `patient`, asks again while the RPC does not know it yet (the facilitator's node may
- * lead ours right after it answered "settled"). A pending transaction is asked about once.
- */
-async function confirmed(
-  context: ChainContext,
-  record: PaymentRecord,
-  transaction: `0x${string}`,
-  patient: boolean,
-): Promise<SettlementCheck> {
-  const expected = expectedTransferOf(context.config, record)
-  for (let attempt = 1; ; attempt++) {
-    const check = await confirmSettlement(context.services.publicClient, transaction, expected)
-    // Asked again only while the node does not know it yet; an RPC that does not answer is not asked twice.
-    if (!patient || check !== 'not-found' || attempt >= CONFIRM_ATTEMPTS) return check
-    // A wait for the network, on the door's clock.
-    await context.clock.sleep(CONFIRM_PAUSE_MS)
-  }
-}
-
-/** What the chain says of a payment whose settle was asked for: paid (seen or not yet), not paid, or unknown for now. */
-export type ChainVerdict =
-  | { kind: 'paid'; transaction: `0x${string}`; confirmed: boolean }
-  | { kind: 'unpaid'; reason: string }
-  | { kind: 'unknown' }
-
-/** Parameters of {@link settlementOf}. */
-export type SettlementOfParameters = {
-  /** The facilitator's refusal, when it refused (a pending answer is no refusal). */
-  refusedFor?: string | null
-  /** Whether the record's transaction was just answered as settled (its receipt may lag a block). */
-  justSettled?: boolean
-}
-
-/**
- * Decides a recorded payment from the chain, with a few reads and no log scan past one provider range: the receipt of
- * the transaction its settle named, else `authorizationState` (used: its AuthorizationUsed, looked for from the block
- * the settle was asked at). Not paid only when the facilitator refused and nothing it named is pending, or when the
- * latest block is past `validBefore` and the nonce is unused (the token can never take it now).
- */
-export async function settlementOf(
-  context: ChainContext,
-  record: PaymentRecord,
-  { refusedFor = null, justSettled = false }: SettlementOfParameters = {},
-): Promise<ChainVerdict> {
-  let pending = false
-  if (record.transaction) {
-    const transaction = record.transaction as `0x${string}`
-    const check = await confirmed(context, record, transaction, justSettled)
-    if (check === 'confirmed') return { kind: 'paid', transaction, confirmed: true }
-    // The facilitator said "settled" and the chain cannot show it yet: paid, kept as a credit until it does.
-    if (justSettled && check !== 'not-confirmed') return { kind: 'paid', transaction, confirmed: false }
-    if (check === 'unreadable') return { kind: 'unknown' }
-    pending = check === 'not-found'
-  }
-  const fromBlock = record.fromBlock ? BigInt(record.fromBlock) : null
-  const found = await findSettlement(context.services.publicClient, expectedTransferOf(context.config, record), { fromBlock })
-  if (found.kind === 'settled' && found.check !== 'not-confirmed')
-    return { kind: 'paid', transaction: found.transaction, confirmed: found.check === 'confirmed' }
-  if (found.kind === 'canceled') return { kind: 'unpaid', reason: 'authorization_canceled' }
-  if (found.kind !== 'unused') return { kind: 'unknown' }
-  if (found.chainTime >= record.validBefore) return { kind: 'unpaid', reason: refusedFor ?? 'authorization_expired' }
-  if (refusedFor !== null && !pending) return { kind: 'unpaid', reason: refusedFor }
-  return { kind: 'unknown' }
-}
+export type SettleStep = { kind: 'paid'; record: PaymentRecord } | SettleRefusal
 
 /** Keeps a settled payment's credit (best effort: if the store is down, the record before it and the chain keep it). */
 export async function keepCredit(
@@ -141,41 +58,26 @@ const unconfirmed = failure('RPC_UNAVAILABLE', 'The chain RPC cannot confirm the
  * A paid outcome: confirmed on chain, the record becomes `deploying` (written before the signature it allows; if it
  * cannot be written, nothing is signed and the payment is a credit); not seen yet, the deploy must wait, as a credit.
  */
-export async function paidStep(
+async function paidStep(
   context: PaidDeployContext,
   purchase: Purchase,
   record: PaymentRecord,
   outcome: { transaction: `0x${string}`; confirmed: boolean },
 ): Promise<SettleStep> {
   const paid: PaymentRecord = { ...record, state: 'deploying', transaction: outcome.transaction, confirmed: outcome.confirmed }
-  if (!outcome.confirmed) return { kind: 'refused', answer: await keepCredit(context, purchase, paid, unconfirmed) }
-  try {
-    await saveOpenPayment(context.store, purchase, paid)
-  } catch (error) {
-    const why = storeFailureOf(error, {
-      logger: context.services.logger,
-      operation: 'x402-deploying',
-      effect: 'paid, not signed',
-      message: 'The deploy coordinator (Redis) is unavailable; your payment was settled and nothing was signed.',
-    })
-    return { kind: 'refused', answer: await keepCredit(context, purchase, paid, why) }
-  }
-  return { kind: 'paid', record: paid }
-}
-
-/**
- * Marks a payment `refused`: nothing was paid, the chain says so. The record stays (an Idempotency-Key that went with
- * it is free for a new payment, atomically) and leaves the open list.
- */
-export async function refusePayment(
-  context: Pick<PaidDeployContext, 'store' | 'keys'>,
-  record: PaymentRecord,
-  reason: string,
-): Promise<void> {
-  const { store, keys } = context
-  const refused: PaymentRecord = { ...record, state: 'refused', reason }
-  await store.set(keys.payment(record.payer, record.nonce), JSON.stringify(refused), PAYMENT_RECORD_TTL_MS)
-  await closePayment(store, { keys, payer: record.payer, nonce: record.nonce }).catch(() => undefined)
+  const why = outcome.confirmed
+    ? await saveOpenPayment(context.store, purchase, paid).then(
+        () => null,
+        (error: unknown) =>
+          storeFailureOf(error, {
+            logger: context.services.logger,
+            operation: 'x402-deploying',
+            effect: 'paid, not signed',
+            message: 'The deploy coordinator (Redis) is unavailable; your payment was settled and nothing was signed.',
+          }),
+      )
+    : unconfirmed
+  return why ? { kind: 'refused', answer: await keepCredit(context, purchase, paid, why) } : { kind: 'paid', record: paid }
 }
 
 /** 402 PAYMENT_FAILED for a payment the chain shows unpaid, its record `refused` first (best effort: the chain keeps it). */
@@ -188,7 +90,14 @@ async function unpaidAnswer(context: PaidDeployContext, record: PaymentRecord, r
   return paymentRequiredAnswer({ requirements, url, code: 'PAYMENT_FAILED', error, reason })
 }
 
-/** Records a settle whose outcome is unknown (with the transaction it named) and answers it, naming the payment. */
+/** How long to wait before asking again: the chain decides within a few blocks, or once `validBefore` is past. */
+const UNKNOWN_RETRY_SECONDS = 10
+
+/**
+ * Records a settle whose outcome is unknown (with the transaction it named) and answers 202 PAYMENT_UNKNOWN from the
+ * ledger alone. It names the payment, so that a resend (the same payment, or a new one the client signed under the
+ * same Idempotency-Key) resumes it instead of paying again; the chain decides it within the authorization's validity.
+ */
 async function unknownAnswer(context: PaidDeployContext, purchase: Purchase, record: PaymentRecord): Promise<HttpAnswer> {
   const unknown: PaymentRecord = { ...record, state: 'unknown' }
   await saveOpenPayment(context.store, purchase, unknown).catch((error: unknown) => {
@@ -196,7 +105,22 @@ async function unknownAnswer(context: PaidDeployContext, purchase: Purchase, rec
     context.services.logger.error('store_unavailable', { operation: 'x402-unknown', error: errorName(error), effect: 'settling kept' })
   })
   context.services.logger.warn('x402_payment_unknown', { payer: record.payer, transaction: record.transaction })
-  return paymentUnknownAnswer(unknown)
+  const { body, headers } = doorError(
+    202,
+    'FACILITATOR_UNAVAILABLE',
+    'Your payment’s settle was sent and its outcome is not known yet (it may be waiting to be mined). Nothing was signed. Resend the same request (the same payment, or the same Idempotency-Key) after Retry-After: it resumes this payment and never settles another one; the chain decides it by the authorization’s validBefore at the latest.',
+    { 'retry-after': String(UNKNOWN_RETRY_SECONDS) },
+  )
+  const { payer, transaction, validBefore } = unknown
+  const payment = { id: paymentIdOf(payer, unknown.nonce), state: 'unknown' as const, payer, transaction, validBefore }
+  return { status: 202, body: { ...body, code: 'PAYMENT_UNKNOWN', payment }, headers }
+}
+
+/** The step the chain's verdict on a payment's settle leads to: deploy (paid), 402 PAYMENT_FAILED, or 202 PAYMENT_UNKNOWN. */
+async function stepOf(context: PaidDeployContext, purchase: Purchase, record: PaymentRecord, said: ChainVerdict): Promise<SettleStep> {
+  if (said.kind === 'paid') return paidStep(context, purchase, record, said)
+  if (said.kind === 'unpaid') return { kind: 'refused', answer: await unpaidAnswer(context, record, said.reason), unpaid: record }
+  return { kind: 'refused', answer: await unknownAnswer(context, purchase, record) }
 }
 
 /** A payer with {@link PAYER_OPEN_MAX} payments open: refused before the settle, nothing paid. */
@@ -215,76 +139,80 @@ const tooManyOpen = failure(
 export const SETTLE_START_BUDGET_MS = 30_000
 
 /** Refuses a settle that could not finish with its deploy inside the function's time (see SETTLE_START_BUDGET_MS). */
-function tooLateToSettle(context: PaidDeployContext): DeployFailure | null {
-  if (context.clock.now() - context.startedAt <= SETTLE_START_BUDGET_MS) return null
-  return failure(
-    'DEPLOY_BUSY',
-    'This request took too long before its settle to finish the deploy in time; nothing was settled or signed. Resend it.',
-    { retryAfterSeconds: 2 },
-  )
-}
+const tooLate = failure(
+  'DEPLOY_BUSY',
+  'This request took too long before its settle to finish the deploy in time; nothing was settled or signed. Resend it.',
+  { retryAfterSeconds: 2 },
+)
 
 /**
- * Settles the payment and decides it from the chain, before anything is signed. The `settling` record (with the block
- * the settle is asked at) is written first: no settle without it. Then: paid and confirmed, `deploying`; not paid (the
- * chain agrees with a refusal), 402 PAYMENT_FAILED; anything else, `unknown` with the transaction a pending answer
- * named, answered 202 PAYMENT_UNKNOWN.
+ * Writes the `settling` record (with the block the settle is asked at) before any settle: no settle without it. A new
+ * payment's payer with many open already (a loop of authorizations cancelled between verify and settle leaves each
+ * one undecided for a while) opens no more: the operator's list keeps everyone's credits in view. Answers the record,
+ * or why nothing may be settled.
  */
-export async function settleForDeploy(
-  context: PaidDeployContext,
-  purchase: Purchase,
-  retrying: PaymentRecord | null = null,
-): Promise<SettleStep> {
-  const late = tooLateToSettle(context)
-  if (late) return { kind: 'refused', answer: domainAnswer(late) }
+async function recordSettling(context: PaidDeployContext, purchase: Purchase, retrying: PaymentRecord | null) {
+  if (context.clock.now() - context.startedAt > SETTLE_START_BUDGET_MS) return tooLate
   const fromBlock = await context.services.publicClient.getBlockNumber().catch(() => null)
   const first = retrying ?? paymentRecordOf(context, purchase, 'settling')
-  const record: PaymentRecord = {
-    ...first,
-    state: 'settling',
-    fromBlock: first.fromBlock ?? fromBlock?.toString(),
-  }
+  const record: PaymentRecord = { ...first, state: 'settling', fromBlock: first.fromBlock ?? fromBlock?.toString() }
   try {
-    // A payer who has many open already (a loop of authorizations cancelled between verify and settle leaves each one
-    // undecided for a while) opens no more: the operator's list keeps everyone's credits in view.
-    if (!retrying && (await countOpenPayments(context.store, purchase)) >= PAYER_OPEN_MAX)
-      return { kind: 'refused', answer: domainAnswer(tooManyOpen) }
+    if (!retrying && (await countOpenPayments(context.store, purchase)) >= PAYER_OPEN_MAX) return tooManyOpen
     await saveOpenPayment(context.store, purchase, record)
+    return record
   } catch (error) {
-    const refusal = storeFailureOf(error, {
+    return storeFailureOf(error, {
       logger: context.services.logger,
       operation: 'x402-settle',
       effect: 'payment not settled',
       message: 'The deploy coordinator (Redis) is unavailable; nothing was settled or signed. Try again shortly.',
     })
-    return { kind: 'refused', answer: domainAnswer(refusal) }
   }
-  const verdict: SettleVerdict = await context.facilitator.settle(purchase.payment.payload, context.requirements)
+}
+
+/**
+ * Settles the payment (a new one, or one whose earlier settle the chain shows unused: the token uses a nonce once at
+ * most, so this can never pay twice) and decides it from the chain, before anything is signed: paid and confirmed,
+ * `deploying`; not paid (the chain agrees with a refusal), 402 PAYMENT_FAILED; anything else, `unknown` with the
+ * transaction a pending answer named, answered 202 PAYMENT_UNKNOWN.
+ */
+async function settle(context: PaidDeployContext, purchase: Purchase, retrying: PaymentRecord | null): Promise<SettleStep> {
+  const record = await recordSettling(context, purchase, retrying)
+  if ('code' in record) return { kind: 'refused', answer: domainAnswer(record) }
+  const verdict = await context.facilitator.settle(purchase.payment.payload, context.requirements)
   const named: PaymentRecord = verdict.transaction ? { ...record, transaction: verdict.transaction } : record
   const said = await settlementOf(context, named, {
     refusedFor: verdict.kind === 'refused' ? verdict.reason : null,
     justSettled: verdict.kind === 'settled',
   })
-  if (said.kind === 'paid') return paidStep(context, purchase, named, said)
-  if (said.kind === 'unpaid') return { kind: 'refused', answer: await unpaidAnswer(context, named, said.reason), unpaid: named }
-  return { kind: 'refused', answer: await unknownAnswer(context, purchase, named) }
+  return stepOf(context, purchase, named, said)
 }
 
 /**
- * A payment found `settling` or `unknown` by a retry (its settle timed out or was pending, or its instance died): paid
- * or not paid if the chain says so; else settled again when the request carries this very payment, its settle named
- * no transaction and its authorization is still valid (safe: the nonce is used once at most); else still unknown.
- * The payment an Idempotency-Key went with is never settled from a request that carries another.
+ * A payment found `settling` or `unknown` (its settle timed out or was pending, or its instance died), or a credit the
+ * chain did not show yet: paid or not paid if the chain says so; else to be settled again (`settling`) when the request
+ * carries this very payment, its settle named no transaction and its authorization is still valid (safe: the nonce is
+ * used once at most); else still unknown. The payment an Idempotency-Key went with is never settled from a request
+ * that carries another.
  */
 export async function resumeSettling(
   context: PaidDeployContext,
   purchase: Purchase,
   record: PaymentRecord,
-): Promise<SettleStep | { kind: 'settle-again' }> {
+): Promise<SettleStep | { kind: 'settling'; record: PaymentRecord }> {
   const said = await settlementOf(context, record)
-  if (said.kind === 'paid') return paidStep(context, purchase, record, said)
-  if (said.kind === 'unpaid') return { kind: 'refused', answer: await unpaidAnswer(context, record, said.reason), unpaid: record }
   const open = checkValidityWindow(purchase.payment, Math.floor(context.clock.now() / 1000)) === null
-  if (carriesOwnPayment(purchase) && record.transaction === null && open) return { kind: 'settle-again' }
-  return { kind: 'refused', answer: await unknownAnswer(context, purchase, record) }
+  if (said.kind === 'unknown' && carriesOwnPayment(purchase) && record.transaction === null && open) return { kind: 'settling', record }
+  return stepOf(context, purchase, record, said)
+}
+
+/**
+ * The deploy's step before its signature, as where the payment stands asks for it: a new payment is settled; one whose
+ * earlier settle the chain showed unused is settled again; a credit the chain did not show yet is looked up on chain
+ * first (resumeSettling), and settled again only if still unused.
+ */
+export async function settleBeforeSigning(context: PaidDeployContext, purchase: Purchase, paying: Paying): Promise<SettleStep> {
+  const standing = paying.kind === 'paid' ? await resumeSettling(context, purchase, paying.record) : paying
+  if (standing.kind === 'new') return settle(context, purchase, null)
+  return standing.kind === 'settling' ? settle(context, purchase, standing.record) : standing
 }
