@@ -16,8 +16,11 @@ export type CallingAgent = { digest: string; dailyCap: number | null }
 /** What a checked request runs once the services are loaded. */
 export type ActionRun = (parameters: { services: DeployServices; agent: CallingAgent }) => Promise<HttpAnswer>
 
-/** The outcome of checking a request: what to run, or the refusal (which loads nothing). */
-export type CheckedRequest = Accepted<{ run: ActionRun }> | DeployFailure
+/**
+ * The outcome of checking a request: what to run, and what the check read (`T`: a deploy's intent, a receipt's hash),
+ * for a door that runs the action its own way (the paid door); or the refusal (which loads nothing).
+ */
+export type CheckedRequest<T extends object = object> = Accepted<{ run: ActionRun } & T> | DeployFailure
 
 /** A tool call as the action's HTTP request (its body and `Idempotency-Key`), or why the arguments cannot be one. */
 export type ToolRequest = Accepted<{ body: Record<string, unknown>; idempotencyKey: string | null }> | DeployFailure
@@ -41,9 +44,9 @@ export type ActionTool = {
 
 /**
  * One agent action: its `action` name, its request schema and check, what it runs, the schemas of what it answers,
- * and the text its HTTP documentation and its MCP tool share (`summary`).
+ * and the text its HTTP documentation and its MCP tool share (`summary`). `T` is what its check reads for a door.
  */
-export type AgentAction = {
+export type AgentAction<T extends object = object> = {
   /** The body's `action`. */
   name: string
   /** What the action does, in one sentence: the OpenAPI description and the MCP tool's description start with it. */
@@ -55,12 +58,12 @@ export type AgentAction = {
   /** What a success answers (its `ok: false` answers are the shared failure schema). */
   answers: readonly z.ZodType[]
   /** Checks a request with nothing loaded; answers what to run, or the refusal. */
-  check(request: { body: unknown; idempotencyKey: string | null }): CheckedRequest
+  check(request: { body: unknown; idempotencyKey: string | null }): CheckedRequest<T>
   tool: ActionTool
 }
 
 /** Defines an {@link AgentAction}: a typed identity, so an action reads as one declaration. */
-export function defineAgentAction(action: AgentAction): AgentAction {
+export function defineAgentAction<T extends object = object>(action: AgentAction<T>): AgentAction<T> {
   return action
 }
 

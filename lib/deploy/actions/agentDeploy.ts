@@ -208,7 +208,7 @@ async function deploy(
 }
 
 /** `agent_deploy`, as both doors dispatch it. */
-export const agentDeployAction = defineAgentAction({
+export const agentDeployAction = defineAgentAction<{ intent: DeployIntent }>({
   name: 'agent_deploy',
   summary:
     'Deploys a B20 token on Base through the native factory: validated, simulated, signed by the service (KMS) and broadcast; counts against the rolling deploy caps. dryRun: true validates and simulates only, signing nothing.',
@@ -257,7 +257,8 @@ export const agentDeployAction = defineAgentAction({
   check({ body, idempotencyKey }) {
     const checked = checkDeployRequest(body, idempotencyKey)
     if (!checked.ok) return failure('INVALID_INTENT', 'The deploy intent is invalid; see details.', { details: checked.details })
-    return { ok: true, run: (context) => deploy(context, { body, intent: checked.intent, idempotencyKey }) }
+    const { intent } = checked
+    return { ok: true, intent, run: (context) => deploy(context, { body, intent, idempotencyKey }) }
   },
   tool: {
     name: 'deploy_token',

@@ -39,24 +39,28 @@ export type RunAgentActionParameters = {
   idempotencyKey: string | null
 }
 
-/** Parameters of {@link pickAgentAction}. */
-export type PickAgentActionParameters = {
+/** Parameters of {@link pickAgentAction}: `A` is how the door holds an action (the registry's, or its own face of one). */
+export type PickAgentActionParameters<A extends { name: string }> = {
   /** The parsed JSON body; its `action` names the action. */
   body: unknown
-  /** The actions this door offers (default: every one). */
-  offered?: readonly AgentAction[]
+  /** The actions this door offers ({@link AGENT_ACTIONS} for every one). */
+  offered: readonly A[]
   /** The action a body that names none asks for (default: none, so a missing action is refused). */
-  whenMissing?: AgentAction
+  whenMissing?: A
 }
 
 /** The picked action, or the refusal that names what the door offers. */
-export type PickAgentActionReturnType = Accepted<{ action: AgentAction }> | DeployFailure
+export type PickAgentActionReturnType<A extends { name: string }> = Accepted<{ action: A }> | DeployFailure
 
 /**
  * The action a body names among those a door offers: every door (`/api/b20-skill`, the paid door, MCP through its
  * tools) picks through here, so an unknown action is refused the same way everywhere, listing what that door takes.
  */
-export function pickAgentAction({ body, offered = AGENT_ACTIONS, whenMissing }: PickAgentActionParameters): PickAgentActionReturnType {
+export function pickAgentAction<A extends { name: string }>({
+  body,
+  offered,
+  whenMissing,
+}: PickAgentActionParameters<A>): PickAgentActionReturnType<A> {
   const name = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as { action?: unknown }).action : undefined
   const action = name === undefined && whenMissing ? whenMissing : offered.find((offer) => offer.name === name)
   if (action && typeof body === 'object' && body !== null) return { ok: true, action }
@@ -71,7 +75,7 @@ export function pickAgentAction({ body, offered = AGENT_ACTIONS, whenMissing }: 
  * is `INTERNAL` with the request id.
  */
 export async function runAgentAction({ source, agent, body, idempotencyKey }: RunAgentActionParameters): Promise<HttpAnswer> {
-  const picked = pickAgentAction({ body })
+  const picked = pickAgentAction({ body, offered: AGENT_ACTIONS })
   if (!picked.ok) return answer(picked)
   const checked = picked.action.check({ body, idempotencyKey })
   if (!checked.ok) return answer(checked)
