@@ -41,15 +41,7 @@ const STATELESS_CLASSES: Record<string, string> = {
  * What a module may build at load that the walk would otherwise name, each with its reason. Keys are `file: trail`,
  * as the walk reports them.
  */
-const ALLOWED: Record<string, string> = {
-  // TEMPORARY: lib/payments/instance.ts builds the paid door's in-process throttle when it loads; the helper that
-  // reorganises lib/payments moves it behind perInstance. The integrator removes this entry once that lands.
-  'lib/payments/instance.ts: instancePaymentsSource > paymentsSourceFrom() > createLocalThrottle() > let requests': 'temporary, see above',
-  'lib/payments/instance.ts: instancePaymentsSource > paymentsSourceFrom() > createLocalThrottle() > createSlidingLogStore() > createMemoryStore() > new Map':
-    'temporary, see above',
-  'lib/payments/instance.ts: instancePaymentsSource > paymentsSourceFrom() > createLocalThrottle() > createSlidingLogStore() > createMemoryStore() > let cursor':
-    'temporary, see above',
-}
+const ALLOWED: Record<string, string> = {}
 
 type Module = {
   file: string

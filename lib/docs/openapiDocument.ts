@@ -20,6 +20,7 @@ import {
 } from '../market/types.js'
 import { mcpOpenApiOf } from '../mcp/openapi.js'
 import { toolsOf } from '../mcp/tools.js'
+import { discoveryManifestSchema } from '../payments/discovery/manifest.js'
 import {
   creditAnswerSchema,
   offerReceiptSchema,
@@ -28,8 +29,7 @@ import {
   paymentRequiredBodySchema,
   paymentRequirementSchema,
   paymentSummarySchema,
-} from '../payments/answerSchemas.js'
-import { discoveryManifestSchema } from '../payments/discovery.js'
+} from '../payments/discovery/paidDoorSchemas.js'
 import { instancePaymentsSource } from '../payments/instance.js'
 import { discoveryManifestOpenApi, paidDeployOpenApiWith } from '../payments/openapi.js'
 import { errorBodySchema } from '../platform/http.js'

@@ -2,7 +2,7 @@ import { z } from 'zod'
 import type { PaymentAssetFacts } from '../chain/paymentAsset.js'
 import type { DeployConfig } from '../deploy/config.js'
 import { ConfigError, type CrossCheck, type Environment, httpUrl, optional, parseWith, wholeNumber } from '../platform/config.js'
-import { cdpSecretProblem } from './cdpAuth.js'
+import { cdpSecretProblem } from './facilitator/cdpAuth.js'
 
 // The paid door's settings: off unless X402_PRICE, X402_FACILITATOR_URL and a signer are all set. A bad
 // value stops npm start (and answers CONFIG_INVALID on Vercel) with the variable and what is wrong, never the value.

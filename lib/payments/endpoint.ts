@@ -1,35 +1,39 @@
 import { cors } from 'hono/cors'
 import type { Hex } from 'viem'
 import type { B20Variant } from '../chain/b20Variants.js'
-import { checkBody } from '../deploy/actions/action.js'
-import { agentDeployAction, checkDeployRequest } from '../deploy/actions/agentDeploy.js'
-import { receiptAction, receiptRequestSchema } from '../deploy/actions/receipt.js'
+import type { AgentAction } from '../deploy/actions/action.js'
+import { agentDeployAction } from '../deploy/actions/agentDeploy.js'
+import { receiptAction } from '../deploy/actions/receipt.js'
 import { pickAgentAction } from '../deploy/actions/registry.js'
 import { failure } from '../deploy/outcome.js'
+import type { DeployIntent } from '../deploy/pipeline/intent.js'
 import { variantNotActive } from '../deploy/pipeline/variantActive.js'
 import { clientAddress } from '../platform/clientAddress.js'
 import { ConfigError } from '../platform/config.js'
 import { createEndpoint, type Endpoint } from '../platform/edge.js'
 import { configInvalidAnswer, errorAnswerOf } from '../platform/errorAnswer.js'
 import { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS, jsonResponse, readJsonBody } from '../platform/http.js'
+import type { HttpAnswer } from '../platform/httpAnswer.js'
 import { errorName, processLogger } from '../platform/log.js'
 import { perInstance } from '../platform/perInstance.js'
 import { rateLimitHeaders } from '../platform/rateLimitHeaders.js'
 import { type Accepted, accepted, type Refused, refused } from '../platform/result.js'
 import { takeSlots } from '../store/slidingLog.js'
-import { type DoorAnswer, domainAnswer, doorError, paymentRequiredAnswer } from './answers.js'
 import { type PaymentsConfig, type PaymentsSettings, termsFor } from './config.js'
-import { discoveryManifestOf } from './discovery.js'
+import { discoveryManifestOf } from './discovery/manifest.js'
+import { domainAnswer, doorError, paymentRequiredAnswer } from './door/doorAnswers.js'
+import { decodePaymentHeader } from './door/paymentPayload.js'
+import { paymentRequirementsOf } from './door/requirements.js'
 import type { PaymentsSource } from './instance.js'
 import { paymentKeys } from './keys.js'
-import { decodePaymentHeader } from './payload.js'
-import { paymentRequirementsOf } from './requirements.js'
 
 // POST /api/x402/deploy: the paid door. Off unless configured (404). Every request is throttled per client (RateLimit
-// headers on every answer). A receipt is free. A deploy is checked first (an invalid intent is never asked to pay),
-// then against the chain (the asset's terms, read once per instance; the variant's activation, kept a few minutes),
-// then an unpaid request gets the 402 (no KMS: only the throttle and the paid cap's count besides); a paid one loads
-// the heavy half and runs steps 2 to 8 (`paidDeploy.ts`).
+// headers on every answer). It dispatches through the agent actions' registry as every door does: the body's action
+// is picked there and read by that action's own check; the door then serves it its own way. A receipt is free. A
+// deploy is checked first (an invalid intent is never asked to pay), then against the chain (the asset's terms, read
+// once per instance; the variant's activation, kept a few minutes), then an unpaid request gets the 402 (no KMS: only
+// the throttle and the paid cap's count besides); a paid one loads the heavy half and runs steps 2 to 8
+// (`sale/paidRequest.ts`).
 
 /** Largest request body accepted: the same as /api/b20-skill's. */
 export const PAID_DOOR_BODY_LIMIT_BYTES = 16 * 1024
@@ -47,7 +51,7 @@ const doorCors = cors({
   maxAge: 86_400,
 })
 
-const reply = ({ status, body, headers }: DoorAnswer) =>
+const reply = ({ status, body, headers }: HttpAnswer) =>
   jsonResponse({ status, body: JSON.stringify(body), headers: { 'cache-control': 'no-store', ...headers } })
 
 /** 404 PAID_DEPLOYS_OFF: the door, and what points at it, while paid deploys are off. */
@@ -72,7 +76,7 @@ async function throttle(source: PaymentsSource, config: PaymentsSettings, reques
   const parameters = { key: paymentKeys(config).throttle(clientAddress(request)), limit, windowMs: 60_000 }
   const verdict = await (await source.throttle()).limit(parameters).catch((error: unknown) => {
     processLogger().warn('store_unavailable', { operation: 'x402-throttle', error: errorName(error), effect: 'throttled per instance' })
-    return source.localThrottle.limit(parameters)
+    return source.localThrottle().limit(parameters)
   })
   const resetSeconds = verdict.resetAfterMs / 1000
   const quota = rateLimitHeaders({ policy: 'x402', quota: limit, windowSeconds: 60, remaining: verdict.remaining, resetSeconds })
@@ -98,35 +102,54 @@ export function createPaidDeployEndpoint(source: PaymentsSource): Endpoint {
   })
 }
 
-/** The actions the paid door offers (a body with no `action` is a deploy). */
-const PAID_DOOR_ACTIONS = [agentDeployAction, receiptAction] as const
+/** A request past the throttle, with the body its action reads (`action` named). */
+type DoorRequest = { source: PaymentsSource; request: Request; body: Record<string, unknown> }
 
-/** A request past the throttle: its body, then the action it names, picked through the agent actions' registry. */
-async function answerRequest(source: PaymentsSource, request: Request): Promise<DoorAnswer> {
-  const read = await readJsonBody(request, PAID_DOOR_BODY_LIMIT_BYTES)
-  if (!read.ok) return doorError(read.status, read.code, read.message)
-  const picked = pickAgentAction({ body: read.body, offered: PAID_DOOR_ACTIONS, whenMissing: agentDeployAction })
-  if (!picked.ok) return domainAnswer(picked)
-  // Only an object is picked; the door runs each action its own way: a deploy is paid, a receipt is free.
-  const body = read.body as Record<string, unknown>
-  return picked.action === receiptAction ? receipt(source, body) : deploy(source, request, { ...body, action: 'agent_deploy' })
+/** An action the paid door offers: the registry's action by its name, and the door's answer to a request for it. */
+type PaidDoorAction = { name: string; answer: (door: DoorRequest) => Promise<HttpAnswer> }
+
+/** Offers a registry action on the paid door: its own check reads the request, then `serve` runs it the door's way. */
+function paidDoorAction<T extends object>(
+  action: AgentAction<T>,
+  serve: (door: DoorRequest, checked: T) => Promise<HttpAnswer>,
+): PaidDoorAction {
+  return {
+    name: action.name,
+    answer: async (door) => {
+      const checked = action.check({ body: door.body, idempotencyKey: door.request.headers.get('idempotency-key') })
+      return checked.ok ? serve(door, checked) : domainAnswer(checked)
+    },
+  }
 }
 
-/** A deploy request: checked, offered (the chain's terms), then the 402 (unpaid), or the paid path with the heavy half loaded. */
-async function deploy(source: PaymentsSource, request: Request, body: Record<string, unknown>): Promise<DoorAnswer> {
+/** A deploy is paid (a body with no `action` is one). */
+const paidDeploy = paidDoorAction(agentDeployAction, deploy)
+/** The actions the paid door offers: a deploy is paid, a receipt is free. */
+const PAID_DOOR_ACTIONS = [paidDeploy, paidDoorAction(receiptAction, receipt)]
+
+/** A request past the throttle: its body, then the action it names, picked through the agent actions' registry. */
+async function answerRequest(source: PaymentsSource, request: Request): Promise<HttpAnswer> {
+  const read = await readJsonBody(request, PAID_DOOR_BODY_LIMIT_BYTES)
+  if (!read.ok) return doorError(read.status, read.code, read.message)
+  const picked = pickAgentAction({ body: read.body, offered: PAID_DOOR_ACTIONS, whenMissing: paidDeploy })
+  if (!picked.ok) return domainAnswer(picked)
+  // Only an object is picked; the action's check reads it with the action named (a deploy may omit it).
+  const body = { ...(read.body as Record<string, unknown>), action: picked.action.name }
+  return picked.action.answer({ source, request, body })
+}
+
+/** A deploy request, checked: offered (the chain's terms), then the 402 (unpaid), or the paid path with the heavy half loaded. */
+async function deploy({ source, request, body }: DoorRequest, { intent }: { intent: DeployIntent }): Promise<HttpAnswer> {
   const idempotencyKey = request.headers.get('idempotency-key')
-  const checked = checkDeployRequest(body, idempotencyKey)
-  if (!checked.ok)
-    return domainAnswer(failure('INVALID_INTENT', 'The deploy intent is invalid; see details.', { details: checked.details }))
-  if (checked.intent.dryRun) {
+  if (intent.dryRun) {
     const details = [
       { field: 'dryRun', reason: 'is not offered here: a paid deploy is simulated before anything is settled, so a revert costs nothing' },
     ]
     return domainAnswer(failure('INVALID_INTENT', 'The deploy intent is invalid; see details.', { details }))
   }
-  const offer = await offerFor(source, checked.intent.variant)
+  const offer = await offerFor(source, intent.variant)
   if (!offer.ok) return offer.answer
-  const config = termsFor(offer.config, checked.intent.pool !== undefined)
+  const config = termsFor(offer.config, intent.pool !== undefined)
   const header = request.headers.get('payment-signature')
   if (!header) {
     if (request.headers.get('x-payment'))
@@ -136,7 +159,7 @@ async function deploy(source: PaymentsSource, request: Request, body: Record<str
   const decoded = decodePaymentHeader(header)
   if (!decoded.ok) return doorError(400, 'INVALID_PAYMENT', `PAYMENT-SIGNATURE is malformed: ${decoded.reason}.`)
   try {
-    const [services, heavyHalf] = await Promise.all([source.deploy.services(), import('./heavyHalf.js')])
+    const [services, heavyHalf] = await Promise.all([source.deploy.services(), import('./sale/paidHalf.js')])
     if (!services.store)
       return domainAnswer(
         failure('DEPLOYS_DISABLED', 'Deploys need the shared store (Upstash Redis) on this deployment, and none is configured.'),
@@ -154,7 +177,7 @@ async function deploy(source: PaymentsSource, request: Request, body: Record<str
     const { payment } = decoded
     return await heavyHalf.runPaidDeploy(context, {
       body,
-      intent: checked.intent,
+      intent,
       payment,
       idempotencyKey: idempotencyKey ?? payment.paymentId,
     })
@@ -164,7 +187,7 @@ async function deploy(source: PaymentsSource, request: Request, body: Record<str
 }
 
 /** Why the door does not offer a deploy: its answer. */
-type NotOffered = Refused<'CONFIG_INVALID' | 'RPC_UNAVAILABLE' | 'VARIANT_NOT_ACTIVE', { answer: DoorAnswer }>
+type NotOffered = Refused<'CONFIG_INVALID' | 'RPC_UNAVAILABLE' | 'VARIANT_NOT_ACTIVE', { answer: HttpAnswer }>
 
 /**
  * What the door offers for a deploy of `variant`, asked of the chain before any 402, verify or signature. The price
@@ -197,7 +220,7 @@ async function offerFor(source: PaymentsSource, variant: B20Variant): Promise<Ac
 }
 
 /** An unpaid deploy: DEPLOY_CAP_REACHED when the paid cap is full (one store command), else the 402. */
-async function unpaid(source: PaymentsSource, config: PaymentsConfig, request: Request): Promise<DoorAnswer> {
+async function unpaid(source: PaymentsSource, config: PaymentsConfig, request: Request): Promise<HttpAnswer> {
   const store = await source.deploy.store()
   const windowMs = config.capWindowSeconds * 1000
   const now = source.clock.now()
@@ -226,14 +249,11 @@ async function unpaid(source: PaymentsSource, config: PaymentsConfig, request: R
   })
 }
 
-/** A receipt: free, for the deploys paid through this door. */
-async function receipt(source: PaymentsSource, body: Record<string, unknown>): Promise<DoorAnswer> {
-  const checked = checkBody(receiptRequestSchema, body, 'receipt')
-  if (!checked.ok) return domainAnswer(checked)
+/** A receipt, checked: free, for the deploys paid through this door. */
+async function receipt({ source }: DoorRequest, { txHash, waitSeconds }: { txHash: Hex; waitSeconds: number }): Promise<HttpAnswer> {
   try {
-    const [services, heavyHalf] = await Promise.all([source.deploy.services(), import('./heavyHalf.js')])
-    const txHash = checked.data.tx_hash.toLowerCase() as Hex
-    return domainAnswer(await heavyHalf.readPaidReceipt({ services, txHash, waitSeconds: checked.data.waitSeconds ?? 0 }))
+    const [services, heavyHalf] = await Promise.all([source.deploy.services(), import('./sale/paidHalf.js')])
+    return domainAnswer(await heavyHalf.readPaidReceipt({ services, txHash, waitSeconds }))
   } catch (error) {
     return errorAnswerOf(error, { endpoint: 'x402-deploy', unexpectedEvent: 'agent_action_failed' })
   }

@@ -4,8 +4,8 @@ import type { Environment } from '../platform/config.js'
 import { perInstance, perInstanceAsync } from '../platform/perInstance.js'
 import { createLocalThrottle, createThrottle, type Throttle } from '../store/throttle.js'
 import { loadPaymentsConfig, type PaymentsSettings } from './config.js'
-import type { DoorChain } from './doorChain.js'
-import { createPaymentFacilitator, type PaymentFacilitator } from './facilitator.js'
+import { createPaymentFacilitator, type PaymentFacilitator } from './facilitator/httpFacilitator.js'
+import type { DoorChain } from './verdict/doorChain.js'
 
 // The paid door's side of an instance: its settings, the deploy side it buys from, its reads of the chain, the
 // facilitator and the per-client throttle, each built once. An unpaid request needs the settings, the chain's reads
@@ -24,7 +24,7 @@ export type PaymentsSource = {
   /** The per-client throttle of the door (over the shared store; in this process without one). */
   throttle: () => Promise<Throttle>
   /** The door's throttle in this process, for when the shared store is unreachable: per instance, never none. */
-  localThrottle: Throttle
+  localThrottle: () => Throttle
   /**
    * The door's own clock (the deploy side has its own): the unpaid path's cap count, the age of the variants'
    * activation it keeps, an authorization's validity window (the wall clock, as the token and the facilitator judge
@@ -49,7 +49,7 @@ export function paymentsSourceFrom({ deploy, env, clock = systemClock, facilitat
   return {
     config,
     chain: perInstanceAsync(async () =>
-      (await import('./doorChain.js')).createDoorChain({ settings: config(), rpcUrl: deploy.config().rpcUrl, clock }),
+      (await import('./verdict/doorChain.js')).createDoorChain({ settings: config(), rpcUrl: deploy.config().rpcUrl, clock }),
     ),
     deploy,
     facilitator: perInstance(
@@ -59,7 +59,7 @@ export function paymentsSourceFrom({ deploy, env, clock = systemClock, facilitat
       const store = await deploy.store()
       return store ? createThrottle(store, clock.now) : createLocalThrottle(clock.now)
     }),
-    localThrottle: createLocalThrottle(clock.now),
+    localThrottle: perInstance(() => createLocalThrottle(clock.now)),
     clock,
   }
 }

@@ -12,6 +12,9 @@ import {
   redirectAnswer,
   retryAfterHeaders,
 } from '../platform/routeDocs.js'
+import { DEFAULT_ASSETS, type PaymentsSettings } from './config.js'
+import { paidDeployRequestSchema } from './discovery/bazaar.js'
+import { DISCOVERY_MANIFEST_PATH, discoveryManifestSchema } from './discovery/manifest.js'
 import {
   creditAnswerSchema,
   paidDeploySchema,
@@ -21,11 +24,9 @@ import {
   paidReceiptReplacedSchema,
   paymentRequiredBodySchema,
   paymentUnknownSchema,
-} from './answerSchemas.js'
-import { DEFAULT_ASSETS, type PaymentsSettings } from './config.js'
-import { DISCOVERY_MANIFEST_PATH, discoveryManifestSchema, paidDeployRequestSchema } from './discovery.js'
+} from './discovery/paidDoorSchemas.js'
+import { PAYMENT_HEADER_MAX_LENGTH } from './door/paymentPayload.js'
 import { PAID_DOOR_BODY_LIMIT_BYTES } from './endpoint.js'
-import { PAYMENT_HEADER_MAX_LENGTH } from './payload.js'
 
 // `POST /api/x402/deploy`, as the OpenAPI document declares it: the 402 and its headers, the paid answer, the credit;
 // its price and scheme as `x-payment-info`; and the origin's discovery manifest beside it.

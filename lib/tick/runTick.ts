@@ -250,7 +250,7 @@ async function runDeployParts(
       const { store, getSigner, config } = services
       if (!getSigner || !store) return { skipped: getSigner ? 'no shared store' : 'no signer configured' }
       const [{ reconcilePayments }, { paymentKeys }] = await Promise.all([
-        import('../payments/reconcile.js'),
+        import('../payments/ledger/reconcile.js'),
         import('../payments/keys.js'),
       ])
       const keys = paymentKeys({ storePrefix: config.storePrefix, chainId: config.chainId })

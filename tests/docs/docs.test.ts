@@ -12,7 +12,7 @@ import { deployFailureCodeSchema, skillHttpErrorSchema } from '../../lib/deploy/
 import { SKILL_BODY_LIMIT_BYTES } from '../../lib/deploy/endpoint.js'
 import { QUERY_MAX_LENGTH } from '../../lib/market/search.js'
 import { toolsOf } from '../../lib/mcp/tools.js'
-import { paidDoorErrorCodeSchema, paymentRequiredBodySchema } from '../../lib/payments/answerSchemas.js'
+import { paidDoorErrorCodeSchema, paymentRequiredBodySchema } from '../../lib/payments/discovery/paidDoorSchemas.js'
 import { SERVICE_VERSION } from '../../lib/platform/version.js'
 import { TICK_BODY_LIMIT_BYTES } from '../../lib/tick/endpoint.js'
 import { runRecordingLoads } from '../support/moduleLoads.js'

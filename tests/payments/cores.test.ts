@@ -7,16 +7,16 @@ import { x402Client } from '@x402/fetch'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { describe, expect, it } from 'vitest'
 import { loadDeployConfig } from '../../lib/deploy/config.js'
-import { cdpJwt } from '../../lib/payments/cdpAuth.js'
 import { baseUnitsOf, loadPaymentsConfig, pricedPaymentsConfig } from '../../lib/payments/config.js'
 import {
   AUTHORIZATION_MARGIN_SECONDS,
   checkPaymentTerms,
   checkValidityWindow,
   signatureRecoversToPayer,
-} from '../../lib/payments/localChecks.js'
-import { type DecodedPayment, decodePaymentHeader, PAYMENT_HEADER_MAX_LENGTH } from '../../lib/payments/payload.js'
-import { PAYMENT_TIMEOUT_SECONDS, paymentRequirementsOf, resourceOf } from '../../lib/payments/requirements.js'
+} from '../../lib/payments/door/localChecks.js'
+import { type DecodedPayment, decodePaymentHeader, PAYMENT_HEADER_MAX_LENGTH } from '../../lib/payments/door/paymentPayload.js'
+import { PAYMENT_TIMEOUT_SECONDS, paymentRequirementsOf, resourceOf } from '../../lib/payments/door/requirements.js'
+import { cdpJwt } from '../../lib/payments/facilitator/cdpAuth.js'
 import { ConfigError } from '../../lib/platform/config.js'
 
 // The paid door's pure cores: its configuration, the requirements the server builds, the header decoded, and the

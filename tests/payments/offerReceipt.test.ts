@@ -11,9 +11,10 @@ import {
 } from '@x402/extensions/offer-receipt'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createKmsAccount, type KmsAccount } from '../../lib/chain/kmsAccount.js'
-import type { PaymentSummary } from '../../lib/payments/answerSchemas.js'
-import { settledAnswer } from '../../lib/payments/answers.js'
-import { OFFER_RECEIPT_INFO_SCHEMA, signOfferReceipt, withOfferReceipt } from '../../lib/payments/offerReceipt.js'
+import { OFFER_RECEIPT_INFO_SCHEMA, signOfferReceipt } from '../../lib/payments/discovery/offerReceipt.js'
+import type { PaymentSummary } from '../../lib/payments/discovery/paidDoorSchemas.js'
+import { settledAnswer } from '../../lib/payments/door/doorAnswers.js'
+import { withOfferReceipt } from '../../lib/payments/sale/signedAnswer.js'
 import { createLogger } from '../../lib/platform/log.js'
 import { type FakeKms, startFakeKms } from '../support/fakeKms.js'
 import { createTestClock } from '../support/testClock.js'
@@ -76,7 +77,7 @@ describe('the receipt of a paid deploy', () => {
       },
       settledAnswer(deployed, payment),
     )
-    const settlement = decodePaymentResponseHeader(answer.headers['payment-response']!)
+    const settlement = decodePaymentResponseHeader(answer.headers?.['payment-response'] ?? '')
     const entry = settlement.extensions?.[OFFER_RECEIPT] as { info: { receipt: EIP712SignedReceipt }; schema: unknown }
     const receipt = extractReceiptFromResponse(new Response(null, { headers: answer.headers })) as EIP712SignedReceipt
     expect(receipt).toEqual(entry.info.receipt)

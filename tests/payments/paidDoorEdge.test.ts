@@ -128,7 +128,7 @@ describe('the paid door at its edge', () => {
     expect(JSON.parse(out)).toEqual({ status: 402 })
     expect(loads).toContain('/lib/payments/endpoint.ts') // the recorder works
     // The chain is read (the asset's terms, the variant's activation) through viem's public client; nothing signs.
-    expect(loads).toContain('/lib/payments/doorChain.ts')
+    expect(loads).toContain('/lib/payments/verdict/doorChain.ts')
     expect(loads).not.toMatch(/@aws-sdk|kmsAccount|deployToken|deploy\/services|payments\/paidDeploy/)
   })
 

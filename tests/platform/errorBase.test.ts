@@ -59,7 +59,8 @@ describe('one error base', () => {
       'market/search.ts': 'as market/history.ts',
       'market/ohlcvQuery.ts': 'as market/history.ts',
       'mcp/openapi.ts': 'a sentence of the OpenAPI description that names the shape',
-      'payments/answers.ts': 'the paid door’s wire bodies (the 402 and the errors outside the domain), in the order x402 clients read',
+      'payments/door/doorAnswers.ts':
+        'the paid door’s wire bodies (the 402 and the errors outside the domain), in the order x402 clients read',
     }
     const comment = /^\S+:\d+: (\/\/|\/\*\*|\*)/
     const found = linesMatching(/\bok:\s*false\b/).filter((line) => !comment.test(line) && !line.startsWith('docs/'))

@@ -1,5 +1,6 @@
 import type { z } from 'zod'
 import { internalAnswer } from '../../platform/errorAnswer.js'
+import type { HttpAnswer } from '../../platform/httpAnswer.js'
 import type { Logger } from '../../platform/log.js'
 import { problemsOf, type RequestProblem } from '../../platform/problems.js'
 import type { Accepted } from '../../platform/result.js'
@@ -9,17 +10,17 @@ import type { DeployServices } from '../services.js'
 // What one agent action is made of, and the answers every action shares. Each action is one module in this folder;
 // `registry.ts` lists them, and both doors (POST /api/b20-skill and the MCP tools) dispatch through it.
 
-/** An action's answer: the HTTP status, the JSON body (domain outcomes are 200 with `ok`), and extra headers. */
-export type AgentActionAnswer = { status: number; body: Record<string, unknown>; headers?: Record<string, string> }
-
 /** The calling agent, as its key was matched: its key's digest, and its own rolling cap when its key has one. */
 export type CallingAgent = { digest: string; dailyCap: number | null }
 
 /** What a checked request runs once the services are loaded. */
-export type ActionRun = (parameters: { services: DeployServices; agent: CallingAgent }) => Promise<AgentActionAnswer>
+export type ActionRun = (parameters: { services: DeployServices; agent: CallingAgent }) => Promise<HttpAnswer>
 
-/** The outcome of checking a request: what to run, or the refusal (which loads nothing). */
-export type CheckedRequest = Accepted<{ run: ActionRun }> | DeployFailure
+/**
+ * The outcome of checking a request: what to run, and what the check read (`T`: a deploy's intent, a receipt's hash),
+ * for a door that runs the action its own way (the paid door); or the refusal (which loads nothing).
+ */
+export type CheckedRequest<T extends object = object> = Accepted<{ run: ActionRun } & T> | DeployFailure
 
 /** A tool call as the action's HTTP request (its body and `Idempotency-Key`), or why the arguments cannot be one. */
 export type ToolRequest = Accepted<{ body: Record<string, unknown>; idempotencyKey: string | null }> | DeployFailure
@@ -43,9 +44,9 @@ export type ActionTool = {
 
 /**
  * One agent action: its `action` name, its request schema and check, what it runs, the schemas of what it answers,
- * and the text its HTTP documentation and its MCP tool share (`summary`).
+ * and the text its HTTP documentation and its MCP tool share (`summary`). `T` is what its check reads for a door.
  */
-export type AgentAction = {
+export type AgentAction<T extends object = object> = {
   /** The body's `action`. */
   name: string
   /** What the action does, in one sentence: the OpenAPI description and the MCP tool's description start with it. */
@@ -57,17 +58,17 @@ export type AgentAction = {
   /** What a success answers (its `ok: false` answers are the shared failure schema). */
   answers: readonly z.ZodType[]
   /** Checks a request with nothing loaded; answers what to run, or the refusal. */
-  check(request: { body: unknown; idempotencyKey: string | null }): CheckedRequest
+  check(request: { body: unknown; idempotencyKey: string | null }): CheckedRequest<T>
   tool: ActionTool
 }
 
 /** Defines an {@link AgentAction}: a typed identity, so an action reads as one declaration. */
-export function defineAgentAction(action: AgentAction): AgentAction {
+export function defineAgentAction<T extends object = object>(action: AgentAction<T>): AgentAction<T> {
   return action
 }
 
 /** A 200 answer with the given body (a domain outcome, `ok` true or false). */
-export const answer = (body: object, headers?: Record<string, string>): AgentActionAnswer => ({
+export const answer = (body: object, headers?: Record<string, string>): HttpAnswer => ({
   status: 200,
   body: body as Record<string, unknown>,
   ...(headers ? { headers } : {}),
@@ -87,7 +88,7 @@ export function checkBody<T>(schema: z.ZodType<T>, body: unknown, action: string
  * The answer to an error nobody expected (a bug, a runtime API missing): 500 `INTERNAL` with the request id to quote,
  * and one `agent_action_failed` line naming the error (see {@link internalAnswer}).
  */
-export function unexpectedFailure(logger: Logger, error: unknown): AgentActionAnswer {
+export function unexpectedFailure(logger: Logger, error: unknown): HttpAnswer {
   const { status, body } = internalAnswer('agent_action_failed', error, { logger })
   return { status, body }
 }

@@ -2,13 +2,14 @@ import type { Hex } from 'viem'
 import { z } from 'zod'
 import { checksumAddress } from '../../chain/address.js'
 import { type B20Variant, STABLECOIN_DECIMALS } from '../../chain/b20Variants.js'
+import type { HttpAnswer } from '../../platform/httpAnswer.js'
 import { problemsOf, type RequestProblem } from '../../platform/problems.js'
 import { type Accepted, accepted, type Refused, refused } from '../../platform/result.js'
 import { deployBroadcastSchema, deploySimulatedSchema } from '../answerSchemas.js'
 import { failure } from '../outcome.js'
 import { DEPLOY_WAIT_SECONDS_MAX, type DeployIntent } from '../pipeline/intent.js'
 import { parsePoolIntent, poolFieldSchema } from '../pool/poolFields.js'
-import { type AgentActionAnswer, answer, defineAgentAction } from './action.js'
+import { answer, defineAgentAction } from './action.js'
 import { parseBirthIntent } from './birthFields.js'
 import { ISO_4217_CODES } from './iso4217.js'
 import { addressField, httpsUrlField, onChainTextField, tokenAmountField } from './requestFields.js'
@@ -174,7 +175,7 @@ export function checkDeployRequest(body: unknown, idempotencyKey: string | null)
 async function deploy(
   { services, agent }: Parameters<import('./action.js').ActionRun>[0],
   request: { body: unknown; intent: DeployIntent; idempotencyKey: string | null },
-): Promise<AgentActionAnswer> {
+): Promise<HttpAnswer> {
   const { deployToken, runIdempotently } = await import('../heavyHalf.js')
   const { intent, idempotencyKey } = request
   const run = () => deployToken({ services, intent, agentId: agent.digest, agentDailyCap: agent.dailyCap })
@@ -207,7 +208,7 @@ async function deploy(
 }
 
 /** `agent_deploy`, as both doors dispatch it. */
-export const agentDeployAction = defineAgentAction({
+export const agentDeployAction = defineAgentAction<{ intent: DeployIntent }>({
   name: 'agent_deploy',
   summary:
     'Deploys a B20 token on Base through the native factory, born ready (initialSupply to a recipient, supplyCap or fixedSupply, ERC-7572 metadata, and with pool a Uniswap v4 pool seeded at launch, its position the owner’s): validated, simulated, signed by the service (KMS) and broadcast; counts against the rolling deploy caps. dryRun: true validates and simulates only, signing nothing.',
@@ -256,7 +257,8 @@ export const agentDeployAction = defineAgentAction({
   check({ body, idempotencyKey }) {
     const checked = checkDeployRequest(body, idempotencyKey)
     if (!checked.ok) return failure('INVALID_INTENT', 'The deploy intent is invalid; see details.', { details: checked.details })
-    return { ok: true, run: (context) => deploy(context, { body, intent: checked.intent, idempotencyKey }) }
+    const { intent } = checked
+    return { ok: true, intent, run: (context) => deploy(context, { body, intent, idempotencyKey }) }
   },
   tool: {
     name: 'deploy_token',

@@ -1,12 +1,13 @@
 import type { MiddlewareHandler } from 'hono'
 import { configInvalidAnswer } from '../../platform/errorAnswer.js'
 import { jsonResponse } from '../../platform/http.js'
+import type { HttpAnswer } from '../../platform/httpAnswer.js'
 import { errorName, type Logger, processLogger } from '../../platform/log.js'
 import { type Accepted, accepted, type Refused, refused } from '../../platform/result.js'
 import { StoreError } from '../../store/types.js'
 import { AGENT_KEY_MAX_LENGTH, createRefusalLog, matchAgentKey, refusalText } from '../agents/agentKeys.js'
 import type { DeployServicesSource } from '../instance.js'
-import type { AgentActionAnswer, CallingAgent } from './action.js'
+import type { CallingAgent } from './action.js'
 
 // The agent key, checked once per request as middleware, for both doors: POST /api/b20-skill refuses a caller without
 // a valid key before reading its body; the MCP endpoint lets read tools through and has agent tools ask the verdict.
@@ -15,10 +16,10 @@ import type { AgentActionAnswer, CallingAgent } from './action.js'
 export type AgentDoor = 'b20-skill' | 'mcp'
 
 /** The verdict on a request's agent key: the agent, or the answer it gets instead (refused with that answer's code). */
-export type AgentVerdict = Accepted<{ agent: CallingAgent }> | Refused<string, { answer: AgentActionAnswer }>
+export type AgentVerdict = Accepted<{ agent: CallingAgent }> | Refused<string, { answer: HttpAnswer }>
 
 /** A refusal answered with `answer`, under its code. */
-const refusedWith = (answer: AgentActionAnswer): AgentVerdict => refused(String(answer.body.code), { answer })
+const refusedWith = (answer: HttpAnswer): AgentVerdict => refused(String(answer.body.code), { answer })
 
 /** What the agent-key middleware hands the handler: the verdict, checked the first time it is asked (once at most). */
 export type AgentKeyVariables = { agentKey: () => Promise<AgentVerdict> }
@@ -32,7 +33,7 @@ export function presentedAgentKey(request: Request, door: AgentDoor): string | n
 }
 
 /** The answer to a caller whose key could not be checked (the registry's store is unreachable). */
-export const AGENT_CHECK_UNAVAILABLE: AgentActionAnswer = {
+export const AGENT_CHECK_UNAVAILABLE: HttpAnswer = {
   status: 200,
   body: refused('STORE_UNAVAILABLE', {
     error: 'The agent keys cannot be checked right now (the shared store is unreachable); nothing was done. Try again shortly.',

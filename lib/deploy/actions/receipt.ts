@@ -29,7 +29,7 @@ export const receiptRequestSchema = z.strictObject({
 })
 
 /** `receipt`, as both doors dispatch it. */
-export const receiptAction = defineAgentAction({
+export const receiptAction = defineAgentAction<{ txHash: Hex; waitSeconds: number }>({
   name: 'receipt',
   summary:
     'Where a deploy stands: pending (and for how long), confirmed (with the token address, what it minted and its market), reverted, or replaced (a higher-fee copy took its place; followed to its outcome). waitSeconds (0-25) waits for mining.',
@@ -45,6 +45,8 @@ export const receiptAction = defineAgentAction({
     const waitSeconds = checked.data.waitSeconds ?? 0
     return {
       ok: true,
+      txHash,
+      waitSeconds,
       run: async ({ services }) => answer(await (await import('../heavyHalf.js')).readDeployReceipt({ services, txHash, waitSeconds })),
     }
   },

@@ -1,9 +1,10 @@
 import { errorAnswerOf } from '../../platform/errorAnswer.js'
+import type { HttpAnswer } from '../../platform/httpAnswer.js'
 import type { Accepted } from '../../platform/result.js'
 import type { DeployFailure } from '../answerSchemas.js'
 import type { DeployServicesSource } from '../instance.js'
 import { failure } from '../outcome.js'
-import { type AgentAction, type AgentActionAnswer, answer, type CallingAgent, unexpectedFailure } from './action.js'
+import { type AgentAction, answer, type CallingAgent, unexpectedFailure } from './action.js'
 import { agentDeployAction } from './agentDeploy.js'
 import { listDeploysAction } from './listDeploys.js'
 import { listEventsAction } from './listEvents.js'
@@ -42,24 +43,28 @@ export type RunAgentActionParameters = {
   actions?: readonly AgentAction[]
 }
 
-/** Parameters of {@link pickAgentAction}. */
-export type PickAgentActionParameters = {
+/** Parameters of {@link pickAgentAction}: `A` is how the door holds an action (the registry's, or its own face of one). */
+export type PickAgentActionParameters<A extends { name: string }> = {
   /** The parsed JSON body; its `action` names the action. */
   body: unknown
-  /** The actions this door offers (default: every one). */
-  offered?: readonly AgentAction[]
+  /** The actions this door offers ({@link AGENT_ACTIONS} for every one). */
+  offered: readonly A[]
   /** The action a body that names none asks for (default: none, so a missing action is refused). */
-  whenMissing?: AgentAction
+  whenMissing?: A
 }
 
 /** The picked action, or the refusal that names what the door offers. */
-export type PickAgentActionReturnType = Accepted<{ action: AgentAction }> | DeployFailure
+export type PickAgentActionReturnType<A extends { name: string }> = Accepted<{ action: A }> | DeployFailure
 
 /**
  * The action a body names among those a door offers: every door (`/api/b20-skill`, the paid door, MCP through its
  * tools) picks through here, so an unknown action is refused the same way everywhere, listing what that door takes.
  */
-export function pickAgentAction({ body, offered = AGENT_ACTIONS, whenMissing }: PickAgentActionParameters): PickAgentActionReturnType {
+export function pickAgentAction<A extends { name: string }>({
+  body,
+  offered,
+  whenMissing,
+}: PickAgentActionParameters<A>): PickAgentActionReturnType<A> {
   const name = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as { action?: unknown }).action : undefined
   const action = name === undefined && whenMissing ? whenMissing : offered.find((offer) => offer.name === name)
   if (action && typeof body === 'object' && body !== null) return { ok: true, action }
@@ -73,7 +78,7 @@ export function pickAgentAction({ body, offered = AGENT_ACTIONS, whenMissing }: 
  * loaded (a refusal costs no chain, signer or store); only then are the services built, and anything nobody expected
  * is `INTERNAL` with the request id.
  */
-export async function runAgentAction(parameters: RunAgentActionParameters): Promise<AgentActionAnswer> {
+export async function runAgentAction(parameters: RunAgentActionParameters): Promise<HttpAnswer> {
   const { source, agent, body, idempotencyKey, actions = AGENT_ACTIONS } = parameters
   const picked = pickAgentAction({ body, offered: actions })
   if (!picked.ok) return answer(picked)

@@ -2,16 +2,14 @@ import { encodePaymentRequiredHeader, encodePaymentResponseHeader } from '@x402/
 import { x402ResourceServer } from '@x402/core/server'
 import type { PaymentRequirements } from '@x402/core/types'
 import { declarePaymentIdentifierExtension, PAYMENT_IDENTIFIER } from '@x402/extensions/payment-identifier'
-import type { DeployFailure } from '../deploy/outcome.js'
-import type { PaidDoorErrorCode, PaymentSummary } from './answerSchemas.js'
-import { paidDeployDiscovery } from './discovery.js'
+import type { DeployFailure } from '../../deploy/outcome.js'
+import type { HttpAnswer } from '../../platform/httpAnswer.js'
+import { paidDeployDiscovery } from '../discovery/bazaar.js'
+import type { PaidDoorErrorCode, PaymentSummary } from '../discovery/paidDoorSchemas.js'
 import { resourceOf } from './requirements.js'
 
 // The paid door's answers, with their x402 headers: a 402 carries PAYMENT-REQUIRED (x402 v2, base64), an answer
 // after a settlement carries PAYMENT-RESPONSE. Built with @x402/core's own helpers.
-
-/** One answer of the door: its status, JSON body and headers. */
-export type DoorAnswer = { status: number; body: Record<string, unknown>; headers: Record<string, string> }
 
 /** Builds the PaymentRequired object of a 402 (no facilitator is asked: the requirements are the server's own). */
 const paymentRequiredBuilder = new x402ResourceServer()
@@ -41,7 +39,7 @@ export async function paymentRequiredAnswer({
   code,
   error,
   reason,
-}: PaymentRequiredAnswerParameters): Promise<DoorAnswer> {
+}: PaymentRequiredAnswerParameters): Promise<HttpAnswer> {
   const required = await paymentRequiredBuilder.createPaymentRequiredResponse([requirements], resourceOf(url), error, {
     [PAYMENT_IDENTIFIER]: declarePaymentIdentifierExtension(false),
     ...paidDeployDiscovery(),
@@ -68,7 +66,7 @@ export function paymentResponseHeader(payment: PaymentSummary, extensions?: Reco
 }
 
 /** A 200 after a settlement: the deploy's answer (broadcast, or why not) with what was paid, and PAYMENT-RESPONSE. */
-export function settledAnswer(body: object, payment: PaymentSummary, extra: Record<string, unknown> = {}): DoorAnswer {
+export function settledAnswer(body: object, payment: PaymentSummary, extra: Record<string, unknown> = {}): HttpAnswer {
   return { status: 200, body: { ...body, ...extra, payment }, headers: paymentResponseHeader(payment) }
 }
 
@@ -76,24 +74,24 @@ export function settledAnswer(body: object, payment: PaymentSummary, extra: Reco
  * A settled payment whose deploy failed before broadcast: the failure (its code and retryAfterSeconds), the credit's
  * id and what was paid. A retry with the same payment, or the same Idempotency-Key, deploys without a new settlement.
  */
-export function creditAnswer(failure: DeployFailure, creditId: string, payment: PaymentSummary): DoorAnswer {
+export function creditAnswer(failure: DeployFailure, creditId: string, payment: PaymentSummary): HttpAnswer {
   const error = `Your payment was settled, but the deploy did not go out: ${failure.error} Resend the same request (the same payment, or the same Idempotency-Key) to deploy without paying again.`
   return settledAnswer({ ...failure, error, retryAfterSeconds: failure.retryAfterSeconds ?? 5 }, payment, { credit: { id: creditId } })
 }
 
 /** A 200 domain answer with nothing paid (an invalid intent, a full cap, a simulated revert, a conflict). */
-export function domainAnswer(failure: DeployFailure | object): DoorAnswer {
+export function domainAnswer(failure: DeployFailure | object): HttpAnswer {
   return { status: 200, body: failure as Record<string, unknown>, headers: {} }
 }
 
 /** An answer outside the domain (400, 404, 413, 429, 503, 500): `{ ok: false, error, code }`. */
-export function doorError(status: number, code: PaidDoorErrorCode, error: string, headers: Record<string, string> = {}): DoorAnswer {
+export function doorError(status: number, code: PaidDoorErrorCode, error: string, headers: Record<string, string> = {}): HttpAnswer {
   const retry = headers['retry-after']
   return { status, body: { ok: false, error, code, ...(retry ? { retryAfterSeconds: Number(retry) } : {}) }, headers }
 }
 
 /** 503 FACILITATOR_UNAVAILABLE: nothing was settled or signed; retry after the given seconds. */
-export function facilitatorUnavailable(seconds = 10): DoorAnswer {
+export function facilitatorUnavailable(seconds = 10): HttpAnswer {
   return doorError(
     503,
     'FACILITATOR_UNAVAILABLE',
@@ -103,6 +101,6 @@ export function facilitatorUnavailable(seconds = 10): DoorAnswer {
 }
 
 /** A stored answer, replayed to a retry of the same payment or Idempotency-Key. */
-export function replayedAnswer(stored: DoorAnswer): DoorAnswer {
+export function replayedAnswer(stored: HttpAnswer): HttpAnswer {
   return { ...stored, headers: { ...stored.headers, 'idempotent-replayed': 'true' } }
 }

@@ -5,7 +5,7 @@ import {
   receiptConfirmedSchema,
   receiptPendingSchema,
   receiptReplacedSchema,
-} from '../deploy/answerSchemas.js'
+} from '../../deploy/answerSchemas.js'
 
 // What the paid door answers, as zod schemas: the OpenAPI document is built from them and tests hold answers to them.
 
@@ -66,7 +66,7 @@ export const offerReceiptSchema = z
     'Proof of purchase for others: verify with verifyReceiptSignatureEIP712 of @x402/extensions/offer-receipt; absent if KMS could not sign it then',
   )
 
-/** Success body of a paid deploy: the deploy answer (spec 2.5) and what was paid, with its signed receipt. */
+/** Success body of a paid deploy: the deploy answer (docs/api.md, `POST /api/b20-skill`) and what was paid, with its signed receipt. */
 export const paidDeploySchema = deployBroadcastSchema
   .extend({ payment: paymentSummarySchema.extend({ receipt: offerReceiptSchema.optional() }) })
   .describe('Paid, signed and broadcast (with receipt when waitSeconds saw it mined); the PAYMENT-RESPONSE header says the same settlement')

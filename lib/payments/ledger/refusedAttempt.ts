@@ -1,6 +1,9 @@
-import { reserveCapSlots } from '../deploy/pipeline/capWindow.js'
+import { reserveCapSlots } from '../../deploy/pipeline/capWindow.js'
+import type { DeployServices } from '../../deploy/services.js'
+import type { Store } from '../../store/types.js'
+import type { PaymentsConfig } from '../config.js'
+import type { PaymentKeys } from '../keys.js'
 import type { PaymentRecord } from './paymentRecord.js'
-import type { PaidDeployContext } from './purchase.js'
 
 // A payment verified and then not paid (the payer cancelled the authorization, or spent its funds, between verify and
 // settle) costs the door a verify, a simulation and a settle, and costs the payer nothing: its deploy's cap slots go
@@ -12,7 +15,12 @@ import type { PaidDeployContext } from './purchase.js'
  * payment, whatever decides it; a full cap is left as it is).
  */
 export async function countRefusedAttempt(
-  context: Pick<PaidDeployContext, 'store' | 'keys' | 'config' | 'services'>,
+  context: {
+    store: Store
+    keys: PaymentKeys
+    config: Pick<PaymentsConfig, 'payerDailyCap'>
+    services: Pick<DeployServices, 'config' | 'clock'>
+  },
   record: PaymentRecord,
 ): Promise<void> {
   const { store, keys, config, services } = context

@@ -1,6 +1,6 @@
 import type { PaymentRequirements } from '@x402/core/types'
 import { recoverTypedDataAddress } from 'viem'
-import type { DecodedPayment } from './payload.js'
+import type { DecodedPayment } from './paymentPayload.js'
 
 // Step 2 of a paid request: what can be checked without asking anyone, so the facilitator never sees garbage. The
 // payment is held to the requirements the server built (never to its own `accepted` echo of them).

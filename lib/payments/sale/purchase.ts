@@ -1,16 +1,15 @@
 import type { PaymentRequirements } from '@x402/core/types'
-import { type Address, encodePacked, getAddress, type Hex, keccak256 } from 'viem'
-import type { DeployIntent } from '../deploy/pipeline/intent.js'
-import type { DeployServices } from '../deploy/services.js'
-import type { Clock } from '../platform/clock.js'
-import type { Store } from '../store/types.js'
-import type { PaymentSummary } from './answerSchemas.js'
-import type { PaymentsConfig } from './config.js'
-import type { PaymentFacilitator } from './facilitator.js'
-import type { PaymentKeys } from './keys.js'
-import type { DecodedPayment } from './payload.js'
-import type { PaymentRecord, PaymentRef } from './paymentRecord.js'
-import type { ExpectedTransfer } from './settlementOnChain.js'
+import { encodePacked, getAddress, type Hex, keccak256 } from 'viem'
+import type { DeployIntent } from '../../deploy/pipeline/intent.js'
+import type { DeployServices } from '../../deploy/services.js'
+import type { Clock } from '../../platform/clock.js'
+import type { Store } from '../../store/types.js'
+import type { PaymentsConfig } from '../config.js'
+import type { PaymentSummary } from '../discovery/paidDoorSchemas.js'
+import type { DecodedPayment } from '../door/paymentPayload.js'
+import type { PaymentFacilitator } from '../facilitator/httpFacilitator.js'
+import type { PaymentKeys } from '../keys.js'
+import type { PaymentRecord, PaymentRef } from '../ledger/paymentRecord.js'
 
 // One purchase: a payment and the deploy it buys, as the steps of the paid door pass it along.
 
@@ -44,26 +43,20 @@ export type Purchase = PaymentRef & {
   lease: string | null
 }
 
+/** Where the payment stands as its deploy begins. */
+export type Paying =
+  | { kind: 'new' }
+  /** A settle was asked for before and nobody saw it end; the chain shows the authorization still unused. */
+  | { kind: 'settling'; record: PaymentRecord }
+  /** Paid already: a credit being redeemed, with no new settlement (confirmed on chain first, if it was not yet). */
+  | { kind: 'paid'; record: PaymentRecord }
+
 /**
  * The salt of a paid deploy that names none, from its payment: every attempt to deploy for one payment creates the
  * same token, so the chain itself refuses a second one (TokenAlreadyExists) should a record ever be lost.
  */
 export function saltOfPayment(payer: string, nonce: Hex): Hex {
   return keccak256(encodePacked(['string', 'address', 'bytes32'], ['x402 paid deploy', payer as `0x${string}`, nonce]))
-}
-
-/**
- * What the settlement of a recorded payment must move on chain: the terms it was taken under (a record from before
- * they were kept pays the configured payTo).
- */
-export function expectedTransferOf(config: Pick<PaymentsConfig, 'payTo'>, record: PaymentRecord): ExpectedTransfer {
-  return {
-    asset: record.asset as Address,
-    payer: record.payer as Address,
-    payTo: (record.payTo ?? config.payTo) as Address,
-    amount: BigInt(record.amount),
-    nonce: record.nonce as Hex,
-  }
 }
 
 /** Whether the payment this request carries is the purchase's own (not the one an Idempotency-Key went with first). */

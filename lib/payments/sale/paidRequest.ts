@@ -1,10 +1,10 @@
-import { failure, storeFailureOf } from '../deploy/outcome.js'
-import { canonicalJson } from '../deploy/pipeline/idempotency.js'
-import type { DeployIntent } from '../deploy/pipeline/intent.js'
-import { type DoorAnswer, domainAnswer, facilitatorUnavailable, paymentRequiredAnswer, replayedAnswer } from './answers.js'
-import { buyDeploy } from './buyDeploy.js'
-import { checkPaymentTerms, checkValidityWindow, signatureRecoversToPayer } from './localChecks.js'
-import type { DecodedPayment } from './payload.js'
+import { failure, storeFailureOf } from '../../deploy/outcome.js'
+import { canonicalJson } from '../../deploy/pipeline/idempotency.js'
+import type { DeployIntent } from '../../deploy/pipeline/intent.js'
+import type { HttpAnswer } from '../../platform/httpAnswer.js'
+import { domainAnswer, facilitatorUnavailable, paymentRequiredAnswer, replayedAnswer } from '../door/doorAnswers.js'
+import { checkPaymentTerms, checkValidityWindow, signatureRecoversToPayer } from '../door/localChecks.js'
+import type { DecodedPayment } from '../door/paymentPayload.js'
 import {
   claimIdempotencyKey,
   type IdempotencyAlias,
@@ -12,11 +12,13 @@ import {
   type PaymentRecord,
   readPayment,
   readPaymentRecord,
+  refusePayment,
   releasePayment,
   sha256,
-} from './paymentRecord.js'
+} from '../ledger/paymentRecord.js'
+import { deployForPayment } from './deployForPayment.js'
 import { type PaidDeployContext, type Purchase, paymentRecordOf } from './purchase.js'
-import { refusePayment, resumeSettling } from './settleBeforeDeploy.js'
+import { resumeSettling } from './settle.js'
 
 // A request with a payment, from its signature to its answer, exactly once per payment across instances: the work on
 // a payment holds its lease (keyed by the authorization: payer and nonce), so the same payload twice at once, or on
@@ -36,7 +38,7 @@ const inProgress = (error: string) => domainAnswer(failure('IDEMPOTENCY_IN_PROGR
 const STILL_RUNNING = 'A request with this payment or Idempotency-Key is still running; retry shortly to get its answer.'
 
 /** Runs a request that carries a payment (steps 2 to 8) and answers it; a store failure is STORE_UNAVAILABLE, nothing paid. */
-export async function runPaidDeploy(given: Omit<PaidDeployContext, 'startedAt'>, request: PaidRequest): Promise<DoorAnswer> {
+export async function runPaidDeploy(given: Omit<PaidDeployContext, 'startedAt'>, request: PaidRequest): Promise<HttpAnswer> {
   const context: PaidDeployContext = { ...given, startedAt: given.clock.now() }
   const { payment, body, intent, idempotencyKey } = request
   const { requirements, url, config, store, services } = context
@@ -108,7 +110,7 @@ async function paidUnderItsTerms(context: PaidDeployContext, payment: DecodedPay
 }
 
 /** Under the payment's lease: the first answer, a credit redeemed, a settle resumed, or a new payment. */
-async function underLease(context: PaidDeployContext, purchase: Purchase): Promise<DoorAnswer> {
+async function underLease(context: PaidDeployContext, purchase: Purchase): Promise<HttpAnswer> {
   const { store } = context
   purchase.lease = await leasePayment(store, purchase)
   if (!purchase.lease) {
@@ -132,16 +134,21 @@ async function continuePayment(
   purchase: Purchase,
   record: PaymentRecord,
   alias: IdempotencyAlias | null,
-): Promise<DoorAnswer> {
+): Promise<HttpAnswer> {
   if (record.bodyHash !== purchase.bodyHash)
     return conflict('This payment already paid for another deploy request; nothing was settled. Sign a new payment for a new deploy.')
   if (record.state === 'deployed' && record.answer) return replayedAnswer(record.answer)
   if (record.state === 'verifying' || record.state === 'refused') return newPayment(context, purchase, alias, record)
-  if (PAID_STATES.includes(record.state)) return buyDeploy(context, purchase, { kind: 'paid', record })
-  const resumed = await resumeSettling(context, purchase, record)
-  if (resumed.kind === 'paid') return buyDeploy(context, purchase, { kind: 'paid', record: resumed.record })
-  if (resumed.kind === 'refused') return resumed.answer
-  return buyDeploy(context, purchase, { kind: 'settling', record })
+  return resumePayment(context, purchase, record)
+}
+
+/**
+ * A payment whose settle was asked for: deployed with no new settlement when it is paid for sure; else decided from the
+ * chain first (resumeSettling): its deploy (paid, or to be settled again), or the answer the chain's verdict gives.
+ */
+async function resumePayment(context: PaidDeployContext, purchase: Purchase, record: PaymentRecord): Promise<HttpAnswer> {
+  const standing = PAID_STATES.includes(record.state) ? { kind: 'paid' as const, record } : await resumeSettling(context, purchase, record)
+  return standing.kind === 'refused' ? standing.answer : deployForPayment(context, purchase, standing)
 }
 
 /**
@@ -151,7 +158,7 @@ async function continuePayment(
  * settle and nobody works on it, does this payment take the key (atomically: a third request cannot take it too).
  * A different body is a conflict.
  */
-async function followKey(context: PaidDeployContext, purchase: Purchase, alias: IdempotencyAlias): Promise<DoorAnswer> {
+async function followKey(context: PaidDeployContext, purchase: Purchase, alias: IdempotencyAlias): Promise<HttpAnswer> {
   if (alias.bodyHash !== purchase.bodyHash)
     return conflict(
       'This Idempotency-Key was already used with a different request body; nothing was settled. Use a new key for a new deploy.',
@@ -165,11 +172,8 @@ async function followKey(context: PaidDeployContext, purchase: Purchase, alias: 
   try {
     // Under its lease, a payment with no record, or still `verifying`, was left before any settle: it is unspent.
     if (!record || record.state === 'verifying') return await newPayment(context, purchase, alias)
-    if (PAID_STATES.includes(record.state)) return await buyDeploy(context, earlier, { kind: 'paid', record })
-    const resumed = await resumeSettling(context, earlier, record)
-    if (resumed.kind === 'paid') return await buyDeploy(context, earlier, { kind: 'paid', record: resumed.record })
-    // Never `settle-again` here: the payload in hand is not that payment's (resumeSettling knows it).
-    return resumed.kind === 'refused' ? resumed.answer : inProgress(STILL_RUNNING)
+    // Never settled again from here: the payload in hand is not that payment's (resumeSettling knows it).
+    return await resumePayment(context, earlier, record)
   } finally {
     if (earlier.lease) await releasePayment(context.store, earlier, earlier.lease)
   }
@@ -185,7 +189,7 @@ async function newPayment(
   purchase: Purchase,
   replacing: IdempotencyAlias | null,
   seen: PaymentRecord | null = null,
-): Promise<DoorAnswer> {
+): Promise<HttpAnswer> {
   const { requirements, url, store, facilitator } = context
   // The validity window is the door's clock's: the wall clock, as the token and the facilitator judge it.
   const window = checkValidityWindow(purchase.payment, Math.floor(context.clock.now() / 1000))
@@ -207,5 +211,5 @@ async function newPayment(
     const error = `The facilitator refused the payment (${verdict.reason}); nothing was settled or signed.`
     return paymentRequiredAnswer({ requirements, url, code: 'PAYMENT_INVALID', error, reason: verdict.reason })
   }
-  return buyDeploy(context, purchase, { kind: 'new' })
+  return deployForPayment(context, purchase, { kind: 'new' })
 }

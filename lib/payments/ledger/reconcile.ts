@@ -1,8 +1,16 @@
-import type { DeployServices } from '../deploy/services.js'
-import type { PaymentKeys } from './keys.js'
-import { closePayment, creditIdOf, listOpenPayments, PAYMENT_RECORD_TTL_MS, type PaymentRecord, saveOpenPayment } from './paymentRecord.js'
-import { paymentSignedDeploy } from './sentBefore.js'
-import { refusePayment, settlementOf } from './settleBeforeDeploy.js'
+import type { DeployServices } from '../../deploy/services.js'
+import type { PaymentKeys } from '../keys.js'
+import { settlementOf } from '../verdict/chainVerdict.js'
+import { paymentSignedDeploy } from './deployOfPayment.js'
+import {
+  closePayment,
+  creditIdOf,
+  listOpenPayments,
+  PAYMENT_RECORD_TTL_MS,
+  type PaymentRecord,
+  refusePayment,
+  saveOpenPayment,
+} from './paymentRecord.js'
 
 // The tick's share of the ledger: every payment left `settling` or `unknown` (nobody resent it) is decided from the
 // chain, a few at a time. Paid, it becomes a credit the operator sees and the payer's resend redeems; not paid (the

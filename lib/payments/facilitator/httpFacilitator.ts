@@ -1,7 +1,7 @@
 import { type FacilitatorClient, HTTPFacilitatorClient, x402ResourceServer } from '@x402/core/server'
 import { type PaymentPayload, type PaymentRequirements, SettleError, VerifyError } from '@x402/core/types'
 import { ExactEvmScheme } from '@x402/evm/exact/server'
-import { BaseError } from '../platform/errors.js'
+import { BaseError } from '../../platform/errors.js'
 import { type CdpCredentials, cdpAuthHeaders } from './cdpAuth.js'
 
 // Steps 3 and 6 of a paid deploy: the facilitator's verify and settle, through @x402/core's resource server and HTTP

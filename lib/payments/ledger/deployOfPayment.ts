@@ -1,15 +1,15 @@
 import type { Hex } from 'viem'
-import { paidAgentId } from '../deploy/agents/paidAgent.js'
-import type { DeployBroadcast } from '../deploy/answerSchemas.js'
-import { deployHistoryKeys } from '../deploy/keys.js'
-import type { DeployIntent } from '../deploy/pipeline/intent.js'
-import { planDeploy } from '../deploy/pipeline/plan.js'
-import { listAgentDeploys, parseDeployRecord } from '../deploy/records/history.js'
-import type { DeployServices } from '../deploy/services.js'
-import { listIndexed } from '../store/recordIndex.js'
-import type { Store } from '../store/types.js'
+import { paidAgentId } from '../../deploy/agents/paidAgent.js'
+import type { DeployBroadcast } from '../../deploy/answerSchemas.js'
+import { deployHistoryKeys } from '../../deploy/keys.js'
+import type { DeployIntent } from '../../deploy/pipeline/intent.js'
+import { planDeploy } from '../../deploy/pipeline/plan.js'
+import { listAgentDeploys, parseDeployRecord } from '../../deploy/records/history.js'
+import type { DeployServices } from '../../deploy/services.js'
+import { listIndexed } from '../../store/recordIndex.js'
+import type { Store } from '../../store/types.js'
+import type { PaymentKeys } from '../keys.js'
 import { PAYMENT_RECORD_TTL_MS } from './paymentRecord.js'
-import type { PaidDeployContext } from './purchase.js'
 
 // A paid deploy resumed after its instance stopped past the signature (the store write of its answer failed, or the
 // function hit its maxDuration): the deploy pipeline writes every signed transaction to the agent's history before
@@ -21,14 +21,14 @@ const LOOKED_THROUGH = 100
 
 /** Parameters of {@link findSentDeploy}. */
 export type FindSentDeployParameters = {
-  context: Pick<PaidDeployContext, 'services' | 'store' | 'keys'>
+  context: { services: DeployServices; store: Store; keys: PaymentKeys }
   payer: string
   /** The intent with the salt the deploy is sent with. */
   intent: DeployIntent & { salt: Hex }
 }
 
 /** The deploy's plan as the signer would send it (its KMS address is read once per instance). */
-async function paidPlan(context: Pick<PaidDeployContext, 'services'>, intent: DeployIntent & { salt: Hex }) {
+async function paidPlan(context: { services: DeployServices }, intent: DeployIntent & { salt: Hex }) {
   const { services } = context
   if (!services.getSigner) return null
   const signer = await services.getSigner()

@@ -1,11 +1,11 @@
-import { type ActivationReader, createActivationReader } from '../chain/activation.js'
-import { createChainClient } from '../chain/client.js'
-import { eip712DomainProblems, readPaymentAsset } from '../chain/paymentAsset.js'
-import type { Clock } from '../platform/clock.js'
-import { ConfigError } from '../platform/config.js'
-import { perInstanceAsync } from '../platform/perInstance.js'
-import { accepted, type Result, refused } from '../platform/result.js'
-import { type PaymentsConfig, type PaymentsSettings, pricedPaymentsConfig } from './config.js'
+import { type ActivationReader, createActivationReader } from '../../chain/activation.js'
+import { createChainClient } from '../../chain/client.js'
+import { eip712DomainProblems, readPaymentAsset } from '../../chain/paymentAsset.js'
+import type { Clock } from '../../platform/clock.js'
+import { ConfigError } from '../../platform/config.js'
+import { perInstanceAsync } from '../../platform/perInstance.js'
+import { accepted, type Result, refused } from '../../platform/result.js'
+import { type PaymentsConfig, type PaymentsSettings, pricedPaymentsConfig } from '../config.js'
 
 // What the paid door reads from the chain before it offers a deploy: its asset's decimals and EIP-712 domain (once
 // per instance: a token's are fixed) and which B20 variants are active (kept a few minutes). Loaded by the first

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto'
 import { z } from 'zod'
-import { listIndexed, putIndexed, removeFromIndexes } from '../store/recordIndex.js'
-import { parseRecord } from '../store/records.js'
-import { defineScript, type Store } from '../store/types.js'
-import type { PaymentKeys } from './keys.js'
+import { listIndexed, putIndexed, removeFromIndexes } from '../../store/recordIndex.js'
+import { parseRecord } from '../../store/records.js'
+import { defineScript, type Store } from '../../store/types.js'
+import type { PaymentKeys } from '../keys.js'
 
 // The ledger: what the store keeps of a payment, so that one payment settles at most once and buys at most one deploy,
 // across instances. Work on a payment happens under its lease (one instance at a time, keyed by the authorization:
@@ -20,17 +20,15 @@ export const PAYMENT_RECORD_TTL_MS = 30 * 86_400_000
 /** Most open payments (settling or credited) the operator's list keeps. */
 const SETTLED_INDEX_MAX = 10_000
 
-/** A stored answer of the door, replayed as it was. */
+/** A stored answer of the door (an HttpAnswer), replayed as it was. */
 const storedAnswerSchema = z.object({
   status: z.number(),
   body: z.record(z.string(), z.unknown()),
-  headers: z.record(z.string(), z.string()),
+  headers: z.record(z.string(), z.string()).optional(),
 })
 
 /** The states of a payment (see the module's comment). */
 export const PAYMENT_STATES = ['verifying', 'settling', 'unknown', 'deploying', 'deployed', 'credit', 'refused'] as const
-/** One state of a payment. */
-export type PaymentState = (typeof PAYMENT_STATES)[number]
 
 /** Records written before the ledger's states: `settled` (paid, maybe with a credit) and `done` (the answer). */
 const legacyState = (record: unknown) => {
@@ -76,8 +74,6 @@ export const paymentRecordSchema = z.preprocess(
 
 /** A payment as the store keeps it. */
 export type PaymentRecord = z.infer<typeof paymentRecordSchema>
-/** A stored answer of the door. */
-export type StoredAnswer = z.infer<typeof storedAnswerSchema>
 
 /** What a payer's Idempotency-Key (or payment id) points to: the request it came with, and the payment it went with. */
 const idempotencyAliasSchema = z.object({ bodyHash: z.string(), payer: z.string(), nonce: z.string() })
@@ -191,6 +187,20 @@ export function countOpenPayments(store: Store, { keys, payer }: Pick<PaymentRef
 /** Takes a payment off the open lists (deployed, or refused). */
 export async function closePayment(store: Store, { keys, payer, nonce }: PaymentRef): Promise<void> {
   await removeFromIndexes(store, [keys.settled, keys.payerOpen(payer)], `${payer.toLowerCase()}:${nonce.toLowerCase()}`)
+}
+
+/**
+ * Marks a payment `refused`: nothing was paid, the chain says so. The record stays (an Idempotency-Key that went with
+ * it is free for a new payment, atomically) and leaves the open list.
+ */
+export async function refusePayment(
+  { store, keys }: { store: Store; keys: PaymentKeys },
+  record: PaymentRecord,
+  reason: string,
+): Promise<void> {
+  const refused: PaymentRecord = { ...record, state: 'refused', reason }
+  await store.set(keys.payment(record.payer, record.nonce), JSON.stringify(refused), PAYMENT_RECORD_TTL_MS)
+  await closePayment(store, { keys, payer: record.payer, nonce: record.nonce }).catch(() => undefined)
 }
 
 /** Writes the record, filed among the open payments (before a settle, and at each step until done). */

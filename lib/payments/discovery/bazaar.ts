@@ -1,20 +1,26 @@
 import { bazaarResourceServerExtension, type DiscoveryExtension, declareDiscoveryExtension } from '@x402/extensions/bazaar'
 import { z } from 'zod'
-import { agentDeploySchema } from '../deploy/actions/agentDeploy.js'
-import { perInstance } from '../platform/perInstance.js'
-import { paidDeploySchema, paymentSummarySchema } from './answerSchemas.js'
-import { RESOURCE_DESCRIPTION, SERVICE_NAME } from './requirements.js'
+import { agentDeploySchema } from '../../deploy/actions/agentDeploy.js'
+import { perInstance } from '../../platform/perInstance.js'
+import { paidDeploySchema, paymentSummarySchema } from './paidDoorSchemas.js'
 
 // How agents find the paid door without reading a README: the 402's `bazaar` extension (what an indexing facilitator
-// lists after a settle: the body it takes and what it answers) and the origin's own manifest at /.well-known/x402 (bare
-// pointers to what it sells). Both are built here, from the zod schemas the door validates with and the OpenAPI document
-// declares, so neither can drift from the door.
+// lists after a settle: the body it takes and what it answers), built from the zod schemas the door validates with and
+// the OpenAPI document declares, so it cannot drift from the door; and the words every listing of the door uses (the
+// 402's resource, the bazaar, the manifest in manifest.ts).
+
+/** What the door sells, as the 402's `resource` describes it. */
+export const RESOURCE_DESCRIPTION =
+  'One B20 token deploy on Base, signed and broadcast by the service (the body is the agent_deploy intent)'
+
+/** The service's name, as the 402's resource (x402's `serviceName`, at most 32 ASCII characters) and the manifest say it. */
+export const SERVICE_NAME = 'Base control room'
+
+/** Topics a discovery catalogue files the door under (x402's `tags`: at most 5, each at most 32 ASCII characters). */
+export const SERVICE_TAGS = ['base', 'b20', 'token-deploy', 'erc20', 'usdc']
 
 /** The paid door's path on the service's origin. */
 export const PAID_DEPLOY_PATH = '/api/x402/deploy'
-
-/** Where the discovery manifest is served (vercel.json rewrites it onto `/api/x402/manifest`). */
-export const DISCOVERY_MANIFEST_PATH = '/.well-known/x402'
 
 /** The agent_deploy body as the paid door takes it (`action` may be omitted): what the OpenAPI document declares too. */
 export const paidDeployRequestSchema = agentDeploySchema.partial({ action: true })
@@ -106,51 +112,3 @@ export const paidDeployDiscovery: () => { bazaar: DiscoveryExtension } = perInst
   const request = { method: 'POST', path: PAID_DEPLOY_PATH, adapter: { getPath: () => PAID_DEPLOY_PATH } }
   return { bazaar: bazaarResourceServerExtension.enrichDeclaration!(declared.bazaar, request) as DiscoveryExtension }
 })
-
-/** One thing the origin sells, as the manifest points at it: where, how, and what (no terms: the 402 states them). */
-export const manifestResourceSchema = z.object({
-  url: z.string().describe('The paid resource on this origin'),
-  method: z.enum(['POST']).describe('How it is called'),
-  description: z.string().describe('What it sells: the same words as the 402’s resource'),
-})
-
-/** The x402 discovery manifest of the origin (`GET /.well-known/x402`). */
-export const discoveryManifestSchema = z
-  .object({
-    x402Version: z.literal(2),
-    kind: z.literal('resource-server').describe('This origin sells x402-paid resources (it is not a facilitator)'),
-    name: z.string(),
-    description: z.string(),
-    resources: z.array(manifestResourceSchema).describe('Bare pointers: each resource’s 402 states its price, asset, network and payTo'),
-    docs: z.string().describe('The agent guide (/skill.md) on this origin'),
-    openapi: z.string().describe('The OpenAPI document on this origin; the paid operation carries x-payment-info'),
-    updated: z.string().describe('When this instance read the settings the manifest states (ISO 8601)'),
-  })
-  .describe('The x402 discovery manifest: what this origin sells over x402, as bare pointers')
-
-/** The discovery manifest. */
-export type DiscoveryManifest = z.infer<typeof discoveryManifestSchema>
-
-/** Parameters of {@link discoveryManifestOf}. */
-export type DiscoveryManifestOfParameters = {
-  /** The request's URL: the manifest points at this origin. */
-  url: string
-  /** When the manifest's settings were read (ms since the epoch). */
-  updatedAt: number
-}
-
-/** The manifest of the origin a request came to (pure): the paid door as a bare pointer, with the 402's own words. */
-export function discoveryManifestOf({ url, updatedAt }: DiscoveryManifestOfParameters): DiscoveryManifest {
-  const { origin } = new URL(url)
-  return {
-    x402Version: 2,
-    kind: 'resource-server',
-    name: SERVICE_NAME,
-    description:
-      'Live Base market data and KMS-signed B20 token deploys for AI agents; a deploy is sold per call with x402 (USDC on Base).',
-    resources: [{ url: `${origin}${PAID_DEPLOY_PATH}`, method: 'POST', description: RESOURCE_DESCRIPTION }],
-    docs: `${origin}/skill.md`,
-    openapi: `${origin}/openapi.json`,
-    updated: new Date(updatedAt).toISOString(),
-  }
-}

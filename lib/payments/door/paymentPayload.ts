@@ -3,7 +3,7 @@ import { PaymentPayloadV2Schema } from '@x402/core/schemas'
 import type { PaymentPayload } from '@x402/core/types'
 import { extractAndValidatePaymentIdentifier } from '@x402/extensions/payment-identifier'
 import { z } from 'zod'
-import { accepted, type Result, refused } from '../platform/result.js'
+import { accepted, type Result, refused } from '../../platform/result.js'
 
 // Step 1 of a paid request: the PAYMENT-SIGNATURE header decoded with x402's own helper and schema, then read as the
 // exact scheme's EIP-3009 payload. Anything else is malformed here (400 INVALID_PAYMENT): nothing further is asked.

@@ -1,12 +1,7 @@
 import { type EIP712SignedReceipt, OFFER_RECEIPT, type ReceiptPayload, signReceiptEIP712 } from '@x402/extensions/offer-receipt'
 import type { TypedDataDefinition } from 'viem'
-import type { KmsAccount } from '../chain/kmsAccount.js'
-import type { DeployServices } from '../deploy/services.js'
-import { errorName } from '../platform/log.js'
-import type { PaymentSummary } from './answerSchemas.js'
-import { type DoorAnswer, paymentResponseHeader } from './answers.js'
-import type { PaidDeployContext } from './purchase.js'
-import { resourceOf } from './requirements.js'
+import type { KmsAccount } from '../../chain/kmsAccount.js'
+import type { PaymentSummary } from './paidDoorSchemas.js'
 
 // The receipt of a paid deploy: x402's `offer-receipt` extension in its EIP-712 form, signed through KMS by the deploy
 // signer, the key that signed and sent the deploy's transaction. Whoever holds the answer can recover the receipt's
@@ -88,41 +83,4 @@ export async function signOfferReceipt({
 /** The `offer-receipt` entry of a SettleResponse's `extensions`: the receipt as `info`, and its schema. */
 export function offerReceiptExtension(receipt: EIP712SignedReceipt): Record<string, unknown> {
   return { [OFFER_RECEIPT]: { info: { receipt }, schema: OFFER_RECEIPT_INFO_SCHEMA } }
-}
-
-/** What {@link withOfferReceipt} takes of the paid door's context: the signer and logger, the clock, the request's URL. */
-export type WithOfferReceiptContext = Pick<PaidDeployContext, 'clock' | 'url'> & { services: Pick<DeployServices, 'getSigner' | 'logger'> }
-
-/**
- * The answer of a paid deploy that went out, with its receipt: in PAYMENT-RESPONSE's extensions and in `payment`.
- * Any other answer is returned as it is (a credit or an uncertain broadcast delivered nothing known yet). When the
- * signer cannot sign it (KMS down or slow), the deploy is answered without a receipt and a `kms_unavailable` line says
- * so: the deploy went out and its answer must not be lost for want of a receipt.
- */
-export async function withOfferReceipt(context: WithOfferReceiptContext, answer: DoorAnswer): Promise<DoorAnswer> {
-  const { body } = answer
-  const payment = body.payment as PaymentSummary | undefined
-  const { getSigner, logger } = context.services
-  if (body.ok !== true || !payment || !getSigner) return answer
-  try {
-    const receipt = await signOfferReceipt({
-      signer: await getSigner(),
-      payment,
-      resourceUrl: resourceOf(context.url).url,
-      issuedAt: Math.floor(context.clock.now() / 1000),
-    })
-    return {
-      ...answer,
-      body: { ...body, payment: { ...payment, receipt } },
-      headers: { ...answer.headers, ...paymentResponseHeader(payment, offerReceiptExtension(receipt)) },
-    }
-  } catch (error) {
-    logger.error('kms_unavailable', {
-      operation: 'receipt',
-      error: errorName(error),
-      effect: 'answered without the receipt',
-      txHash: typeof body.txHash === 'string' ? body.txHash : undefined,
-    })
-    return answer
-  }
 }
