@@ -6,15 +6,17 @@ const ROOT = join(import.meta.dirname, '..')
 
 /**
  * lib/'s folders from the bottom layer up: a folder may import its own layer and the layers below it, never one above.
- * docs/architecture.md draws the same map.
+ * docs/architecture.md draws the same map. lib/launches sits beside read and deploy: a launch is born of a deploy record
+ * and served through the read cache, while the deploy side's follow-up and receipt announce it confirmed and show its
+ * market, and the candles' reader draws its pool's candles; which file is the lower one is held by the no-circle test.
  */
 const LAYERS: readonly (readonly string[])[] = [
   ['platform'],
   ['store'],
   ['upstream', 'chain'],
   ['market'],
-  ['read', 'deploy'],
-  ['tick', 'health', 'mcp', 'stream', 'payments', 'launches'],
+  ['read', 'deploy', 'launches'],
+  ['tick', 'health', 'mcp', 'stream', 'payments'],
   ['docs'],
 ]
 /** Folders of one layer that must not import each other (two use cases stay apart). */
@@ -115,11 +117,27 @@ describe('lib/ layout', () => {
     expect(importCircles(graph).map((circle) => circle.map((file) => relative(ROOT, file)).join(' -> '))).toEqual([])
   })
 
-  it('keeps lib/market pure: no store, no log, no network, no clock of its own', () => {
+  it('keeps lib/market pure: of lib/ it imports only the upstream’s wire shapes, themselves pure; no network, no node:', () => {
+    // The upstream's wire shapes: zod schemas and constants of what DexScreener and GeckoTerminal answer, no client.
+    const WIRE_SHAPES = ['upstream/pair.ts', 'upstream/fields.ts', 'upstream/geckoOhlcv.ts']
+    const libImports = (file: string) =>
+      [...readFileSync(file, 'utf8').matchAll(/(?:from|import)\s*\(?\s*'(\.\.?\/[^']+)\.js'/g)].map((m) =>
+        relative(join(ROOT, 'lib'), join(file, '..', `${m[1]}.ts`)),
+      )
     const market = sourceFiles(join(ROOT, 'lib', 'market'))
+    expect(market.length).toBeGreaterThan(5)
     for (const file of market) {
-      const text = readFileSync(file, 'utf8')
-      expect(text, relative(ROOT, file)).not.toMatch(/from '\.\.\/(store|platform|read|deploy)\/|\bfetch\(|node:/)
+      expect(readFileSync(file, 'utf8'), relative(ROOT, file)).not.toMatch(/\bfetch\(|node:/)
+      const outside = libImports(file).filter((path) => !path.startsWith('market/') && !WIRE_SHAPES.includes(path))
+      expect(outside, relative(ROOT, file)).toEqual([])
+    }
+    for (const shape of WIRE_SHAPES) {
+      const file = join(ROOT, 'lib', shape)
+      expect(readFileSync(file, 'utf8'), shape).not.toMatch(/\bfetch\(|node:/)
+      expect(
+        libImports(file).filter((path) => !WIRE_SHAPES.includes(path)),
+        shape,
+      ).toEqual([])
     }
   })
 })

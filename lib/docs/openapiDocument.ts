@@ -13,10 +13,10 @@ import {
   skillHttpErrorSchema,
 } from '../deploy/answerSchemas.js'
 import { b20SkillOpenApi } from '../deploy/openapi.js'
-import { launchesPageSchema, launchSchema } from '../deploy/records/launches/schema.js'
 import { healthOpenApi } from '../health/openapi.js'
 import { healthSchema } from '../health/schema.js'
 import { launchesOpenApi } from '../launches/openapi.js'
+import { launchesPageSchema, launchSchema } from '../launches/schema.js'
 import {
   controlRoomSchema,
   marketHistorySchema,

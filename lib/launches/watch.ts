@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto'
-import { chainEventsChannel, launchSignalKey } from '../deploy/keys.js'
-import { type ChannelTrade, echoMessage, readChainEvent } from '../deploy/records/launches/chainEvents.js'
-import type { Launch } from '../deploy/records/launches/schema.js'
-import { launchesSince } from '../deploy/records/launches/signal.js'
 import { errorName } from '../platform/log.js'
 import { type FeedSource, sseEvent } from '../platform/sse.js'
 import type { ReadServices } from '../read/services.js'
 import type { ChannelSubscription } from '../store/types.js'
+import { type ChannelTrade, echoMessage, readChainEvent } from './chainEvents.js'
+import { chainEventsChannel, launchSignalKey } from './keys.js'
+import { launchesSince } from './launchSignal.js'
+import type { Launch } from './schema.js'
 
 /** How long a subscription may take to open before the instance gives it up and subscribes again (with backoff). */
 export const SUBSCRIBE_WAIT_MS = 3500
@@ -35,7 +35,7 @@ export type LaunchWatchParameters = { services: ReadServices; chainId: number; o
 
 /**
  * The stream's `launch` and `trade` events, as a source of the instance's feed: while any stream is open, one
- * subscription to the chain's events channel (lib/deploy/keys.ts), on which the instance that saw a deploy confirmed (a
+ * subscription to the chain's events channel (keys.ts), on which the instance that saw a deploy confirmed (a
  * receipt or the tick's follow-up, on any instance) published its launch, and the trade watch's holder each trade
  * (tradeWatch.ts); each new one goes to every stream once, the launch as the feed lists it, with no `id` (a stream's id
  * stays the room's). Nothing is read on a cadence: when the subscription opens (and

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { FollowDeploysReturnType } from '../deploy/pipeline/followDeploys.js'
 import type { DeployServices } from '../deploy/services.js'
-import { takeSnapshot } from '../market/history.js'
+import { takeSnapshot } from '../market/snapshots.js'
 import { type ControlRoom, controlRoomSchema } from '../market/types.js'
 import { BaseError } from '../platform/errors.js'
 import { errorName, type Logger, publicErrorMessage, unexpectedErrorFields } from '../platform/log.js'
@@ -227,14 +227,14 @@ async function runDeployParts(
     part('markets', async () => {
       const services = await deploy()
       if (!services.getSigner) return { skipped: 'no signer configured' }
-      const { refreshDeployMarkets } = await import('../deploy/records/tokenMarket.js')
+      const { refreshDeployMarkets } = await import('../launches/tokenMarket.js')
       return { ...(await refreshDeployMarkets({ services, upstream: read.upstream, reserveUpstream: read.reserveUpstream })) }
     }),
     // Launched pools' swaps, read from the chain: a bounded number of RPC calls whatever the number of launches.
     part('chainMarkets', async () => {
       const services = await deploy()
       if (!services.getSigner) return { skipped: 'no signer configured' }
-      const [{ followPoolSwaps }, tokens] = await Promise.all([import('../deploy/records/chainMarkets.js'), tokensReady])
+      const [{ followPoolSwaps }, tokens] = await Promise.all([import('../launches/swapFollow.js'), tokensReady])
       const weth = tokens?.find((token) => token.address.toLowerCase() === WETH_ADDRESS)
       const wethUsd = weth?.priceUsd && /^\d+(\.\d+)?$/.test(weth.priceUsd) ? weth.priceUsd : null
       return { ...(await followPoolSwaps({ services, wethUsd })) }

@@ -3,7 +3,6 @@ import { encodeCreateB20 } from '../../lib/chain/b20.js'
 import { encodeBirthInitCalls } from '../../lib/chain/tokenBirth.js'
 import { checkWebhookUrl, isLoopbackHost, refusedAddressRange } from '../../lib/deploy/agents/webhookUrl.js'
 import { listedEventSchema } from '../../lib/deploy/answerSchemas.js'
-import { isDeployed, marketOfToken } from '../../lib/deploy/records/tokenMarket.js'
 import {
   buildDeployEvent,
   DEPLOY_EVENT_TYPES,
@@ -13,6 +12,7 @@ import {
   WEBHOOK_MAX_ATTEMPTS,
 } from '../../lib/deploy/webhooks/events.js'
 import { deployEventSubject } from '../../lib/deploy/webhooks/outbox.js'
+import { isDeployed, marketOfToken } from '../../lib/launches/tokenMarket.js'
 import { parsePair } from '../../lib/upstream/pair.js'
 import { v4PoolIdOf } from '../support/realShapes.js'
 import { HUBS, makePair } from '../support/syntheticMarket.js'

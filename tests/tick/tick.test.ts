@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { deployServicesFrom } from '../../lib/deploy/instance.js'
 import { createDeployServices } from '../../lib/deploy/services.js'
-import { SNAPSHOTS_IN_WINDOW } from '../../lib/market/history.js'
+import { SNAPSHOTS_IN_WINDOW } from '../../lib/market/snapshots.js'
 import type { ControlRoom, MarketHistoryBody } from '../../lib/market/types.js'
 import { loadSnapshots } from '../../lib/read/history/historyStore.js'
 import { backfillPriceLines } from '../../lib/read/history/priceBackfill.js'
