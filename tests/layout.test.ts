@@ -170,6 +170,37 @@ describe('one vocabulary', () => {
     expect(loaders.length).toBeGreaterThanOrEqual(7)
   })
 
+  it('gives no two files in lib/ one name, but for the words every room uses for the same kind of file', () => {
+    // One word per kind of file, the same in every room: its HTTP face, OpenAPI declaration, settings, per-instance
+    // source, store keys, services, answer schemas, error classes, shared types, the heavy half it loads on demand,
+    // and the jobs it gives the tick.
+    const ROOM_WORDS = [
+      'endpoint.ts',
+      'openapi.ts',
+      'config.ts',
+      'instance.ts',
+      'keys.ts',
+      'services.ts',
+      'schema.ts',
+      'errors.ts',
+      'types.ts',
+      'heavyHalf.ts',
+      'tickJobs.ts',
+    ]
+    // TEMPORARY: names another part of the same change renames (lib/payments/ is regrouped by concern, with names that
+    // do not overlap). Remove each one here once its rename is in: this test fails while a name listed no longer repeats.
+    const TEMPORARY_REPEATS = ['discovery.ts', 'answerSchemas.ts']
+    const byName = new Map<string, string[]>()
+    for (const file of libFiles()) {
+      const name = file.split('/').at(-1)!
+      byName.set(name, [...(byName.get(name) ?? []), file])
+    }
+    expect(byName.size).toBeGreaterThan(100) // the scanner sees lib/
+    const repeated = [...byName].filter(([name, files]) => files.length > 1 && !ROOM_WORDS.includes(name))
+    expect(repeated.filter(([name]) => !TEMPORARY_REPEATS.includes(name))).toEqual([])
+    expect(TEMPORARY_REPEATS.filter((name) => !repeated.some(([repeats]) => repeats === name))).toEqual([])
+  })
+
   it('binds every api/ file the same way: export default create<X>Endpoint(instance<Room>Source), the documents on no side', () => {
     const api = join(ROOT, 'api')
     const files = sourceFiles(api).map((file) => relative(ROOT, file))
