@@ -86,6 +86,33 @@ describe('lib/ layout', () => {
     expect(across.map((e) => `${e.file} -> ${e.to}`)).toEqual([])
   })
 
+  it('lets read and deploy into lib/launches, beside them, only by the doors named here', () => {
+    // lib/launches reads deploy's records and serves through read's cache; these are the only ways back. Each is one
+    // to turn around rather than to widen: the confirmed launch announced by the deploy side's follow-up and receipt
+    // (a hook of the one sender's follow, once it has one), the markets deploy's answers show, and a launched pool's
+    // candles in token-ohlcv.
+    const DOORS = [
+      'lib/deploy/pipeline/followDeploys.ts -> launches/feed.ts',
+      'lib/deploy/records/agentDeploys.ts -> launches/tokenMarket.ts',
+      'lib/deploy/records/readReceipt.ts -> launches/feed.ts',
+      'lib/deploy/records/readReceipt.ts -> launches/tokenMarket.ts',
+      'lib/read/tokenOhlcv.ts -> launches/chainCandles.ts',
+      'lib/read/tokenOhlcv.ts -> launches/chainMarketState.ts',
+      'lib/read/tokenOhlcv.ts -> launches/keys.ts',
+    ]
+    const lib = join(ROOT, 'lib')
+    const into = sourceFiles(join(lib, 'read'))
+      .concat(sourceFiles(join(lib, 'deploy')))
+      .flatMap((file) =>
+        [...readFileSync(file, 'utf8').matchAll(/(?:from|import)\s*\(?\s*'(\.\.\/[^']+)\.js'/g)].map(
+          (m) => `${relative(ROOT, file)} -> ${relative(lib, join(file, '..', `${m[1]}.ts`))}`,
+        ),
+      )
+      .filter((edge) => edge.includes(' -> launches/'))
+    expect(into.length).toBeGreaterThan(0) // the scanner sees them
+    expect(into.filter((edge) => !DOORS.includes(edge))).toEqual([])
+  })
+
   it('runs imports inside lib/deploy/ one way: actions/ -> pipeline/ -> records/ -> webhooks/ -> agents/, keys.ts importing nothing', () => {
     const deploy = join(ROOT, 'lib', 'deploy')
     const ORDER = ['actions', 'pipeline', 'records', 'webhooks', 'agents']
