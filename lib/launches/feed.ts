@@ -12,6 +12,10 @@ import { announceLaunch } from './launchSignal.js'
 import type { Launch } from './schema.js'
 import { isDeployed, readTokenMarkets, type TokenMarket } from './tokenMarket.js'
 
+// The launches as the public sees them: every agent's deploys, both doors, from the shared deploy index with their
+// markets (DexScreener's once it lists the token, else the launch pool's own), and the announcement of one confirmed,
+// which the deploy side's receipt and follow-up make (launchSignal.ts keeps and publishes it).
+
 /**
  * Launches the public feed holds at most: the newest of the deploy index (itself at most 1,000, and 30 days), as many
  * as the tick follows to the market, so a refresh of the feed reads no more records than a tick does.

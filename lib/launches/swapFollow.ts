@@ -1,4 +1,4 @@
-// The tick's part that follows the Swap events of the pools launched through the service, so a launch has a price,
+// The tick's job that follows the Swap events of the pools launched through the service, so a launch has a price,
 // volume, trade count and candles from its first swap, minutes before any aggregator indexes its pool.
 import { randomUUID } from 'node:crypto'
 import type { Hex } from 'viem'

@@ -13,6 +13,10 @@ import type { RequestBudget } from '../upstream/jsonGetter.js'
 import type { Pair } from '../upstream/pair.js'
 import { tokenMarketKey } from './keys.js'
 
+// A deployed token's market as DexScreener lists it: the tick's job follows the tokens of the last 7 days there (one
+// call per 30 tokens, within the read side's budget), tells an agent its token is listed (`token.listed`), and keeps
+// the market where the feed, the receipt and an agent's history read it.
+
 export type { TokenMarket }
 
 /** How long after its deploy a token's market is followed. */
