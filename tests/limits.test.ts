@@ -10,13 +10,6 @@ const ROOT = join(import.meta.dirname, '..')
 const MAX_FUNCTION_LINES = 100
 const MAX_FILE_LINES = 300
 
-/**
- * TEMPORARY: what other parts of the same change bring under the limits (lib/launches/watch.ts's launchWatch is being
- * split, lib/market/chainMarket.ts moves into lib/launches in pieces). The integrator removes each entry once its
- * change lands; the test fails on an entry that is no longer over.
- */
-const OVER_FOR_NOW = ['lib/launches/watch.ts: launchWatch', 'lib/market/chainMarket.ts']
-
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
     entry.isDirectory() ? sourceFiles(join(dir, entry.name)) : entry.name.endsWith('.ts') ? [join(dir, entry.name)] : [],
@@ -56,31 +49,19 @@ function functionLengths(path: string): { name: string; lines: number }[] {
   return found
 }
 
-const overForNow = (name: string) => OVER_FOR_NOW.some((entry) => name === entry || name.startsWith(`${entry} › `))
-
 describe('the house’s limits', () => {
   it(`keeps every function of lib/, api/ and dev/ to ${MAX_FUNCTION_LINES} lines`, () => {
     const functions = ['lib', 'api', 'dev'].flatMap((folder) => sourceFiles(join(ROOT, folder))).flatMap(functionLengths)
     expect(functions.length).toBeGreaterThan(1000) // the walk sees the functions
     expect(Math.max(...functions.map((f) => f.lines))).toBeGreaterThan(50) // and measures them
     const over = functions.filter((f) => f.lines > MAX_FUNCTION_LINES)
-    expect(over.filter((f) => !overForNow(f.name)).map((f) => `${f.name} (${f.lines})`)).toEqual([])
-    for (const entry of OVER_FOR_NOW.filter((e) => !e.endsWith('.ts')))
-      expect(
-        over.some((f) => f.name === entry),
-        `${entry} is under the limit now: drop it from OVER_FOR_NOW`,
-      ).toBe(true)
+    expect(over.map((f) => `${f.name} (${f.lines})`)).toEqual([])
   })
 
   it(`keeps every file of lib/ to ${MAX_FILE_LINES} lines`, () => {
     const files = sourceFiles(join(ROOT, 'lib')).map((path) => ({ file: relative(ROOT, path), lines: linesOf(readFileSync(path, 'utf8')) }))
     expect(files.length).toBeGreaterThan(50) // the scan sees lib/
     const over = files.filter((f) => f.lines > MAX_FILE_LINES)
-    expect(over.filter((f) => !OVER_FOR_NOW.includes(f.file)).map((f) => `${f.file} (${f.lines})`)).toEqual([])
-    for (const entry of OVER_FOR_NOW.filter((e) => e.endsWith('.ts')))
-      expect(
-        over.some((f) => f.file === entry),
-        `${entry} is under the limit now, or gone: drop it from OVER_FOR_NOW`,
-      ).toBe(true)
+    expect(over.map((f) => `${f.file} (${f.lines})`)).toEqual([])
   })
 })

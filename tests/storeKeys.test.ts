@@ -11,9 +11,6 @@ const ROOT = join(import.meta.dirname, '..')
 
 /** Modules outside a keys.ts that write a key, each with its reason. */
 const ALLOWED: Record<string, string> = {
-  // TEMPORARY: lib/market/chainMarket.ts moves into lib/launches, its key into lib/launches/keys.ts; the integrator
-  // removes this entry once that lands.
-  'lib/market/chainMarket.ts': 'temporary, see above',
   'lib/deploy/pipeline/nonceFence.ts':
     'the fence set under the fence prefix lib/deploy/keys.ts names for the signer: the script derives it, as it derives the counter’s floor',
 }

@@ -1,8 +1,8 @@
 import { z } from 'zod'
-import { address, deployedTokenSchema, launchPoolSchema, txHash, wei } from './answers/fields.js'
+import { address, deployedTokenSchema, launchPoolSchema, txHash, wei } from './answers/answerFields.js'
 import { receiptConfirmedSchema } from './answers/receipts.js'
 
-// The answers of a deploy: simulated, broadcast, or refused. The parts they share are in answers/fields.ts, what an
+// The answers of a deploy: simulated, broadcast, or refused. The parts they share are in answers/answerFields.ts, what an
 // agent reads back (receipts, its deploys) in answers/receipts.ts, its webhook events' answers in
 // webhooks/eventAnswers.ts.
 
@@ -15,7 +15,7 @@ export {
   mintedSchema,
   type TokenMarket,
   tokenMarketSchema,
-} from './answers/fields.js'
+} from './answers/answerFields.js'
 export {
   type ListDeploys,
   listDeploysSchema,

@@ -1,6 +1,7 @@
 /**
  * Every shared-store key of the deploy side, in one place: the signer's nonce lock and caps, the deploy records and
- * their indexes, the followed markets, idempotency, the agent registry, webhook targets and the webhook outbox.
+ * their indexes, idempotency, the agent registry, webhook targets and the webhook outbox (a launch's own keys, its
+ * markets, signal and trade watch, are lib/launches/keys.ts's).
  * `storePrefix` is `STORE_KEY_PREFIX`. This module imports nothing, so every part of lib/deploy/ may use it.
  */
 
@@ -58,32 +59,6 @@ export function deployHistoryKeys({ storePrefix, chainId }: DeployHistoryKeysPar
   }
 }
 
-/**
- * Store key of the launches lately seen confirmed (`records/launches/signal.ts`): what an instance reads once when its
- * subscription to {@link chainEventsChannel} (re)opens, to catch up on what was published while it was not listening.
- */
-export const launchSignalKey = (storePrefix: string, chainId: number) => `${storePrefix}deploy:${chainId}:launches:confirmed`
-
-/**
- * The channel a chain's events are published on (a launch seen confirmed, a trade on a launched token's pool),
- * one message per event as `records/launches/chainEvents.ts` shapes it. A channel is no key: it holds nothing, and a
- * subscriber hears only what is published while it listens. No comma: Upstash's frames are comma-separated.
- */
-export const chainEventsChannel = (storePrefix: string, chainId: number) => `${storePrefix}deploy:${chainId}:events`
-
-/**
- * Store keys of the trade watch (lib/launches/tradeWatchLease.ts): the lease naming the one instance that reads the
- * launched pools' swaps and publishes them on {@link chainEventsChannel}, and where it had read up to.
- */
-export const tradeWatchKeys = (storePrefix: string, chainId: number) => ({
-  lease: `${storePrefix}deploy:${chainId}:trades:watcher`,
-  cursor: `${storePrefix}deploy:${chainId}:trades:cursor`,
-})
-
-/** Store key of a deployed token's market. */
-export const tokenMarketKey = (storePrefix: string, chainId: number, address: string) =>
-  `${storePrefix}deploy:${chainId}:market:${address.toLowerCase()}`
-
 /** Store key of one agent's idempotency record (`keyHash`: the SHA-256 of its `Idempotency-Key`). */
 export const idempotencyKey = (storePrefix: string, agentDigest: string, keyHash: string) =>
   `${storePrefix}deploy:idempotency:${agentDigest}:${keyHash}`
@@ -124,9 +99,3 @@ export function webhookOutboxKeys(storePrefix: string) {
     agentEvents: (digest: string) => `${base}agent:${digest}`,
   }
 }
-
-/** Store keys of the tick's following of launches' pools: the last block read, and the lock of one follow at a time. */
-export const poolSwapKeys = (storePrefix: string, chainId: number) => ({
-  cursor: `${storePrefix}deploy:${chainId}:pool-swaps:cursor`,
-  lock: `${storePrefix}deploy:${chainId}:pool-swaps:lock`,
-})

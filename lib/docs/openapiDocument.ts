@@ -4,11 +4,11 @@ import { AGENT_ACTIONS } from '../deploy/actions/registry.js'
 import { deployBroadcastSchema, deployFailureSchema, deploySimulatedSchema, skillHttpErrorSchema } from '../deploy/answerSchemas.js'
 import { listDeploysSchema, receiptConfirmedSchema, receiptPendingSchema, receiptReplacedSchema } from '../deploy/answers/receipts.js'
 import { b20SkillOpenApiOf } from '../deploy/openapi.js'
-import { launchesPageSchema, launchSchema } from '../deploy/records/launches/schema.js'
 import { listEventsSchema, redeliveredSchema } from '../deploy/webhooks/eventAnswers.js'
 import { healthOpenApi } from '../health/openapi.js'
 import { healthSchema } from '../health/schema.js'
 import { launchesOpenApi } from '../launches/openapi.js'
+import { launchesPageSchema, launchSchema } from '../launches/schema.js'
 import {
   controlRoomSchema,
   marketHistorySchema,

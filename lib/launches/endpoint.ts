@@ -1,6 +1,5 @@
 import { LRUCache } from 'lru-cache'
 import { z } from 'zod'
-import { type Launch, launchSchema } from '../deploy/records/launches/schema.js'
 import { errorResponse } from '../platform/http.js'
 import { accepted, refused } from '../platform/result.js'
 import type { CacheReadReturnType, LocalCachedBody } from '../read/cache/cachedBody.js'
@@ -12,6 +11,7 @@ import type { ReadServices } from '../read/services.js'
 import { parseRecord } from '../store/records.js'
 import type { LaunchesConfig } from './config.js'
 import { type LaunchesRequest, pageOf, parseLaunchesRequest } from './page.js'
+import { type Launch, launchSchema } from './schema.js'
 
 // The public launches feed: the newest launches of every agent, one cached body for the whole feed (one store read per
 // 30 s window at most, none while the instance holds it), every page cut from it in memory.
@@ -56,7 +56,7 @@ function readFeed(services: ReadServices, config: LaunchesConfig): Promise<Cache
     key: readKeys(services.keyPrefix).launches,
     ttlMs: READ_CACHE_TTL_MS,
     refresh: async () => {
-      const { listLaunches } = await import('../deploy/records/launches/feed.js')
+      const { listLaunches } = await import('./feed.js')
       const launches = await listLaunches({
         store: services.store,
         storePrefix: services.keyPrefix,

@@ -1,6 +1,5 @@
 import { z } from 'zod'
 import type { ZodOpenApiPathItemObject } from 'zod-openapi'
-import { launchesPageSchema } from '../deploy/records/launches/schema.js'
 import {
   cachedReadHeaders,
   errorAnswer,
@@ -12,6 +11,7 @@ import {
   redirectAnswer,
 } from '../platform/routeDocs.js'
 import { LAUNCHES_DEFAULT_LIMIT, LAUNCHES_MAX_LIMIT } from './page.js'
+import { launchesPageSchema } from './schema.js'
 
 // `GET /api/launches` as the OpenAPI document declares it.
 

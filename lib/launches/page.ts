@@ -1,5 +1,5 @@
-import type { Launch, LaunchesPage } from '../deploy/records/launches/schema.js'
 import { type Accepted, accepted, type Refused, refused } from '../platform/result.js'
+import type { Launch, LaunchesPage } from './schema.js'
 
 // Pages of the launches feed (pure): the limit, and an opaque cursor that is only a place in the feed's order, so no
 // cursor, forged or not, can ask for more than one page of what the feed already holds.

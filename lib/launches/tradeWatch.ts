@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto'
-import { chainEventsChannel, deployHistoryKeys, tradeWatchKeys } from '../deploy/keys.js'
-import type { LaunchTradeReader, TradesCursor } from '../deploy/records/chainMarkets.js'
-import { tradeMessage } from '../deploy/records/launches/chainEvents.js'
+import { deployHistoryKeys } from '../deploy/keys.js'
 import { errorName, type Logger } from '../platform/log.js'
 import type { FeedSource } from '../platform/sse.js'
 import { oldestInIndex } from '../store/recordIndex.js'
 import type { Store } from '../store/types.js'
+import { tradeMessage } from './chainEvents.js'
+import { chainEventsChannel, tradeWatchKeys } from './keys.js'
+import type { LaunchTradeReader, TradesCursor } from './tradeReader.js'
 import { releaseTradeWatch, type TradeWatchLeaseKeys, takeTradeWatch } from './tradeWatchLease.js'
 
 // The stream's `trade` events: a swap on a launched token's pool, on every open stream of every instance within a few

@@ -1,6 +1,6 @@
 import { defineScript, type Store } from '../store/types.js'
 
-// Which instance reads the launched pools' trades from the chain and publishes them (lib/launches/tradeWatch.ts): the
+// Which instance reads the launched pools' trades from the chain and publishes them (tradeWatch.ts): the
 // one holding this lease. Beside it, where its holder had read up to, so a new holder goes on from there rather than
 // from the head (a trade is late in a handover, not lost). One command per take, renewal or release.
 
@@ -46,7 +46,7 @@ return 0
   },
 })
 
-/** The lease's key and the cursor's (lib/deploy/keys.ts), and how long each lives unrenewed. */
+/** The lease's key and the cursor's (keys.ts), and how long each lives unrenewed. */
 export type TradeWatchLeaseKeys = { lease: string; cursor: string; leaseMs: number; cursorMs: number }
 
 /** Parameters of {@link takeTradeWatch}: `saved` is the holder's cursor to keep (null: leave the one there). */

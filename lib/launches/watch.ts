@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto'
-import { chainEventsChannel, launchSignalKey } from '../deploy/keys.js'
-import { type ChannelTrade, echoMessage, readChainEvent } from '../deploy/records/launches/chainEvents.js'
-import type { Launch } from '../deploy/records/launches/schema.js'
-import { launchesSince } from '../deploy/records/launches/signal.js'
 import { errorName } from '../platform/log.js'
 import { type FeedSource, sseEvent } from '../platform/sse.js'
 import type { ReadServices } from '../read/services.js'
 import type { ChannelSubscription } from '../store/types.js'
+import { type ChannelTrade, echoMessage, readChainEvent } from './chainEvents.js'
+import { chainEventsChannel, launchSignalKey } from './keys.js'
+import { launchesSince, type SignalledLaunch } from './launchSignal.js'
 
 /** How long a subscription may take to open before the instance gives it up and subscribes again (with backoff). */
 export const SUBSCRIBE_WAIT_MS = 3500
@@ -35,7 +34,7 @@ export type LaunchWatchParameters = { services: ReadServices; chainId: number; o
 
 /**
  * The stream's `launch` and `trade` events, as a source of the instance's feed: while any stream is open, one
- * subscription to the chain's events channel (lib/deploy/keys.ts), on which the instance that saw a deploy confirmed (a
+ * subscription to the chain's events channel (keys.ts), on which the instance that saw a deploy confirmed (a
  * receipt or the tick's follow-up, on any instance) published its launch, and the trade watch's holder each trade
  * (tradeWatch.ts); each new one goes to every stream once, the launch as the feed lists it, with no `id` (a stream's id
  * stays the room's). Nothing is read on a cadence: when the subscription opens (and
@@ -49,11 +48,7 @@ export function launchWatch({ services, chainId, onPooledLaunch }: LaunchWatchPa
   return (send, schedule) => {
     const echoId = randomUUID()
     // The launches seen from now on (a little before: the look back) are news to these streams.
-    let since = services.now()
-    /** What was sent, by deploy: a catch-up read sees a launch a message already brought. */
-    const sent = new Map<string, number>()
-    /** The trades sent (txHash and logIndex), oldest first, at most {@link TRADES_REMEMBERED}. */
-    const tradesSent = new Set<string>()
+    const delivery = createDelivery({ send, since: services.now(), onPooledLaunch })
     let stopped = false
     let subscription: ChannelSubscription | null = null
     /** Subscribes in a row that did not end in a catch-up read: how far along the backoff the next one waits. */
@@ -63,25 +58,6 @@ export function launchWatch({ services, chainId, onPooledLaunch }: LaunchWatchPa
     const after = (ms: number, run: () => void) => {
       cancelTimer()
       cancelTimer = schedule(run, ms)
-    }
-
-    const deliver = (found: readonly { launch: Launch; seenAt: number }[]) => {
-      for (const { launch, seenAt } of found) {
-        since = Math.max(since, seenAt)
-        if (sent.has(launch.txHash)) continue
-        sent.set(launch.txHash, seenAt)
-        send(sseEvent({ event: 'launch', data: JSON.stringify(launch) }))
-        if (launch.pool) onPooledLaunch?.()
-      }
-      for (const [txHash, seenAt] of sent) if (seenAt < since - LOOK_BACK_MS) sent.delete(txHash)
-    }
-
-    const deliverTrade = (trade: ChannelTrade) => {
-      const id = `${trade.txHash.toLowerCase()}:${trade.logIndex}`
-      if (tradesSent.has(id)) return
-      tradesSent.add(id)
-      if (tradesSent.size > TRADES_REMEMBERED) tradesSent.delete(tradesSent.values().next().value!)
-      send(sseEvent({ event: 'trade', data: JSON.stringify(trade) }))
     }
 
     const reconnect = (reason: string) => {
@@ -103,11 +79,11 @@ export function launchWatch({ services, chainId, onPooledLaunch }: LaunchWatchPa
     }
 
     const catchUp = (mine: ChannelSubscription) => {
-      launchesSince(services.store, key, since - LOOK_BACK_MS).then(
+      launchesSince(services.store, key, delivery.since() - LOOK_BACK_MS).then(
         (found) => {
           if (subscription !== mine) return
           failures = 0
-          deliver(found)
+          delivery.launches(found)
         },
         (error: unknown) => {
           if (subscription !== mine) return
@@ -132,8 +108,8 @@ export function launchWatch({ services, chainId, onPooledLaunch }: LaunchWatchPa
           if (subscription !== mine) return
           heard()
           const event = readChainEvent(message)
-          if (event?.kind === 'launch') deliver([{ launch: event.launch, seenAt: event.at }])
-          if (event?.kind === 'trade') deliverTrade(event.trade)
+          if (event?.kind === 'launch') delivery.launches([{ launch: event.launch, seenAt: event.at }])
+          if (event?.kind === 'trade') delivery.trade(event.trade)
         },
         onDrop: (error) => {
           if (subscription !== mine) return
@@ -156,5 +132,44 @@ export function launchWatch({ services, chainId, onPooledLaunch }: LaunchWatchPa
         subscription = null
       },
     }
+  }
+}
+
+/** Parameters of {@link createDelivery}: the streams' send, when news starts, and who hears of a pooled launch sent. */
+type CreateDeliveryParameters = { send: Parameters<FeedSource>[0]; since: number; onPooledLaunch: (() => void) | undefined }
+
+/**
+ * What the streams of one watch were sent, so each launch and each trade goes out once, however many times the channel
+ * or a catch-up read brings it: launches by deploy (forgotten once older than the look back), the last
+ * {@link TRADES_REMEMBERED} trades by transaction and log index.
+ */
+function createDelivery({ send, since: start, onPooledLaunch }: CreateDeliveryParameters) {
+  let since = start
+  /** What was sent, by deploy: a catch-up read sees a launch a message already brought. */
+  const sent = new Map<string, number>()
+  /** The trades sent (txHash and logIndex), oldest first, at most {@link TRADES_REMEMBERED}. */
+  const tradesSent = new Set<string>()
+  return {
+    /** The newest time a launch was seen confirmed among those delivered (from the start at first). */
+    since: () => since,
+    /** Sends the launches not sent yet. */
+    launches(found: readonly SignalledLaunch[]) {
+      for (const { launch, seenAt } of found) {
+        since = Math.max(since, seenAt)
+        if (sent.has(launch.txHash)) continue
+        sent.set(launch.txHash, seenAt)
+        send(sseEvent({ event: 'launch', data: JSON.stringify(launch) }))
+        if (launch.pool) onPooledLaunch?.()
+      }
+      for (const [txHash, seenAt] of sent) if (seenAt < since - LOOK_BACK_MS) sent.delete(txHash)
+    },
+    /** Sends a trade not sent yet. */
+    trade(trade: ChannelTrade) {
+      const id = `${trade.txHash.toLowerCase()}:${trade.logIndex}`
+      if (tradesSent.has(id)) return
+      tradesSent.add(id)
+      if (tradesSent.size > TRADES_REMEMBERED) tradesSent.delete(tradesSent.values().next().value!)
+      send(sseEvent({ event: 'trade', data: JSON.stringify(trade) }))
+    },
   }
 }

@@ -1,6 +1,6 @@
-import { type HistoryRange, parseHistoryRange } from '../market/history.js'
 import { parseOhlcvQuery } from '../market/ohlcvQuery.js'
 import { parseQuery, QUERY_MAX_LENGTH } from '../market/search.js'
+import { type HistoryRange, parseHistoryRange } from '../market/snapshots.js'
 import { accepted } from '../platform/result.js'
 import {
   badReadRequest,

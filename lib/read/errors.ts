@@ -7,3 +7,11 @@ export class ReadNotFoundError extends BaseError {
     super(message, { code, httpStatus: 404 })
   }
 }
+
+/** The cached control room does not parse: the tick's jobs have no tokens to work from. */
+export class UnreadableControlRoomError extends BaseError<'CONTROL_ROOM_UNREADABLE'> {
+  override name = 'UnreadableControlRoom'
+  constructor(message: string) {
+    super(message, { code: 'CONTROL_ROOM_UNREADABLE' })
+  }
+}

@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache'
 import type { ChartedPool } from '../market/chartedPool.js'
-import type { PriceLine, Snapshot } from '../market/history.js'
+import type { PriceLine, Snapshot } from '../market/snapshots.js'
 import type { ReadParameters } from './cache/cachedBody.js'
 
 /** Most tokens an instance remembers as unknown (the least recently asked for is forgotten first). */

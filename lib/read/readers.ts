@@ -1,6 +1,6 @@
-import { HISTORY_RANGES, type HistoryRange, marketHistory, tokenSeries } from '../market/history.js'
+import { HISTORY_RANGES, type HistoryRange, marketHistory, tokenSeries } from '../market/snapshots.js'
 import type { MarketHistoryBody, TokenHistory } from '../market/types.js'
-import { mergeWeekCandles } from '../market/weekCandles.js'
+import { mergeWeekCandles } from '../market/weekFill.js'
 import type { CacheReadReturnType, LocalCachedBody, ReadParameters } from './cache/cachedBody.js'
 import type { RefreshIfOlderReturnType } from './cache/readCache.js'
 import { refreshControlRoom } from './controlRoom/refresh.js'

@@ -1,3 +1,6 @@
+import { chainOhlcvRows } from '../launches/chainCandles.js'
+import { type ChainMarketState, chainMarketStateSchema } from '../launches/chainMarketState.js'
+import { chainMarketKey } from '../launches/keys.js'
 import {
   type CandlePlan,
   type CandleSeries,
@@ -8,7 +11,6 @@ import {
   rowsOfSeries,
   seriesAfter,
 } from '../market/candleSeries.js'
-import { type ChainMarketState, chainMarketKey, chainMarketStateSchema, chainOhlcvRows } from '../market/chainMarket.js'
 import { type ChartedPool, chartedPoolSchema, mostLiquidPool, poolsOfRoom } from '../market/chartedPool.js'
 import { isHexAddress } from '../market/normalize.js'
 import { candleSeconds, type OhlcvQuery } from '../market/ohlcvQuery.js'

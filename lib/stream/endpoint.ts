@@ -1,5 +1,5 @@
-import type { LaunchTradeReader } from '../deploy/records/chainMarkets.js'
 import type { LaunchesConfig } from '../launches/config.js'
+import type { LaunchTradeReader } from '../launches/tradeReader.js'
 import { tradeWatch } from '../launches/tradeWatch.js'
 import { launchWatch } from '../launches/watch.js'
 import { clientAddress } from '../platform/clientAddress.js'

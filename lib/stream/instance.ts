@@ -13,7 +13,7 @@ export const instanceStreamSource: StreamSource = {
   trades: perInstanceAsync(async () => {
     const [{ instanceDeploySource }, { launchTradeReader }] = await Promise.all([
       import('../deploy/instance.js'),
-      import('../deploy/records/chainMarkets.js'),
+      import('../launches/tradeReader.js'),
     ])
     // A deploy side that cannot be built here (its settings refused) follows no trades; the deploy endpoint says why.
     return instanceDeploySource

@@ -7,9 +7,9 @@
 /** @typedef {import('../../lib/market/types.js').TokenHistory} TokenHistory */
 /** @typedef {import('../../lib/market/types.js').TokenSearchResult} TokenSearchResult */
 /** @typedef {import('../../lib/market/types.js').TokenOhlcv} TokenOhlcv */
-/** @typedef {import('../../lib/deploy/records/launches/schema.js').Launch} Launch */
-/** @typedef {import('../../lib/deploy/records/launches/schema.js').LaunchesPage} LaunchesPage */
-/** @typedef {import('../../lib/market/chainMarket.js').TradeEvent} Trade */
+/** @typedef {import('../../lib/launches/schema.js').Launch} Launch */
+/** @typedef {import('../../lib/launches/schema.js').LaunchesPage} LaunchesPage */
+/** @typedef {import('../../lib/launches/tradeEvents.js').TradeEvent} Trade */
 /** @typedef {{ state: string | null, source: string | null, ageSeconds: number | null, receivedAt: number }} Served */
 
 /** How often the page polls the room while it is shown (the server's cache window). */

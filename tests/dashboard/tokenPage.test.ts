@@ -5,12 +5,12 @@ import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RunningServer, startServer, vercelRouting } from '../../dev/server.js'
 import { instanceDeploySource } from '../../lib/deploy/instance.js'
-import { chainEventsChannel, launchSignalKey } from '../../lib/deploy/keys.js'
-import { announceLaunch } from '../../lib/deploy/records/launches/signal.js'
 import { loadHealthConfig } from '../../lib/health/config.js'
 import { createHealthEndpoint } from '../../lib/health/endpoint.js'
 import { loadLaunchesConfig } from '../../lib/launches/config.js'
 import { createLaunchesEndpoint } from '../../lib/launches/endpoint.js'
+import { chainEventsChannel, launchSignalKey } from '../../lib/launches/keys.js'
+import { announceLaunch } from '../../lib/launches/launchSignal.js'
 import type { ControlRoom } from '../../lib/market/types.js'
 import { systemClock } from '../../lib/platform/clock.js'
 import { silentLogger } from '../../lib/platform/log.js'
@@ -322,7 +322,7 @@ describe('the token page (candles from lightweight-charts) and New launches', ()
       const [fresh] = await seedLaunches(services.store, services.keyPrefix, [
         { name: 'Fresh Launch', symbol: 'FRSH', createdAt: Date.now() },
       ])
-      const { listLaunches } = await import('../../lib/deploy/records/launches/feed.js')
+      const { listLaunches } = await import('../../lib/launches/feed.js')
       const launch = (
         await listLaunches({ store: services.store, storePrefix: services.keyPrefix, chainId: 8453, now: services.now() })
       ).find((l) => l.txHash === fresh!.txHash)!

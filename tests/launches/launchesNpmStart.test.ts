@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { generateAgentKey } from '../../lib/deploy/agents/agentKeys.js'
-import type { Launch, LaunchesPage } from '../../lib/deploy/records/launches/schema.js'
+import type { Launch, LaunchesPage } from '../../lib/launches/schema.js'
 import { type NpmStart, startNpmStart } from '../support/npmStart.js'
 import { type ServiceParts, startServiceParts } from '../support/serviceParts.js'
 import { readFrames } from '../support/sseFrames.js'

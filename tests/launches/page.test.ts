@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import type { Launch } from '../../lib/deploy/records/launches/schema.js'
 import { decodeCursor, encodeCursor, pageOf, parseLaunchesRequest } from '../../lib/launches/page.js'
+import type { Launch } from '../../lib/launches/schema.js'
 
 const T = 1_800_000_000_000
 /** A launch sent at `T + ms`, with a hash ending in `n`. */

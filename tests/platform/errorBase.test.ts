@@ -55,9 +55,10 @@ describe('one error base', () => {
       'platform/result.ts': 'it defines the shape',
       'platform/errorAnswer.ts': 'the one mapping from an error to an answer: `ok` only where the endpoint’s bodies carry it',
       'health/checks.ts': 'a health part’s `ok` is up or down, a status shown as it is, not a refusal',
-      'market/history.ts': 'lib/market imports nothing of lib/ (tests/layout.test.ts): it writes the Refused shape by hand',
-      'market/search.ts': 'as market/history.ts',
-      'market/ohlcvQuery.ts': 'as market/history.ts',
+      'market/snapshots.ts':
+        'lib/market imports of lib/ only the upstream’s pure wire shapes (tests/layout.test.ts): it writes the Refused shape by hand',
+      'market/search.ts': 'as market/snapshots.ts',
+      'market/ohlcvQuery.ts': 'as market/snapshots.ts',
       'mcp/openapi.ts': 'a sentence of the OpenAPI description that names the shape',
       'payments/door/doorAnswers.ts':
         'the paid door’s wire bodies (the 402 and the errors outside the domain), in the order x402 clients read',

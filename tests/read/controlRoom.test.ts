@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest'
 import { type ControlRoom, TOKEN_FIELDS } from '../../lib/market/types.js'
-import { MAX_REQUESTS_PER_REFRESH } from '../../lib/read/controlRoom/plan.js'
+import { MAX_REQUESTS_PER_REFRESH } from '../../lib/read/controlRoom/wavePlan.js'
 import { createControlRoomEndpoint } from '../../lib/read/endpoint.js'
 import { type ReadStack, readUntilFresh, type StoreKind, startReadStack } from '../support/readStack.js'
 import { createSyntheticMarket, HUBS } from '../support/syntheticMarket.js'

@@ -10,7 +10,7 @@ import {
   sightingsOf,
   volumeHints,
   WIDE_PROMOTED_LISTS,
-} from '../../lib/read/controlRoom/plan.js'
+} from '../../lib/read/controlRoom/wavePlan.js'
 import type { Pair } from '../../lib/upstream/pair.js'
 
 const address = (n: number) => `0x${n.toString(16).padStart(40, '0')}`

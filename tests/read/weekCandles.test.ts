@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { HISTORY_WEEK_MS, snapshotTime, THINNED_INTERVAL_MS } from '../../lib/market/history.js'
+import { HISTORY_WEEK_MS, snapshotTime, THINNED_INTERVAL_MS } from '../../lib/market/snapshots.js'
 import type { ControlRoom, TokenHistory } from '../../lib/market/types.js'
 import { readKeys } from '../../lib/read/keys.js'
 import { ohlcvBodyOf } from '../support/fakeGeckoTerminal.js'

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { deployServicesFrom } from '../../lib/deploy/instance.js'
 import { createDeployServices } from '../../lib/deploy/services.js'
-import { HISTORY_WEEK_MS, historyMarks, SNAPSHOT_INTERVAL_MS, THINNED_INTERVAL_MS } from '../../lib/market/history.js'
+import { HISTORY_WEEK_MS, historyMarks, SNAPSHOT_INTERVAL_MS, THINNED_INTERVAL_MS } from '../../lib/market/snapshots.js'
 import type { ControlRoom, MarketHistoryBody, TokenHistory } from '../../lib/market/types.js'
 import { readKeys } from '../../lib/read/keys.js'
 import { loadTickConfig } from '../../lib/tick/config.js'

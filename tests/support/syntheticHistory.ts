@@ -1,4 +1,4 @@
-import { SNAPSHOT_INTERVAL_MS, type Snapshot, type SnapshotRow, snapshotTime } from '../../lib/market/history.js'
+import { SNAPSHOT_INTERVAL_MS, type Snapshot, type SnapshotRow, snapshotTime } from '../../lib/market/snapshots.js'
 import type { Token } from '../../lib/market/types.js'
 import { silentLogger } from '../../lib/platform/log.js'
 import { recordSnapshot } from '../../lib/read/history/historyStore.js'

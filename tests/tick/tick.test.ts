@@ -1,15 +1,17 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { deployServicesFrom } from '../../lib/deploy/instance.js'
 import { createDeployServices } from '../../lib/deploy/services.js'
-import { SNAPSHOTS_IN_WINDOW } from '../../lib/market/history.js'
+import { SNAPSHOTS_IN_WINDOW } from '../../lib/market/snapshots.js'
 import type { ControlRoom, MarketHistoryBody } from '../../lib/market/types.js'
+import type { TickJob, TickJobDetails } from '../../lib/platform/tickJob.js'
 import { loadSnapshots } from '../../lib/read/history/historyStore.js'
 import { backfillPriceLines } from '../../lib/read/history/priceBackfill.js'
 import { claimGeckoDiscovery } from '../../lib/read/universe/discovery.js'
 import type { Store } from '../../lib/store/types.js'
 import { loadTickConfig, type TickConfig } from '../../lib/tick/config.js'
 import { createTickEndpoint } from '../../lib/tick/endpoint.js'
-import type { TickSummary } from '../../lib/tick/runTick.js'
+import { TICK_JOBS, type TickContext } from '../../lib/tick/jobs.js'
+import { runTick, type TickSummary } from '../../lib/tick/runTick.js'
 import { withOpenApiCheck } from '../support/openapiCheck.js'
 import { signAsQStash } from '../support/qstashSignature.js'
 import { type ReadInstance, type ReadStack, readUntilFresh, startReadStack } from '../support/readStack.js'
@@ -259,6 +261,39 @@ describe('the tick keeps the service warm (Upstash over redis-server)', () => {
     } finally {
       stack.upstream.clearFaults()
     }
+  })
+  it('runs every job its list holds, each on its own: a new job is one line, reported by name, skipped without a signer it needs', async () => {
+    stack.clock.now += 120_000
+    const runs: string[] = []
+    const job = (name: string, needs: TickJob<TickContext>['needs'], run: () => Promise<TickJobDetails>): TickJob<TickContext> => ({
+      name,
+      details: name,
+      needs,
+      run: () => {
+        runs.push(name)
+        return run()
+      },
+    })
+    const jobs = [
+      ...TICK_JOBS,
+      job('counted', [], async () => ({ counted: 1 })),
+      job('signed', ['signer'], async () => ({ signed: true })),
+      job('broken', [], async () => {
+        throw new Error('a job that fails')
+      }),
+    ]
+    const summary = await runTick({ read: stack.services, deploy: noDeploys.services, caller: 'test', intervalSeconds: 60, jobs })
+    expect(summary.ran).toBe(true)
+    expect(summary.parts).toMatchObject({
+      controlRoom: { ok: true },
+      counted: { ok: true, counted: 1 },
+      signed: { ok: true, skipped: 'no signer configured' },
+      broken: { ok: false, code: 'INTERNAL', error: 'Error' },
+    })
+    expect(runs).toEqual(['counted', 'broken']) // the job that needs a signer never ran without one
+    expect(summary.failed).toContain('broken')
+    expect(summary.failed).not.toContain('counted')
+    expect(summary.failed!.indexOf('broken')).toBe(summary.failed!.length - 1) // reported in the list's order
   })
 })
 

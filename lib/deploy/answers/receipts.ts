@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { address, deployedTokenSchema, launchPoolSchema, mintedSchema, supplyFields, tokenMarketSchema, txHash } from './fields.js'
+import { address, deployedTokenSchema, launchPoolSchema, mintedSchema, supplyFields, tokenMarketSchema, txHash } from './answerFields.js'
 
 // What an agent reads back of its deploys: a receipt (pending, confirmed, replaced) and its list of deploys.
 

@@ -1,9 +1,9 @@
+import { isDeployed, readTokenMarkets } from '../../launches/tokenMarket.js'
 import type { ListDeploys } from '../answerSchemas.js'
 import { deployHistoryKeys } from '../keys.js'
 import { type DeployFailure, failure, storeFailureOf } from '../outcome.js'
 import type { DeployServices } from '../services.js'
 import { listAgentDeploys } from './history.js'
-import { isDeployed, readTokenMarkets } from './tokenMarket.js'
 
 /** Parameters of {@link listDeploys}. */
 export type ListDeploysParameters = { services: Pick<DeployServices, 'store' | 'config' | 'logger'>; agentDigest: string; limit: number }

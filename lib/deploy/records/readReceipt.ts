@@ -11,6 +11,8 @@ import { B20_FACTORY_ADDRESS, b20FactoryAbi, CREATE_B20_SELECTOR } from '../../c
 import { VARIANT_BY_ID } from '../../chain/b20Variants.js'
 import { birthViewOf, mintsInLogs } from '../../chain/birthView.js'
 import { KmsSignerError } from '../../chain/kmsAccount.js'
+import { signalConfirmedLaunch } from '../../launches/feed.js'
+import { readTokenMarkets, type TokenMarket } from '../../launches/tokenMarket.js'
 import { errorName } from '../../platform/log.js'
 import type { Store } from '../../store/types.js'
 import type { ReceiptConfirmed, ReceiptPending, ReceiptReplaced } from '../answerSchemas.js'
@@ -19,9 +21,7 @@ import { type DeployFailure, failure } from '../outcome.js'
 import type { DeployServices } from '../services.js'
 import { notifyAgent } from '../webhooks/outbox.js'
 import { type DeployRecord, readDeployRecord, updateDeployRecord } from './history.js'
-import { signalConfirmedLaunch } from './launches/feed.js'
 import { readPoolReceipt } from './poolReceipt.js'
-import { readTokenMarkets, type TokenMarket } from './tokenMarket.js'
 
 /** Every answer of {@link readDeployReceipt}. */
 export type ReadDeployReceiptReturnType = ReceiptPending | ReceiptConfirmed | ReceiptReplaced | DeployFailure

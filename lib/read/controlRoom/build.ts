@@ -8,7 +8,7 @@ import type { Deadline } from '../../platform/clock.js'
 import { type DexScreenerClient, type DroppedRows, type RequestBudget, UpstreamError } from '../../upstream/dexscreener.js'
 import type { GeckoTerminalClient } from '../../upstream/geckoterminal.js'
 import type { Pair } from '../../upstream/pair.js'
-import { DEFAULT_SEED_QUERIES, MAX_REQUESTS_PER_REFRESH, planFirstWave, planSecondWave, sightingsOf, volumeHints } from './plan.js'
+import { DEFAULT_SEED_QUERIES, MAX_REQUESTS_PER_REFRESH, planFirstWave, planSecondWave, sightingsOf, volumeHints } from './wavePlan.js'
 
 /** Parameters of {@link buildControlRoom}. */
 export type BuildControlRoomParameters = {

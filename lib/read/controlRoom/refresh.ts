@@ -1,4 +1,4 @@
-import { describeHourChanges, hourChanges, snapshotSchema, snapshotTime, takeSnapshot } from '../../market/history.js'
+import { describeHourChanges, hourChanges, snapshotSchema, snapshotTime, takeSnapshot } from '../../market/snapshots.js'
 import { CONTROL_ROOM_LIMIT, type ControlRoom } from '../../market/types.js'
 import { mergeSightings, parseUniverse } from '../../market/universe.js'
 import { errorName, publicErrorMessage } from '../../platform/log.js'
@@ -20,7 +20,7 @@ import {
 import { universeWrite } from '../universe/universeStore.js'
 import { type BuildControlRoomReturnType, buildControlRoom } from './build.js'
 import { buildFailoverControlRoom, FAILOVER_PAGES } from './failover.js'
-import { MAX_REQUESTS_PER_REFRESH } from './plan.js'
+import { MAX_REQUESTS_PER_REFRESH } from './wavePlan.js'
 
 /**
  * One control-room refresh as the cache runs it (single-flight across instances): loads the universe, claims the

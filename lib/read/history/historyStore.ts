@@ -10,7 +10,7 @@ import {
   snapshotTime,
   snapshotTtlMs,
   THINNED_INTERVAL_MS,
-} from '../../market/history.js'
+} from '../../market/snapshots.js'
 import { errorName, type Logger } from '../../platform/log.js'
 import { parseRecord } from '../../store/records.js'
 import type { Store, WriteEntry } from '../../store/types.js'

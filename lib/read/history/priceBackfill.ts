@@ -1,4 +1,4 @@
-import type { PriceLine } from '../../market/history.js'
+import type { PriceLine } from '../../market/snapshots.js'
 import type { Token } from '../../market/types.js'
 import { errorName } from '../../platform/log.js'
 import { isPoolId } from '../../upstream/fields.js'

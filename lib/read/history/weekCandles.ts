@@ -1,6 +1,6 @@
 import { candleSeriesSchema, seriesAfter } from '../../market/candleSeries.js'
-import type { HistoryPoint } from '../../market/history.js'
-import { planWeekCandles, uncoveredHours, WEEK_CANDLE_SECONDS, weekRowsOfSeries } from '../../market/weekCandles.js'
+import type { HistoryPoint } from '../../market/snapshots.js'
+import { planWeekCandles, uncoveredHours, WEEK_CANDLE_SECONDS, weekRowsOfSeries } from '../../market/weekFill.js'
 import { errorName } from '../../platform/log.js'
 import { parseRecord } from '../../store/records.js'
 import type { WriteEntry } from '../../store/types.js'

@@ -1,16 +1,21 @@
-import { pairToToken } from '../../market/normalize.js'
-import { errorName } from '../../platform/log.js'
-import { listIndexed } from '../../store/recordIndex.js'
-import { parseRecord } from '../../store/records.js'
-import type { Store } from '../../store/types.js'
-import { type DexScreenerClient, TOKENS_BATCH_SIZE } from '../../upstream/dexscreener.js'
-import type { RequestBudget } from '../../upstream/jsonGetter.js'
-import type { Pair } from '../../upstream/pair.js'
-import { type TokenMarket, tokenMarketSchema } from '../answerSchemas.js'
-import { deployHistoryKeys, tokenMarketKey } from '../keys.js'
-import type { DeployServices } from '../services.js'
-import { notifyAgent } from '../webhooks/outbox.js'
-import { type DeployRecord, parseDeployRecord } from './history.js'
+import { type TokenMarket, tokenMarketSchema } from '../deploy/answerSchemas.js'
+import { deployHistoryKeys } from '../deploy/keys.js'
+import { type DeployRecord, parseDeployRecord } from '../deploy/records/history.js'
+import type { DeployServices } from '../deploy/services.js'
+import { notifyAgent } from '../deploy/webhooks/outbox.js'
+import { pairToToken } from '../market/normalize.js'
+import { errorName } from '../platform/log.js'
+import { listIndexed } from '../store/recordIndex.js'
+import { parseRecord } from '../store/records.js'
+import type { Store } from '../store/types.js'
+import { type DexScreenerClient, TOKENS_BATCH_SIZE } from '../upstream/dexscreener.js'
+import type { RequestBudget } from '../upstream/jsonGetter.js'
+import type { Pair } from '../upstream/pair.js'
+import { tokenMarketKey } from './keys.js'
+
+// A deployed token's market as DexScreener lists it: the tick's job follows the tokens of the last 7 days there (one
+// call per 30 tokens, within the read side's budget), tells an agent its token is listed (`token.listed`), and keeps
+// the market where the feed, the receipt and an agent's history read it.
 
 export type { TokenMarket }
 

@@ -1,11 +1,11 @@
-import { parseRecord } from '../../../store/records.js'
-import { defineScript, type Store } from '../../../store/types.js'
+import { parseRecord } from '../store/records.js'
+import { defineScript, type Store } from '../store/types.js'
 import { launchMessage } from './chainEvents.js'
 import { type Launch, launchSchema } from './schema.js'
 
 // The launches lately seen confirmed, in one small store key: a receipt or the tick's follow-up adds each once, and the
 // one that added it publishes it on the chain's events channel (chainEvents.ts). An instance with open streams hears
-// it there (lib/launches/watch.ts), and reads this key only when its subscription (re)opens, to catch up on what was
+// it there (watch.ts), and reads this key only when its subscription (re)opens, to catch up on what was
 // published while it was not listening. No agent detail is in it.
 
 /** Launches the key keeps (the newest), and for how long after the last one. */
@@ -45,7 +45,7 @@ const sinceScript = defineScript<string[]>({
     data.zrangeByScore(key!, Number(since), Number.POSITIVE_INFINITY).flatMap(({ member, score }) => [member, String(score)]),
 })
 
-/** Parameters of {@link announceLaunch}: the signal's key and the events channel (lib/deploy/keys.ts). */
+/** Parameters of {@link announceLaunch}: the signal's key and the events channel (keys.ts). */
 export type AnnounceLaunchParameters = { store: Store; key: string; channel: string; launch: Launch; now: number }
 
 /**

@@ -17,7 +17,7 @@ import {
   THINNED_INTERVAL_MS,
   takeSnapshot,
   tokenSeries,
-} from '../../lib/market/history.js'
+} from '../../lib/market/snapshots.js'
 import type { Token } from '../../lib/market/types.js'
 import { parseRecord } from '../../lib/store/records.js'
 import { parseCandlesBody } from '../../lib/upstream/geckoterminal.js'

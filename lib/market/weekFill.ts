@@ -1,6 +1,6 @@
 import type { OhlcvRow } from '../upstream/geckoOhlcv.js'
 import { type CandlePlan, type CandleSeries, planCandles, rowsOfSeries } from './candleSeries.js'
-import { HISTORY_WEEK_MS, type HistoryPoint, snapshotTime } from './history.js'
+import { HISTORY_WEEK_MS, type HistoryPoint, snapshotTime } from './snapshots.js'
 
 // A week's answer where the snapshots do not cover it (pure): the marks on the hour that no snapshot and no price line
 // holds are filled from the pool's hourly candles, each candle's close at its start, as the day's price line fills its

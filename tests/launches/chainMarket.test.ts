@@ -1,19 +1,15 @@
 import { createRequire } from 'node:module'
 import { describe, expect, it } from 'vitest'
+import { applySwaps, chainMarketOf, chainOhlcvRows } from '../../lib/launches/chainCandles.js'
+import { type ChainLaunch, type ChainSwap, chainMarketStateSchema } from '../../lib/launches/chainMarketState.js'
 import {
-  applySwaps,
-  type ChainLaunch,
-  type ChainSwap,
-  chainMarketOf,
-  chainMarketStateSchema,
-  chainOhlcvRows,
   compareDecimals,
   decimalFraction,
   divideToSignificant,
   multiplyDecimals,
   tokenPriceEth,
   weiToEth,
-} from '../../lib/market/chainMarket.js'
+} from '../../lib/launches/poolPrice.js'
 
 // The pure cores of a launch's market read from its own pool: the price maths (held to Uniswap's SDK), the candles a
 // run of swaps makes, the market and the token-ohlcv rows they answer.

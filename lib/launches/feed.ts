@@ -1,14 +1,20 @@
-import { birthViewOf } from '../../../chain/birthView.js'
-import { type ChainMarketState, chainMarketKey, chainMarketOf, chainMarketStateSchema } from '../../../market/chainMarket.js'
-import { errorName, type Logger } from '../../../platform/log.js'
-import { listIndexed } from '../../../store/recordIndex.js'
-import { parseRecord } from '../../../store/records.js'
-import type { Store } from '../../../store/types.js'
-import { chainEventsChannel, deployHistoryKeys, launchSignalKey } from '../../keys.js'
-import { type DeployRecord, parseDeployRecord } from '../history.js'
-import { isDeployed, readTokenMarkets, type TokenMarket } from '../tokenMarket.js'
+import { birthViewOf } from '../chain/birthView.js'
+import { deployHistoryKeys } from '../deploy/keys.js'
+import { type DeployRecord, parseDeployRecord } from '../deploy/records/history.js'
+import { errorName, type Logger } from '../platform/log.js'
+import { listIndexed } from '../store/recordIndex.js'
+import { parseRecord } from '../store/records.js'
+import type { Store } from '../store/types.js'
+import { chainMarketOf } from './chainCandles.js'
+import { type ChainMarketState, chainMarketStateSchema } from './chainMarketState.js'
+import { chainEventsChannel, chainMarketKey, launchSignalKey } from './keys.js'
+import { announceLaunch } from './launchSignal.js'
 import type { Launch } from './schema.js'
-import { announceLaunch } from './signal.js'
+import { isDeployed, readTokenMarkets, type TokenMarket } from './tokenMarket.js'
+
+// The launches as the public sees them: every agent's deploys, both doors, from the shared deploy index with their
+// markets (DexScreener's once it lists the token, else the launch pool's own), and the announcement of one confirmed,
+// which the deploy side's receipt and follow-up make (launchSignal.ts keeps and publishes it).
 
 /**
  * Launches the public feed holds at most: the newest of the deploy index (itself at most 1,000, and 30 days), as many

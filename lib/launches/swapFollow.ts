@@ -1,23 +1,17 @@
-// The tick's part that follows the Swap events of the pools launched through the service, so a launch has a price,
+// The tick's job that follows the Swap events of the pools launched through the service, so a launch has a price,
 // volume, trade count and candles from its first swap, minutes before any aggregator indexes its pool.
 import { randomUUID } from 'node:crypto'
 import type { Hex } from 'viem'
-import { type PoolSwap, readPoolSwaps } from '../../chain/poolSwaps.js'
-import {
-  applySwaps,
-  type ChainLaunch,
-  type ChainMarketState,
-  chainMarketKey,
-  chainMarketStateSchema,
-  type TradeEvent,
-  tradeEventsOf,
-} from '../../market/chainMarket.js'
-import { listIndexed } from '../../store/recordIndex.js'
-import { parseRecord } from '../../store/records.js'
-import type { WriteEntry } from '../../store/types.js'
-import { deployHistoryKeys, poolSwapKeys } from '../keys.js'
-import type { DeployServices } from '../services.js'
-import { DEPLOY_HISTORY_TTL_MS, type DeployRecord, parseDeployRecord } from './history.js'
+import { deployHistoryKeys } from '../deploy/keys.js'
+import { DEPLOY_HISTORY_TTL_MS, type DeployRecord, parseDeployRecord } from '../deploy/records/history.js'
+import type { DeployServices } from '../deploy/services.js'
+import { listIndexed } from '../store/recordIndex.js'
+import { parseRecord } from '../store/records.js'
+import type { Store, WriteEntry } from '../store/types.js'
+import { applySwaps } from './chainCandles.js'
+import { type ChainLaunch, type ChainMarketState, chainMarketStateSchema } from './chainMarketState.js'
+import { chainMarketKey, poolSwapKeys } from './keys.js'
+import { type PoolSwap, readPoolSwaps } from './poolSwaps.js'
 import { isDeployed } from './tokenMarket.js'
 
 /**
@@ -33,7 +27,7 @@ export const SWAP_BLOCKS_PER_CALL = 1000
 /** Base's block time: a swap's time is its block's, counted back from the head when the node puts none on the log. */
 export const BLOCK_SECONDS = 2
 /** Pools followed at most (the newest launches): as many as the tick follows to DexScreener. */
-const POOLS_MAX = 300
+export const POOLED_LAUNCHES_MAX = 300
 /** The lock of one follow at a time (a slow tick overlapping the next): longer than a follow takes. */
 const LOCK_MS = 30_000
 
@@ -82,6 +76,13 @@ export function pooledLaunches(records: readonly (DeployRecord | null)[]): Map<s
   return launches
 }
 
+/** The pooled launches followed (see {@link pooledLaunches}), from the newest {@link POOLED_LAUNCHES_MAX} of their index (one store read). */
+export async function readPooledLaunches(store: Store, storePrefix: string, chainId: number): Promise<Map<string, ChainLaunch>> {
+  const history = deployHistoryKeys({ storePrefix, chainId })
+  const values = await listIndexed(store, { indexKey: history.pooled, recordPrefix: history.recordPrefix, limit: POOLED_LAUNCHES_MAX })
+  return pooledLaunches(values.map(parseDeployRecord))
+}
+
 /**
  * Reads the Swap logs of every launched pool since the last block read, up to {@link SWAP_CONFIRMATIONS} behind the
  * head and at most {@link SWAP_BLOCKS_PER_CALL} blocks: one call for the head, one `eth_getLogs` filtered by all the
@@ -98,9 +99,7 @@ export async function followPoolSwaps({
   const none = { pools: 0, fromBlock: null, toBlock: null, swaps: 0, updated: 0, rpcCalls: 0 }
   if (!store) return { skipped: 'no shared store', ...none }
   // The pooled launches first: with none (a service whose launches have no pool), one store read and no RPC call.
-  const history = deployHistoryKeys({ storePrefix: config.storePrefix, chainId: config.chainId })
-  const values = await listIndexed(store, { indexKey: history.pooled, recordPrefix: history.recordPrefix, limit: POOLS_MAX })
-  const launches = pooledLaunches(values.map(parseDeployRecord))
+  const launches = await readPooledLaunches(store, config.storePrefix, config.chainId)
   if (launches.size === 0) return none
   const keys = poolSwapKeys(config.storePrefix, config.chainId)
   const lock = randomUUID()
@@ -190,76 +189,5 @@ async function followUnderLock({
     swaps: swaps.length,
     updated: entries.length - 1,
     rpcCalls,
-  }
-}
-
-/** Where a reader of trades stands: the block to read from, and the last swap sent in it (null: none yet). */
-export type TradesCursor = { fromBlock: bigint; after: { blockNumber: bigint; logIndex: number } | null }
-
-/** Parameters of {@link readLaunchTrades}. */
-export type ReadLaunchTradesParameters = {
-  client: Pick<DeployServices['publicClient'], 'request'>
-  poolManager: `0x${string}`
-  /** The launches followed, by pool id (see {@link pooledLaunches}). */
-  launches: ReadonlyMap<string, Pick<ChainLaunch, 'token' | 'decimals'>>
-  /** Where the last read ended (a first read: the head's number and null). */
-  cursor: TradesCursor
-}
-
-/**
- * The launches' swaps since the cursor, up to the head, as `trade` events, in one `eth_getLogs` (none without launches),
- * and the cursor after them. The next read starts at the block of the last swap sent (never past the head, which nodes
- * refuse) and skips what was sent. For the stream: unconfirmed blocks included, so a trade shows within a block; the
- * tick's follow, which stays behind the head, is what counts the market.
- */
-export async function readLaunchTrades({
-  client,
-  poolManager,
-  launches,
-  cursor,
-}: ReadLaunchTradesParameters): Promise<{ trades: TradeEvent[]; cursor: TradesCursor }> {
-  const swaps = await readPoolSwaps({
-    client,
-    poolManager,
-    poolIds: [...launches.keys()] as Hex[],
-    fromBlock: cursor.fromBlock,
-    toBlock: 'latest',
-  })
-  const { after } = cursor
-  const fresh = swaps.filter(
-    (swap) => !after || swap.blockNumber > after.blockNumber || (swap.blockNumber === after.blockNumber && swap.logIndex > after.logIndex),
-  )
-  const last = fresh.at(-1)
-  return {
-    trades: tradeEventsOf(fresh, launches),
-    cursor: last ? { fromBlock: last.blockNumber, after: { blockNumber: last.blockNumber, logIndex: last.logIndex } } : cursor,
-  }
-}
-
-/** How a stream reads the launches' trades from the chain: the pooled launches, the head, and the trades since. */
-export type LaunchTradeReader = {
-  /** The pooled launches followed, by pool id (one store read). */
-  launches(): Promise<Map<string, ChainLaunch>>
-  /** The chain's head block number (one RPC call). */
-  head(): Promise<bigint>
-  /** The trades since `cursor`, up to the head, in one `eth_getLogs` (see {@link readLaunchTrades}). */
-  read(launches: ReadonlyMap<string, ChainLaunch>, cursor: TradesCursor): Promise<{ trades: TradeEvent[]; cursor: TradesCursor }>
-}
-
-/** A {@link LaunchTradeReader} over the deploy side's store, chain client and PoolManager. */
-export function launchTradeReader(services: Pick<DeployServices, 'store' | 'config' | 'publicClient'>): LaunchTradeReader {
-  const { store, config, publicClient } = services
-  const history = deployHistoryKeys({ storePrefix: config.storePrefix, chainId: config.chainId })
-  return {
-    launches: async () =>
-      store
-        ? pooledLaunches(
-            (await listIndexed(store, { indexKey: history.pooled, recordPrefix: history.recordPrefix, limit: POOLS_MAX })).map(
-              parseDeployRecord,
-            ),
-          )
-        : new Map(),
-    head: () => publicClient.getBlockNumber({ cacheTime: 0 }),
-    read: (launches, cursor) => readLaunchTrades({ client: publicClient, poolManager: config.uniswapV4.poolManager, launches, cursor }),
   }
 }

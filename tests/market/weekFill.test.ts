@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { CandleSeries } from '../../lib/market/candleSeries.js'
-import { HISTORY_WEEK_MS, type HistoryPoint, snapshotTime, THINNED_INTERVAL_MS, tokenSeries } from '../../lib/market/history.js'
-import { mergeWeekCandles, planWeekCandles, uncoveredHours, WEEK_CANDLE_COUNT, weekRowsOfSeries } from '../../lib/market/weekCandles.js'
+import { HISTORY_WEEK_MS, type HistoryPoint, snapshotTime, THINNED_INTERVAL_MS, tokenSeries } from '../../lib/market/snapshots.js'
+import { mergeWeekCandles, planWeekCandles, uncoveredHours, WEEK_CANDLE_COUNT, weekRowsOfSeries } from '../../lib/market/weekFill.js'
 import type { OhlcvRow } from '../../lib/upstream/geckoOhlcv.js'
 
 const HOUR = 3_600_000

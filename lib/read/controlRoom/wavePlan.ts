@@ -6,7 +6,7 @@ import { type PromotedList, TOKENS_BATCH_SIZE } from '../../upstream/dexscreener
 import type { Pair } from '../../upstream/pair.js'
 
 // How a control-room refresh spends its DexScreener budget (pure: no I/O, no clock). buildControlRoom in
-// controlRoom.ts makes the calls these plans name.
+// build.ts makes the calls these plans name.
 
 /** Searches that seed the candidate set: Base hub assets and names that reach most of Base's active pairs. */
 export const DEFAULT_SEED_QUERIES = [

@@ -1,21 +1,21 @@
 import { z } from 'zod'
-import { parseRecord } from '../../../store/records.js'
+import { parseRecord } from '../store/records.js'
 import { type Launch, launchSchema } from './schema.js'
 
-// What goes over a chain's events channel (`chainEventsChannel` in lib/deploy/keys.ts): one message per event, one
+// What goes over a chain's events channel (`chainEventsChannel` in keys.ts): one message per event, one
 // JSON object on one line (Upstash frames a message as the rest of one `data:` line), always the same envelope:
 //
 //   { "kind": "launch", "at": <ms>, "data": <Launch, as schema.ts has it> }
 //       a deploy seen confirmed (a receipt or the tick's follow-up), published once per deploy by the instance whose
-//       signal write added it (signal.ts); `at` is the time the signal holds it under, so a catch-up read of the
+//       signal write added it (launchSignal.ts); `at` is the time the signal holds it under, so a catch-up read of the
 //       signal and the messages agree on what "since" means.
 //   { "kind": "trade", "at": <ms>, "data": <the swap, as a stream's `trade` event has it> }
 //       a swap on a launched token's pool, published once by the instance holding the trade watch's lease
-//       (lib/launches/tradeWatch.ts); a new holder may publish again the few a gone holder had published last, so
+//       (tradeWatch.ts); a new holder may publish again the few a gone holder had published last, so
 //       listeners send each (its txHash and logIndex) once. Listeners skip a kind they do not know, or one whose data is
 //       not what it says: a new kind ships before its listeners do.
 //   { "kind": "echo", "at": <ms>, "data": { "id": <the listener's own id> } }
-//       a listener's check that its subscription still delivers (lib/launches/watch.ts): not an event, every listener
+//       a listener's check that its subscription still delivers (watch.ts): not an event, every listener
 //       takes it only as a sign that its own stream is alive.
 //
 // Every instance subscribes to the one channel of its chain and takes what it knows: one subscription carries them all.
@@ -27,7 +27,7 @@ const envelopeSchema = z.object({ kind: z.string(), at: z.number(), data: z.unkn
 /** The kinds of message a channel carries (see the top of this file). */
 export type ChainEventKind = 'launch' | 'trade' | 'echo'
 
-/** A swap on a launched token's pool, as it goes on the channel and to streams (lib/market/chainMarket.ts's `TradeEvent`). */
+/** A swap on a launched token's pool, as it goes on the channel and to streams (tradeEvents.ts's `TradeEvent`). */
 const tradeSchema = z.object({
   kind: z.literal('trade'),
   token: z.string(),
