@@ -14,9 +14,9 @@ import { createMemoryStore } from '../store/memory.js'
 import type { Store } from '../store/types.js'
 import { createUpstashStore } from '../store/upstash.js'
 import { type DeployConfig, loadDeployConfig } from './config.js'
-import { createFeeCache, type FeeCache } from './pipeline/feeCache.js'
-import { createNonceLocks, type NonceLocks } from './pipeline/nonceLock.js'
-import { createSyncSender, DEPLOY_WAIT_SECONDS_MAX, type SyncSender } from './pipeline/sendSync.js'
+import { createFeeCache, type FeeCache } from './sender/feeCache.js'
+import { createNonceLocks, type NonceLocks } from './sender/nonceLock.js'
+import { createSyncSender, DEPLOY_WAIT_SECONDS_MAX, type SyncSender } from './sender/sendSync.js'
 import { createWebhookOutbox, type WebhookOutbox } from './webhooks/outbox.js'
 
 /**

@@ -20,9 +20,14 @@ import { deployHistoryKeys } from '../../lib/deploy/keys.js'
 import { encodePoolApprovals } from '../../lib/deploy/pool/permit2.js'
 import { type PoolSeed, planPoolSeed } from '../../lib/deploy/pool/poolSeed.js'
 import { followPoolSwaps, pooledLaunches, readLaunchTrades } from '../../lib/deploy/records/chainMarkets.js'
-import { type DeployRecord, listUnmined, parseDeployRecord, recordDeploy } from '../../lib/deploy/records/history.js'
 import { listLaunches } from '../../lib/deploy/records/launches/feed.js'
 import { type LaunchesPage, launchSchema } from '../../lib/deploy/records/launches/schema.js'
+import {
+  listUnmined,
+  parseTransactionRecord,
+  recordTransaction,
+  type TransactionRecord,
+} from '../../lib/deploy/sender/signedTransactions.js'
 import { createLaunchesEndpoint } from '../../lib/launches/endpoint.js'
 import { tokenPriceEth, weiToEth } from '../../lib/market/chainMarket.js'
 import type { TokenOhlcv } from '../../lib/market/types.js'
@@ -135,8 +140,10 @@ describe('a launch’s market from its pool’s swaps, before any aggregator (an
     { txHash, token, data, seed, seedTxHashes }: { txHash: Hex; token: Address; data: Hex; seed: PoolSeed; seedTxHashes: Hex[] },
   ) {
     const now = Date.now()
-    const record: DeployRecord = {
+    const record: TransactionRecord = {
       txHash,
+      kind: 'launch',
+      to: B20_FACTORY_ADDRESS,
       agent: 'a'.repeat(64),
       predictedAddress: token,
       name: 'Chain Token',
@@ -166,7 +173,7 @@ describe('a launch’s market from its pool’s swaps, before any aggregator (an
         seedTxHashes,
       },
     }
-    await recordDeploy({
+    await recordTransaction({
       store,
       keys: deployHistoryKeys({ storePrefix: prefix, chainId: 8453 }),
       signer: SIGNER,
@@ -347,7 +354,7 @@ describe('a launch’s market from its pool’s swaps, before any aggregator (an
     await swap(await newAccount(), planned, { buyEth: parseEther('0.02') })
     const keys = deployHistoryKeys({ storePrefix: prefix, chainId: 8453 })
     const launches = pooledLaunches([
-      parseDeployRecord(await store.get(keys.recordPrefix + (await listUnmined(store, keys, SIGNER))[0]!.txHash.toLowerCase())),
+      parseTransactionRecord(await store.get(keys.recordPrefix + (await listUnmined(store, keys, SIGNER))[0]!.txHash.toLowerCase())),
     ])
     const before = chain.rpcMethods.length
     const client = createPublicClient({ transport: http(chain.rpcUrl) })

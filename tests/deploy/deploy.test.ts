@@ -1,7 +1,7 @@
 import { type Hex, keccak256, type PublicClient, toHex } from 'viem'
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it, onTestFinished, vi } from 'vitest'
 import { B20_FACTORY_ADDRESS, b20FactoryAbi, encodeCreateB20, MINT_ROLE, predictB20Address } from '../../lib/chain/b20.js'
-import { fencesKeyOf } from '../../lib/deploy/pipeline/nonceFence.js'
+import { fencesKeyOf } from '../../lib/deploy/sender/nonceFence.js'
 import { defineScript } from '../../lib/store/types.js'
 import { ROLES, tokenAt } from '../support/b20Token.js'
 import { AGENT_KEYS, type DeployStack, startDeployStack } from '../support/deployStack.js'

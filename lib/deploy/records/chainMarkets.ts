@@ -16,8 +16,12 @@ import { listIndexed } from '../../store/recordIndex.js'
 import { parseRecord } from '../../store/records.js'
 import type { WriteEntry } from '../../store/types.js'
 import { deployHistoryKeys, poolSwapKeys } from '../keys.js'
+import {
+  DEPLOY_HISTORY_TTL_MS,
+  type TransactionRecord as DeployRecord,
+  parseTransactionRecord as parseDeployRecord,
+} from '../sender/signedTransactions.js'
 import type { DeployServices } from '../services.js'
-import { DEPLOY_HISTORY_TTL_MS, type DeployRecord, parseDeployRecord } from './history.js'
 import { isDeployed } from './tokenMarket.js'
 
 /**

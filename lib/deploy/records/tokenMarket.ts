@@ -8,9 +8,9 @@ import type { RequestBudget } from '../../upstream/jsonGetter.js'
 import type { Pair } from '../../upstream/pair.js'
 import { type TokenMarket, tokenMarketSchema } from '../answerSchemas.js'
 import { deployHistoryKeys, tokenMarketKey } from '../keys.js'
+import { type TransactionRecord as DeployRecord, parseTransactionRecord as parseDeployRecord } from '../sender/signedTransactions.js'
 import type { DeployServices } from '../services.js'
 import { notifyAgent } from '../webhooks/outbox.js'
-import { type DeployRecord, parseDeployRecord } from './history.js'
 
 export type { TokenMarket }
 
