@@ -1,9 +1,9 @@
 import type { DeployBroadcast } from '../answerSchemas.js'
 import { type DeployFailure, failure } from '../outcome.js'
 import { receiptAnswerOf } from '../records/readReceipt.js'
-import { chainFailure } from '../sender/chainErrors.js'
+import { claimAndPrice } from '../sender/claim.js'
 import { BLOCK_MS } from '../sender/feeCache.js'
-import { feesFrom, type TransactionPrice } from '../sender/fees.js'
+import type { TransactionPrice } from '../sender/fees.js'
 import { signAndKeep } from '../sender/keep.js'
 import type { NonceLock } from '../sender/nonceLock.js'
 import { deploysOnly, replaceStuckDeploys } from '../sender/replaceStuck.js'
@@ -107,23 +107,12 @@ async function claimNonceAndPrice(
   holdings: Holdings,
 ): Promise<{ ok: true; nonce: number; price: TransactionPrice } | DeployFailure> {
   const { services, prepared } = deploy
-  const [claim, fees] = await Promise.all([
-    lock.claimNonce(prepared.pending),
-    services.fees.ofBlock(3 * BLOCK_MS).catch((error: unknown) => error as Error),
-  ])
-  if (claim.kind === 'held')
-    return failure(
-      'DEPLOY_BUSY',
-      `Nonce ${claim.nonce} is held by another deploy that has not reached the chain yet; nothing was signed. Retry shortly.`,
-      { retryAfterSeconds: 5 },
-    )
-  if (claim.kind === 'lock-lost')
-    return failure('DEPLOY_BUSY', 'The deploy lock expired before signing; nothing was signed. Retry shortly.', { retryAfterSeconds: 3 })
-  holdings.tookNonce(claim.nonce)
-  if (fees instanceof Error) return chainFailure(fees)
+  const claimed = await claimAndPrice({ lock, floor: prepared.pending, fees: services.fees, maxAgeMs: 3 * BLOCK_MS, gas: prepared.gas })
+  if (claimed.nonce !== null) holdings.tookNonce(claimed.nonce)
+  if (!claimed.ok) return claimed.failure
   // A pooled launch claims its seed's nonces first: the successor's comes after them.
   if (!deploy.plan.pool) lock.prefetchForSuccessor(prepared.pending)
-  return { ok: true, nonce: claim.nonce, price: { gas: prepared.gas, ...feesFrom(fees) } }
+  return claimed
 }
 
 /**

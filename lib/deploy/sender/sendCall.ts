@@ -4,11 +4,12 @@ import type { Clock } from '../../platform/clock.js'
 import type { Logger } from '../../platform/log.js'
 import type { Store } from '../../store/types.js'
 import { deployHistoryKeys, deployStoreKeys } from '../keys.js'
-import { type DeployFailure, failure } from '../outcome.js'
+import type { DeployFailure } from '../outcome.js'
 import { type BroadcastReturnType, broadcast } from './broadcast.js'
 import { chainFailure } from './chainErrors.js'
+import { claimAndPrice } from './claim.js'
 import type { FeeCache } from './feeCache.js'
-import { feesFrom, gasWithHeadroom } from './fees.js'
+import { gasWithHeadroom } from './fees.js'
 import { type RecordFields, recordOf, signAndKeep } from './keep.js'
 import { releaseNonce } from './nonceFence.js'
 import type { NonceLock } from './nonceLock.js'
@@ -82,21 +83,20 @@ export async function sendCall(parameters: SendCallParameters): Promise<SendCall
   const { services, store, signer, lock, call, waitSeconds } = parameters
   const { publicClient, config } = services
   const request = { account: signer.address, to: call.to, data: call.data, value: call.value ?? 0n }
-  const [estimate, fees, pending] = await Promise.allSettled([
+  const [estimate, pending] = await Promise.allSettled([
     publicClient.estimateGas(request),
-    services.fees.ofBlock(),
     publicClient.getTransactionCount({ address: signer.address, blockTag: 'pending' }),
   ])
-  for (const read of [estimate, fees, pending]) if (read.status === 'rejected') return chainFailure(read.reason)
-  const ok = <T>(read: PromiseSettledResult<T>) => (read as PromiseFulfilledResult<T>).value
-  const claim = await lock.claimNonce(ok(pending))
-  if (claim.kind !== 'claimed')
-    return failure('DEPLOY_BUSY', 'The signer’s next nonce could not be claimed; nothing was signed. Retry shortly.', {
-      retryAfterSeconds: 3,
-    })
-  const giveBack = nonceGiver(store, config, signer.address, claim.nonce)
+  if (estimate.status === 'rejected') return chainFailure(estimate.reason)
+  if (pending.status === 'rejected') return chainFailure(pending.reason)
+  const claimed = await claimAndPrice({ lock, floor: pending.value, fees: services.fees, gas: gasWithHeadroom(estimate.value) })
+  const giveBack = nonceGiver(store, config, signer.address, claimed.nonce)
+  if (!claimed.ok) {
+    await giveBack()
+    return claimed.failure
+  }
   const keys = deployHistoryKeys(config)
-  const transaction = { call, nonce: claim.nonce, price: { gas: gasWithHeadroom(ok(estimate)), ...feesFrom(ok(fees)) } }
+  const transaction = { call, nonce: claimed.nonce, price: claimed.price }
   const now = services.clock.now()
   const fields = { ...parameters.record, createdAt: now, sentAt: now }
   const kept = await signAndKeep({
@@ -145,7 +145,9 @@ async function afterBroadcast(parameters: {
 }
 
 /** Gives a claimed nonce back to the signer's stream (the fence hands it to the next claim first). */
-function nonceGiver(store: Store, config: SenderServices['config'], signer: Address, nonce: number): () => Promise<void> {
+function nonceGiver(store: Store, config: SenderServices['config'], signer: Address, nonce: number | null): () => Promise<void> {
   const nonces = deployStoreKeys({ storePrefix: config.storePrefix, chainId: config.chainId, signer })
-  return () => releaseNonce(store, { counterKey: nonces.nonceNext, fencePrefix: nonces.noncePrefix, nonce })
+  return async () => {
+    if (nonce !== null) await releaseNonce(store, { counterKey: nonces.nonceNext, fencePrefix: nonces.noncePrefix, nonce })
+  }
 }
