@@ -21,7 +21,7 @@ export type BirthIntent = {
 }
 
 /** The longest wait for its block a deploy may ask for (`waitSeconds`): the waiting send's own bound. */
-export { DEPLOY_WAIT_SECONDS_MAX } from '../sender/sendSync.js'
+export { DEPLOY_WAIT_SECONDS_MAX } from '../sender/waitSeconds.js'
 
 /** A validated, normalised deploy intent. */
 export type DeployIntent = {

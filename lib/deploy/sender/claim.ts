@@ -1,3 +1,4 @@
+import { type Accepted, accepted, type Refused, refused } from '../../platform/result.js'
 import { type DeployFailure, failure } from '../outcome.js'
 import { chainFailure } from './chainErrors.js'
 import type { FeeCache } from './feeCache.js'
@@ -22,8 +23,8 @@ export type ClaimAndPriceParameters = {
  * gives it back).
  */
 export type ClaimAndPriceReturnType =
-  | { ok: true; nonce: number; price: TransactionPrice }
-  | { ok: false; failure: DeployFailure; nonce: number | null }
+  | Accepted<{ nonce: number; price: TransactionPrice }>
+  | Refused<DeployFailure['code'], { failure: DeployFailure; nonce: number | null }>
 
 /**
  * Claims the signer's next nonce under the lock, fenced (never below the node's pending count; signed at most once
@@ -34,12 +35,15 @@ export async function claimAndPrice({ lock, floor, fees, maxAgeMs, gas }: ClaimA
   const [claim, read] = await Promise.all([lock.claimNonce(floor), fees.ofBlock(maxAgeMs).catch((error: unknown) => error as Error)])
   if (claim.kind === 'held') {
     const why = `Nonce ${claim.nonce} is held by another deploy that has not reached the chain yet; nothing was signed. Retry shortly.`
-    return { ok: false, nonce: null, failure: failure('DEPLOY_BUSY', why, { retryAfterSeconds: 5 }) }
+    return refused('DEPLOY_BUSY', { failure: failure('DEPLOY_BUSY', why, { retryAfterSeconds: 5 }), nonce: null })
   }
   if (claim.kind === 'lock-lost') {
     const why = 'The deploy lock expired before signing; nothing was signed. Retry shortly.'
-    return { ok: false, nonce: null, failure: failure('DEPLOY_BUSY', why, { retryAfterSeconds: 3 }) }
+    return refused('DEPLOY_BUSY', { failure: failure('DEPLOY_BUSY', why, { retryAfterSeconds: 3 }), nonce: null })
   }
-  if (read instanceof Error) return { ok: false, nonce: claim.nonce, failure: chainFailure(read) }
-  return { ok: true, nonce: claim.nonce, price: { gas, ...feesFrom(read) } }
+  if (read instanceof Error) {
+    const why = chainFailure(read)
+    return refused(why.code, { failure: why, nonce: claim.nonce })
+  }
+  return accepted({ nonce: claim.nonce, price: { gas, ...feesFrom(read) } })
 }

@@ -11,8 +11,7 @@ import {
 import type { Clock } from '../../platform/clock.js'
 import { type BroadcastReturnType, broadcast } from './broadcast.js'
 
-/** The longest `waitSeconds` a send may wait for its block (Base's nodes hold a sync send at most 6 s). */
-export const DEPLOY_WAIT_SECONDS_MAX = 6
+export { DEPLOY_WAIT_SECONDS_MAX } from './waitSeconds.js'
 
 // A deploy that asked for waitSeconds goes out with eth_sendRawTransactionSync (EIP-7966): the node answers with the
 // receipt once the transaction is included, or error 4 (data: the hash) when its wait is over. Nodes differ: Base's
