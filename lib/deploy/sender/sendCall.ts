@@ -4,7 +4,7 @@ import type { Clock } from '../../platform/clock.js'
 import type { Logger } from '../../platform/log.js'
 import type { Store } from '../../store/types.js'
 import { deployHistoryKeys, deployStoreKeys } from '../keys.js'
-import type { DeployFailure } from '../outcome.js'
+import { type DeployFailure, failure } from '../outcome.js'
 import { type BroadcastReturnType, broadcast } from './broadcast.js'
 import { chainFailure } from './chainErrors.js'
 import { claimAndPrice } from './claim.js'
@@ -12,7 +12,7 @@ import type { FeeCache } from './feeCache.js'
 import { gasWithHeadroom } from './fees.js'
 import { type RecordFields, recordOf, signAndKeep } from './keep.js'
 import { releaseNonce } from './nonceFence.js'
-import type { NonceLock } from './nonceLock.js'
+import { type NonceLock, type NonceLocks, signerLock } from './nonceLock.js'
 import type { SyncSender, SyncSendReturnType } from './sendSync.js'
 import type { Call, SignedTransaction } from './sign.js'
 import { forgetTransaction, type TransactionRecord } from './signedTransactions.js'
@@ -124,6 +124,32 @@ export async function sendCall(parameters: SendCallParameters): Promise<SendCall
     waitSeconds,
   })
   return afterBroadcast({ sent, record, forget: () => forgetTransaction(store, keys, signer.address, record), giveBack })
+}
+
+/** Parameters of {@link sendCallUnderLock}: those of {@link sendCall} but the lock, and the services' locks. */
+export type SendCallUnderLockParameters = Omit<SendCallParameters, 'lock' | 'services'> & {
+  services: SenderServices & { nonceLocks: NonceLocks; lockLeaseMs: number; lockWaitMs: number }
+}
+
+/**
+ * Takes the signer's nonce lock (`DEPLOY_BUSY` when it cannot be had in `lockWaitMs`), sends one call with
+ * {@link sendCall}, and lets the lock go: what an action that sends a transaction runs.
+ */
+export async function sendCallUnderLock(parameters: SendCallUnderLockParameters): Promise<SendCallReturnType> {
+  const { services, signer } = parameters
+  const { storePrefix, chainId } = services.config
+  const lock = await services.nonceLocks.acquire(
+    signerLock({ storePrefix, chainId, signer: signer.address, leaseMs: services.lockLeaseMs, waitMs: services.lockWaitMs }),
+  )
+  if (!lock)
+    return failure('DEPLOY_BUSY', 'Other transactions of the signer are in progress; nothing was signed. Retry in a few seconds.', {
+      retryAfterSeconds: 3,
+    })
+  try {
+    return await sendCall({ ...parameters, lock })
+  } finally {
+    await lock.release()
+  }
 }
 
 /** The answer once the broadcast is over; an outright refusal forgets the record and gives the nonce back. */
