@@ -109,9 +109,9 @@ export const transactionRecordSchema = storedRecordSchema.transform(({ seedOf, .
 /** What the service keeps about each transaction it signed (see {@link transactionRecordSchema}). */
 export type TransactionRecord = z.output<typeof transactionRecordSchema>
 
-/** How long deploy records are kept. */
+/** How long transaction records are kept (the agent's history: 30 days). */
 export const DEPLOY_HISTORY_TTL_MS = 30 * 86_400_000
-/** Most deploys kept per agent (and unmined per signer). */
+/** Most transactions kept per agent (and unmined per signer). */
 export const DEPLOY_HISTORY_MAX_ENTRIES = 1000
 
 /** Parameters of {@link recordTransaction}. */
@@ -125,7 +125,8 @@ export type RecordTransactionParameters = {
 
 /**
  * Keeps a signed transaction before it is broadcast, in one store step: its record, the signer's unmined list and
- * (for a new deploy, not a replacement) the agent's history.
+ * (for what the agent asked for, not a replacement, a seed or a share given back) the agent's history; a launch
+ * also in the signer's open pools and the pooled launches.
  */
 export async function recordTransaction({ store, keys, signer, record, inAgentHistory }: RecordTransactionParameters): Promise<void> {
   await putIndexed(store, {
