@@ -113,9 +113,9 @@ describe('lib/ layout', () => {
     expect(into.filter((edge) => !DOORS.includes(edge))).toEqual([])
   })
 
-  it('runs imports inside lib/deploy/ one way: actions/ -> pipeline/ -> records/ -> webhooks/ -> agents/, keys.ts importing nothing', () => {
+  it('runs imports inside lib/deploy/ one way: actions/ -> pipeline/ -> records/ -> sender/ -> webhooks/ -> agents/, keys.ts importing nothing', () => {
     const deploy = join(ROOT, 'lib', 'deploy')
-    const ORDER = ['actions', 'pipeline', 'records', 'webhooks', 'agents']
+    const ORDER = ['actions', 'pipeline', 'records', 'sender', 'webhooks', 'agents']
     const partOf = (path: string) => relative(deploy, path).split('/')[0]!
     const edges = sourceFiles(deploy).flatMap((file) =>
       [...readFileSync(file, 'utf8').matchAll(/(?:from|import)\s*\(?\s*'(\.\.?\/[^']+)'/g)].map((m) => ({

@@ -11,7 +11,7 @@ const ROOT = join(import.meta.dirname, '..')
 
 /** Modules outside a keys.ts that write a key, each with its reason. */
 const ALLOWED: Record<string, string> = {
-  'lib/deploy/pipeline/nonceFence.ts':
+  'lib/deploy/sender/nonceFence.ts':
     'the fence set under the fence prefix lib/deploy/keys.ts names for the signer: the script derives it, as it derives the counter’s floor',
 }
 

@@ -14,9 +14,9 @@ import { createMemoryStore } from '../store/memory.js'
 import type { Store } from '../store/types.js'
 import { createUpstashStore } from '../store/upstash.js'
 import { type DeployConfig, loadDeployConfig } from './config.js'
-import { createFeeCache, type FeeCache } from './pipeline/feeCache.js'
-import { createNonceLocks, type NonceLocks } from './pipeline/nonceLock.js'
-import { createSyncSender, DEPLOY_WAIT_SECONDS_MAX, type SyncSender } from './pipeline/sendSync.js'
+import { createFeeCache, type FeeCache } from './sender/feeCache.js'
+import { createNonceLocks, type NonceLocks } from './sender/nonceLock.js'
+import { createSyncSender, DEPLOY_WAIT_SECONDS_MAX, type SyncSender } from './sender/sendSync.js'
 import { createWebhookOutbox, type WebhookOutbox } from './webhooks/outbox.js'
 
 /**
@@ -39,7 +39,7 @@ export type DeployServices = Readonly<{
   /** The KMS-backed account (one `GetPublicKey` per process), or null when `KMS_KEY_ID` is unset. */
   getSigner: (() => Promise<KmsAccount>) | null
   logger: Logger
-  /** The clock that stamps records and times the waits (a receipt's polling). */
+  /** The one clock: it stamps records and times every wait (a receipt's polling, the fees' age, the waiting send, the nonce lock). */
   clock: Clock
   randomSalt: () => Hex
   /** This instance's nonce locks (its local queue of deploys per signer); null without a shared store. */
@@ -129,18 +129,16 @@ export function createDeployServices(parameters: CreateDeployServicesParameters 
     store,
     publicClient,
     activation: createActivationReader({ client: publicClient, now: clock.now }),
-    // The chain's fees age, and a waiting send waits, in the chain's time: the real clock, whatever clock the records
-    // are stamped with (a deploy test moves its clock by hand while anvil and the nodes run in real time).
-    fees: createFeeCache({ publicClient, now: systemClock.now }),
-    syncSender: createSyncSender({ syncClient, publicClient, clock: systemClock }),
+    // The fees age, a waiting send waits and the nonce lock's waits and lease run on the services' one clock, the one
+    // that stamps the records: a test that owns it owns them all.
+    fees: createFeeCache({ publicClient, now: clock.now }),
+    syncSender: createSyncSender({ syncClient, publicClient, clock }),
     verifyChain: createChainIdCheck(publicClient, config.chainId),
     getSigner,
     logger,
     clock,
     randomSalt: () => `0x${randomBytes(32).toString('hex')}`,
-    // The lock waits on the real clock, whatever clock the records are stamped with: a deploy test moves its clock
-    // by hand, while deploys queue and poll for the lock in real time between the instances it starts.
-    nonceLocks: store ? createNonceLocks({ store, clock: systemClock }) : null,
+    nonceLocks: store ? createNonceLocks({ store, clock }) : null,
     lockWaitMs: parameters.lockWaitMs ?? 20_000,
     lockLeaseMs: parameters.lockLeaseMs ?? 60_000,
     receiptPollMs: parameters.receiptPollMs ?? 2000,

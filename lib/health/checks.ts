@@ -1,6 +1,6 @@
 import { deployHistoryKeys, deployStoreKeys } from '../deploy/keys.js'
 import { countCapSlots } from '../deploy/pipeline/capWindow.js'
-import { listUnmined } from '../deploy/records/history.js'
+import { listUnmined } from '../deploy/sender/signedTransactions.js'
 import type { DeployServices } from '../deploy/services.js'
 import { BaseError } from '../platform/errors.js'
 import { errorName } from '../platform/log.js'

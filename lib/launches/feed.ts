@@ -1,6 +1,6 @@
 import { birthViewOf } from '../chain/birthView.js'
 import { deployHistoryKeys } from '../deploy/keys.js'
-import { type DeployRecord, parseDeployRecord } from '../deploy/records/history.js'
+import { parseTransactionRecord, type TransactionRecord } from '../deploy/sender/signedTransactions.js'
 import { errorName, type Logger } from '../platform/log.js'
 import { listIndexed } from '../store/recordIndex.js'
 import { parseRecord } from '../store/records.js'
@@ -26,7 +26,7 @@ export const LAUNCH_FEED_MAX = 300
  * A deploy as the public sees it (no agent digest, no signing material), or null for one that created no token (it
  * reverted, or its replacement did). A replacement is listed under the hash the agent's deploy was first sent with.
  */
-export function toLaunch(record: DeployRecord, market: TokenMarket | null): Launch | null {
+export function toLaunch(record: TransactionRecord, market: TokenMarket | null): Launch | null {
   if (record.status === 'reverted' || (record.status === 'replaced' && record.replacementStatus === 'reverted')) return null
   const birth = birthViewOf(record.data, record.decimals)
   return {
@@ -70,7 +70,7 @@ export async function listLaunches({
 }: ListLaunchesParameters): Promise<Launch[]> {
   const keys = deployHistoryKeys({ storePrefix, chainId })
   const values = await listIndexed(store, { indexKey: keys.recent, recordPrefix: keys.recordPrefix, limit })
-  const records = values.map(parseDeployRecord).filter((r): r is DeployRecord => r !== null)
+  const records = values.map(parseTransactionRecord).filter((r): r is TransactionRecord => r !== null)
   const deployed = records.filter(isDeployed).map((r) => r.predictedAddress.toLowerCase())
   const pooled = records.filter((r) => r.pool && isDeployed(r)).map((r) => r.predictedAddress.toLowerCase())
   const [markets, chain] = await Promise.all([
@@ -98,7 +98,7 @@ export type SignalConfirmedLaunchParameters = {
   storePrefix: string
   chainId: number
   /** The copy of the deploy that was mined (a replacement names its original). */
-  record: DeployRecord
+  record: TransactionRecord
   now: number
   logger: Logger
 }

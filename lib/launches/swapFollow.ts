@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Hex } from 'viem'
 import { deployHistoryKeys } from '../deploy/keys.js'
-import { DEPLOY_HISTORY_TTL_MS, type DeployRecord, parseDeployRecord } from '../deploy/records/history.js'
+import { DEPLOY_HISTORY_TTL_MS, parseTransactionRecord, type TransactionRecord } from '../deploy/sender/signedTransactions.js'
 import type { DeployServices } from '../deploy/services.js'
 import { listIndexed } from '../store/recordIndex.js'
 import { parseRecord } from '../store/records.js'
@@ -60,7 +60,7 @@ export type FollowPoolSwapsParameters = {
  * still marked broadcast is followed too, since its pool may trade before the tick's follow-up marks it confirmed, and
  * the blocks read are never read again.
  */
-export function pooledLaunches(records: readonly (DeployRecord | null)[]): Map<string, ChainLaunch> {
+export function pooledLaunches(records: readonly (TransactionRecord | null)[]): Map<string, ChainLaunch> {
   const launches = new Map<string, ChainLaunch>()
   for (const record of records)
     if (
@@ -80,7 +80,7 @@ export function pooledLaunches(records: readonly (DeployRecord | null)[]): Map<s
 export async function readPooledLaunches(store: Store, storePrefix: string, chainId: number): Promise<Map<string, ChainLaunch>> {
   const history = deployHistoryKeys({ storePrefix, chainId })
   const values = await listIndexed(store, { indexKey: history.pooled, recordPrefix: history.recordPrefix, limit: POOLED_LAUNCHES_MAX })
-  return pooledLaunches(values.map(parseDeployRecord))
+  return pooledLaunches(values.map(parseTransactionRecord))
 }
 
 /**

@@ -1,6 +1,6 @@
 import { type TokenMarket, tokenMarketSchema } from '../deploy/answerSchemas.js'
 import { deployHistoryKeys } from '../deploy/keys.js'
-import { type DeployRecord, parseDeployRecord } from '../deploy/records/history.js'
+import { parseTransactionRecord, type TransactionRecord } from '../deploy/sender/signedTransactions.js'
 import type { DeployServices } from '../deploy/services.js'
 import { notifyAgent } from '../deploy/webhooks/outbox.js'
 import { pairToToken } from '../market/normalize.js'
@@ -83,7 +83,7 @@ export function parseStoredMarket(value: string | null): TokenMarket | null {
 }
 
 /** Whether a deploy created its token: confirmed, or replaced by a copy that was. */
-export function isDeployed(record: Pick<DeployRecord, 'status' | 'replacementStatus'>): boolean {
+export function isDeployed(record: Pick<TransactionRecord, 'status' | 'replacementStatus'>): boolean {
   return record.status === 'confirmed' || (record.status === 'replaced' && record.replacementStatus === 'confirmed')
 }
 
@@ -137,8 +137,8 @@ export async function refreshDeployMarkets({
   const keys = deployHistoryKeys({ storePrefix: config.storePrefix, chainId: config.chainId })
   const now = services.clock.now()
   const values = await listIndexed(store, { indexKey: keys.recent, recordPrefix: keys.recordPrefix, limit: MARKET_DEPLOYS_MAX })
-  const byToken = new Map<string, DeployRecord>()
-  for (const record of values.map(parseDeployRecord))
+  const byToken = new Map<string, TransactionRecord>()
+  for (const record of values.map(parseTransactionRecord))
     if (record && now - record.createdAt <= MARKET_FOLLOW_MS && isDeployed(record))
       byToken.set(record.predictedAddress.toLowerCase(), record)
   const addresses = [...byToken.keys()]
@@ -153,7 +153,7 @@ export async function refreshDeployMarkets({
   ])
   const known = new Map(addresses.map((address, i) => [address, previous[i] ?? null]))
   const written: { key: string; value: string; ttlMs: number }[] = []
-  const listed: { record: DeployRecord; market: TokenMarket }[] = []
+  const listed: { record: TransactionRecord; market: TokenMarket }[] = []
   for (const [i, answer] of answers.entries()) {
     if (answer.status === 'rejected') {
       services.logger.warn('deploy_market_failed', { error: errorName(answer.reason) })

@@ -1,6 +1,6 @@
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { nodeRefusalOf } from '../../lib/deploy/pipeline/chainErrors.js'
+import { nodeRefusalOf } from '../../lib/deploy/sender/chainErrors.js'
 import { type AnvilChain, startAnvilChain } from '../support/anvil.js'
 
 /** How the deploy path names what a real node (anvil) answers a broadcast, through viem's typed node errors. */

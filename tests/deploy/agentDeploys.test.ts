@@ -33,6 +33,7 @@ describe('list_deploys: each agent sees its own deploys (anvil, KMS server, real
       deploys: [
         {
           txHash: second.txHash,
+          kind: 'deploy',
           predictedAddress: second.predictedAddress,
           name: 'History Token',
           symbol: 'TWO',
@@ -46,6 +47,7 @@ describe('list_deploys: each agent sees its own deploys (anvil, KMS server, real
         },
         {
           txHash: first.txHash,
+          kind: 'deploy',
           predictedAddress: first.predictedAddress,
           name: 'History Token',
           symbol: 'ONE',

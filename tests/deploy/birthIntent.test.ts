@@ -4,8 +4,8 @@ import { b20FactoryAbi, encodeCreateB20, MINT_ROLE } from '../../lib/chain/b20.j
 import { birthViewOf, mintsInLogs } from '../../lib/chain/birthView.js'
 import { readMetadataDataUri } from '../../lib/chain/tokenBirth.js'
 import { parseDeployIntent } from '../../lib/deploy/actions/agentDeploy.js'
+import { planDeploy } from '../../lib/deploy/pipeline/deployPlan.js'
 import type { DeployIntent } from '../../lib/deploy/pipeline/intent.js'
-import { planDeploy } from '../../lib/deploy/pipeline/plan.js'
 // The token surface as Base's IB20 names it, written out in tests/support rather than taken from the modules under test.
 import { ib20Abi } from '../support/b20Token.js'
 

@@ -19,7 +19,12 @@ import { loadDeployConfig } from '../../lib/deploy/config.js'
 import { deployHistoryKeys } from '../../lib/deploy/keys.js'
 import { encodePoolApprovals } from '../../lib/deploy/pool/permit2.js'
 import { type PoolSeed, planPoolSeed } from '../../lib/deploy/pool/poolSeed.js'
-import { type DeployRecord, listUnmined, parseDeployRecord, recordDeploy } from '../../lib/deploy/records/history.js'
+import {
+  listUnmined,
+  parseTransactionRecord,
+  recordTransaction,
+  type TransactionRecord,
+} from '../../lib/deploy/sender/signedTransactions.js'
 import { createLaunchesEndpoint } from '../../lib/launches/endpoint.js'
 import { listLaunches } from '../../lib/launches/feed.js'
 import { tokenPriceEth, weiToEth } from '../../lib/launches/poolPrice.js'
@@ -136,8 +141,10 @@ describe('a launch’s market from its pool’s swaps, before any aggregator (an
     { txHash, token, data, seed, seedTxHashes }: { txHash: Hex; token: Address; data: Hex; seed: PoolSeed; seedTxHashes: Hex[] },
   ) {
     const now = Date.now()
-    const record: DeployRecord = {
+    const record: TransactionRecord = {
       txHash,
+      kind: 'launch',
+      to: B20_FACTORY_ADDRESS,
       agent: 'a'.repeat(64),
       predictedAddress: token,
       name: 'Chain Token',
@@ -167,7 +174,7 @@ describe('a launch’s market from its pool’s swaps, before any aggregator (an
         seedTxHashes,
       },
     }
-    await recordDeploy({
+    await recordTransaction({
       store,
       keys: deployHistoryKeys({ storePrefix: prefix, chainId: 8453 }),
       signer: SIGNER,
@@ -348,7 +355,7 @@ describe('a launch’s market from its pool’s swaps, before any aggregator (an
     await swap(await newAccount(), planned, { buyEth: parseEther('0.02') })
     const keys = deployHistoryKeys({ storePrefix: prefix, chainId: 8453 })
     const launches = pooledLaunches([
-      parseDeployRecord(await store.get(keys.recordPrefix + (await listUnmined(store, keys, SIGNER))[0]!.txHash.toLowerCase())),
+      parseTransactionRecord(await store.get(keys.recordPrefix + (await listUnmined(store, keys, SIGNER))[0]!.txHash.toLowerCase())),
     ])
     const before = chain.rpcMethods.length
     const client = createPublicClient({ transport: http(chain.rpcUrl) })

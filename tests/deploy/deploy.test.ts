@@ -1,7 +1,7 @@
 import { type Hex, keccak256, type PublicClient, toHex } from 'viem'
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it, onTestFinished, vi } from 'vitest'
 import { B20_FACTORY_ADDRESS, b20FactoryAbi, encodeCreateB20, MINT_ROLE, predictB20Address } from '../../lib/chain/b20.js'
-import { fencesKeyOf } from '../../lib/deploy/pipeline/nonceFence.js'
+import { fencesKeyOf } from '../../lib/deploy/sender/nonceFence.js'
 import { defineScript } from '../../lib/store/types.js'
 import { ROLES, tokenAt } from '../support/b20Token.js'
 import { AGENT_KEYS, type DeployStack, startDeployStack } from '../support/deployStack.js'
@@ -467,8 +467,13 @@ describe('POST /api/b20-skill on anvil (chain 8453) with the B20 emulator, the K
     const { handle } = stack.newInstance({ lockWaitMs: 200 })
     const holder = await stack.store.acquireLock(lockKey(), 5_000)
     const signs = stack.kms.calls.filter((c) => c === 'Sign').length
+    const sleeping = stack.clock.sleeping
     try {
-      expect((await stack.post(deployBody({ symbol: 'BUSY' }), { instance: handle })).body).toMatchObject({
+      const answer = stack.post(deployBody({ symbol: 'BUSY' }), { instance: handle })
+      // The wait for the lock runs on the services' clock: once the deploy polls, moving it past the wait ends it.
+      await vi.waitFor(() => expect(stack.clock.sleeping).toBeGreaterThan(sleeping))
+      stack.clock.now += 1000
+      expect((await answer).body).toMatchObject({
         ok: false,
         code: 'DEPLOY_BUSY',
         retryAfterSeconds: expect.any(Number),
@@ -492,7 +497,8 @@ describe('POST /api/b20-skill on anvil (chain 8453) with the B20 emulator, the K
         return 1
       },
     })
-    await stack.store.run(fence, [fences], [Date.now() + 5_000, pending]) // a deploy whose lease ran out, still signing nonce n
+    // A deploy whose lease ran out, still signing nonce n: its claim lapses on the services' clock.
+    await stack.store.run(fence, [fences], [stack.clock.now + 5_000, pending])
     const signs = stack.kms.calls.filter((c) => c === 'Sign').length
     try {
       expect((await stack.post(deployBody({ symbol: 'FENCE' }))).body).toMatchObject({ ok: false, code: 'DEPLOY_BUSY' })

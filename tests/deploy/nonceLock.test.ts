@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { releaseNonce } from '../../lib/deploy/pipeline/nonceFence.js'
-import { createNonceLocks, type NonceLock } from '../../lib/deploy/pipeline/nonceLock.js'
+import { releaseNonce } from '../../lib/deploy/sender/nonceFence.js'
+import { createNonceLocks, type NonceLock } from '../../lib/deploy/sender/nonceLock.js'
 import { systemClock } from '../../lib/platform/clock.js'
 import { createMemoryStore } from '../../lib/store/memory.js'
 import type { Store } from '../../lib/store/types.js'

@@ -19,8 +19,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { predictB20Address } from '../../lib/chain/b20.js'
 import { issueAgentKey } from '../../lib/deploy/agents/agentRegistry.js'
 import { setAgentWebhook } from '../../lib/deploy/agents/webhookTargets.js'
+import { deployHistoryKeys } from '../../lib/deploy/keys.js'
 import { followDeploys } from '../../lib/deploy/pipeline/followDeploys.js'
 import { launchPoolKey } from '../../lib/deploy/pool/poolSeed.js'
+import { readTransactionRecord } from '../../lib/deploy/sender/signedTransactions.js'
 import type { DeployServices } from '../../lib/deploy/services.js'
 import { type ChainEvent, readChainEvent } from '../../lib/launches/chainEvents.js'
 import { chainEventsChannel, tradeWatchKeys } from '../../lib/launches/keys.js'
@@ -279,6 +281,17 @@ describe('a pooled launch through the key door (anvil, the B20 emulator, Uniswap
       const after = await receiptOf(body.txHash)
       expect(after.pool).toMatchObject({ status: 'failed', returnTxHash: expect.stringMatching(/^0x[0-9a-f]{64}$/) })
       expect(after.pool.reason).toContain('given back to the owner')
+      // The share given back is a transaction of its own, kept with its launch; the agent's history lists the launch.
+      const keys = deployHistoryKeys({ storePrefix: services.config.storePrefix, chainId: services.config.chainId })
+      expect(await readTransactionRecord(services.store!, keys, after.pool.returnTxHash)).toMatchObject({
+        kind: 'return',
+        of: body.txHash,
+        to: body.predictedAddress,
+      })
+      const listed: { txHash: string; kind: string }[] = (await stack.post({ action: 'list_deploys', limit: 100 })).body.deploys
+      expect(listed.filter((entry) => entry.txHash === body.txHash || entry.txHash === after.pool.returnTxHash)).toEqual([
+        expect.objectContaining({ txHash: body.txHash, kind: 'launch' }),
+      ])
       // A second tick finds nothing left to give.
       expect((await followDeploys(services)).pools).toBeUndefined()
     } finally {

@@ -1,6 +1,6 @@
 import { parseGwei } from 'viem'
 import { describe, expect, it } from 'vitest'
-import { MIN_PRIORITY_FEE, replacementFees } from '../../lib/deploy/pipeline/fees.js'
+import { MIN_PRIORITY_FEE, replacementFees } from '../../lib/deploy/sender/fees.js'
 
 const cap = parseGwei('5')
 

@@ -1,7 +1,7 @@
 import { Redis } from '@upstash/redis'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { countCapSlots, releaseCapSlot, reserveCapSlot, reserveCapSlots } from '../../lib/deploy/pipeline/capWindow.js'
-import { claimNextNonce, fencesKeyOf, releaseNonce } from '../../lib/deploy/pipeline/nonceFence.js'
+import { claimNextNonce, fencesKeyOf, releaseNonce } from '../../lib/deploy/sender/nonceFence.js'
 import { claimDue } from '../../lib/deploy/webhooks/leases.js'
 import { echoMessage, encodeChainEvent, readChainEvent } from '../../lib/launches/chainEvents.js'
 import { announceLaunch, launchesSince } from '../../lib/launches/launchSignal.js'

@@ -75,7 +75,9 @@ export async function startDeployStack(parameters: StartDeployStackParameters): 
   const upstash = parameters.storeKind === 'upstash' ? await startUpstashRestServer({ redisSocket: parameters.redisSocket! }) : null
   const store = upstash ? createUpstashStore({ url: upstash.url, token: upstash.token }) : createMemoryStore()
   const logs: string[] = []
-  const clock = createTestClock()
+  // The services' one clock: stamps moved by hand, waits (the nonce lock's polls between instances, a waiting send)
+  // in real time too, since the instances and anvil run in it.
+  const clock = createTestClock(Date.now(), { realWaits: true })
   const background = new Set<Promise<unknown>>()
   // Test files share a worker, so a process id and a counter of this module (imported afresh by each file) are not
   // enough to keep one file's keys from another's in the run's one redis-server: a random part is.

@@ -5,7 +5,7 @@ import { privateKeyToAddress } from 'viem/accounts'
 import { createChainClient } from '../../lib/chain/client.js'
 import { deployStoreKeys } from '../../lib/deploy/keys.js'
 import { followDeploys } from '../../lib/deploy/pipeline/followDeploys.js'
-import { fencesKeyOf } from '../../lib/deploy/pipeline/nonceFence.js'
+import { fencesKeyOf } from '../../lib/deploy/sender/nonceFence.js'
 import { createDeployServices } from '../../lib/deploy/services.js'
 import { paymentKeys } from '../../lib/payments/keys.js'
 import { listOpenPayments } from '../../lib/payments/ledger/paymentRecord.js'
@@ -112,7 +112,8 @@ export async function runPaidLedger({
   const signed: SignedAuthorization[] = []
   let walkedAway = 0
   let ticks = 0
-  const tickClock = createTestClock()
+  // Its waits (the nonce lock's, between the instances of the run) end in real time too: the instances run in it.
+  const tickClock = createTestClock(Date.now(), { realWaits: true })
   // The tick's instance: no faults (a tick that fails is run again a minute later).
   const tickServices = createDeployServices({
     env: { ...parts.env, ...env },

@@ -1,15 +1,16 @@
 import { randomBytes } from 'node:crypto'
 import type { Hex } from 'viem'
+import { B20_FACTORY_ADDRESS } from '../../lib/chain/b20.js'
 import { deployHistoryKeys } from '../../lib/deploy/keys.js'
-import { planDeploy } from '../../lib/deploy/pipeline/plan.js'
-import { type DeployRecord, recordDeploy } from '../../lib/deploy/records/history.js'
+import { planDeploy } from '../../lib/deploy/pipeline/deployPlan.js'
+import { recordTransaction, type TransactionRecord } from '../../lib/deploy/sender/signedTransactions.js'
 import type { Store } from '../../lib/store/types.js'
 
 /** What a seeded launch is: a token as an agent asked for it (any text, as only the real intent rules would refuse). */
 export type SeededLaunch = {
   name: string
   symbol: string
-  status?: DeployRecord['status']
+  status?: TransactionRecord['status']
   createdAt: number
   metadata?: { description?: string; image?: string; website?: string }
   initialSupply?: bigint
@@ -18,7 +19,7 @@ export type SeededLaunch = {
 const SIGNER = '0x1000000000000000000000000000000000000001'
 
 /**
- * Writes deploys into the deploy records and the shared index as the pipeline does (the same `recordDeploy`, calldata
+ * Writes deploys into the deploy records and the shared index as the pipeline does (the same `recordTransaction`, calldata
  * from the same `planDeploy`), without a chain: what the launches feed and the dashboard read. Answers each launch's
  * token address and transaction hash.
  */
@@ -50,8 +51,10 @@ export async function seedLaunches(store: Store, storePrefix: string, launches: 
       salt: `0x${randomBytes(32).toString('hex')}`,
     })
     const txHash: Hex = `0x${randomBytes(32).toString('hex')}`
-    const record: DeployRecord = {
+    const record: TransactionRecord = {
       txHash,
+      kind: 'deploy',
+      to: B20_FACTORY_ADDRESS,
       agent: 'f'.repeat(64),
       predictedAddress: plan.predictedAddress,
       name: launch.name,
@@ -67,7 +70,7 @@ export async function seedLaunches(store: Store, storePrefix: string, launches: 
       maxPriorityFeePerGas: '1000000',
       data: plan.data,
     }
-    await recordDeploy({ store, keys, signer: SIGNER, record, inAgentHistory: true })
+    await recordTransaction({ store, keys, signer: SIGNER, record, inAgentHistory: true })
     seeded.push({ address: plan.predictedAddress.toLowerCase(), txHash })
   }
   return seeded

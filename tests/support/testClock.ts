@@ -16,8 +16,17 @@ export type TestClock = {
   readonly clock: Clock
 }
 
+/** Options of {@link createTestClock}. */
+export type TestClockOptions = {
+  /**
+   * Waits end in real time too (or sooner, when the test moves the clock past them): for services that queue and poll
+   * between instances, or wait on a node, in real time while the test stamps their records by hand.
+   */
+  realWaits?: boolean
+}
+
 /** A {@link TestClock} starting at `start`. */
-export function createTestClock(start = Date.now()): TestClock {
+export function createTestClock(start = Date.now(), { realWaits = false }: TestClockOptions = {}): TestClock {
   let now = start
   const waits = new Set<{ until: number; wake: () => void }>()
   const deadlines = new Set<{ until: number; wake: () => void }>()
@@ -45,13 +54,18 @@ export function createTestClock(start = Date.now()): TestClock {
     },
     clock: {
       now: () => now,
-      sleep: (ms, { signal } = {}) =>
+      sleep: (ms, { signal, holdsProcess = true } = {}) =>
         new Promise<void>((wake) => {
           if (signal?.aborted) return wake()
           const wait = { until: now + Math.max(0, ms), wake }
           waits.add(wait)
           // An abort ends the wait before its time, as the real clock's does.
           signal?.addEventListener('abort', () => waits.delete(wait) && wake(), { once: true })
+          if (realWaits) {
+            const timer = setTimeout(() => waits.delete(wait) && wake(), Math.max(0, ms))
+            if (!holdsProcess) timer.unref()
+            signal?.addEventListener('abort', () => clearTimeout(timer), { once: true })
+          }
           wakeDue()
         }),
       deadline: (ms) => {

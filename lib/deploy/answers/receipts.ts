@@ -66,6 +66,9 @@ export const receiptReplacedSchema = z.object({
 /** One deploy of the calling agent, as `list_deploys` answers it. */
 export const listedDeploySchema = z.object({
   txHash,
+  kind: z
+    .enum(['deploy', 'launch', 'seed', 'return'])
+    .describe('What the transaction did: `deploy` (a token), `launch` (a token with its pool); the others are the service’s own'),
   predictedAddress: address,
   name: z.string(),
   symbol: z.string(),

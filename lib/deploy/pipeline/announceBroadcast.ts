@@ -1,12 +1,12 @@
 import type { DeployBroadcast } from '../answerSchemas.js'
-import type { DeployRecord } from '../records/history.js'
+import type { TransactionRecord } from '../sender/signedTransactions.js'
 import { type NotifyAgentParameters, notifyAgent } from '../webhooks/outbox.js'
 import type { DeployContext } from './beforeLock.js'
 
 /** Parameters of {@link announceBroadcast}: the deploy sent, its record (null: a replayed answer) and its tx. */
 export type AnnounceBroadcastParameters = {
   deploy: Pick<DeployContext, 'services' | 'signer' | 'plan'>
-  record: DeployRecord | null
+  record: TransactionRecord | null
   txHash: `0x${string}`
   explorerUrl: string
   /** A pooled launch's pool id, which the webhook's details carry too. */

@@ -3,12 +3,18 @@ import { signalConfirmedLaunch } from '../../launches/feed.js'
 import { removeFromIndex } from '../../store/recordIndex.js'
 import type { Store } from '../../store/types.js'
 import { type DeployHistoryKeys, deployHistoryKeys } from '../keys.js'
-import { type DeployRecord, listUnminedAndOpenPools, readDeployRecord, updateDeployRecord } from '../records/history.js'
+
 import { minedEventDetails } from '../records/readReceipt.js'
+import { type NonceLocks, signerLock } from '../sender/nonceLock.js'
+import { deploysOnly, replaceStuckDeploys } from '../sender/replaceStuck.js'
+import {
+  listUnminedAndOpenPools,
+  readTransactionRecord,
+  type TransactionRecord,
+  updateTransactionRecord,
+} from '../sender/signedTransactions.js'
 import type { DeployServices } from '../services.js'
 import { notifyAgent, notifyReplaced } from '../webhooks/outbox.js'
-import { type NonceLocks, signerLock } from './nonceLock.js'
-import { deploysOnly, replaceStuckDeploys } from './replaceStuck.js'
 import { type SettleOpenPoolsReturnType, settleOpenPools } from './returnPoolShare.js'
 
 /** How long a follow-up waits for the nonce lock: a deploy holding it replaces stuck transactions itself. */
@@ -71,7 +77,7 @@ async function followUnmined(
   nonceLocks: NonceLocks,
   keys: DeployHistoryKeys,
   signer: Address,
-  unmined: DeployRecord[],
+  unmined: TransactionRecord[],
 ): Promise<FollowDeploysReturnType> {
   const { config, publicClient, logger } = services
   const none = { unmined: 0, confirmed: 0, reverted: 0, replaced: 0 }
@@ -82,13 +88,13 @@ async function followUnmined(
     publicClient.getTransactionCount({ address: signer, blockTag: 'latest' }),
   ])
   const result: FollowDeploysReturnType = { ...none, unmined: unmined.length }
-  const settle = async (record: DeployRecord, receipt: TransactionReceipt) => {
+  const settle = async (record: TransactionRecord, receipt: TransactionReceipt) => {
     const status = receipt.status === 'success' ? 'confirmed' : 'reverted'
     result[status]++
     await recordOutcome(store, keys, record, status)
     await removeFromIndex(store, keys.unmined(signer), record.txHash.toLowerCase())
-    // A pooled launch's seed transaction is the launch's receipt's business, not a deploy of its own to tell.
-    if (record.seedOf) return
+    // A transaction that belongs to another (`of`: a launch's seed, its share given back) is told through that one.
+    if (record.of) return
     const type = status === 'confirmed' ? 'deploy.confirmed' : 'deploy.reverted'
     notifyAgent({ webhooks: services.webhooks, background: services.background, type, record, details: minedEventDetails(receipt, record) })
     if (status === 'confirmed') {
@@ -150,12 +156,12 @@ function followLock(services: DeployServices, nonceLocks: NonceLocks, signer: Ad
 async function findMinedCopy(
   store: Store,
   keys: DeployHistoryKeys,
-  record: DeployRecord,
+  record: TransactionRecord,
   receiptOf: (hash: Hex) => Promise<TransactionReceipt | null>,
-): Promise<{ record: DeployRecord; receipt: TransactionReceipt } | null> {
+): Promise<{ record: TransactionRecord; receipt: TransactionReceipt } | null> {
   let current = record
   for (let hop = 0; hop < REPLACES_HOPS_MAX && current.replaces; hop++) {
-    const earlier = await readDeployRecord(store, keys, current.replaces)
+    const earlier = await readTransactionRecord(store, keys, current.replaces)
     if (!earlier) return null
     const receipt = await receiptOf(earlier.txHash)
     if (receipt) return { record: earlier, receipt }
@@ -169,14 +175,14 @@ async function findMinedCopy(
  * on each copy it replaced up the chain as `replacementStatus`, so the agent's own entry in `list_deploys` says how
  * its deploy ended.
  */
-async function recordOutcome(store: Store, keys: DeployHistoryKeys, record: DeployRecord, status: 'confirmed' | 'reverted') {
+async function recordOutcome(store: Store, keys: DeployHistoryKeys, record: TransactionRecord, status: 'confirmed' | 'reverted') {
   const { replacedBy: _replacedBy, replacementStatus: _replacementStatus, ...rest } = record
-  await updateDeployRecord(store, keys, { ...rest, status })
+  await updateTransactionRecord(store, keys, { ...rest, status })
   let current = record
   for (let hop = 0; hop < REPLACES_HOPS_MAX && current.replaces; hop++) {
-    const earlier = await readDeployRecord(store, keys, current.replaces)
+    const earlier = await readTransactionRecord(store, keys, current.replaces)
     if (!earlier) return
-    await updateDeployRecord(store, keys, { ...earlier, status: 'replaced', replacedBy: current.txHash, replacementStatus: status })
+    await updateTransactionRecord(store, keys, { ...earlier, status: 'replaced', replacedBy: current.txHash, replacementStatus: status })
     current = earlier
   }
 }

@@ -1,8 +1,8 @@
 import type { Store } from '../../store/types.js'
 import type { DeployHistoryKeys, deployStoreKeys } from '../keys.js'
-import { type DeployRecord, forgetDeploy } from '../records/history.js'
-import { releaseNonce } from './nonceFence.js'
-import type { NonceLock, SendOutcome } from './nonceLock.js'
+import { releaseNonce } from '../sender/nonceFence.js'
+import type { NonceLock, SendOutcome } from '../sender/nonceLock.js'
+import { forgetTransaction, type TransactionRecord } from '../sender/signedTransactions.js'
 import type { CapReservation } from './reserve.js'
 
 /**
@@ -14,13 +14,13 @@ export type Holdings = {
   /** The send of this deploy, as the next deploy of this instance waits for it. */
   readonly sending: Promise<SendOutcome>
   readonly nonce: number | null
-  readonly record: DeployRecord | null
+  readonly record: TransactionRecord | null
   tookNonce(nonce: number): void
-  recorded(record: DeployRecord): void
+  recorded(record: TransactionRecord): void
   /** A pooled launch's seed transactions: each nonce claimed after the creation's, in order. */
   tookSeedNonce(nonce: number): void
   /** The seed transactions' records, in nonce order. */
-  recordedSeeds(records: DeployRecord[]): void
+  recordedSeeds(records: TransactionRecord[]): void
   /**
    * Gives back the seed nonces and records from `index` on, highest first (a seed the node refused, and those after
    * it, never went out: the creation did).
@@ -55,11 +55,11 @@ export type CreateHoldingsParameters = {
 export function createHoldings({ store, signer, reservation, lock, lockKeys, historyKeys }: CreateHoldingsParameters): Holdings {
   const sending = Promise.withResolvers<SendOutcome>()
   let nonce: number | null = null
-  let record: DeployRecord | null = null
+  let record: TransactionRecord | null = null
   let outcome: SendOutcome = 'refused'
   let lockGone = false
   let seedNonces: number[] = []
-  let seedRecords: DeployRecord[] = []
+  let seedRecords: TransactionRecord[] = []
   const release = (taken: number) =>
     releaseNonce(store, { counterKey: lockKeys.nonceNext, fencePrefix: lockKeys.noncePrefix, nonce: taken })
   // Highest first: a nonce goes back to the counter only when nothing after it is claimed.
@@ -67,7 +67,7 @@ export function createHoldings({ store, signer, reservation, lock, lockKeys, his
     const [nonces, records] = [seedNonces.slice(index), seedRecords.slice(index)]
     seedNonces = seedNonces.slice(0, index)
     seedRecords = seedRecords.slice(0, index)
-    for (const kept of records) await forgetDeploy(store, historyKeys, signer, kept)
+    for (const kept of records) await forgetTransaction(store, historyKeys, signer, kept)
     for (const taken of nonces.reverse()) await release(taken)
   }
   const giveBackNonceAndRecord = async () => {
@@ -76,7 +76,7 @@ export function createHoldings({ store, signer, reservation, lock, lockKeys, his
     const [taken, kept] = [nonce, record]
     nonce = null
     record = null
-    if (kept) await forgetDeploy(store, historyKeys, signer, kept)
+    if (kept) await forgetTransaction(store, historyKeys, signer, kept)
     if (taken !== null) await release(taken)
   }
   return {

@@ -20,8 +20,8 @@ export type BirthIntent = {
   metadata: TokenMetadata | undefined
 }
 
-/** The longest wait for its block a deploy may ask for (`waitSeconds`): Base's nodes wait at most 6,000 ms. */
-export const DEPLOY_WAIT_SECONDS_MAX = 6
+/** The longest wait for its block a deploy may ask for (`waitSeconds`): the waiting send's own bound. */
+export { DEPLOY_WAIT_SECONDS_MAX } from '../sender/waitSeconds.js'
 
 /** A validated, normalised deploy intent. */
 export type DeployIntent = {

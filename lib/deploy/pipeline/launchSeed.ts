@@ -1,45 +1,41 @@
-// A pooled launch's seed under the nonce lock: the three transactions after the creation (approve Permit2, Permit2's
-// approval of the PositionManager, the pool's creation and mint), on the nonces claimed right after the creation's,
-// signed with it and sent after it in order, in the same hold of the lock.
-import { type Hex, keccak256 } from 'viem'
-import type { KmsAccount } from '../../chain/kmsAccount.js'
-import { errorName, type Logger } from '../../platform/log.js'
+// A deploy's transactions under the nonce lock: the creation and, for a pooled launch, the three seed transactions
+// after it (approve Permit2, Permit2's approval of the PositionManager, the pool's creation and mint), on the nonces
+// claimed right after the creation's, signed with it and sent after it in order, in the same hold of the lock.
+import { B20_FACTORY_ADDRESS } from '../../chain/b20.js'
 import { type DeployFailure, failure } from '../outcome.js'
-import type { SeedTransaction } from '../pool/launchPool.js'
-import type { DeployRecord } from '../records/history.js'
+import type { TransactionPrice } from '../sender/fees.js'
+import { type KeptRecord, type KeptTransaction, recordOf } from '../sender/keep.js'
+import type { NonceLock } from '../sender/nonceLock.js'
+import type { SignedTransaction, UnsignedTransaction } from '../sender/sign.js'
+import type { LockedDeploy } from './beforeLock.js'
 import type { Holdings } from './holdings.js'
-import type { NonceLock } from './nonceLock.js'
-import type { DeployPrice } from './plan.js'
 
-/** A signed seed transaction: where it goes, its nonce and gas, the raw transaction and its hash. */
-export type SignedSeed = SeedTransaction & { nonce: number; gas: bigint; serialized: Hex; txHash: Hex }
+/** A signed deploy and, for a pooled launch, its seed transactions, signed and kept (empty otherwise). */
+export type SignedLaunch = { ok: true } & SignedTransaction & { seeds: KeptTransaction[] }
 
-/** Parameters of {@link claimAndSignSeeds}. */
-export type ClaimAndSignSeedsParameters = {
+/** Parameters of {@link claimSeedNonces}. */
+export type ClaimSeedNoncesParameters = {
   lock: NonceLock
   holdings: Holdings
   /** The node's pending count: no nonce below it. */
   floor: number
-  signer: KmsAccount
-  chainId: number
-  transactions: readonly SeedTransaction[]
-  /** Each transaction's gas limit, in order. */
-  gas: readonly bigint[]
-  price: Omit<DeployPrice, 'gas'>
-  logger: Logger
+  /** How many seed transactions. */
+  count: number
 }
 
 /**
  * Claims a nonce for each seed transaction, after the creation's (each claim is the lowest free one, so they rise
- * in order and only ever run after the creation), then signs them all with KMS. Nothing is sent; whatever is taken is
- * in the holdings, which give it back unless the launch goes out.
+ * in order and only ever run after the creation). Whatever is taken is in the holdings, which give it back unless the
+ * launch goes out.
  */
-export async function claimAndSignSeeds(
-  parameters: ClaimAndSignSeedsParameters,
-): Promise<{ ok: true; seeds: SignedSeed[] } | DeployFailure> {
-  const { lock, holdings, floor, signer, chainId, transactions, gas, price, logger } = parameters
+export async function claimSeedNonces({
+  lock,
+  holdings,
+  floor,
+  count,
+}: ClaimSeedNoncesParameters): Promise<{ ok: true; nonces: number[] } | DeployFailure> {
   const nonces: number[] = []
-  for (const _ of transactions) {
+  for (let i = 0; i < count; i++) {
     const claim = await lock.claimNonce(floor)
     if (claim.kind !== 'claimed')
       return failure('DEPLOY_BUSY', 'The nonces of the launch’s pool could not all be claimed; nothing was signed. Retry shortly.', {
@@ -48,41 +44,62 @@ export async function claimAndSignSeeds(
     holdings.tookSeedNonce(claim.nonce)
     nonces.push(claim.nonce)
   }
-  try {
-    const seeds = await Promise.all(
-      transactions.map(async (transaction, i) => {
-        const serialized = await signer.signTransaction({
-          type: 'eip1559',
-          chainId,
-          to: transaction.to,
-          data: transaction.data,
-          value: 0n,
-          nonce: nonces[i]!,
-          gas: gas[i]!,
-          ...price,
-        })
-        return { ...transaction, nonce: nonces[i]!, gas: gas[i]!, serialized, txHash: keccak256(serialized) }
-      }),
-    )
-    return { ok: true, seeds }
-  } catch (error) {
-    logger.error('kms_unavailable', { operation: 'Sign', error: errorName(error) })
-    return failure('SIGNER_UNAVAILABLE', 'The signing service (KMS) failed; nothing was broadcast. Try again shortly.', {
-      retryAfterSeconds: 10,
-    })
-  }
+  return { ok: true, nonces }
 }
 
-/** The seed transactions' records, kept like the creation's so they are followed and replaced, but marked as seeds. */
-export function seedRecordsOf(launch: DeployRecord, seeds: readonly SignedSeed[]): DeployRecord[] {
-  const { pool: _pool, paymentNonce: _paymentNonce, ...shared } = launch
-  return seeds.map((seed) => ({
-    ...shared,
-    txHash: seed.txHash,
-    nonce: seed.nonce,
-    gas: seed.gas.toString(),
-    data: seed.data,
-    to: seed.to,
-    seedOf: launch.txHash,
+/** The creation at its nonce and price, then each seed transaction at its own nonce and gas (the same fees). */
+export function launchTransactions(
+  deploy: LockedDeploy,
+  nonce: number,
+  price: TransactionPrice,
+  seedNonces: readonly number[],
+): UnsignedTransaction[] {
+  const { plan, prepared } = deploy
+  const creation: UnsignedTransaction = { call: { to: B20_FACTORY_ADDRESS, data: plan.data }, nonce, price }
+  const seeds = (plan.pool?.transactions ?? []).map((call, i) => ({
+    call,
+    nonce: seedNonces[i]!,
+    price: { ...price, gas: prepared.seedGas?.[i] ?? 0n },
   }))
+  return [creation, ...seeds]
+}
+
+/**
+ * The records of a deploy's transactions, once signed: the creation's (`deploy`, or `launch` with its pool, in the
+ * agent's history), then each seed's (`seed`, `of` the launch: followed and replaced like any other, but told to no
+ * one on its own and kept out of the agent's history, since the launch's receipt speaks for it).
+ */
+export function launchRecordsOf(
+  deploy: LockedDeploy,
+  transactions: readonly UnsignedTransaction[],
+  sentAt: number,
+): (signed: readonly SignedTransaction[]) => KeptRecord[] {
+  const { plan, intent } = deploy
+  return (signed) => {
+    const [creation, ...seeds] = signed
+    const shared = {
+      agent: deploy.agentId,
+      predictedAddress: plan.predictedAddress,
+      name: intent.name,
+      symbol: intent.symbol,
+      variant: intent.variant,
+      decimals: intent.decimals,
+      createdAt: sentAt,
+      sentAt,
+    }
+    const launch = recordOf(
+      {
+        ...shared,
+        kind: plan.pool ? 'launch' : 'deploy',
+        ...(deploy.paymentNonce ? { paymentNonce: deploy.paymentNonce } : {}),
+        ...(plan.pool
+          ? { pool: { ...plan.pool.view, amount: plan.pool.seed.taken.toString(), seedTxHashes: seeds.map((seed) => seed.txHash) } }
+          : {}),
+      },
+      transactions[0]!,
+      creation!,
+    )
+    const seedRecords = seeds.map((seed, i) => recordOf({ ...shared, kind: 'seed', of: launch.txHash }, transactions[i + 1]!, seed))
+    return [{ record: launch, inAgentHistory: true }, ...seedRecords.map((record) => ({ record, inAgentHistory: false }))]
+  }
 }

@@ -2,12 +2,13 @@ import { decodeFunctionResult, getAddress } from 'viem'
 import { b20FactoryAbi } from '../../chain/b20.js'
 import { ChainMismatchError } from '../../chain/client.js'
 import { type KmsAccount, KmsSignerError } from '../../chain/kmsAccount.js'
-import { errorName } from '../../platform/log.js'
 import type { DeploySimulated } from '../answerSchemas.js'
 import { type DeployFailure, failure } from '../outcome.js'
+import { chainFailure } from '../sender/chainErrors.js'
+import { feesFrom, gasWithHeadroom } from '../sender/fees.js'
+import { signerUnavailable } from '../sender/sign.js'
 import type { ChainReads, DeployServices } from '../services.js'
-import { chainFailure } from './chainErrors.js'
-import { type DeployPlan, feesFrom, gasWithHeadroom } from './plan.js'
+import type { DeployPlan } from './deployPlan.js'
 import { simulatePooledLaunch } from './simulateLaunch.js'
 
 /** The signer, once KMS has given its public key and the RPC serves the configured chain; else why not. */
@@ -23,10 +24,7 @@ export async function readySigner(
       logger.error('signer_misconfigured', { message: error.message })
       return failure('SIGNER_MISMATCH', `Refusing to deploy: ${error.message}.`)
     }
-    logger.error('kms_unavailable', { operation: 'GetPublicKey', error: errorName(error) })
-    return failure('SIGNER_UNAVAILABLE', 'The signing service (KMS) is unavailable; nothing was signed. Try again shortly.', {
-      retryAfterSeconds: 10,
-    })
+    return signerUnavailable(logger, 'GetPublicKey', error)
   }
   try {
     await services.verifyChain()

@@ -1,21 +1,17 @@
 // A pooled launch whose seed failed after the token existed (the mint reverted: someone initialised the pool first at
 // another price; or the node refused a seed transaction) leaves the pool's share with the signer. The tick gives it to
 // the pool's owner, the one who would have held the position: one transfer from the signer, under the nonce lock.
-import { type Address, encodeFunctionData, type Hex, keccak256, parseAbi } from 'viem'
+import { type Address, encodeFunctionData, type Hex, parseAbi } from 'viem'
 import type { KmsAccount } from '../../chain/kmsAccount.js'
-import { errorName } from '../../platform/log.js'
 import { removeFromIndex } from '../../store/recordIndex.js'
 import type { Store } from '../../store/types.js'
-import { type DeployHistoryKeys, deployStoreKeys } from '../keys.js'
-import { type DeployRecord, forgetDeploy, recordDeploy, updateDeployRecord } from '../records/history.js'
+import type { DeployHistoryKeys } from '../keys.js'
 import { readPoolReceipt } from '../records/poolReceipt.js'
+import type { NonceLock } from '../sender/nonceLock.js'
+import { sendCall } from '../sender/sendCall.js'
+import { type TransactionRecord, updateTransactionRecord } from '../sender/signedTransactions.js'
 import type { DeployServices } from '../services.js'
 import { notifyAgent } from '../webhooks/outbox.js'
-import { isTransportFailure, nodeRefusalOf, shortMessage } from './chainErrors.js'
-import { currentFees } from './fees.js'
-import { releaseNonce } from './nonceFence.js'
-import type { NonceLock } from './nonceLock.js'
-import { feesFrom, gasWithHeadroom } from './plan.js'
 
 const erc20Abi = parseAbi([
   'function balanceOf(address) view returns (uint256)',
@@ -27,11 +23,14 @@ export type SettleOpenPoolsReturnType = { seeded: number; returned: number; pend
 
 /** Parameters of {@link settleOpenPools}. */
 export type SettleOpenPoolsParameters = {
-  services: Pick<DeployServices, 'publicClient' | 'config' | 'logger' | 'store' | 'clock' | 'webhooks' | 'background'>
+  services: Pick<
+    DeployServices,
+    'publicClient' | 'config' | 'logger' | 'store' | 'clock' | 'webhooks' | 'background' | 'fees' | 'syncSender'
+  >
   store: Store
   keys: DeployHistoryKeys
   /** The signer's pooled launches not settled yet, as the follow-up read them. */
-  open: readonly DeployRecord[]
+  open: readonly TransactionRecord[]
   /** The signer's address; its key (a KMS call in a fresh instance) is asked for only when a share must go back. */
   signer: Address
   getSigner: () => Promise<KmsAccount>
@@ -95,71 +94,33 @@ export async function settleOpenPools(parameters: SettleOpenPoolsParameters): Pr
  * to return, false when it must wait for a later tick.
  */
 async function returnShare(
-  parameters: Omit<SettleOpenPoolsParameters, 'signer'> & { signer: KmsAccount; lock: NonceLock; launch: DeployRecord },
+  parameters: Omit<SettleOpenPoolsParameters, 'signer'> & { signer: KmsAccount; lock: NonceLock; launch: TransactionRecord },
 ): Promise<Hex | boolean> {
   const { services, store, keys, signer, lock, launch } = parameters
-  const { publicClient, config, logger } = services
+  const { publicClient, logger } = services
   const pool = launch.pool!
   const token = pool.currency1 as Address
   const held = await publicClient.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [signer.address] })
   const amount = held < BigInt(pool.amount) ? held : BigInt(pool.amount)
   if (amount === 0n) return true
   const data = encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [pool.owner as Address, amount] })
-  const [pending, estimate, fees] = await Promise.all([
-    publicClient.getTransactionCount({ address: signer.address, blockTag: 'pending' }),
-    publicClient.estimateGas({ account: signer.address, to: token, data }),
-    currentFees(publicClient),
-  ])
-  const claim = await lock.claimNonce(pending)
-  if (claim.kind !== 'claimed') return false
-  const nonces = deployStoreKeys({ storePrefix: config.storePrefix, chainId: config.chainId, signer: signer.address })
-  const price = { gas: gasWithHeadroom(estimate), ...feesFrom(fees) }
-  let serialized: Hex
-  try {
-    serialized = await signer.signTransaction({
-      type: 'eip1559',
-      chainId: config.chainId,
-      to: token,
-      data,
-      value: 0n,
-      nonce: claim.nonce,
-      ...price,
-    })
-  } catch (error) {
-    await releaseNonce(store, { counterKey: nonces.nonceNext, fencePrefix: nonces.noncePrefix, nonce: claim.nonce })
-    logger.error('kms_unavailable', { operation: 'Sign', error: errorName(error) })
+  const { agent, predictedAddress, name, symbol, variant, decimals } = launch
+  const sent = await sendCall({
+    services,
+    store,
+    signer,
+    lock,
+    call: { to: token, data },
+    // The share given back is the launch's business: kept with it (`of`), in no agent's history.
+    record: { kind: 'return', of: launch.txHash, agent, predictedAddress, name, symbol, variant, decimals },
+    inAgentHistory: false,
+  })
+  if (!sent.ok) {
+    logger.error('pool_share_return_refused', { txHash: launch.txHash, code: sent.code, message: sent.error })
     return false
   }
-  const txHash: Hex = keccak256(serialized)
-  const now = services.clock.now()
-  const { pool: _pool, paymentNonce: _paymentNonce, ...shared } = launch
-  const record: DeployRecord = {
-    ...shared,
-    txHash,
-    nonce: claim.nonce,
-    createdAt: now,
-    sentAt: now,
-    status: 'broadcast',
-    gas: price.gas.toString(),
-    maxFeePerGas: price.maxFeePerGas.toString(),
-    maxPriorityFeePerGas: price.maxPriorityFeePerGas.toString(),
-    data,
-    to: token,
-    seedOf: launch.txHash,
-  }
-  await recordDeploy({ store, keys, signer: signer.address, record, inAgentHistory: false })
-  try {
-    await publicClient.sendRawTransaction({ serializedTransaction: serialized })
-  } catch (error) {
-    // No answer, or the nonce already taken (by this very transaction, most likely): it may be on its way, and is followed.
-    if (!isTransportFailure(error) && nodeRefusalOf(error) !== 'nonce-used') {
-      await forgetDeploy(store, keys, signer.address, record)
-      await releaseNonce(store, { counterKey: nonces.nonceNext, fencePrefix: nonces.noncePrefix, nonce: claim.nonce })
-      logger.error('pool_share_return_refused', { txHash: launch.txHash, message: shortMessage(error) })
-      return false
-    }
-  }
-  await updateDeployRecord(store, keys, { ...launch, pool: { ...pool, returnTxHash: txHash } })
+  const { txHash } = sent.record
+  await updateTransactionRecord(store, keys, { ...launch, pool: { ...pool, returnTxHash: txHash } })
   logger.warn('pool_share_returned', { txHash: launch.txHash, returnTxHash: txHash, owner: pool.owner, amount: amount.toString() })
   return txHash
 }

@@ -2,15 +2,13 @@ import type { Hex, TransactionReceipt } from 'viem'
 import { errorName } from '../../platform/log.js'
 import type { DeployBroadcast } from '../answerSchemas.js'
 import type { DeployFailure } from '../outcome.js'
-import { updateDeployRecord } from '../records/history.js'
 import { receiptAnswerOf } from '../records/readReceipt.js'
+import { broadcastSigned } from '../sender/sendCall.js'
+import { updateTransactionRecord } from '../sender/signedTransactions.js'
 import { announceBroadcast } from './announceBroadcast.js'
 import { keysOf, type LockedDeploy } from './beforeLock.js'
 import type { Holdings } from './holdings.js'
-import type { SignedSeed } from './launchSeed.js'
-import { sendDeploy } from './send.js'
-import type { SendDeploySyncReturnType } from './sendSync.js'
-import type { SignedDeploy } from './sign.js'
+import type { SignedLaunch } from './launchSeed.js'
 
 // Step 7 of a pooled launch: the creation, then its seed transactions in nonce order, all in this hold of the lock
 // (no hand-off before the send: the next deploy's nonce comes after the seed's). With `waitSeconds`, the last seed
@@ -25,35 +23,32 @@ import type { SignedDeploy } from './sign.js'
 export async function sendLaunch(
   deploy: LockedDeploy,
   holdings: Holdings,
-  signed: SignedDeploy & { seeds: SignedSeed[] },
+  signed: SignedLaunch,
   renumbered: boolean,
 ): Promise<DeployBroadcast | DeployFailure> {
   const { services, plan, intent } = deploy
   const { config, publicClient } = services
   const how = renumbered ? 'renumbered' : 'sent'
   const explorerUrlOf = (hash: Hex) => `${config.explorerUrl}/tx/${hash}`
-  const created = await sendDeploy({
-    publicClient,
-    serialized: signed.serialized,
-    txHash: signed.txHash,
-    explorerUrl: explorerUrlOf(signed.txHash),
-  })
+  const created = await broadcastSigned({ services, transaction: signed, explorerUrl: explorerUrlOf(signed.txHash) })
   if (created.kind === 'refused') return created.failure
   holdings.wentOut(how)
   let seedFailure: string | null = null
   let refusedAt: number | null = null
   let seeded: TransactionReceipt | null = null
   for (const [index, seed] of signed.seeds.entries()) {
-    const transaction = { serialized: seed.serialized, txHash: seed.txHash, explorerUrl: explorerUrlOf(seed.txHash) }
-    let sent: SendDeploySyncReturnType
-    if (index === signed.seeds.length - 1 && intent.waitSeconds > 0)
-      [sent] = await Promise.all([services.syncSender.send({ ...transaction, waitSeconds: intent.waitSeconds }), holdings.letLockGo(how)])
-    else sent = await sendDeploy({ publicClient, ...transaction })
+    const explorerUrl = explorerUrlOf(seed.txHash)
+    // The last seed waits for its block when asked, once the lock is let go: nobody waits behind a launch's block.
+    const waitSeconds = index === signed.seeds.length - 1 ? intent.waitSeconds : 0
+    const [sent] = await Promise.all([
+      broadcastSigned({ services, transaction: seed, explorerUrl, waitSeconds }),
+      waitSeconds > 0 ? holdings.letLockGo(how) : null,
+    ])
     if (sent.kind === 'refused') {
       await holdings.giveBackSeedsFrom(index)
       refusedAt = index
       seedFailure = `the node refused the pool's transaction ${index + 1} of ${signed.seeds.length} (${sent.failure.error}); the pool's tokens go back to the owner`
-      services.logger.error('pool_seed_refused', { txHash: signed.txHash, seedTxHash: seed.txHash, nonce: seed.nonce })
+      services.logger.error('pool_seed_refused', { txHash: signed.txHash, seedTxHash: seed.txHash, nonce: seed.record.nonce })
       break
     }
     if (sent.kind === 'mined') seeded = sent.receipt
@@ -62,7 +57,7 @@ export async function sendLaunch(
     // The launch's record says so at once: the tick gives the pool's share to its owner.
     const { pool } = holdings.record
     const sent = pool.seedTxHashes.slice(0, refusedAt ?? undefined)
-    await updateDeployRecord(deploy.store, keysOf(deploy).history, {
+    await updateTransactionRecord(deploy.store, keysOf(deploy).history, {
       ...holdings.record,
       pool: { ...pool, seedTxHashes: sent, failure: seedFailure },
     }).catch((error: unknown) => services.logger.error('pool_failure_not_recorded', { txHash: signed.txHash, error: errorName(error) }))

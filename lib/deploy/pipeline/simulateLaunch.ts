@@ -4,9 +4,9 @@
 import { decodeErrorResult, type Hex, parseAbi } from 'viem'
 import { simulateCalls } from 'viem/actions'
 import { type DeployFailure, failure } from '../outcome.js'
+import { chainFailure } from '../sender/chainErrors.js'
 import type { ChainReads } from '../services.js'
-import { chainFailure } from './chainErrors.js'
-import type { DeployPlan } from './plan.js'
+import type { DeployPlan } from './deployPlan.js'
 
 /** The errors a seed can revert with: the PositionManager's, the PoolManager's and Permit2's (their published ABIs). */
 const seedErrorsAbi = parseAbi([

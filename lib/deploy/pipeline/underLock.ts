@@ -1,22 +1,20 @@
 import type { DeployBroadcast } from '../answerSchemas.js'
-import type { DeployFailure } from '../outcome.js'
-import { failure } from '../outcome.js'
-import { type DeployRecord, recordDeploy } from '../records/history.js'
+import { type DeployFailure, failure } from '../outcome.js'
 import { receiptAnswerOf } from '../records/readReceipt.js'
+import { claimAndPrice } from '../sender/claim.js'
+import { BLOCK_MS } from '../sender/feeCache.js'
+import type { TransactionPrice } from '../sender/fees.js'
+import { signAndKeep } from '../sender/keep.js'
+import type { NonceLock } from '../sender/nonceLock.js'
+import { deploysOnly, replaceStuckDeploys } from '../sender/replaceStuck.js'
+import { broadcastSigned } from '../sender/sendCall.js'
+import type { SignedTransaction } from '../sender/sign.js'
 import { notifyReplaced } from '../webhooks/outbox.js'
 import { announceBroadcast } from './announceBroadcast.js'
 import { keysOf, type LockedDeploy } from './beforeLock.js'
-import { chainFailure } from './chainErrors.js'
-import { BLOCK_MS } from './feeCache.js'
 import type { Holdings } from './holdings.js'
-import { claimAndSignSeeds, type SignedSeed, seedRecordsOf } from './launchSeed.js'
-import type { NonceLock } from './nonceLock.js'
-import { type DeployPrice, feesFrom } from './plan.js'
-import { deploysOnly, replaceStuckDeploys } from './replaceStuck.js'
-import { sendDeploy } from './send.js'
+import { claimSeedNonces, launchRecordsOf, launchTransactions, type SignedLaunch } from './launchSeed.js'
 import { sendLaunch } from './sendLaunch.js'
-import type { SendDeploySyncReturnType } from './sendSync.js'
-import { type SignedDeploy, serialiseDeploy, signDeploy } from './sign.js'
 
 // Steps 3 to 7 of a deploy, under the signer's nonce lock: what must go one after another.
 
@@ -69,22 +67,17 @@ async function sendSigned(
   deploy: LockedDeploy,
   lock: NonceLock,
   holdings: Holdings,
-  signed: SignedDeploy,
+  signed: SignedTransaction,
   renumbered: boolean,
 ): Promise<DeployBroadcast | DeployFailure> {
   const { services, plan, intent } = deploy
   const { config } = services
   const explorerUrl = `${config.explorerUrl}/tx/${signed.txHash}`
   const how = renumbered ? 'renumbered' : 'sent'
-  const transaction = { serialized: signed.serialized, txHash: signed.txHash, explorerUrl }
-  let sent: SendDeploySyncReturnType
-  if (intent.waitSeconds > 0) {
-    const letGo = holdings.letLockGo(how)
-    ;[sent] = await Promise.all([services.syncSender.send({ ...transaction, waitSeconds: intent.waitSeconds }), letGo])
-  } else {
-    lock.handOffBeforeSend(holdings.sending)
-    sent = await sendDeploy({ publicClient: services.publicClient, ...transaction })
-  }
+  const { waitSeconds } = intent
+  // The lock passes on before the send: let go for a waiting send, handed to the next local deploy for a plain one.
+  const passOn = waitSeconds > 0 ? holdings.letLockGo(how) : lock.handOffBeforeSend(holdings.sending)
+  const [sent] = await Promise.all([broadcastSigned({ services, transaction: signed, explorerUrl, waitSeconds }), passOn])
   if (sent.kind === 'refused') return sent.failure
   holdings.wentOut(how)
   if (sent.kind === 'uncertain') return sent.failure
@@ -112,99 +105,54 @@ async function claimNonceAndPrice(
   deploy: LockedDeploy,
   lock: NonceLock,
   holdings: Holdings,
-): Promise<{ ok: true; nonce: number; price: DeployPrice } | DeployFailure> {
+): Promise<{ ok: true; nonce: number; price: TransactionPrice } | DeployFailure> {
   const { services, prepared } = deploy
-  const [claim, fees] = await Promise.all([
-    lock.claimNonce(prepared.pending),
-    services.fees.ofBlock(3 * BLOCK_MS).catch((error: unknown) => error as Error),
-  ])
-  if (claim.kind === 'held')
-    return failure(
-      'DEPLOY_BUSY',
-      `Nonce ${claim.nonce} is held by another deploy that has not reached the chain yet; nothing was signed. Retry shortly.`,
-      { retryAfterSeconds: 5 },
-    )
-  if (claim.kind === 'lock-lost')
-    return failure('DEPLOY_BUSY', 'The deploy lock expired before signing; nothing was signed. Retry shortly.', { retryAfterSeconds: 3 })
-  holdings.tookNonce(claim.nonce)
-  if (fees instanceof Error) return chainFailure(fees)
+  const claimed = await claimAndPrice({ lock, floor: prepared.pending, fees: services.fees, maxAgeMs: 3 * BLOCK_MS, gas: prepared.gas })
+  if (claimed.nonce !== null) holdings.tookNonce(claimed.nonce)
+  if (!claimed.ok) return claimed.failure
   // A pooled launch claims its seed's nonces first: the successor's comes after them.
   if (!deploy.plan.pool) lock.prefetchForSuccessor(prepared.pending)
-  return { ok: true, nonce: claim.nonce, price: { gas: prepared.gas, ...feesFrom(fees) } }
+  return claimed
 }
 
 /**
- * Steps 5 and 6: serialise and sign with KMS, then keep the transaction before the broadcast: the agent's history and
- * the signer's unmined list. A deploy whose broadcast is refused outright gives both back.
+ * Steps 5 and 6: sign with KMS, then keep the transactions before the broadcast: the agent's history and the signer's
+ * unmined list (a pooled launch's seed transactions too, on the nonces claimed after the creation's). A deploy whose
+ * broadcast is refused outright gives them back.
  */
 async function signAndRecord(
   deploy: LockedDeploy,
   lock: NonceLock,
   nonce: number,
-  price: DeployPrice,
+  price: TransactionPrice,
   holdings: Holdings,
 ): Promise<SignedLaunch | DeployFailure> {
-  const { services, signer, plan, intent } = deploy
-  let seeds: SignedSeed[] = []
+  const { services, signer, plan } = deploy
+  let seedNonces: number[] = []
   if (plan.pool) {
-    const claimed = await claimAndSignSeeds({
-      lock,
-      holdings,
-      floor: deploy.prepared.pending,
-      signer,
-      chainId: services.config.chainId,
-      transactions: plan.pool.transactions,
-      gas: deploy.prepared.seedGas ?? [],
-      price: { maxFeePerGas: price.maxFeePerGas, maxPriorityFeePerGas: price.maxPriorityFeePerGas },
-      logger: services.logger,
-    })
+    const claimed = await claimSeedNonces({ lock, holdings, floor: deploy.prepared.pending, count: plan.pool.transactions.length })
     if (!claimed.ok) return claimed
-    seeds = claimed.seeds
+    seedNonces = claimed.nonces
     lock.prefetchForSuccessor(deploy.prepared.pending)
   }
-  const signed = await signDeploy(signer, serialiseDeploy({ plan, chainId: services.config.chainId, nonce, price }), services.logger)
-  if (!signed.ok) return signed
-  const sentAt = services.clock.now()
-  const record: DeployRecord = {
-    txHash: signed.txHash,
-    agent: deploy.agentId,
-    predictedAddress: plan.predictedAddress,
-    name: intent.name,
-    symbol: intent.symbol,
-    variant: intent.variant,
-    decimals: intent.decimals,
-    createdAt: sentAt,
-    sentAt,
-    status: 'broadcast',
-    nonce,
-    gas: price.gas.toString(),
-    maxFeePerGas: price.maxFeePerGas.toString(),
-    maxPriorityFeePerGas: price.maxPriorityFeePerGas.toString(),
-    data: plan.data,
-    ...(deploy.paymentNonce ? { paymentNonce: deploy.paymentNonce } : {}),
-    ...(plan.pool
-      ? {
-          pool: {
-            ...plan.pool.view,
-            amount: plan.pool.seed.taken.toString(),
-            seedTxHashes: seeds.map((seed) => seed.txHash),
-          },
-        }
-      : {}),
-  }
-  const keys = keysOf(deploy).history
-  await recordDeploy({ store: deploy.store, keys, signer: signer.address, record, inAgentHistory: true })
-  holdings.recorded(record)
-  // The seed's records are held before they are written: a store failure halfway gives back what was written.
-  const seedRecords = seedRecordsOf(record, seeds)
-  holdings.recordedSeeds(seedRecords)
-  for (const seedRecord of seedRecords)
-    await recordDeploy({ store: deploy.store, keys, signer: signer.address, record: seedRecord, inAgentHistory: false })
-  return { ...signed, seeds }
+  const transactions = launchTransactions(deploy, nonce, price, seedNonces)
+  const kept = await signAndKeep({
+    store: deploy.store,
+    keys: keysOf(deploy).history,
+    signer,
+    chainId: services.config.chainId,
+    logger: services.logger,
+    transactions,
+    recordsOf: launchRecordsOf(deploy, transactions, services.clock.now()),
+    holding: ([launch, ...seeds]) => {
+      holdings.recorded(launch!)
+      holdings.recordedSeeds(seeds)
+    },
+  })
+  if (!kept.ok) return kept
+  const [creation, ...seeds] = kept.kept
+  return { ok: true, serialized: creation!.serialized, txHash: creation!.txHash, seeds }
 }
-
-/** A signed deploy and, for a pooled launch, its signed seed transactions (empty otherwise). */
-type SignedLaunch = SignedDeploy & { seeds: SignedSeed[] }
 
 /**
  * The node refused the previous deploy of this instance, so its nonce went back: this one, signed meanwhile, moves
@@ -214,7 +162,7 @@ async function moveIntoGap(
   deploy: LockedDeploy,
   lock: NonceLock,
   holdings: Holdings,
-  price: DeployPrice,
+  price: TransactionPrice,
 ): Promise<SignedLaunch | DeployFailure> {
   const { prepared } = deploy
   await holdings.giveBackNonceAndRecord()

@@ -4,8 +4,8 @@
 import { decodeEventLog, formatUnits, type Hex, parseAbi, type TransactionReceipt } from 'viem'
 import type { ReceiptPool } from '../answerSchemas.js'
 import type { DeployHistoryKeys } from '../keys.js'
+import { readTransactionRecord, type TransactionRecord } from '../sender/signedTransactions.js'
 import type { DeployServices } from '../services.js'
-import { type DeployRecord, readDeployRecord } from './history.js'
 
 /** An ERC-721 transfer (the token id indexed): the PositionManager minting the position to its owner. */
 const erc721TransferAbi = parseAbi(['event Transfer(address indexed from, address indexed to, uint256 indexed id)'])
@@ -32,7 +32,7 @@ export type ReadPoolReceiptParameters = {
   services: Pick<DeployServices, 'publicClient' | 'store' | 'config'>
   keys: DeployHistoryKeys
   /** The launch's record (its pool and seed transactions). */
-  record: Pick<DeployRecord, 'pool' | 'decimals'>
+  record: Pick<TransactionRecord, 'pool' | 'decimals'>
 }
 
 /** The pool part of a pooled launch's receipt, from the chain (null for a launch without a pool). */
@@ -63,7 +63,7 @@ export async function readPoolReceipt({ services, keys, record }: ReadPoolReceip
     }
     if (receipt) return failed('the pool’s creation and mint reverted (a pool initialised first at another price refuses the mint)')
     // Not mined: it may have been replaced with higher fees, and the copy mined instead.
-    const copy: DeployRecord | null = services.store ? await readDeployRecord(services.store, keys, mint).catch(() => null) : null
+    const copy: TransactionRecord | null = services.store ? await readTransactionRecord(services.store, keys, mint).catch(() => null) : null
     if (!copy?.replacedBy) break
     mint = copy.replacedBy
   }

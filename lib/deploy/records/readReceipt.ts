@@ -18,9 +18,11 @@ import type { Store } from '../../store/types.js'
 import type { ReceiptConfirmed, ReceiptPending, ReceiptReplaced } from '../answerSchemas.js'
 import { type DeployHistoryKeys, deployHistoryKeys } from '../keys.js'
 import { type DeployFailure, failure } from '../outcome.js'
+import { signerUnavailable } from '../sender/sign.js'
+import { readTransactionRecord, type TransactionRecord, updateTransactionRecord } from '../sender/signedTransactions.js'
 import type { DeployServices } from '../services.js'
 import { notifyAgent } from '../webhooks/outbox.js'
-import { type DeployRecord, readDeployRecord, updateDeployRecord } from './history.js'
+
 import { readPoolReceipt } from './poolReceipt.js'
 
 /** Every answer of {@link readDeployReceipt}. */
@@ -68,10 +70,7 @@ export async function readDeployReceipt({
   } catch (error) {
     if (error instanceof KmsSignerError && error.reason === 'address-mismatch')
       return failure('SIGNER_MISMATCH', `Refusing to answer: ${error.message}.`)
-    services.logger.error('kms_unavailable', { operation: 'GetPublicKey', error: errorName(error) })
-    return failure('SIGNER_UNAVAILABLE', 'The signing service (KMS) is unavailable, so the signer cannot be checked. Try again shortly.', {
-      retryAfterSeconds: 10,
-    })
+    return signerUnavailable(services.logger, 'GetPublicKey', error)
   }
   if (!signer) return failure('SIGNER_NOT_CONFIGURED', 'The deploy signer is not configured on this server (KMS_KEY_ID is unset).')
 
@@ -102,7 +101,7 @@ async function isMined(services: Pick<DeployServices, 'publicClient'>, txHash: H
 
 async function replacedSince(store: Store | null, keys: DeployHistoryKeys, txHash: Hex): Promise<boolean> {
   if (!store) return false
-  return Boolean((await readDeployRecord(store, keys, txHash).catch(() => null))?.replacedBy)
+  return Boolean((await readTransactionRecord(store, keys, txHash).catch(() => null))?.replacedBy)
 }
 
 /** One full look at a hash: the chain first (a replaced transaction may still have been mined), then the records. */
@@ -115,7 +114,7 @@ async function lookUp(
 ): Promise<ReadDeployReceiptReturnType> {
   const { publicClient, config, store, logger } = services
   const explorerUrl = `${config.explorerUrl}/tx/${txHash}`
-  const record = store ? await readDeployRecord(store, keys, txHash).catch(() => null) : null
+  const record = store ? await readTransactionRecord(store, keys, txHash).catch(() => null) : null
   try {
     let tx: Awaited<ReturnType<typeof publicClient.getTransaction>> | null = null
     try {
@@ -186,7 +185,7 @@ export function decodeB20Created(receipt: TransactionReceipt) {
 }
 
 /** What a deploy's `deploy.confirmed` or `deploy.reverted` event says of its mined transaction. */
-export function minedEventDetails(receipt: TransactionReceipt, record: DeployRecord) {
+export function minedEventDetails(receipt: TransactionReceipt, record: TransactionRecord) {
   const created = receipt.status === 'success' ? decodeB20Created(receipt) : null
   return {
     ...(receipt.status === 'success' ? { tokenAddress: created?.token ?? record.predictedAddress } : {}),
@@ -207,7 +206,7 @@ async function marketOf(services: Pick<DeployServices, 'store' | 'config'>, toke
 async function minedAnswer(
   services: DeployServices,
   keys: DeployHistoryKeys,
-  record: DeployRecord | null,
+  record: TransactionRecord | null,
   txHash: Hex,
   input: Hex,
 ): Promise<ReadDeployReceiptReturnType> {
@@ -220,7 +219,7 @@ export type ReceiptAnswerOfParameters = {
   services: DeployServices
   keys: DeployHistoryKeys
   /** The deploy's record, when the service kept one: it learns the outcome. */
-  record: DeployRecord | null
+  record: TransactionRecord | null
   txHash: Hex
   /** The transaction's calldata (what the token got at birth is read back from it). */
   input: Hex
@@ -241,7 +240,7 @@ export async function receiptAnswerOf(parameters: ReceiptAnswerOfParameters): Pr
     if (!store || !record || record.status === status) return
     // A copy mined after all (its replacement lost the race) is this deploy's outcome.
     const { replacedBy: _replacedBy, ...rest } = record
-    await updateDeployRecord(store, keys, { ...rest, status }).catch(() => undefined)
+    await updateTransactionRecord(store, keys, { ...rest, status }).catch(() => undefined)
     const type = status === 'confirmed' ? 'deploy.confirmed' : 'deploy.reverted'
     notifyAgent({ webhooks: services.webhooks, background: services.background, type, record, details: minedEventDetails(receipt, record) })
     if (status === 'confirmed') {

@@ -1,13 +1,21 @@
+import type { Logger } from '../../platform/log.js'
 import { listIndexed } from '../../store/recordIndex.js'
 import { parseRecord } from '../../store/records.js'
+import type { Store } from '../../store/types.js'
+import type { DeployConfig } from '../config.js'
 import { webhookOutboxKeys } from '../keys.js'
 import { type DeployFailure, failure, storeFailureOf } from '../outcome.js'
-import type { DeployServices } from '../services.js'
 import type { ListEvents, Redelivered } from './eventAnswers.js'
+import type { WebhookOutbox } from './outbox.js'
 import { type StoredWebhookEvent, storedWebhookEventSchema } from './storedEvent.js'
 
 /** Parameters of {@link listEvents}. */
-export type ListEventsParameters = { services: Pick<DeployServices, 'store' | 'config' | 'logger'>; agentDigest: string; limit: number }
+export type ListEventsParameters = {
+  /** The deploy services' store (null: deploys are off here), settings and log. */
+  services: { store: Store | null; config: Pick<DeployConfig, 'storePrefix' | 'chainId'>; logger: Logger }
+  agentDigest: string
+  limit: number
+}
 
 /** `list_events`: the calling agent's own webhook events, newest first, with how each delivery stands; one store call. */
 export async function listEvents({ services, agentDigest, limit }: ListEventsParameters): Promise<ListEvents | DeployFailure> {
@@ -50,7 +58,11 @@ const REDELIVER_REFUSALS = {
 } as const
 
 /** Parameters of {@link redeliverEvent}. */
-export type RedeliverEventParameters = { services: Pick<DeployServices, 'webhooks' | 'logger'>; agentDigest: string; eventId: string }
+export type RedeliverEventParameters = {
+  services: { webhooks: WebhookOutbox | null; logger: Logger }
+  agentDigest: string
+  eventId: string
+}
 
 /** `redeliver`: queues one of the agent's own events again, with the same webhook-id, and attempts it at once. */
 export async function redeliverEvent({ services, agentDigest, eventId }: RedeliverEventParameters): Promise<Redelivered | DeployFailure> {

@@ -2,8 +2,8 @@ import { getAddress, type Hex } from 'viem'
 import { isPaidAgent, PAID_AGENT_PREFIX } from '../../deploy/agents/paidAgent.js'
 import { deployHistoryKeys } from '../../deploy/keys.js'
 import { failure, storeFailureOf } from '../../deploy/outcome.js'
-import { type DeployRecord, readDeployRecord } from '../../deploy/records/history.js'
 import { type ReadDeployReceiptReturnType, readDeployReceipt } from '../../deploy/records/readReceipt.js'
+import { readTransactionRecord, type TransactionRecord } from '../../deploy/sender/signedTransactions.js'
 import type { DeployServices } from '../../deploy/services.js'
 import { errorName } from '../../platform/log.js'
 import type { PaymentStanding } from '../discovery/paidDoorSchemas.js'
@@ -34,7 +34,7 @@ export function paymentStandingOf(record: PaymentRecord): PaymentStanding {
 }
 
 /** The payer of a paid deploy's record (its agent is `x402:<payer>`). */
-const payerOf = (record: DeployRecord) => record.agent.slice(PAID_AGENT_PREFIX.length)
+const payerOf = (record: TransactionRecord) => record.agent.slice(PAID_AGENT_PREFIX.length)
 
 /** The receipt of a deploy paid through the door; NOT_A_DEPLOY for any other hash. */
 export async function readPaidReceipt({ services, txHash, waitSeconds }: ReadPaidReceiptParameters): Promise<ReadPaidReceiptReturnType> {
@@ -47,9 +47,9 @@ export async function readPaidReceipt({ services, txHash, waitSeconds }: ReadPai
     },
   )
   if (!store) return notPaid
-  let record: DeployRecord | null
+  let record: TransactionRecord | null
   try {
-    record = await readDeployRecord(store, deployHistoryKeys({ storePrefix: config.storePrefix, chainId: config.chainId }), txHash)
+    record = await readTransactionRecord(store, deployHistoryKeys({ storePrefix: config.storePrefix, chainId: config.chainId }), txHash)
     if (!record || !isPaidAgent(record.agent)) return notPaid
   } catch (error) {
     return storeFailureOf(error, {

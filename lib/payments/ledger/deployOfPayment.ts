@@ -2,9 +2,10 @@ import type { Hex } from 'viem'
 import { paidAgentId } from '../../deploy/agents/paidAgent.js'
 import type { DeployBroadcast } from '../../deploy/answerSchemas.js'
 import { deployHistoryKeys } from '../../deploy/keys.js'
+import { planDeploy } from '../../deploy/pipeline/deployPlan.js'
 import type { DeployIntent } from '../../deploy/pipeline/intent.js'
-import { planDeploy } from '../../deploy/pipeline/plan.js'
-import { listAgentDeploys, parseDeployRecord } from '../../deploy/records/history.js'
+import { listAgentDeploys } from '../../deploy/records/agentDeploys.js'
+import { parseTransactionRecord } from '../../deploy/sender/signedTransactions.js'
 import type { DeployServices } from '../../deploy/services.js'
 import { listIndexed } from '../../store/recordIndex.js'
 import type { Store } from '../../store/types.js'
@@ -91,5 +92,7 @@ export async function paymentSignedDeploy({ store, config, payer, nonce }: Payme
   const keys = deployHistoryKeys({ storePrefix: config.storePrefix, chainId: config.chainId })
   const agent = paidAgentId(payer)
   const values = await listIndexed(store, { indexKey: keys.agent(agent), recordPrefix: keys.recordPrefix, limit: LOOKED_THROUGH })
-  return values.map(parseDeployRecord).some((r) => r !== null && r.agent === agent && r.paymentNonce?.toLowerCase() === nonce.toLowerCase())
+  return values
+    .map(parseTransactionRecord)
+    .some((r) => r !== null && r.agent === agent && r.paymentNonce?.toLowerCase() === nonce.toLowerCase())
 }

@@ -6,8 +6,6 @@ import { type DeployFailure, failure } from '../outcome.js'
 import type { UniswapV4Addresses } from '../pool/addresses.js'
 import { type LaunchPool, planLaunchPool } from '../pool/launchPool.js'
 import { poolOwnerProblem } from '../pool/poolFields.js'
-import type { NetworkFees } from './feeCache.js'
-import { MIN_PRIORITY_FEE, maxBigInt } from './fees.js'
 import type { DeployIntent } from './intent.js'
 
 /** What a deploy sends, worked out before any I/O: the factory call, the address it creates and the token. */
@@ -100,21 +98,4 @@ export function planLaunch(parameters: PlanLaunchParameters): { ok: true; plan: 
   const pool = planLaunchPool({ pool: intent.pool, token, decimals: intent.decimals, addresses, nowSeconds })
   if (!pool.ok) return invalid(pool.details)
   return { ok: true, plan: planDeploy({ intent, signer, salt, pool: pool.launch }) }
-}
-
-/** Gas and EIP-1559 fees a deploy is signed with. */
-export type DeployPrice = { gas: bigint; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }
-
-/** Gas headroom over the node's estimate, in percent. */
-const GAS_HEADROOM_PERCENT = 125n
-
-/** The gas limit for a node's estimate: the estimate with 25% headroom. */
-export function gasWithHeadroom(estimate: bigint): bigint {
-  return (estimate * GAS_HEADROOM_PERCENT) / 100n
-}
-
-/** EIP-1559 fees from the network's: twice the next base fee plus the priority fee (at least the service's least). */
-export function feesFrom({ nextBaseFee, suggestedPriorityFee }: NetworkFees): Omit<DeployPrice, 'gas'> {
-  const maxPriorityFeePerGas = maxBigInt(suggestedPriorityFee, MIN_PRIORITY_FEE)
-  return { maxPriorityFeePerGas, maxFeePerGas: nextBaseFee * 2n + maxPriorityFeePerGas }
 }

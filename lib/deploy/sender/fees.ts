@@ -11,6 +11,26 @@ const REPLACEMENT_BUMP_PER_MILLE = 1125n
 /** EIP-1559 fees of one transaction, in wei. */
 export type Fees = { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }
 
+/** Gas and EIP-1559 fees a transaction is signed with. */
+export type TransactionPrice = Fees & { gas: bigint }
+
+/** The next block's base fee and the priority fee the network asks, as {@link currentFees} reads them. */
+export type NetworkFees = { nextBaseFee: bigint; suggestedPriorityFee: bigint }
+
+/** Gas headroom over the node's estimate, in percent. */
+const GAS_HEADROOM_PERCENT = 125n
+
+/** The gas limit for a node's estimate: the estimate with 25% headroom. */
+export function gasWithHeadroom(estimate: bigint): bigint {
+  return (estimate * GAS_HEADROOM_PERCENT) / 100n
+}
+
+/** EIP-1559 fees from the network's: twice the next base fee plus the priority fee (at least the service's least). */
+export function feesFrom({ nextBaseFee, suggestedPriorityFee }: NetworkFees): Fees {
+  const maxPriorityFeePerGas = maxBigInt(suggestedPriorityFee, MIN_PRIORITY_FEE)
+  return { maxPriorityFeePerGas, maxFeePerGas: nextBaseFee * 2n + maxPriorityFeePerGas }
+}
+
 /** Parameters of {@link replacementFees}. */
 export type ReplacementFeesParameters = {
   previous: Fees
@@ -53,7 +73,7 @@ export function maxBigInt(first: bigint, ...rest: bigint[]): bigint {
 }
 
 /** The next block's base fee and the median priority fee of the latest block (one `eth_feeHistory`). */
-export async function currentFees(publicClient: PublicClient): Promise<{ nextBaseFee: bigint; suggestedPriorityFee: bigint }> {
+export async function currentFees(publicClient: PublicClient): Promise<NetworkFees> {
   const history = await publicClient.getFeeHistory({ blockCount: 1, rewardPercentiles: [50], blockTag: 'latest' })
   return {
     nextBaseFee: history.baseFeePerGas[history.baseFeePerGas.length - 1] ?? 0n,

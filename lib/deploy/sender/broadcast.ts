@@ -6,28 +6,32 @@ import { isTransportFailure, nodeRefusalOf, shortMessage } from './chainErrors.j
  * How a broadcast ended: sent; uncertain (no answer, or a retry that met its own first attempt: it may have gone out,
  * so its cap slot and nonce stay taken); or refused by the node (nothing went out).
  */
-export type SendDeployReturnType =
+export type BroadcastReturnType =
   | { kind: 'sent' }
-  | { kind: 'uncertain'; failure: DeployFailure }
-  | { kind: 'refused'; failure: DeployFailure }
+  /** `nonceUsed`: the node has a transaction at this nonce already (this one, a copy of it, or one mined before). */
+  | { kind: 'uncertain'; failure: DeployFailure; nonceUsed: boolean }
+  /** `message`: the node's own words. */
+  | { kind: 'refused'; failure: DeployFailure; message: string }
 
-/** Parameters of {@link sendDeploy}. */
-export type SendDeployParameters = { publicClient: PublicClient; serialized: Hex; txHash: Hex; explorerUrl: string }
+/** Parameters of {@link broadcast}. */
+export type BroadcastParameters = { publicClient: PublicClient; serialized: Hex; txHash: Hex; explorerUrl?: string }
 
-/** Broadcasts a signed deploy and says how it went. */
-export async function sendDeploy({ publicClient, serialized, txHash, explorerUrl }: SendDeployParameters): Promise<SendDeployReturnType> {
+/** Broadcasts a signed transaction and says how it went. */
+export async function broadcast({ publicClient, serialized, txHash, explorerUrl }: BroadcastParameters): Promise<BroadcastReturnType> {
   try {
     await publicClient.sendRawTransaction({ serializedTransaction: serialized })
     return { kind: 'sent' }
   } catch (error) {
     // No answer, or the node already has this nonce (this very transaction, most likely): the broadcast may have landed.
-    if (isTransportFailure(error) || nodeRefusalOf(error) === 'nonce-used') {
+    const nonceUsed = nodeRefusalOf(error) === 'nonce-used'
+    if (isTransportFailure(error) || nonceUsed) {
       return {
         kind: 'uncertain',
+        nonceUsed,
         failure: failure(
           'BROADCAST_UNCERTAIN',
           'The RPC did not answer the broadcast; the transaction may or may not be on its way. Poll action "receipt" with txHash before deploying again.',
-          { txHash, explorerUrl },
+          { txHash, ...(explorerUrl ? { explorerUrl } : {}) },
         ),
       }
     }
@@ -35,11 +39,12 @@ export async function sendDeploy({ publicClient, serialized, txHash, explorerUrl
     if (nodeRefusalOf(error) === 'insufficient-funds')
       return {
         kind: 'refused',
+        message,
         failure: failure(
           'SIGNER_UNFUNDED',
           'The signer wallet lacks ETH on Base to pay gas; nothing was broadcast. The operator must fund it.',
         ),
       }
-    return { kind: 'refused', failure: failure('RPC_REJECTED', `The node refused the transaction: ${message}`) }
+    return { kind: 'refused', message, failure: failure('RPC_REJECTED', `The node refused the transaction: ${message}`) }
   }
 }

@@ -1,15 +1,15 @@
-import { type Address, type Hex, keccak256, type PublicClient } from 'viem'
-import { B20_FACTORY_ADDRESS } from '../../chain/b20.js'
+import type { Address, Hex, PublicClient } from 'viem'
 import type { KmsAccount } from '../../chain/kmsAccount.js'
-import { errorName, type Logger } from '../../platform/log.js'
+import type { Logger } from '../../platform/log.js'
 import { type Accepted, accepted, type Refused, refused } from '../../platform/result.js'
 import { removeFromIndex } from '../../store/recordIndex.js'
 import type { Store } from '../../store/types.js'
 import type { DeployHistoryKeys } from '../keys.js'
 import { type DeployFailure, failure, storeFailureOf } from '../outcome.js'
-import { type DeployRecord, listUnmined, recordDeploy, updateDeployRecord } from '../records/history.js'
-import { isTransportFailure, nodeRefusalOf, shortMessage } from './chainErrors.js'
+import { broadcast } from './broadcast.js'
 import { currentFees, type Fees, replacementFees } from './fees.js'
+import { signCall } from './sign.js'
+import { listUnmined, recordTransaction, type TransactionRecord, updateTransactionRecord } from './signedTransactions.js'
 
 // A transaction left unmined (underpriced after a base-fee jump) holds every later nonce of the signer behind it:
 // under the nonce lock, it is re-signed with the same nonce, gas and calldata at higher fees and sent again.
@@ -30,10 +30,13 @@ export type ReplaceStuckDeploysParameters = {
 }
 
 /** A stuck deploy and the higher-fee copy that went out in its place. */
-export type Replacement = { from: Hex; to: Hex; record: DeployRecord }
+export type Replacement = { from: Hex; to: Hex; record: TransactionRecord }
 
-/** The replacements of deploys an agent is told of: a pooled launch's seed transactions are not deploys of their own. */
-export const deploysOnly = (replaced: Replacement[]): Replacement[] => replaced.filter(({ record }) => !record.seedOf)
+/**
+ * The replacements an agent is told of: those of the transactions it asked for. One that belongs to another (`of`:
+ * a launch's seed, its share given back) is that one's business, told through it.
+ */
+export const deploysOnly = (replaced: Replacement[]): Replacement[] => replaced.filter(({ record }) => !record.of)
 
 /**
  * Result of {@link replaceStuckDeploys}: done, or why the new deploy must wait. Either way `replaced` lists every copy
@@ -127,32 +130,22 @@ type SendReplacementOutcome = { kind: 'sent'; txHash: Hex } | { kind: 'mined' } 
  * cannot hide it.
  */
 async function sendReplacement(
-  parameters: ReplaceStuckDeploysParameters & { record: DeployRecord; fees: Fees; replaced: Replacement[] },
+  parameters: ReplaceStuckDeploysParameters & { record: TransactionRecord; fees: Fees; replaced: Replacement[] },
 ): Promise<SendReplacementOutcome> {
   const { store, keys, publicClient, signer, chainId, logger, now, record, fees, replaced } = parameters
-  let serialized: Hex
-  try {
-    serialized = await signer.signTransaction({
-      type: 'eip1559',
-      chainId,
-      to: (record.to ?? B20_FACTORY_ADDRESS) as Address,
-      data: record.data,
-      value: 0n,
+  const signed = await signCall({
+    signer,
+    chainId,
+    logger,
+    transaction: {
+      call: { to: record.to, data: record.data, value: BigInt(record.value ?? '0') },
       nonce: record.nonce,
-      gas: BigInt(record.gas),
-      ...fees,
-    })
-  } catch (error) {
-    logger.error('kms_unavailable', { operation: 'Sign', error: errorName(error) })
-    return {
-      kind: 'failed',
-      failure: failure('SIGNER_UNAVAILABLE', 'The signing service (KMS) failed; nothing was broadcast. Try again shortly.', {
-        retryAfterSeconds: 10,
-      }),
-    }
-  }
-  const txHash = keccak256(serialized)
-  const replacement: DeployRecord = {
+      price: { gas: BigInt(record.gas), ...fees },
+    },
+  })
+  if (!signed.ok) return { kind: 'failed', failure: signed }
+  const { serialized, txHash } = signed
+  const replacement: TransactionRecord = {
     ...record,
     txHash,
     sentAt: now,
@@ -163,38 +156,33 @@ async function sendReplacement(
     maxFeePerGas: fees.maxFeePerGas.toString(),
     maxPriorityFeePerGas: fees.maxPriorityFeePerGas.toString(),
   }
-  await recordDeploy({ store, keys, signer: signer.address, record: replacement, inAgentHistory: false })
-  try {
-    await publicClient.sendRawTransaction({ serializedTransaction: serialized })
-  } catch (error) {
-    const message = shortMessage(error)
-    const refusal = nodeRefusalOf(error)
-    // The nonce is used: either the original was mined meanwhile (the replacement can never be, so it is forgotten),
-    // or the node already holds this replacement. The chain tells which.
-    if (refusal === 'nonce-used' && (await nonceMined(publicClient, signer.address, record.nonce))) {
-      await removeFromIndex(store, keys.unmined(signer.address), txHash)
-      await store.delete(keys.record(txHash))
-      return { kind: 'mined' }
-    }
-    if (!isTransportFailure(error) && refusal !== 'nonce-used') {
-      await removeFromIndex(store, keys.unmined(signer.address), txHash)
-      await store.delete(keys.record(txHash))
-      logger.error('deploy_replacement_refused', { txHash: record.txHash, nonce: record.nonce, message })
-      return {
-        kind: 'failed',
-        failure: failure(
-          'DEPLOY_BUSY',
-          `An earlier deploy (${record.txHash}) is stuck and the node refused its replacement (${message}); nothing new was signed. Retry shortly.`,
-          { retryAfterSeconds: 10, txHash: record.txHash },
-        ),
-      }
-    }
-    // No answer: the replacement may be on its way; it stays recorded and is followed like a sent one.
+  await recordTransaction({ store, keys, signer: signer.address, record: replacement, inAgentHistory: false })
+  const sent = await broadcast({ publicClient, serialized, txHash })
+  // The nonce is used: either the original was mined meanwhile (the replacement can never be, so it is forgotten),
+  // or the node already holds this replacement. The chain tells which.
+  if (sent.kind === 'uncertain' && sent.nonceUsed && (await nonceMined(publicClient, signer.address, record.nonce))) {
+    await removeFromIndex(store, keys.unmined(signer.address), txHash)
+    await store.delete(keys.record(txHash))
+    return { kind: 'mined' }
   }
+  if (sent.kind === 'refused') {
+    await removeFromIndex(store, keys.unmined(signer.address), txHash)
+    await store.delete(keys.record(txHash))
+    logger.error('deploy_replacement_refused', { txHash: record.txHash, nonce: record.nonce, message: sent.message })
+    return {
+      kind: 'failed',
+      failure: failure(
+        'DEPLOY_BUSY',
+        `An earlier deploy (${record.txHash}) is stuck and the node refused its replacement (${sent.message}); nothing new was signed. Retry shortly.`,
+        { retryAfterSeconds: 10, txHash: record.txHash },
+      ),
+    }
+  }
+  // Sent, or no answer: the replacement may be on its way; it stays recorded and is followed like a sent one.
   replaced.push({ from: record.txHash, to: txHash, record })
   await Promise.all([
     removeFromIndex(store, keys.unmined(signer.address), record.txHash),
-    updateDeployRecord(store, keys, { ...record, status: 'replaced', replacedBy: txHash }),
+    updateTransactionRecord(store, keys, { ...record, status: 'replaced', replacedBy: txHash }),
   ])
   logger.warn('deploy_replaced', {
     txHash: record.txHash,

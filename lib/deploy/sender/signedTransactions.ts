@@ -1,19 +1,40 @@
 import type { Hex } from 'viem'
 import { z } from 'zod'
-import { supplyFieldsOf } from '../../chain/birthView.js'
+import { B20_FACTORY_ADDRESS } from '../../chain/b20.js'
 import { listIndexed, listIndexedEach, putIndexed, removeFromIndex, removeFromIndexes } from '../../store/recordIndex.js'
 import { parseRecord } from '../../store/records.js'
 import type { Store } from '../../store/types.js'
 import type { DeployHistoryKeys } from '../keys.js'
 
-/** Last known state of a deploy: sent, mined (successfully or reverted), or replaced by a higher-fee copy. */
-export type DeployStatus = 'broadcast' | 'confirmed' | 'reverted' | 'replaced'
+// Every transaction the service signs is kept here before it is broadcast (the sender writes it), then followed,
+// replaced when stuck and read back by receipts and the agent's history.
+
+/** Last known state of a transaction: sent, mined (successfully or reverted), or replaced by a higher-fee copy. */
+export type TransactionStatus = 'broadcast' | 'confirmed' | 'reverted' | 'replaced'
+
+/**
+ * What a transaction did for its agent: a token's creation (`deploy`), a pooled launch's creation (`launch`), one of
+ * a pooled launch's seed transactions (`seed`, sent after its creation), the pool's share given back to its owner
+ * after a failed seed (`return`).
+ */
+export type TransactionKind = 'deploy' | 'launch' | 'seed' | 'return'
 
 const hex = z.custom<Hex>((value) => typeof value === 'string' && /^0x[0-9a-fA-F]*$/.test(value), 'a 0x hex string')
 
-/** What the service keeps about each transaction it sent: enough to list it, answer receipts and re-sign it. */
-export const deployRecordSchema = z.object({
+/** The selector of ERC-20 `transfer`: a stored record without a kind that sends it is a pool share given back. */
+const TRANSFER_SELECTOR = '0xa9059cbb'
+
+/** A stored record as written, by this version or an older one (no `kind`, `to` only off the factory, `seedOf`). */
+const storedRecordSchema = z.object({
   txHash: hex,
+  /** What the transaction did (absent from records written before kinds: derived from their other fields). */
+  kind: z.enum(['deploy', 'launch', 'seed', 'return'] satisfies TransactionKind[]).optional(),
+  /** Where the transaction goes (absent from older records of the B20 factory). */
+  to: hex.optional(),
+  /** The launch (its creation's hash) a `seed` or a `return` belongs to. */
+  of: hex.optional(),
+  /** The older name of `of`, in records written before kinds. */
+  seedOf: hex.optional(),
   /** Who asked for it: the allowlist digest of its agent key, or a paid agent's id (`x402:<payer>`, `agents/paidAgent.ts`). */
   agent: z.string(),
   predictedAddress: hex,
@@ -25,7 +46,7 @@ export const deployRecordSchema = z.object({
   createdAt: z.number(),
   /** When this very transaction was sent (epoch ms). */
   sentAt: z.number(),
-  status: z.enum(['broadcast', 'confirmed', 'reverted', 'replaced'] satisfies DeployStatus[]),
+  status: z.enum(['broadcast', 'confirmed', 'reverted', 'replaced'] satisfies TransactionStatus[]),
   /** The transaction that replaced this one (same nonce, higher fees). */
   replacedBy: hex.optional(),
   /** The transaction this one replaced. */
@@ -40,16 +61,10 @@ export const deployRecordSchema = z.object({
   maxFeePerGas: z.string(),
   maxPriorityFeePerGas: z.string(),
   data: hex,
+  /** Wei the transaction sends (decimal string); absent: none. */
+  value: z.string().optional(),
   /** A paid deploy's payment (its EIP-3009 nonce; the payer is in `agent`): written with the record, before the broadcast. */
   paymentNonce: z.string().optional(),
-  /** Where the transaction goes, when not the B20 factory: a pooled launch's seed transactions. */
-  to: hex.optional(),
-  /**
-   * A pooled launch's seed transaction (an approval or the pool's mint): the hash of the launch's createB20 it follows.
-   * Such a record sits in the signer's unmined list, to be followed and replaced like any other, but is no deploy of
-   * its own: it is never in an agent's history, announced as a launch or told to a webhook.
-   */
-  seedOf: hex.optional(),
   /** A pooled launch's Uniswap v4 pool, as planned before signing (lib/deploy/pool/poolSeed.ts); absent: no pool. */
   pool: z
     .object({
@@ -78,45 +93,42 @@ export const deployRecordSchema = z.object({
     .optional(),
 })
 
-/** What the service keeps about each transaction it sent (see {@link deployRecordSchema}). */
-export type DeployRecord = z.infer<typeof deployRecordSchema>
+/**
+ * What the service keeps about each transaction it signed: enough to list it, answer receipts and re-sign it. Every
+ * record has its `kind` and its `to`; a record of an older version gets them from what it held: a `seedOf` made it a
+ * seed (or, sending `transfer`, a pool share given back), otherwise it went to the B20 factory, a launch when it had
+ * a pool.
+ */
+export const transactionRecordSchema = storedRecordSchema.transform(({ seedOf, ...record }) => {
+  const of = record.of ?? seedOf
+  const kind: TransactionKind =
+    record.kind ?? (of ? (record.data.startsWith(TRANSFER_SELECTOR) ? 'return' : 'seed') : record.pool ? 'launch' : 'deploy')
+  return { ...record, kind, to: record.to ?? B20_FACTORY_ADDRESS, ...(of ? { of } : {}) }
+})
 
-/** One entry of `list_deploys`. */
-export type ListedDeploy = {
-  txHash: Hex
-  predictedAddress: Hex
-  name: string
-  symbol: string
-  variant: 'asset' | 'stablecoin'
-  initialSupply: string | null
-  supplyCap: string | null
-  recipient: string | null
-  createdAt: string
-  status: DeployStatus
-  replacedBy?: Hex
-  /** For a replaced deploy whose replacement was mined: how it ended. */
-  replacementStatus?: 'confirmed' | 'reverted'
-}
+/** What the service keeps about each transaction it signed (see {@link transactionRecordSchema}). */
+export type TransactionRecord = z.output<typeof transactionRecordSchema>
 
-/** How long deploy records are kept. */
+/** How long transaction records are kept (the agent's history: 30 days). */
 export const DEPLOY_HISTORY_TTL_MS = 30 * 86_400_000
-/** Most deploys kept per agent (and unmined per signer). */
+/** Most transactions kept per agent (and unmined per signer). */
 export const DEPLOY_HISTORY_MAX_ENTRIES = 1000
 
-/** Parameters of {@link recordDeploy}. */
-export type RecordDeployParameters = {
+/** Parameters of {@link recordTransaction}. */
+export type RecordTransactionParameters = {
   store: Store
   keys: DeployHistoryKeys
   signer: string
-  record: DeployRecord
+  record: TransactionRecord
   inAgentHistory: boolean
 }
 
 /**
  * Keeps a signed transaction before it is broadcast, in one store step: its record, the signer's unmined list and
- * (for a new deploy, not a replacement) the agent's history.
+ * (for what the agent asked for, not a replacement, a seed or a share given back) the agent's history; a launch
+ * also in the signer's open pools and the pooled launches.
  */
-export async function recordDeploy({ store, keys, signer, record, inAgentHistory }: RecordDeployParameters): Promise<void> {
+export async function recordTransaction({ store, keys, signer, record, inAgentHistory }: RecordTransactionParameters): Promise<void> {
   await putIndexed(store, {
     recordKey: keys.record(record.txHash),
     value: JSON.stringify(record),
@@ -131,7 +143,7 @@ export async function recordDeploy({ store, keys, signer, record, inAgentHistory
 }
 
 /** Forgets a transaction that was not sent after all (the node refused it): record and list entries. */
-export async function forgetDeploy(store: Store, keys: DeployHistoryKeys, signer: string, record: DeployRecord): Promise<void> {
+export async function forgetTransaction(store: Store, keys: DeployHistoryKeys, signer: string, record: TransactionRecord): Promise<void> {
   await Promise.all([
     removeFromIndex(store, keys.agent(record.agent), record.txHash.toLowerCase()),
     removeFromIndex(store, keys.unmined(signer), record.txHash.toLowerCase()),
@@ -142,34 +154,34 @@ export async function forgetDeploy(store: Store, keys: DeployHistoryKeys, signer
 }
 
 /** Parses a stored record; null when absent or not one. */
-export function parseDeployRecord(value: string | null): DeployRecord | null {
-  return parseRecord(deployRecordSchema, value)
+export function parseTransactionRecord(value: string | null): TransactionRecord | null {
+  return parseRecord(transactionRecordSchema, value)
 }
 
 /** The record of a transaction this service sent, or null. */
-export async function readDeployRecord(store: Store, keys: DeployHistoryKeys, txHash: string): Promise<DeployRecord | null> {
-  return parseDeployRecord(await store.get(keys.record(txHash)))
+export async function readTransactionRecord(store: Store, keys: DeployHistoryKeys, txHash: string): Promise<TransactionRecord | null> {
+  return parseTransactionRecord(await store.get(keys.record(txHash)))
 }
 
 /** Rewrites a record with a new status (and what goes with it). */
-export async function updateDeployRecord(store: Store, keys: DeployHistoryKeys, record: DeployRecord): Promise<void> {
+export async function updateTransactionRecord(store: Store, keys: DeployHistoryKeys, record: TransactionRecord): Promise<void> {
   await store.set(keys.record(record.txHash), JSON.stringify(record), DEPLOY_HISTORY_TTL_MS)
 }
 
 /** The signer's transactions not yet seen mined, oldest first. */
-export async function listUnmined(store: Store, keys: DeployHistoryKeys, signer: string): Promise<DeployRecord[]> {
+export async function listUnmined(store: Store, keys: DeployHistoryKeys, signer: string): Promise<TransactionRecord[]> {
   const values = await listIndexed(store, { indexKey: keys.unmined(signer), recordPrefix: keys.recordPrefix, limit: 100 })
   return values
-    .map(parseDeployRecord)
-    .filter((r): r is DeployRecord => r !== null)
+    .map(parseTransactionRecord)
+    .filter((r): r is TransactionRecord => r !== null)
     .reverse()
 }
 
 /** Stored records read back, oldest first (an index lists newest first); anything not a record is skipped. */
 const oldestFirst = (values: readonly string[]) =>
   values
-    .map(parseDeployRecord)
-    .filter((r): r is DeployRecord => r !== null)
+    .map(parseTransactionRecord)
+    .filter((r): r is TransactionRecord => r !== null)
     .reverse()
 
 /**
@@ -180,39 +192,11 @@ export async function listUnminedAndOpenPools(
   store: Store,
   keys: DeployHistoryKeys,
   signer: string,
-): Promise<{ unmined: DeployRecord[]; openPools: DeployRecord[] }> {
+): Promise<{ unmined: TransactionRecord[]; openPools: TransactionRecord[] }> {
   const [unmined, open] = await listIndexedEach(store, {
     indexKeys: [keys.unmined(signer), keys.poolsOpen(signer)],
     recordPrefix: keys.recordPrefix,
     limit: 100,
   })
   return { unmined: oldestFirst(unmined!), openPools: oldestFirst(open!.slice(0, 20)).filter((r) => r.pool !== undefined) }
-}
-
-/** Parameters of {@link listAgentDeploys}. */
-export type ListAgentDeploysParameters = { store: Store; keys: DeployHistoryKeys; agentDigest: string; limit: number }
-
-/** The calling agent's own deploys, newest first, as `list_deploys` answers them. */
-export async function listAgentDeploys({ store, keys, agentDigest, limit }: ListAgentDeploysParameters): Promise<ListedDeploy[]> {
-  const values = await listIndexed(store, { indexKey: keys.agent(agentDigest), recordPrefix: keys.recordPrefix, limit })
-  return values
-    .map(parseDeployRecord)
-    .filter((r): r is DeployRecord => r !== null && r.agent === agentDigest)
-    .map(toListedDeploy)
-}
-
-/** The public view of a record: no agent digest, no signing material. */
-export function toListedDeploy(record: DeployRecord): ListedDeploy {
-  return {
-    txHash: record.txHash,
-    predictedAddress: record.predictedAddress,
-    name: record.name,
-    symbol: record.symbol,
-    variant: record.variant,
-    ...supplyFieldsOf(record.data, record.decimals),
-    createdAt: new Date(record.createdAt).toISOString(),
-    status: record.status,
-    ...(record.replacedBy ? { replacedBy: record.replacedBy } : {}),
-    ...(record.replacedBy && record.replacementStatus ? { replacementStatus: record.replacementStatus } : {}),
-  }
 }

@@ -9,9 +9,9 @@ import {
   type TransactionReceipt,
 } from 'viem'
 import type { Clock } from '../../platform/clock.js'
-import { type SendDeployReturnType, sendDeploy } from './send.js'
+import { type BroadcastReturnType, broadcast } from './broadcast.js'
 
-export { DEPLOY_WAIT_SECONDS_MAX } from './intent.js'
+export { DEPLOY_WAIT_SECONDS_MAX } from './waitSeconds.js'
 
 // A deploy that asked for waitSeconds goes out with eth_sendRawTransactionSync (EIP-7966): the node answers with the
 // receipt once the transaction is included, or error 4 (data: the hash) when its wait is over. Nodes differ: Base's
@@ -25,17 +25,17 @@ const ANSWER_GRACE_MS = 1500
 const SYNC_TIMEOUT_CODE = 4
 
 /** How a sync send ended: mined in time (with its receipt), sent but not mined in time, refused, or uncertain. */
-export type SendDeploySyncReturnType = { kind: 'mined'; receipt: TransactionReceipt } | SendDeployReturnType
+export type SyncSendReturnType = { kind: 'mined'; receipt: TransactionReceipt } | BroadcastReturnType
 
 /** Parameters of {@link SyncSender.send}. */
-export type SendDeploySyncParameters = { serialized: Hex; txHash: Hex; explorerUrl: string; waitSeconds: number }
+export type SyncSendParameters = { serialized: Hex; txHash: Hex; explorerUrl: string; waitSeconds: number }
 
 /** How the node takes the method: with the timeout, without it, or not at all. */
 export type SyncSendForm = 'with-timeout' | 'without-timeout' | 'unsupported'
 
 /** Sends signed deploys the synchronous way, in the form the node takes (learnt once). */
 export type SyncSender = {
-  send(parameters: SendDeploySyncParameters): Promise<SendDeploySyncReturnType>
+  send(parameters: SyncSendParameters): Promise<SyncSendReturnType>
   /** The form in use (for tests and the log). */
   readonly form: SyncSendForm
 }
@@ -53,10 +53,10 @@ export type CreateSyncSenderParameters = {
 /** The sender of one instance: it tries the node's form first with the timeout, as Base takes it. */
 export function createSyncSender({ syncClient, publicClient, clock }: CreateSyncSenderParameters): SyncSender {
   let form: SyncSendForm = 'with-timeout'
-  const plain = (parameters: SendDeploySyncParameters) => sendDeploy({ publicClient, ...parameters })
+  const plain = (parameters: SyncSendParameters) => broadcast({ publicClient, ...parameters })
 
   /** One call in the current form; the node's answer, or "none in time" (the grace past the asked wait is over). */
-  const call = (parameters: SendDeploySyncParameters, withTimeout: boolean) => {
+  const call = (parameters: SyncSendParameters, withTimeout: boolean) => {
     const request = syncClient.sendRawTransactionSync({
       serializedTransaction: parameters.serialized,
       ...(withTimeout ? { timeout: parameters.waitSeconds * 1000 } : {}),
@@ -68,7 +68,7 @@ export function createSyncSender({ syncClient, publicClient, clock }: CreateSync
     return Promise.race([request, late]).finally(() => answered.abort())
   }
 
-  const send = async (parameters: SendDeploySyncParameters): Promise<SendDeploySyncReturnType> => {
+  const send = async (parameters: SyncSendParameters): Promise<SyncSendReturnType> => {
     if (form === 'unsupported') return plain(parameters)
     try {
       const answered = await call(parameters, form === 'with-timeout')

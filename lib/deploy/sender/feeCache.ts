@@ -1,8 +1,7 @@
 import type { PublicClient } from 'viem'
-import { currentFees } from './fees.js'
+import { currentFees, type NetworkFees } from './fees.js'
 
-/** The next block's base fee and the priority fee the network asks, as {@link currentFees} reads them. */
-export type NetworkFees = Awaited<ReturnType<typeof currentFees>>
+export type { NetworkFees }
 
 /** Base's block time: fees change at most this often. */
 export const BLOCK_MS = 2000

@@ -1,0 +1,75 @@
+import { type Address, type Hex, keccak256 } from 'viem'
+import type { KmsAccount } from '../../chain/kmsAccount.js'
+import { errorName, type Logger } from '../../platform/log.js'
+import { type DeployFailure, failure } from '../outcome.js'
+import type { TransactionPrice } from './fees.js'
+
+// The one place a transaction is signed: KMS signs (the private key never leaves it), and a KMS failure reads the
+// same wherever it happens.
+
+/** A call the signer makes: where, with what calldata and value (wei, default 0). */
+export type Call = { to: Address; data: Hex; value?: bigint }
+
+/** A call at its nonce and price: one transaction, ready to sign. */
+export type UnsignedTransaction = { call: Call; nonce: number; price: TransactionPrice }
+
+/** A signed transaction: the raw transaction and its hash (known before it is sent). */
+export type SignedTransaction = { serialized: Hex; txHash: Hex }
+
+/**
+ * The signer could not be reached or refused (KMS), before anything was sent: the one answer of that failure, logged
+ * with the KMS operation that failed.
+ */
+export function signerUnavailable(logger: Logger, operation: 'Sign' | 'GetPublicKey', error: unknown): DeployFailure {
+  logger.error('kms_unavailable', { operation, error: errorName(error) })
+  return failure('SIGNER_UNAVAILABLE', 'The signing service (KMS) is unavailable; nothing was signed or sent. Try again shortly.', {
+    retryAfterSeconds: 10,
+  })
+}
+
+/** Parameters of {@link signCalls}. */
+export type SignCallsParameters = {
+  signer: KmsAccount
+  chainId: number
+  transactions: readonly UnsignedTransaction[]
+  logger: Logger
+}
+
+/** Signs transactions with KMS, all at once; if any signature fails, none is used: `SIGNER_UNAVAILABLE`. */
+export async function signCalls({
+  signer,
+  chainId,
+  transactions,
+  logger,
+}: SignCallsParameters): Promise<{ ok: true; signed: SignedTransaction[] } | DeployFailure> {
+  try {
+    const signed = await Promise.all(
+      transactions.map(async ({ call, nonce, price }) => {
+        const serialized = await signer.signTransaction({
+          type: 'eip1559',
+          chainId,
+          to: call.to,
+          data: call.data,
+          value: call.value ?? 0n,
+          nonce,
+          gas: price.gas,
+          maxFeePerGas: price.maxFeePerGas,
+          maxPriorityFeePerGas: price.maxPriorityFeePerGas,
+        })
+        return { serialized, txHash: keccak256(serialized) }
+      }),
+    )
+    return { ok: true, signed }
+  } catch (error) {
+    return signerUnavailable(logger, 'Sign', error)
+  }
+}
+
+/** Signs one transaction with KMS (see {@link signCalls}). */
+export async function signCall(
+  parameters: Omit<SignCallsParameters, 'transactions'> & { transaction: UnsignedTransaction },
+): Promise<({ ok: true } & SignedTransaction) | DeployFailure> {
+  const { transaction, ...rest } = parameters
+  const signed = await signCalls({ ...rest, transactions: [transaction] })
+  return signed.ok ? { ok: true, ...signed.signed[0]! } : signed
+}
