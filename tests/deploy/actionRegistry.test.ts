@@ -1,59 +1,93 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { describe, expect, it } from 'vitest'
+import { type Address, encodeFunctionData, erc20Abi, getAddress, parseAbi } from 'viem'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { type AgentAction, answer, checkBody, defineAgentAction } from '../../lib/deploy/actions/action.js'
 import { AGENT_ACTIONS, runAgentAction } from '../../lib/deploy/actions/registry.js'
-import { digestAgentKey } from '../../lib/deploy/agents/agentKeys.js'
+import { sendActionTransaction } from '../../lib/deploy/actions/sendTransaction.js'
 import { createB20SkillEndpoint } from '../../lib/deploy/endpoint.js'
 import { deployServicesFrom } from '../../lib/deploy/instance.js'
-import { createDeployServices } from '../../lib/deploy/services.js'
+import { createDeployServices, type DeployServices } from '../../lib/deploy/services.js'
 import { createLlmsTxtEndpoint, createOpenApiEndpoint, createSkillEndpoint } from '../../lib/docs/endpoint.js'
 import { buildOpenApiDocument } from '../../lib/docs/openapiDocument.js'
 import { createMcpEndpoint } from '../../lib/mcp/endpoint.js'
 import { toolsOf } from '../../lib/mcp/tools.js'
 import { silentLogger } from '../../lib/platform/log.js'
+import { AGENT_KEYS, type DeployStack, startDeployStack } from '../support/deployStack.js'
 
 // One registry, every door: what POST /api/b20-skill dispatches, what MCP offers, what OpenAPI declares, and what
 // llms.txt and the skill file list all come from the list of actions, so a new action is its module and a line in
-// the registry. The fixture below is such a module; each door is handed the registry with the fixture's line added.
+// the registry. The fixture below is such a module, one that sends a transaction (a mint, on a token whose admin and
+// minter is the service's signer); each door is handed the registry with the fixture's line added.
 
+const mintAbi = parseAbi(['function mint(address to, uint256 amount)'])
+const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be 0x and 40 hex digits')
 const fixtureRequestSchema = z.strictObject({
-  action: z.literal('echo_fixture'),
-  word: z.string().min(1).max(20).describe('Any word; the fixture answers it back'),
+  action: z.literal('mint_fixture'),
+  token: address.describe('A token whose minter is the service’s signer'),
+  to: address.describe('Who receives the tokens'),
+  units: z
+    .string()
+    .regex(/^[1-9]\d{0,30}$/)
+    .describe('Base units to mint'),
 })
 
-/** A throwaway action: one module's worth of declaration, as a new action would be written. */
-const echoFixtureAction: AgentAction = defineAgentAction({
-  name: 'echo_fixture',
-  summary: 'A fixture action that answers its word back, to show a new action reaches every door.',
+/** The token as the agent's history lists it, read from the chain. */
+async function tokenOf(services: DeployServices, token: Address) {
+  const read = (functionName: 'name' | 'symbol' | 'decimals') =>
+    services.publicClient.readContract({ address: token, abi: erc20Abi, functionName })
+  const [name, symbol, decimals] = await Promise.all([read('name'), read('symbol'), read('decimals')])
+  return { address: token, name: String(name), symbol: String(symbol), variant: 'asset' as const, decimals: Number(decimals) }
+}
+
+/** A throwaway action that sends one call: one module's worth of declaration, as a new action would be written. */
+const mintFixtureAction: AgentAction = defineAgentAction({
+  name: 'mint_fixture',
+  summary:
+    'A fixture action that mints base units of a token the service’s signer administers, to show a new action that sends a transaction reaches every door.',
   schema: fixtureRequestSchema,
-  answers: [z.object({ ok: z.literal(true), echoed: z.string() })],
+  answers: [
+    z.object({
+      ok: z.literal(true),
+      status: z.literal('broadcast'),
+      kind: z.string(),
+      txHash: z.string(),
+      explorerUrl: z.string(),
+      mined: z.boolean(),
+    }),
+  ],
   check({ body }) {
-    const checked = checkBody(fixtureRequestSchema, body, 'echo_fixture')
+    const checked = checkBody(fixtureRequestSchema, body, 'mint_fixture')
     if (!checked.ok) return checked
-    return { ok: true, run: async () => answer({ ok: true, echoed: checked.data.word }) }
+    const { token, to, units } = checked.data
+    return {
+      ok: true,
+      run: async ({ services, agent }) => {
+        const call = {
+          to: getAddress(token),
+          data: encodeFunctionData({ abi: mintAbi, functionName: 'mint', args: [getAddress(to), BigInt(units)] }),
+        }
+        const acted = await tokenOf(services, getAddress(token))
+        return answer(await sendActionTransaction({ services, agent, kind: 'mint_fixture', call, token: acted, waitSeconds: 6 }))
+      },
+    }
   },
   tool: {
-    name: 'echo_fixture_word',
-    title: 'Echo a word',
+    name: 'mint_fixture_units',
+    title: 'Mint (fixture)',
     description: 'Needs the agent key.',
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     input: fixtureRequestSchema.omit({ action: true }),
-    toRequest: (args) => ({ ok: true, body: { ...args, action: 'echo_fixture' }, idempotencyKey: null }),
-    summarize: (body) => `Echoed ${String(body.echoed)}.`,
+    toRequest: (args) => ({ ok: true, body: { ...args, action: 'mint_fixture' }, idempotencyKey: null }),
+    summarize: (body) => `Sent ${String(body.txHash)}.`,
   },
 })
 
 /** The registry with the fixture's line added: what a new action's commit does to lib/deploy/actions/registry.ts. */
-const REGISTRY_WITH_FIXTURE = [...AGENT_ACTIONS, echoFixtureAction]
+const REGISTRY_WITH_FIXTURE = [...AGENT_ACTIONS, mintFixtureAction]
 
-const AGENT_KEY = 'test-agent-key-registry-0123456789'
-const source = deployServicesFrom(() =>
-  createDeployServices({ env: { DEPLOY_ALLOWLIST: digestAgentKey(AGENT_KEY) }, logger: silentLogger }),
-)
 const get = (path: string) => new Request(`http://localhost${path}`)
-
 describe('the agent actions registry', () => {
   const names = AGENT_ACTIONS.map((action) => action.name)
 
@@ -97,54 +131,102 @@ describe('the agent actions registry', () => {
   })
 })
 
-describe('a new action, as one module and one registry line', () => {
-  it('is served on POST /api/b20-skill, and refused there without its line', async () => {
-    const post = (endpoint: { fetch: (request: Request) => Promise<Response> | Response }, body: unknown) =>
-      endpoint.fetch(
-        new Request('http://localhost/api/b20-skill', {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', 'x-service-key': AGENT_KEY },
-          body: JSON.stringify(body),
-        }),
-      )
-    const served = await post(createB20SkillEndpoint(source, { actions: REGISTRY_WITH_FIXTURE }), { action: 'echo_fixture', word: 'hi' })
-    expect(served.status).toBe(200)
-    expect(await served.json()).toEqual({ ok: true, echoed: 'hi' })
-    // Its schema is checked like any action's: an unknown field is named.
-    const invalid = await post(createB20SkillEndpoint(source, { actions: REGISTRY_WITH_FIXTURE }), {
-      action: 'echo_fixture',
-      word: 'hi',
-      x: 1,
-    })
+describe('a new action that sends a transaction, as one module and one registry line', () => {
+  let stack: DeployStack
+  let services: DeployServices
+  let token: Address
+  const holder = getAddress('0x000000000000000000000000000000000000f17e')
+  const balance = () => stack.chain.publicClient.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [holder] })
+  beforeAll(async () => {
+    stack = await startDeployStack({ storeKind: 'memory' })
+    services = stack.newInstance().services
+    // A token with no admin given: the service's signer is its admin and minter.
+    const deployed = await stack.post({ action: 'agent_deploy', name: 'Fixture Token', symbol: 'FIX', waitSeconds: 6 })
+    expect(deployed.body).toMatchObject({ ok: true, receipt: { status: 'confirmed' } })
+    token = deployed.body.receipt.tokenAddress
+  }, 90_000)
+  afterAll(async () => {
+    await stack?.close()
+  })
+  const source = () => deployServicesFrom(() => services)
+  const post = (endpoint: { fetch: (request: Request) => Promise<Response> | Response }, body: unknown) =>
+    endpoint.fetch(
+      new Request('http://localhost/api/b20-skill', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-service-key': AGENT_KEYS.alice },
+        body: JSON.stringify(body),
+      }),
+    )
+
+  it('is served and sent on POST /api/b20-skill: one KMS signature, mined, in the agent’s history by its kind; refused without its line', async () => {
+    const endpoint = createB20SkillEndpoint(source(), { actions: REGISTRY_WITH_FIXTURE })
+    const signs = stack.kms.calls.filter((c) => c === 'Sign').length
+    const response = await post(endpoint, { action: 'mint_fixture', token, to: holder, units: '1000' })
+    expect(response.status).toBe(200)
+    const body = (await response.json()) as Record<string, any>
+    expect(body).toMatchObject({ ok: true, status: 'broadcast', kind: 'mint_fixture', mined: true })
+    expect(stack.kms.calls.filter((c) => c === 'Sign').length).toBe(signs + 1)
+    expect(await balance()).toBe(1000n)
+    const receipt = await stack.chain.publicClient.getTransactionReceipt({ hash: body.txHash })
+    expect(receipt).toMatchObject({ status: 'success', to: token.toLowerCase() })
+    const listed = await stack.post({ action: 'list_deploys' })
+    expect(listed.body.deploys).toContainEqual(
+      expect.objectContaining({ txHash: body.txHash, kind: 'mint_fixture', predictedAddress: token, symbol: 'FIX' }),
+    )
+    // Its schema is checked like any action's: an unknown field is named, and nothing is signed.
+    const invalid = await post(endpoint, { action: 'mint_fixture', token, to: holder, units: '1', x: 1 })
     expect(await invalid.json()).toMatchObject({ ok: false, code: 'INVALID_INTENT', details: [{ field: 'x' }] })
-    const without = await post(createB20SkillEndpoint(source), { action: 'echo_fixture', word: 'hi' })
+    const without = await post(createB20SkillEndpoint(source()), { action: 'mint_fixture', token, to: holder, units: '1' })
     expect(await without.json()).toMatchObject({ ok: false, code: 'UNKNOWN_ACTION' })
+    expect(stack.kms.calls.filter((c) => c === 'Sign').length).toBe(signs + 1)
   })
 
-  it('is an MCP tool, listed, named in the server’s instructions, and called with the agent key', async () => {
+  it('refuses a call the chain would revert with the decoded revert, signing nothing and listing nothing', async () => {
+    // A token whose admin is someone else: the signer holds no mint role there.
+    const other = await stack.post({ action: 'agent_deploy', name: 'Not Ours', symbol: 'NOT', admin: holder, waitSeconds: 6 })
+    expect(other.body).toMatchObject({ ok: true, receipt: { status: 'confirmed' } })
+    const endpoint = createB20SkillEndpoint(source(), { actions: REGISTRY_WITH_FIXTURE })
+    const signs = stack.kms.calls.filter((c) => c === 'Sign').length
+    const minted = async () =>
+      (await stack.post({ action: 'list_deploys' })).body.deploys.filter((entry: { kind: string }) => entry.kind === 'mint_fixture').length
+    const mintsBefore = await minted()
+    const response = await post(endpoint, { action: 'mint_fixture', token: other.body.receipt.tokenAddress, to: holder, units: '1' })
+    expect(await response.json()).toMatchObject({
+      ok: false,
+      code: 'SIMULATION_REVERTED',
+      revert: { name: 'AccessControlUnauthorizedAccount' },
+    })
+    expect(stack.kms.calls.filter((c) => c === 'Sign').length).toBe(signs)
+    expect(await minted()).toBe(mintsBefore)
+  })
+
+  it('is an MCP tool, listed, named in the server’s instructions, and sent when called with the agent key', async () => {
     const endpoint = createMcpEndpoint({
       controlRoom: () => new Response('{}'),
       tokenSearch: () => new Response('{}'),
       tokenOhlcv: () => new Response('{}'),
       launches: () => new Response('{}'),
-      deploy: source,
+      deploy: source(),
       origins: () => ({ allowed: new Set(), allowLoopback: false }),
       actions: REGISTRY_WITH_FIXTURE,
     })
     const client = new Client({ name: 'registry-test', version: '1.0.0' })
     const transport = new StreamableHTTPClientTransport(new URL('http://localhost/api/mcp'), {
-      requestInit: { headers: { authorization: `Bearer ${AGENT_KEY}` } },
+      requestInit: { headers: { authorization: `Bearer ${AGENT_KEYS.alice}` } },
       fetch: async (url, init) => endpoint.fetch(new Request(url, init)),
     })
     await client.connect(transport)
     try {
       const { tools } = await client.listTools()
-      const tool = tools.find((t) => t.name === 'echo_fixture_word')
-      expect(tool?.description).toBe(`${echoFixtureAction.summary} Needs the agent key.`)
-      expect(tool?.inputSchema.properties).toHaveProperty('word')
-      expect(client.getInstructions()).toContain('echo_fixture_word')
-      const result = await client.callTool({ name: 'echo_fixture_word', arguments: { word: 'hello' } })
-      expect(result).toMatchObject({ structuredContent: { ok: true, echoed: 'hello' }, content: [{ type: 'text', text: 'Echoed hello.' }] })
+      const tool = tools.find((t) => t.name === 'mint_fixture_units')
+      expect(tool?.description).toBe(`${mintFixtureAction.summary} Needs the agent key.`)
+      expect(tool?.inputSchema.properties).toHaveProperty('units')
+      expect(client.getInstructions()).toContain('mint_fixture_units')
+      const before = await balance()
+      const result = (await client.callTool({ name: 'mint_fixture_units', arguments: { token, to: holder, units: '5' } })) as any
+      expect(result.structuredContent).toMatchObject({ ok: true, status: 'broadcast', kind: 'mint_fixture', mined: true })
+      expect(result.content[0].text).toBe(`Sent ${result.structuredContent.txHash}.`)
+      expect(await balance()).toBe(before + 5n)
     } finally {
       await client.close()
     }
@@ -155,24 +237,24 @@ describe('a new action, as one module and one registry line', () => {
     const doc = (await response.json()) as Record<string, any>
     const operation = doc.paths['/api/b20-skill'].post
     expect(operation.requestBody.content['application/json'].schema.oneOf).toContainEqual({
-      $ref: '#/components/schemas/EchoFixtureRequest',
+      $ref: '#/components/schemas/MintFixtureRequest',
     })
-    expect(doc.components.schemas.EchoFixtureRequest.properties.word).toMatchObject({ type: 'string' })
-    expect(operation.description).toContain(`echo_fixture: ${echoFixtureAction.summary}`)
-    expect(JSON.stringify(operation.responses['200'])).toContain('"echoed"')
-    expect(doc.paths['/api/mcp'].post.summary).toContain('echo_fixture_word')
+    expect(doc.components.schemas.MintFixtureRequest.properties.units).toMatchObject({ type: 'string' })
+    expect(operation.description).toContain(`mint_fixture: ${mintFixtureAction.summary}`)
+    expect(JSON.stringify(operation.responses['200'])).toContain('"mined"')
+    expect(doc.paths['/api/mcp'].post.summary).toContain('mint_fixture_units')
     const plain = (await (await createOpenApiEndpoint().fetch(get('/api/openapi'))).json()) as Record<string, any>
-    expect(plain.components.schemas).not.toHaveProperty('EchoFixtureRequest')
+    expect(plain.components.schemas).not.toHaveProperty('MintFixtureRequest')
   })
 
   it('is listed in llms.txt and in the skill file, with its tool, and only there with its line', async () => {
     const llms = await (await createLlmsTxtEndpoint({ actions: REGISTRY_WITH_FIXTURE }).fetch(get('/api/llms'))).text()
-    expect(llms).toContain(`  - echo_fixture: ${echoFixtureAction.summary}`)
-    expect(llms).toContain('echo_fixture_word')
+    expect(llms).toContain(`  - mint_fixture: ${mintFixtureAction.summary}`)
+    expect(llms).toContain('mint_fixture_units')
     const skill = await (await createSkillEndpoint({ actions: REGISTRY_WITH_FIXTURE }).fetch(get('/api/skill'))).text()
-    expect(skill).toContain(`| \`echo_fixture\` | \`echo_fixture_word\` | ${echoFixtureAction.summary} |`)
+    expect(skill).toContain(`| \`mint_fixture\` | \`mint_fixture_units\` | ${mintFixtureAction.summary} |`)
     const plainSkill = await (await createSkillEndpoint().fetch(get('/api/skill'))).text()
-    expect(plainSkill).not.toContain('echo_fixture')
+    expect(plainSkill).not.toContain('mint_fixture')
     for (const action of AGENT_ACTIONS) expect(plainSkill).toContain(`| \`${action.name}\` | \`${action.tool.name}\` |`)
     const plainLlms = await (await createLlmsTxtEndpoint().fetch(get('/api/llms'))).text()
     for (const action of AGENT_ACTIONS) expect(plainLlms).toContain(`  - ${action.name}: ${action.summary}`)

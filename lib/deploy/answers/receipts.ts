@@ -67,8 +67,11 @@ export const receiptReplacedSchema = z.object({
 export const listedDeploySchema = z.object({
   txHash,
   kind: z
-    .enum(['deploy', 'launch', 'seed', 'return'])
-    .describe('What the transaction did: `deploy` (a token), `launch` (a token with its pool); the others are the service’s own'),
+    .string()
+    .regex(/^[a-z]+(?:_[a-z]+)*$/)
+    .describe(
+      'What the transaction did: `deploy` (a token), `launch` (a token with its pool), `seed` and `return` (the service’s own, for a pooled launch), or the name of the action that sent it',
+    ),
   predictedAddress: address,
   name: z.string(),
   symbol: z.string(),

@@ -15,9 +15,14 @@ export type TransactionStatus = 'broadcast' | 'confirmed' | 'reverted' | 'replac
 /**
  * What a transaction did for its agent: a token's creation (`deploy`), a pooled launch's creation (`launch`), one of
  * a pooled launch's seed transactions (`seed`, sent after its creation), the pool's share given back to its owner
- * after a failed seed (`return`).
+ * after a failed seed (`return`), or the kind an action that sends a transaction names in its own module (lower-case
+ * words joined by `_`): nothing here changes for a new one, and nothing that follows or replaces a transaction
+ * looks at its kind.
  */
-export type TransactionKind = 'deploy' | 'launch' | 'seed' | 'return'
+export type TransactionKind = 'deploy' | 'launch' | 'seed' | 'return' | (string & {})
+
+/** The form of a kind: lower-case words joined by `_`. */
+export const TRANSACTION_KIND_PATTERN = /^[a-z]+(?:_[a-z]+)*$/
 
 const hex = z.custom<Hex>((value) => typeof value === 'string' && /^0x[0-9a-fA-F]*$/.test(value), 'a 0x hex string')
 
@@ -28,7 +33,7 @@ const TRANSFER_SELECTOR = '0xa9059cbb'
 const storedRecordSchema = z.object({
   txHash: hex,
   /** What the transaction did (absent from records written before kinds: derived from their other fields). */
-  kind: z.enum(['deploy', 'launch', 'seed', 'return'] satisfies TransactionKind[]).optional(),
+  kind: z.string().regex(TRANSACTION_KIND_PATTERN).optional(),
   /** Where the transaction goes (absent from older records of the B20 factory). */
   to: hex.optional(),
   /** The launch (its creation's hash) a `seed` or a `return` belongs to. */
