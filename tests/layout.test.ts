@@ -144,6 +144,35 @@ describe('lib/ layout', () => {
     expect(importCircles(graph).map((circle) => circle.map((file) => relative(ROOT, file)).join(' -> '))).toEqual([])
   })
 
+  it('runs imports one way inside every room: the files and sub-folders of a folder of lib/ import each other in no circle', () => {
+    // A circle between a folder's children (records/ -> services.ts -> pipeline/ -> records/, say) is an arrow that
+    // runs back up inside a room even where no two files import each other. lib/'s own rooms are held by the layers
+    // above (and the doors from read and deploy into launches, listed).
+    const lib = join(ROOT, 'lib')
+    const edges = sourceFiles(lib).flatMap((file) =>
+      [...readFileSync(file, 'utf8').matchAll(/(?:from|import)\s*\(?\s*'(\.\.?\/[^']+)\.js'/g)].map(
+        (m) => [file, join(file, '..', `${m[1]}.ts`)] as const,
+      ),
+    )
+    const folders = new Set(
+      sourceFiles(lib).flatMap((file) => {
+        const parts = relative(lib, file).split('/').slice(0, -1)
+        return parts.map((_, i) => join(lib, ...parts.slice(0, i + 1)))
+      }),
+    )
+    const circles = [...folders].flatMap((folder) => {
+      const childOf = (path: string) => (path.startsWith(`${folder}/`) ? relative(folder, path).split('/')[0]! : null)
+      const graph = new Map<string, string[]>()
+      for (const [from, to] of edges) {
+        const [a, b] = [childOf(from), childOf(to)]
+        if (a && b && a !== b) graph.set(a, [...(graph.get(a) ?? []), b])
+      }
+      for (const targets of [...graph.values()]) for (const target of targets) if (!graph.has(target)) graph.set(target, [])
+      return importCircles(graph).map((circle) => `${relative(ROOT, folder)}: ${circle.join(' <-> ')}`)
+    })
+    expect(circles).toEqual([])
+  })
+
   it('keeps lib/market pure: of lib/ it imports only the upstream’s wire shapes, themselves pure; no network, no node:', () => {
     // The upstream's wire shapes: zod schemas and constants of what DexScreener and GeckoTerminal answer, no client.
     const WIRE_SHAPES = ['upstream/pair.ts', 'upstream/fields.ts', 'upstream/geckoOhlcv.ts']
