@@ -88,7 +88,7 @@ export function errorAnswerOf(error: unknown, parameters: ErrorAnswerOfParameter
   const retryAfter = error.details.retryAfterSeconds
   return {
     status: error.httpStatus,
-    body: { ...(withOk ? { ok: false as const } : {}), error: error.message, code: error.code, ...error.details },
+    body: { ...(withOk ? { ok: false as const } : {}), error: error.shortMessage, code: error.code, ...error.details },
     headers: typeof retryAfter === 'number' ? { 'retry-after': String(retryAfter) } : {},
   }
 }

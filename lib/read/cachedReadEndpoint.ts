@@ -76,7 +76,7 @@ export function createCachedReadEndpoint<Input>(parameters: CreateCachedReadEndp
   /** The answer to a read that failed (with the client's quota, on a throttled endpoint). */
   const failure = (ctx: ReadServices, error: unknown, quota: Record<string, string> = {}): Response => {
     if (error instanceof UpstreamError && error.kind === 'throttled' && budgetSpentIs429) {
-      ctx.logger.warn(`${name}_upstream_budget_spent`, { message: error.message })
+      ctx.logger.warn(`${name}_upstream_budget_spent`, { message: error.shortMessage })
       return errorResponse(
         429,
         'RATE_LIMITED',
@@ -85,7 +85,7 @@ export function createCachedReadEndpoint<Input>(parameters: CreateCachedReadEndp
       )
     }
     if (error instanceof UpstreamError) {
-      ctx.logger.warn(`${name}_upstream_failed`, { kind: error.kind, status: error.status, message: error.message })
+      ctx.logger.warn(`${name}_upstream_failed`, { kind: error.kind, status: error.status, message: error.shortMessage })
       const { status, code, message } = upstreamFailure
       return errorResponse(status, code, message, { 'retry-after': '5', ...quota })
     }

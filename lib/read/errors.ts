@@ -1,9 +1,6 @@
-import { BaseError } from '../platform/errors.js'
+import { NotFoundError } from '../platform/errors.js'
 
 /** What a read looked for does not exist (404 with `code`); never cached, so it answers as soon as it does. */
-export class ReadNotFoundError extends BaseError {
+export class ReadNotFoundError extends NotFoundError {
   override name = 'ReadNotFoundError'
-  constructor(code: string, message: string) {
-    super(message, { code, httpStatus: 404 })
-  }
 }

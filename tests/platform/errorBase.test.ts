@@ -31,8 +31,32 @@ function linesMatching(pattern: RegExp): string[] {
 describe('one error base', () => {
   it('has every error class in lib/ extend BaseError: only BaseError itself extends Error', () => {
     expect(linesMatching(/class\s+\w+(<[^>]*>)?\s+extends\s+Error\b/)).toEqual([
-      'platform/errors.ts:22: export class BaseError<code extends string = string> extends Error {',
+      'platform/errors.ts:29: export class BaseError<code extends string = string> extends Error {',
     ])
+  })
+
+  it('has viem’s shape: a short message, public details under it, a private cause, and walk() down the causes', () => {
+    const rpc = new Error('connect ECONNREFUSED https://rpc.example/v2/key')
+    const store = new BaseError('store get failed', { code: 'STORE_UNAVAILABLE', cause: rpc })
+    const outer = new BaseError('The deploy could not be recorded.', {
+      code: 'NOT_RECORDED',
+      details: { retryAfterSeconds: 10 },
+      cause: store,
+    })
+    expect(outer.shortMessage).toBe('The deploy could not be recorded.')
+    expect(outer.details).toEqual({ retryAfterSeconds: 10 })
+    // The message is the short message and then the details, as viem writes them; never the private cause's text.
+    expect(outer.message).toBe('The deploy could not be recorded.\n\nDetails: {"retryAfterSeconds":10}')
+    expect(outer.message).not.toContain('rpc.example')
+    expect(new StoreError('store get failed').message).toBe('store get failed\n\nDetails: {"retryAfterSeconds":10}')
+    expect(new BaseError('Plain.', { code: 'X' }).message).toBe('Plain.')
+    expect(outer.cause).toBe(store)
+    // walk() as viem's: the first of the chain a predicate accepts (or null), or without one the innermost cause.
+    expect(outer.walk((error) => error instanceof BaseError && error.code === 'STORE_UNAVAILABLE')).toBe(store)
+    expect(outer.walk((error) => error === rpc)).toBe(rpc)
+    expect(outer.walk((error) => error instanceof StoreError)).toBeNull()
+    expect(outer.walk()).toBe(rpc)
+    expect(new BaseError('Alone.', { code: 'X' }).walk()).toBeInstanceOf(BaseError)
   })
 
   it('tells a public message by the error’s type, never by a flag on it', () => {

@@ -20,8 +20,8 @@ export async function readySigner(
     signer = await services.getSigner!()
   } catch (error) {
     if (error instanceof KmsSignerError && error.isMisconfiguration) {
-      logger.error('signer_misconfigured', { message: error.message })
-      return failure('SIGNER_MISMATCH', `Refusing to deploy: ${error.message}.`)
+      logger.error('signer_misconfigured', { message: error.shortMessage })
+      return failure('SIGNER_MISMATCH', `Refusing to deploy: ${error.shortMessage}.`)
     }
     logger.error('kms_unavailable', { operation: 'GetPublicKey', error: errorName(error) })
     return failure('SIGNER_UNAVAILABLE', 'The signing service (KMS) is unavailable; nothing was signed. Try again shortly.', {
@@ -31,7 +31,7 @@ export async function readySigner(
   try {
     await services.verifyChain()
   } catch (error) {
-    if (error instanceof ChainMismatchError) return failure('CHAIN_MISMATCH', `Refusing to sign: ${error.message}.`)
+    if (error instanceof ChainMismatchError) return failure('CHAIN_MISMATCH', `Refusing to sign: ${error.shortMessage}.`)
     return failure('RPC_UNAVAILABLE', 'The chain RPC is unavailable; nothing was signed. Try again shortly.', { retryAfterSeconds: 5 })
   }
   return { ok: true, signer }

@@ -67,7 +67,7 @@ export async function readDeployReceipt({
     signer = await signerAddress(services)
   } catch (error) {
     if (error instanceof KmsSignerError && error.reason === 'address-mismatch')
-      return failure('SIGNER_MISMATCH', `Refusing to answer: ${error.message}.`)
+      return failure('SIGNER_MISMATCH', `Refusing to answer: ${error.shortMessage}.`)
     services.logger.error('kms_unavailable', { operation: 'GetPublicKey', error: errorName(error) })
     return failure('SIGNER_UNAVAILABLE', 'The signing service (KMS) is unavailable, so the signer cannot be checked. Try again shortly.', {
       retryAfterSeconds: 10,

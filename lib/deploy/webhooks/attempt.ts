@@ -96,7 +96,7 @@ function refusingLookup(lookup: LookupFunction, allowed: readonly string[]): Loo
 
 /** Why an attempt got no answer, in words safe for a status line: no URL, no secret. */
 function describeFailure(error: unknown): string {
-  if (error instanceof BaseError) return error.message
+  if (error instanceof BaseError) return error.shortMessage
   const code = (error as { code?: unknown })?.code
   if (typeof code === 'string') return code
   return (error instanceof Error ? error.message : String(error)).slice(0, 120)
