@@ -1,6 +1,7 @@
 import { createEndpoint, type Endpoint } from '../platform/edge.js'
 import { jsonResponse, type Method, readJsonBody } from '../platform/http.js'
 import { refused } from '../platform/result.js'
+import { agentDoorErrors } from './actions/action.js'
 import { type AgentKeyVariables, agentKeyMiddleware } from './actions/agentKey.js'
 import { runAgentAction } from './actions/registry.js'
 import type { DeployServicesSource } from './instance.js'
@@ -21,6 +22,7 @@ const reply = (status: number, body: unknown, headers: Record<string, string> = 
 export function createB20SkillEndpoint(source: DeployServicesSource): Endpoint {
   return createEndpoint<AgentKeyVariables>({
     methods: METHODS,
+    errors: agentDoorErrors('b20-skill'),
     middleware: [agentKeyMiddleware({ source, door: 'b20-skill' })],
     handler: async (request, { agentKey }) => {
       const verdict = await agentKey()

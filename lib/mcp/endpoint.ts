@@ -2,13 +2,13 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
 import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import type { z } from 'zod'
+import { agentDoorErrors } from '../deploy/actions/action.js'
 import { type AgentKeyVariables, type AgentVerdict, agentKeyMiddleware } from '../deploy/actions/agentKey.js'
 import { runAgentAction } from '../deploy/actions/registry.js'
 import type { DeployServicesSource } from '../deploy/instance.js'
 import { createEndpoint, type Endpoint } from '../platform/edge.js'
-import { configInvalidAnswer } from '../platform/errorAnswer.js'
+import { type ErrorContract, errorAnswerOf } from '../platform/errorAnswer.js'
 import { CORS_EXPOSED_HEADERS, readBodyBytes } from '../platform/http.js'
-import { errorName, processLogger } from '../platform/log.js'
 import { loadMcpOriginPolicy, type OriginPolicy, originGate } from '../platform/origins.js'
 import { perInstance } from '../platform/perInstance.js'
 import { problemsOf } from '../platform/problems.js'
@@ -43,6 +43,9 @@ const MCP_ALLOWED_HEADERS = [
   'Mcp-Session-Id',
   'Last-Event-ID',
 ]
+
+/** How the MCP endpoint answers an error, over HTTP and as a tool's result: as an agent door, logged as `mcp_tool_failed`. */
+const MCP_ERRORS: ErrorContract = { ...agentDoorErrors('mcp'), unexpectedEvent: 'mcp_tool_failed' }
 
 /** A tool result: the JSON the HTTP API answers as `structuredContent`, a short text, and `isError` for failures. */
 function toolResult(body: Record<string, unknown>, text: string): CallToolResult {
@@ -84,7 +87,7 @@ async function callTool({ name, args, request, dependencies, agentKey }: CallPar
   const asked = tool.action.tool.toRequest(args)
   if (!asked.ok) return toolResult(asked, summarize(tool, asked))
   const { body, idempotencyKey } = asked
-  const answer = await runAgentAction({ source: dependencies.deploy, agent: verdict.agent, body, idempotencyKey })
+  const answer = await runAgentAction({ source: dependencies.deploy, agent: verdict.agent, body, idempotencyKey, door: 'mcp' })
   const result = renameBodyFields(answer.body, tool.action.tool.renamed)
   return toolResult(result, summarize(tool, result))
 }
@@ -137,8 +140,9 @@ function createServer(request: Request, dependencies: McpSource, agentKey: () =>
     try {
       return await callTool({ name: params.name, args: params.arguments ?? {}, request, dependencies, agentKey })
     } catch (error) {
-      processLogger().error('mcp_tool_failed', { tool: params.name.slice(0, 64), error: errorName(error) })
-      return failed('INTERNAL', 'The tool failed unexpectedly; nothing further was done.')
+      // A tool's failure is its result, answered by the endpoint's one mapping of errors, as its HTTP answer would be.
+      const { body } = errorAnswerOf(error, MCP_ERRORS)
+      return toolResult(body, `${body.code}: ${body.error}`)
     }
   })
   return server
@@ -165,10 +169,6 @@ export function createMcpEndpoint(dependencies: McpSource): Endpoint {
           message: `Origin ${origin} may not call this MCP server (the operator can allow it in MCP_ALLOWED_ORIGINS).`,
         },
       }),
-    misconfigured: (error) => {
-      const { status, body } = configInvalidAnswer('mcp', error)
-      return mcpAnswer(status, body)
-    },
   })
   const handler = async (request: Request, { agentKey }: AgentKeyVariables): Promise<Response> => {
     // One message per request: MCP dropped JSON-RPC batching in 2025-06-18, and a batch of a hundred tool calls would
@@ -199,6 +199,7 @@ export function createMcpEndpoint(dependencies: McpSource): Endpoint {
     methods: ['POST'],
     handler,
     cors: gate,
+    errors: MCP_ERRORS,
     middleware: [agentKeyMiddleware({ source: dependencies.deploy, door: 'mcp' })],
   })
 }

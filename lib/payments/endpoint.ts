@@ -10,7 +10,7 @@ import { variantNotActive } from '../deploy/pipeline/variantActive.js'
 import { clientAddress } from '../platform/clientAddress.js'
 import { ConfigError } from '../platform/config.js'
 import { createEndpoint, type Endpoint } from '../platform/edge.js'
-import { configInvalidAnswer, errorAnswerOf } from '../platform/errorAnswer.js'
+import { errorAnswerOf } from '../platform/errorAnswer.js'
 import { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS, jsonResponse, readJsonBody } from '../platform/http.js'
 import { errorName, processLogger } from '../platform/log.js'
 import { perInstance } from '../platform/perInstance.js'
@@ -61,7 +61,7 @@ function openSettings(source: PaymentsSource, handler: string): PaymentsSettings
     config = source.config()
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error
-    return reply(configInvalidAnswer(handler, error))
+    return reply(errorAnswerOf(error, { endpoint: handler }))
   }
   return config.offReason ? reply(paidDeploysOff(config)) : config
 }
@@ -190,7 +190,7 @@ async function offerFor(source: PaymentsSource, variant: B20Variant): Promise<Ac
       'The chain RPC did not answer what the payment asset is (its decimals and EIP-712 domain), so no price can be asked; nothing was charged. Retry after Retry-After.'
     return refused('RPC_UNAVAILABLE', { answer: doorError(503, 'RPC_UNAVAILABLE', error, { 'retry-after': '5' }) })
   }
-  if (!priced.ok) return refused('CONFIG_INVALID', { answer: configInvalidAnswer('x402-deploy', priced.error) })
+  if (!priced.ok) return refused('CONFIG_INVALID', { answer: errorAnswerOf(priced.error, { endpoint: 'x402-deploy' }) })
   if (active === false)
     return refused('VARIANT_NOT_ACTIVE', { answer: domainAnswer(variantNotActive(variant, 'nothing was asked, charged or signed')) })
   return accepted({ config: priced.config })

@@ -1,6 +1,6 @@
 import { clientAddress } from '../platform/clientAddress.js'
-import { type AnswerAtOnce, createEndpoint, type Endpoint, misconfiguredResponse } from '../platform/edge.js'
-import { errorAnswerOf } from '../platform/errorAnswer.js'
+import { type AnswerAtOnce, createEndpoint, type Endpoint } from '../platform/edge.js'
+import { type ErrorContract, errorAnswerOf } from '../platform/errorAnswer.js'
 import {
   type CachedAnswerHeaders,
   type CachedJsonResponseParameters,
@@ -16,7 +16,6 @@ import { type Accepted, type Refused, refused } from '../platform/result.js'
 import type { ThrottleReturnType } from '../store/throttle.js'
 import { UpstreamError } from '../upstream/dexscreener.js'
 import type { CacheReadReturnType, LocalCachedBody } from './cache/cachedBody.js'
-import { ReadNotFoundError } from './errors.js'
 import { READ_CACHE_TTL_MS } from './readers.js'
 import type { ReadServices } from './services.js'
 
@@ -72,6 +71,8 @@ export function createCachedReadEndpoint<Input>(parameters: CreateCachedReadEndp
   } = parameters
   const policy = parameters.rateLimitPolicy ?? name
   const headersOf = createAnswerHeadersMemo()
+  // The read endpoints' bodies carry no `ok`; a read that found nothing (a ReadNotFoundError) is its 404.
+  const errors: ErrorContract = { endpoint: name, withOk: false }
 
   /** The answer to a read that failed (with the client's quota, on a throttled endpoint). */
   const failure = (ctx: ReadServices, error: unknown, quota: Record<string, string> = {}): Response => {
@@ -89,13 +90,8 @@ export function createCachedReadEndpoint<Input>(parameters: CreateCachedReadEndp
       const { status, code, message } = upstreamFailure
       return errorResponse(status, code, message, { 'retry-after': '5', ...quota })
     }
-    // A read that found nothing (a ReadNotFoundError: 404 with its code) or a bug (INTERNAL), as every error answers.
-    const { status, body, headers } = errorAnswerOf(error, {
-      endpoint: name,
-      logger: ctx.logger,
-      withOk: false,
-      answersAsItself: (known) => known instanceof ReadNotFoundError,
-    })
+    // Anything else as the edge answers it (a not-found its 404, a bug INTERNAL), here with the client's quota.
+    const { status, body, headers } = errorAnswerOf(error, { ...errors, logger: ctx.logger })
     return jsonResponse({ status, body: JSON.stringify(body), headers: { 'cache-control': 'no-store', ...headers, ...quota } })
   }
 
@@ -146,18 +142,20 @@ export function createCachedReadEndpoint<Input>(parameters: CreateCachedReadEndp
   }
 
   const handler = (request: Request): Response | Promise<Response> => {
-    let ctx: ReadServices
-    try {
-      ctx = services()
-    } catch (error) {
-      // The message names the variables, never their values; the client only learns that the operator must act.
-      return misconfiguredResponse(name, error)
-    }
+    // A broken configuration throws here, and the edge answers it 500 CONFIG_INVALID: the operator's log line names the
+    // variables, never their values; the client only learns that the operator must act.
+    const ctx = services()
     if (rateLimitPerMinute) return throttleThenRead(ctx, request, rateLimitPerMinute(ctx))
     const parsed = parseInput(request)
     return parsed.ok ? readAndAnswer(ctx, request, parsed.input) : parsed.response
   }
-  return createEndpoint({ methods: METHODS, handler, answerAtOnce: peek && !rateLimitPerMinute ? answerAtOnce : undefined, publicOriginOf })
+  return createEndpoint({
+    methods: METHODS,
+    handler,
+    errors,
+    answerAtOnce: peek && !rateLimitPerMinute ? answerAtOnce : undefined,
+    publicOriginOf,
+  })
 }
 
 /** What {@link cachedJsonResponse} needs for one read's answer. */

@@ -3,7 +3,7 @@ import type { LaunchesConfig } from '../launches/config.js'
 import { tradeWatch } from '../launches/tradeWatch.js'
 import { launchWatch } from '../launches/watch.js'
 import { clientAddress } from '../platform/clientAddress.js'
-import { createEndpoint, type Endpoint, misconfiguredResponse } from '../platform/edge.js'
+import { createEndpoint, type Endpoint } from '../platform/edge.js'
 import { errorResponse } from '../platform/http.js'
 import { errorName } from '../platform/log.js'
 import { rateLimitHeaders } from '../platform/rateLimitHeaders.js'
@@ -44,16 +44,10 @@ export function createStreamEndpoint(parameters: StreamSource): Endpoint {
   const feeds = new WeakMap<ReadServices, ControlRoomFeed>()
   const perClient = new Map<string, number>()
   const handler = async (request: Request): Promise<Response> => {
-    let services: ReadServices
-    let limits: StreamConfig
-    let launchFeed: LaunchesConfig
-    try {
-      services = read()
-      limits = config()
-      launchFeed = launches()
-    } catch (error) {
-      return misconfiguredResponse('stream', error)
-    }
+    // A broken configuration throws here, and the edge answers it 500 CONFIG_INVALID (lib/platform/errorAnswer.ts).
+    const services = read()
+    const limits = config()
+    const launchFeed = launches()
     let feed = feeds.get(services)
     if (!feed) {
       const trading =
@@ -129,5 +123,5 @@ export function createStreamEndpoint(parameters: StreamSource): Endpoint {
       },
     })
   }
-  return createEndpoint({ methods: ['GET'], handler })
+  return createEndpoint({ methods: ['GET'], handler, errors: { endpoint: 'stream', withOk: false } })
 }

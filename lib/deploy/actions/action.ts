@@ -1,6 +1,5 @@
 import type { z } from 'zod'
-import { internalAnswer } from '../../platform/errorAnswer.js'
-import type { Logger } from '../../platform/log.js'
+import type { ErrorContract } from '../../platform/errorAnswer.js'
 import { problemsOf, type RequestProblem } from '../../platform/problems.js'
 import type { Accepted } from '../../platform/result.js'
 import { type DeployFailure, failure } from '../outcome.js'
@@ -84,10 +83,7 @@ export function checkBody<T>(schema: z.ZodType<T>, body: unknown, action: string
 }
 
 /**
- * The answer to an error nobody expected (a bug, a runtime API missing): 500 `INTERNAL` with the request id to quote,
- * and one `agent_action_failed` line naming the error (see {@link internalAnswer}).
+ * How an agent door answers an error (lib/platform/errorAnswer.ts): bodies with `ok: false`, and an error nobody
+ * expected logged as `agent_action_failed`. `door` names the door in the log line.
  */
-export function unexpectedFailure(logger: Logger, error: unknown): AgentActionAnswer {
-  const { status, body } = internalAnswer('agent_action_failed', error, { logger })
-  return { status, body }
-}
+export const agentDoorErrors = (door: string): ErrorContract => ({ endpoint: door, withOk: true, unexpectedEvent: 'agent_action_failed' })

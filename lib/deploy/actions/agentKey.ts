@@ -1,5 +1,4 @@
 import type { MiddlewareHandler } from 'hono'
-import { configInvalidAnswer } from '../../platform/errorAnswer.js'
 import { jsonResponse } from '../../platform/http.js'
 import { errorName, type Logger, processLogger } from '../../platform/log.js'
 import { type Accepted, accepted, type Refused, refused } from '../../platform/result.js'
@@ -53,7 +52,8 @@ export type JudgeAgentKeyParameters = {
 /**
  * Judges a presented agent key before anything else (no body, chain or signer): none is a refusal whatever else is
  * wrong; then `DEPLOY_ALLOWLIST`, then the keys issued at runtime. A registry that cannot be read refuses no one for
- * good: the caller is told to retry. Anything but a store failure is thrown on.
+ * good: the caller is told to retry. Anything else (a broken configuration among them) is thrown on, to the door's one
+ * mapping of errors (lib/platform/errorAnswer.ts).
  */
 export async function judgeAgentKey({ source, door, presented, logRefusal }: JudgeAgentKeyParameters): Promise<AgentVerdict> {
   const refuse = (reason: Parameters<typeof refusalText>[0]): AgentVerdict => {
@@ -62,13 +62,7 @@ export async function judgeAgentKey({ source, door, presented, logRefusal }: Jud
     return refusedWith({ status: 403, body: refused('FORBIDDEN', { error: `${named} is ${refusalText(reason)}.` }) })
   }
   if (!presented) return refuse('no key')
-  let allowlist: readonly string[]
-  try {
-    allowlist = source.config().allowlist
-  } catch (error) {
-    return refusedWith(configInvalidAnswer(door, error))
-  }
-  const allowed = matchAgentKey(presented, allowlist)
+  const allowed = matchAgentKey(presented, source.config().allowlist)
   if (allowed) return accepted({ agent: { digest: allowed, dailyCap: null } })
   try {
     const verdict = await (await source.agents()).check(presented)

@@ -1,9 +1,10 @@
 import { errorAnswerOf } from '../../platform/errorAnswer.js'
+import type { Logger } from '../../platform/log.js'
 import type { Accepted } from '../../platform/result.js'
 import type { DeployFailure } from '../answerSchemas.js'
 import type { DeployServicesSource } from '../instance.js'
 import { failure } from '../outcome.js'
-import { type AgentAction, type AgentActionAnswer, answer, type CallingAgent, unexpectedFailure } from './action.js'
+import { type AgentAction, type AgentActionAnswer, agentDoorErrors, answer, type CallingAgent } from './action.js'
 import { agentDeployAction } from './agentDeploy.js'
 import { listDeploysAction } from './listDeploys.js'
 import { listEventsAction } from './listEvents.js'
@@ -36,6 +37,8 @@ export type RunAgentActionParameters = {
   body: unknown
   /** The `Idempotency-Key` presented, if any. */
   idempotencyKey: string | null
+  /** The door the request came through, for the log line of a failure (default `b20-skill`). */
+  door?: string
 }
 
 /** Parameters of {@link pickAgentAction}. */
@@ -66,24 +69,22 @@ export function pickAgentAction({ body, offered = AGENT_ACTIONS, whenMissing }: 
 
 /**
  * Runs one agent action for a checked agent and answers it; never throws. A request is checked before anything is
- * loaded (a refusal costs no chain, signer or store); only then are the services built, and anything nobody expected
- * is `INTERNAL` with the request id.
+ * loaded (a refusal costs no chain, signer or store); only then are the services built. An error thrown on the way is
+ * answered by the one mapping (lib/platform/errorAnswer.ts): a not-found is its 404, a variable the operator must fix
+ * `CONFIG_INVALID`, anything nobody expected `INTERNAL` with the request id.
  */
-export async function runAgentAction({ source, agent, body, idempotencyKey }: RunAgentActionParameters): Promise<AgentActionAnswer> {
+export async function runAgentAction(parameters: RunAgentActionParameters): Promise<AgentActionAnswer> {
+  const { source, agent, body, idempotencyKey, door = 'b20-skill' } = parameters
   const picked = pickAgentAction({ body })
   if (!picked.ok) return answer(picked)
   const checked = picked.action.check({ body, idempotencyKey })
   if (!checked.ok) return answer(checked)
-  let services: Awaited<ReturnType<DeployServicesSource['services']>>
+  let logger: Logger | undefined
   try {
-    services = await source.services()
-  } catch (error) {
-    // A variable the operator must fix is CONFIG_INVALID; anything else that stops the services is unexpected.
-    return errorAnswerOf(error, { endpoint: 'b20-skill', unexpectedEvent: 'agent_action_failed' })
-  }
-  try {
+    const services = await source.services()
+    logger = services.logger
     return await checked.run({ services, agent })
   } catch (error) {
-    return unexpectedFailure(services.logger, error)
+    return errorAnswerOf(error, { ...agentDoorErrors(door), logger })
   }
 }
