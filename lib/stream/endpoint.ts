@@ -8,6 +8,7 @@ import { errorResponse } from '../platform/http.js'
 import { errorName } from '../platform/log.js'
 import { rateLimitHeaders } from '../platform/rateLimitHeaders.js'
 import type { ReadServices } from '../read/services.js'
+import { UpstreamError } from '../upstream/jsonGetter.js'
 import { openBoundedSink } from './boundedSink.js'
 import type { StreamConfig } from './config.js'
 import { type ControlRoomFeed, createControlRoomFeed, RETRY_FRAME, type Schedule, scheduleOn } from './controlRoomFeed.js'
@@ -106,6 +107,8 @@ export function createStreamEndpoint(parameters: StreamSource): Endpoint {
       if (!closed) await feed.add(sink, request.headers.get('last-event-id'))
     } catch (error) {
       sink.end()
+      // Only an upstream's failure is the documented 503; anything else is answered by the edge's one mapping.
+      if (!(error instanceof UpstreamError)) throw error
       services.logger.warn('stream_unavailable', { error: errorName(error) })
       return errorResponse(503, 'UPSTREAM_UNAVAILABLE', 'The market data is not available yet; retry shortly.', { 'retry-after': '5' })
     }
