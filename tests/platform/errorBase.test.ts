@@ -59,6 +59,18 @@ describe('one error base', () => {
     expect(new BaseError('Alone.', { code: 'X' }).walk()).toBeInstanceOf(BaseError)
   })
 
+  it('has one class named BaseError in lib/: viem’s is imported only under another name (ViemBaseError)', () => {
+    const bare = sourceFiles(LIB).flatMap((file) =>
+      [...readFileSync(file, 'utf8').matchAll(/import\s+(?:type\s+)?\{([^}]*)\}\s*from\s*'viem[^']*'/g)]
+        .flatMap((match) => match[1]!.split(','))
+        .filter((specifier) => /^\s*(type\s+)?BaseError\s*$/.test(specifier))
+        .map(() => relative(LIB, file)),
+    )
+    expect(bare).toEqual([])
+    // The rule is read from real imports: the renamed one is found.
+    expect(linesMatching(/BaseError as ViemBaseError/).length).toBeGreaterThan(0)
+  })
+
   it('tells a public message by the error’s type, never by a flag on it', () => {
     expect(linesMatching(/messageIsPublic/)).toEqual([])
   })

@@ -1,11 +1,11 @@
 import {
   type Address,
-  BaseError,
   decodeEventLog,
   type Hex,
   TransactionNotFoundError,
   type TransactionReceipt,
   TransactionReceiptNotFoundError,
+  BaseError as ViemBaseError,
 } from 'viem'
 import { B20_FACTORY_ADDRESS, b20FactoryAbi, CREATE_B20_SELECTOR } from '../../chain/b20.js'
 import { VARIANT_BY_ID } from '../../chain/b20Variants.js'
@@ -38,7 +38,7 @@ export type ReadDeployReceiptParameters = {
 const REPLACEMENT_HOPS_MAX = 5
 
 const notFound = (error: unknown) =>
-  error instanceof BaseError &&
+  error instanceof ViemBaseError &&
   Boolean(error.walk((e) => e instanceof TransactionNotFoundError || e instanceof TransactionReceiptNotFoundError))
 
 /** The signer's address without signing: from KMS (cached), else `SIGNER_ADDRESS`. */
