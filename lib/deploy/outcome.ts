@@ -1,4 +1,5 @@
 import { errorName, type Logger } from '../platform/log.js'
+import type { RequestProblem } from '../platform/problems.js'
 import { refused } from '../platform/result.js'
 import { StoreError } from '../store/types.js'
 import type { DeployFailure, DeployFailureCode } from './answerSchemas.js'
@@ -8,6 +9,14 @@ export type { DeployFailure, DeployFailureCode }
 /** Builds a failure body. */
 export function failure(code: DeployFailureCode, error: string, extra: Omit<DeployFailure, 'ok' | 'code' | 'error'> = {}): DeployFailure {
   return refused(code, { error, ...extra })
+}
+
+/**
+ * The refusal of an invalid request, `INVALID_INTENT` with every problem, in the one sentence every door answers (the
+ * action's own check, a tool's arguments, the pool's plan, the paid door).
+ */
+export function invalidRequest(action: string, details: RequestProblem[]): DeployFailure {
+  return failure('INVALID_INTENT', `The ${action} request is invalid; see details.`, { details })
 }
 
 /** Parameters of {@link storeFailureOf}. */

@@ -5,7 +5,7 @@ import { checkBody } from '../deploy/actions/action.js'
 import { agentDeployAction, checkDeployRequest } from '../deploy/actions/agentDeploy.js'
 import { receiptAction, receiptRequestSchema } from '../deploy/actions/receipt.js'
 import { pickAgentAction } from '../deploy/actions/registry.js'
-import { failure } from '../deploy/outcome.js'
+import { failure, invalidRequest } from '../deploy/outcome.js'
 import { variantNotActive } from '../deploy/pipeline/variantActive.js'
 import { clientAddress } from '../platform/clientAddress.js'
 import { ConfigError } from '../platform/config.js'
@@ -116,13 +116,12 @@ async function answerRequest(source: PaymentsSource, request: Request): Promise<
 async function deploy(source: PaymentsSource, request: Request, body: Record<string, unknown>): Promise<DoorAnswer> {
   const idempotencyKey = request.headers.get('idempotency-key')
   const checked = checkDeployRequest(body, idempotencyKey)
-  if (!checked.ok)
-    return domainAnswer(failure('INVALID_INTENT', 'The deploy intent is invalid; see details.', { details: checked.details }))
+  if (!checked.ok) return domainAnswer(invalidRequest('agent_deploy', checked.details))
   if (checked.intent.dryRun) {
     const details = [
       { field: 'dryRun', reason: 'is not offered here: a paid deploy is simulated before anything is settled, so a revert costs nothing' },
     ]
-    return domainAnswer(failure('INVALID_INTENT', 'The deploy intent is invalid; see details.', { details }))
+    return domainAnswer(invalidRequest('agent_deploy', details))
   }
   const offer = await offerFor(source, checked.intent.variant)
   if (!offer.ok) return offer.answer

@@ -71,6 +71,13 @@ describe('one error base', () => {
     expect(linesMatching(/BaseError as ViemBaseError/).length).toBeGreaterThan(0)
   })
 
+  it('writes the sentence of an invalid request once: every door refuses through invalidRequest', () => {
+    expect(linesMatching(/is invalid; see details/)).toEqual([
+      'deploy/outcome.ts:19: return failure(\'INVALID_INTENT\', `The ${action} request is invalid; see details.`, { details })',
+    ])
+    expect(linesMatching(/failure\(\s*'INVALID_INTENT'/)).toHaveLength(1)
+  })
+
   it('tells a public message by the error’s type, never by a flag on it', () => {
     expect(linesMatching(/messageIsPublic/)).toEqual([])
   })

@@ -1,8 +1,8 @@
 import type { z } from 'zod'
 import type { ErrorContract } from '../../platform/errorAnswer.js'
-import { problemsOf, type RequestProblem } from '../../platform/problems.js'
+import { problemsOf } from '../../platform/problems.js'
 import type { Accepted } from '../../platform/result.js'
-import { type DeployFailure, failure } from '../outcome.js'
+import { type DeployFailure, invalidRequest } from '../outcome.js'
 import type { DeployServices } from '../services.js'
 
 // What one agent action is made of, and the answers every action shares. Each action is one module in this folder;
@@ -71,10 +71,6 @@ export const answer = (body: object, headers?: Record<string, string>): AgentAct
   body: body as Record<string, unknown>,
   ...(headers ? { headers } : {}),
 })
-
-/** The refusal of an invalid request: `INVALID_INTENT` with every problem. */
-export const invalidRequest = (action: string, details: RequestProblem[]): DeployFailure =>
-  failure('INVALID_INTENT', `The ${action} request is invalid; see details.`, { details })
 
 /** Checks a body against an action's schema; answers its parsed data, or the refusal that lists every problem. */
 export function checkBody<T>(schema: z.ZodType<T>, body: unknown, action: string): Accepted<{ data: T }> | DeployFailure {

@@ -5,7 +5,7 @@ import { type B20Variant, STABLECOIN_DECIMALS } from '../../chain/b20Variants.js
 import { problemsOf, type RequestProblem } from '../../platform/problems.js'
 import { type Accepted, accepted, type Refused, refused } from '../../platform/result.js'
 import { deployBroadcastSchema, deploySimulatedSchema } from '../answerSchemas.js'
-import { failure } from '../outcome.js'
+import { invalidRequest } from '../outcome.js'
 import { DEPLOY_WAIT_SECONDS_MAX, type DeployIntent } from '../pipeline/intent.js'
 import { parsePoolIntent, poolFieldSchema } from '../pool/poolFields.js'
 import { type AgentActionAnswer, answer, defineAgentAction } from './action.js'
@@ -255,7 +255,7 @@ export const agentDeployAction = defineAgentAction({
   answers: [deployBroadcastSchema, deploySimulatedSchema],
   check({ body, idempotencyKey }) {
     const checked = checkDeployRequest(body, idempotencyKey)
-    if (!checked.ok) return failure('INVALID_INTENT', 'The deploy intent is invalid; see details.', { details: checked.details })
+    if (!checked.ok) return invalidRequest('agent_deploy', checked.details)
     return { ok: true, run: (context) => deploy(context, { body, intent: checked.intent, idempotencyKey }) }
   },
   tool: {
@@ -276,7 +276,7 @@ export const agentDeployAction = defineAgentAction({
     toRequest({ idempotencyKey, ...fields }) {
       if (idempotencyKey !== undefined && typeof idempotencyKey !== 'string') {
         const details = [{ field: 'idempotencyKey', reason: 'must be 1 to 128 visible ASCII characters' }]
-        return failure('INVALID_INTENT', 'The deploy intent is invalid; see details.', { details })
+        return invalidRequest('agent_deploy', details)
       }
       return { ok: true, body: { ...fields, action: 'agent_deploy' }, idempotencyKey: idempotencyKey ?? null }
     },
