@@ -57,7 +57,7 @@ const failed = (code: string, error: string, extra: Record<string, unknown> = {}
 
 /** Problems of arguments that failed a read tool's schema, in the API's `details` shape. */
 function invalidArguments(error: z.ZodError): CallToolResult {
-  return failed('INVALID_ARGUMENTS', 'The tool arguments are invalid; see details.', { details: problemsOf(error, 'arguments') })
+  return failed('INVALID_ARGUMENTS', 'The tool arguments are invalid; see details.', { details: problemsOf(error, { root: 'arguments' }) })
 }
 
 /** Maps the HTTP body's field names in problem details back to the tool's own (`tx_hash` is `txHash`). */

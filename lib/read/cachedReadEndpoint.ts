@@ -12,7 +12,7 @@ import {
 } from '../platform/http.js'
 import { errorName } from '../platform/log.js'
 import { rateLimitHeaders } from '../platform/rateLimitHeaders.js'
-import { type Accepted, type Refused, refused } from '../platform/result.js'
+import { type Refused, type Result, refused } from '../platform/result.js'
 import type { ThrottleReturnType } from '../store/throttle.js'
 import { UpstreamError } from '../upstream/dexscreener.js'
 import type { CacheReadReturnType, LocalCachedBody } from './cache/cachedBody.js'
@@ -45,7 +45,7 @@ export type CreateCachedReadEndpointParameters<Input> = {
 } & ReadEndpointOptions
 
 /** A read endpoint's input, or its refusal: the 400 (or 404) it answers instead, under that answer's code. */
-export type ParsedReadInput<Input> = Accepted<{ input: Input }> | Refused<string, { response: Response }>
+export type ParsedReadInput<Input> = Result<{ input: Input }, string, { response: Response }>
 
 /** What a read endpoint's edge may be given instead of what the instance reads itself. */
 export type ReadEndpointOptions = {

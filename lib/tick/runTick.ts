@@ -5,7 +5,7 @@ import { takeSnapshot } from '../market/history.js'
 import { type ControlRoom, controlRoomSchema } from '../market/types.js'
 import { BaseError } from '../platform/errors.js'
 import { errorName, type Logger, publicErrorMessage, unexpectedErrorFields } from '../platform/log.js'
-import { type Accepted, accepted, type Refused, refused } from '../platform/result.js'
+import { accepted, type Result, refused } from '../platform/result.js'
 import { refreshControlRoom } from '../read/controlRoom/refresh.js'
 import { recordSnapshot } from '../read/history/historyStore.js'
 import { backfillPriceLines } from '../read/history/priceBackfill.js'
@@ -38,7 +38,7 @@ const WETH_ADDRESS = '0x4200000000000000000000000000000000000006'
  * One part's outcome: what it did, or why it failed (the error's name, its code, `INTERNAL` for an error not the
  * service's own, and its public message; never a secret).
  */
-export type TickPartResult = Accepted<{ [detail: string]: unknown }> | Refused<string, { error: string; message?: string }>
+export type TickPartResult = Result<{ [detail: string]: unknown }, string, { error: string; message?: string }>
 
 /** What a tick answers. */
 export type TickSummary = {

@@ -1,8 +1,7 @@
 import type { z } from 'zod'
 import type { ErrorContract } from '../../platform/errorAnswer.js'
 import { problemsOf } from '../../platform/problems.js'
-import type { Accepted } from '../../platform/result.js'
-import { type DeployFailure, invalidRequest } from '../outcome.js'
+import { type DeployResult, invalidRequest } from '../outcome.js'
 import type { DeployServices } from '../services.js'
 
 // What one agent action is made of, and the answers every action shares. Each action is one module in this folder;
@@ -18,10 +17,10 @@ export type CallingAgent = { digest: string; dailyCap: number | null }
 export type ActionRun = (parameters: { services: DeployServices; agent: CallingAgent }) => Promise<AgentActionAnswer>
 
 /** The outcome of checking a request: what to run, or the refusal (which loads nothing). */
-export type CheckedRequest = Accepted<{ run: ActionRun }> | DeployFailure
+export type CheckedRequest = DeployResult<{ run: ActionRun }>
 
 /** A tool call as the action's HTTP request (its body and `Idempotency-Key`), or why the arguments cannot be one. */
-export type ToolRequest = Accepted<{ body: Record<string, unknown>; idempotencyKey: string | null }> | DeployFailure
+export type ToolRequest = DeployResult<{ body: Record<string, unknown>; idempotencyKey: string | null }>
 
 /** What an MCP client sees of an action, and how the tool's arguments become the action's request. */
 export type ActionTool = {
@@ -73,7 +72,7 @@ export const answer = (body: object, headers?: Record<string, string>): AgentAct
 })
 
 /** Checks a body against an action's schema; answers its parsed data, or the refusal that lists every problem. */
-export function checkBody<T>(schema: z.ZodType<T>, body: unknown, action: string): Accepted<{ data: T }> | DeployFailure {
+export function checkBody<T>(schema: z.ZodType<T>, body: unknown, action: string): DeployResult<{ data: T }> {
   const parsed = schema.safeParse(body)
   return parsed.success ? { ok: true, data: parsed.data } : invalidRequest(action, problemsOf(parsed.error))
 }

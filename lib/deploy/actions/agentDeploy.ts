@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { checksumAddress } from '../../chain/address.js'
 import { type B20Variant, STABLECOIN_DECIMALS } from '../../chain/b20Variants.js'
 import { problemsOf, type RequestProblem } from '../../platform/problems.js'
-import { type Accepted, accepted, type Refused, refused } from '../../platform/result.js'
+import { accepted, type Result, refused } from '../../platform/result.js'
 import { deployBroadcastSchema, deploySimulatedSchema } from '../answerSchemas.js'
 import { invalidRequest } from '../outcome.js'
 import { DEPLOY_WAIT_SECONDS_MAX, type DeployIntent } from '../pipeline/intent.js'
@@ -103,7 +103,7 @@ export const agentDeploySchema = z.strictObject({
 })
 
 /** Result of {@link parseDeployIntent}. */
-export type ParseDeployIntentReturnType = Accepted<{ intent: DeployIntent }> | Refused<'INVALID_INTENT', { details: RequestProblem[] }>
+export type ParseDeployIntentReturnType = Result<{ intent: DeployIntent }, 'INVALID_INTENT', { details: RequestProblem[] }>
 
 /** An asset's decimals when given and valid (6-18), else the default 18: what amounts are checked against. */
 const validAssetDecimals = (value: unknown) =>

@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from 'hono'
 import { jsonResponse } from '../../platform/http.js'
 import { errorName, type Logger, processLogger } from '../../platform/log.js'
-import { type Accepted, accepted, type Refused, refused } from '../../platform/result.js'
+import { accepted, type Result, refused } from '../../platform/result.js'
 import { StoreError } from '../../store/types.js'
 import { AGENT_KEY_MAX_LENGTH, createRefusalLog, matchAgentKey, refusalText } from '../agents/agentKeys.js'
 import type { DeployServicesSource } from '../instance.js'
@@ -14,7 +14,7 @@ import type { AgentActionAnswer, CallingAgent } from './action.js'
 export type AgentDoor = 'b20-skill' | 'mcp'
 
 /** The verdict on a request's agent key: the agent, or the answer it gets instead (refused with that answer's code). */
-export type AgentVerdict = Accepted<{ agent: CallingAgent }> | Refused<string, { answer: AgentActionAnswer }>
+export type AgentVerdict = Result<{ agent: CallingAgent }, string, { answer: AgentActionAnswer }>
 
 /** A refusal answered with `answer`, under its code. */
 const refusedWith = (answer: AgentActionAnswer): AgentVerdict => refused(String(answer.body.code), { answer })

@@ -1,9 +1,7 @@
 import { errorAnswerOf } from '../../platform/errorAnswer.js'
 import type { Logger } from '../../platform/log.js'
-import type { Accepted } from '../../platform/result.js'
-import type { DeployFailure } from '../answerSchemas.js'
 import type { DeployServicesSource } from '../instance.js'
-import { failure } from '../outcome.js'
+import { type DeployResult, failure } from '../outcome.js'
 import { type AgentAction, type AgentActionAnswer, agentDoorErrors, answer, type CallingAgent } from './action.js'
 import { agentDeployAction } from './agentDeploy.js'
 import { listDeploysAction } from './listDeploys.js'
@@ -52,7 +50,7 @@ export type PickAgentActionParameters = {
 }
 
 /** The picked action, or the refusal that names what the door offers. */
-export type PickAgentActionReturnType = Accepted<{ action: AgentAction }> | DeployFailure
+export type PickAgentActionReturnType = DeployResult<{ action: AgentAction }>
 
 /**
  * The action a body names among those a door offers: every door (`/api/b20-skill`, the paid door, MCP through its

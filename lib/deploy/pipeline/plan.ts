@@ -2,7 +2,7 @@ import { type Address, formatUnits, type Hex, zeroAddress } from 'viem'
 import { B20_FACTORY_ADDRESS, type B20TokenSpec, encodeCreateB20, predictB20Address } from '../../chain/b20.js'
 import { encodeBirthInitCalls, metadataDataUri } from '../../chain/tokenBirth.js'
 import type { DeployedToken } from '../answerSchemas.js'
-import { type DeployFailure, invalidRequest } from '../outcome.js'
+import { type DeployResult, invalidRequest } from '../outcome.js'
 import type { UniswapV4Addresses } from '../pool/addresses.js'
 import { type LaunchPool, planLaunchPool } from '../pool/launchPool.js'
 import { poolOwnerProblem } from '../pool/poolFields.js'
@@ -89,7 +89,7 @@ export type PlanLaunchParameters = PlanDeployParameters & {
  * service keeps no position), and the seed must be possible at this price and amount; either refusal is
  * `INVALID_INTENT` naming the `pool` field.
  */
-export function planLaunch(parameters: PlanLaunchParameters): { ok: true; plan: DeployPlan } | DeployFailure {
+export function planLaunch(parameters: PlanLaunchParameters): DeployResult<{ plan: DeployPlan }> {
   const { intent, signer, salt, addresses, nowSeconds } = parameters
   if (!intent.pool) return { ok: true, plan: planDeploy({ intent, signer, salt }) }
   const invalid = (details: { field: string; reason: string }[]) => invalidRequest('agent_deploy', details)

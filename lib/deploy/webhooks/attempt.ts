@@ -7,7 +7,7 @@ import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from 'request-f
 import { Webhook } from 'standardwebhooks'
 import type { Sleep } from '../../platform/clock.js'
 import { BaseError } from '../../platform/errors.js'
-import { type Accepted, accepted, type Refused, refused } from '../../platform/result.js'
+import { accepted, type Result, refused } from '../../platform/result.js'
 import { checkWebhookUrl } from '../agents/webhookUrl.js'
 
 /** How long one attempt may take, connection to answer. */
@@ -25,7 +25,7 @@ export type WebhookAttemptRefusal =
   | 'WEBHOOK_NO_ANSWER'
 
 /** How one attempt ended: a 2xx (delivered), another status, or no answer (with why, never the URL). */
-export type WebhookAttemptResult = Accepted<{ status: number }> | Refused<WebhookAttemptRefusal, { status: number | null; error: string }>
+export type WebhookAttemptResult = Result<{ status: number }, WebhookAttemptRefusal, { status: number | null; error: string }>
 
 /** Parameters of {@link attemptWebhook}. */
 export type AttemptWebhookParameters = {
