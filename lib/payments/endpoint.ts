@@ -1,7 +1,7 @@
 import { cors } from 'hono/cors'
 import type { Hex } from 'viem'
 import type { B20Variant } from '../chain/b20Variants.js'
-import { checkBody } from '../deploy/actions/action.js'
+import { agentDoorErrors, checkBody } from '../deploy/actions/action.js'
 import { agentDeployAction, checkDeployRequest } from '../deploy/actions/agentDeploy.js'
 import { receiptAction, receiptRequestSchema } from '../deploy/actions/receipt.js'
 import { pickAgentAction } from '../deploy/actions/registry.js'
@@ -84,6 +84,7 @@ export function createPaidDeployEndpoint(source: PaymentsSource): Endpoint {
   return createEndpoint({
     methods: ['POST'],
     cors: doorCors,
+    errors: agentDoorErrors('x402-deploy'),
     handler: async (request) => {
       const config = openSettings(source, 'x402-deploy')
       if (config instanceof Response) return config
@@ -246,6 +247,7 @@ export function createDiscoveryManifestEndpoint(source: PaymentsSource): Endpoin
   const updatedAt = perInstance(() => source.clock.now())
   return createEndpoint({
     methods: ['GET', 'HEAD'],
+    errors: agentDoorErrors('x402-manifest'),
     handler: async (request) => {
       const config = openSettings(source, 'x402-manifest')
       if (config instanceof Response) return config

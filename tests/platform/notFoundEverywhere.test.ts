@@ -5,6 +5,8 @@ import { deployServicesFrom } from '../../lib/deploy/instance.js'
 import { createDeployServices } from '../../lib/deploy/services.js'
 import { createLaunchesEndpoint } from '../../lib/launches/endpoint.js'
 import { createMcpEndpoint } from '../../lib/mcp/endpoint.js'
+import { createPaidDeployEndpoint } from '../../lib/payments/endpoint.js'
+import { paymentsSourceFrom } from '../../lib/payments/instance.js'
 import { createEndpoint } from '../../lib/platform/edge.js'
 import { NotFoundError } from '../../lib/platform/errors.js'
 import { silentLogger } from '../../lib/platform/log.js'
@@ -87,6 +89,25 @@ describe('a thrown not-found', () => {
       body: JSON.stringify({ action: 'list_deploys' }),
     })
     expect(await json(await door.fetch(request))).toEqual({
+      status: 404,
+      body: { ok: false, error: 'There is no such record.', code: 'NO_SUCH_RECORD' },
+    })
+  })
+
+  it('is a 404 with ok: false on the paid door', async () => {
+    // The door's own source, with its settings gone.
+    const source = {
+      ...paymentsSourceFrom({ deploy: deploySource(), env: {} }),
+      config: () => {
+        throw gone()
+      },
+    }
+    const request = new Request('https://svc.test/api/x402/deploy', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Gone', symbol: 'GONE' }),
+    })
+    expect(await json(await createPaidDeployEndpoint(source).fetch(request))).toEqual({
       status: 404,
       body: { ok: false, error: 'There is no such record.', code: 'NO_SUCH_RECORD' },
     })
