@@ -1,6 +1,5 @@
 import {
   type Address,
-  BaseError,
   ContractFunctionRevertedError,
   ContractFunctionZeroDataError,
   getAddress,
@@ -8,6 +7,7 @@ import {
   hashDomain,
   type PublicClient,
   parseAbi,
+  BaseError as ViemBaseError,
 } from 'viem'
 
 // What a payment token says of itself: its decimals (what a price in whole tokens is in base units) and its EIP-712
@@ -35,7 +35,7 @@ export type ReadPaymentAssetParameters = { client: Pick<PublicClient, 'readContr
 
 /** True when a viem error means the token itself answered "no such function" (no code, a revert, empty data). */
 function isTokenAnswer(error: unknown): boolean {
-  if (!(error instanceof BaseError)) return false
+  if (!(error instanceof ViemBaseError)) return false
   return Boolean(error.walk((e) => e instanceof ContractFunctionZeroDataError || e instanceof ContractFunctionRevertedError))
 }
 

@@ -1,4 +1,4 @@
-import { type Accepted, accepted, type Refused, refused } from '../platform/result.js'
+import { accepted, type Result, refused } from '../platform/result.js'
 
 // Amounts of whole tokens as agents write them, read into base units. Light on purpose (no viem): the deploy handler's
 // validation runs before any chain or signing code is loaded.
@@ -7,7 +7,7 @@ import { type Accepted, accepted, type Refused, refused } from '../platform/resu
 export const MAX_TOKEN_UNITS = 2n ** 128n - 1n
 
 /** Result of {@link parseTokenAmount}: the amount in base units, or why the text is not one. */
-export type ParseTokenAmountReturnType = Accepted<{ units: bigint }> | Refused<'INVALID_AMOUNT', { reason: string }>
+export type ParseTokenAmountReturnType = Result<{ units: bigint }, 'INVALID_AMOUNT', { reason: string }>
 
 /**
  * Reads a decimal amount of whole tokens (`"1000000"`, `"12.5"`) as base units of a token with `decimals`: more than

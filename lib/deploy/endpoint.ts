@@ -1,7 +1,7 @@
 import { createEndpoint, type Endpoint } from '../platform/edge.js'
 import { jsonResponse, type Method, readJsonBody } from '../platform/http.js'
 import { refused } from '../platform/result.js'
-import type { AgentAction } from './actions/action.js'
+import { type AgentAction, agentDoorErrors } from './actions/action.js'
 import { type AgentKeyVariables, agentKeyMiddleware } from './actions/agentKey.js'
 import { AGENT_ACTIONS, runAgentAction } from './actions/registry.js'
 import type { DeployServicesSource } from './instance.js'
@@ -28,6 +28,7 @@ export type B20SkillEndpointOptions = {
 export function createB20SkillEndpoint(source: DeployServicesSource, { actions = AGENT_ACTIONS }: B20SkillEndpointOptions = {}): Endpoint {
   return createEndpoint<AgentKeyVariables>({
     methods: METHODS,
+    errors: agentDoorErrors('b20-skill'),
     middleware: [agentKeyMiddleware({ source, door: 'b20-skill' })],
     handler: async (request, { agentKey }) => {
       const verdict = await agentKey()

@@ -1,6 +1,6 @@
 import type { AgentAction } from '../deploy/actions/action.js'
 import { createEndpoint, type Endpoint } from '../platform/edge.js'
-import { errorResponse, jsonResponse, type Method } from '../platform/http.js'
+import { jsonResponse, type Method } from '../platform/http.js'
 import { perInstanceAsync } from '../platform/perInstance.js'
 
 // The documents' endpoints. They run on no side of the instance (no store, no upstream): each builds its text from
@@ -12,13 +12,9 @@ const METHODS: readonly Method[] = ['GET', 'HEAD']
 function createTextEndpoint(contentType: string, produce: () => Promise<string> | string): Endpoint {
   return createEndpoint({
     methods: METHODS,
+    // A document that cannot be built is thrown to the edge, which answers it as every endpoint does (INTERNAL).
     handler: async (request) => {
-      let text: string
-      try {
-        text = await produce()
-      } catch {
-        return errorResponse(500, 'INTERNAL', 'The document is not available on this deployment.')
-      }
+      const text = await produce()
       return new Response(request.method === 'HEAD' ? null : text, {
         headers: {
           'content-type': contentType,

@@ -1,5 +1,5 @@
 import type { DeployServicesSource } from '../deploy/instance.js'
-import { createEndpoint, type Endpoint, misconfiguredResponse } from '../platform/edge.js'
+import { createEndpoint, type Endpoint } from '../platform/edge.js'
 import { isBearerValid, jsonResponse, type Method } from '../platform/http.js'
 import type { ReadServices } from '../read/services.js'
 import { checkDetailedHealth, checkPublicHealth } from './checks.js'
@@ -17,16 +17,12 @@ export type HealthSource = { read: () => ReadServices; deploy: DeployServicesSou
 export function createHealthEndpoint({ read, deploy, config }: HealthSource): Endpoint {
   return createEndpoint({
     methods: METHODS,
+    // A broken configuration throws here, and the edge answers it 500 CONFIG_INVALID (lib/platform/errorAnswer.ts).
+    errors: { endpoint: 'health', withOk: false },
     handler: async (request) => {
       const head = request.method === 'HEAD'
-      let health: HealthConfig
-      let services: ReadServices
-      try {
-        health = config()
-        services = read()
-      } catch (error) {
-        return misconfiguredResponse('health', error, { head })
-      }
+      const health = config()
+      const services = read()
       const authorization = request.headers.get('authorization')
       if (authorization !== null && health.healthToken !== null) {
         if (!isBearerValid(authorization, health.healthToken)) {

@@ -1,4 +1,4 @@
-import { type Accepted, accepted, type Refused, refused } from '../platform/result.js'
+import { accepted, type Result, refused } from '../platform/result.js'
 import type { Launch, LaunchesPage } from './schema.js'
 
 // Pages of the launches feed (pure): the limit, and an opaque cursor that is only a place in the feed's order, so no
@@ -39,7 +39,7 @@ export function decodeCursor(cursor: string): LaunchPlace | null {
  */
 export function parseLaunchesRequest(
   params: URLSearchParams,
-): Accepted<{ request: LaunchesRequest }> | Refused<'INVALID_PARAMETER', { problem: ParameterProblem }> {
+): Result<{ request: LaunchesRequest }, 'INVALID_PARAMETER', { problem: ParameterProblem }> {
   for (const field of ['limit', 'cursor'])
     if (params.getAll(field).length > 1) return refused('INVALID_PARAMETER', { problem: { field, reason: 'is given more than once' } })
   const limitText = params.get('limit')

@@ -2,14 +2,13 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
 import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js'
 import type { z } from 'zod'
-import type { AgentAction } from '../deploy/actions/action.js'
+import { type AgentAction, agentDoorErrors } from '../deploy/actions/action.js'
 import { type AgentKeyVariables, type AgentVerdict, agentKeyMiddleware } from '../deploy/actions/agentKey.js'
 import { runAgentAction } from '../deploy/actions/registry.js'
 import type { DeployServicesSource } from '../deploy/instance.js'
 import { createEndpoint, type Endpoint } from '../platform/edge.js'
-import { configInvalidAnswer } from '../platform/errorAnswer.js'
+import { type ErrorContract, errorAnswerOf } from '../platform/errorAnswer.js'
 import { CORS_EXPOSED_HEADERS, readBodyBytes } from '../platform/http.js'
-import { errorName, processLogger } from '../platform/log.js'
 import { loadMcpOriginPolicy, type OriginPolicy, originGate } from '../platform/origins.js'
 import { perInstance } from '../platform/perInstance.js'
 import { problemsOf } from '../platform/problems.js'
@@ -81,6 +80,9 @@ const MCP_ALLOWED_HEADERS = [
   'Last-Event-ID',
 ]
 
+/** How the MCP endpoint answers an error, over HTTP and as a tool's result: as an agent door, logged as `mcp_tool_failed`. */
+const MCP_ERRORS: ErrorContract = { ...agentDoorErrors('mcp'), unexpectedEvent: 'mcp_tool_failed' }
+
 /** A tool result: the JSON the HTTP API answers as `structuredContent`, a short text, and `isError` for failures. */
 function toolResult(body: Record<string, unknown>, text: string): CallToolResult {
   return { content: [{ type: 'text', text }], structuredContent: body, ...(body.ok === false ? { isError: true } : {}) }
@@ -91,7 +93,7 @@ const failed = (code: string, error: string, extra: Record<string, unknown> = {}
 
 /** Problems of arguments that failed a read tool's schema, in the API's `details` shape. */
 function invalidArguments(error: z.ZodError): CallToolResult {
-  return failed('INVALID_ARGUMENTS', 'The tool arguments are invalid; see details.', { details: problemsOf(error, 'arguments') })
+  return failed('INVALID_ARGUMENTS', 'The tool arguments are invalid; see details.', { details: problemsOf(error, { root: 'arguments' }) })
 }
 
 /** Maps the HTTP body's field names in problem details back to the tool's own (`tx_hash` is `txHash`). */
@@ -129,6 +131,7 @@ async function callTool({ name, args, request, dependencies, tools, agentKey }: 
     body,
     idempotencyKey,
     actions: dependencies.actions,
+    door: 'mcp',
   })
   const result = renameBodyFields(answer.body, tool.action.tool.renamed)
   return toolResult(result, summarize(tool, result))
@@ -172,8 +175,9 @@ function createServer(request: Request, dependencies: McpSource, toolSet: ToolSe
       const call = { name: params.name, args: params.arguments ?? {}, request, dependencies, tools: toolSet.tools, agentKey }
       return await callTool(call)
     } catch (error) {
-      processLogger().error('mcp_tool_failed', { tool: params.name.slice(0, 64), error: errorName(error) })
-      return failed('INTERNAL', 'The tool failed unexpectedly; nothing further was done.')
+      // A tool's failure is its result, answered by the endpoint's one mapping of errors, as its HTTP answer would be.
+      const { body } = errorAnswerOf(error, MCP_ERRORS)
+      return toolResult(body, `${body.code}: ${body.error}`)
     }
   })
   return server
@@ -201,10 +205,6 @@ export function createMcpEndpoint(dependencies: McpSource): Endpoint {
           message: `Origin ${origin} may not call this MCP server (the operator can allow it in MCP_ALLOWED_ORIGINS).`,
         },
       }),
-    misconfigured: (error) => {
-      const { status, body } = configInvalidAnswer('mcp', error)
-      return mcpAnswer(status, body)
-    },
   })
   const handler = async (request: Request, { agentKey }: AgentKeyVariables): Promise<Response> => {
     // One message per request: MCP dropped JSON-RPC batching in 2025-06-18, and a batch of a hundred tool calls would
@@ -235,6 +235,7 @@ export function createMcpEndpoint(dependencies: McpSource): Endpoint {
     methods: ['POST'],
     handler,
     cors: gate,
+    errors: MCP_ERRORS,
     middleware: [agentKeyMiddleware({ source: dependencies.deploy, door: 'mcp' })],
   })
 }

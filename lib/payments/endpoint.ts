@@ -1,17 +1,17 @@
 import { cors } from 'hono/cors'
 import type { Hex } from 'viem'
 import type { B20Variant } from '../chain/b20Variants.js'
-import type { AgentAction } from '../deploy/actions/action.js'
+import { type AgentAction, agentDoorErrors } from '../deploy/actions/action.js'
 import { agentDeployAction } from '../deploy/actions/agentDeploy.js'
 import { receiptAction } from '../deploy/actions/receipt.js'
 import { pickAgentAction } from '../deploy/actions/registry.js'
-import { failure } from '../deploy/outcome.js'
+import { failure, invalidRequest } from '../deploy/outcome.js'
 import type { DeployIntent } from '../deploy/pipeline/intent.js'
 import { variantNotActive } from '../deploy/pipeline/variantActive.js'
 import { clientAddress } from '../platform/clientAddress.js'
 import { ConfigError } from '../platform/config.js'
 import { createEndpoint, type Endpoint } from '../platform/edge.js'
-import { configInvalidAnswer, errorAnswerOf } from '../platform/errorAnswer.js'
+import { errorAnswerOf } from '../platform/errorAnswer.js'
 import { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS, jsonResponse, readJsonBody } from '../platform/http.js'
 import type { HttpAnswer } from '../platform/httpAnswer.js'
 import { errorName, processLogger } from '../platform/log.js'
@@ -65,7 +65,7 @@ function openSettings(source: PaymentsSource, handler: string): PaymentsSettings
     config = source.config()
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error
-    return reply(configInvalidAnswer(handler, error))
+    return reply(errorAnswerOf(error, { endpoint: handler }))
   }
   return config.offReason ? reply(paidDeploysOff(config)) : config
 }
@@ -88,6 +88,7 @@ export function createPaidDeployEndpoint(source: PaymentsSource): Endpoint {
   return createEndpoint({
     methods: ['POST'],
     cors: doorCors,
+    errors: agentDoorErrors('x402-deploy'),
     handler: async (request) => {
       const config = openSettings(source, 'x402-deploy')
       if (config instanceof Response) return config
@@ -145,7 +146,7 @@ async function deploy({ source, request, body }: DoorRequest, { intent }: { inte
     const details = [
       { field: 'dryRun', reason: 'is not offered here: a paid deploy is simulated before anything is settled, so a revert costs nothing' },
     ]
-    return domainAnswer(failure('INVALID_INTENT', 'The deploy intent is invalid; see details.', { details }))
+    return domainAnswer(invalidRequest('agent_deploy', details))
   }
   const offer = await offerFor(source, intent.variant)
   if (!offer.ok) return offer.answer
@@ -213,7 +214,7 @@ async function offerFor(source: PaymentsSource, variant: B20Variant): Promise<Ac
       'The chain RPC did not answer what the payment asset is (its decimals and EIP-712 domain), so no price can be asked; nothing was charged. Retry after Retry-After.'
     return refused('RPC_UNAVAILABLE', { answer: doorError(503, 'RPC_UNAVAILABLE', error, { 'retry-after': '5' }) })
   }
-  if (!priced.ok) return refused('CONFIG_INVALID', { answer: configInvalidAnswer('x402-deploy', priced.error) })
+  if (!priced.ok) return refused('CONFIG_INVALID', { answer: errorAnswerOf(priced.error, { endpoint: 'x402-deploy' }) })
   if (active === false)
     return refused('VARIANT_NOT_ACTIVE', { answer: domainAnswer(variantNotActive(variant, 'nothing was asked, charged or signed')) })
   return accepted({ config: priced.config })
@@ -267,6 +268,7 @@ export function createDiscoveryManifestEndpoint(source: PaymentsSource): Endpoin
   const updatedAt = perInstance(() => source.clock.now())
   return createEndpoint({
     methods: ['GET', 'HEAD'],
+    errors: agentDoorErrors('x402-manifest'),
     handler: async (request) => {
       const config = openSettings(source, 'x402-manifest')
       if (config instanceof Response) return config

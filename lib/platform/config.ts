@@ -16,7 +16,7 @@ export class ConfigError extends BaseError<'CONFIG_INVALID'> {
  * variables and what is wrong with them, never their values), or `config_failed` with the error's name.
  */
 export function logConfigFailure(handler: string, error: unknown, logger: Logger = processLogger()): void {
-  if (error instanceof ConfigError) logger.error('config_invalid', { handler, message: error.message })
+  if (error instanceof ConfigError) logger.error('config_invalid', { handler, message: error.shortMessage })
   else logger.error('config_failed', { handler, error: errorName(error) })
 }
 

@@ -3,9 +3,8 @@ import { contextStorage } from 'hono/context-storage'
 import { cors } from 'hono/cors'
 import { requestId } from 'hono/request-id'
 import { publicOrigin } from './config.js'
-import { configInvalidAnswer } from './errorAnswer.js'
+import { type ErrorContract, errorAnswerOf } from './errorAnswer.js'
 import { BASE_HEADERS, CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS, errorResponse, jsonResponse, type Method } from './http.js'
-import { errorName, processLogger } from './log.js'
 import { currentRequestId, type EdgeVariables, requestIdOf, type WebHandler } from './requestId.js'
 
 /**
@@ -33,6 +32,11 @@ export type CreateEndpointParameters<V extends object = object> = {
   cors?: MiddlewareHandler
   /** The service's public origin, asked only for a plain-HTTP request (default: `PUBLIC_URL`). */
   publicOriginOf?: () => string | null
+  /**
+   * How the endpoint answers an error its handler or middleware throws (default: `handler` in the log line, bodies
+   * without `ok`, only a not-found and a broken configuration answered as themselves).
+   */
+  errors?: ErrorContract
 }
 
 /** An endpoint as Vercel runs it: `export default` of an `api/` module. */
@@ -41,7 +45,9 @@ export type Endpoint = { fetch: WebHandler }
 /**
  * Binds a handler to a route with what every endpoint answers the same way, as Hono middleware: a request id in every
  * log line and on every answer (`X-Request-Id`), the redirect of plain HTTP to the public https origin, CORS with its
- * preflight, and 405 with `Allow` for other methods. A handler that throws gives a logged 500, and the process stays up.
+ * preflight, and 405 with `Allow` for other methods. An error a handler (or a middleware) throws is answered by the one
+ * mapping of lib/platform/errorAnswer.ts, under the endpoint's `errors` contract: a not-found is its 404, a broken
+ * configuration 500 `CONFIG_INVALID`, anything unexpected a logged 500 `INTERNAL`; and the process stays up.
  *
  * The warm-read fast path: a GET or HEAD that needs no redirect is first offered to `answerAtOnce`. A read endpoint
  * answers from its own copy there, with every header the middleware would add already in the record its answer is
@@ -63,10 +69,11 @@ export function createEndpoint<V extends object = object>(parameters: CreateEndp
   app.use(allowOnly(methods))
   for (const middleware of parameters.middleware ?? []) app.use(middleware as MiddlewareHandler)
   app.all('*', (c) => handler(c.req.raw, c.var as V))
-  app.onError((error) => {
-    // The last net, below every endpoint's own mapping (errorAnswer.ts): the name only, not even a runtime message.
-    processLogger().error('handler_failed', { error: errorName(error) })
-    return errorResponse(500, 'INTERNAL', 'The request could not be completed; try again shortly.')
+  const errors = parameters.errors ?? { endpoint: 'handler', withOk: false }
+  app.onError((error, c) => {
+    const { status, body, headers } = errorAnswerOf(error, errors)
+    const head = c.req.method === 'HEAD'
+    return jsonResponse({ status, body: JSON.stringify(body), headers: { 'cache-control': 'no-store', ...headers }, head })
   })
   if (!answerAtOnce) return { fetch: (request) => app.fetch(request) }
   return {
@@ -136,10 +143,4 @@ function withEdgeHeaders(response: Response, id: string): Response {
   } catch {
     return set(new Response(response.body, response))
   }
-}
-
-/** The 500 answer of an endpoint whose configuration does not load (no body for a HEAD request); see {@link configInvalidAnswer}. */
-export function misconfiguredResponse(endpoint: string, error: unknown, { head = false }: { head?: boolean } = {}): Response {
-  const { status, body } = configInvalidAnswer(endpoint, error, { withOk: false })
-  return jsonResponse({ status, body: JSON.stringify(body), headers: { 'cache-control': 'no-store' }, head })
 }

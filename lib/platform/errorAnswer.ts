@@ -1,5 +1,5 @@
 import { logConfigFailure } from './config.js'
-import { BaseError } from './errors.js'
+import { BaseError, NotFoundError } from './errors.js'
 import { type Logger, processLogger, unexpectedErrorFields } from './log.js'
 import { currentRequestId } from './requestId.js'
 
@@ -13,25 +13,33 @@ export type ErrorAnswer = {
   headers: Record<string, string>
 }
 
-/** Parameters of {@link errorAnswerOf}. */
-export type ErrorAnswerOfParameters = {
+/**
+ * How an endpoint answers an error, declared once per endpoint: the edge's `onError` (lib/platform/edge.ts) answers by
+ * it, and so does every place that must answer an error without throwing it on (an agent action, an MCP tool).
+ */
+export type ErrorContract = {
   /** Which endpoint answers, for the operator's log line. */
   endpoint: string
-  /** Where the log line goes (default the process's logger). */
-  logger?: Logger
   /** The log line's event for an unexpected error (default `<endpoint>_failed`). */
   unexpectedEvent?: string
   /** Whether the endpoint's bodies carry `ok` (the agent doors' do, as `ok: false`; the read endpoints' do not). */
   withOk?: boolean
   /**
-   * Which other errors the endpoint answers as themselves (its documented answers, e.g. a read's 404); any other is a
-   * failure nobody expected there, answered `INTERNAL`. Default: none.
+   * Which other errors the endpoint answers as themselves (its documented answers: a store outage's 503 on a door
+   * that documents it); any other is a failure nobody expected there, answered `INTERNAL`. A {@link NotFoundError} is
+   * answered as itself on every endpoint. Default: none other.
    */
   answersAsItself?: (error: BaseError) => boolean
 }
 
+/** Parameters of {@link errorAnswerOf}: the endpoint's {@link ErrorContract}, and where its log line goes. */
+export type ErrorAnswerOfParameters = ErrorContract & {
+  /** Where the log line goes (default the process's logger). */
+  logger?: Logger
+}
+
 /** Parameters of {@link configInvalidAnswer} and {@link internalAnswer}. */
-export type AnswerShapeParameters = {
+type AnswerShapeParameters = {
   /** Where the log line goes (default the process's logger). */
   logger?: Logger
   /** Whether the endpoint's bodies carry `ok` (the agent doors' do, as `ok: false`; the read endpoints' do not). */
@@ -43,7 +51,7 @@ export type AnswerShapeParameters = {
  * with a fixed sentence, after logging why for the operator (`config_invalid` with the message, which names the
  * variables and never their values, or `config_failed` with the error's name).
  */
-export function configInvalidAnswer(
+function configInvalidAnswer(
   endpoint: string,
   error: unknown,
   { logger = processLogger(), withOk = true }: AnswerShapeParameters = {},
@@ -56,7 +64,7 @@ export function configInvalidAnswer(
  * The answer to an error nobody expected (a bug, a runtime API missing): 500 `INTERNAL` with the request id to quote,
  * and one log line (`event`) naming the error. Never "Redis is down" or any other guess at which part failed.
  */
-export function internalAnswer(
+function internalAnswer(
   event: string,
   error: unknown,
   { logger = processLogger(), withOk = true }: AnswerShapeParameters = {},
@@ -76,19 +84,21 @@ export function internalAnswer(
 }
 
 /**
- * The one mapping from an error to an answer: a configuration error ({@link BaseError} with code `CONFIG_INVALID`) is
- * {@link configInvalidAnswer}; a {@link BaseError} the endpoint answers as itself (`answersAsItself`) answers its
- * status, code, public message and details (`Retry-After` from a `retryAfterSeconds` among them); anything else is a
- * failure nobody expected there: {@link internalAnswer}, so no endpoint answers a status its contract does not list.
+ * The one mapping from an error to an answer, on every path: a configuration error ({@link BaseError} with code
+ * `CONFIG_INVALID`) is {@link configInvalidAnswer}; a {@link NotFoundError}, or a {@link BaseError} the endpoint answers
+ * as itself (`answersAsItself`), answers its status, code, short message and details (`Retry-After` from a
+ * `retryAfterSeconds` among them); anything else is a failure nobody expected there: {@link internalAnswer}, so no
+ * endpoint answers a status its contract does not list.
  */
 export function errorAnswerOf(error: unknown, parameters: ErrorAnswerOfParameters): ErrorAnswer {
   const { endpoint, logger, unexpectedEvent = `${endpoint}_failed`, withOk = true, answersAsItself = () => false } = parameters
   if (error instanceof BaseError && error.code === 'CONFIG_INVALID') return configInvalidAnswer(endpoint, error, { logger, withOk })
-  if (!(error instanceof BaseError) || !answersAsItself(error)) return internalAnswer(unexpectedEvent, error, { logger, withOk })
+  if (!(error instanceof BaseError) || !(error instanceof NotFoundError || answersAsItself(error)))
+    return internalAnswer(unexpectedEvent, error, { logger, withOk })
   const retryAfter = error.details.retryAfterSeconds
   return {
     status: error.httpStatus,
-    body: { ...(withOk ? { ok: false as const } : {}), error: error.message, code: error.code, ...error.details },
+    body: { ...(withOk ? { ok: false as const } : {}), error: error.shortMessage, code: error.code, ...error.details },
     headers: typeof retryAfter === 'number' ? { 'retry-after': String(retryAfter) } : {},
   }
 }

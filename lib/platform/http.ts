@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import { z } from 'zod'
-import { type Accepted, accepted, type Refused, refused } from './result.js'
+import { accepted, type Result, refused } from './result.js'
 
 /** HTTP methods as they appear on the wire. */
 export type Method = 'GET' | 'HEAD' | 'POST' | 'OPTIONS'
@@ -157,9 +157,11 @@ export function cachedJsonResponse({ request, body, etag, headers, requestId, ex
 }
 
 /** Result of {@link readJsonBody}. */
-export type ReadJsonBodyReturnType =
-  | Accepted<{ body: unknown }>
-  | Refused<'BODY_TOO_LARGE' | 'UNSUPPORTED_CONTENT_TYPE' | 'INVALID_JSON', { status: 400 | 413; message: string }>
+export type ReadJsonBodyReturnType = Result<
+  { body: unknown },
+  'BODY_TOO_LARGE' | 'UNSUPPORTED_CONTENT_TYPE' | 'INVALID_JSON',
+  { status: 400 | 413; message: string }
+>
 
 /** Most bytes of a refused body read and thrown away so that the client gets its answer; past that the read stops. */
 export const DISCARD_LIMIT_BYTES = 1024 * 1024
@@ -179,7 +181,7 @@ async function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>, alre
 }
 
 /** Result of {@link readBodyBytes}: the body, or that it passed the limit. */
-export type ReadBodyBytesReturnType = Accepted<{ bytes: Buffer }> | Refused<'BODY_TOO_LARGE'>
+export type ReadBodyBytesReturnType = Result<{ bytes: Buffer }, 'BODY_TOO_LARGE'>
 
 /**
  * Reads a request body of at most `limitBytes`, refusing early on `Content-Length` and stopping the read as soon as the

@@ -1,5 +1,4 @@
 import { systemClock } from './clock.js'
-import { BaseError } from './errors.js'
 import { perInstance } from './perInstance.js'
 import { currentRequestId } from './requestId.js'
 
@@ -124,16 +123,15 @@ export const processLogger: () => Logger = perInstance(() => createLogger())
 export const silentLogger: Logger = { info() {}, warn() {}, error() {} }
 
 /**
- * What of an error's text may go into an answer, a log line or the store: viem's `shortMessage` (its summary, which
- * leaves out the request's URL and body), or the short message of the service's own errors (a {@link BaseError}'s is
- * public by construction); never any other message, which for an RPC or a store client can hold the URL with its key,
+ * What of an error's text may go into an answer, a log line or the store: a `shortMessage`, viem's (its summary, which
+ * leaves out the request's URL and body) or the service's own errors' (lib/platform/errors.ts: public by
+ * construction); never any other message, which for an RPC or a store client can hold the URL with its key,
  * or a command and its arguments.
  */
 export function publicErrorMessage(error: unknown): string | undefined {
   if (!(error instanceof Error)) return undefined
   const { shortMessage } = error as Error & { shortMessage?: unknown }
   if (typeof shortMessage === 'string') return shortMessage.slice(0, 300)
-  if (error instanceof BaseError) return error.message.slice(0, 300)
   return undefined
 }
 

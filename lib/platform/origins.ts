@@ -69,15 +69,16 @@ export function loadMcpOriginPolicy(env: Environment): OriginPolicy {
 
 /** Parameters of {@link originGate}. */
 export type OriginGateParameters = {
-  /** The policy, loaded at the first request; a {@link ConfigError} it throws goes to `misconfigured`. */
+  /**
+   * The policy, loaded at the first request; a {@link ConfigError} it throws is thrown on, to the endpoint's one mapping
+   * of errors (500 `CONFIG_INVALID`).
+   */
   policy: () => OriginPolicy
   allowMethods: string[]
   allowHeaders: string[]
   exposeHeaders: string[]
   /** The answer to a browser page from an origin the policy does not allow. */
   refused: (origin: string) => Response
-  /** The answer when the policy cannot be loaded. */
-  misconfigured: (error: unknown) => Response
 }
 
 /**
@@ -96,13 +97,8 @@ export function originGate(parameters: OriginGateParameters): MiddlewareHandler 
     maxAge: 86_400,
   })
   return async (c, next) => {
-    let verdict: OriginVerdict
-    try {
-      policy ??= parameters.policy()
-      verdict = judgeOrigin(c.req.header('origin') ?? null, policy)
-    } catch (error) {
-      return parameters.misconfigured(error)
-    }
+    policy ??= parameters.policy()
+    const verdict = judgeOrigin(c.req.header('origin') ?? null, policy)
     if (verdict.kind === 'refused') return parameters.refused(verdict.origin)
     return allowed(c, next)
   }

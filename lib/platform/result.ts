@@ -1,8 +1,8 @@
-// The one shape of "accepted, or refused with a code": a function whose result means that answers `Accepted<T>` or
-// `Refused<code, D>`, so every caller reads `ok` and then `code` the same way. A multi-way outcome that is not
-// accept-or-refuse keeps its own `kind` union; its refusal arms carry a Refused (a DeployFailure is one). lib/market,
-// which imports of lib/ only the upstream's pure wire shapes (tests/layout.test.ts), writes its parsers' refusals in this
-// shape without the import.
+// The one shape of "accepted, or refused with a code": a function whose result means that answers `Result<T, code, D>`
+// (`Accepted<T> | Refused<code, D>`), or on the deploy side `DeployResult<T>` (lib/deploy/outcome.ts: the refusal is a
+// DeployFailure, the answer it is handed on as), so every caller reads `ok` and then `code` the same way. A multi-way
+// outcome that is not accept-or-refuse keeps its own `kind` union; its refusal arms carry a Refused. lib/market,
+// which imports of lib/ only the upstream's pure wire shapes (tests/layout.test.ts), writes its parsers' refusals in this shape without the import.
 
 /** A request or step that went through, with what it produced. */
 export type Accepted<T extends object = object> = { ok: true } & T

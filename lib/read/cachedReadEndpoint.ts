@@ -1,6 +1,6 @@
 import { clientAddress } from '../platform/clientAddress.js'
-import { type AnswerAtOnce, createEndpoint, type Endpoint, misconfiguredResponse } from '../platform/edge.js'
-import { errorAnswerOf } from '../platform/errorAnswer.js'
+import { type AnswerAtOnce, createEndpoint, type Endpoint } from '../platform/edge.js'
+import { type ErrorContract, errorAnswerOf } from '../platform/errorAnswer.js'
 import {
   type CachedAnswerHeaders,
   type CachedJsonResponseParameters,
@@ -12,11 +12,10 @@ import {
 } from '../platform/http.js'
 import { errorName } from '../platform/log.js'
 import { rateLimitHeaders } from '../platform/rateLimitHeaders.js'
-import { type Accepted, type Refused, refused } from '../platform/result.js'
+import { type Refused, type Result, refused } from '../platform/result.js'
 import type { ThrottleReturnType } from '../store/throttle.js'
 import { UpstreamError } from '../upstream/dexscreener.js'
 import type { CacheReadReturnType, LocalCachedBody } from './cache/cachedBody.js'
-import { ReadNotFoundError } from './errors.js'
 import { READ_CACHE_TTL_MS } from './readers.js'
 import type { ReadServices } from './services.js'
 
@@ -46,7 +45,7 @@ export type CreateCachedReadEndpointParameters<Input> = {
 } & ReadEndpointOptions
 
 /** A read endpoint's input, or its refusal: the 400 (or 404) it answers instead, under that answer's code. */
-export type ParsedReadInput<Input> = Accepted<{ input: Input }> | Refused<string, { response: Response }>
+export type ParsedReadInput<Input> = Result<{ input: Input }, string, { response: Response }>
 
 /** What a read endpoint's edge may be given instead of what the instance reads itself. */
 export type ReadEndpointOptions = {
@@ -72,6 +71,8 @@ export function createCachedReadEndpoint<Input>(parameters: CreateCachedReadEndp
   } = parameters
   const policy = parameters.rateLimitPolicy ?? name
   const headersOf = createAnswerHeadersMemo()
+  // The read endpoints' bodies carry no `ok`; a read that found nothing (a ReadNotFoundError) is its 404.
+  const errors: ErrorContract = { endpoint: name, withOk: false }
 
   /** The answer to a read, or to its failure; `quota` adds the client's `RateLimit` headers to a 200 or 304. */
   const readAndAnswer = async (ctx: ReadServices, request: Request, input: Input, quota?: Record<string, string>): Promise<Response> => {
@@ -120,18 +121,20 @@ export function createCachedReadEndpoint<Input>(parameters: CreateCachedReadEndp
   }
 
   const handler = (request: Request): Response | Promise<Response> => {
-    let ctx: ReadServices
-    try {
-      ctx = services()
-    } catch (error) {
-      // The message names the variables, never their values; the client only learns that the operator must act.
-      return misconfiguredResponse(name, error)
-    }
+    // A broken configuration throws here, and the edge answers it 500 CONFIG_INVALID: the operator's log line names the
+    // variables, never their values; the client only learns that the operator must act.
+    const ctx = services()
     if (rateLimitPerMinute) return throttleThenRead(ctx, request, rateLimitPerMinute(ctx))
     const parsed = parseInput(request)
     return parsed.ok ? readAndAnswer(ctx, request, parsed.input) : parsed.response
   }
-  return createEndpoint({ methods: METHODS, handler, answerAtOnce: peek && !rateLimitPerMinute ? answerAtOnce : undefined, publicOriginOf })
+  return createEndpoint({
+    methods: METHODS,
+    handler,
+    errors,
+    answerAtOnce: peek && !rateLimitPerMinute ? answerAtOnce : undefined,
+    publicOriginOf,
+  })
 }
 
 /** The answer to a read that failed (with the client's quota, on a throttled endpoint). */
@@ -146,7 +149,7 @@ function failureResponse(
   quota: Record<string, string> = {},
 ): Response {
   if (error instanceof UpstreamError && error.kind === 'throttled' && budgetSpentIs429) {
-    ctx.logger.warn(`${name}_upstream_budget_spent`, { message: error.message })
+    ctx.logger.warn(`${name}_upstream_budget_spent`, { message: error.shortMessage })
     return errorResponse(
       429,
       'RATE_LIMITED',
@@ -155,17 +158,12 @@ function failureResponse(
     )
   }
   if (error instanceof UpstreamError) {
-    ctx.logger.warn(`${name}_upstream_failed`, { kind: error.kind, status: error.status, message: error.message })
+    ctx.logger.warn(`${name}_upstream_failed`, { kind: error.kind, status: error.status, message: error.shortMessage })
     const { status, code, message } = upstreamFailure
     return errorResponse(status, code, message, { 'retry-after': '5', ...quota })
   }
-  // A read that found nothing (a ReadNotFoundError: 404 with its code) or a bug (INTERNAL), as every error answers.
-  const { status, body, headers } = errorAnswerOf(error, {
-    endpoint: name,
-    logger: ctx.logger,
-    withOk: false,
-    answersAsItself: (known) => known instanceof ReadNotFoundError,
-  })
+  // Anything else as the edge answers it (a not-found its 404, a bug INTERNAL), here with the client's quota.
+  const { status, body, headers } = errorAnswerOf(error, { endpoint: name, withOk: false, logger: ctx.logger })
   return jsonResponse({ status, body: JSON.stringify(body), headers: { 'cache-control': 'no-store', ...headers, ...quota } })
 }
 

@@ -1,11 +1,8 @@
-import { BaseError } from '../platform/errors.js'
+import { BaseError, NotFoundError } from '../platform/errors.js'
 
 /** What a read looked for does not exist (404 with `code`); never cached, so it answers as soon as it does. */
-export class ReadNotFoundError extends BaseError {
+export class ReadNotFoundError extends NotFoundError {
   override name = 'ReadNotFoundError'
-  constructor(code: string, message: string) {
-    super(message, { code, httpStatus: 404 })
-  }
 }
 
 /** The cached control room does not parse: the tick's jobs have no tokens to work from. */

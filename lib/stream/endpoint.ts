@@ -3,11 +3,12 @@ import type { LaunchTradeReader } from '../launches/tradeReader.js'
 import { tradeWatch } from '../launches/tradeWatch.js'
 import { launchWatch } from '../launches/watch.js'
 import { clientAddress } from '../platform/clientAddress.js'
-import { createEndpoint, type Endpoint, misconfiguredResponse } from '../platform/edge.js'
+import { createEndpoint, type Endpoint } from '../platform/edge.js'
 import { errorResponse } from '../platform/http.js'
 import { errorName } from '../platform/log.js'
 import { rateLimitHeaders } from '../platform/rateLimitHeaders.js'
 import type { ReadServices } from '../read/services.js'
+import { UpstreamError } from '../upstream/jsonGetter.js'
 import { openBoundedSink } from './boundedSink.js'
 import type { StreamConfig } from './config.js'
 import { type ControlRoomFeed, createControlRoomFeed, RETRY_FRAME, type Schedule, scheduleOn } from './controlRoomFeed.js'
@@ -44,16 +45,10 @@ export function createStreamEndpoint(parameters: StreamSource): Endpoint {
   const feeds = new WeakMap<ReadServices, ControlRoomFeed>()
   const perClient = new Map<string, number>()
   const handler = async (request: Request): Promise<Response> => {
-    let services: ReadServices
-    let limits: StreamConfig
-    let launchFeed: LaunchesConfig
-    try {
-      services = read()
-      limits = config()
-      launchFeed = launches()
-    } catch (error) {
-      return misconfiguredResponse('stream', error)
-    }
+    // A broken configuration throws here, and the edge answers it 500 CONFIG_INVALID (lib/platform/errorAnswer.ts).
+    const services = read()
+    const limits = config()
+    const launchFeed = launches()
     let feed = feeds.get(services)
     if (!feed) {
       const trading =
@@ -112,6 +107,8 @@ export function createStreamEndpoint(parameters: StreamSource): Endpoint {
       if (!closed) await feed.add(sink, request.headers.get('last-event-id'))
     } catch (error) {
       sink.end()
+      // Only an upstream's failure is the documented 503; anything else is answered by the edge's one mapping.
+      if (!(error instanceof UpstreamError)) throw error
       services.logger.warn('stream_unavailable', { error: errorName(error) })
       return errorResponse(503, 'UPSTREAM_UNAVAILABLE', 'The market data is not available yet; retry shortly.', { 'retry-after': '5' })
     }
@@ -129,5 +126,5 @@ export function createStreamEndpoint(parameters: StreamSource): Endpoint {
       },
     })
   }
-  return createEndpoint({ methods: ['GET'], handler })
+  return createEndpoint({ methods: ['GET'], handler, errors: { endpoint: 'stream', withOk: false } })
 }

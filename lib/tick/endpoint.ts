@@ -1,5 +1,5 @@
 import type { DeployServicesSource } from '../deploy/instance.js'
-import { createEndpoint, type Endpoint, misconfiguredResponse } from '../platform/edge.js'
+import { createEndpoint, type Endpoint } from '../platform/edge.js'
 import { errorResponse, jsonResponse, type Method, readBodyBytes } from '../platform/http.js'
 import type { ReadServices } from '../read/services.js'
 import { authorizeTick } from './authorize.js'
@@ -21,13 +21,10 @@ export type TickSource = { read: () => ReadServices; deploy: DeployServicesSourc
 export function createTickEndpoint({ read, deploy, config }: TickSource): Endpoint {
   return createEndpoint({
     methods: METHODS,
+    // A broken configuration throws here, and the edge answers it 500 CONFIG_INVALID (lib/platform/errorAnswer.ts).
+    errors: { endpoint: 'tick', withOk: false },
     handler: async (request) => {
-      let tick: TickConfig
-      try {
-        tick = config()
-      } catch (error) {
-        return misconfiguredResponse('tick', error)
-      }
+      const tick = config()
       const tooLarge = () => errorResponse(413, 'BODY_TOO_LARGE', `The request body is larger than ${TICK_BODY_LIMIT_BYTES} bytes.`)
       if (Number(request.headers.get('content-length') ?? 0) > TICK_BODY_LIMIT_BYTES) return tooLarge()
       // The caller is checked before the body is read: a stranger's slow body holds nothing.
@@ -48,13 +45,7 @@ export function createTickEndpoint({ read, deploy, config }: TickSource): Endpoi
             'www-authenticate': 'Bearer',
           },
         )
-      let services: ReadServices
-      try {
-        services = read()
-      } catch (error) {
-        return misconfiguredResponse('tick', error)
-      }
-      const summary = await runTick({ read: services, deploy: deploy.services, caller, intervalSeconds: tick.intervalSeconds || 60 })
+      const summary = await runTick({ read: read(), deploy: deploy.services, caller, intervalSeconds: tick.intervalSeconds || 60 })
       return jsonResponse({ body: JSON.stringify(summary), headers: { 'cache-control': 'no-store' } })
     },
   })

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { DeployServices } from '../deploy/services.js'
 import { BaseError } from '../platform/errors.js'
 import { errorName, type Logger, publicErrorMessage, unexpectedErrorFields } from '../platform/log.js'
-import { type Accepted, accepted, type Refused, refused } from '../platform/result.js'
+import { accepted, type Result, refused } from '../platform/result.js'
 import type { TickJob } from '../platform/tickJob.js'
 import type { ReadServices } from '../read/services.js'
 import type { TickRoom } from '../read/tickJobs.js'
@@ -15,7 +15,7 @@ import { type LastTick, saveLastTick } from './lastTick.js'
  * One part's outcome: what it did, or why it failed (the error's name, its code, `INTERNAL` for an error not the
  * service's own, and its public message; never a secret).
  */
-export type TickPartResult = Accepted<{ [detail: string]: unknown }> | Refused<string, { error: string; message?: string }>
+export type TickPartResult = Result<{ [detail: string]: unknown }, string, { error: string; message?: string }>
 
 /** What a tick answers. */
 export type TickSummary = {

@@ -36,8 +36,49 @@ describe('one error base', () => {
     const extendsError = /class\s+\w+(<[^>]*>)?\s+extends\s+Error\b/
     expect(linesMatching(/class\s+\w+(<[^>]*>)?\s+extends\s+BaseError\b/, join(ROOT, 'dev')).length).toBeGreaterThan(0) // the scan sees dev/
     expect([...linesMatching(extendsError), ...linesMatching(extendsError, join(ROOT, 'dev'))]).toEqual([
-      'platform/errors.ts:22: export class BaseError<code extends string = string> extends Error {',
+      'platform/errors.ts:29: export class BaseError<code extends string = string> extends Error {',
     ])
+  })
+
+  it('has viem’s shape: a short message, public details under it, a private cause, and walk() down the causes', () => {
+    const rpc = new Error('connect ECONNREFUSED https://rpc.example/v2/key')
+    const store = new BaseError('store get failed', { code: 'STORE_UNAVAILABLE', cause: rpc })
+    const outer = new BaseError('The deploy could not be recorded.', {
+      code: 'NOT_RECORDED',
+      details: { retryAfterSeconds: 10 },
+      cause: store,
+    })
+    expect(outer.shortMessage).toBe('The deploy could not be recorded.')
+    expect(outer.details).toEqual({ retryAfterSeconds: 10 })
+    // The message is the short message and then the details, as viem writes them; never the private cause's text.
+    expect(outer.message).toBe('The deploy could not be recorded.\n\nDetails: {"retryAfterSeconds":10}')
+    expect(outer.message).not.toContain('rpc.example')
+    expect(new StoreError('store get failed').message).toBe('store get failed\n\nDetails: {"retryAfterSeconds":10}')
+    expect(new BaseError('Plain.', { code: 'X' }).message).toBe('Plain.')
+    expect(outer.cause).toBe(store)
+    // walk() as viem's: the first of the chain a predicate accepts (or null), or without one the innermost cause.
+    expect(outer.walk((error) => error instanceof BaseError && error.code === 'STORE_UNAVAILABLE')).toBe(store)
+    expect(outer.walk((error) => error === rpc)).toBe(rpc)
+    expect(outer.walk((error) => error instanceof StoreError)).toBeNull()
+    expect(outer.walk()).toBe(rpc)
+    expect(new BaseError('Alone.', { code: 'X' }).walk()).toBeInstanceOf(BaseError)
+  })
+
+  it('has one class named BaseError in lib/: viem’s is imported only under another name (ViemBaseError)', () => {
+    const bare = sourceFiles(LIB).flatMap((file) =>
+      [...readFileSync(file, 'utf8').matchAll(/import\s+(?:type\s+)?\{([^}]*)\}\s*from\s*'viem[^']*'/g)]
+        .flatMap((match) => match[1]!.split(','))
+        .filter((specifier) => /^\s*(type\s+)?BaseError\s*$/.test(specifier))
+        .map(() => relative(LIB, file)),
+    )
+    expect(bare).toEqual([])
+    // The rule is read from real imports: the renamed one is found.
+    expect(linesMatching(/BaseError as ViemBaseError/).length).toBeGreaterThan(0)
+  })
+
+  it('writes the sentence of an invalid request once: every door refuses through invalidRequest', () => {
+    expect(linesMatching(/is invalid; see details/).map((line) => line.split(':')[0])).toEqual(['deploy/outcome.ts'])
+    expect(linesMatching(/failure\(\s*'INVALID_INTENT'/)).toHaveLength(1)
   })
 
   it('tells a public message by the error’s type, never by a flag on it', () => {
@@ -70,6 +111,24 @@ describe('one error base', () => {
     for (const file of Object.keys(ALLOWED)) expect(found.map(fileOf), `${file} still writes ok: false`).toContain(file)
     // What lib/market writes by hand is still a Refused: every refusal there names its code.
     expect(found.filter((line) => line.startsWith('market/') && !/\bcode\b/.test(line))).toEqual([])
+  })
+
+  it('writes every accept-or-refuse result in one shape: Result<>, or DeployResult<> on the deploy side', () => {
+    // `Accepted<T> | Refused<…>` is spelled `Result<T, …>`, and `{ ok: true; … } | DeployFailure` is `DeployResult<…>`.
+    // result.ts defines Result so.
+    const code = (line: string) => !/^\S+:\d+: (\/\/|\/\*\*|\*)/.test(line)
+    expect(
+      linesMatching(/Accepted<.*>\s*\|\s*Refused</)
+        .filter(code)
+        .map((line) => line.split(':')[0]),
+    ).toEqual(['platform/result.ts'])
+    const INLINE_ALLOWED: Record<string, string> = {
+      'market/snapshots.ts': 'lib/market writes the Refused shape by hand (see the `ok: false` test above)',
+      'market/search.ts': 'as market/snapshots.ts',
+      'market/ohlcvQuery.ts': 'as market/snapshots.ts',
+    }
+    const inline = linesMatching(/\{ ok: true;/).filter((line) => code(line) && !(line.split(':')[0]! in INLINE_ALLOWED))
+    expect(inline).toEqual([])
   })
 
   it('answers a configuration error 500 CONFIG_INVALID, and tells only the operator which variable', () => {

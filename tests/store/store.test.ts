@@ -10,7 +10,7 @@ import { releaseTradeWatch, takeTradeWatch } from '../../lib/launches/tradeWatch
 import { createMemoryStore } from '../../lib/store/memory.js'
 import { listIndexed, oldestInIndex, putIndexed, removeFromIndex } from '../../lib/store/recordIndex.js'
 import { countSlots, releaseSlot, takeSlots } from '../../lib/store/slidingLog.js'
-import { defineScript, type Store } from '../../lib/store/types.js'
+import { defineScript, type Store, type StoreError } from '../../lib/store/types.js'
 import { createUpstashStore } from '../../lib/store/upstash.js'
 import { reserveSlots } from '../../lib/upstream/sharedBudget.js'
 import { createTestClock } from '../support/testClock.js'
@@ -544,7 +544,7 @@ describe('the Upstash-compatible test server', () => {
     const listener = {
       onOpen: () => events.push('open'),
       onMessage: (message: string) => events.push(message),
-      onDrop: (error: Error) => events.push(`drop: ${error.message}`),
+      onDrop: (error: StoreError) => events.push(`drop: ${error.shortMessage}`),
     }
     try {
       server.setUnreachable(true)

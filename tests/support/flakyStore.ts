@@ -2,13 +2,18 @@ import { type Store, StoreError } from '../../lib/store/types.js'
 
 /**
  * A store as one instance sees it, failing on cue: each call first asks `failNow()`, and when it answers true the call
- * throws a {@link StoreError} (as the Upstash adapter does when Redis is unreachable) instead of reaching the store.
+ * throws a {@link StoreError} (as the Upstash adapter does when Redis is unreachable), or what `failure` makes, instead of
+ * reaching the store.
  */
-export function flakyStore(store: Store, failNow: () => boolean): Store {
+export function flakyStore(
+  store: Store,
+  failNow: () => boolean,
+  failure: (operation: string) => Error = (operation) => new StoreError(`store ${operation} failed`),
+): Store {
   const guard =
     <A extends unknown[], R>(operation: string, call: (...args: A) => Promise<R>) =>
     async (...args: A): Promise<R> => {
-      if (failNow()) throw new StoreError(`store ${operation} failed`)
+      if (failNow()) throw failure(operation)
       return call(...args)
     }
   return {

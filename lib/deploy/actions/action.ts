@@ -1,10 +1,8 @@
 import type { z } from 'zod'
-import { internalAnswer } from '../../platform/errorAnswer.js'
+import type { ErrorContract } from '../../platform/errorAnswer.js'
 import type { HttpAnswer } from '../../platform/httpAnswer.js'
-import type { Logger } from '../../platform/log.js'
-import { problemsOf, type RequestProblem } from '../../platform/problems.js'
-import type { Accepted } from '../../platform/result.js'
-import { type DeployFailure, failure } from '../outcome.js'
+import { problemsOf } from '../../platform/problems.js'
+import { type DeployResult, invalidRequest } from '../outcome.js'
 import type { DeployServices } from '../services.js'
 
 // What one agent action is made of, and the answers every action shares. Each action is one module in this folder;
@@ -20,10 +18,10 @@ export type ActionRun = (parameters: { services: DeployServices; agent: CallingA
  * The outcome of checking a request: what to run, and what the check read (`T`: a deploy's intent, a receipt's hash),
  * for a door that runs the action its own way (the paid door); or the refusal (which loads nothing).
  */
-export type CheckedRequest<T extends object = object> = Accepted<{ run: ActionRun } & T> | DeployFailure
+export type CheckedRequest<T extends object = object> = DeployResult<{ run: ActionRun } & T>
 
 /** A tool call as the action's HTTP request (its body and `Idempotency-Key`), or why the arguments cannot be one. */
-export type ToolRequest = Accepted<{ body: Record<string, unknown>; idempotencyKey: string | null }> | DeployFailure
+export type ToolRequest = DeployResult<{ body: Record<string, unknown>; idempotencyKey: string | null }>
 
 /** What an MCP client sees of an action, and how the tool's arguments become the action's request. */
 export type ActionTool = {
@@ -74,21 +72,14 @@ export const answer = (body: object, headers?: Record<string, string>): HttpAnsw
   ...(headers ? { headers } : {}),
 })
 
-/** The refusal of an invalid request: `INVALID_INTENT` with every problem. */
-export const invalidRequest = (action: string, details: RequestProblem[]): DeployFailure =>
-  failure('INVALID_INTENT', `The ${action} request is invalid; see details.`, { details })
-
 /** Checks a body against an action's schema; answers its parsed data, or the refusal that lists every problem. */
-export function checkBody<T>(schema: z.ZodType<T>, body: unknown, action: string): Accepted<{ data: T }> | DeployFailure {
+export function checkBody<T>(schema: z.ZodType<T>, body: unknown, action: string): DeployResult<{ data: T }> {
   const parsed = schema.safeParse(body)
   return parsed.success ? { ok: true, data: parsed.data } : invalidRequest(action, problemsOf(parsed.error))
 }
 
 /**
- * The answer to an error nobody expected (a bug, a runtime API missing): 500 `INTERNAL` with the request id to quote,
- * and one `agent_action_failed` line naming the error (see {@link internalAnswer}).
+ * How an agent door answers an error (lib/platform/errorAnswer.ts): bodies with `ok: false`, and an error nobody
+ * expected logged as `agent_action_failed`. `door` names the door in the log line.
  */
-export function unexpectedFailure(logger: Logger, error: unknown): HttpAnswer {
-  const { status, body } = internalAnswer('agent_action_failed', error, { logger })
-  return { status, body }
-}
+export const agentDoorErrors = (door: string): ErrorContract => ({ endpoint: door, withOk: true, unexpectedEvent: 'agent_action_failed' })

@@ -4,9 +4,9 @@ import { checksumAddress } from '../../chain/address.js'
 import { type B20Variant, STABLECOIN_DECIMALS } from '../../chain/b20Variants.js'
 import type { HttpAnswer } from '../../platform/httpAnswer.js'
 import { problemsOf, type RequestProblem } from '../../platform/problems.js'
-import { type Accepted, accepted, type Refused, refused } from '../../platform/result.js'
+import { accepted, type Result, refused } from '../../platform/result.js'
 import { deployBroadcastSchema, deploySimulatedSchema } from '../answerSchemas.js'
-import { failure } from '../outcome.js'
+import { invalidRequest } from '../outcome.js'
 import { DEPLOY_WAIT_SECONDS_MAX, type DeployIntent } from '../pipeline/intent.js'
 import { parsePoolIntent, poolFieldSchema } from '../pool/poolFields.js'
 import { answer, defineAgentAction } from './action.js'
@@ -104,7 +104,7 @@ export const agentDeploySchema = z.strictObject({
 })
 
 /** Result of {@link parseDeployIntent}. */
-export type ParseDeployIntentReturnType = Accepted<{ intent: DeployIntent }> | Refused<'INVALID_INTENT', { details: RequestProblem[] }>
+export type ParseDeployIntentReturnType = Result<{ intent: DeployIntent }, 'INVALID_INTENT', { details: RequestProblem[] }>
 
 /** An asset's decimals when given and valid (6-18), else the default 18: what amounts are checked against. */
 const validAssetDecimals = (value: unknown) =>
@@ -256,7 +256,7 @@ export const agentDeployAction = defineAgentAction<{ intent: DeployIntent }>({
   answers: [deployBroadcastSchema, deploySimulatedSchema],
   check({ body, idempotencyKey }) {
     const checked = checkDeployRequest(body, idempotencyKey)
-    if (!checked.ok) return failure('INVALID_INTENT', 'The deploy intent is invalid; see details.', { details: checked.details })
+    if (!checked.ok) return invalidRequest('agent_deploy', checked.details)
     const { intent } = checked
     return { ok: true, intent, run: (context) => deploy(context, { body, intent, idempotencyKey }) }
   },
@@ -278,7 +278,7 @@ export const agentDeployAction = defineAgentAction<{ intent: DeployIntent }>({
     toRequest({ idempotencyKey, ...fields }) {
       if (idempotencyKey !== undefined && typeof idempotencyKey !== 'string') {
         const details = [{ field: 'idempotencyKey', reason: 'must be 1 to 128 visible ASCII characters' }]
-        return failure('INVALID_INTENT', 'The deploy intent is invalid; see details.', { details })
+        return invalidRequest('agent_deploy', details)
       }
       return { ok: true, body: { ...fields, action: 'agent_deploy' }, idempotencyKey: idempotencyKey ?? null }
     },

@@ -1,9 +1,8 @@
 import type { MiddlewareHandler } from 'hono'
-import { configInvalidAnswer } from '../../platform/errorAnswer.js'
 import { jsonResponse } from '../../platform/http.js'
 import type { HttpAnswer } from '../../platform/httpAnswer.js'
 import { errorName, type Logger, processLogger } from '../../platform/log.js'
-import { type Accepted, accepted, type Refused, refused } from '../../platform/result.js'
+import { accepted, type Result, refused } from '../../platform/result.js'
 import { StoreError } from '../../store/types.js'
 import { AGENT_KEY_MAX_LENGTH, createRefusalLog, matchAgentKey, refusalText } from '../agents/agentKeys.js'
 import type { DeployServicesSource } from '../instance.js'
@@ -16,7 +15,7 @@ import type { CallingAgent } from './action.js'
 export type AgentDoor = 'b20-skill' | 'mcp'
 
 /** The verdict on a request's agent key: the agent, or the answer it gets instead (refused with that answer's code). */
-export type AgentVerdict = Accepted<{ agent: CallingAgent }> | Refused<string, { answer: HttpAnswer }>
+export type AgentVerdict = Result<{ agent: CallingAgent }, string, { answer: HttpAnswer }>
 
 /** A refusal answered with `answer`, under its code. */
 const refusedWith = (answer: HttpAnswer): AgentVerdict => refused(String(answer.body.code), { answer })
@@ -54,7 +53,8 @@ export type JudgeAgentKeyParameters = {
 /**
  * Judges a presented agent key before anything else (no body, chain or signer): none is a refusal whatever else is
  * wrong; then `DEPLOY_ALLOWLIST`, then the keys issued at runtime. A registry that cannot be read refuses no one for
- * good: the caller is told to retry. Anything but a store failure is thrown on.
+ * good: the caller is told to retry. Anything else (a broken configuration among them) is thrown on, to the door's one
+ * mapping of errors (lib/platform/errorAnswer.ts).
  */
 export async function judgeAgentKey({ source, door, presented, logRefusal }: JudgeAgentKeyParameters): Promise<AgentVerdict> {
   const refuse = (reason: Parameters<typeof refusalText>[0]): AgentVerdict => {
@@ -63,13 +63,7 @@ export async function judgeAgentKey({ source, door, presented, logRefusal }: Jud
     return refusedWith({ status: 403, body: refused('FORBIDDEN', { error: `${named} is ${refusalText(reason)}.` }) })
   }
   if (!presented) return refuse('no key')
-  let allowlist: readonly string[]
-  try {
-    allowlist = source.config().allowlist
-  } catch (error) {
-    return refusedWith(configInvalidAnswer(door, error))
-  }
-  const allowed = matchAgentKey(presented, allowlist)
+  const allowed = matchAgentKey(presented, source.config().allowlist)
   if (allowed) return accepted({ agent: { digest: allowed, dailyCap: null } })
   try {
     const verdict = await (await source.agents()).check(presented)

@@ -1,10 +1,9 @@
 import { errorAnswerOf } from '../../platform/errorAnswer.js'
 import type { HttpAnswer } from '../../platform/httpAnswer.js'
-import type { Accepted } from '../../platform/result.js'
-import type { DeployFailure } from '../answerSchemas.js'
+import type { Logger } from '../../platform/log.js'
 import type { DeployServicesSource } from '../instance.js'
-import { failure } from '../outcome.js'
-import { type AgentAction, answer, type CallingAgent, unexpectedFailure } from './action.js'
+import { type DeployResult, failure } from '../outcome.js'
+import { type AgentAction, agentDoorErrors, answer, type CallingAgent } from './action.js'
 import { agentDeployAction } from './agentDeploy.js'
 import { listDeploysAction } from './listDeploys.js'
 import { listEventsAction } from './listEvents.js'
@@ -41,6 +40,8 @@ export type RunAgentActionParameters = {
   idempotencyKey: string | null
   /** The actions this door offers (default: every one, {@link AGENT_ACTIONS}). */
   actions?: readonly AgentAction[]
+  /** The door the request came through, for the log line of a failure (default `b20-skill`). */
+  door?: string
 }
 
 /** Parameters of {@link pickAgentAction}: `A` is how the door holds an action (the registry's, or its own face of one). */
@@ -54,7 +55,7 @@ export type PickAgentActionParameters<A extends { name: string }> = {
 }
 
 /** The picked action, or the refusal that names what the door offers. */
-export type PickAgentActionReturnType<A extends { name: string }> = Accepted<{ action: A }> | DeployFailure
+export type PickAgentActionReturnType<A extends { name: string }> = DeployResult<{ action: A }>
 
 /**
  * The action a body names among those a door offers: every door (`/api/b20-skill`, the paid door, MCP through its
@@ -75,25 +76,22 @@ export function pickAgentAction<A extends { name: string }>({
 
 /**
  * Runs one agent action for a checked agent and answers it; never throws. A request is checked before anything is
- * loaded (a refusal costs no chain, signer or store); only then are the services built, and anything nobody expected
- * is `INTERNAL` with the request id.
+ * loaded (a refusal costs no chain, signer or store); only then are the services built. An error thrown on the way is
+ * answered by the one mapping (lib/platform/errorAnswer.ts): a not-found is its 404, a variable the operator must fix
+ * `CONFIG_INVALID`, anything nobody expected `INTERNAL` with the request id.
  */
 export async function runAgentAction(parameters: RunAgentActionParameters): Promise<HttpAnswer> {
-  const { source, agent, body, idempotencyKey, actions = AGENT_ACTIONS } = parameters
+  const { source, agent, body, idempotencyKey, actions = AGENT_ACTIONS, door = 'b20-skill' } = parameters
   const picked = pickAgentAction({ body, offered: actions })
   if (!picked.ok) return answer(picked)
   const checked = picked.action.check({ body, idempotencyKey })
   if (!checked.ok) return answer(checked)
-  let services: Awaited<ReturnType<DeployServicesSource['services']>>
+  let logger: Logger | undefined
   try {
-    services = await source.services()
-  } catch (error) {
-    // A variable the operator must fix is CONFIG_INVALID; anything else that stops the services is unexpected.
-    return errorAnswerOf(error, { endpoint: 'b20-skill', unexpectedEvent: 'agent_action_failed' })
-  }
-  try {
+    const services = await source.services()
+    logger = services.logger
     return await checked.run({ services, agent })
   } catch (error) {
-    return unexpectedFailure(services.logger, error)
+    return errorAnswerOf(error, { ...agentDoorErrors(door), logger })
   }
 }

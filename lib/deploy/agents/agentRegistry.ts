@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { systemClock } from '../../platform/clock.js'
 import { BaseError } from '../../platform/errors.js'
-import { type Accepted, type Refused, refused } from '../../platform/result.js'
+import { type Result, refused } from '../../platform/result.js'
 import { listIndexed, putIndexed, removeFromIndex } from '../../store/recordIndex.js'
 import { parseRecord } from '../../store/records.js'
 import type { Store } from '../../store/types.js'
@@ -63,7 +63,7 @@ export async function saveAgentRecord(store: Store, storePrefix: string, record:
 }
 
 /** The verdict on a presented key: the agent (its digest, and its own daily cap when it has one), or why not. */
-export type AgentVerdict = Accepted<{ digest: string; dailyCap: number | null }> | Refused<'FORBIDDEN', { reason: AgentRefusalReason }>
+export type AgentVerdict = Result<{ digest: string; dailyCap: number | null }, 'FORBIDDEN', { reason: AgentRefusalReason }>
 
 /** Checks presented keys against the keys issued at runtime (`DEPLOY_ALLOWLIST` is checked before, without a store). */
 export type AgentRegistry = {

@@ -1,11 +1,11 @@
 import ipaddr from 'ipaddr.js'
-import { type Accepted, accepted, type Refused, refused } from '../../platform/result.js'
+import { accepted, type Result, refused } from '../../platform/result.js'
 
 /** Longest webhook URL accepted. */
 export const WEBHOOK_URL_MAX_LENGTH = 2048
 
 /** A webhook URL judged: the URL as it will be called, or why it is refused. */
-export type WebhookUrlVerdict = Accepted<{ url: string }> | Refused<'WEBHOOK_URL_REFUSED', { reason: string }>
+export type WebhookUrlVerdict = Result<{ url: string }, 'WEBHOOK_URL_REFUSED', { reason: string }>
 
 /** Parameters of {@link checkWebhookUrl}. */
 export type CheckWebhookUrlParameters = { url: string; onVercel: boolean }

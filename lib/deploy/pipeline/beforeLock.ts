@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto'
 import type { KmsAccount } from '../../chain/kmsAccount.js'
+import type { Accepted } from '../../platform/result.js'
 import { oldestInIndex } from '../../store/recordIndex.js'
 import type { Store } from '../../store/types.js'
 import { deployCapKeys, deployHistoryKeys, deployStoreKeys } from '../keys.js'
-import { type DeployFailure, storeFailureOf } from '../outcome.js'
+import { type DeployFailure, type DeployResult, storeFailureOf } from '../outcome.js'
 import type { NonceLocks } from '../sender/nonceLock.js'
 import type { DeployServices } from '../services.js'
 import type { DeployPlan } from './deployPlan.js'
@@ -26,10 +27,10 @@ export type DeployContext = {
 }
 
 /** A deploy that holds its cap slots and knows the chain's state: ready for the nonce lock. */
-export type ReservedDeploy = { ok: true; reservation: CapReservation; prepared: PreparedDeploy; stuckSeen: boolean }
+export type ReservedDeploy = { reservation: CapReservation; prepared: PreparedDeploy; stuckSeen: boolean }
 
 /** A deploy ready for the nonce lock: reserved, prepared, with its intent and the instance's locks. */
-export type LockedDeploy = DeployContext & Omit<ReservedDeploy, 'ok'> & { intent: DeployIntent; nonceLocks: NonceLocks }
+export type LockedDeploy = DeployContext & ReservedDeploy & { intent: DeployIntent; nonceLocks: NonceLocks }
 
 /**
  * The store's failure before anything was signed: deploys fail closed. Any other error is thrown on (see
@@ -74,7 +75,7 @@ export function agentKeyCaps({ services, agentDigest, agentDailyCap }: AgentKeyC
  * of {@link prepareDeploy}, and a look at the oldest unmined deploy (one sent long ago may be stuck). Nothing of it
  * depends on the nonce, so the lock holds only what must go one after another. A refusal gives the slots back.
  */
-export async function reserveAndPrepare(context: DeployContext & { caps: readonly DeployCap[] }): Promise<ReservedDeploy | DeployFailure> {
+export async function reserveAndPrepare(context: DeployContext & { caps: readonly DeployCap[] }): Promise<DeployResult<ReservedDeploy>> {
   const { services, store, signer, plan, caps } = context
   const { config } = services
   const keys = keysOf(context)
@@ -86,13 +87,13 @@ export async function reserveAndPrepare(context: DeployContext & { caps: readonl
       prepareDeploy(services, plan, signer),
       oldestInIndex(store, keys.history.unmined(signer.address)),
     ])
-    const refused = capped ?? (prepared.ok ? null : (prepared as DeployFailure))
+    const refused = capped ?? (prepared.ok ? null : prepared)
     if (refused) {
       await reservation.release()
       return refused
     }
     const stuckSeen = oldest !== null && now - oldest >= config.stuckSeconds * 1000
-    return { ok: true, reservation, prepared: prepared as PreparedDeploy, stuckSeen }
+    return { ok: true, reservation, prepared: prepared as Accepted<PreparedDeploy>, stuckSeen }
   } catch (error) {
     await reservation.release().catch(() => undefined)
     return storeFailure(services, 'deploy-prepare', error)

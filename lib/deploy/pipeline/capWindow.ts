@@ -1,4 +1,4 @@
-import { type Accepted, accepted, type Refused, refused } from '../../platform/result.js'
+import { type Accepted, accepted, type Refused, type Result, refused } from '../../platform/result.js'
 import { countSlots, releaseSlot, type SlidingWindow, takeSlots } from '../../store/slidingLog.js'
 import type { Store } from '../../store/types.js'
 
@@ -35,7 +35,7 @@ export async function reserveCapSlots(store: Store, parameters: ReserveCapSlotsP
 export type ReserveCapSlotParameters = { key: string; member: string; limit: number; windowMs: number; now: number }
 
 /** Result of {@link reserveCapSlot}: the slot, or when one frees up (epoch ms). */
-export type ReserveCapSlotReturnType = Accepted<{ used: number }> | Refused<'CAP_FULL', { used: number; freesAt: number }>
+export type ReserveCapSlotReturnType = Result<{ used: number }, 'CAP_FULL', { used: number; freesAt: number }>
 
 /**
  * Takes a slot in a strict rolling window, atomically: drops entries at or before `now - windowMs`, and adds `member`

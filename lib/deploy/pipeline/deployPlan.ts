@@ -2,7 +2,7 @@ import { type Address, formatUnits, type Hex, zeroAddress } from 'viem'
 import { B20_FACTORY_ADDRESS, type B20TokenSpec, encodeCreateB20, predictB20Address } from '../../chain/b20.js'
 import { encodeBirthInitCalls, metadataDataUri } from '../../chain/tokenBirth.js'
 import type { DeployedToken } from '../answerSchemas.js'
-import { type DeployFailure, failure } from '../outcome.js'
+import { type DeployResult, invalidRequest } from '../outcome.js'
 import type { UniswapV4Addresses } from '../pool/addresses.js'
 import { type LaunchPool, planLaunchPool } from '../pool/launchPool.js'
 import { poolOwnerProblem } from '../pool/poolFields.js'
@@ -87,11 +87,10 @@ export type PlanLaunchParameters = PlanDeployParameters & {
  * service keeps no position), and the seed must be possible at this price and amount; either refusal is
  * `INVALID_INTENT` naming the `pool` field.
  */
-export function planLaunch(parameters: PlanLaunchParameters): { ok: true; plan: DeployPlan } | DeployFailure {
+export function planLaunch(parameters: PlanLaunchParameters): DeployResult<{ plan: DeployPlan }> {
   const { intent, signer, salt, addresses, nowSeconds } = parameters
   if (!intent.pool) return { ok: true, plan: planDeploy({ intent, signer, salt }) }
-  const invalid = (details: { field: string; reason: string }[]) =>
-    failure('INVALID_INTENT', 'The deploy intent is invalid; see details.', { details })
+  const invalid = (details: { field: string; reason: string }[]) => invalidRequest('agent_deploy', details)
   const ownerProblem = poolOwnerProblem(intent.pool.owner, signer)
   if (ownerProblem) return invalid([ownerProblem])
   const token = predictB20Address(intent.variant, signer, salt)

@@ -2,7 +2,7 @@
 // after it (approve Permit2, Permit2's approval of the PositionManager, the pool's creation and mint), on the nonces
 // claimed right after the creation's, signed with it and sent after it in order, in the same hold of the lock.
 import { B20_FACTORY_ADDRESS } from '../../chain/b20.js'
-import { type DeployFailure, failure } from '../outcome.js'
+import { type DeployResult, failure } from '../outcome.js'
 import type { TransactionPrice } from '../sender/fees.js'
 import { type KeptRecord, type KeptTransaction, recordOf } from '../sender/keep.js'
 import type { NonceLock } from '../sender/nonceLock.js'
@@ -33,7 +33,7 @@ export async function claimSeedNonces({
   holdings,
   floor,
   count,
-}: ClaimSeedNoncesParameters): Promise<{ ok: true; nonces: number[] } | DeployFailure> {
+}: ClaimSeedNoncesParameters): Promise<DeployResult<{ nonces: number[] }>> {
   const nonces: number[] = []
   for (let i = 0; i < count; i++) {
     const claim = await lock.claimNonce(floor)

@@ -2,8 +2,9 @@ import { decodeFunctionResult, getAddress } from 'viem'
 import { b20FactoryAbi } from '../../chain/b20.js'
 import { ChainMismatchError } from '../../chain/client.js'
 import { type KmsAccount, KmsSignerError } from '../../chain/kmsAccount.js'
+import type { Accepted } from '../../platform/result.js'
 import type { DeploySimulated } from '../answerSchemas.js'
-import { type DeployFailure, failure } from '../outcome.js'
+import { type DeployResult, failure } from '../outcome.js'
 import { chainFailure } from '../sender/chainErrors.js'
 import { feesFrom, gasWithHeadroom } from '../sender/fees.js'
 import { signerUnavailable } from '../sender/sign.js'
@@ -14,29 +15,29 @@ import { simulatePooledLaunch } from './simulateLaunch.js'
 /** The signer, once KMS has given its public key and the RPC serves the configured chain; else why not. */
 export async function readySigner(
   services: Pick<DeployServices, 'getSigner' | 'verifyChain' | 'logger'>,
-): Promise<{ ok: true; signer: KmsAccount } | DeployFailure> {
+): Promise<DeployResult<{ signer: KmsAccount }>> {
   const { logger } = services
   let signer: KmsAccount
   try {
     signer = await services.getSigner!()
   } catch (error) {
     if (error instanceof KmsSignerError && error.isMisconfiguration) {
-      logger.error('signer_misconfigured', { message: error.message })
-      return failure('SIGNER_MISMATCH', `Refusing to deploy: ${error.message}.`)
+      logger.error('signer_misconfigured', { message: error.shortMessage })
+      return failure('SIGNER_MISMATCH', `Refusing to deploy: ${error.shortMessage}.`)
     }
     return signerUnavailable(logger, 'GetPublicKey', error)
   }
   try {
     await services.verifyChain()
   } catch (error) {
-    if (error instanceof ChainMismatchError) return failure('CHAIN_MISMATCH', `Refusing to sign: ${error.message}.`)
+    if (error instanceof ChainMismatchError) return failure('CHAIN_MISMATCH', `Refusing to sign: ${error.shortMessage}.`)
     return failure('RPC_UNAVAILABLE', 'The chain RPC is unavailable; nothing was signed. Try again shortly.', { retryAfterSeconds: 5 })
   }
   return { ok: true, signer }
 }
 
 /** eth_call of createB20 from the signer: fine when it creates the predicted address, else the decoded revert. */
-export async function simulateDeploy(services: ChainReads, plan: DeployPlan): Promise<{ ok: true } | DeployFailure> {
+export async function simulateDeploy(services: ChainReads, plan: DeployPlan): Promise<DeployResult> {
   try {
     const result = await services.publicClient.call(plan.request)
     const created = result.data ? decodeFunctionResult({ abi: b20FactoryAbi, functionName: 'createB20', data: result.data }) : undefined
@@ -50,15 +51,15 @@ export async function simulateDeploy(services: ChainReads, plan: DeployPlan): Pr
   }
 }
 
-/** Gas limits of a deploy (with headroom): the creation's, and a pooled launch's three seed transactions'; or why not. */
-export type DeployGas = { ok: true; gas: bigint; seedGas?: bigint[] } | DeployFailure
+/** Gas limits of a deploy (with headroom): the creation's, and a pooled launch's three seed transactions'. */
+export type DeployGas = { gas: bigint; seedGas?: bigint[] }
 
 /**
  * The simulation and the gas, together: a plain deploy's eth_call beside its estimate (a revert explains itself
  * through the simulation, decoded, before the estimate's failure); a pooled launch's one sequence simulation, whose
  * seed cannot be estimated on its own before the token exists.
  */
-export async function simulateAndEstimate(services: ChainReads, plan: DeployPlan): Promise<DeployGas> {
+export async function simulateAndEstimate(services: ChainReads, plan: DeployPlan): Promise<DeployResult<DeployGas>> {
   if (plan.pool) {
     const simulated = await simulatePooledLaunch(services, plan)
     if (!simulated.ok) return simulated
@@ -73,7 +74,7 @@ export async function simulateAndEstimate(services: ChainReads, plan: DeployPlan
 }
 
 /** A dry run: the simulation and what the deploy would cost; nothing is signed and no cap slot is taken. */
-export async function dryRunDeploy(services: ChainReads, plan: DeployPlan, signer: KmsAccount): Promise<DeploySimulated | DeployFailure> {
+export async function dryRunDeploy(services: ChainReads, plan: DeployPlan, signer: KmsAccount): Promise<DeployResult<DeploySimulated>> {
   const [simulated, fees] = await Promise.allSettled([simulateAndEstimate(services, plan), services.fees.ofBlock()])
   if (simulated.status === 'rejected') return chainFailure(simulated.reason)
   if (!simulated.value.ok) return simulated.value
@@ -100,14 +101,14 @@ export async function dryRunDeploy(services: ChainReads, plan: DeployPlan, signe
  * What a deploy knows before the nonce lock: its gas limit (and a pooled launch's seed transactions', in order), the
  * chain it talks to and the signer's pending count.
  */
-export type PreparedDeploy = { ok: true; gas: bigint; seedGas?: bigint[]; chainId: number; pending: number }
+export type PreparedDeploy = DeployGas & { chainId: number; pending: number }
 
 /**
  * Everything before the nonce lock that reads the chain, all at once: the simulation, the gas estimate, the block's
  * fees (cached for the send), the chain id and the node's pending count. A revert explains itself through the
  * simulation (decoded) before the estimate's failure.
  */
-export async function prepareDeploy(services: ChainReads, plan: DeployPlan, signer: KmsAccount): Promise<PreparedDeploy | DeployFailure> {
+export async function prepareDeploy(services: ChainReads, plan: DeployPlan, signer: KmsAccount): Promise<DeployResult<PreparedDeploy>> {
   const { publicClient } = services
   const [simulated, fees, chainId, pending] = await Promise.allSettled([
     simulateAndEstimate(services, plan),
@@ -118,8 +119,8 @@ export async function prepareDeploy(services: ChainReads, plan: DeployPlan, sign
   if (simulated.status === 'fulfilled' && !simulated.value.ok) return simulated.value
   for (const result of [simulated, fees, chainId, pending]) if (result.status === 'rejected') return chainFailure(result.reason)
   const ok = <T>(result: PromiseSettledResult<T>) => (result as PromiseFulfilledResult<T>).value
-  const { gas, seedGas } = ok(simulated) as Extract<DeployGas, { ok: true }>
-  const prepared: PreparedDeploy = { ok: true, gas, ...(seedGas ? { seedGas } : {}), chainId: ok(chainId), pending: ok(pending) }
+  const { gas, seedGas } = ok(simulated) as DeployGas
+  const prepared: Accepted<PreparedDeploy> = { ok: true, gas, ...(seedGas ? { seedGas } : {}), chainId: ok(chainId), pending: ok(pending) }
   if (prepared.chainId !== services.config.chainId) {
     services.logger.error('chain_mismatch', { expected: services.config.chainId, actual: prepared.chainId })
     return failure(

@@ -3,7 +3,7 @@
 // revert anywhere refuses the launch before anything is signed or charged, and each transaction's gas comes from it.
 import { decodeErrorResult, type Hex, parseAbi } from 'viem'
 import { simulateCalls } from 'viem/actions'
-import { type DeployFailure, failure } from '../outcome.js'
+import { type DeployResult, failure } from '../outcome.js'
 import { chainFailure } from '../sender/chainErrors.js'
 import type { ChainReads } from '../services.js'
 import type { DeployPlan } from './deployPlan.js'
@@ -27,7 +27,7 @@ const seedErrorsAbi = parseAbi([
 const SEED_STEPS = ['approving Permit2 on the token', 'Permit2’s approval of the PositionManager', 'the pool’s creation and mint']
 
 /** Result of {@link simulatePooledLaunch}: each transaction's gas as simulated (creation first), or why not. */
-export type SimulatePooledLaunchReturnType = { ok: true; gasUsed: bigint[] } | DeployFailure
+export type SimulatePooledLaunchReturnType = DeployResult<{ gasUsed: bigint[] }>
 
 /** A seed's revert, named by the seed errors when it is one of them. */
 function seedRevert(data: Hex | undefined): { name: string; args: Record<string, string> } {

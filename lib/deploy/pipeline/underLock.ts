@@ -1,5 +1,5 @@
 import type { DeployBroadcast } from '../answerSchemas.js'
-import { type DeployFailure, failure } from '../outcome.js'
+import { type DeployFailure, type DeployResult, failure } from '../outcome.js'
 import { receiptAnswerOf } from '../records/readReceipt.js'
 import { claimAndPrice } from '../sender/claim.js'
 import { BLOCK_MS } from '../sender/feeCache.js'
@@ -105,7 +105,7 @@ async function claimNonceAndPrice(
   deploy: LockedDeploy,
   lock: NonceLock,
   holdings: Holdings,
-): Promise<{ ok: true; nonce: number; price: TransactionPrice } | DeployFailure> {
+): Promise<DeployResult<{ nonce: number; price: TransactionPrice }>> {
   const { services, prepared } = deploy
   const claimed = await claimAndPrice({ lock, floor: prepared.pending, fees: services.fees, maxAgeMs: 3 * BLOCK_MS, gas: prepared.gas })
   if (claimed.nonce !== null) holdings.tookNonce(claimed.nonce)

@@ -3,7 +3,7 @@
 import { z } from 'zod'
 import { checksumAddress, isValidAddress } from '../../chain/address.js'
 import { MAX_TOKEN_UNITS, parseTokenAmount } from '../../chain/tokenAmount.js'
-import type { RequestProblem } from '../../platform/problems.js'
+import { problemsOf, type RequestProblem } from '../../platform/problems.js'
 
 /** Uniswap v4 fees a launch's pool may take, in hundredths of a basis point, with their usual tick spacings. */
 export const POOL_TICK_SPACINGS = { 500: 10, 3000: 60, 10000: 200 } as const
@@ -77,16 +77,8 @@ export type ParsePoolIntentReturnType = { pool: PoolIntent | undefined; details:
 export function parsePoolIntent(raw: unknown, birth: PoolBirthFields): ParsePoolIntentReturnType {
   if (raw === undefined) return { pool: undefined, details: [] }
   const parsed = poolFieldSchema.safeParse(raw)
-  const details: RequestProblem[] = []
-  if (!parsed.success) {
-    for (const issue of parsed.error.issues) {
-      if (issue.code === 'unrecognized_keys')
-        for (const key of issue.keys) details.push({ field: `pool.${key}`, reason: 'is not a known field' })
-      else if (issue.path.length === 0)
-        details.push({ field: 'pool', reason: 'must be an object: amount, startingMarketCapEth, fee, owner' })
-      else details.push({ field: `pool.${issue.path.map(String).join('.')}`, reason: issue.message })
-    }
-  }
+  const notAnObject = 'must be an object: amount, startingMarketCapEth, fee, owner'
+  const details: RequestProblem[] = parsed.success ? [] : problemsOf(parsed.error, { root: 'pool', nested: true, notAnObject })
   const fields = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>
   let amount: bigint | undefined
   if (typeof fields.amount === 'string') {

@@ -1,11 +1,11 @@
 import {
   type Address,
-  BaseError,
   decodeEventLog,
   type Hex,
   TransactionNotFoundError,
   type TransactionReceipt,
   TransactionReceiptNotFoundError,
+  BaseError as ViemBaseError,
 } from 'viem'
 import { B20_FACTORY_ADDRESS, b20FactoryAbi, CREATE_B20_SELECTOR } from '../../chain/b20.js'
 import { VARIANT_BY_ID } from '../../chain/b20Variants.js'
@@ -40,7 +40,7 @@ export type ReadDeployReceiptParameters = {
 const REPLACEMENT_HOPS_MAX = 5
 
 const notFound = (error: unknown) =>
-  error instanceof BaseError &&
+  error instanceof ViemBaseError &&
   Boolean(error.walk((e) => e instanceof TransactionNotFoundError || e instanceof TransactionReceiptNotFoundError))
 
 /** The signer's address without signing: from KMS (cached), else `SIGNER_ADDRESS`. */
@@ -69,7 +69,7 @@ export async function readDeployReceipt({
     signer = await signerAddress(services)
   } catch (error) {
     if (error instanceof KmsSignerError && error.reason === 'address-mismatch')
-      return failure('SIGNER_MISMATCH', `Refusing to answer: ${error.message}.`)
+      return failure('SIGNER_MISMATCH', `Refusing to answer: ${error.shortMessage}.`)
     return signerUnavailable(services.logger, 'GetPublicKey', error)
   }
   if (!signer) return failure('SIGNER_NOT_CONFIGURED', 'The deploy signer is not configured on this server (KMS_KEY_ID is unset).')

@@ -1,4 +1,12 @@
-import { BaseError, ExecutionRevertedError, type Hex, HttpRequestError, InsufficientFundsError, NonceTooLowError, TimeoutError } from 'viem'
+import {
+  ExecutionRevertedError,
+  type Hex,
+  HttpRequestError,
+  InsufficientFundsError,
+  NonceTooLowError,
+  TimeoutError,
+  BaseError as ViemBaseError,
+} from 'viem'
 import { getNodeError } from 'viem/utils'
 import { decodeB20Revert } from '../../chain/b20.js'
 import { errorName } from '../../platform/log.js'
@@ -8,7 +16,7 @@ import { type DeployFailure, failure } from '../outcome.js'
 
 /** Finds the revert data in a viem error chain. */
 export function revertDataOf(error: unknown): Hex | undefined {
-  if (!(error instanceof BaseError)) return undefined
+  if (!(error instanceof ViemBaseError)) return undefined
   let data: Hex | undefined
   error.walk((e) => {
     const candidate = (e as { data?: unknown }).data
@@ -21,7 +29,7 @@ export function revertDataOf(error: unknown): Hex | undefined {
 
 /** True when a viem error means "no answer" (network, timeout), as opposed to the node refusing. */
 export function isTransportFailure(error: unknown): boolean {
-  if (!(error instanceof BaseError)) return true
+  if (!(error instanceof ViemBaseError)) return true
   return Boolean(error.walk((e) => e instanceof HttpRequestError || e instanceof TimeoutError))
 }
 
@@ -33,7 +41,7 @@ export type NodeRefusal = 'nonce-used' | 'insufficient-funds' | 'reverted' | 'ot
  * `InsufficientFundsError`; `ExecutionRevertedError`), found in the error's chain or mapped by viem's `getNodeError`.
  */
 export function nodeRefusalOf(error: unknown): NodeRefusal {
-  if (!(error instanceof BaseError)) return 'other'
+  if (!(error instanceof ViemBaseError)) return 'other'
   const typed = (e: unknown) => e instanceof NonceTooLowError || e instanceof InsufficientFundsError || e instanceof ExecutionRevertedError
   const found = error.walk(typed) ?? getNodeError(error, {})
   if (found instanceof NonceTooLowError) return 'nonce-used'
@@ -43,7 +51,7 @@ export function nodeRefusalOf(error: unknown): NodeRefusal {
 }
 
 /** The short message of a viem error (or the error's name), at most 200 characters. */
-export const shortMessage = (error: unknown) => (error instanceof BaseError ? error.shortMessage : errorName(error)).slice(0, 200)
+export const shortMessage = (error: unknown) => (error instanceof ViemBaseError ? error.shortMessage : errorName(error)).slice(0, 200)
 
 /**
  * Turns an RPC error met before signing into an answer: a revert (with its data, as eth_call or eth_estimateGas

@@ -1,5 +1,5 @@
 import type { PublicClient } from 'viem'
-import { type Accepted, accepted, type Refused, refused } from '../../platform/result.js'
+import { accepted, type Result, refused } from '../../platform/result.js'
 
 // What a deploy pays: the floor of the priority fee, and what a replacement of a stuck transaction must offer.
 
@@ -43,7 +43,7 @@ export type ReplacementFeesParameters = {
 }
 
 /** Result of {@link replacementFees}: the fees, or the least `maxFeePerGas` a replacement would need, above the cap. */
-export type ReplacementFeesReturnType = Accepted<Fees> | Refused<'ABOVE_FEE_CAP', { neededMaxFeePerGas: bigint }>
+export type ReplacementFeesReturnType = Result<Fees, 'ABOVE_FEE_CAP', { neededMaxFeePerGas: bigint }>
 
 const bump = (wei: bigint) => (wei * REPLACEMENT_BUMP_PER_MILLE + 999n) / 1000n
 

@@ -2,7 +2,7 @@ import type { KmsAccount } from '../../chain/kmsAccount.js'
 import type { Logger } from '../../platform/log.js'
 import type { Store } from '../../store/types.js'
 import type { DeployHistoryKeys } from '../keys.js'
-import type { DeployFailure } from '../outcome.js'
+import type { DeployResult } from '../outcome.js'
 import { type SignedTransaction, signCalls, type UnsignedTransaction } from './sign.js'
 import { recordTransaction, type TransactionRecord } from './signedTransactions.js'
 
@@ -56,7 +56,7 @@ export type KeptTransaction = SignedTransaction & { record: TransactionRecord }
  * Signs the transactions with KMS (one failure: `SIGNER_UNAVAILABLE`, nothing written), then writes their records
  * in order, before any of them is broadcast.
  */
-export async function signAndKeep(parameters: SignAndKeepParameters): Promise<{ ok: true; kept: KeptTransaction[] } | DeployFailure> {
+export async function signAndKeep(parameters: SignAndKeepParameters): Promise<DeployResult<{ kept: KeptTransaction[] }>> {
   const { store, keys, signer, chainId, logger, transactions } = parameters
   const signed = await signCalls({ signer, chainId, transactions, logger })
   if (!signed.ok) return signed

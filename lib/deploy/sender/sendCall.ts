@@ -4,7 +4,7 @@ import type { Clock } from '../../platform/clock.js'
 import type { Logger } from '../../platform/log.js'
 import type { Store } from '../../store/types.js'
 import { deployHistoryKeys, deployStoreKeys } from '../keys.js'
-import { type DeployFailure, failure } from '../outcome.js'
+import { type DeployFailure, type DeployResult, failure } from '../outcome.js'
 import { type BroadcastReturnType, broadcast } from './broadcast.js'
 import { chainFailure } from './chainErrors.js'
 import { claimAndPrice } from './claim.js'
@@ -69,9 +69,12 @@ export type SendCallParameters = {
 }
 
 /** How a call went out: sent (or mined in time, with its receipt), or perhaps (no answer: it is followed all the same). */
-export type SendCallReturnType =
-  | { ok: true; outcome: 'sent' | 'mined' | 'uncertain'; record: TransactionRecord; receipt?: TransactionReceipt; failure?: DeployFailure }
-  | DeployFailure
+export type SendCallReturnType = DeployResult<{
+  outcome: 'sent' | 'mined' | 'uncertain'
+  record: TransactionRecord
+  receipt?: TransactionReceipt
+  failure?: DeployFailure
+}>
 
 /**
  * Sends one call from the signer under the nonce lock the caller holds: simulated and estimated first (a revert is

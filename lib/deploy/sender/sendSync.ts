@@ -1,5 +1,4 @@
 import {
-  BaseError,
   type Hex,
   InvalidParamsRpcError,
   MethodNotFoundRpcError,
@@ -7,6 +6,7 @@ import {
   type PublicClient,
   RpcRequestError,
   type TransactionReceipt,
+  BaseError as ViemBaseError,
 } from 'viem'
 import type { Clock } from '../../platform/clock.js'
 import { type BroadcastReturnType, broadcast } from './broadcast.js'
@@ -101,12 +101,12 @@ export function createSyncSender({ syncClient, publicClient, clock }: CreateSync
 
 /** True for EIP-7966's "not included in time" (error 4): the transaction was accepted and waits for a block. */
 function isSyncTimeout(error: unknown): boolean {
-  return error instanceof BaseError && Boolean(error.walk((e) => e instanceof RpcRequestError && e.code === SYNC_TIMEOUT_CODE))
+  return error instanceof ViemBaseError && Boolean(error.walk((e) => e instanceof RpcRequestError && e.code === SYNC_TIMEOUT_CODE))
 }
 
 /** True when viem raised (or wrapped) an RPC error of `type`. */
 function isRpcError(error: unknown, type: abstract new (...args: never[]) => Error): boolean {
-  return error instanceof BaseError && Boolean(error.walk((e) => e instanceof type))
+  return error instanceof ViemBaseError && Boolean(error.walk((e) => e instanceof type))
 }
 
 /** Whether the node knows the transaction (pending or mined); false when it cannot say. */

@@ -1,7 +1,7 @@
 import { type Address, type Hex, keccak256 } from 'viem'
 import type { KmsAccount } from '../../chain/kmsAccount.js'
 import { errorName, type Logger } from '../../platform/log.js'
-import { type DeployFailure, failure } from '../outcome.js'
+import { type DeployFailure, type DeployResult, failure } from '../outcome.js'
 import type { TransactionPrice } from './fees.js'
 
 // The one place a transaction is signed: KMS signs (the private key never leaves it), and a KMS failure reads the
@@ -41,7 +41,7 @@ export async function signCalls({
   chainId,
   transactions,
   logger,
-}: SignCallsParameters): Promise<{ ok: true; signed: SignedTransaction[] } | DeployFailure> {
+}: SignCallsParameters): Promise<DeployResult<{ signed: SignedTransaction[] }>> {
   try {
     const signed = await Promise.all(
       transactions.map(async ({ call, nonce, price }) => {

@@ -7,7 +7,7 @@ import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from 'request-f
 import { Webhook } from 'standardwebhooks'
 import type { Sleep } from '../../platform/clock.js'
 import { BaseError } from '../../platform/errors.js'
-import { type Accepted, accepted, type Refused, refused } from '../../platform/result.js'
+import { accepted, type Result, refused } from '../../platform/result.js'
 import { checkWebhookUrl } from '../agents/webhookUrl.js'
 
 /** How long one attempt may take, connection to answer. */
@@ -25,7 +25,7 @@ export type WebhookAttemptRefusal =
   | 'WEBHOOK_NO_ANSWER'
 
 /** How one attempt ended: a 2xx (delivered), another status, or no answer (with why, never the URL). */
-export type WebhookAttemptResult = Accepted<{ status: number }> | Refused<WebhookAttemptRefusal, { status: number | null; error: string }>
+export type WebhookAttemptResult = Result<{ status: number }, WebhookAttemptRefusal, { status: number | null; error: string }>
 
 /** Parameters of {@link attemptWebhook}. */
 export type AttemptWebhookParameters = {
@@ -105,7 +105,7 @@ function refusingLookup(lookup: LookupFunction, allowed: readonly string[]): Loo
 
 /** Why an attempt got no answer, in words safe for a status line: no URL, no secret. */
 function describeFailure(error: unknown): string {
-  if (error instanceof BaseError) return error.message
+  if (error instanceof BaseError) return error.shortMessage
   const code = (error as { code?: unknown })?.code
   if (typeof code === 'string') return code
   return (error instanceof Error ? error.message : String(error)).slice(0, 120)

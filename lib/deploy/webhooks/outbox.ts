@@ -3,7 +3,7 @@ import type { Hex } from 'viem'
 import { supplyFieldsOf } from '../../chain/birthView.js'
 import type { Clock } from '../../platform/clock.js'
 import { errorName, type Logger, unexpectedErrorFields } from '../../platform/log.js'
-import { type Accepted, accepted, type Refused, refused } from '../../platform/result.js'
+import { accepted, type Result, refused } from '../../platform/result.js'
 import { parseRecord } from '../../store/records.js'
 import { type Store, StoreError } from '../../store/types.js'
 import { isPaidAgent } from '../agents/paidAgent.js'
@@ -75,7 +75,7 @@ export type WebhookOutbox = {
 }
 
 /** What {@link WebhookOutbox.redeliver} did. */
-export type RedeliverReturnType = Accepted<{ outcome: AttemptOutcome }> | Refused<'EVENT_NOT_FOUND' | 'WEBHOOK_NOT_ACTIVE'>
+export type RedeliverReturnType = Result<{ outcome: AttemptOutcome }, 'EVENT_NOT_FOUND' | 'WEBHOOK_NOT_ACTIVE'>
 
 /** Parameters of {@link createWebhookOutbox}. */
 export type CreateWebhookOutboxParameters = {

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto'
 import type { Sleep } from '../../platform/clock.js'
-import type { Accepted, Refused } from '../../platform/result.js'
+import type { Result } from '../../platform/result.js'
 import type { Store } from '../../store/types.js'
 import type { CachedBody, ReadParameters } from './cachedBody.js'
 
 /** Runs a store call; a failing store answers `STORE_UNAVAILABLE` (with a log line) instead of failing the read. */
-export type TryStore = <T>(operation: string, run: () => Promise<T>) => Promise<Accepted<{ value: T }> | Refused<'STORE_UNAVAILABLE'>>
+export type TryStore = <T>(operation: string, run: () => Promise<T>) => Promise<Result<{ value: T }, 'STORE_UNAVAILABLE'>>
 
 /** Parameters of {@link createSharedRefresh}: the cache's store, clock and bounds, and its two store readers. */
 export type CreateSharedRefreshParameters = {

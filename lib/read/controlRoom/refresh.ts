@@ -65,7 +65,12 @@ export async function refreshControlRoom(services: ReadServices): Promise<Refres
     })
   } catch (error) {
     if (!gecko || !(error instanceof UpstreamError)) throw error
-    logger.warn('control_room_upstream_failed', { source: 'dexscreener', kind: error.kind, status: error.status, message: error.message })
+    logger.warn('control_room_upstream_failed', {
+      source: 'dexscreener',
+      kind: error.kind,
+      status: error.status,
+      message: error.shortMessage,
+    })
     const allowed = await claimGeckoFailover({ store, keyPrefix, now: now(), logger }, FAILOVER_PAGES)
     try {
       const { room, dropped } = await buildFailoverControlRoom({ gecko, pages: allowed, now, deadline })
