@@ -3,7 +3,7 @@ import type { ZodOpenApiPathItemObject } from 'zod-openapi'
 import { corsHeaders, jsonAnswer, notAllowedAnswer, oneOf, preflightOperation, redirectAnswer } from '../platform/routeDocs.js'
 import type { AgentAction } from './actions/action.js'
 import { AGENT_ACTIONS } from './actions/registry.js'
-import { deployFailureSchema, skillHttpErrorSchema } from './answerSchemas.js'
+import { deployFailureSchema, skillHttpErrorSchema } from './answers/deployAnswers.js'
 import { SKILL_BODY_LIMIT_BYTES } from './endpoint.js'
 
 // `POST /api/b20-skill` as the OpenAPI document declares it.

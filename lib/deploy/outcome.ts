@@ -2,7 +2,7 @@ import { errorName, type Logger } from '../platform/log.js'
 import type { RequestProblem } from '../platform/problems.js'
 import { type Accepted, refused } from '../platform/result.js'
 import { StoreError } from '../store/types.js'
-import type { DeployFailure, DeployFailureCode } from './answerSchemas.js'
+import type { DeployFailure, DeployFailureCode } from './answers/deployAnswers.js'
 
 export type { DeployFailure, DeployFailureCode }
 

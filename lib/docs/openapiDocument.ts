@@ -1,7 +1,7 @@
 import { createDocument, type ZodOpenApiPathItemObject } from 'zod-openapi'
 import type { AgentAction } from '../deploy/actions/action.js'
 import { AGENT_ACTIONS } from '../deploy/actions/registry.js'
-import { deployBroadcastSchema, deployFailureSchema, deploySimulatedSchema, skillHttpErrorSchema } from '../deploy/answerSchemas.js'
+import { deployBroadcastSchema, deployFailureSchema, deploySimulatedSchema, skillHttpErrorSchema } from '../deploy/answers/deployAnswers.js'
 import { listDeploysSchema, receiptConfirmedSchema, receiptPendingSchema, receiptReplacedSchema } from '../deploy/answers/receipts.js'
 import { b20SkillOpenApiOf } from '../deploy/openapi.js'
 import { listEventsSchema, redeliveredSchema } from '../deploy/webhooks/eventAnswers.js'

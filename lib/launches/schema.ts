@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { tokenMarketSchema } from '../deploy/answerSchemas.js'
+import { tokenMarketSchema } from '../deploy/answers/answerFields.js'
 
 // A launch as the public sees it: what a token deployed through this service (either door) is, in one entry of
 // `GET /api/launches` and of the stream's `launch` event. Public facts only: never an agent key, digest or label.

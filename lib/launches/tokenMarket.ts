@@ -1,4 +1,4 @@
-import { type TokenMarket, tokenMarketSchema } from '../deploy/answerSchemas.js'
+import { type TokenMarket, tokenMarketSchema } from '../deploy/answers/answerFields.js'
 import { deployHistoryKeys } from '../deploy/keys.js'
 import { parseTransactionRecord, type TransactionRecord } from '../deploy/sender/signedTransactions.js'
 import type { DeployServices } from '../deploy/services.js'

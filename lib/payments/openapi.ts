@@ -1,7 +1,7 @@
 import type { z } from 'zod'
 import type { ZodOpenApiPathItemObject } from 'zod-openapi'
 import { receiptRequestSchema } from '../deploy/actions/receipt.js'
-import { deployFailureSchema } from '../deploy/answerSchemas.js'
+import { deployFailureSchema } from '../deploy/answers/deployAnswers.js'
 import {
   corsHeaders,
   jsonAnswer,

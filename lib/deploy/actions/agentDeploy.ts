@@ -5,7 +5,7 @@ import { type B20Variant, STABLECOIN_DECIMALS } from '../../chain/b20Variants.js
 import type { HttpAnswer } from '../../platform/httpAnswer.js'
 import { problemsOf, type RequestProblem } from '../../platform/problems.js'
 import { accepted, type Result, refused } from '../../platform/result.js'
-import { deployBroadcastSchema, deploySimulatedSchema } from '../answerSchemas.js'
+import { deployBroadcastSchema, deploySimulatedSchema } from '../answers/deployAnswers.js'
 import { invalidRequest } from '../outcome.js'
 import { DEPLOY_WAIT_SECONDS_MAX, type DeployIntent } from '../pipeline/intent.js'
 import { parsePoolIntent, poolFieldSchema } from '../pool/poolFields.js'

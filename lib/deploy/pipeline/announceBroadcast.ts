@@ -1,4 +1,4 @@
-import type { DeployBroadcast } from '../answerSchemas.js'
+import type { DeployBroadcast } from '../answers/deployAnswers.js'
 import type { TransactionRecord } from '../sender/signedTransactions.js'
 import { type NotifyAgentParameters, notifyAgent } from '../webhooks/outbox.js'
 import type { DeployContext } from './beforeLock.js'

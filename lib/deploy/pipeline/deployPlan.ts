@@ -1,7 +1,7 @@
 import { type Address, formatUnits, type Hex, zeroAddress } from 'viem'
 import { B20_FACTORY_ADDRESS, type B20TokenSpec, encodeCreateB20, predictB20Address } from '../../chain/b20.js'
 import { encodeBirthInitCalls, metadataDataUri } from '../../chain/tokenBirth.js'
-import type { DeployedToken } from '../answerSchemas.js'
+import type { DeployedToken } from '../answers/answerFields.js'
 import { type DeployResult, invalidRequest } from '../outcome.js'
 import type { UniswapV4Addresses } from '../pool/addresses.js'
 import { type LaunchPool, planLaunchPool } from '../pool/launchPool.js'

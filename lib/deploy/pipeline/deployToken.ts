@@ -1,4 +1,5 @@
-import type { DeployBroadcast, DeployedToken, DeploySimulated } from '../answerSchemas.js'
+import type { DeployedToken } from '../answers/answerFields.js'
+import type { DeployBroadcast, DeploySimulated } from '../answers/deployAnswers.js'
 import { type DeployFailure, failure, storeFailureOf } from '../outcome.js'
 import { type NonceLock, signerLock } from '../sender/nonceLock.js'
 import type { DeployServices } from '../services.js'

@@ -1,6 +1,6 @@
 import type { Hex, TransactionReceipt } from 'viem'
 import { errorName } from '../../platform/log.js'
-import type { DeployBroadcast } from '../answerSchemas.js'
+import type { DeployBroadcast } from '../answers/deployAnswers.js'
 import type { DeployFailure } from '../outcome.js'
 import { receiptAnswerOf } from '../records/readReceipt.js'
 import { broadcastSigned } from '../sender/sendCall.js'

@@ -1,4 +1,4 @@
-import type { DeployBroadcast } from '../answerSchemas.js'
+import type { DeployBroadcast } from '../answers/deployAnswers.js'
 import { type DeployFailure, type DeployResult, failure } from '../outcome.js'
 import { receiptAnswerOf } from '../records/readReceipt.js'
 import { claimAndPrice } from '../sender/claim.js'

@@ -3,7 +3,7 @@ import { supplyFieldsOf } from '../../chain/birthView.js'
 import { isDeployed, readTokenMarkets } from '../../launches/tokenMarket.js'
 import { listIndexed } from '../../store/recordIndex.js'
 import type { Store } from '../../store/types.js'
-import type { ListDeploys } from '../answerSchemas.js'
+import type { ListDeploys } from '../answers/receipts.js'
 import { type DeployHistoryKeys, deployHistoryKeys } from '../keys.js'
 import { type DeployFailure, failure, storeFailureOf } from '../outcome.js'
 import {

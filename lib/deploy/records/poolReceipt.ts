@@ -2,7 +2,7 @@
 // replaced it) mined and the position's id read from its logs; or not mined yet; or reverted, which leaves the pool's
 // share of the supply with the signer.
 import { decodeEventLog, formatUnits, type Hex, parseAbi, type TransactionReceipt } from 'viem'
-import type { ReceiptPool } from '../answerSchemas.js'
+import type { ReceiptPool } from '../answers/receipts.js'
 import type { DeployHistoryKeys } from '../keys.js'
 import { readTransactionRecord, type TransactionRecord } from '../sender/signedTransactions.js'
 import type { DeployServices } from '../services.js'

@@ -1,11 +1,6 @@
 import { z } from 'zod'
-import {
-  deployBroadcastSchema,
-  deployFailureSchema,
-  receiptConfirmedSchema,
-  receiptPendingSchema,
-  receiptReplacedSchema,
-} from '../../deploy/answerSchemas.js'
+import { deployBroadcastSchema, deployFailureSchema } from '../../deploy/answers/deployAnswers.js'
+import { receiptConfirmedSchema, receiptPendingSchema, receiptReplacedSchema } from '../../deploy/answers/receipts.js'
 
 // What the paid door answers, as zod schemas: the OpenAPI document is built from them and tests hold answers to them.
 

@@ -1,6 +1,6 @@
 import type { Hex } from 'viem'
 import { paidAgentId } from '../../deploy/agents/paidAgent.js'
-import type { DeployBroadcast } from '../../deploy/answerSchemas.js'
+import type { DeployBroadcast } from '../../deploy/answers/deployAnswers.js'
 import { deployHistoryKeys } from '../../deploy/keys.js'
 import { planDeploy } from '../../deploy/pipeline/deployPlan.js'
 import type { DeployIntent } from '../../deploy/pipeline/intent.js'

@@ -1,33 +1,9 @@
 import { z } from 'zod'
-import { address, deployedTokenSchema, launchPoolSchema, txHash, wei } from './answers/answerFields.js'
-import { receiptConfirmedSchema } from './answers/receipts.js'
+import { address, deployedTokenSchema, launchPoolSchema, txHash, wei } from './answerFields.js'
+import { receiptConfirmedSchema } from './receipts.js'
 
-// The answers of a deploy: simulated, broadcast, or refused. The parts they share are in answers/answerFields.ts, what an
-// agent reads back (receipts, its deploys) in answers/receipts.ts, its webhook events' answers in
-// webhooks/eventAnswers.ts.
-
-// Until lib/deploy/records/, lib/deploy/pipeline/ and lib/payments/ import them from their modules, the shared parts
-// and the receipts' answers are also named here.
-export {
-  type DeployedToken,
-  deployedTokenSchema,
-  launchPoolSchema,
-  mintedSchema,
-  type TokenMarket,
-  tokenMarketSchema,
-} from './answers/answerFields.js'
-export {
-  type ListDeploys,
-  listDeploysSchema,
-  listedDeploySchema,
-  type ReceiptConfirmed,
-  type ReceiptPending,
-  type ReceiptPool,
-  type ReceiptReplaced,
-  receiptConfirmedSchema,
-  receiptPendingSchema,
-  receiptReplacedSchema,
-} from './answers/receipts.js'
+// The answers of a deploy: simulated, broadcast, or refused. The parts they share are in answerFields.ts, what an
+// agent reads back (receipts, its deploys) in receipts.ts, its webhook events' answers in webhooks/eventAnswers.ts.
 
 /** Body of a `dryRun: true` deploy: validated and simulated, nothing signed. */
 export const deploySimulatedSchema = z
