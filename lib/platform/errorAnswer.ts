@@ -1,14 +1,17 @@
 import { logConfigFailure } from './config.js'
 import { BaseError, NotFoundError } from './errors.js'
+import type { HttpAnswer } from './httpAnswer.js'
 import { type Logger, processLogger, unexpectedErrorFields } from './log.js'
 import { currentRequestId } from './requestId.js'
 
 /** What a caller learns when a configuration does not load: that something is wrong, and nothing of what. */
 export const CONFIG_INVALID_BODY = { error: 'The service is misconfigured; the operator has been told.', code: 'CONFIG_INVALID' } as const
 
-/** An error as an answer: the HTTP status, the JSON body and the headers (`Retry-After` when it says when to retry). */
-export type ErrorAnswer = {
-  status: number
+/**
+ * An error as an answer: the one {@link HttpAnswer}, narrowed to what an error's carries (its body's `error` and `code`,
+ * and its headers always there: `Retry-After` when it says when to retry).
+ */
+export type ErrorAnswer = HttpAnswer & {
   body: { ok?: false; error: string; code: string } & Record<string, unknown>
   headers: Record<string, string>
 }
