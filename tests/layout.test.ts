@@ -173,6 +173,19 @@ describe('lib/ layout', () => {
     expect(circles).toEqual([])
   })
 
+  it('has the paid door pick and check a body only through the agent actions’ registry, as every door does', () => {
+    const payments = sourceFiles(join(ROOT, 'lib', 'payments')).map((file) => [relative(ROOT, file), readFileSync(file, 'utf8')] as const)
+    const door = payments.find(([file]) => file === 'lib/payments/endpoint.ts')![1]
+    expect(door).toMatch(/\bpickAgentAction\(/)
+    expect(door).toMatch(/\baction\.check\(/)
+    // No module of the room reads a request with an action's own parser or schema (the documents' declarations aside).
+    const own = payments.filter(
+      ([file, text]) =>
+        file !== 'lib/payments/openapi.ts' && /\b(checkDeployRequest|checkBody|receiptRequestSchema|agentDeploySchema)\b/.test(text),
+    )
+    expect(own.map(([file]) => file)).toEqual([])
+  })
+
   it('keeps lib/market pure: of lib/ it imports only the upstream’s wire shapes, themselves pure; no network, no node:', () => {
     // The upstream's wire shapes: zod schemas and constants of what DexScreener and GeckoTerminal answer, no client.
     const WIRE_SHAPES = ['upstream/pair.ts', 'upstream/fields.ts', 'upstream/geckoOhlcv.ts']
