@@ -110,11 +110,11 @@ export function tradeWatch({ store, keyPrefix, chainId, reader, logger, now, ins
         triedAt = now()
         renewed = true
         const take = await takeTradeWatch({ store, keys, instanceId: me, saved: held && cursor ? saveCursor(cursor, now()) : null })
-        if (take.held && !held) {
+        if (take.ok && !held) {
           cursor = freshCursor(take.cursor, now())
           launchesStale = true
         }
-        held = take.held
+        held = take.ok
         // The last stream closed while the take was on its way: give back what it took.
         if (stopped) return release()
       }

@@ -1,3 +1,4 @@
+import { accepted, type Result, refused } from '../platform/result.js'
 import { defineScript, type Store } from '../store/types.js'
 
 // Which instance reads the launched pools' trades from the chain and publishes them (tradeWatch.ts): the
@@ -52,14 +53,14 @@ export type TradeWatchLeaseKeys = { lease: string; cursor: string; leaseMs: numb
 /** Parameters of {@link takeTradeWatch}: `saved` is the holder's cursor to keep (null: leave the one there). */
 export type TakeTradeWatchParameters = { store: Store; keys: TradeWatchLeaseKeys; instanceId: string; saved: string | null }
 
-/** What a take answers: held (with the cursor saved, null when none) or held by another instance. */
-export type TakeTradeWatchReturnType = { held: true; cursor: string | null } | { held: false }
+/** What a take answers: the lease is this instance's (with the cursor saved, null when none), or another's. */
+export type TakeTradeWatchReturnType = Result<{ cursor: string | null }, 'LEASE_HELD_ELSEWHERE'>
 
 /** Takes (or renews) the lease for this instance when free or its own, saving its cursor (one command). */
 export async function takeTradeWatch({ store, keys, instanceId, saved }: TakeTradeWatchParameters): Promise<TakeTradeWatchReturnType> {
   const reply = String(await store.run(takeScript, [keys.lease, keys.cursor], [instanceId, keys.leaseMs, saved ?? '', keys.cursorMs]))
-  if (reply === HELD_ELSEWHERE) return { held: false }
-  return { held: true, cursor: reply === '' ? null : reply }
+  if (reply === HELD_ELSEWHERE) return refused('LEASE_HELD_ELSEWHERE')
+  return accepted({ cursor: reply === '' ? null : reply })
 }
 
 /** Saves the cursor and frees the lease when this instance holds it (one command): another instance may take it now. */

@@ -17,7 +17,7 @@ import type { HttpAnswer } from '../platform/httpAnswer.js'
 import { errorName, processLogger } from '../platform/log.js'
 import { perInstance } from '../platform/perInstance.js'
 import { rateLimitHeaders } from '../platform/rateLimitHeaders.js'
-import { type Accepted, accepted, type Refused, refused } from '../platform/result.js'
+import { accepted, type Result, refused } from '../platform/result.js'
 import { takeSlots } from '../store/slidingLog.js'
 import { type PaymentsConfig, type PaymentsSettings, termsFor } from './config.js'
 import { discoveryManifestOf } from './discovery/manifest.js'
@@ -187,8 +187,8 @@ async function deploy({ source, request, body }: DoorRequest, { intent }: { inte
   }
 }
 
-/** Why the door does not offer a deploy: its answer. */
-type NotOffered = Refused<'CONFIG_INVALID' | 'RPC_UNAVAILABLE' | 'VARIANT_NOT_ACTIVE', { answer: HttpAnswer }>
+/** What the door offers for a deploy: its settings, or why not, with its answer. */
+type Offer = Result<{ config: PaymentsConfig }, 'CONFIG_INVALID' | 'RPC_UNAVAILABLE' | 'VARIANT_NOT_ACTIVE', { answer: HttpAnswer }>
 
 /**
  * What the door offers for a deploy of `variant`, asked of the chain before any 402, verify or signature. The price
@@ -198,7 +198,7 @@ type NotOffered = Refused<'CONFIG_INVALID' | 'RPC_UNAVAILABLE' | 'VARIANT_NOT_AC
  * no price is guessed); one that cannot tell the variant's state lets the deploy's simulation decide, which reverts
  * `FeatureNotActivated` before anything is settled.
  */
-async function offerFor(source: PaymentsSource, variant: B20Variant): Promise<Accepted<{ config: PaymentsConfig }> | NotOffered> {
+async function offerFor(source: PaymentsSource, variant: B20Variant): Promise<Offer> {
   const chain = await source.chain()
   let unanswered: unknown = null
   const [priced, active] = await Promise.all([

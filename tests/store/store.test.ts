@@ -61,18 +61,18 @@ describe.each(['memory', 'upstash'] as const)('the %s store', (kind) => {
     const { store: on, lapses } = expiry(30_000)
     const keys = { lease: `${prefix}trades:watcher`, cursor: `${prefix}trades:cursor`, leaseMs: 30_000, cursorMs: 300_000 }
     const take = (instanceId: string, saved: string | null = null) => takeTradeWatch({ store: on, keys, instanceId, saved })
-    expect(await take('a')).toEqual({ held: true, cursor: null }) // free, and no cursor saved yet
-    expect(await take('b')).toEqual({ held: false })
-    expect(await take('a', 'block-12')).toEqual({ held: true, cursor: 'block-12' }) // a renewal saves a's cursor
-    expect(await take('b', 'block-99')).toEqual({ held: false }) // b saves nothing: it does not hold it
+    expect(await take('a')).toEqual({ ok: true, cursor: null }) // free, and no cursor saved yet
+    expect(await take('b')).toEqual({ ok: false, code: 'LEASE_HELD_ELSEWHERE' })
+    expect(await take('a', 'block-12')).toEqual({ ok: true, cursor: 'block-12' }) // a renewal saves a's cursor
+    expect(await take('b', 'block-99')).toEqual({ ok: false, code: 'LEASE_HELD_ELSEWHERE' }) // b saves nothing: it does not hold it
     expect(await on.get(keys.cursor)).toBe('block-12')
     await releaseTradeWatch({ store: on, keys, instanceId: 'b', saved: null }) // not b's to free
-    expect(await take('b')).toEqual({ held: false })
+    expect(await take('b')).toEqual({ ok: false, code: 'LEASE_HELD_ELSEWHERE' })
     await releaseTradeWatch({ store: on, keys, instanceId: 'a', saved: 'block-15' })
-    expect(await take('b')).toEqual({ held: true, cursor: 'block-15' }) // b goes on where a stopped
+    expect(await take('b')).toEqual({ ok: true, cursor: 'block-15' }) // b goes on where a stopped
     // b vanishes without a word: its lease lapses after leaseMs, and a takes it back.
     await lapses(keys.lease, () => on.get(keys.lease))
-    expect(await take('a')).toEqual({ held: true, cursor: 'block-15' })
+    expect(await take('a')).toEqual({ ok: true, cursor: 'block-15' })
   })
 
   /** A subscription that keeps what it hears: its opens, its messages in order, its drop. */
