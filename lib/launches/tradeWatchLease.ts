@@ -31,17 +31,26 @@ return redis.call('GET', KEYS[2]) or ''
   },
 })
 
-/** KEYS as {@link takeScript}; ARGV: the instance's id, the cursor to save and its ttl ms. Saves it, frees a lease of the caller's. */
+/**
+ * KEYS as {@link takeScript}; ARGV: the instance's id, the cursor to save and its ttl ms. Compare-and-set, as the take
+ * is: when another instance holds the lease (the caller's lapsed and was taken), nothing is written, so a late release
+ * never moves the new holder's cursor back; else the cursor is saved (a free lease: the caller's is the newest known)
+ * and a lease of the caller's freed.
+ */
 const releaseScript = defineScript<number>({
   name: 'trade-watch release',
   lua: `
+local holder = redis.call('GET', KEYS[1])
+if holder and holder ~= ARGV[1] then return 0 end
 if ARGV[2] ~= '' then redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3]) end
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+if holder then return redis.call('DEL', KEYS[1]) end
 return 0
 `,
   inProcess: (data, [lease, cursor], [me, saved, cursorTtl]) => {
+    const holder = data.get(lease!)
+    if (holder !== null && holder !== me) return 0
     if (saved !== '') data.set(cursor!, saved!, { px: Number(cursorTtl) })
-    if (data.get(lease!) !== me) return 0
+    if (holder === null) return 0
     data.del(lease!)
     return 1
   },
@@ -63,7 +72,7 @@ export async function takeTradeWatch({ store, keys, instanceId, saved }: TakeTra
   return accepted({ cursor: reply === '' ? null : reply })
 }
 
-/** Saves the cursor and frees the lease when this instance holds it (one command): another instance may take it now. */
+/** Saves the cursor and frees the lease unless another instance holds it now (one command): another may take it then. */
 export async function releaseTradeWatch({ store, keys, instanceId, saved }: TakeTradeWatchParameters): Promise<void> {
   await store.run(releaseScript, [keys.lease, keys.cursor], [instanceId, saved ?? '', keys.cursorMs])
 }

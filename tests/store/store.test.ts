@@ -73,6 +73,17 @@ describe.each(['memory', 'upstash'] as const)('the %s store', (kind) => {
     // b vanishes without a word: its lease lapses after leaseMs, and a takes it back.
     await lapses(keys.lease, () => on.get(keys.lease))
     expect(await take('a')).toEqual({ ok: true, cursor: 'block-15' })
+    // a's lease lapses while it reads; c takes over and reads on to block-200. a's late release, with the block it
+    // had reached, must neither move c's cursor back nor free c's lease.
+    await lapses(keys.lease, () => on.get(keys.lease))
+    expect(await take('c', 'block-200')).toEqual({ ok: true, cursor: 'block-200' })
+    await releaseTradeWatch({ store: on, keys, instanceId: 'a', saved: 'block-100' })
+    expect(await on.get(keys.cursor)).toBe('block-200')
+    expect(await take('a')).toEqual({ ok: false, code: 'LEASE_HELD_ELSEWHERE' })
+    // A release finding the lease free (its own lapsed, no one took it) keeps the cursor it brings: the newest known.
+    await lapses(keys.lease, () => on.get(keys.lease))
+    await releaseTradeWatch({ store: on, keys, instanceId: 'c', saved: 'block-210' })
+    expect(await on.get(keys.cursor)).toBe('block-210')
   })
 
   /** A subscription that keeps what it hears: its opens, its messages in order, its drop. */
