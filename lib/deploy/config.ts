@@ -1,5 +1,6 @@
 import type { Address } from 'viem'
 import { z } from 'zod'
+import { parseTokenAmount } from '../chain/tokenAmount.js'
 import {
   type CrossCheck,
   checkStorePairs,
@@ -12,6 +13,7 @@ import {
   wholeNumber,
 } from '../platform/config.js'
 import { BASE_UNISWAP_V4, type UniswapV4Addresses } from './pool/addresses.js'
+import type { MarketCapBounds } from './pool/launchPool.js'
 
 /** Configuration of the deploy endpoint. */
 export type DeployConfig = {
@@ -44,12 +46,36 @@ export type DeployConfig = {
   onVercel: boolean
   /** Uniswap v4 and Permit2 (`UNISWAP_V4_POOL_MANAGER`, `UNISWAP_V4_POSITION_MANAGER`, `UNISWAP_V4_STATE_VIEW`, `PERMIT2_ADDRESS`); Base's by default. */
   uniswapV4: UniswapV4Addresses
+  /**
+   * The starting market caps a pooled launch may ask for, in wei (`POOL_MIN_MARKET_CAP_ETH`, `POOL_MAX_MARKET_CAP_ETH`;
+   * 1 and 1,000,000 ETH by default): outside them the request is refused, naming `pool.startingMarketCapEth`.
+   */
+  poolMarketCap: MarketCapBounds
 }
 
 const contractAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x address')
 
 const checkKmsRegion: CrossCheck = (env) =>
   env.KMS_KEY_ID && !env.AWS_REGION && !env.AWS_DEFAULT_REGION ? ['AWS_REGION: is required when KMS_KEY_ID is set'] : []
+
+/** The default bounds of a pooled launch's starting market cap, in ETH. */
+const POOL_MARKET_CAP_ETH_DEFAULTS = { min: '1', max: '1000000' } as const
+
+/** An amount of ETH as a decimal string (at most 18 digits after the point), above 0. */
+const ethAmount = z.string().refine((text) => {
+  const read = parseTokenAmount(text.trim(), 18)
+  return read.ok && read.units > 0n
+}, 'must be an amount of ETH above 0, like "1" or "0.5"')
+
+const checkPoolMarketCap: CrossCheck = (env) => {
+  const weiOf = (text: string | undefined, fallback: string) => {
+    const read = parseTokenAmount((text ?? fallback).trim(), 18)
+    return read.ok ? read.units : null
+  }
+  const min = weiOf(env.POOL_MIN_MARKET_CAP_ETH, POOL_MARKET_CAP_ETH_DEFAULTS.min)
+  const max = weiOf(env.POOL_MAX_MARKET_CAP_ETH, POOL_MARKET_CAP_ETH_DEFAULTS.max)
+  return min !== null && max !== null && min > max ? ['POOL_MIN_MARKET_CAP_ETH: must not be above POOL_MAX_MARKET_CAP_ETH'] : []
+}
 
 const deploySchema = z.object({
   DEPLOY_ALLOWLIST: optional(z.string()).transform((v, ctx) => {
@@ -92,12 +118,14 @@ const deploySchema = z.object({
   UNISWAP_V4_POSITION_MANAGER: optional(contractAddress).default(BASE_UNISWAP_V4.positionManager),
   UNISWAP_V4_STATE_VIEW: optional(contractAddress).default(BASE_UNISWAP_V4.stateView),
   PERMIT2_ADDRESS: optional(contractAddress).default(BASE_UNISWAP_V4.permit2),
+  POOL_MIN_MARKET_CAP_ETH: optional(ethAmount).default(POOL_MARKET_CAP_ETH_DEFAULTS.min),
+  POOL_MAX_MARKET_CAP_ETH: optional(ethAmount).default(POOL_MARKET_CAP_ETH_DEFAULTS.max),
   ...storeFields,
 })
 
 /** Parses the deploy endpoint's configuration from the environment; throws {@link ConfigError} with every problem. */
 export function loadDeployConfig(env: Environment = process.env): DeployConfig {
-  const parsed = parseWith(deploySchema, env, 'deploy', [checkStorePairs, checkKmsRegion])
+  const parsed = parseWith(deploySchema, env, 'deploy', [checkStorePairs, checkKmsRegion, checkPoolMarketCap])
   const chainId = Number(parsed.CHAIN_ID) as 8453 | 84532
   return {
     allowlist: parsed.DEPLOY_ALLOWLIST,
@@ -123,5 +151,12 @@ export function loadDeployConfig(env: Environment = process.env): DeployConfig {
       stateView: parsed.UNISWAP_V4_STATE_VIEW as Address,
       permit2: parsed.PERMIT2_ADDRESS as Address,
     },
+    poolMarketCap: { minWei: weiOfEth(parsed.POOL_MIN_MARKET_CAP_ETH), maxWei: weiOfEth(parsed.POOL_MAX_MARKET_CAP_ETH) },
   }
+}
+
+/** Wei of an amount of ETH the schema has checked. */
+function weiOfEth(text: string): bigint {
+  const read = parseTokenAmount(text.trim(), 18)
+  return read.ok ? read.units : 0n
 }

@@ -1,3 +1,4 @@
+import { parseEther } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { digestAgentKey } from '../../lib/deploy/agents/agentKeys.js'
 import { loadDeployConfig } from '../../lib/deploy/config.js'
@@ -70,6 +71,28 @@ describe('loadDeployConfig', () => {
     expect(message).toContain('SIGNER_ADDRESS: must be a 0x address')
     expect(message).toContain('UNISWAP_V4_STATE_VIEW: must be a 0x address')
     expect(message).not.toContain('my-secret-agent-key')
+  })
+
+  it('bounds a pooled launch’s starting market cap, 1 to 1,000,000 ETH by default, refusing bounds that cross or are not ETH', () => {
+    expect(loadDeployConfig({}).poolMarketCap).toEqual({ minWei: parseEther('1'), maxWei: parseEther('1000000') })
+    expect(loadDeployConfig({ POOL_MIN_MARKET_CAP_ETH: '0.5', POOL_MAX_MARKET_CAP_ETH: '250' }).poolMarketCap).toEqual({
+      minWei: parseEther('0.5'),
+      maxWei: parseEther('250'),
+    })
+    const problems = (env: Record<string, string>) => {
+      try {
+        loadDeployConfig(env)
+        return ''
+      } catch (error) {
+        return (error as Error).message
+      }
+    }
+    expect(problems({ POOL_MIN_MARKET_CAP_ETH: '20', POOL_MAX_MARKET_CAP_ETH: '10' })).toContain(
+      'POOL_MIN_MARKET_CAP_ETH: must not be above POOL_MAX_MARKET_CAP_ETH',
+    )
+    expect(problems({ POOL_MIN_MARKET_CAP_ETH: '2000000' })).toContain('POOL_MIN_MARKET_CAP_ETH: must not be above POOL_MAX_MARKET_CAP_ETH')
+    expect(problems({ POOL_MAX_MARKET_CAP_ETH: '1e20' })).toContain('POOL_MAX_MARKET_CAP_ETH: must be an amount of ETH above 0')
+    expect(problems({ POOL_MIN_MARKET_CAP_ETH: '0' })).toContain('POOL_MIN_MARKET_CAP_ETH: must be an amount of ETH above 0')
   })
 })
 

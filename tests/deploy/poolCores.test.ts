@@ -15,6 +15,7 @@ import {
 import { describe, expect, it } from 'vitest'
 import { MAX_TOKEN_UNITS } from '../../lib/chain/tokenAmount.js'
 import { BASE_UNISWAP_V4 } from '../../lib/deploy/pool/addresses.js'
+import { planLaunchPool } from '../../lib/deploy/pool/launchPool.js'
 import { encodePoolApprovals } from '../../lib/deploy/pool/permit2.js'
 import { type PoolBirthFields, parsePoolIntent, poolOwnerProblem } from '../../lib/deploy/pool/poolFields.js'
 import { launchPoolKey, type PlanPoolSeedParameters, planPoolSeed } from '../../lib/deploy/pool/poolSeed.js'
@@ -303,6 +304,36 @@ describe('planPoolSeed', () => {
       ok: false,
       details: [{ field: 'pool.amount', reason: expect.stringContaining('too small') }],
     })
+  })
+})
+
+describe('planLaunchPool', () => {
+  const marketCap = { minWei: parseEther('1'), maxWei: parseEther('1000000') }
+  const plan = (startingMarketCapEth: string) =>
+    planLaunchPool({
+      pool: {
+        amount: parseUnits('600000000', 18),
+        startingMarketCapWei: parseEther(startingMarketCapEth),
+        wholeSupply: SUPPLY,
+        fee: 10000,
+        tickSpacing: 200,
+        owner: OWNER,
+      },
+      token: TOKEN,
+      decimals: 18,
+      addresses: BASE_UNISWAP_V4,
+      marketCap,
+      nowSeconds: 1_800_000_000,
+    })
+
+  it('refuses a starting market cap outside the deployment’s bounds, naming the field (1e-18 ETH and 1e20 ETH by default)', () => {
+    for (const cap of ['0.000000000000000001', '0.01', '0.999999999999999999', '1000000.000000000000000001', '100000000000000000000'])
+      expect(plan(cap), cap).toEqual({
+        ok: false,
+        code: 'INVALID_POOL',
+        details: [{ field: 'pool.startingMarketCapEth', reason: 'must be between 1 and 1000000 ETH on this deployment' }],
+      })
+    for (const cap of ['1', '10', '1000000']) expect(plan(cap).ok, cap).toBe(true)
   })
 })
 

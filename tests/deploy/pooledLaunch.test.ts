@@ -239,6 +239,25 @@ describe('a pooled launch through the key door (anvil, the B20 emulator, Uniswap
     expect(unknown.body.details).toEqual([{ field: 'pool.colour', reason: 'is not a known field' }])
   })
 
+  it('refuses a starting market cap outside the deployment’s bounds (1 to 1,000,000 ETH by default), in a dry run too, signing nothing', async () => {
+    const signs = stack.kms.calls.filter((call) => call === 'Sign').length
+    for (const [startingMarketCapEth, dryRun] of [
+      ['0.000000000000000001', true],
+      ['0.01', false],
+      ['100000000000000000000', false],
+    ] as const) {
+      const { body } = await stack.post(
+        pooledBody((await newAccount()).address, { pool: { amount: '600000000', startingMarketCapEth }, dryRun }),
+      )
+      expect(body, startingMarketCapEth).toMatchObject({
+        ok: false,
+        code: 'INVALID_INTENT',
+        details: [{ field: 'pool.startingMarketCapEth', reason: 'must be between 1 and 1000000 ETH on this deployment' }],
+      })
+    }
+    expect(stack.kms.calls.filter((call) => call === 'Sign').length).toBe(signs)
+  })
+
   it('a pool initialised first between the simulation and the block: the mint reverts, and the tick gives the pool’s tokens to its owner', async () => {
     const [owner, frontRunner] = [await newAccount(), await newAccount()]
     const salt = toHex(46_003n, { size: 32 })

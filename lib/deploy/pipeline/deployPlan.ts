@@ -4,7 +4,7 @@ import { encodeBirthInitCalls, metadataDataUri } from '../../chain/tokenBirth.js
 import type { DeployedToken } from '../answers/answerFields.js'
 import { type DeployResult, invalidRequest } from '../outcome.js'
 import type { UniswapV4Addresses } from '../pool/addresses.js'
-import { type LaunchPool, planLaunchPool } from '../pool/launchPool.js'
+import { type LaunchPool, type MarketCapBounds, planLaunchPool } from '../pool/launchPool.js'
 import { poolOwnerProblem } from '../pool/poolFields.js'
 import type { DeployIntent } from './intent.js'
 
@@ -78,6 +78,8 @@ export function planDeploy({ intent, signer, salt, pool }: PlanDeployParameters)
 export type PlanLaunchParameters = PlanDeployParameters & {
   /** Where a pool is made. */
   addresses: UniswapV4Addresses
+  /** The starting market caps a pool may ask for. */
+  marketCap: MarketCapBounds
   /** Unix seconds now: a pool seed's deadline counts from it. */
   nowSeconds: number
 }
@@ -88,13 +90,13 @@ export type PlanLaunchParameters = PlanDeployParameters & {
  * `INVALID_INTENT` naming the `pool` field.
  */
 export function planLaunch(parameters: PlanLaunchParameters): DeployResult<{ plan: DeployPlan }> {
-  const { intent, signer, salt, addresses, nowSeconds } = parameters
+  const { intent, signer, salt, addresses, marketCap, nowSeconds } = parameters
   if (!intent.pool) return { ok: true, plan: planDeploy({ intent, signer, salt }) }
   const invalid = (details: { field: string; reason: string }[]) => invalidRequest('agent_deploy', details)
   const ownerProblem = poolOwnerProblem(intent.pool.owner, signer)
   if (ownerProblem) return invalid([ownerProblem])
   const token = predictB20Address(intent.variant, signer, salt)
-  const pool = planLaunchPool({ pool: intent.pool, token, decimals: intent.decimals, addresses, nowSeconds })
+  const pool = planLaunchPool({ pool: intent.pool, token, decimals: intent.decimals, addresses, marketCap, nowSeconds })
   if (!pool.ok) return invalid(pool.details)
   return { ok: true, plan: planDeploy({ intent, signer, salt, pool: pool.launch }) }
 }

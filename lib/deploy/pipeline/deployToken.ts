@@ -73,6 +73,7 @@ export async function deployToken<R = never>(parameters: DeployTokenParameters<R
     signer: signer.address,
     salt: intent.salt ?? services.randomSalt(),
     addresses: services.config.uniswapV4,
+    marketCap: services.config.poolMarketCap,
     nowSeconds: Math.floor(services.clock.now() / 1000),
   })
   if (!planned.ok) return planned

@@ -2,8 +2,8 @@
 // transactions that follow the token's creation on the signer's next nonces (approve Permit2, Permit2's approval of
 // the PositionManager, the PositionManager's multicall that initialises the pool and mints the position), and the pool
 // as every answer shows it. The token mints the pool's share to the signer at birth; these spend exactly that.
-import { type Address, formatUnits, type Hex } from 'viem'
-import { accepted, type Result } from '../../platform/result.js'
+import { type Address, formatEther, formatUnits, type Hex } from 'viem'
+import { accepted, type Result, refused } from '../../platform/result.js'
 import type { UniswapV4Addresses } from './addresses.js'
 import { encodePoolApprovals } from './permit2.js'
 import type { PoolIntent } from './poolFields.js'
@@ -34,6 +34,9 @@ export type LaunchPoolView = {
 /** A launch's pool, planned: the seed, its transactions in nonce order, and its view. */
 export type LaunchPool = { seed: PoolSeed; transactions: [SeedTransaction, SeedTransaction, SeedTransaction]; view: LaunchPoolView }
 
+/** The starting market caps a launch may ask for, in wei: a typo of "0.01" for "10" would hand the pool to the first buyer. */
+export type MarketCapBounds = { minWei: bigint; maxWei: bigint }
+
 /** Parameters of {@link planLaunchPool}. */
 export type PlanLaunchPoolParameters = {
   pool: PoolIntent
@@ -41,13 +44,19 @@ export type PlanLaunchPoolParameters = {
   token: Address
   decimals: number
   addresses: UniswapV4Addresses
+  /** The starting market caps this deployment takes. */
+  marketCap: MarketCapBounds
   /** Unix seconds now: the seed's deadline and Permit2's expiration are counted from it. */
   nowSeconds: number
 }
 
 /** Plans a launch's pool (pure): the seed from the SDK, its three transactions and the view; or why it cannot be. */
 export function planLaunchPool(parameters: PlanLaunchPoolParameters): Result<{ launch: LaunchPool }, 'INVALID_POOL', PoolSeedRefusal> {
-  const { pool, token, decimals, addresses, nowSeconds } = parameters
+  const { pool, token, decimals, addresses, marketCap, nowSeconds } = parameters
+  if (pool.startingMarketCapWei < marketCap.minWei || pool.startingMarketCapWei > marketCap.maxWei) {
+    const reason = `must be between ${formatEther(marketCap.minWei)} and ${formatEther(marketCap.maxWei)} ETH on this deployment`
+    return refused('INVALID_POOL', { details: [{ field: 'pool.startingMarketCapEth', reason }] })
+  }
   const deadline = BigInt(nowSeconds + POOL_SEED_DEADLINE_SECONDS)
   const planned = planPoolSeed({ token, decimals, ...pool, deadline })
   if (!planned.ok) return planned
