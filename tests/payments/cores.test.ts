@@ -9,8 +9,10 @@ import { describe, expect, it } from 'vitest'
 import { loadDeployConfig } from '../../lib/deploy/config.js'
 import { baseUnitsOf, loadPaymentsConfig, pricedPaymentsConfig } from '../../lib/payments/config.js'
 import {
+  AUTHORIZATION_CLOCK_SKEW_SECONDS,
   AUTHORIZATION_MARGIN_SECONDS,
   checkPaymentTerms,
+  checkValidityLength,
   checkValidityWindow,
   signatureRecoversToPayer,
 } from '../../lib/payments/door/localChecks.js'
@@ -267,6 +269,13 @@ describe('a payment header, decoded and checked locally', () => {
     })
     expect(checkValidityWindow(tamper({ validBefore: BigInt(now + AUTHORIZATION_MARGIN_SECONDS - 1) }), now)).toMatchObject({
       reason: 'authorization_expired',
+    })
+    // Valid for longer than the requirements' maxTimeoutSeconds (past the clock skew allowed): refused, naming validBefore.
+    const longest = now + requirements.maxTimeoutSeconds + AUTHORIZATION_CLOCK_SKEW_SECONDS
+    expect(checkValidityLength(tamper({ validBefore: BigInt(longest) }), now, requirements.maxTimeoutSeconds)).toBeNull()
+    expect(checkValidityLength(tamper({ validBefore: BigInt(longest + 1) }), now, requirements.maxTimeoutSeconds)).toMatchObject({
+      reason: 'authorization_too_long',
+      message: expect.stringContaining('validBefore'),
     })
     // A changed field no longer matches the signature; another payer's signature never recovers to this payer.
     expect(await signatureRecoversToPayer(tamper({ value: 2_000_000n }), requirements, 8453)).toBe(false)

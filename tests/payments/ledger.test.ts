@@ -434,6 +434,23 @@ describe('the paid door’s ledger', () => {
     expect(await parts.usdc.balanceOf(client.address)).toBe(start)
   })
 
+  it('refuses an authorization valid for longer than maxTimeoutSeconds with a 402 naming validBefore, before any verify or settle', async () => {
+    const client = await payer()
+    const start = await parts.usdc.balanceOf(client.address)
+    const header = await signPaymentHeader({
+      privateKey: client.privateKey,
+      requirements: await requirements(),
+      authorization: { validBefore: BigInt(Math.floor(Date.now() / 1000) + 3600) },
+    })
+    const before = counts()
+    const refused = await send({ name: 'Long Window', symbol: 'LONGW' }, { 'payment-signature': header })
+    expect(refused.status).toBe(402)
+    expect(refused.body).toMatchObject({ ok: false, code: 'PAYMENT_INVALID' })
+    expect(refused.body.error).toContain('validBefore')
+    expect(since(before)).toMatchObject({ verifies: 0, settles: 0, sends: 0 })
+    expect(await parts.usdc.balanceOf(client.address)).toBe(start)
+  })
+
   it('settles nothing when the request ran too long before its settle to deploy inside the function’s time', async () => {
     const client = await payer()
     const clock = createTestClock()

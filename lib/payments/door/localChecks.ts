@@ -65,6 +65,25 @@ export function checkValidityWindow(payment: DecodedPayment, nowSeconds: number)
   return null
 }
 
+/**
+ * How far past the requirements' `maxTimeoutSeconds` an authorization's `validBefore` may reach: the payer's clock
+ * may run ahead of the door's by this much.
+ */
+export const AUTHORIZATION_CLOCK_SKEW_SECONDS = 60
+
+/**
+ * The authorization's length (pure): `validBefore` at most `maxTimeoutSeconds` (and {@link AUTHORIZATION_CLOCK_SKEW_SECONDS})
+ * past now, as x402 clients sign it. The door looks for a settle's transfer on chain only that long after it, and
+ * decides "not paid" once `validBefore` has passed: a longer one would keep a payment undecided for as long as it says.
+ */
+export function checkValidityLength(payment: DecodedPayment, nowSeconds: number, maxTimeoutSeconds: number): LocalCheckFailure | null {
+  if (payment.authorization.validBefore <= BigInt(nowSeconds + maxTimeoutSeconds + AUTHORIZATION_CLOCK_SKEW_SECONDS)) return null
+  return {
+    reason: 'authorization_too_long',
+    message: `The authorization is valid for too long: validBefore may be at most ${maxTimeoutSeconds} s ahead (the requirements' maxTimeoutSeconds); sign one that ends sooner.`,
+  }
+}
+
 /** Whether the payment's signature recovers to its `from` in the asset's EIP-712 domain (false for anything malformed). */
 export async function signatureRecoversToPayer(
   payment: DecodedPayment,

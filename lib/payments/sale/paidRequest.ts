@@ -3,7 +3,7 @@ import { canonicalJson } from '../../deploy/pipeline/idempotency.js'
 import type { DeployIntent } from '../../deploy/pipeline/intent.js'
 import type { HttpAnswer } from '../../platform/httpAnswer.js'
 import { domainAnswer, facilitatorUnavailable, paymentRequiredAnswer, replayedAnswer } from '../door/doorAnswers.js'
-import { checkPaymentTerms, checkValidityWindow, signatureRecoversToPayer } from '../door/localChecks.js'
+import { checkPaymentTerms, checkValidityLength, checkValidityWindow, signatureRecoversToPayer } from '../door/localChecks.js'
 import type { DecodedPayment } from '../door/paymentPayload.js'
 import {
   claimIdempotencyKey,
@@ -192,7 +192,9 @@ async function newPayment(
 ): Promise<HttpAnswer> {
   const { requirements, url, store, facilitator } = context
   // The validity window is the door's clock's: the wall clock, as the token and the facilitator judge it.
-  const window = checkValidityWindow(purchase.payment, Math.floor(context.clock.now() / 1000))
+  const nowSeconds = Math.floor(context.clock.now() / 1000)
+  const window =
+    checkValidityWindow(purchase.payment, nowSeconds) ?? checkValidityLength(purchase.payment, nowSeconds, requirements.maxTimeoutSeconds)
   if (window) return paymentRequiredAnswer({ requirements, url, code: 'PAYMENT_INVALID', error: window.message, reason: window.reason })
   const { keyHash } = purchase
   const record = paymentRecordOf(context, purchase, 'verifying')
