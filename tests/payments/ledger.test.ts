@@ -348,6 +348,35 @@ describe('the paid door’s ledger', () => {
     expect(since(before)).toMatchObject({ settles: 0, sends: 1 })
   })
 
+  it('is reconciled by the tick from the record as it is under the lease: a resend that deployed the payment meanwhile keeps it deployed', async () => {
+    const client = await payer()
+    const { header, nonce } = await signed(client)
+    const body = { name: 'Raced Token', symbol: 'RACED' }
+    expect((await withFault('hold-settle', () => send(body, { 'payment-signature': header }))).status).toBe(202)
+    await parts.facilitator.landHeld()
+    const record = (await recordOf(client, nonce))!
+    await store.set(keys.payment(client.address, nonce), JSON.stringify({ ...record, at: record.at - 120_000 }), 60_000)
+    // The tick lists the payment unknown; before it takes the payment's lease, the payer's resend deploys it.
+    let resent: Answer | null = null
+    const racing: typeof store = {
+      ...store,
+      acquireLock: async (key, ttlMs) => {
+        if (key === keys.lease(client.address, nonce) && !resent) resent = await send(body, { 'payment-signature': header })
+        return store.acquireLock(key, ttlMs)
+      },
+    }
+    await reconcilePayments({ services: { ...services, store: racing }, keys })
+    expect(resent).toMatchObject({ body: { ok: true } })
+    // Not written over with a credit (the copy the tick listed said unknown, and its transfer landed).
+    expect(await recordOf(client, nonce)).toMatchObject({ state: 'deployed', credit: null })
+    expect((await listedPayments()).find((p) => p.nonce === nonce)).toBeUndefined()
+    // The next resend is answered its deploy again, nothing sent or settled twice.
+    const before = counts()
+    const again = await send(body, { 'payment-signature': header })
+    expect(again.body).toMatchObject({ ok: true, txHash: resent!.body.txHash })
+    expect(since(before)).toMatchObject({ settles: 0, sends: 0 })
+  })
+
   it('is reconciled by the tick: a deploy answered whose record was left deploying ends deployed, one never signed a credit', async () => {
     const body = { name: 'Answered Token', symbol: 'ANSW' }
     const { client, header, nonce, first, record } = await deployedPayment(body)

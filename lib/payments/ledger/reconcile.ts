@@ -6,8 +6,10 @@ import {
   closePayment,
   creditIdOf,
   listOpenPayments,
+  PAYMENT_LEASE_MS,
   PAYMENT_RECORD_TTL_MS,
   type PaymentRecord,
+  readPaymentRecord,
   refusePayment,
   saveOpenPayment,
 } from './paymentRecord.js'
@@ -26,8 +28,11 @@ export const RECONCILE_LOOKED_AT = 200
 export const RECONCILE_DECIDED = 10
 /** A payment younger than this is left to the request that settles it (its answer is on its way). */
 const SETTLE_GRACE_MS = 60_000
-/** How long the tick holds a payment's lease while it decides it. */
-const RECONCILE_LEASE_MS = 30_000
+/**
+ * How long the tick holds a payment's lease while it decides it: a request's own lease, well past the tick's slowest
+ * path (its RPC reads, each with its timeout and a retry, take about 33 s at worst).
+ */
+const RECONCILE_LEASE_MS = PAYMENT_LEASE_MS
 
 /** The states the tick decides: a settle nobody saw end, a deploy nobody saw answered. */
 const UNDECIDED: readonly PaymentRecord['state'][] = ['settling', 'unknown', 'deploying']
@@ -79,16 +84,22 @@ export async function reconcilePayments({ services, keys }: ReconcilePaymentsPar
   return result
 }
 
-/** One payment, under its lease: paid → credit, not paid → refused, else left as it is; `deploying` from the history. */
+/**
+ * One payment, under its lease: paid → credit, not paid → refused, else left as it is; `deploying` from the history.
+ * It is decided from its record as read under the lease, not the copy listed: a payer's resend may have moved it on
+ * (deployed it, say) between the listing and the lease, and is left to stand (counted `busy`).
+ */
 async function decideOne(
   { services, keys }: ReconcilePaymentsParameters,
-  record: PaymentRecord,
+  listed: PaymentRecord,
 ): Promise<Exclude<keyof ReconcilePaymentsReturnType, 'open' | 'decided'>> {
   const { store, clock, logger } = services
-  const ref = { keys, payer: record.payer, nonce: record.nonce }
-  const lease = await store.acquireLock(keys.lease(record.payer, record.nonce), RECONCILE_LEASE_MS)
+  const ref = { keys, payer: listed.payer, nonce: listed.nonce }
+  const lease = await store.acquireLock(keys.lease(listed.payer, listed.nonce), RECONCILE_LEASE_MS)
   if (!lease) return 'busy'
   try {
+    const record = await readPaymentRecord(store, ref)
+    if (!record || record.state !== listed.state) return 'busy'
     if (record.state === 'deploying') {
       if (await paymentSignedDeploy({ store, config: services.config, payer: record.payer, nonce: record.nonce })) {
         // Its answer was given and not kept: a resend finds the deploy in the history and answers it again.
@@ -118,6 +129,6 @@ async function decideOne(
     logger.warn('x402_credit', { credit: credit.id, code: credit.code, payer: record.payer, transaction: said.transaction })
     return 'paid'
   } finally {
-    await store.releaseLock(keys.lease(record.payer, record.nonce), lease).catch(() => false)
+    await store.releaseLock(keys.lease(listed.payer, listed.nonce), lease).catch(() => false)
   }
 }
