@@ -1,3 +1,5 @@
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { HTTPFacilitatorClient, x402ResourceServer } from '@x402/core/server'
 import type { PaymentRequirements } from '@x402/core/types'
 import { ExactEvmScheme } from '@x402/evm/exact/server'
@@ -81,6 +83,30 @@ describe('the test chain USDC, the local facilitator and the x402 client', () =>
     })
   })
 
+  it('reads an authorization’s state at the very block whose time it compares, so a node lagging behind another cannot say "unused"', async () => {
+    const payer = createPayingClient({ rpcUrl: chain.rpcUrl })
+    await usdc.mint(payer.address, 5_000_000n)
+    const accepts = [requirements('1000000')]
+    const server = new x402ResourceServer(new HTTPFacilitatorClient({ url: facilitator.url })).register('eip155:8453', new ExactEvmScheme())
+    const payload = await payer.client.createPaymentPayload({ x402Version: 2, resource: { url: 'http://x/y' }, accepts } as never)
+    const settled = await server.settlePayment(payload, accepts[0]!)
+    expect(settled).toMatchObject({ success: true })
+    const direct = createPublicClient({ transport: http(chain.rpcUrl) }) as PublicClient
+    const settleBlock = (await direct.getTransactionReceipt({ hash: settled.transaction as Hex })).blockNumber
+    // Behind a load balancer, one node has the newest block while another answers calls at "latest" from the block
+    // before the settle: what it says of "latest" is older than the head the first one gave.
+    const lagging = await startLaggingRpc(chain.rpcUrl, settleBlock - 1n)
+    try {
+      const publicClient = createPublicClient({ transport: http(lagging.url) }) as PublicClient
+      const nonce = (payload.payload as { authorization: { nonce: Hex } }).authorization.nonce
+      const expected = { asset: usdc.address, payer: payer.address, payTo: payTo as Hex, amount: 1_000_000n, nonce }
+      expect(await findSettlement(publicClient, expected)).toMatchObject({ kind: 'settled', transaction: settled.transaction })
+      expect(lagging.rewritten()).toBe(0)
+    } finally {
+      await lagging.close()
+    }
+  })
+
   it('refuses an unfunded payer in verify, naming the reason (its diagnosis reads through Multicall3)', async () => {
     const payer = createPayingClient({ rpcUrl: chain.rpcUrl })
     const accepts = [requirements('1000000')]
@@ -92,3 +118,31 @@ describe('the test chain USDC, the local facilitator and the x402 client', () =>
     })
   })
 })
+
+/**
+ * A JSON-RPC front that answers every `eth_call` at "latest" from an older block (`stale`), as a node lagging behind
+ * the one that gave the head would; everything else passes. It counts the calls it answered from the stale block.
+ */
+async function startLaggingRpc(target: string, stale: bigint): Promise<{ url: string; rewritten(): number; close(): Promise<void> }> {
+  let rewritten = 0
+  const server = createServer(async (req, res) => {
+    const chunks: Buffer[] = []
+    for await (const chunk of req) chunks.push(chunk as Buffer)
+    const lag = (call: { method?: string; params?: unknown[] }) => {
+      if (call.method !== 'eth_call' || !Array.isArray(call.params) || (call.params[1] ?? 'latest') !== 'latest') return call
+      rewritten++
+      return { ...call, params: [call.params[0], `0x${stale.toString(16)}`] }
+    }
+    const parsed = JSON.parse(Buffer.concat(chunks).toString()) as unknown
+    const body = JSON.stringify(Array.isArray(parsed) ? parsed.map(lag) : lag(parsed as { method?: string }))
+    const answer = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+    res.writeHead(answer.status, { 'content-type': 'application/json' })
+    res.end(await answer.text())
+  })
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', () => ok()))
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    rewritten: () => rewritten,
+    close: () => new Promise<void>((ok) => server.close(() => ok())),
+  }
+}

@@ -82,7 +82,7 @@ export type FindSettlementParameters = { fromBlock?: bigint | null }
 
 /**
  * Looks an authorization up on chain, for a settle whose outcome is unknown (a timeout, a pending answer, a crash):
- * `authorizationState` and the latest block first (two reads, whenever asked); only a used nonce is then looked for in
+ * the latest block, then `authorizationState` at that block (two reads, whenever asked); only a used nonce is then looked for in
  * the asset's AuthorizationUsed logs, over at most {@link LOG_RANGE_BLOCKS} blocks from the block its settle was asked
  * at (a provider's `eth_getLogs` range; an authorization lives minutes, a few hundred blocks at most), and its
  * transaction's receipt is checked.
@@ -94,17 +94,18 @@ export async function findSettlement(
 ): Promise<AuthorizationOnChain> {
   const { nonce } = expected
   try {
-    const [used, latest] = await Promise.all([
-      publicClient.readContract({
-        address: expected.asset,
-        abi: eip3009Abi,
-        functionName: 'authorizationState',
-        args: [expected.payer, nonce],
-      }),
-      publicClient.getBlock({ blockTag: 'latest' }),
-    ])
-    if (!used) return { kind: 'unused', chainTime: Number(latest.timestamp) }
+    // The state is read at the very block whose time is compared: asked at "latest" beside it, a node lagging behind
+    // the one that gave the block could say "unused, and past validBefore" of a transfer mined just before it.
+    const latest = await publicClient.getBlock({ blockTag: 'latest' })
     const latestNumber = latest.number ?? 0n
+    const used = await publicClient.readContract({
+      address: expected.asset,
+      abi: eip3009Abi,
+      functionName: 'authorizationState',
+      args: [expected.payer, nonce],
+      blockNumber: latestNumber,
+    })
+    if (!used) return { kind: 'unused', chainTime: Number(latest.timestamp) }
     const from = fromBlock ?? (latestNumber > LOG_RANGE_BLOCKS ? latestNumber - LOG_RANGE_BLOCKS : 0n)
     const to = from + LOG_RANGE_BLOCKS < latestNumber ? from + LOG_RANGE_BLOCKS : latestNumber
     const logs = await publicClient.getLogs({
