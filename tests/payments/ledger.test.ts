@@ -9,11 +9,18 @@ import { createPaidDeployEndpoint } from '../../lib/payments/endpoint.js'
 import { createPaymentFacilitator } from '../../lib/payments/facilitator/httpFacilitator.js'
 import { paymentsSourceFrom } from '../../lib/payments/instance.js'
 import { paymentKeys } from '../../lib/payments/keys.js'
-import { PAYER_OPEN_MAX, paymentIdOf, paymentRecordSchema, saveOpenPayment } from '../../lib/payments/ledger/paymentRecord.js'
+import {
+  claimIdempotencyKey,
+  PAYER_OPEN_MAX,
+  paymentIdOf,
+  paymentRecordSchema,
+  saveOpenPayment,
+} from '../../lib/payments/ledger/paymentRecord.js'
 import { reconcilePayments } from '../../lib/payments/ledger/reconcile.js'
 import { SETTLE_START_BUDGET_MS } from '../../lib/payments/sale/settle.js'
 import type { Clock } from '../../lib/platform/clock.js'
 import { silentLogger } from '../../lib/platform/log.js'
+import { createMemoryStore } from '../../lib/store/memory.js'
 import { parseRecord } from '../../lib/store/records.js'
 import type { Store } from '../../lib/store/types.js'
 import { createUpstashStore } from '../../lib/store/upstash.js'
@@ -307,6 +314,57 @@ describe('the paid door’s ledger', () => {
     // A payment never taken is still held to today's terms.
     const fresh = await signed(client)
     expect((await sendTo(changed, body, { 'payment-signature': fresh.header })).body).toMatchObject({ code: 'PAYMENT_INVALID' })
+  })
+
+  it('redeems a credited payment resent under a key that went with a refused payment: the credit is never written over', async () => {
+    const client = await payer()
+    const body = { name: 'Kept Credit', symbol: 'KEPTC' }
+    const { header } = await credited(client, body)
+    const nonce = (JSON.parse(Buffer.from(header, 'base64').toString()) as { payload: { authorization: { nonce: Hex } } }).payload
+      .authorization.nonce
+    // Another payment of the same body goes with an Idempotency-Key and is refused at its settle: nothing moved.
+    const key = `kept-credit-${nonce.slice(2, 10)}`
+    const other = await signed(client)
+    const refused = await withFault('refuse-settle', () => send(body, { 'payment-signature': other.header, 'idempotency-key': key }))
+    expect(refused.status).toBe(402)
+    expect(await recordOf(client, other.nonce)).toMatchObject({ state: 'refused' })
+    // The credited payment, resent under that key, deploys with no new settlement.
+    const before = counts()
+    const redeemed = await send(body, { 'payment-signature': header, 'idempotency-key': key })
+    expect(redeemed.body).toMatchObject({ ok: true, status: 'broadcast' })
+    expect(since(before)).toMatchObject({ verifies: 0, settles: 0, sends: 1 })
+    expect(await recordOf(client, nonce)).toMatchObject({ state: 'deployed' })
+  })
+
+  it('never lets a claim of an Idempotency-Key write over a payment that is paid (deploying, deployed or a credit)', async () => {
+    const client = await payer()
+    const { nonce } = await signed(client)
+    const ref = { keys, payer: client.address.toLowerCase(), nonce }
+    const record = paymentRecordSchema.parse({
+      state: 'credit',
+      bodyHash: 'x',
+      payer: client.address.toLowerCase(),
+      nonce,
+      amount: TEST_PRICE_UNITS.toString(),
+      asset: parts.usdc.address,
+      network: 'eip155:8453',
+      validBefore: Math.floor(Date.now() / 1000) + 300,
+      at: Date.now(),
+      transaction: null,
+      confirmed: false,
+      credit: { id: 'cr_test', code: 'DEPLOY_UNFINISHED', at: Date.now() },
+      answer: null,
+      payTo: parts.payTo.toLowerCase(),
+    })
+    // On Redis (the script's Lua) and in process (its twin) alike; a refused payment's record is claimed as before.
+    for (const on of [store, createMemoryStore()])
+      for (const state of ['credit', 'deploying', 'deployed', 'refused'] as const) {
+        await on.set(keys.payment(ref.payer, nonce), JSON.stringify({ ...record, state }), 60_000)
+        const claim = { keyHash: `claim-${state}`, record: { ...record, state: 'verifying' as const }, replacing: null }
+        expect(await claimIdempotencyKey(on, ref, claim), state).toBe(state === 'refused')
+        const now = parseRecord(paymentRecordSchema, await on.get(keys.payment(ref.payer, nonce)))
+        expect(now, state).toMatchObject({ state: state === 'refused' ? 'verifying' : state })
+      }
   })
 
   it('is reconciled by the tick: a payment left unknown whose transfer landed becomes a credit the operator lists', async () => {

@@ -120,6 +120,9 @@ async function underLease(context: PaidDeployContext, purchase: Purchase): Promi
       : inProgress(STILL_RUNNING)
   }
   const { record, alias } = await readPayment(store, purchase, purchase.keyHash)
+  // A payment paid for sure is answered from its own record, whatever payment its Idempotency-Key went with before:
+  // following the key (to a refused payment, say) would claim it anew and write over its credit.
+  if (record && PAID_STATES.includes(record.state)) return continuePayment(context, purchase, record, alias)
   if (alias && alias.nonce !== purchase.nonce) return followKey(context, purchase, alias)
   if (record) return continuePayment(context, purchase, record, alias)
   return newPayment(context, purchase, alias)
