@@ -63,11 +63,11 @@ describe('the paid door’s ledger', () => {
     await parts?.close()
   })
 
-  /** A door instance over the parts with these settings changed. */
-  const doorWith = (env: Record<string, string>, settleTimeoutMs = 1500, clock?: Clock) => {
+  /** A door instance over the parts with these settings changed (and these deploy services, the store among them). */
+  const doorWith = (env: Record<string, string>, settleTimeoutMs = 1500, clock?: Clock, over: DeployServices = services) => {
     // A settle that does not answer is given up after 1.5 s (the facilitator client's own deadline, 30 s in service).
     const facilitator = createPaymentFacilitator({ url: parts.facilitator.url, cdp: null, now: Date.now, settleTimeoutMs })
-    const source = paymentsSourceFrom({ deploy: deployServicesFrom(() => services), env: { ...parts.env, ...env }, facilitator, clock })
+    const source = paymentsSourceFrom({ deploy: deployServicesFrom(() => over), env: { ...parts.env, ...env }, facilitator, clock })
     return withOpenApiCheck('/api/x402/deploy', createPaidDeployEndpoint(source))
   }
   /** `npm run agents -- payments --json` as an operator runs it against the parts' store. */
@@ -334,6 +334,36 @@ describe('the paid door’s ledger', () => {
     expect(redeemed.body).toMatchObject({ ok: true, status: 'broadcast' })
     expect(since(before)).toMatchObject({ verifies: 0, settles: 0, sends: 1 })
     expect(await recordOf(client, nonce)).toMatchObject({ state: 'deployed' })
+  })
+
+  it('gives one Idempotency-Key one settle when a resend of its refused payment races a new payment under it', async () => {
+    const client = await payer()
+    const body = { name: 'One Key', symbol: 'ONEKY' }
+    const key = `one-key-${Math.random().toString(36).slice(2)}`
+    const refusedPayment = await signed(client)
+    const first = await withFault('refuse-settle', () => send(body, { 'payment-signature': refusedPayment.header, 'idempotency-key': key }))
+    expect(first.status).toBe(402)
+    const fresh = await signed(client)
+    // The new payment's request reads the key (its payment refused) and, just before its claim runs, the refused
+    // payment's resend runs whole under the same key on another instance.
+    let raced: Answer | null = null
+    const racing: Store = {
+      ...store,
+      run: async (script, scriptKeys, args) => {
+        if (script.name === 'claim-payment-key' && scriptKeys[1] === keys.payment(client.address, fresh.nonce) && !raced)
+          raced = await send(body, { 'payment-signature': refusedPayment.header, 'idempotency-key': key })
+        return store.run(script, scriptKeys, args)
+      },
+    }
+    const before = counts()
+    const second = await sendTo(doorWith({}, 1500, undefined, { ...services, store: racing }), body, {
+      'payment-signature': fresh.header,
+      'idempotency-key': key,
+    })
+    expect(raced).toMatchObject({ body: { ok: true, status: 'broadcast' } })
+    expect(second.body.ok).not.toBe(true)
+    expect(since(before)).toMatchObject({ settles: 1, sends: 1 })
+    expect(await recordOf(client, fresh.nonce)).toBeNull()
   })
 
   it('never lets a claim of an Idempotency-Key write over a payment that is paid (deploying, deployed or a credit)', async () => {

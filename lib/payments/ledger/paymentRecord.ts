@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { createHash, randomUUID } from 'node:crypto'
 import { z } from 'zod'
 import { listIndexed, putIndexed, removeFromIndexes } from '../../store/recordIndex.js'
 import { parseRecord } from '../../store/records.js'
@@ -76,7 +76,16 @@ export const paymentRecordSchema = z.preprocess(
 export type PaymentRecord = z.infer<typeof paymentRecordSchema>
 
 /** What a payer's Idempotency-Key (or payment id) points to: the request it came with, and the payment it went with. */
-const idempotencyAliasSchema = z.object({ bodyHash: z.string(), payer: z.string(), nonce: z.string() })
+const idempotencyAliasSchema = z.object({
+  bodyHash: z.string(),
+  payer: z.string(),
+  nonce: z.string(),
+  /**
+   * Which claim wrote it: a claim compares the key's value with what it read, so a resend of the key's refused payment
+   * that claims the key again writes a new value, and a new payment racing it cannot take the key too.
+   */
+  claim: z.string().optional(),
+})
 /** A payer's Idempotency-Key as the store keeps it. */
 export type IdempotencyAlias = z.infer<typeof idempotencyAliasSchema>
 
@@ -180,7 +189,7 @@ export type ClaimIdempotencyKeyParameters = {
 export async function claimIdempotencyKey(store: Store, ref: PaymentRef, parameters: ClaimIdempotencyKeyParameters): Promise<boolean> {
   const { keys, payer, nonce } = ref
   const { keyHash, record, replacing } = parameters
-  const alias: IdempotencyAlias = { bodyHash: record.bodyHash, payer: payer.toLowerCase(), nonce: nonce.toLowerCase() }
+  const alias: IdempotencyAlias = { bodyHash: record.bodyHash, payer: payer.toLowerCase(), nonce: nonce.toLowerCase(), claim: randomUUID() }
   const claimed = await store.run(
     claimPaymentKeyScript,
     [keys.idempotency(payer, keyHash), keys.payment(payer, nonce)],
