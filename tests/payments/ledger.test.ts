@@ -397,6 +397,23 @@ describe('the paid door’s ledger', () => {
       }
   })
 
+  it('takes a refusal that names no transaction, for a reason that may follow a broadcast, as unknown: the transfer that lands is paid for', async () => {
+    const client = await payer()
+    const { header, nonce } = await signed(client)
+    const body = { name: 'Refused Sent', symbol: 'RSENT' }
+    // The facilitator's send went to the node and threw; it answers a refusal with no transaction.
+    const first = await withFault('refuse-held', () => send(body, { 'payment-signature': header }))
+    expect(first.status).toBe(202)
+    expect(first.body).toMatchObject({ code: 'PAYMENT_UNKNOWN' })
+    expect(await recordOf(client, nonce)).toMatchObject({ state: 'unknown' })
+    // The transfer lands: the payer's resend deploys with no second settle.
+    await parts.facilitator.landHeld()
+    const before = counts()
+    const again = await send(body, { 'payment-signature': header })
+    expect(again.body).toMatchObject({ ok: true, status: 'broadcast' })
+    expect(since(before)).toMatchObject({ settles: 0, sends: 1 })
+  })
+
   it('is reconciled by the tick: a payment left unknown whose transfer landed becomes a credit the operator lists', async () => {
     const client = await payer()
     const { header, nonce } = await signed(client)

@@ -31,7 +31,9 @@ const FACILITATOR_KEY: Hex = '0x2a871d0798f97d79848a013d4936a73bf4cc922c825d33c1
 
 /**
  * Ways the facilitator fails on cue: `down` answers 503 to everything, `reset` drops every connection, `slow`
- * answers only after `slowMs`, `refuse-settle` answers every settle `success: false` without sending anything,
+ * answers only after `slowMs`, `refuse-settle` answers every settle `success: false` without sending anything (a
+ * reason a settle gives before any broadcast: its simulation failed), `refuse-held` signs the transfer and holds it
+ * (as `hold-settle`) yet answers a refusal naming no transaction (as @x402/evm's facilitator does when its send throws),
  * `lose-settle-answer` settles and then drops the connection instead of answering. The pending ones sign the
  * transfer and hold it, unsent, until {@link LocalFacilitator.landHeld} (a transaction waiting in a mempool):
  * `pending` answers 200 `settlement_pending` with its hash, `pending-error` the same in an HTTP 500 body,
@@ -42,6 +44,7 @@ export type FacilitatorFault =
   | 'reset'
   | 'slow'
   | 'refuse-settle'
+  | 'refuse-held'
   | 'lose-settle-answer'
   | 'pending'
   | 'pending-error'
@@ -168,10 +171,19 @@ export async function startLocalFacilitator({
     if (fault === 'refuse-settle')
       return answer(res, 200, {
         success: false,
-        errorReason: 'unexpected_settle_error',
+        errorReason: 'invalid_exact_evm_transaction_simulation_failed',
         transaction: '',
         network: paymentRequirements.network,
       })
+    if (fault === 'refuse-held') {
+      await signHeld(paymentPayload, paymentRequirements)
+      return answer(res, 200, {
+        success: false,
+        errorReason: 'invalid_exact_evm_transaction_failed',
+        transaction: '',
+        network: paymentRequirements.network,
+      })
+    }
     // Past held transfers, the facilitator's own settle would reuse their nonces: they are sent first.
     if (held.size > 0 && nextNonce !== null) await landAll()
     const settled = settling.then(() => facilitator.settle(paymentPayload, paymentRequirements))

@@ -179,7 +179,8 @@ export async function runPaidLedger({
     if (fault === 'kill-at-settle') Object.assign(target.faults, { killAtSettle: true, killAfterSending: random() < 0.75 })
     if (fault === 'facilitator-pending') facilitatorFault = pick(['pending', 'pending-error'] as const)
     if (fault === 'facilitator-timeout') facilitatorFault = 'hold-settle'
-    if (fault === 'facilitator-error') facilitatorFault = pick(['down', 'reset', 'refuse-settle', 'lose-settle-answer'] as const)
+    if (fault === 'facilitator-error')
+      facilitatorFault = pick(['down', 'reset', 'refuse-settle', 'refuse-held', 'lose-settle-answer'] as const)
     const { killAt, killAtSettle, killAfterSending } = target.faults
     const killedAt =
       killAt !== null || killAtSettle ? ` at ${killAtSettle ? 'the settle' : `call ${killAt}`}${killAfterSending ? ', sent' : ''}` : ''

@@ -67,6 +67,33 @@ async function confirmed(context: ChainContext, asked: AskedSettlement, transact
   }
 }
 
+/**
+ * The facilitator's reasons that come only before anything is broadcast (the exact EVM scheme's, in @x402/evm's
+ * `exact/facilitator/errors.ts`: a settle verifies and simulates first, and refuses with these before it sends). With
+ * the authorization unused on chain, such a refusal means not paid. Any other reason may follow a broadcast
+ * (`invalid_exact_evm_transaction_failed` when the send threw, with the node holding the transfer, or a hosted
+ * facilitator's own words): the payment stays unknown until the chain shows the nonce used or `validBefore` past.
+ */
+export const REFUSED_BEFORE_BROADCAST: ReadonlySet<string> = new Set([
+  'invalid_exact_evm_scheme',
+  'invalid_exact_evm_network_mismatch',
+  'invalid_exact_evm_missing_eip712_domain',
+  'invalid_exact_evm_recipient_mismatch',
+  'invalid_exact_evm_signature',
+  'invalid_exact_evm_payload_authorization_valid_before',
+  'invalid_exact_evm_payload_authorization_valid_after',
+  'invalid_exact_evm_authorization_value',
+  'invalid_exact_evm_payload_authorization_value_mismatch',
+  'invalid_exact_evm_payload_undeployed_smart_wallet',
+  'invalid_exact_evm_token_name_mismatch',
+  'invalid_exact_evm_token_version_mismatch',
+  'invalid_exact_evm_eip3009_not_supported',
+  'invalid_exact_evm_insufficient_balance',
+  'invalid_exact_evm_transaction_simulation_failed',
+  'invalid_exact_evm_failed_to_parse_signature',
+  'unsupported_payload_type',
+])
+
 /** What the chain says of a payment whose settle was asked for: paid (seen or not yet), not paid, or unknown for now. */
 export type ChainVerdict = { kind: 'paid'; transaction: Hex; confirmed: boolean } | { kind: 'unpaid'; reason: string } | { kind: 'unknown' }
 
@@ -81,8 +108,9 @@ export type SettlementOfParameters = {
 /**
  * Decides a payment from the chain, with a few reads and no log scan past one provider range: the receipt of the
  * transaction its settle named, else `authorizationState` (used: its AuthorizationUsed, looked for from the block the
- * settle was asked at). Not paid only when the facilitator refused and nothing it named is pending, or when the latest
- * block is past `validBefore` and the nonce is unused (the token can never take it now).
+ * settle was asked at). Not paid only when the facilitator refused for a reason that comes before any broadcast
+ * ({@link REFUSED_BEFORE_BROADCAST}) and nothing it named is pending, or when the latest block is past `validBefore`
+ * and the nonce is unused (the token can never take it now).
  */
 export async function settlementOf(
   context: ChainContext,
@@ -106,6 +134,6 @@ export async function settlementOf(
   if (found.kind === 'canceled') return { kind: 'unpaid', reason: 'authorization_canceled' }
   if (found.kind !== 'unused') return { kind: 'unknown' }
   if (found.chainTime >= asked.validBefore) return { kind: 'unpaid', reason: refusedFor ?? 'authorization_expired' }
-  if (refusedFor !== null && !pending) return { kind: 'unpaid', reason: refusedFor }
+  if (refusedFor !== null && !pending && REFUSED_BEFORE_BROADCAST.has(refusedFor)) return { kind: 'unpaid', reason: refusedFor }
   return { kind: 'unknown' }
 }
