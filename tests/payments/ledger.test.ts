@@ -414,6 +414,17 @@ describe('the paid door’s ledger', () => {
     expect(since(before)).toMatchObject({ settles: 0, sends: 1 })
   })
 
+  it('gives the address back when an attempt ends unpaid: the payer’s next payment for the same salt deploys', async () => {
+    const client = await payer()
+    const body = { name: 'Salt Again', symbol: 'SALTA', salt: `0x${'a7'.repeat(32)}` }
+    const unpaid = await signed(client)
+    const refused = await withFault('refuse-settle', () => send(body, { 'payment-signature': unpaid.header }))
+    expect(refused.body).toMatchObject({ ok: false, code: 'PAYMENT_FAILED' })
+    const next = await signed(client)
+    const deployed = await send(body, { 'payment-signature': next.header })
+    expect(deployed.body).toMatchObject({ ok: true, status: 'broadcast' })
+  })
+
   it('is reconciled by the tick: a payment left unknown whose transfer landed becomes a credit the operator lists', async () => {
     const client = await payer()
     const { header, nonce } = await signed(client)

@@ -51,6 +51,16 @@ export async function claimPaidAddress({ context, payer, nonce, intent }: FindSe
   return (await context.store.get(key)) === owner
 }
 
+/**
+ * Gives the address back when its payment's attempt ended unpaid (its settle refused before anything moved): the
+ * payer's next payment for the same request takes it. Only this payment's claim is removed (compare and delete).
+ */
+export async function releasePaidAddress({ context, payer, nonce, intent }: FindSentDeployParameters & { nonce: string }): Promise<void> {
+  const planned = await paidPlan(context, intent)
+  if (!planned) return
+  await context.store.releaseLock(context.keys.address(planned.plan.predictedAddress), `${payer.toLowerCase()}:${nonce.toLowerCase()}`)
+}
+
 /** The broadcast answer of the deploy this payment sent before, or null when none was signed for it. */
 export async function findSentDeploy({ context, payer, intent }: FindSentDeployParameters): Promise<DeployBroadcast | null> {
   const { services, store } = context

@@ -7,7 +7,7 @@ import type { DeployCap } from '../../deploy/pipeline/reserve.js'
 import type { HttpAnswer } from '../../platform/httpAnswer.js'
 import { errorName } from '../../platform/log.js'
 import { domainAnswer, settledAnswer } from '../door/doorAnswers.js'
-import { claimPaidAddress, findSentDeploy } from '../ledger/deployOfPayment.js'
+import { claimPaidAddress, findSentDeploy, releasePaidAddress } from '../ledger/deployOfPayment.js'
 import { type PaymentRecord, refusePayment, savePaymentDone } from '../ledger/paymentRecord.js'
 import { countRefusedAttempt } from '../ledger/refusedAttempt.js'
 import { type PaidDeployContext, type Paying, type Purchase, paymentRecordOf, saltOfPayment, summaryOf } from './purchase.js'
@@ -95,6 +95,8 @@ export async function deployForPayment(context: PaidDeployContext, purchase: Pur
     // Not paid after its settle: the attempt keeps a slot of the payer's cap, taken once the deploy's own went back
     // (counted before, with the deploy's slot still held, a cap one short of full would have had no room for it).
     if (outcome.unpaid) await countRefusedAttempt(context, outcome.unpaid).catch(() => undefined)
+    // Not paid: the address it claimed is free again for the payer's next payment (a claim kept 30 days would refuse it).
+    if (outcome.unpaid) await releasePaidAddress({ context, payer, nonce, intent }).catch(() => undefined)
     return outcome.answer
   }
   if (!settled) {
