@@ -493,6 +493,38 @@ describe('the paid door’s ledger', () => {
     expect(since(before)).toMatchObject({ settles: 0, sends: 0 })
   })
 
+  it('checks again a credit the chain had not shown: confirmed once the chain shows it, withdrawn once the chain shows nothing was paid', async () => {
+    const client = await payer()
+    const { header } = await credited(client, { name: 'Unconfirmed Credit', symbol: 'UNCC' })
+    const nonce = (JSON.parse(Buffer.from(header, 'base64').toString()) as { payload: { authorization: { nonce: Hex } } }).payload
+      .authorization.nonce
+    const settledCredit = (await recordOf(client, nonce))!
+    expect(settledCredit).toMatchObject({ state: 'credit', transaction: expect.any(String) })
+    // As if the RPC could not show the settlement when the credit was kept.
+    const ref = { keys, payer: client.address, nonce }
+    await saveOpenPayment(store, ref, { ...settledCredit, confirmed: false, at: settledCredit.at - 120_000 })
+    // A credit whose settlement never happened: its transaction unknown to the chain, its authorization unused and past.
+    const other = await payer()
+    const unpaid = await signed(other)
+    const otherRef = { keys, payer: other.address, nonce: unpaid.nonce }
+    await saveOpenPayment(store, otherRef, {
+      ...settledCredit,
+      payer: other.address.toLowerCase(),
+      nonce: unpaid.nonce,
+      transaction: `0x${'be'.repeat(32)}`,
+      confirmed: false,
+      validBefore: Math.floor(Date.now() / 1000) - 60,
+      credit: { id: paymentIdOf(other.address, unpaid.nonce).replace('pay_', 'cr_'), code: 'SETTLED_UNANSWERED', at: Date.now() },
+      at: settledCredit.at - 120_000,
+    })
+    await reconcilePayments({ services: { ...services, store }, keys })
+    expect(await recordOf(client, nonce)).toMatchObject({ state: 'credit', confirmed: true, transaction: settledCredit.transaction })
+    expect(await recordOf(other, unpaid.nonce)).toMatchObject({ state: 'refused' })
+    const listed = await listedPayments()
+    expect(listed.find((p) => p.nonce === nonce)).toMatchObject({ state: 'credit' })
+    expect(listed.find((p) => p.nonce === unpaid.nonce)).toBeUndefined()
+  })
+
   it('is reconciled by the tick: a deploy answered whose record was left deploying ends deployed, one never signed a credit', async () => {
     const body = { name: 'Answered Token', symbol: 'ANSW' }
     const { client, header, nonce, first, record } = await deployedPayment(body)

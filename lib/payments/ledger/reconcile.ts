@@ -37,6 +37,9 @@ const RECONCILE_LEASE_MS = PAYMENT_LEASE_MS
 /** The states the tick decides: a settle nobody saw end, a deploy nobody saw answered. */
 const UNDECIDED: readonly PaymentRecord['state'][] = ['settling', 'unknown', 'deploying']
 
+/** Whether the tick looks at a payment: undecided, or a credit whose settlement the chain has not shown yet. */
+const isDue = (record: PaymentRecord) => UNDECIDED.includes(record.state) || (record.state === 'credit' && !record.confirmed)
+
 /** Parameters of {@link reconcilePayments}. */
 export type ReconcilePaymentsParameters = {
   services: Pick<DeployServices, 'publicClient' | 'clock' | 'logger' | 'config'> & { store: NonNullable<DeployServices['store']> }
@@ -63,7 +66,7 @@ export async function reconcilePayments({ services, keys }: ReconcilePaymentsPar
   const { store, clock } = services
   const open = await listOpenPayments(store, keys, RECONCILE_LOOKED_AT)
   const due = open
-    .filter((r) => UNDECIDED.includes(r.state) && r.payTo && r.at < clock.now() - SETTLE_GRACE_MS)
+    .filter((r) => isDue(r) && r.payTo && r.at < clock.now() - SETTLE_GRACE_MS)
     .sort((a, b) => a.at - b.at)
     .slice(0, RECONCILE_DECIDED)
   const result: ReconcilePaymentsReturnType = {
@@ -100,6 +103,7 @@ async function decideOne(
   try {
     const record = await readPaymentRecord(store, ref)
     if (!record || record.state !== listed.state) return 'busy'
+    if (record.state === 'credit') return await checkCredit({ services, keys }, record)
     if (record.state === 'deploying') {
       if (await paymentSignedDeploy({ store, config: services.config, payer: record.payer, nonce: record.nonce })) {
         // Its answer was given and not kept: a resend finds the deploy in the history and answers it again.
@@ -131,4 +135,29 @@ async function decideOne(
   } finally {
     await store.releaseLock(keys.lease(listed.payer, listed.nonce), lease).catch(() => false)
   }
+}
+
+/**
+ * A credit whose settlement the RPC never confirmed (the facilitator said settled, the chain could not show it yet),
+ * checked again: confirmed when the chain shows the transfer (still a credit), withdrawn (`refused`) when the chain
+ * shows nothing was paid (the authorization unused past its `validBefore`, or cancelled), else left for the next tick.
+ */
+async function checkCredit(
+  { services, keys }: ReconcilePaymentsParameters,
+  record: PaymentRecord,
+): Promise<'paid' | 'refused' | 'unknown'> {
+  const { store, clock, logger } = services
+  const said = await settlementOf({ services, config: { payTo: record.payTo as `0x${string}` }, clock }, record)
+  if (said.kind === 'unpaid') {
+    await refusePayment({ store, keys }, record, said.reason)
+    logger.warn('x402_credit_withdrawn', { credit: record.credit?.id ?? null, payer: record.payer, reason: said.reason })
+    return 'refused'
+  }
+  if (said.kind === 'unknown' || !said.confirmed) return 'unknown'
+  await saveOpenPayment(
+    store,
+    { keys, payer: record.payer, nonce: record.nonce },
+    { ...record, transaction: said.transaction, confirmed: true },
+  )
+  return 'paid'
 }
