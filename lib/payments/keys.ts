@@ -25,6 +25,8 @@ export function paymentKeys({ storePrefix, chainId }: PaymentKeysParameters) {
     idempotency: (payer: string, keyHash: string) => `${base}:idempotency:${payer.toLowerCase()}:${keyHash}`,
     /** Every payment that reached a settle, by when: the credits an operator may have to refund are among them. */
     settled: `${base}:settled`,
+    /** Where the tick's look through the open payments, oldest first, goes on from: the last one's time (epoch ms). */
+    reconcileCursor: `${base}:settled:cursor`,
     /** One payer's open payments (a bound: a payer cannot push others' credits out of the operator's list). */
     payerOpen: (payer: string) => `${base}:settled:payer:${payer.toLowerCase()}`,
     /** Which payment's deploy creates the token at an address (claimed before its settle). */

@@ -52,6 +52,16 @@ const newestMembersOfEachScript = defineScript<string[][]>({
   inProcess: (data, indexes, [limit]) => indexes.map((index) => data.zrange(index, 0, Number(limit) - 1, true).map(({ member }) => member)),
 })
 
+/** Up to ARGV[2] members of an index scored above ARGV[1], oldest first, each followed by its score. KEYS[1] the index. */
+const oldestAfterScript = defineScript<string[]>({
+  name: 'record-index oldest after',
+  lua: `return redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. ARGV[1], '+inf', 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[2]))`,
+  inProcess: (data, [index], [after, limit]) =>
+    data
+      .zrangeByScore(index!, Number(after) + 1, Number.POSITIVE_INFINITY, Number(limit))
+      .flatMap(({ member, score }) => [member, String(score)]),
+})
+
 /** Removes ARGV[1] from every index in KEYS. */
 const removeFromIndexesScript = defineScript<number>({
   name: 'record-index remove',
@@ -92,6 +102,27 @@ export async function putIndexed(store: Store, parameters: PutIndexedParameters)
   const { recordKey, value, ttlMs, member, score, indexKeys, maxEntries } = parameters
   const args = [value, Math.max(1, Math.round(ttlMs)), member, Math.round(score), maxEntries]
   await store.run(putIndexedScript, [recordKey, ...indexKeys], args)
+}
+
+/** Parameters of {@link listIndexedAfter}: the records of members scored above `after` (epoch ms, whole). */
+export type ListIndexedAfterParameters = ListIndexedParameters & { after: number }
+
+/** A page of an index, oldest first: its records with their scores, the last member's score, and whether more follow. */
+export type ListIndexedAfterReturnType = { entries: { record: string; score: number }[]; lastScore: number | null; more: boolean }
+
+/** The records of up to `limit` members of an index scored above `after`, oldest first (two round trips at most). */
+export async function listIndexedAfter(
+  store: Store,
+  { indexKey, recordPrefix, limit, after }: ListIndexedAfterParameters,
+): Promise<ListIndexedAfterReturnType> {
+  if (limit <= 0) return { entries: [], lastScore: null, more: false }
+  const flat = (await store.run(oldestAfterScript, [indexKey], [Math.floor(after), limit])).map(String)
+  const members = flat.filter((_, i) => i % 2 === 0)
+  if (members.length === 0) return { entries: [], lastScore: null, more: false }
+  const records = await store.getMany(members.map((member) => recordPrefix + member))
+  // A record that expired or was removed since is skipped.
+  const entries = records.flatMap((record, i) => (record === null ? [] : [{ record, score: Number(flat[2 * i + 1]) }]))
+  return { entries, lastScore: Number(flat.at(-1)), more: members.length === limit }
 }
 
 /** Parameters of {@link listIndexed}. */

@@ -559,6 +559,51 @@ describe('the paid door’s ledger', () => {
     expect(since(before)).toMatchObject({ settles: 0, sends: 0 })
   })
 
+  it('has the tick look through every open payment in turn, oldest first, however many there are', async () => {
+    // A ledger of its own: 4 old credits the chain showed (nothing to decide), then 5 payments left unknown whose
+    // authorizations are past validBefore; the tick looks at 3 a time and decides 2 at most.
+    const own = paymentKeys({ storePrefix: `paging${process.pid}-${Math.random().toString(36).slice(2, 8)}:`, chainId: 8453 })
+    const start = Date.now() - 3_600_000
+    const nonces: Hex[] = []
+    for (let i = 0; i < 9; i++) {
+      const nonce = `0x${(0xa000 + i).toString(16).padStart(64, '0')}` as Hex
+      const payer = `0x${(0xb000 + i).toString(16).padStart(40, '0')}`
+      const credit = i < 4
+      const record = paymentRecordSchema.parse({
+        state: credit ? 'credit' : 'unknown',
+        bodyHash: 'x',
+        payer,
+        nonce,
+        amount: TEST_PRICE_UNITS.toString(),
+        asset: parts.usdc.address,
+        network: 'eip155:8453',
+        validBefore: Math.floor(start / 1000),
+        at: start + i * 1000,
+        transaction: credit ? `0x${'cd'.repeat(32)}` : null,
+        confirmed: credit,
+        credit: credit ? { id: `cr_paging${i}`, code: 'SETTLED_UNANSWERED', at: start } : null,
+        answer: null,
+        payTo: parts.payTo.toLowerCase(),
+      })
+      await saveOpenPayment(store, { keys: own, payer, nonce }, record)
+      nonces.push(nonce)
+    }
+    const states = async () =>
+      Promise.all(
+        nonces.map(async (nonce, i) => {
+          const payer = `0x${(0xb000 + i).toString(16).padStart(40, '0')}`
+          return parseRecord(paymentRecordSchema, await store.get(own.payment(payer, nonce)))?.state
+        }),
+      )
+    const decided: number[] = []
+    for (let tick = 0; tick < 5; tick++)
+      decided.push((await reconcilePayments({ services: { ...services, store }, keys: own, pageSize: 3, decidedMax: 2 })).refused)
+    expect(await states()).toEqual(['credit', 'credit', 'credit', 'credit', 'refused', 'refused', 'refused', 'refused', 'refused'])
+    // Never more than two a tick, the oldest first: past the credits, then on from where the last tick stopped.
+    expect(decided.every((n) => n <= 2)).toBe(true)
+    expect(decided.reduce((a, b) => a + b, 0)).toBe(5)
+  })
+
   it('opens no more payments for a payer who has ten open (undecided settles, credits), nothing settled', async () => {
     const client = await payer()
     const start = await parts.usdc.balanceOf(client.address)

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto'
 import { z } from 'zod'
-import { listIndexed, putIndexed, removeFromIndexes } from '../../store/recordIndex.js'
+import { listIndexed, listIndexedAfter, putIndexed, removeFromIndexes } from '../../store/recordIndex.js'
 import { parseRecord } from '../../store/records.js'
 import { defineScript, type Store } from '../../store/types.js'
 import type { PaymentKeys } from '../keys.js'
@@ -266,6 +266,24 @@ export async function savePaymentDone(
     releaseLock: { key: keys.lease(payer, nonce), token: lease },
   })
   await closePayment(store, ref)
+}
+
+/**
+ * A page of the open payments filed after `after` (epoch ms), oldest first, each with when it was filed: up to
+ * `limit`, the time of the last one looked at (where the next page starts), and whether more follow.
+ */
+export async function listOpenPaymentsAfter(
+  store: Store,
+  keys: PaymentKeys,
+  after: number,
+  limit: number,
+): Promise<{ payments: { record: PaymentRecord; filedAt: number }[]; lastAt: number | null; more: boolean }> {
+  const page = await listIndexedAfter(store, { indexKey: keys.settled, recordPrefix: keys.paymentPrefix, limit, after })
+  const payments = page.entries.flatMap(({ record: value, score }) => {
+    const record = parseRecord(paymentRecordSchema, value)
+    return record && record.state !== 'deployed' && record.state !== 'refused' ? [{ record, filedAt: score }] : []
+  })
+  return { payments, lastAt: page.lastScore, more: page.more }
 }
 
 /** The open payments, newest first: every one that reached a settle and did not end deployed or refused. */

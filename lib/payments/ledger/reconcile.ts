@@ -5,7 +5,7 @@ import { paymentSignedDeploy } from './deployOfPayment.js'
 import {
   closePayment,
   creditIdOf,
-  listOpenPayments,
+  listOpenPaymentsAfter,
   PAYMENT_LEASE_MS,
   PAYMENT_RECORD_TTL_MS,
   type PaymentRecord,
@@ -22,7 +22,10 @@ import {
 // it, `deployed` (the payer's resend is answered that deploy); none, a `credit`. Either way the operator's list of
 // credits holds only payments that bought nothing.
 
-/** Most open payments looked at per tick (two store commands). */
+/**
+ * Most open payments looked at per tick, oldest first from where the last tick stopped (a saved cursor: four store
+ * commands with the page), so every open payment is looked at in turn however many there are.
+ */
 export const RECONCILE_LOOKED_AT = 200
 /** Most payments decided per tick (a few reads and store commands each). */
 export const RECONCILE_DECIDED = 10
@@ -44,6 +47,10 @@ const isDue = (record: PaymentRecord) => UNDECIDED.includes(record.state) || (re
 export type ReconcilePaymentsParameters = {
   services: Pick<DeployServices, 'publicClient' | 'clock' | 'logger' | 'config'> & { store: NonNullable<DeployServices['store']> }
   keys: PaymentKeys
+  /** Open payments looked at per tick (default {@link RECONCILE_LOOKED_AT}). */
+  pageSize?: number
+  /** Payments decided per tick (default {@link RECONCILE_DECIDED}). */
+  decidedMax?: number
 }
 
 /**
@@ -62,15 +69,18 @@ export type ReconcilePaymentsReturnType = {
 }
 
 /** Decides the oldest undecided payments from the chain (see the module's comment). */
-export async function reconcilePayments({ services, keys }: ReconcilePaymentsParameters): Promise<ReconcilePaymentsReturnType> {
+export async function reconcilePayments(parameters: ReconcilePaymentsParameters): Promise<ReconcilePaymentsReturnType> {
+  const { services, keys, pageSize = RECONCILE_LOOKED_AT, decidedMax = RECONCILE_DECIDED } = parameters
   const { store, clock } = services
-  const open = await listOpenPayments(store, keys, RECONCILE_LOOKED_AT)
-  const due = open
-    .filter((r) => isDue(r) && r.payTo && r.at < clock.now() - SETTLE_GRACE_MS)
-    .sort((a, b) => a.at - b.at)
-    .slice(0, RECONCILE_DECIDED)
+  const cursor = Number(await store.get(keys.reconcileCursor)) || 0
+  const page = await listOpenPaymentsAfter(store, keys, cursor, pageSize)
+  const due = page.payments.filter(({ record: r }) => isDue(r) && r.payTo && r.at < clock.now() - SETTLE_GRACE_MS).slice(0, decidedMax)
+  // The next tick goes on past the last payment decided when this one decided its most, else past the page; once the
+  // index is looked through, from the oldest again.
+  const next = due.length === decidedMax ? due.at(-1)!.filedAt : page.more ? (page.lastAt ?? 0) : 0
+  await store.set(keys.reconcileCursor, String(next), PAYMENT_RECORD_TTL_MS)
   const result: ReconcilePaymentsReturnType = {
-    open: open.length,
+    open: page.payments.length,
     decided: 0,
     paid: 0,
     refused: 0,
@@ -79,7 +89,7 @@ export async function reconcilePayments({ services, keys }: ReconcilePaymentsPar
     deployed: 0,
     credited: 0,
   }
-  for (const record of due) {
+  for (const { record } of due) {
     const outcome = await decideOne({ services, keys }, record)
     result[outcome] += 1
     if (outcome !== 'unknown' && outcome !== 'busy') result.decided += 1
