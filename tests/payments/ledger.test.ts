@@ -563,7 +563,7 @@ describe('the paid door’s ledger', () => {
     // A ledger of its own: 4 old credits the chain showed (nothing to decide), then 5 payments left unknown whose
     // authorizations are past validBefore; the tick looks at 3 a time and decides 2 at most.
     const own = paymentKeys({ storePrefix: `paging${process.pid}-${Math.random().toString(36).slice(2, 8)}:`, chainId: 8453 })
-    const start = Date.now() - 3_600_000
+    const start = 1_700_000_000_000 // long past: every authorization here lapsed long ago
     const nonces: Hex[] = []
     for (let i = 0; i < 9; i++) {
       const nonce = `0x${(0xa000 + i).toString(16).padStart(64, '0')}` as Hex
