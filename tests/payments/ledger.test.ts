@@ -12,6 +12,7 @@ import { paymentKeys } from '../../lib/payments/keys.js'
 import {
   claimIdempotencyKey,
   PAYER_OPEN_MAX,
+  type PaymentRecord,
   paymentIdOf,
   paymentRecordSchema,
   saveOpenPayment,
@@ -111,6 +112,23 @@ describe('the paid door’s ledger', () => {
   const recordOf = async (client: PayingClient, nonce: Hex) =>
     parseRecord(paymentRecordSchema, await store.get(keys.payment(client.address, nonce)))
   /** Runs `work` with the facilitator failing as `fault`, then lets it be. */
+  /** A payment record as the ledger keeps it, written by hand: `unknown` by default, these fields changed. */
+  const recordWith = (fields: Partial<PaymentRecord> & Pick<PaymentRecord, 'payer' | 'nonce'>): PaymentRecord =>
+    paymentRecordSchema.parse({
+      state: 'unknown',
+      bodyHash: 'x',
+      amount: TEST_PRICE_UNITS.toString(),
+      asset: parts.usdc.address,
+      network: 'eip155:8453',
+      validBefore: Math.floor(Date.now() / 1000) + 300,
+      at: Date.now(),
+      transaction: null,
+      confirmed: false,
+      credit: null,
+      answer: null,
+      payTo: parts.payTo.toLowerCase(),
+      ...fields,
+    })
   const withFault = async <T>(fault: Parameters<PaidDoorParts['facilitator']['setFault']>[0], work: () => Promise<T>): Promise<T> => {
     parts.facilitator.setFault(fault)
     try {
@@ -370,21 +388,11 @@ describe('the paid door’s ledger', () => {
     const client = await payer()
     const { nonce } = await signed(client)
     const ref = { keys, payer: client.address.toLowerCase(), nonce }
-    const record = paymentRecordSchema.parse({
+    const record = recordWith({
       state: 'credit',
-      bodyHash: 'x',
       payer: client.address.toLowerCase(),
       nonce,
-      amount: TEST_PRICE_UNITS.toString(),
-      asset: parts.usdc.address,
-      network: 'eip155:8453',
-      validBefore: Math.floor(Date.now() / 1000) + 300,
-      at: Date.now(),
-      transaction: null,
-      confirmed: false,
       credit: { id: 'cr_test', code: 'DEPLOY_UNFINISHED', at: Date.now() },
-      answer: null,
-      payTo: parts.payTo.toLowerCase(),
     })
     // On Redis (the script's Lua) and in process (its twin) alike; a refused payment's record is claimed as before.
     for (const on of [store, createMemoryStore()])
@@ -569,21 +577,15 @@ describe('the paid door’s ledger', () => {
       const nonce = `0x${(0xa000 + i).toString(16).padStart(64, '0')}` as Hex
       const payer = `0x${(0xb000 + i).toString(16).padStart(40, '0')}`
       const credit = i < 4
-      const record = paymentRecordSchema.parse({
+      const record = recordWith({
         state: credit ? 'credit' : 'unknown',
-        bodyHash: 'x',
         payer,
         nonce,
-        amount: TEST_PRICE_UNITS.toString(),
-        asset: parts.usdc.address,
-        network: 'eip155:8453',
         validBefore: Math.floor(start / 1000),
         at: start + i * 1000,
         transaction: credit ? `0x${'cd'.repeat(32)}` : null,
         confirmed: credit,
         credit: credit ? { id: `cr_paging${i}`, code: 'SETTLED_UNANSWERED', at: start } : null,
-        answer: null,
-        payTo: parts.payTo.toLowerCase(),
       })
       await saveOpenPayment(store, { keys: own, payer, nonce }, record)
       nonces.push(nonce)
@@ -610,22 +612,7 @@ describe('the paid door’s ledger', () => {
     const { header } = await signed(client)
     for (let i = 0; i < PAYER_OPEN_MAX; i++) {
       const fake = `0x${i.toString(16).padStart(64, '0')}`
-      const record = paymentRecordSchema.parse({
-        state: 'unknown',
-        bodyHash: 'x',
-        payer: client.address.toLowerCase(),
-        nonce: fake,
-        amount: TEST_PRICE_UNITS.toString(),
-        asset: parts.usdc.address,
-        network: 'eip155:8453',
-        validBefore: Math.floor(Date.now() / 1000) + 300,
-        at: Date.now(),
-        transaction: null,
-        confirmed: false,
-        credit: null,
-        answer: null,
-        payTo: parts.payTo.toLowerCase(),
-      })
+      const record = recordWith({ payer: client.address.toLowerCase(), nonce: fake })
       await saveOpenPayment(store, { keys, payer: client.address, nonce: fake }, record)
     }
     const before = counts()
