@@ -60,6 +60,8 @@ describe('POST /api/b20-skill on anvil (chain 8453) with the B20 emulator, the K
     expect(tx.chainId).toBe(8453)
     expect(BigInt(tx.s!)).toBeLessThanOrEqual(0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0n)
 
+    // The answer says broadcast, not mined: wait for the node's block as an agent would, then ask.
+    await stack.chain.publicClient.waitForTransactionReceipt({ hash: body.txHash })
     const receipt = await stack.post({ action: 'receipt', tx_hash: body.txHash })
     expect(receipt.body).toEqual({
       ok: true,
@@ -108,6 +110,8 @@ describe('POST /api/b20-skill on anvil (chain 8453) with the B20 emulator, the K
     const { body } = await stack.post(deployBody({ variant: 'stablecoin', decimals: 18, name: 'Test Dollar', symbol: 'TUSD' }))
     expect(body).toMatchObject({ ok: true, token: { variant: 'stablecoin', decimals: 6 } })
     expect(body.predictedAddress.toLowerCase().startsWith('0xb200000000000000000001')).toBe(true)
+    // Broadcast is not mined: one whole CI run asked before anvil's block and got "pending".
+    await stack.chain.publicClient.waitForTransactionReceipt({ hash: body.txHash })
     const receipt = await stack.post({ action: 'receipt', tx_hash: body.txHash })
     expect(receipt.body).toMatchObject({
       status: 'confirmed',

@@ -107,7 +107,9 @@ describe('webhooks: every deploy outcome, signed, at least once (anvil, KMS serv
     // An allowlisted agent (DEPLOY_ALLOWLIST) has no webhook: its deploys send nothing anywhere.
     expect((await stack.post(deployBody('QUIET'))).body).toMatchObject({ ok: true })
 
-    // A receipt sees it mined first, then the tick: one deploy.confirmed between them.
+    // A receipt sees it mined first, then the tick: one deploy.confirmed between them. (Broadcast is not mined: wait
+    // for the node's block first, as the answer says nothing more.)
+    await stack.chain.publicClient.waitForTransactionReceipt({ hash: sent.txHash })
     expect((await stack.post({ action: 'receipt', tx_hash: sent.txHash }, { key })).body).toMatchObject({
       status: 'confirmed',
       market: null,
