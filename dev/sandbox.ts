@@ -73,7 +73,7 @@ for (const name of [
 ])
   delete process.env[name]
 
-const { instanceDeploySource } = await import('../lib/deploy/instance.js')
+const { instanceDeploySource } = await import('../lib/launches/instance.js')
 const signer = await (await instanceDeploySource.services()).getSigner!()
 await chain.fund(signer.address)
 // The printed deploy makes one of anvil's unlocked accounts the token's admin and holder, so a user can act as it.

@@ -5,10 +5,11 @@ import { instanceMemoryStore } from '../store/memory.js'
 import type { Store } from '../store/types.js'
 import { type AgentRegistry, createAgentRegistry } from './agents/agentRegistry.js'
 import { type DeployConfig, loadDeployConfig } from './config.js'
-import type { DeployServices } from './services.js'
+import type { ConfirmedHook, DeployServices } from './services.js'
 
-// The deploy side of this instance: its configuration, logger, agent registry and services, each built once from
-// `process.env` (the documented per-instance memo). The deploy endpoint, MCP, the tick and health all take it from here.
+// The deploy side of an instance: its configuration, logger, agent registry and services, each built once from
+// `process.env` (the documented per-instance memo). This instance's own is lib/launches/instance.ts's
+// `instanceDeploySource`, built here with the launches' hook: the deploy endpoint, MCP, the tick and health take it there.
 
 /**
  * Where the deploy side gets its configuration and services. `config` is cheap (the environment through zod) and is
@@ -44,26 +45,36 @@ export function deployServicesFrom(build: () => DeployServices): DeployServicesS
   }
 }
 
-const config = perInstance(() => loadDeployConfig(process.env))
+/** Parameters of {@link createInstanceDeploySource}. */
+export type CreateInstanceDeploySourceParameters = {
+  /** What runs once a deploy is seen confirmed (lib/launches' announcement), loaded with the services. */
+  onConfirmed: ConfirmedHook
+}
 
-/** The instance's store, shared by the services and the paths that must not load them (its adapter loaded on demand). */
-const store = perInstanceAsync(async (): Promise<Store | null> => {
-  const { redis, onVercel } = config()
-  if (redis) return (await import('../store/upstash.js')).createUpstashStore(redis)
-  return onVercel ? null : instanceMemoryStore()
-})
+/**
+ * An instance's deploy side: configuration from `process.env`, services loaded on the first valid request, each built
+ * once. Called once, by lib/launches/instance.ts.
+ */
+export function createInstanceDeploySource({ onConfirmed }: CreateInstanceDeploySourceParameters): DeployServicesSource {
+  const config = perInstance(() => loadDeployConfig(process.env))
+  // The instance's store, shared by the services and the paths that must not load them (its adapter loaded on demand).
+  const store = perInstanceAsync(async (): Promise<Store | null> => {
+    const { redis, onVercel } = config()
+    if (redis) return (await import('../store/upstash.js')).createUpstashStore(redis)
+    return onVercel ? null : instanceMemoryStore()
+  })
 
-/** This instance's deploy side: configuration from `process.env`, services loaded on the first valid request. */
-export const instanceDeploySource: DeployServicesSource = {
-  config,
-  services: perInstanceAsync(async () => (await import('./services.js')).createDeployServices({ store: await store() })),
-  logger: perInstance(() => createLogger()),
-  // Only a shared store can hold keys issued at runtime (an in-process one is this instance's alone). The store
-  // adapter is loaded only when a key outside the allowlist arrives.
-  agents: perInstanceAsync(async () => {
-    const { redis, storePrefix } = config()
-    const store = redis ? (await import('../store/upstash.js')).createUpstashStore(redis) : null
-    return createAgentRegistry({ store, storePrefix, now: systemClock.now })
-  }),
-  store,
+  return {
+    config,
+    services: perInstanceAsync(async () => (await import('./services.js')).createDeployServices({ store: await store(), onConfirmed })),
+    logger: perInstance(() => createLogger()),
+    // Only a shared store can hold keys issued at runtime (an in-process one is this instance's alone). The store
+    // adapter is loaded only when a key outside the allowlist arrives.
+    agents: perInstanceAsync(async () => {
+      const { redis, storePrefix } = config()
+      const store = redis ? (await import('../store/upstash.js')).createUpstashStore(redis) : null
+      return createAgentRegistry({ store, storePrefix, now: systemClock.now })
+    }),
+    store,
+  }
 }

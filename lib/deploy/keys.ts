@@ -1,7 +1,7 @@
 /**
  * Every shared-store key of the deploy side, in one place: the signer's nonce lock and caps, the deploy records and
- * their indexes, idempotency, the agent registry, webhook targets and the webhook outbox (a launch's own keys, its
- * markets, signal and trade watch, are lib/launches/keys.ts's).
+ * their indexes, a deployed token's market as DexScreener lists it, idempotency, the agent registry, webhook targets and
+ * the webhook outbox (a launch's own keys, its pool's market, signal and trade watch, are lib/launches/keys.ts's).
  * `storePrefix` is `STORE_KEY_PREFIX`. This module imports nothing, so every part of lib/deploy/ may use it.
  */
 
@@ -58,6 +58,13 @@ export function deployHistoryKeys({ storePrefix, chainId }: DeployHistoryKeysPar
     pooled: `${base}:pooled`,
   }
 }
+
+/**
+ * Store key of a deployed token's market as DexScreener lists it: the launches' tick job writes it, a receipt, an
+ * agent's history and the launches feed read it (records/tokenMarkets.ts).
+ */
+export const tokenMarketKey = (storePrefix: string, chainId: number, address: string) =>
+  `${storePrefix}deploy:${chainId}:market:${address.toLowerCase()}`
 
 /** Store key of one agent's idempotency record (`keyHash`: the SHA-256 of its `Idempotency-Key`). */
 export const idempotencyKey = (storePrefix: string, agentDigest: string, keyHash: string) =>

@@ -9,7 +9,7 @@ import { createChainClient, createChainIdCheck } from '../chain/client.js'
 import { createKmsAccount, type KmsAccount } from '../chain/kmsAccount.js'
 import { type Clock, systemClock } from '../platform/clock.js'
 import type { Environment } from '../platform/config.js'
-import { createLogger, type Logger } from '../platform/log.js'
+import { createLogger, errorName, type Logger } from '../platform/log.js'
 import { createMemoryStore } from '../store/memory.js'
 import type { Store } from '../store/types.js'
 import { createUpstashStore } from '../store/upstash.js'
@@ -17,6 +17,7 @@ import { type DeployConfig, loadDeployConfig } from './config.js'
 import { createFeeCache, type FeeCache } from './sender/feeCache.js'
 import { createNonceLocks, type NonceLocks } from './sender/nonceLock.js'
 import { createSyncSender, DEPLOY_WAIT_SECONDS_MAX, type SyncSender } from './sender/sendSync.js'
+import type { TransactionRecord } from './sender/signedTransactions.js'
 import { createWebhookOutbox, type WebhookOutbox } from './webhooks/outbox.js'
 
 /**
@@ -54,7 +55,18 @@ export type DeployServices = Readonly<{
   webhooks: WebhookOutbox | null
   /** Runs work after the answer: on Vercel `waitUntil` keeps the function alive for it; elsewhere it just runs. */
   background: (work: Promise<unknown>) => void
+  /**
+   * Tells what was given as `onConfirmed` that a deploy of the service's own is mined and confirmed (once its record
+   * says so): a receipt and the tick's follow-up both call it. It never throws: a failing hook is logged.
+   */
+  announceConfirmed: (record: TransactionRecord) => Promise<void>
 }>
+
+/**
+ * What runs once a deploy is seen confirmed, beyond its record and its agent's webhook: the launches room announces the
+ * launch to open streams (lib/launches/feed.ts). It is handed in, because lib/launches sits above lib/deploy.
+ */
+export type ConfirmedHook = (services: DeployServices, record: TransactionRecord) => Promise<void>
 
 /** What the chain reads before the lock use: the node, the log, and the chain id the service is configured for. */
 export type ChainReads = Pick<DeployServices, 'publicClient' | 'fees' | 'logger' | 'config'>
@@ -75,6 +87,8 @@ export type CreateDeployServicesParameters = {
   /** Resolves webhook receivers' names (tests map a name to the address they want); checked before connecting. */
   webhookLookup?: LookupFunction
   background?: (work: Promise<unknown>) => void
+  /** What runs once a deploy is seen confirmed (this instance's: lib/launches/instance.ts); default: nothing. */
+  onConfirmed?: ConfirmedHook
 }
 
 /** Builds the deploy services from the environment (or from what a test hands in). */
@@ -124,7 +138,8 @@ export function createDeployServices(parameters: CreateDeployServicesParameters 
         withoutWebhooks: config.allowlist,
       })
     : null
-  return {
+  const onConfirmed = parameters.onConfirmed
+  const services: DeployServices = {
     config,
     store,
     publicClient,
@@ -144,7 +159,16 @@ export function createDeployServices(parameters: CreateDeployServicesParameters 
     receiptPollMs: parameters.receiptPollMs ?? 2000,
     webhooks,
     background: parameters.background ?? ((work) => waitUntil(work)),
+    announceConfirmed: async (record) => {
+      if (!onConfirmed) return
+      try {
+        await onConfirmed(services, record)
+      } catch (error) {
+        logger.warn('confirmed_hook_failed', { txHash: record.txHash, error: errorName(error) })
+      }
+    },
   }
+  return services
 }
 
 /**

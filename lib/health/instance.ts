@@ -1,4 +1,4 @@
-import { instanceDeploySource } from '../deploy/instance.js'
+import { instanceDeploySource } from '../launches/instance.js'
 import { perInstance } from '../platform/perInstance.js'
 import { instanceReadSource } from '../read/instance.js'
 import { loadHealthConfig } from './config.js'

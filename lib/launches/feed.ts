@@ -1,16 +1,19 @@
 import { birthViewOf } from '../chain/birthView.js'
 import { deployHistoryKeys } from '../deploy/keys.js'
+import { isDeployed, readTokenMarkets } from '../deploy/records/tokenMarkets.js'
 import { parseTransactionRecord, type TransactionRecord } from '../deploy/sender/signedTransactions.js'
+import type { ConfirmedHook } from '../deploy/services.js'
+import { chainMarketOf } from '../market/chainCandles.js'
+import { type ChainMarketState, chainMarketStateSchema } from '../market/chainMarketState.js'
 import { errorName, type Logger } from '../platform/log.js'
+import { chainMarketKey } from '../read/keys.js'
 import { listIndexed } from '../store/recordIndex.js'
 import { parseRecord } from '../store/records.js'
 import type { Store } from '../store/types.js'
-import { chainMarketOf } from './chainCandles.js'
-import { type ChainMarketState, chainMarketStateSchema } from './chainMarketState.js'
-import { chainEventsChannel, chainMarketKey, launchSignalKey } from './keys.js'
+import { chainEventsChannel, launchSignalKey } from './keys.js'
 import { announceLaunch } from './launchSignal.js'
 import type { Launch } from './schema.js'
-import { isDeployed, readTokenMarkets, type TokenMarket } from './tokenMarket.js'
+import type { TokenMarket } from './tokenMarket.js'
 
 // The launches as the public sees them: every agent's deploys, both doors, from the shared deploy index with their
 // markets (DexScreener's once it lists the token, else the launch pool's own), and the announcement of one confirmed,
@@ -129,4 +132,11 @@ export async function signalConfirmedLaunch({
   } catch (error) {
     logger.warn('launch_signal_failed', { txHash: launch.txHash, error: errorName(error) })
   }
+}
+
+/** The deploy side's {@link ConfirmedHook} of this room: a confirmed deploy announced as a launch (nothing without a store). */
+export const announceConfirmedLaunch: ConfirmedHook = async (services, record) => {
+  const { store, config, clock, logger } = services
+  if (!store) return
+  await signalConfirmedLaunch({ store, storePrefix: config.storePrefix, chainId: config.chainId, record, now: clock.now(), logger })
 }

@@ -1,3 +1,4 @@
+import { createInstanceDeploySource } from '../deploy/instance.js'
 import { perInstance } from '../platform/perInstance.js'
 import { instanceReadSource } from '../read/instance.js'
 import { loadLaunchesConfig } from './config.js'
@@ -8,3 +9,13 @@ export const instanceLaunchesSource: LaunchesSource = {
   read: instanceReadSource,
   config: perInstance(() => loadLaunchesConfig(process.env)),
 }
+
+/**
+ * This instance's deploy side (lib/deploy/instance.ts), whose confirmed deploys are announced as launches to open
+ * streams. It is built here because lib/launches sits above lib/deploy: the deploy side calls the hook it is handed and
+ * imports nothing of this room. The deploy endpoint, MCP, the tick, health, the stream and the paid door take it here.
+ */
+export const instanceDeploySource = createInstanceDeploySource({
+  // Loaded with the first confirmation, not with the route.
+  onConfirmed: async (services, record) => (await import('./feed.js')).announceConfirmedLaunch(services, record),
+})

@@ -1,17 +1,9 @@
 /**
- * Every shared-store key of a launch from birth on, in one place: its markets (DexScreener's and its own pool's), the
- * tick's follow of the pools' swaps, the launches lately seen confirmed, the chain's events channel and the trade
+ * Every shared-store key of a launch from birth on, in one place (its DexScreener market is lib/deploy/keys.ts's, its
+ * own pool's market lib/read/keys.ts's, as the rooms that read them own them): the tick's follow of the pools' swaps, the launches lately seen confirmed, the chain's events channel and the trade
  * watch. They keep the `deploy:` words they were first written under, so what a running service stored is read on.
  * `storePrefix` is `STORE_KEY_PREFIX`. This module imports nothing, so every part of lib/ may use it.
  */
-
-/** Store key of a deployed token's market as DexScreener lists it (tokenMarket.ts). */
-export const tokenMarketKey = (storePrefix: string, chainId: number, address: string) =>
-  `${storePrefix}deploy:${chainId}:market:${address.toLowerCase()}`
-
-/** Store key of a launch's market as its pool tells it (chainMarketState.ts): written by the tick's follow, read by the feed and the candles' reader. */
-export const chainMarketKey = (storePrefix: string, chainId: number, token: string) =>
-  `${storePrefix}deploy:${chainId}:chain-market:${token.toLowerCase()}`
 
 /** Store keys of the tick's following of launches' pools (swapFollow.ts): the last block read, and the lock of one follow at a time. */
 export const poolSwapKeys = (storePrefix: string, chainId: number) => ({

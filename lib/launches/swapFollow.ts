@@ -3,16 +3,17 @@
 import { randomUUID } from 'node:crypto'
 import type { Hex } from 'viem'
 import { deployHistoryKeys } from '../deploy/keys.js'
+import { isDeployed } from '../deploy/records/tokenMarkets.js'
 import { DEPLOY_HISTORY_TTL_MS, parseTransactionRecord, type TransactionRecord } from '../deploy/sender/signedTransactions.js'
 import type { DeployServices } from '../deploy/services.js'
+import { applySwaps } from '../market/chainCandles.js'
+import { type ChainLaunch, type ChainMarketState, chainMarketStateSchema } from '../market/chainMarketState.js'
+import { chainMarketKey } from '../read/keys.js'
 import { listIndexed } from '../store/recordIndex.js'
 import { parseRecord } from '../store/records.js'
 import type { Store, WriteEntry } from '../store/types.js'
-import { applySwaps } from './chainCandles.js'
-import { type ChainLaunch, type ChainMarketState, chainMarketStateSchema } from './chainMarketState.js'
-import { chainMarketKey, poolSwapKeys } from './keys.js'
+import { poolSwapKeys } from './keys.js'
 import { type PoolSwap, readPoolSwaps } from './poolSwaps.js'
-import { isDeployed } from './tokenMarket.js'
 
 /**
  * Blocks behind the chain's head a tick reads up to. Base's sequencer orders blocks and its unsafe head is rarely

@@ -1,21 +1,19 @@
-import { type TokenMarket, tokenMarketSchema } from '../deploy/answers/answerFields.js'
-import { deployHistoryKeys } from '../deploy/keys.js'
+import type { TokenMarket } from '../deploy/answers/answerFields.js'
+import { deployHistoryKeys, tokenMarketKey } from '../deploy/keys.js'
+import { isDeployed, readTokenMarkets } from '../deploy/records/tokenMarkets.js'
 import { parseTransactionRecord, type TransactionRecord } from '../deploy/sender/signedTransactions.js'
 import type { DeployServices } from '../deploy/services.js'
 import { notifyAgent } from '../deploy/webhooks/outbox.js'
 import { pairToToken } from '../market/normalize.js'
 import { errorName } from '../platform/log.js'
 import { listIndexed } from '../store/recordIndex.js'
-import { parseRecord } from '../store/records.js'
-import type { Store } from '../store/types.js'
 import { type DexScreenerClient, TOKENS_BATCH_SIZE } from '../upstream/dexscreener.js'
 import type { RequestBudget } from '../upstream/jsonGetter.js'
 import type { Pair } from '../upstream/pair.js'
-import { tokenMarketKey } from './keys.js'
 
 // A deployed token's market as DexScreener lists it: the tick's job follows the tokens of the last 7 days there (one
 // call per 30 tokens, within the read side's budget), tells an agent its token is listed (`token.listed`), and keeps
-// the market where the feed, the receipt and an agent's history read it.
+// the market where the feed, the receipt and an agent's history read it (lib/deploy/records/tokenMarkets.ts).
 
 export type { TokenMarket }
 
@@ -51,52 +49,6 @@ export function marketOfToken({ address, pairs, firstSeenAt }: MarketOfTokenPara
     pairUrl: best.pairUrl,
     firstSeenAt,
   }
-}
-
-/** A market as stored before it said its source (all were DexScreener's), read as one that does. */
-const storedMarketSchema = tokenMarketSchema.partial({
-  source: true,
-  priceEth: true,
-  volume24hEth: true,
-  trades24h: true,
-  lastTradeAt: true,
-})
-
-/** A stored market, with the fields older records lack filled as a DexScreener market says them; null when not one. */
-export function parseStoredMarket(value: string | null): TokenMarket | null {
-  const stored = parseRecord(storedMarketSchema, value)
-  if (!stored) return null
-  return {
-    source: stored.source ?? 'dexscreener',
-    pairAddress: stored.pairAddress,
-    dexId: stored.dexId,
-    priceUsd: stored.priceUsd,
-    priceEth: stored.priceEth ?? null,
-    liquidity: stored.liquidity,
-    volume24h: stored.volume24h,
-    volume24hEth: stored.volume24hEth ?? null,
-    trades24h: stored.trades24h ?? null,
-    lastTradeAt: stored.lastTradeAt ?? null,
-    pairUrl: stored.pairUrl,
-    firstSeenAt: stored.firstSeenAt,
-  }
-}
-
-/** Whether a deploy created its token: confirmed, or replaced by a copy that was. */
-export function isDeployed(record: Pick<TransactionRecord, 'status' | 'replacementStatus'>): boolean {
-  return record.status === 'confirmed' || (record.status === 'replaced' && record.replacementStatus === 'confirmed')
-}
-
-/** The markets of some tokens, in order (null where none is known), in one store round trip. */
-export async function readTokenMarkets(
-  store: Store,
-  storePrefix: string,
-  chainId: number,
-  addresses: readonly string[],
-): Promise<(TokenMarket | null)[]> {
-  if (addresses.length === 0) return []
-  const values = await store.getMany(addresses.map((address) => tokenMarketKey(storePrefix, chainId, address)))
-  return values.map(parseStoredMarket)
 }
 
 /** What one refresh of the deployed tokens' markets did. */

@@ -1,5 +1,5 @@
-import type { ChainLaunch } from './chainMarketState.js'
-import { tokenPriceEth, unitsToDecimal, weiToEth } from './poolPrice.js'
+import type { ChainLaunch } from '../market/chainMarketState.js'
+import { tokenPriceEth, unitsToDecimal, weiToEth } from '../market/poolPrice.js'
 
 // The stream's `trade` events (pure): a swap of a launched pool, read from its Swap log, said as buy or sell with its
 // amounts in whole units and the price after it.

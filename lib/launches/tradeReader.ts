@@ -1,6 +1,6 @@
 import type { Hex } from 'viem'
 import type { DeployServices } from '../deploy/services.js'
-import type { ChainLaunch } from './chainMarketState.js'
+import type { ChainLaunch } from '../market/chainMarketState.js'
 import { readPoolSwaps } from './poolSwaps.js'
 import { readPooledLaunches } from './swapFollow.js'
 import { type TradeEvent, tradeEventsOf } from './tradeEvents.js'

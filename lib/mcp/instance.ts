@@ -1,6 +1,5 @@
-import { instanceDeploySource } from '../deploy/instance.js'
 import { createLaunchesEndpoint } from '../launches/endpoint.js'
-import { instanceLaunchesSource } from '../launches/instance.js'
+import { instanceDeploySource, instanceLaunchesSource } from '../launches/instance.js'
 import type { Endpoint } from '../platform/edge.js'
 import { perInstance } from '../platform/perInstance.js'
 import { createControlRoomEndpoint, createTokenOhlcvEndpoint, createTokenSearchEndpoint } from '../read/endpoint.js'

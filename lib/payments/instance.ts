@@ -1,4 +1,5 @@
-import { type DeployServicesSource, instanceDeploySource } from '../deploy/instance.js'
+import type { DeployServicesSource } from '../deploy/instance.js'
+import { instanceDeploySource } from '../launches/instance.js'
 import { type Clock, systemClock } from '../platform/clock.js'
 import type { Environment } from '../platform/config.js'
 import { perInstance, perInstanceAsync } from '../platform/perInstance.js'

@@ -57,3 +57,11 @@ export const readKeys = (prefix: string): ReadKeys => keysUnder(prefix)
 
 /** The store keys of the read side. */
 export type ReadKeys = ReturnType<typeof keysUnder>
+
+/**
+ * Store key of a launch's market as its own pool tells it (lib/market/chainMarketState.ts): written by the launches'
+ * tick job (lib/launches/swapFollow.ts), read by token-ohlcv and the launches feed. It keeps the `deploy:` words it was
+ * first written under, so what a running service stored is read on.
+ */
+export const chainMarketKey = (storePrefix: string, chainId: number, token: string) =>
+  `${storePrefix}deploy:${chainId}:chain-market:${token.toLowerCase()}`

@@ -1,6 +1,3 @@
-import { chainOhlcvRows } from '../launches/chainCandles.js'
-import { type ChainMarketState, chainMarketStateSchema } from '../launches/chainMarketState.js'
-import { chainMarketKey } from '../launches/keys.js'
 import {
   type CandlePlan,
   type CandleSeries,
@@ -11,6 +8,8 @@ import {
   rowsOfSeries,
   seriesAfter,
 } from '../market/candleSeries.js'
+import { chainOhlcvRows } from '../market/chainCandles.js'
+import { type ChainMarketState, chainMarketStateSchema } from '../market/chainMarketState.js'
 import { type ChartedPool, chartedPoolSchema, mostLiquidPool, poolsOfRoom } from '../market/chartedPool.js'
 import { isHexAddress } from '../market/normalize.js'
 import { candleSeconds, type OhlcvQuery } from '../market/ohlcvQuery.js'
@@ -23,6 +22,7 @@ import { UpstreamError } from '../upstream/jsonGetter.js'
 import type { CacheReadReturnType, RefreshResult } from './cache/cachedBody.js'
 import { parseCachedBody } from './cache/cachedBody.js'
 import { ReadNotFoundError } from './errors.js'
+import { chainMarketKey } from './keys.js'
 import type { ReadMemory } from './readMemory.js'
 import type { ReadServices } from './services.js'
 import { backOffGeckoAfter429 } from './universe/discovery.js'

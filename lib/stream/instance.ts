@@ -12,7 +12,7 @@ export const instanceStreamSource: StreamSource = {
   // The deploy side (its store, chain client and settings) is loaded only when the first stream opens.
   trades: perInstanceAsync(async () => {
     const [{ instanceDeploySource }, { launchTradeReader }] = await Promise.all([
-      import('../deploy/instance.js'),
+      import('../launches/instance.js'),
       import('../launches/tradeReader.js'),
     ])
     // A deploy side that cannot be built here (its settings refused) follows no trades; the deploy endpoint says why.

@@ -45,7 +45,7 @@ export async function startInProcessTicker(env = process.env): Promise<{ stop: (
   const [{ loadTickConfig }, { instanceReadSource }, { instanceDeploySource }, { runTick }] = await Promise.all([
     import('./config.js'),
     import('../read/instance.js'),
-    import('../deploy/instance.js'),
+    import('../launches/instance.js'),
     import('./runTick.js'),
   ])
   const { intervalSeconds } = loadTickConfig(env)

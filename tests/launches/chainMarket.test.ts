@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module'
 import { describe, expect, it } from 'vitest'
-import { applySwaps, chainMarketOf, chainOhlcvRows } from '../../lib/launches/chainCandles.js'
-import { type ChainLaunch, type ChainSwap, chainMarketStateSchema } from '../../lib/launches/chainMarketState.js'
+import { applySwaps, chainMarketOf, chainOhlcvRows } from '../../lib/market/chainCandles.js'
+import { type ChainLaunch, type ChainSwap, chainMarketStateSchema } from '../../lib/market/chainMarketState.js'
 import {
   compareDecimals,
   decimalFraction,
@@ -9,7 +9,7 @@ import {
   multiplyDecimals,
   tokenPriceEth,
   weiToEth,
-} from '../../lib/launches/poolPrice.js'
+} from '../../lib/market/poolPrice.js'
 
 // The pure cores of a launch's market read from its own pool: the price maths (held to Uniswap's SDK), the candles a
 // run of swaps makes, the market and the token-ohlcv rows they answer.

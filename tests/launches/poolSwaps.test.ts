@@ -1,8 +1,8 @@
 import { encodeAbiParameters, encodeEventTopics, type Hex, keccak256, parseAbiParameters, toHex } from 'viem'
 import { describe, expect, it } from 'vitest'
-import { tokenPriceEth } from '../../lib/launches/poolPrice.js'
 import { decodeSwapLogs, fromRpcLog, type RawSwapLog, SWAP_TOPIC, swapEvent } from '../../lib/launches/poolSwaps.js'
 import { tradeEventsOf } from '../../lib/launches/tradeEvents.js'
+import { tokenPriceEth } from '../../lib/market/poolPrice.js'
 import { uniswapV4Artifacts } from '../support/uniswapV4.js'
 
 // The PoolManager's Swap logs decoded (pure), and read as the stream's trade events. The logs are encoded here from

@@ -5,6 +5,7 @@ import { digestAgentKey } from '../../lib/deploy/agents/agentKeys.js'
 import { createB20SkillEndpoint } from '../../lib/deploy/endpoint.js'
 import { deployServicesFrom } from '../../lib/deploy/instance.js'
 import { createDeployServices, type DeployServices } from '../../lib/deploy/services.js'
+import { announceConfirmedLaunch } from '../../lib/launches/feed.js'
 import { createLogger } from '../../lib/platform/log.js'
 import { createMemoryStore } from '../../lib/store/memory.js'
 import type { Store } from '../../lib/store/types.js'
@@ -106,6 +107,8 @@ export async function startDeployStack(parameters: StartDeployStackParameters): 
       clock: clock.clock,
       lockWaitMs,
       receiptPollMs: parameters.receiptPollMs,
+      // As this instance's deploy side is wired (lib/launches/instance.ts): a confirmed deploy is announced as a launch.
+      onConfirmed: announceConfirmedLaunch,
       background: (work) => {
         const tracked = work.finally(() => background.delete(tracked))
         background.add(tracked)

@@ -1,5 +1,4 @@
 import type { Address, Hex, TransactionReceipt } from 'viem'
-import { signalConfirmedLaunch } from '../../launches/feed.js'
 import { removeFromIndex } from '../../store/recordIndex.js'
 import type { Store } from '../../store/types.js'
 import { type DeployHistoryKeys, deployHistoryKeys } from '../keys.js'
@@ -97,10 +96,7 @@ async function followUnmined(
     if (record.of) return
     const type = status === 'confirmed' ? 'deploy.confirmed' : 'deploy.reverted'
     notifyAgent({ webhooks: services.webhooks, background: services.background, type, record, details: minedEventDetails(receipt, record) })
-    if (status === 'confirmed') {
-      const { storePrefix, chainId } = config
-      await signalConfirmedLaunch({ store, storePrefix, chainId, record, now: services.clock.now(), logger })
-    }
+    if (status === 'confirmed') await services.announceConfirmed(record)
   }
   let stuck = false
   for (const [i, record] of unmined.entries()) {

@@ -1,6 +1,5 @@
 import type { Hex } from 'viem'
 import { supplyFieldsOf } from '../../chain/birthView.js'
-import { isDeployed, readTokenMarkets } from '../../launches/tokenMarket.js'
 import { listIndexed } from '../../store/recordIndex.js'
 import type { Store } from '../../store/types.js'
 import type { ListDeploys } from '../answers/receipts.js'
@@ -13,6 +12,7 @@ import {
   type TransactionStatus,
 } from '../sender/signedTransactions.js'
 import type { DeployServices } from '../services.js'
+import { isDeployed, readTokenMarkets } from './tokenMarkets.js'
 
 /** One entry of `list_deploys`. */
 export type ListedDeploy = {

@@ -11,10 +11,9 @@ import { B20_FACTORY_ADDRESS, b20FactoryAbi, CREATE_B20_SELECTOR } from '../../c
 import { VARIANT_BY_ID } from '../../chain/b20Variants.js'
 import { birthViewOf, mintsInLogs } from '../../chain/birthView.js'
 import { KmsSignerError } from '../../chain/kmsAccount.js'
-import { signalConfirmedLaunch } from '../../launches/feed.js'
-import { readTokenMarkets, type TokenMarket } from '../../launches/tokenMarket.js'
 import { errorName } from '../../platform/log.js'
 import type { Store } from '../../store/types.js'
+import type { TokenMarket } from '../answers/answerFields.js'
 import type { ReceiptConfirmed, ReceiptPending, ReceiptReplaced } from '../answers/receipts.js'
 import { type DeployHistoryKeys, deployHistoryKeys } from '../keys.js'
 import { type DeployFailure, failure } from '../outcome.js'
@@ -22,8 +21,8 @@ import { signerUnavailable } from '../sender/sign.js'
 import { readTransactionRecord, type TransactionRecord, updateTransactionRecord } from '../sender/signedTransactions.js'
 import type { DeployServices } from '../services.js'
 import { notifyAgent } from '../webhooks/outbox.js'
-
 import { readPoolReceipt } from './poolReceipt.js'
+import { readTokenMarkets } from './tokenMarkets.js'
 
 /** Every answer of {@link readDeployReceipt}. */
 export type ReadDeployReceiptReturnType = ReceiptPending | ReceiptConfirmed | ReceiptReplaced | DeployFailure
@@ -243,10 +242,7 @@ export async function receiptAnswerOf(parameters: ReceiptAnswerOfParameters): Pr
     await updateTransactionRecord(store, keys, { ...rest, status }).catch(() => undefined)
     const type = status === 'confirmed' ? 'deploy.confirmed' : 'deploy.reverted'
     notifyAgent({ webhooks: services.webhooks, background: services.background, type, record, details: minedEventDetails(receipt, record) })
-    if (status === 'confirmed') {
-      const { storePrefix, chainId } = config
-      await signalConfirmedLaunch({ store, storePrefix, chainId, record, now: services.clock.now(), logger: services.logger })
-    }
+    if (status === 'confirmed') await services.announceConfirmed(record)
   }
   if (receipt.status !== 'success') {
     await remember('reverted')

@@ -10,7 +10,8 @@ import {
 import { compareDecimals, multiplyDecimals, tokenPriceEth, weiToEth } from './poolPrice.js'
 
 // A launch's market as its own Uniswap v4 pool tells it, before any aggregator has the pool (pure): the swaps bucketed
-// into minute and hour candles (chainMarketState.ts keeps them), and the market and candles answered from them.
+// into minute and hour candles (chainMarketState.ts keeps them), and the market and candles answered from them. The
+// launches' tick job (lib/launches/swapFollow.ts) runs it; the feed and token-ohlcv read what it kept.
 
 /** Whether a swap comes after the last one counted. */
 const isAfter = (swap: ChainSwap, last: ChainMarketState['last'] | undefined) =>
