@@ -1,4 +1,6 @@
 import { generateKeyPairSync, type KeyObject, verify } from 'node:crypto'
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { encodePaymentSignatureHeader } from '@x402/core/http'
 import type { PaymentPayload } from '@x402/core/types'
 import { toClientEvmSigner } from '@x402/evm'
@@ -19,6 +21,7 @@ import {
 import { type DecodedPayment, decodePaymentHeader, PAYMENT_HEADER_MAX_LENGTH } from '../../lib/payments/door/paymentPayload.js'
 import { PAYMENT_TIMEOUT_SECONDS, paymentRequirementsOf, resourceOf } from '../../lib/payments/door/requirements.js'
 import { cdpJwt } from '../../lib/payments/facilitator/cdpAuth.js'
+import { DOOR_REFUSAL_REASONS, doorRefusalOf } from '../../lib/payments/verdict/refusalReasons.js'
 import { ConfigError } from '../../lib/platform/config.js'
 
 // The paid door's pure cores: its configuration, the requirements the server builds, the header decoded, and the
@@ -282,5 +285,66 @@ describe('a payment header, decoded and checked locally', () => {
     const stranger = decode(await signed())
     expect(await signatureRecoversToPayer({ ...good, signature: stranger.signature }, requirements, 8453)).toBe(false)
     expect(await signatureRecoversToPayer({ ...good, signature: `0x${'00'.repeat(65)}` }, requirements, 8453)).toBe(false)
+  })
+})
+
+describe('the door’s refusal reasons', () => {
+  /** Every reason string @x402/evm's code holds (its facilitator's verify and settle words), read from the package. */
+  function x402EvmReasons(): string[] {
+    const root = join(import.meta.dirname, '..', '..', 'node_modules', '@x402', 'evm', 'dist', 'cjs')
+    const files = readdirSync(root, { recursive: true })
+      .map(String)
+      .filter((file) => file.endsWith('.js'))
+    const words = new Set<string>()
+    for (const file of files)
+      for (const [, word] of readFileSync(join(root, file), 'utf8').matchAll(/["'](invalid_exact_evm_[a-z0-9_]+)["']/g)) words.add(word!)
+    return [...words]
+  }
+
+  it('map every reason of the exact EVM scheme’s facilitator to one of the door’s, none left to the catch-all', () => {
+    const reasons = x402EvmReasons()
+    expect(reasons.length).toBeGreaterThan(15) // the walk sees the package's words
+    for (const said of reasons) {
+      const { reason, message } = doorRefusalOf(said)
+      expect(Object.keys(DOOR_REFUSAL_REASONS), said).toContain(reason)
+      expect(reason, said).not.toBe('payment_refused')
+      expect(message).toBe(DOOR_REFUSAL_REASONS[reason])
+      expect(message).not.toContain('invalid_exact_evm')
+    }
+  })
+
+  it.each([
+    ['invalid_exact_evm_insufficient_balance', 'insufficient_funds'],
+    ['insufficient_funds', 'insufficient_funds'],
+    ['invalid_exact_evm_nonce_already_used', 'authorization_used'],
+    ['invalid_exact_evm_signature', 'invalid_signature'],
+    ['invalid_exact_evm_failed_to_parse_signature', 'invalid_signature'],
+    ['invalid_exact_evm_token_name_mismatch', 'invalid_signature'],
+    ['invalid_exact_evm_missing_eip712_domain', 'invalid_signature'],
+    ['invalid_exact_evm_payload_authorization_valid_before', 'authorization_expired'],
+    ['invalid_exact_evm_payload_authorization_valid_after', 'authorization_not_yet_valid'],
+    ['invalid_exact_evm_authorization_value', 'value_mismatch'],
+    ['invalid_exact_evm_payload_authorization_value_mismatch', 'value_mismatch'],
+    ['invalid_exact_evm_recipient_mismatch', 'recipient_mismatch'],
+    ['invalid_exact_evm_network_mismatch', 'network_mismatch'],
+    ['invalid_exact_evm_scheme', 'scheme_mismatch'],
+    ['unsupported_payload_type', 'scheme_mismatch'],
+    ['invalid_exact_evm_payload_undeployed_smart_wallet', 'unsupported_payer'],
+    ['invalid_exact_evm_eip3009_not_supported', 'unsupported_payer'],
+    ['invalid_exact_evm_transaction_failed', 'settlement_failed'],
+    ['invalid_exact_evm_transaction_simulation_failed', 'settlement_failed'],
+    ['settle_failed', 'settlement_failed'],
+    // The door's own words (its local checks, the chain's verdicts) are their own reasons.
+    ['authorization_too_long', 'authorization_too_long'],
+    ['authorization_canceled', 'authorization_canceled'],
+    ['pay_to_mismatch', 'pay_to_mismatch'],
+    ['asset_mismatch', 'asset_mismatch'],
+    // Anything else, a hosted facilitator's own words or an attacker's, is the catch-all, never echoed.
+    ['<script>alert(1)</script>', 'payment_refused'],
+    ['', 'payment_refused'],
+    ['toString', 'payment_refused'],
+    ['__proto__', 'payment_refused'],
+  ])('answer %j as %s', (said, reason) => {
+    expect(doorRefusalOf(said).reason).toBe(reason)
   })
 })

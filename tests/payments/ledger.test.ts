@@ -427,7 +427,9 @@ describe('the paid door’s ledger', () => {
     const body = { name: 'Salt Again', symbol: 'SALTA', salt: `0x${'a7'.repeat(32)}` }
     const unpaid = await signed(client)
     const refused = await withFault('refuse-settle', () => send(body, { 'payment-signature': unpaid.header }))
-    expect(refused.body).toMatchObject({ ok: false, code: 'PAYMENT_FAILED' })
+    // The facilitator's own words (invalid_exact_evm_transaction_simulation_failed) are logged, never answered.
+    expect(refused.body).toMatchObject({ ok: false, code: 'PAYMENT_FAILED', reason: 'settlement_failed' })
+    expect(JSON.stringify(refused.body)).not.toContain('invalid_exact_evm')
     const next = await signed(client)
     const deployed = await send(body, { 'payment-signature': next.header })
     expect(deployed.body).toMatchObject({ ok: true, status: 'broadcast' })

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { deployBroadcastSchema, deployFailureSchema } from '../../deploy/answers/deployAnswers.js'
 import { receiptConfirmedSchema, receiptPendingSchema, receiptReplacedSchema } from '../../deploy/answers/receipts.js'
+import { DOOR_REFUSAL_REASONS, type DoorRefusalReason } from '../verdict/refusalReasons.js'
 
 // What the paid door answers, as zod schemas: the OpenAPI document is built from them and tests hold answers to them.
 
@@ -73,7 +74,10 @@ export const paymentRequiredBodySchema = z.object({
     .enum(['PAYMENT_REQUIRED', 'PAYMENT_INVALID', 'PAYMENT_FAILED'])
     .describe('PAYMENT_REQUIRED: none sent; PAYMENT_INVALID: refused before any settle; PAYMENT_FAILED: the settle failed'),
   error: z.string(),
-  reason: z.string().optional().describe('Why the payment was refused, in x402’s words (amount_mismatch, insufficient_funds, …)'),
+  reason: z
+    .enum(Object.keys(DOOR_REFUSAL_REASONS) as [DoorRefusalReason, ...DoorRefusalReason[]])
+    .optional()
+    .describe('Why the payment was refused, in the door’s own words (a facilitator’s are logged, never answered)'),
   accepts: z.array(paymentRequirementSchema),
 })
 

@@ -1,6 +1,7 @@
 import type { DeployServices } from '../../deploy/services.js'
 import type { PaymentKeys } from '../keys.js'
 import { settlementOf } from '../verdict/chainVerdict.js'
+import { doorRefusalOf } from '../verdict/refusalReasons.js'
 import { paymentSignedDeploy } from './deployOfPayment.js'
 import {
   closePayment,
@@ -129,7 +130,7 @@ async function decideOne(
     const said = await settlementOf({ services, config: { payTo: record.payTo as `0x${string}` }, clock }, record)
     if (said.kind === 'unknown') return 'unknown'
     if (said.kind === 'unpaid') {
-      await refusePayment({ store, keys }, record, said.reason)
+      await refusePayment({ store, keys }, record, doorRefusalOf(said.reason).reason)
       return 'refused'
     }
     const credit = { id: creditIdOf(record.payer, record.nonce), code: 'SETTLED_UNANSWERED', at: clock.now() }
@@ -159,7 +160,7 @@ async function checkCredit(
   const { store, clock, logger } = services
   const said = await settlementOf({ services, config: { payTo: record.payTo as `0x${string}` }, clock }, record)
   if (said.kind === 'unpaid') {
-    await refusePayment({ store, keys }, record, said.reason)
+    await refusePayment({ store, keys }, record, doorRefusalOf(said.reason).reason)
     logger.warn('x402_credit_withdrawn', { credit: record.credit?.id ?? null, payer: record.payer, reason: said.reason })
     return 'refused'
   }

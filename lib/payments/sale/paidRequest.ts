@@ -16,6 +16,7 @@ import {
   releasePayment,
   sha256,
 } from '../ledger/paymentRecord.js'
+import { doorRefusalOf } from '../verdict/refusalReasons.js'
 import { deployForPayment } from './deployForPayment.js'
 import { type PaidDeployContext, type Purchase, paymentRecordOf } from './purchase.js'
 import { resumeSettling } from './settle.js'
@@ -212,9 +213,12 @@ async function newPayment(
     return facilitatorUnavailable()
   }
   if (verdict.kind === 'invalid') {
-    await refuse(verdict.reason)
-    const error = `The facilitator refused the payment (${verdict.reason}); nothing was settled or signed.`
-    return paymentRequiredAnswer({ requirements, url, code: 'PAYMENT_INVALID', error, reason: verdict.reason })
+    // The facilitator's own words go to the log only; the answer says the door's.
+    const { reason, message } = doorRefusalOf(verdict.reason)
+    context.services.logger.info('x402_verify_refused', { payer: purchase.payer, reason, said: verdict.reason.slice(0, 200) })
+    await refuse(reason)
+    const error = `The facilitator refused the payment: ${message} Nothing was settled or signed.`
+    return paymentRequiredAnswer({ requirements, url, code: 'PAYMENT_INVALID', error, reason })
   }
   return deployForPayment(context, purchase, { kind: 'new' })
 }

@@ -16,6 +16,7 @@ import {
 } from '../ledger/paymentRecord.js'
 import { countRefusedAttempt } from '../ledger/refusedAttempt.js'
 import { type ChainVerdict, settlementOf } from '../verdict/chainVerdict.js'
+import { doorRefusalOf } from '../verdict/refusalReasons.js'
 import { carriesOwnPayment, type PaidDeployContext, type Paying, type Purchase, paymentRecordOf, summaryOf } from './purchase.js'
 
 // Steps 6 and 7 of a paid deploy, between the simulation and the signature: settle, then see the settlement on chain
@@ -81,7 +82,10 @@ async function paidStep(
 }
 
 /** 402 PAYMENT_FAILED for a payment the chain shows unpaid, its record `refused` first (best effort: the chain keeps it). */
-async function unpaidAnswer(context: PaidDeployContext, record: PaymentRecord, reason: string): Promise<HttpAnswer> {
+async function unpaidAnswer(context: PaidDeployContext, record: PaymentRecord, said: string): Promise<HttpAnswer> {
+  // The facilitator's own words go to the log only; the answer and the record say the door's.
+  const { reason } = doorRefusalOf(said)
+  context.services.logger.info('x402_settle_unpaid', { payer: record.payer, reason, said: said.slice(0, 200) })
   await refusePayment(context, record, reason).catch(() => undefined)
   // Verified, settled for and not paid: the attempt counts against the payer's cap (a cancel-between loop runs dry).
   await countRefusedAttempt(context, record).catch(() => undefined)
