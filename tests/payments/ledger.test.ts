@@ -31,6 +31,7 @@ import { withOpenApiCheck } from '../support/openapiCheck.js'
 import { fundedPayer, type PaidDoorParts, startPaidDoorParts, TEST_PRICE_UNITS } from '../support/paidDoorParts.js'
 import { createPayingClient, type PayingClient, signPaymentHeader } from '../support/payingClient.js'
 import { createTestClock } from '../support/testClock.js'
+import { placeTestUsdc } from '../support/testUsdc.js'
 
 // The paid door's ledger, in process over the real parts (anvil with the test USDC, the Upstash front over redis, the
 // KMS server, the local facilitator over HTTP and the real facilitator client): a settle whose outcome is not known
@@ -332,6 +333,30 @@ describe('the paid door’s ledger', () => {
     // A payment never taken is still held to today's terms.
     const fresh = await signed(client)
     expect((await sendTo(changed, body, { 'payment-signature': fresh.header })).body).toMatchObject({ code: 'PAYMENT_INVALID' })
+  })
+
+  it('redeems a credit in the asset and EIP-712 domain it was paid in, after X402_ASSET changed to another token', async () => {
+    const client = await payer()
+    const body = { name: 'Old Asset', symbol: 'OLDA' }
+    const { header, answer } = await credited(client, body)
+    // The operator moves the door to another dollar token, with its own EIP-712 domain.
+    const other = await placeTestUsdc({
+      chain: parts.chain,
+      address: '0x00000000000000000000000000000000000a55e7',
+      name: 'Other Dollar',
+      version: '7',
+    })
+    const changed = doorWith({ X402_ASSET: other.address, X402_ASSET_NAME: 'Other Dollar', X402_ASSET_VERSION: '7' })
+    const before = counts()
+    const redeemed = await sendTo(changed, body, { 'payment-signature': header })
+    expect(redeemed.body).toMatchObject({ ok: true, status: 'broadcast', payment: { transaction: answer.body.payment.transaction } })
+    expect(since(before)).toMatchObject({ settles: 0, sends: 1 })
+    // A payment in the old asset that was never taken is held to today's terms.
+    const fresh = await signed(client)
+    expect((await sendTo(changed, body, { 'payment-signature': fresh.header })).body).toMatchObject({
+      code: 'PAYMENT_INVALID',
+      reason: 'asset_mismatch',
+    })
   })
 
   it('redeems a credited payment resent under a key that went with a refused payment: the credit is never written over', async () => {

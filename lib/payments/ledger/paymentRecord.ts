@@ -65,6 +65,9 @@ export const paymentRecordSchema = z.preprocess(
     answer: storedAnswerSchema.nullable(),
     /** Who it paid (`X402_PAY_TO` when it was taken): a credit stays bound to the terms it was paid under. */
     payTo: z.string().optional(),
+    /** The asset's EIP-712 domain when it was taken (`X402_ASSET_NAME`, `X402_ASSET_VERSION`): what its signature is checked against for good. */
+    assetName: z.string().optional(),
+    assetVersion: z.string().optional(),
     /** The latest block when its settle was asked for: its transaction can be no earlier (bounds the log lookup). */
     fromBlock: z.string().optional(),
     /** Why nothing was paid, once `refused`. */

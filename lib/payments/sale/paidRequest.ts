@@ -1,3 +1,4 @@
+import type { PaymentRequirements } from '@x402/core/types'
 import { failure, storeFailureOf } from '../../deploy/outcome.js'
 import { canonicalJson } from '../../deploy/pipeline/idempotency.js'
 import type { DeployIntent } from '../../deploy/pipeline/intent.js'
@@ -46,9 +47,10 @@ export async function runPaidDeploy(given: Omit<PaidDeployContext, 'startedAt'>,
   // Step 2, the checks that hold for good (a resend of the same payment passed them the first time); the window,
   // which closes with time, only for a payment not seen before.
   const terms = checkPaymentTerms(payment, requirements)
-  if (terms && !(await paidUnderItsTerms(context, payment)))
+  const keptTerms = terms ? await keptTermsOf(context, payment) : null
+  if (terms && !keptTerms)
     return paymentRequiredAnswer({ requirements, url, code: 'PAYMENT_INVALID', error: terms.message, reason: terms.reason })
-  if (!(await signatureRecoversToPayer(payment, requirements, config.chainId)))
+  if (!(await signatureRecoversToPayer(payment, keptTerms ?? requirements, config.chainId)))
     return paymentRequiredAnswer({
       requirements,
       url,
@@ -68,7 +70,7 @@ export async function runPaidDeploy(given: Omit<PaidDeployContext, 'startedAt'>,
     lease: null,
   }
   try {
-    return await underLease(context, purchase)
+    return await underLease(keptTerms ? { ...context, keptTerms } : context, purchase)
   } catch (error) {
     return domainAnswer(
       storeFailureOf(error, {
@@ -93,21 +95,35 @@ const PAID_STATES: readonly string[] = ['credit', 'deploying', 'deployed']
 const MAYBE_PAID: readonly string[] = ['settling', 'unknown', 'deploying', 'credit', 'deployed']
 
 /**
- * Whether a payment that fails today's terms (X402_PRICE or X402_PAY_TO changed since) was taken under the terms it
- * carries: its record says it may have paid exactly what it authorizes, to whom it authorizes. A credit stays
- * redeemable, and an answer replayable, whatever the operator changed.
+ * The terms a payment that fails today's (X402_PRICE, X402_PAY_TO or X402_ASSET changed since) was taken under, when
+ * its record says it may have paid exactly what it authorizes, to whom, in the asset and EIP-712 domain it names; else
+ * null. A credit stays redeemable, an answer replayable and a settle resumable, whatever the operator changed. A record
+ * kept before it named its domain is held to its asset only: its signature was checked against that domain then.
  */
-async function paidUnderItsTerms(context: PaidDeployContext, payment: DecodedPayment): Promise<boolean> {
+async function keptTermsOf(context: PaidDeployContext, payment: DecodedPayment): Promise<PaymentRequirements | null> {
   const { authorization } = payment
+  const { accepted } = payment.payload
   const ref = { keys: context.keys, payer: authorization.from.toLowerCase(), nonce: authorization.nonce.toLowerCase() }
   const record = await readPaymentRecord(context.store, ref).catch(() => null)
-  return (
-    record !== null &&
-    MAYBE_PAID.includes(record.state) &&
+  if (!record || !MAYBE_PAID.includes(record.state)) return null
+  const { name, version } = (accepted.extra ?? {}) as { name?: unknown; version?: unknown }
+  const sameDomain = record.assetName === undefined || (name === record.assetName && version === record.assetVersion)
+  const same =
     BigInt(record.amount) === authorization.value &&
-    record.asset.toLowerCase() === payment.payload.accepted.asset.toLowerCase() &&
-    (record.payTo ?? '').toLowerCase() === authorization.to.toLowerCase()
-  )
+    record.asset.toLowerCase() === accepted.asset.toLowerCase() &&
+    record.network === accepted.network &&
+    (record.payTo ?? '').toLowerCase() === authorization.to.toLowerCase() &&
+    sameDomain
+  if (!same || typeof name !== 'string' || typeof version !== 'string') return null
+  const { requirements } = context
+  return {
+    ...requirements,
+    network: record.network as PaymentRequirements['network'],
+    asset: accepted.asset,
+    amount: record.amount,
+    payTo: authorization.to,
+    extra: { ...requirements.extra, name, version },
+  }
 }
 
 /** Under the payment's lease: the first answer, a credit redeemed, a settle resumed, or a new payment. */

@@ -22,8 +22,13 @@ export type PaidDeployContext = {
   /** The door's clock: an authorization's validity window, and the pause before the chain is asked again. */
   clock: Clock
   keys: PaymentKeys
-  /** The server's own requirements: every payment is held, verified and settled against these. */
+  /** The server's own requirements: every new payment is held, verified and settled against these, and every 402 offers them. */
   requirements: PaymentRequirements
+  /**
+   * The terms a payment already taken was taken under, when today's differ (the operator changed the price, payTo or
+   * asset since): its signature is checked and its settle resumed against these, never today's.
+   */
+  keptTerms?: PaymentRequirements
   /** The request's URL (the 402's resource). */
   url: string
   /** When the paid request's work began, on the door's clock: a settle starts only within a budget of it. */
@@ -80,6 +85,8 @@ export function paymentRecordOf(context: PaidDeployContext, purchase: Purchase, 
     credit: null,
     answer: null,
     payTo: context.config.payTo.toLowerCase(),
+    assetName: context.config.asset.name,
+    assetVersion: context.config.asset.version,
   }
 }
 

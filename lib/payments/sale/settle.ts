@@ -183,7 +183,8 @@ async function recordSettling(context: PaidDeployContext, purchase: Purchase, re
 async function settle(context: PaidDeployContext, purchase: Purchase, retrying: PaymentRecord | null): Promise<SettleStep> {
   const record = await recordSettling(context, purchase, retrying)
   if ('code' in record) return { kind: 'refused', answer: domainAnswer(record) }
-  const verdict = await context.facilitator.settle(purchase.payment.payload, context.requirements)
+  // A payment taken under other terms than today's is settled under those (its record's), never today's.
+  const verdict = await context.facilitator.settle(purchase.payment.payload, context.keptTerms ?? context.requirements)
   const named: PaymentRecord = verdict.transaction ? { ...record, transaction: verdict.transaction } : record
   const said = await settlementOf(context, named, {
     refusedFor: verdict.kind === 'refused' ? verdict.reason : null,
