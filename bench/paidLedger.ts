@@ -25,7 +25,7 @@ export async function benchPaidLedger(): Promise<Record<string, number | string>
       [`deploys (seed ${SEED}), by the fault their first request met`]: Object.entries(run.faults)
         .map(([fault, n]) => `${fault} ${n}`)
         .join(', '),
-      'faults that took effect: store calls / RPC calls failed, kills, facilitator': `${run.injected.storeCalls} / ${run.injected.rpcCalls}, ${run.injected.kills}, ${run.injected.facilitator}`,
+      'faults that took effect: store calls / RPC calls failed, kills, facilitator, ticks racing a resend': `${run.injected.storeCalls} / ${run.injected.rpcCalls}, ${run.injected.kills}, ${run.injected.facilitator}, ${run.injected.tickRaces}`,
       'clients who walked away before a deploy / ticks run': `${run.walkedAway} / ${run.ticks}`,
       ...run.table,
       violations: run.violations.length,

@@ -4,7 +4,7 @@ import { PAID_LEDGER_FAULTS, type RunPaidLedgerReturnType, runPaidLedger } from 
 
 // The paid door's books under faults: a short run of paid deploys over two instances, each deploy's first request
 // meeting a fault (store or RPC calls failing, the facilitator pending, timing out or failing, its instance killed at
-// a random call), the clients resending as the door tells them. Every payment whose USDC moved ends deployed (one
+// a random call, a tick deciding a payment while its resend deploys it), the clients resending as the door tells them. Every payment whose USDC moved ends deployed (one
 // token) or a listed credit; nothing unpaid is deployed; nothing settles twice; no Idempotency-Key pays twice.
 // `npm run bench -- paid-ledger` runs 200 of them.
 
@@ -27,6 +27,7 @@ describe('the paid door’s ledger under faults', () => {
     expect(run.injected.rpcCalls).toBeGreaterThan(0)
     expect(run.injected.kills).toBeGreaterThan(0)
     expect(run.injected.facilitator).toBeGreaterThan(0)
+    expect(run.injected.tickRaces).toBeGreaterThan(0)
   })
 
   it('balances: every payment that moved USDC is deployed with one token or a listed credit, nothing else', () => {

@@ -41,6 +41,7 @@ export const PAID_LEDGER_FAULTS = [
   'facilitator-error',
   'kill',
   'kill-at-settle',
+  'tick-race',
 ] as const
 /** One of {@link PAID_LEDGER_FAULTS}. */
 export type PaidLedgerFault = (typeof PAID_LEDGER_FAULTS)[number]
@@ -61,7 +62,7 @@ export type RunPaidLedgerReturnType = LedgerBalance & {
   /** Deploys by the fault their first request met. */
   faults: Record<PaidLedgerFault, number>
   /** Faults that took effect: store and RPC calls failed, instances killed, facilitator faults met by a settle or verify. */
-  injected: { storeCalls: number; rpcCalls: number; kills: number; facilitator: number }
+  injected: { storeCalls: number; rpcCalls: number; kills: number; facilitator: number; tickRaces: number }
   /** Answers the clients got, by code (`deployed` for a deploy, the dead instance's not counted). */
   answers: Record<string, number>
   /** Deploys whose client stopped resending before it was deployed. */
@@ -107,7 +108,7 @@ export async function runPaidLedger({
   for (const key of payerKeys) await parts.usdc.mint(privateKeyToAddress(key), perPayer)
 
   const faults = Object.fromEntries(PAID_LEDGER_FAULTS.map((f) => [f, 0])) as Record<PaidLedgerFault, number>
-  const injected = { storeCalls: 0, rpcCalls: 0, kills: 0, facilitator: 0 }
+  const injected = { storeCalls: 0, rpcCalls: 0, kills: 0, facilitator: 0, tickRaces: 0 }
   const answers: Record<string, number> = {}
   const signed: SignedAuthorization[] = []
   let walkedAway = 0
@@ -179,6 +180,8 @@ export async function runPaidLedger({
     if (fault === 'kill-at-settle') Object.assign(target.faults, { killAtSettle: true, killAfterSending: random() < 0.75 })
     if (fault === 'facilitator-pending') facilitatorFault = pick(['pending', 'pending-error'] as const)
     if (fault === 'facilitator-timeout') facilitatorFault = 'hold-settle'
+    // Left unknown by a pending settle, then resent while a tick decides the same payment.
+    if (fault === 'tick-race') facilitatorFault = 'pending'
     if (fault === 'facilitator-error')
       facilitatorFault = pick(['down', 'reset', 'refuse-settle', 'refuse-held', 'lose-settle-answer'] as const)
     const { killAt, killAtSettle, killAfterSending } = target.faults
@@ -195,7 +198,13 @@ export async function runPaidLedger({
       const instance = attempt === 0 ? target : instances[attempt === 1 && killed ? 1 - first : Math.floor(random() * 2)]!
       const headers: Record<string, string> = { 'payment-signature': payment.header }
       if (idempotencyKey) headers['idempotency-key'] = idempotencyKey
-      const answer = await send(instance, body, headers)
+      const racing = fault === 'tick-race' && attempt === 1
+      if (racing) {
+        // The held transfer lands, and the tick that would credit it runs at the very time the resend deploys it.
+        await parts.facilitator.landHeld()
+        injected.tickRaces += 1
+      }
+      const [answer] = await Promise.all([send(instance, body, headers), racing ? tick() : null])
       if (attempt === 0) {
         parts.facilitator.setFault(null)
         if (facilitatorFault && parts.facilitator.calls.length > facilitatorCalls) injected.facilitator += 1
@@ -221,8 +230,8 @@ export async function runPaidLedger({
       if (answer.body.ok === true || code === 'BROADCAST_UNCERTAIN') done = true
       else if (PAY_AGAIN.has(answer.status)) payment = await sign(privateKey, idempotencyKey, note)
       else if (code === 'PAYMENT_UNKNOWN') {
-        if (random() < 0.15) break
-        if (random() < 0.7) await parts.facilitator.landHeld()
+        if (fault !== 'tick-race' && random() < 0.15) break
+        if (fault !== 'tick-race' && random() < 0.7) await parts.facilitator.landHeld()
       } else if (idempotencyKey && random() < 0.3) payment = await sign(privateKey, idempotencyKey, note)
     }
     if (!done) walkedAway += 1
