@@ -11,7 +11,8 @@ import { type AgentWithWebhook, listAgentsWithWebhooks, setAgentWebhook } from '
 import { checkWebhookUrl } from '../lib/deploy/agents/webhookUrl.js'
 import { loadDeployConfig } from '../lib/deploy/config.js'
 import { paymentKeys } from '../lib/payments/keys.js'
-import { listOpenPayments, type PaymentRecord, paymentIdOf } from '../lib/payments/ledger/paymentRecord.js'
+import { listOpenPayments } from '../lib/payments/ledger/openPayments.js'
+import { type PaymentRecord, paymentIdOf } from '../lib/payments/ledger/paymentRecord.js'
 import { ConfigError } from '../lib/platform/config.js'
 import { BaseError } from '../lib/platform/errors.js'
 import { createUpstashStore } from '../lib/store/upstash.js'
@@ -73,8 +74,10 @@ const describeOpenPayment = (p: PaymentRecord) =>
   [
     paymentIdOf(p.payer, p.nonce),
     p.state.padEnd(9),
-    (p.credit?.id ?? '-').padEnd(27),
-    OPEN_STATE[p.state]?.(p) ?? p.state,
+    (p.credit?.id ?? p.poolCredit?.id ?? '-').padEnd(27),
+    p.poolCredit
+      ? `deployed without its pool: ${wholeTokens(p.poolCredit.amount)} (the pool's part) to refund`
+      : (OPEN_STATE[p.state]?.(p) ?? p.state),
     `payer ${p.payer}`,
     `${wholeTokens(p.amount)} of ${p.asset} on ${p.network}`,
     `settlement ${p.transaction ?? '-'}`,
@@ -185,8 +188,10 @@ async function agentsCommand({ args, env, out }: AgentsCommandParameters): Promi
       }
     } else if (command === 'credits' || command === 'payments') {
       const listed = await listOpenPayments(store, paymentKeys({ storePrefix: config.storePrefix, chainId: config.chainId }))
-      // `credits`: what the operator may have to refund (paid, not deployed); `payments`: every open one, in any state.
-      const open = command === 'credits' ? listed.filter((p) => p.state === 'credit' || p.state === 'deploying') : listed
+      // `credits`: what the operator may have to refund (paid, not deployed; or a failed pool's part of the price);
+      // `payments`: every open one, in any state.
+      const owed = (p: PaymentRecord) => p.state === 'credit' || p.state === 'deploying' || p.poolCredit !== undefined
+      const open = command === 'credits' ? listed.filter(owed) : listed
       if (values.json)
         out(JSON.stringify(open.map(({ answer: _answer, ...record }) => ({ id: paymentIdOf(record.payer, record.nonce), ...record }))))
       else if (open.length === 0) out('no open paid deploys: every settled payment bought its deploy')

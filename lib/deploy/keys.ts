@@ -39,6 +39,8 @@ export type DeployHistoryKeys = {
   poolsOpen: (signer: string) => string
   /** Every pooled launch, by when it was sent (30 days): the pools whose swaps the tick follows. */
   pooled: string
+  /** Paid launches whose pool failed, by when the tick saw it: the paid door's tick credits the pool's part of their price. */
+  paidPoolsFailed: string
 }
 
 /** Parameters of {@link deployHistoryKeys}. */
@@ -56,6 +58,7 @@ export function deployHistoryKeys({ storePrefix, chainId }: DeployHistoryKeysPar
     recent: `${base}:recent`,
     poolsOpen: (signer) => `${base}:pools-open:${signer.toLowerCase()}`,
     pooled: `${base}:pooled`,
+    paidPoolsFailed: `${base}:pools-failed:paid`,
   }
 }
 

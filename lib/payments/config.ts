@@ -53,6 +53,11 @@ export type PaymentsConfig = Omit<PaymentsSettings, 'asset'> & {
   amount: string
   /** A pooled launch's price in base units. */
   poolAmount: string
+  /**
+   * The part of this deploy's price that pays for its pool, in base units: a pooled launch's price less a plain
+   * deploy's (`"0"` for a plain deploy). Credited back to the payer when the pool fails.
+   */
+  poolPart: string
   /** The EIP-3009 token paid in, its EIP-712 domain (checked against the token) and its `decimals()`. */
   asset: PaymentsSettings['asset'] & { decimals: number }
 }
@@ -173,6 +178,7 @@ export function pricedPaymentsConfig(settings: PaymentsSettings, onChain: AssetO
   return {
     ...settings,
     amount: baseUnitsOf(settings.price, decimals),
+    poolPart: '0',
     poolAmount: baseUnitsOf(settings.poolPrice, decimals),
     asset: { ...settings.asset, decimals },
   }
@@ -180,5 +186,7 @@ export function pricedPaymentsConfig(settings: PaymentsSettings, onChain: AssetO
 
 /** The door's terms for one deploy: a pooled launch is sold at its own price (`X402_POOL_PRICE`), everything else as configured. */
 export function termsFor(config: PaymentsConfig, pooled: boolean): PaymentsConfig {
-  return pooled ? { ...config, price: config.poolPrice, amount: config.poolAmount } : config
+  if (!pooled) return config
+  const part = BigInt(config.poolAmount) - BigInt(config.amount)
+  return { ...config, price: config.poolPrice, amount: config.poolAmount, poolPart: (part > 0n ? part : 0n).toString() }
 }

@@ -4,6 +4,8 @@ import type { Hex } from 'viem'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { createChainClient } from '../../lib/chain/client.js'
 import { deployServicesFrom } from '../../lib/deploy/instance.js'
+import { deployHistoryKeys } from '../../lib/deploy/keys.js'
+import { followDeploys } from '../../lib/deploy/pipeline/followDeploys.js'
 import { createDeployServices, type DeployServices } from '../../lib/deploy/services.js'
 import { createPaidDeployEndpoint } from '../../lib/payments/endpoint.js'
 import { createPaymentFacilitator } from '../../lib/payments/facilitator/httpFacilitator.js'
@@ -17,6 +19,7 @@ import {
   paymentRecordSchema,
   saveOpenPayment,
 } from '../../lib/payments/ledger/paymentRecord.js'
+import { creditFailedPools } from '../../lib/payments/ledger/poolCredits.js'
 import { reconcilePayments } from '../../lib/payments/ledger/reconcile.js'
 import { SETTLE_START_BUDGET_MS } from '../../lib/payments/sale/settle.js'
 import type { Clock } from '../../lib/platform/clock.js'
@@ -28,7 +31,7 @@ import { createUpstashStore } from '../../lib/store/upstash.js'
 import { runAgents } from '../support/agentsCommand.js'
 import { fakeKmsClient } from '../support/fakeKms.js'
 import { withOpenApiCheck } from '../support/openapiCheck.js'
-import { fundedPayer, type PaidDoorParts, startPaidDoorParts, TEST_PRICE_UNITS } from '../support/paidDoorParts.js'
+import { fundedPayer, type PaidDoorParts, startPaidDoorParts, TEST_POOL_PRICE_UNITS, TEST_PRICE_UNITS } from '../support/paidDoorParts.js'
 import { createPayingClient, type PayingClient, signPaymentHeader } from '../support/payingClient.js'
 import { createTestClock } from '../support/testClock.js'
 import { placeTestUsdc } from '../support/testUsdc.js'
@@ -357,6 +360,61 @@ describe('the paid door’s ledger', () => {
       code: 'PAYMENT_INVALID',
       reason: 'asset_mismatch',
     })
+  })
+
+  it('credits the pool’s part of a pooled launch’s price when its pool fails: at once in the answer, and by the tick', async () => {
+    const client = await payer()
+    const owner = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed'
+    const body = {
+      name: 'No Pool',
+      symbol: 'NOPOOL',
+      admin: owner,
+      initialSupply: '1000000',
+      pool: { amount: '400000', startingMarketCapEth: '5' },
+    }
+    const poolPart = (TEST_POOL_PRICE_UNITS - TEST_PRICE_UNITS).toString()
+    // The node refuses the pool's first transaction: the token is born, its pool is not.
+    const nonce = await parts.chain.publicClient.getTransactionCount({ address: parts.signer, blockTag: 'pending' })
+    parts.chain.refuseNonce(nonce + 1, 'insufficient funds for gas * price + value')
+    let answer: Answer
+    try {
+      answer = await pay(client, body)
+    } finally {
+      parts.chain.refuseNonce(nonce + 1, null)
+    }
+    expect(answer.body).toMatchObject({
+      ok: true,
+      status: 'broadcast',
+      pool: { status: 'failed' },
+      payment: { amount: TEST_POOL_PRICE_UNITS.toString(), poolCredit: { id: expect.stringMatching(/^cr_/), amount: poolPart } },
+    })
+    const { poolCredit } = answer.body.payment
+    // The operator's list of what to refund has it; the payment stays deployed (a resend replays, no second deploy).
+    const owed = async () =>
+      (JSON.parse((await runAgents(['credits', '--json'], parts.env)).stdout) as PaymentRecord[]).filter(
+        (c) => c.poolCredit?.id === poolCredit.id,
+      )
+    expect(await owed()).toEqual([
+      expect.objectContaining({ state: 'deployed', poolCredit: expect.objectContaining({ amount: poolPart }) }),
+    ])
+
+    // Had the answer not been kept, the tick credits it: the deploy side lists the paid launch whose pool failed.
+    const [listed] = await owed()
+    const kept = (await recordOf(client, listed!.nonce as Hex))!
+    const { poolCredit: _dropped, ...uncredited } = kept
+    await store.set(keys.payment(client.address, kept.nonce), JSON.stringify(uncredited), 60_000)
+    const deployKeys = deployHistoryKeys({ storePrefix: services.config.storePrefix, chainId: 8453 })
+    expect(await creditFailedPools({ store, keys, deployKeys, now: Date.now() })).toBe(0) // not listed before the tick saw the pool
+    await followDeploys(services)
+    expect(await creditFailedPools({ store, keys, deployKeys, now: Date.now() })).toBe(1)
+    expect(await recordOf(client, kept.nonce as Hex)).toMatchObject({
+      state: 'deployed',
+      poolCredit: { id: poolCredit.id, amount: poolPart },
+    })
+    // Once: the list is emptied, and a credit kept is never kept twice.
+    await followDeploys(services)
+    expect(await creditFailedPools({ store, keys, deployKeys, now: Date.now() })).toBe(0)
+    expect(await owed()).toHaveLength(1)
   })
 
   it('redeems a credited payment resent under a key that went with a refused payment: the credit is never written over', async () => {

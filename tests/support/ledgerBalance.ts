@@ -1,7 +1,8 @@
 import { type Address, type Hex, type PublicClient, parseAbiItem } from 'viem'
 import { B20_FACTORY_ADDRESS, predictB20Address } from '../../lib/chain/b20.js'
 import type { PaymentKeys } from '../../lib/payments/keys.js'
-import { listOpenPayments, type PaymentRecord, readPaymentRecord } from '../../lib/payments/ledger/paymentRecord.js'
+import { listOpenPayments } from '../../lib/payments/ledger/openPayments.js'
+import { type PaymentRecord, readPaymentRecord } from '../../lib/payments/ledger/paymentRecord.js'
 import { saltOfPayment } from '../../lib/payments/sale/purchase.js'
 import type { Store } from '../../lib/store/types.js'
 

@@ -4,7 +4,7 @@
 import { type Address, encodeFunctionData, type Hex, parseAbi } from 'viem'
 import type { KmsAccount } from '../../chain/kmsAccount.js'
 import { removeFromIndex } from '../../store/recordIndex.js'
-import type { Store } from '../../store/types.js'
+import { defineScript, type Store } from '../../store/types.js'
 import type { DeployHistoryKeys } from '../keys.js'
 import { readPoolReceipt } from '../records/poolReceipt.js'
 import type { NonceLock } from '../sender/nonceLock.js'
@@ -63,6 +63,8 @@ export async function settleOpenPools(parameters: SettleOpenPoolsParameters): Pr
         returnTxHash = returned === true ? undefined : returned
         result.returned++
       } else if (pool?.status === 'seeded') result.seeded++
+      // A paid launch whose pool failed is listed first, for the paid door to credit the pool's part of its price.
+      if (pool?.status === 'failed' && launch.paymentNonce) await listPaidPoolFailed(store, keys, launch, services.clock.now())
       await removeFromIndex(store, keys.poolsOpen(signer), launch.txHash.toLowerCase())
       // Told once the pool is settled (the event's id comes from the launch, so a second look tells nothing new).
       if (pool) {
@@ -124,3 +126,24 @@ async function returnShare(
   logger.warn('pool_share_returned', { txHash: launch.txHash, returnTxHash: txHash, owner: pool.owner, amount: amount.toString() })
   return txHash
 }
+
+/** Lists a paid launch whose pool failed, by its transaction (its record is the launch's own: nothing new is kept). */
+async function listPaidPoolFailed(store: Store, keys: DeployHistoryKeys, launch: TransactionRecord, now: number): Promise<void> {
+  await store.run(listScript, [keys.paidPoolsFailed], [now, launch.txHash.toLowerCase(), PAID_POOLS_FAILED_TTL_MS])
+}
+
+/** How long a failed paid pool waits on the list for the paid door's tick (as long as the records). */
+const PAID_POOLS_FAILED_TTL_MS = 30 * 86_400_000
+
+/** KEYS[1] the list; ARGV: now (ms), the launch's transaction, the list's ttl. */
+const listScript = defineScript<number>({
+  name: 'paid-pools-failed add',
+  lua: `redis.call('ZADD', KEYS[1], ARGV[1], ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return 1`,
+  inProcess: (data, [key], [now, member, ttl]) => {
+    data.zadd(key!, Number(now), member!)
+    data.pexpire(key!, Number(ttl))
+    return 1
+  },
+})

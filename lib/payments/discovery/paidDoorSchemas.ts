@@ -19,6 +19,10 @@ export const paymentSummarySchema = z
     amount: baseUnits.describe('The price paid, in the asset’s base units (x402’s amount)'),
     asset: address.describe('The EIP-3009 token paid in'),
     network: z.string().describe('CAIP-2 network of the payment: eip155:8453'),
+    poolCredit: z
+      .object({ id: z.string(), amount: baseUnits })
+      .optional()
+      .describe('The pool failed: the part of the price paid for it (base units), a credit the operator refunds'),
   })
   .describe('The payment this deploy was bought with')
 

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto'
 import { z } from 'zod'
-import { listIndexed, listIndexedAfter, putIndexed, removeFromIndexes } from '../../store/recordIndex.js'
+import { putIndexed, removeFromIndexes } from '../../store/recordIndex.js'
 import { parseRecord } from '../../store/records.js'
 import { defineScript, type Store } from '../../store/types.js'
 import type { PaymentKeys } from '../keys.js'
@@ -18,7 +18,7 @@ export const PAYMENT_LEASE_MS = 150_000
 /** How long a payment's record and answer are kept: a credit must outlive an operator's holiday. */
 export const PAYMENT_RECORD_TTL_MS = 30 * 86_400_000
 /** Most open payments (settling or credited) the operator's list keeps. */
-const SETTLED_INDEX_MAX = 10_000
+export const SETTLED_INDEX_MAX = 10_000
 
 /** A stored answer of the door (an HttpAnswer), replayed as it was. */
 const storedAnswerSchema = z.object({
@@ -65,13 +65,16 @@ export const paymentRecordSchema = z.preprocess(
     answer: storedAnswerSchema.nullable(),
     /** Who it paid (`X402_PAY_TO` when it was taken): a credit stays bound to the terms it was paid under. */
     payTo: z.string().optional(),
-    /** The asset's EIP-712 domain when it was taken (`X402_ASSET_NAME`, `X402_ASSET_VERSION`): what its signature is checked against for good. */
+    /** The asset's EIP-712 domain when it was taken: what its signature is checked against for good. */
     assetName: z.string().optional(),
     assetVersion: z.string().optional(),
     /** The latest block when its settle was asked for: its transaction can be no earlier (bounds the log lookup). */
     fromBlock: z.string().optional(),
     /** Why nothing was paid, once `refused`. */
     reason: z.string().optional(),
+    /** The part of the price paid for a pool (base units), and that part credited once the pool failed (poolCredits.ts). */
+    poolPart: z.string().optional(),
+    poolCredit: z.object({ id: z.string(), code: z.literal('POOL_FAILED'), amount: z.string(), at: z.number() }).optional(),
   }),
 )
 
@@ -269,30 +272,4 @@ export async function savePaymentDone(
     releaseLock: { key: keys.lease(payer, nonce), token: lease },
   })
   await closePayment(store, ref)
-}
-
-/**
- * A page of the open payments filed after `after` (epoch ms), oldest first, each with when it was filed: up to
- * `limit`, the time of the last one looked at (where the next page starts), and whether more follow.
- */
-export async function listOpenPaymentsAfter(
-  store: Store,
-  keys: PaymentKeys,
-  after: number,
-  limit: number,
-): Promise<{ payments: { record: PaymentRecord; filedAt: number }[]; lastAt: number | null; more: boolean }> {
-  const page = await listIndexedAfter(store, { indexKey: keys.settled, recordPrefix: keys.paymentPrefix, limit, after })
-  const payments = page.entries.flatMap(({ record: value, score }) => {
-    const record = parseRecord(paymentRecordSchema, value)
-    return record && record.state !== 'deployed' && record.state !== 'refused' ? [{ record, filedAt: score }] : []
-  })
-  return { payments, lastAt: page.lastScore, more: page.more }
-}
-
-/** The open payments, newest first: every one that reached a settle and did not end deployed or refused. */
-export async function listOpenPayments(store: Store, keys: PaymentKeys, limit = 1000): Promise<PaymentRecord[]> {
-  const values = await listIndexed(store, { indexKey: keys.settled, recordPrefix: keys.paymentPrefix, limit })
-  return values
-    .map((value) => parseRecord(paymentRecordSchema, value))
-    .filter((r): r is PaymentRecord => r !== null && r.state !== 'deployed' && r.state !== 'refused')
 }

@@ -3,10 +3,10 @@ import type { PaymentKeys } from '../keys.js'
 import { settlementOf } from '../verdict/chainVerdict.js'
 import { doorRefusalOf } from '../verdict/refusalReasons.js'
 import { paymentSignedDeploy } from './deployOfPayment.js'
+import { listOpenPaymentsAfter } from './openPayments.js'
 import {
   closePayment,
   creditIdOf,
-  listOpenPaymentsAfter,
   PAYMENT_LEASE_MS,
   PAYMENT_RECORD_TTL_MS,
   type PaymentRecord,

@@ -9,6 +9,7 @@ import { errorName } from '../../platform/log.js'
 import { domainAnswer, settledAnswer } from '../door/doorAnswers.js'
 import { claimPaidAddress, findSentDeploy, releasePaidAddress } from '../ledger/deployOfPayment.js'
 import { type PaymentRecord, refusePayment, savePaymentDone } from '../ledger/paymentRecord.js'
+import { savePoolCredit, withPoolCredit } from '../ledger/poolCredits.js'
 import { countRefusedAttempt } from '../ledger/refusedAttempt.js'
 import { type PaidDeployContext, type Paying, type Purchase, paymentRecordOf, saltOfPayment, summaryOf } from './purchase.js'
 import { keepCredit, type SettleRefusal, type SettleStep, settleBeforeSigning } from './settle.js'
@@ -115,12 +116,20 @@ async function keepDeployed(
   settled: PaymentRecord,
   deployed: DeployTokenReturnType,
 ): Promise<HttpAnswer> {
-  // Broadcast (or maybe: BROADCAST_UNCERTAIN is final, the receipt tells): the payment bought this deploy, for good.
-  const answer = await withOfferReceipt(context, settledAnswer(deployed, summaryOf(settled)))
-  const done: PaymentRecord = { ...settled, state: 'deployed', credit: null, answer }
+  // Broadcast (or maybe: BROADCAST_UNCERTAIN is final, the receipt tells): the payment bought this deploy, for good. A
+  // pool known failed at once (the node refused a seed) leaves the pool's part of the price a credit, said here.
+  const pool = deployed.ok && 'pool' in deployed ? deployed.pool : undefined
+  const poolFailed = pool !== undefined && 'status' in pool && pool.status === 'failed'
+  const paid = (poolFailed && withPoolCredit(settled, context.clock.now())) || settled
+  const answer = await withOfferReceipt(context, settledAnswer(deployed, summaryOf(paid)))
+  const done: PaymentRecord = { ...paid, state: 'deployed', credit: null, answer }
   try {
     await savePaymentDone(context.store, purchase, { record: done, lease: purchase.lease ?? '', keyHash: purchase.keyHash })
     purchase.lease = null
+    if (done.poolCredit) {
+      await savePoolCredit(context.store, context.keys, done)
+      context.services.logger.warn('x402_pool_credit', { credit: done.poolCredit.id, payer: done.payer, amount: done.poolCredit.amount })
+    }
   } catch (error) {
     // The deploy went out: it is answered. A retry finds the payment `deploying` and the deploy it sent in the agent's
     // history (written before the broadcast), and answers that one again: no second token, no credit.

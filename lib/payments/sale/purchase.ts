@@ -87,6 +87,7 @@ export function paymentRecordOf(context: PaidDeployContext, purchase: Purchase, 
     payTo: context.config.payTo.toLowerCase(),
     assetName: context.config.asset.name,
     assetVersion: context.config.asset.version,
+    ...(context.config.poolPart !== '0' ? { poolPart: context.config.poolPart } : {}),
   }
 }
 
@@ -98,5 +99,6 @@ export function summaryOf(record: PaymentRecord): PaymentSummary {
     amount: record.amount,
     asset: record.asset,
     network: record.network,
+    ...(record.poolCredit ? { poolCredit: { id: record.poolCredit.id, amount: record.poolCredit.amount } } : {}),
   }
 }
