@@ -16,7 +16,7 @@ import {
 } from 'viem'
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { predictB20Address } from '../../lib/chain/b20.js'
+import { MINT_ROLE, predictB20Address } from '../../lib/chain/b20.js'
 import { issueAgentKey } from '../../lib/deploy/agents/agentRegistry.js'
 import { setAgentWebhook } from '../../lib/deploy/agents/webhookTargets.js'
 import { deployHistoryKeys } from '../../lib/deploy/keys.js'
@@ -30,7 +30,7 @@ import { launchTradeReader } from '../../lib/launches/tradeReader.js'
 import { TRADE_LEASE_MS, TRADE_LEASE_RENEW_MS, tradeWatch } from '../../lib/launches/tradeWatch.js'
 import { silentLogger } from '../../lib/platform/log.js'
 import { createMemoryStore } from '../../lib/store/memory.js'
-import { ib20Abi, tokenAt } from '../support/b20Token.js'
+import { ib20Abi, ROLES, tokenAt } from '../support/b20Token.js'
 import { type DeployStack, startDeployStack } from '../support/deployStack.js'
 import { deployUniswapV4, poolManagerAbi, positionManagerAbi, swapCalldata, type UniswapV4 } from '../support/uniswapV4.js'
 import { startWebhookReceiver } from '../support/webhookReceiver.js'
@@ -228,6 +228,14 @@ describe('a pooled launch through the key door (anvil, the B20 emulator, Uniswap
       pooledBody((await newAccount()).address, { pool: { amount: '1', startingMarketCapEth: '10', owner: stack.signer } }),
     )
     expect(signerOwner.body).toMatchObject({ ok: false, code: 'INVALID_INTENT', details: [{ field: 'pool.owner' }] })
+    // The signer as the admin of a pooled token: it would mint without limit into the pool. Refused, nothing signed.
+    const signs = stack.kms.calls.filter((call) => call === 'Sign').length
+    const signerAdmin = await stack.post(
+      pooledBody(stack.signer, { pool: { amount: '1', startingMarketCapEth: '10', owner: (await newAccount()).address } }),
+    )
+    expect(signerAdmin.body).toMatchObject({ ok: false, code: 'INVALID_INTENT', details: [{ field: 'admin' }] })
+    expect(signerAdmin.body.details[0].reason).toContain('signer')
+    expect(stack.kms.calls.filter((call) => call === 'Sign').length).toBe(signs)
     const tooMuch = await stack.post(
       pooledBody((await newAccount()).address, { pool: { amount: '2000000000', startingMarketCapEth: '10', fee: 42 } }),
     )
@@ -237,6 +245,29 @@ describe('a pooled launch through the key door (anvil, the B20 emulator, Uniswap
       pooledBody((await newAccount()).address, { pool: { amount: '1', startingMarketCapEth: '10', colour: 'red' } }),
     )
     expect(unknown.body.details).toEqual([{ field: 'pool.colour', reason: 'is not a known field' }])
+  })
+
+  it('makes the pool’s owner the admin and minter when no admin is given: the signer holds no role on a pooled token', async () => {
+    const owner = await newAccount()
+    const body = pooledBody(owner.address, {
+      admin: undefined,
+      recipient: owner.address,
+      pool: { amount: '600000000', startingMarketCapEth: '10', owner: owner.address },
+    })
+    const dry = (await stack.post({ ...body, dryRun: true })).body
+    expect(dry).toMatchObject({ ok: true, token: { admin: owner.address } })
+    const { body: sent } = await stack.post(body)
+    expect(sent).toMatchObject({
+      ok: true,
+      status: 'broadcast',
+      token: { admin: owner.address },
+      pool: { status: 'sent', owner: owner.address },
+    })
+    expect(await receiptOf(sent.txHash)).toMatchObject({ status: 'confirmed', pool: { status: 'seeded' } })
+    const token = tokenAt(stack.chain.publicClient as never, sent.predictedAddress)
+    expect(await token.hasRole(ROLES.admin, owner.address)).toBe(true)
+    expect(await token.hasRole(MINT_ROLE, owner.address)).toBe(true)
+    for (const role of Object.values(ROLES)) expect(await token.hasRole(role, stack.signer)).toBe(false)
   })
 
   it('refuses a starting market cap outside the deployment’s bounds (1 to 1,000,000 ETH by default), in a dry run too, signing nothing', async () => {

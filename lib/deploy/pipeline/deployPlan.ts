@@ -30,14 +30,16 @@ export type PlanDeployParameters = {
 }
 
 /**
- * Plans a deploy (pure): the admin defaults to the signer (and a fixed supply has none), a stablecoin's currency to
+ * Plans a deploy (pure): the admin defaults to the pool's owner when there is a pool, else to the signer (and a fixed
+ * supply has none), a stablecoin's currency to
  * USD. The initCalls make the admin the minter, then set the cap, mint and set the metadata; a deploy with none of the
  * birth fields sends `[grantRole(MINT_ROLE, admin)]` alone, as it always has. The birth is encoded once; the answer's
  * token is said from the intent (records read it back from their calldata with `birthViewOf`, which agrees).
  */
 export function planDeploy({ intent, signer, salt, pool }: PlanDeployParameters): DeployPlan {
   const { birth } = intent
-  const admin = birth.fixedSupply ? zeroAddress : (intent.admin ?? signer)
+  // A pooled token's admin is never the signer by default: whoever held the signer could mint into the pool.
+  const admin = birth.fixedSupply ? zeroAddress : (intent.admin ?? intent.pool?.owner ?? signer)
   const spec: B20TokenSpec =
     intent.variant === 'asset'
       ? { variant: 'asset', name: intent.name, symbol: intent.symbol, admin, decimals: intent.decimals }
@@ -85,9 +87,9 @@ export type PlanLaunchParameters = PlanDeployParameters & {
 }
 
 /**
- * Plans a deploy with its pool when the intent asks for one (pure): the pool's owner must not be the signer (the
- * service keeps no position), and the seed must be possible at this price and amount; either refusal is
- * `INVALID_INTENT` naming the `pool` field.
+ * Plans a deploy with its pool when the intent asks for one (pure): neither the pool's owner nor the token's admin may
+ * be the signer (the service keeps no position and no role on a pooled token), and the seed must be possible at this
+ * price and amount; each refusal is `INVALID_INTENT` naming its field.
  */
 export function planLaunch(parameters: PlanLaunchParameters): DeployResult<{ plan: DeployPlan }> {
   const { intent, signer, salt, addresses, marketCap, nowSeconds } = parameters
@@ -95,6 +97,14 @@ export function planLaunch(parameters: PlanLaunchParameters): DeployResult<{ pla
   const invalid = (details: { field: string; reason: string }[]) => invalidRequest('agent_deploy', details)
   const ownerProblem = poolOwnerProblem(intent.pool.owner, signer)
   if (ownerProblem) return invalid([ownerProblem])
+  if (intent.admin && intent.admin.toLowerCase() === signer.toLowerCase())
+    return invalid([
+      {
+        field: 'admin',
+        reason:
+          'must not be the service’s signer on a token with a pool: the signer keeps no role on a pooled token (omit admin: it defaults to pool.owner)',
+      },
+    ])
   const token = predictB20Address(intent.variant, signer, salt)
   const pool = planLaunchPool({ pool: intent.pool, token, decimals: intent.decimals, addresses, marketCap, nowSeconds })
   if (!pool.ok) return invalid(pool.details)
