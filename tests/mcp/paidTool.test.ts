@@ -1,6 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { x402Client } from '@x402/core/client'
+import { encodePaymentSignatureHeader } from '@x402/core/http'
 import type { PaymentPayload, PaymentRequired } from '@x402/core/types'
 import { toClientEvmSigner } from '@x402/evm'
 import { ExactEvmScheme } from '@x402/evm/exact/client'
@@ -152,6 +153,21 @@ describe('deploy_token_paid over MCP (x402), against npm start with the local fa
     expect(await parts.usdc.authorizationUsed(address, (payload.payload as { authorization: { nonce: Hex } }).authorization.nonce)).toBe(
       true,
     )
+
+    // One ledger: the same payment sent to the HTTP door (the same body and key) is the same payment, answered again.
+    const http = await fetch(`${service.url}/api/x402/deploy`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'idempotency-key': args.idempotencyKey,
+        'payment-signature': encodePaymentSignatureHeader(payload),
+      },
+      body: JSON.stringify({ name: args.name, symbol: args.symbol }),
+    })
+    expect(http.status).toBe(200)
+    expect(http.headers.get('idempotent-replayed')).toBe('true')
+    expect(((await http.json()) as { txHash: string }).txHash).toBe(paid.structuredContent!.txHash)
+    expect(counts()).toEqual({ verifies: before.verifies + 1, settles: before.settles + 1, sends: before.sends + 1 })
   })
 
   it('refuses an invalid body before anything is asked, settled or signed, with a payment too', async () => {
