@@ -211,4 +211,31 @@ describe('deploy_token_paid over MCP (x402), against npm start with the local fa
     expect(counts()).toEqual({ ...before, verifies: before.verifies + 1 })
     expect(await parts.usdc.balanceOf(address)).toBe(0n)
   })
+
+  it('answers a facilitator down and a failed settle with the door’s codes, isError, nothing moved; the same payment then pays once', async () => {
+    const client = await connect()
+    const { address, x402 } = await payer()
+    const args = { name: 'Mcp Faults', symbol: 'MFAULT' }
+    const payload = await x402.createPaymentPayload(await requiredFor(client, args))
+    const start = await balances(address)
+    parts.facilitator.setFault('down')
+    const down = await call(client, args, payload).finally(() => parts.facilitator.setFault(null))
+    expect(down).toMatchObject({
+      isError: true,
+      structuredContent: { ok: false, code: 'FACILITATOR_UNAVAILABLE', retryAfterSeconds: expect.any(Number) },
+    })
+    expect(down._meta?.['x402/payment-response']).toBeUndefined()
+    // The settle refused before any broadcast: the chain shows the authorization unused, so nothing was paid.
+    parts.facilitator.setFault('refuse-settle')
+    const failed = await call(client, args, payload).finally(() => parts.facilitator.setFault(null))
+    expect(failed).toMatchObject({
+      isError: true,
+      structuredContent: { x402Version: 2, accepts: [expect.objectContaining({ payTo: parts.payTo })], ok: false, code: 'PAYMENT_FAILED' },
+    })
+    expect(await balances(address)).toEqual(start)
+    const paid = await call(client, args, payload)
+    expect(paid.structuredContent).toMatchObject({ ok: true, status: 'broadcast' })
+    expect(paid._meta?.['x402/payment-response']).toMatchObject({ success: true })
+    expect(await balances(address)).toEqual({ payer: start.payer - TEST_PRICE_UNITS, payTo: start.payTo + TEST_PRICE_UNITS })
+  })
 })
