@@ -147,7 +147,19 @@ const paidBody = { name: 'Paid Sandbox Token', symbol: 'PAID', admin: holder, in
 console.log(
   `payer wallet ${privateKeyToAddress(payerKey)}: 100 ${SANDBOX_USD.name}; pay for a deploy with it (no key; the answer carries the token's address):`,
 )
+const spend = `--asset ${usdc.address} --max ${Number(SANDBOX_PRICE) * 1_000_000}`
+console.log(`  X402_PAYER_KEY=${payerKey} npm run pay -- ${base}/api/x402/deploy '${JSON.stringify(paidBody)}' ${spend}`)
+// The same sale as an MCP tool, by x402's MCP transport: the steps an agent's own MCP client takes, then the command.
+const mcpBody = { name: 'Mcp Sandbox Token', symbol: 'MCPPAID', admin: holder, initialSupply: '1000', waitSeconds: 5 }
+console.log('or over MCP, tool deploy_token_paid (no key; x402 over MCP), from the same wallet:')
 console.log(
-  `  X402_PAYER_KEY=${payerKey} npm run pay -- ${base}/api/x402/deploy '${JSON.stringify(paidBody)}' --asset ${usdc.address} --max ${Number(SANDBOX_PRICE) * 1_000_000}`,
+  `  1. tools/call deploy_token_paid ${JSON.stringify(mcpBody)} at ${base}/api/mcp: an isError result, x402's PaymentRequired in structuredContent`,
 )
+console.log(
+  `  2. sign it: new x402Client().register('eip155:*', new ExactEvmScheme(toClientEvmSigner(account))).createPaymentPayload(paymentRequired) (${SANDBOX_USD.name} at ${SANDBOX_PRICE} needs setSpendControls: --asset and --max below)`,
+)
+console.log(
+  '  3. the same tools/call with params._meta {"x402/payment": <that PaymentPayload>}: txHash and predictedAddress, the settlement in _meta["x402/payment-response"]',
+)
+console.log(`  X402_PAYER_KEY=${payerKey} npm run pay -- ${base}/api/mcp '${JSON.stringify(mcpBody)}' --mcp ${spend}`)
 console.log('Ctrl-C stops everything.')

@@ -1,5 +1,6 @@
 import type { AgentAction } from '../deploy/actions/action.js'
 import { AGENT_ACTIONS } from '../deploy/actions/registry.js'
+import { DEPLOY_TOKEN_PAID_TOOL, X402_PAYMENT_META } from '../mcp/paidTool.js'
 import { toolNamesOf, toolsOf } from '../mcp/tools.js'
 import { SERVICE_VERSION } from '../platform/version.js'
 import { llmsActionLines } from './actionList.js'
@@ -38,7 +39,7 @@ export function buildLlmsTxt({ actions = AGENT_ACTIONS }: BuildLlmsTxtParameters
     '- [GET /api/health](/api/health): { ok, version, dataAgeSeconds, lastTickAgeSeconds } (the age of the cached room, and of the last scheduled tick)',
     ...llmsActionLines(actions),
     '- POST /api/x402/deploy: the agent_deploy body, paid per deploy with x402 v2 (USDC on Base, no key): 402 with PAYMENT-REQUIRED (never for a B20 variant Base has not activated: VARIANT_NOT_ACTIVE), then settled only once the deploy is known to be good; the same payment or Idempotency-Key never pays twice; the answer carries x402’s offer-receipt (EIP-712, signed by the key that sent the deploy); {"action":"receipt","tx_hash"} is free there',
-    `- POST /api/mcp: the same as MCP tools (Streamable HTTP, stateless): ${tools.keyless.join(', ')}, keyless; ${tools.needsAgentKey.join(', ')}, with the agent key as Authorization: Bearer`,
+    `- POST /api/mcp: the same as MCP tools (Streamable HTTP, stateless): ${tools.keyless.join(', ')}, keyless; ${tools.needsAgentKey.join(', ')}, with the agent key as Authorization: Bearer; ${DEPLOY_TOKEN_PAID_TOOL.name} where paid deploys are on: the paid door by x402's MCP transport (no key: an isError result with the PaymentRequired, then the same call with the payment in _meta["${X402_PAYMENT_META}"])`,
     '',
     '## Example: pay per deploy with x402, and get the address in the same call',
     '',

@@ -14,6 +14,7 @@ import { perInstance } from '../platform/perInstance.js'
 import { problemsOf } from '../platform/problems.js'
 import { refused } from '../platform/result.js'
 import { SERVICE_VERSION } from '../platform/version.js'
+import { callPaidDeployTool, DEPLOY_TOKEN_PAID_TOOL, type PaidDeployDoor, X402_PAYMENT_META } from './paidTool.js'
 import {
   type JsonObject,
   type ReadEndpointName,
@@ -31,6 +32,8 @@ export type McpSource = Record<ReadEndpointName, (request: Request) => Response 
   origins?: () => OriginPolicy
   /** The agent actions offered as tools (default: the registry's). */
   actions?: readonly AgentAction[]
+  /** The paid door, whose deploy is the `deploy_token_paid` tool while paid deploys are on (none: never offered). */
+  paidDeploy?: PaidDeployDoor
 }
 
 /** Largest JSON-RPC body accepted. */
@@ -42,9 +45,13 @@ const listed = (names: readonly string[]) => (names.length > 1 ? `${names.slice(
 /** The server's instructions, naming the tools from their list, so a new action's tool is named too. */
 function instructionsOf(tools: readonly ToolDefinition[]): string {
   const names = toolNamesOf(tools)
+  const paid =
+    names.paid.length > 0
+      ? `${listed(names.paid)} needs no key but a payment per call with x402 (USDC): called without one it answers isError with the x402 PaymentRequired in structuredContent; call it again with the same arguments and the signed PaymentPayload in _meta["${X402_PAYMENT_META}"]. `
+      : ''
   return (
     `Live market data for Base (chain 8453) and B20 token deploys signed by the service. ${listed(names.keyless)} need no key. ` +
-    `${listed(names.needsAgentKey)} need the agent key on the HTTP request (X-Service-Key, or Authorization: Bearer <key>). ` +
+    `${listed(names.needsAgentKey)} need the agent key on the HTTP request (X-Service-Key, or Authorization: Bearer <key>). ${paid}` +
     'Deploy with dryRun: true first; after a deploy, call get_deploy_receipt with waitSeconds to learn the token address. Failures are tool results with isError and a code.'
   )
 }
@@ -52,9 +59,8 @@ function instructionsOf(tools: readonly ToolDefinition[]): string {
 /** The tools an endpoint offers, as `tools/list` answers them and as calls find them, with the server's instructions. */
 type ToolSet = { tools: readonly ToolDefinition[]; listed: () => Tool[]; instructions: string }
 
-/** The endpoint's tools for its actions; their JSON Schemas are generated on the first `tools/list`, then kept. */
-function toolSetOf(actions: readonly AgentAction[] | undefined): ToolSet {
-  const tools = toolsOf(actions)
+/** The endpoint's tools; their JSON Schemas are generated on the first `tools/list`, then kept. */
+function toolSetOf(tools: readonly ToolDefinition[]): ToolSet {
   return {
     tools,
     instructions: instructionsOf(tools),
@@ -107,6 +113,8 @@ type CallParameters = {
   name: string
   args: Record<string, unknown>
   request: Request
+  /** The call's `params._meta` (an x402 payment comes there). */
+  meta: Record<string, unknown> | undefined
   dependencies: McpSource
   /** The tools the endpoint offers. */
   tools: readonly ToolDefinition[]
@@ -114,10 +122,12 @@ type CallParameters = {
   agentKey: () => Promise<AgentVerdict>
 }
 
-async function callTool({ name, args, request, dependencies, tools, agentKey }: CallParameters): Promise<CallToolResult> {
+async function callTool({ name, args, request, meta, dependencies, tools, agentKey }: CallParameters): Promise<CallToolResult> {
   const tool = tools.find((t) => t.name === name)
   if (!tool) return failed('UNKNOWN_TOOL', `There is no tool named ${JSON.stringify(name.slice(0, 64))}.`)
   if (tool.read) return callReadTool(tool, tool.read, args, request, dependencies)
+  // The paid tool asks for no key: the payment is its way in, judged by the paid door.
+  if (tool.paid && dependencies.paidDeploy) return callPaidDeployTool({ args, meta, request, door: dependencies.paidDeploy })
   if (!tool.action) return failed('UNKNOWN_TOOL', 'This tool has nothing to run.')
   // An agent tool: the key first, exactly as on /api/b20-skill, then the action through the same registry.
   const verdict = await agentKey()
@@ -172,7 +182,15 @@ function createServer(request: Request, dependencies: McpSource, toolSet: ToolSe
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: toolSet.listed() }))
   server.setRequestHandler(CallToolRequestSchema, async ({ params }) => {
     try {
-      const call = { name: params.name, args: params.arguments ?? {}, request, dependencies, tools: toolSet.tools, agentKey }
+      const call = {
+        name: params.name,
+        args: params.arguments ?? {},
+        request,
+        meta: params._meta,
+        dependencies,
+        tools: toolSet.tools,
+        agentKey,
+      }
       return await callTool(call)
     } catch (error) {
       // A tool's failure is its result, answered by the endpoint's one mapping of errors, as its HTTP answer would be.
@@ -190,7 +208,9 @@ function createServer(request: Request, dependencies: McpSource, toolSet: ToolSe
  * server-to-client stream (GET), no session to end (DELETE); POST alone is served.
  */
 export function createMcpEndpoint(dependencies: McpSource): Endpoint {
-  const toolSet = toolSetOf(dependencies.actions)
+  const tools = toolsOf(dependencies.actions)
+  // Two tool sets, one without the paid tool and one with it: which one a request sees is the paid door's settings'.
+  const toolSets = { plain: toolSetOf(tools), paid: toolSetOf([...tools, DEPLOY_TOKEN_PAID_TOOL]) }
   const gate = originGate({
     policy: dependencies.origins ?? (() => loadMcpOriginPolicy(process.env)),
     allowMethods: ['POST', 'OPTIONS'],
@@ -214,7 +234,8 @@ export function createMcpEndpoint(dependencies: McpSource): Endpoint {
       return mcpAnswer(413, jsonRpcError(-32600, `The request body is larger than ${MCP_BODY_LIMIT_BYTES} bytes.`))
     if (peeked.kind === 'batch')
       return mcpAnswer(400, jsonRpcError(-32600, 'Batches are not accepted: send one JSON-RPC message per request (MCP 2025-06-18).'))
-    const server = createServer(peeked.request, dependencies, toolSet, agentKey)
+    const paid = (await dependencies.paidDeploy?.offered()) === true
+    const server = createServer(peeked.request, dependencies, paid ? toolSets.paid : toolSets.plain, agentKey)
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,

@@ -1,6 +1,7 @@
 import type { ZodOpenApiPathItemObject } from 'zod-openapi'
 import { corsHeaders, notAllowedAnswer, preflightOperation } from '../platform/routeDocs.js'
 import { MCP_BODY_LIMIT_BYTES } from './endpoint.js'
+import { DEPLOY_TOKEN_PAID_TOOL, X402_PAYMENT_META } from './paidTool.js'
 import { type ToolDefinition, toolNamesOf, toolsOf } from './tools.js'
 
 const jsonRpc = (description: string, schemaDescription = 'A JSON-RPC message') => ({
@@ -14,9 +15,8 @@ export function mcpOpenApiOf(tools: readonly ToolDefinition[] = toolsOf()): ZodO
   return {
     post: {
       operationId: 'mcp',
-      summary: `Model Context Protocol over Streamable HTTP (stateless, JSON answers). Tools: ${names.keyless.join(', ')}, keyless; ${names.needsAgentKey.join(', ')}, with the agent key as X-Service-Key or Authorization: Bearer`,
-      description:
-        'The same market data and agent actions as Model Context Protocol tools (Streamable HTTP, stateless: a new server per request, JSON answers). A browser Origin that is not allowed gets 403 before any tool runs.',
+      summary: `Model Context Protocol over Streamable HTTP (stateless, JSON answers). Tools: ${names.keyless.join(', ')}, keyless; ${names.needsAgentKey.join(', ')}, with the agent key as X-Service-Key or Authorization: Bearer; ${DEPLOY_TOKEN_PAID_TOOL.name}, paid per call with x402 (no key), listed while paid deploys are on`,
+      description: `The same market data and agent actions as Model Context Protocol tools (Streamable HTTP, stateless: a new server per request, JSON answers). ${DEPLOY_TOKEN_PAID_TOOL.name} is the paid door (POST /api/x402/deploy) by x402's MCP transport: without a payment its result is isError with the x402 PaymentRequired in structuredContent; the same call again with the PaymentPayload in params._meta["${X402_PAYMENT_META}"] deploys, the settlement in the result's _meta["x402/payment-response"]. A browser Origin that is not allowed gets 403 before any tool runs.`,
       security: [{}, { serviceKey: [] }, { bearerAgentKey: [] }],
       parameters: [
         {

@@ -105,6 +105,31 @@ describe('npm run sandbox', () => {
     expect(paid.answer.receipt.tokenAddress).toBe(paid.answer.predictedAddress)
     expect(out).toMatch(/^settled: \{"success":true/m)
   })
+
+  it('prints how to pay over MCP (deploy_token_paid, x402 over MCP), and its printed command deploys, the settlement in _meta', async () => {
+    const printed = sandbox.lines.join('\n')
+    expect(printed).toMatch(/tools\/call deploy_token_paid .* isError result, x402's PaymentRequired in structuredContent/)
+    expect(printed).toContain('createPaymentPayload(paymentRequired)')
+    expect(printed).toContain('params._meta {"x402/payment": <that PaymentPayload>}')
+    const line = sandbox.lines.find((l) => l.includes(' --mcp '))!
+    const [, key, server, args, asset, max] = /X402_PAYER_KEY=(\S+) npm run pay -- (\S+) '(\{.*\})' --mcp --asset (\S+) --max (\d+)$/.exec(
+      line,
+    )!
+    expect(server).toBe(`${sandbox.base}/api/mcp`)
+    const out = await new Promise<string>((resolve, reject) =>
+      execFile(
+        process.execPath,
+        ['--import', 'tsx', 'dev/payDeploy.ts', server!, args!, '--mcp', '--asset', asset!, '--max', max!],
+        { env: { ...process.env, X402_PAYER_KEY: key }, encoding: 'utf8' },
+        (error, stdout) => (error ? reject(error) : resolve(stdout)),
+      ),
+    )
+    const paid = JSON.parse(out.split('\n')[0]!) as { isError: boolean; answer: Record<string, any> }
+    expect(paid).toMatchObject({ isError: false, answer: { ok: true, status: 'broadcast', receipt: { status: 'confirmed' } } })
+    expect(paid.answer.receipt.tokenAddress).toBe(paid.answer.predictedAddress)
+    const settled = JSON.parse(/^settled: (.*)$/m.exec(out)![1]!) as Record<string, unknown>
+    expect(settled).toMatchObject({ success: true, transaction: paid.answer.payment.transaction })
+  })
 })
 
 describe('npm run sandbox on Ctrl-C', () => {

@@ -11,6 +11,7 @@ import { actionNamed } from '../../lib/deploy/actions/registry.js'
 import { deployFailureCodeSchema, skillHttpErrorSchema } from '../../lib/deploy/answers/deployAnswers.js'
 import { SKILL_BODY_LIMIT_BYTES } from '../../lib/deploy/endpoint.js'
 import { QUERY_MAX_LENGTH } from '../../lib/market/search.js'
+import { DEPLOY_TOKEN_PAID_TOOL } from '../../lib/mcp/paidTool.js'
 import { toolsOf } from '../../lib/mcp/tools.js'
 import { paidDoorErrorCodeSchema, paymentRequiredBodySchema } from '../../lib/payments/discovery/paidDoorSchemas.js'
 import { SERVICE_VERSION } from '../../lib/platform/version.js'
@@ -50,10 +51,10 @@ describe('GET /api/openapi', () => {
     for (const status of ['"304"', '"400"', '"403"', '"405"', '"413"', '"500"', '"502"']) expect(text).toContain(status)
   })
 
-  it('names every MCP tool in the summary of POST /api/mcp, and which of them need the agent key', async () => {
+  it('names every MCP tool in the summary of POST /api/mcp, which of them need the agent key, and the one paid with x402', async () => {
     const doc = (await (await openapi.fetch(get('/api/openapi'))).json()) as Record<string, any>
     const summary = doc.paths['/api/mcp'].post.summary as string
-    const [keyless, keyed] = summary.split(/Tools: |; /).slice(1)
+    const [keyless, keyed, paid] = summary.split(/Tools: |; /).slice(1)
     const names = (part: string | undefined) => (part ?? '').match(/[a-z]+(?:_[a-z]+)+/g) ?? []
     expect(names(keyless)).toEqual(
       toolsOf()
@@ -66,6 +67,9 @@ describe('GET /api/openapi', () => {
         .map((t) => t.name),
     )
     expect(keyed).toContain('agent key')
+    // The paid tool, listed by the server only while paid deploys are on, is named with how it is paid.
+    expect(names(paid)).toEqual([DEPLOY_TOKEN_PAID_TOOL.name])
+    expect(paid).toContain('x402')
   })
 
   it('gives request examples an agent can send as they are: each one passes the service’s own validation', async () => {

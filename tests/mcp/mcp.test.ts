@@ -58,7 +58,7 @@ describe('the MCP server at /api/mcp, with the SDK’s own client, against npm s
     await gecko?.close()
   })
 
-  it('lists the nine tools with annotations and input schemas built from the HTTP API’s zod schemas', async () => {
+  it('lists the nine tools with annotations and input schemas built from the HTTP API’s zod schemas, and no paid tool while the paid door is off', async () => {
     const client = await connect()
     expect(client.getServerVersion()).toMatchObject({ name: 'base-control-room' })
     const { tools } = await client.listTools()
@@ -116,6 +116,12 @@ describe('the MCP server at /api/mcp, with the SDK’s own client, against npm s
       maximum: 100,
     })
     expect((byName.redeliver_event!.inputSchema as { required: string[] }).required).toEqual(['eventId'])
+    // The paid door is off here (no X402_PRICE): its tool is neither listed, named nor served.
+    expect(client.getInstructions()).not.toContain('deploy_token_paid')
+    expect(await call(client, 'deploy_token_paid', { name: 'Off', symbol: 'OFF' })).toMatchObject({
+      isError: true,
+      structuredContent: { ok: false, code: 'UNKNOWN_TOOL' },
+    })
   })
 
   it('reads the control room and searches without a key: the same JSON as the HTTP API, and a short text', async () => {
