@@ -46,9 +46,7 @@ export const agentDeploySchema = z.strictObject({
     .describe('6 to 18 for an asset (default 18); a stablecoin always has 6'),
   admin: addressField
     .optional()
-    .describe(
-      'Admin and mint-role holder, lower-case or checksummed; default pool.owner with a pool, else the signer (the service keeps no role when given; never the signer with a pool)',
-    ),
+    .describe('Admin and mint-role holder; default pool.owner with a pool, else the signer (given: the signer keeps no role)'),
   salt: z
     .string()
     .regex(/^0x[0-9a-fA-F]{64}$/, 'must be 32 bytes of 0x-prefixed hex (66 characters)')
