@@ -20,6 +20,7 @@ import { rateLimitHeaders } from '../platform/rateLimitHeaders.js'
 import { accepted, type Result, refused } from '../platform/result.js'
 import { takeSlots } from '../store/slidingLog.js'
 import { type PaymentsConfig, type PaymentsSettings, termsFor } from './config.js'
+import { paidDeployUrl } from './discovery/bazaar.js'
 import { discoveryManifestOf } from './discovery/manifest.js'
 import { domainAnswer, doorError, paymentRequiredAnswer } from './door/doorAnswers.js'
 import { decodePaymentHeader } from './door/paymentPayload.js'
@@ -58,8 +59,14 @@ const reply = ({ status, body, headers }: HttpAnswer) =>
 const paidDeploysOff = (config: PaymentsSettings) =>
   doorError(404, 'PAID_DEPLOYS_OFF', `Paid deploys are off on this deployment (${config.offReason}); agents with a key use /api/b20-skill.`)
 
+/** The door's settings while paid deploys are on: its public origin is known then. */
+type OpenSettings = PaymentsSettings & { publicOrigin: string }
+
+/** True when paid deploys are on (every setting there, the public origin among them). */
+const isOpen = (config: PaymentsSettings): config is OpenSettings => config.offReason === null && config.publicOrigin !== null
+
 /** The door's settings while paid deploys are on, else its answer: 500 CONFIG_INVALID, or 404 PAID_DEPLOYS_OFF. */
-function openSettings(source: PaymentsSource, handler: string): PaymentsSettings | Response {
+function openSettings(source: PaymentsSource, handler: string): OpenSettings | Response {
   let config: PaymentsSettings
   try {
     config = source.config()
@@ -67,7 +74,7 @@ function openSettings(source: PaymentsSource, handler: string): PaymentsSettings
     if (!(error instanceof ConfigError)) throw error
     return reply(errorAnswerOf(error, { endpoint: handler }))
   }
-  return config.offReason ? reply(paidDeploysOff(config)) : config
+  return isOpen(config) ? config : reply(paidDeploysOff(config))
 }
 
 /** The client's share of the door, as RateLimit headers, and whether this request may pass. */
@@ -94,7 +101,7 @@ export function createPaidDeployEndpoint(source: PaymentsSource): Endpoint {
       if (config instanceof Response) return config
       const share = await throttle(source, config, request)
       const answer = share.ok
-        ? await answerRequest(source, request)
+        ? await answerRequest(source, config, request)
         : doorError(429, 'RATE_LIMITED', `Too many requests: at most ${config.rateLimitPerMinute} a minute per client.`, {
             'retry-after': String(share.retryAfter),
           })
@@ -103,8 +110,8 @@ export function createPaidDeployEndpoint(source: PaymentsSource): Endpoint {
   })
 }
 
-/** A request past the throttle, with the body its action reads (`action` named). */
-type DoorRequest = { source: PaymentsSource; request: Request; body: Record<string, unknown> }
+/** A request past the throttle, with the body its action reads (`action` named) and the door's URL on the public origin. */
+type DoorRequest = { source: PaymentsSource; request: Request; body: Record<string, unknown>; resourceUrl: string }
 
 /** An action the paid door offers: the registry's action by its name, and the door's answer to a request for it. */
 type PaidDoorAction = { name: string; answer: (door: DoorRequest) => Promise<HttpAnswer> }
@@ -129,18 +136,18 @@ const paidDeploy = paidDoorAction(agentDeployAction, deploy)
 const PAID_DOOR_ACTIONS = [paidDeploy, paidDoorAction(receiptAction, receipt)]
 
 /** A request past the throttle: its body, then the action it names, picked through the agent actions' registry. */
-async function answerRequest(source: PaymentsSource, request: Request): Promise<HttpAnswer> {
+async function answerRequest(source: PaymentsSource, config: OpenSettings, request: Request): Promise<HttpAnswer> {
   const read = await readJsonBody(request, PAID_DOOR_BODY_LIMIT_BYTES)
   if (!read.ok) return doorError(read.status, read.code, read.message)
   const picked = pickAgentAction({ body: read.body, offered: PAID_DOOR_ACTIONS, whenMissing: paidDeploy })
   if (!picked.ok) return domainAnswer(picked)
   // Only an object is picked; the action's check reads it with the action named (a deploy may omit it).
   const body = { ...(read.body as Record<string, unknown>), action: picked.action.name }
-  return picked.action.answer({ source, request, body })
+  return picked.action.answer({ source, request, body, resourceUrl: paidDeployUrl(config.publicOrigin) })
 }
 
 /** A deploy request, checked: offered (the chain's terms), then the 402 (unpaid), or the paid path with the heavy half loaded. */
-async function deploy({ source, request, body }: DoorRequest, { intent }: { intent: DeployIntent }): Promise<HttpAnswer> {
+async function deploy({ source, request, body, resourceUrl }: DoorRequest, { intent }: { intent: DeployIntent }): Promise<HttpAnswer> {
   const idempotencyKey = request.headers.get('idempotency-key')
   if (intent.dryRun) {
     const details = [
@@ -155,7 +162,7 @@ async function deploy({ source, request, body }: DoorRequest, { intent }: { inte
   if (!header) {
     if (request.headers.get('x-payment'))
       return doorError(400, 'INVALID_PAYMENT', 'x402 v1 payments (X-PAYMENT) are not taken: send an x402 v2 PAYMENT-SIGNATURE.')
-    return unpaid(source, config, request)
+    return unpaid(source, config, resourceUrl)
   }
   const decoded = decodePaymentHeader(header)
   if (!decoded.ok) return doorError(400, 'INVALID_PAYMENT', `PAYMENT-SIGNATURE is malformed: ${decoded.reason}.`)
@@ -173,7 +180,7 @@ async function deploy({ source, request, body }: DoorRequest, { intent }: { inte
       clock: source.clock,
       keys: paymentKeys(config),
       requirements: paymentRequirementsOf(config),
-      url: request.url,
+      resourceUrl,
     }
     const { payment } = decoded
     return await heavyHalf.runPaidDeploy(context, {
@@ -221,7 +228,7 @@ async function offerFor(source: PaymentsSource, variant: B20Variant): Promise<Of
 }
 
 /** An unpaid deploy: DEPLOY_CAP_REACHED when the paid cap is full (one store command), else the 402. */
-async function unpaid(source: PaymentsSource, config: PaymentsConfig, request: Request): Promise<HttpAnswer> {
+async function unpaid(source: PaymentsSource, config: PaymentsConfig, resourceUrl: string): Promise<HttpAnswer> {
   const store = await source.deploy.store()
   const windowMs = config.capWindowSeconds * 1000
   const now = source.clock.now()
@@ -244,7 +251,7 @@ async function unpaid(source: PaymentsSource, config: PaymentsConfig, request: R
   }
   return paymentRequiredAnswer({
     requirements: paymentRequirementsOf(config),
-    url: request.url,
+    resourceUrl,
     code: 'PAYMENT_REQUIRED',
     error: `A deploy costs ${config.price} ${config.asset.name}: pay with x402 (an x402 client answers this 402 by itself), then the token is deployed.`,
   })
@@ -272,7 +279,7 @@ export function createDiscoveryManifestEndpoint(source: PaymentsSource): Endpoin
     handler: async (request) => {
       const config = openSettings(source, 'x402-manifest')
       if (config instanceof Response) return config
-      const manifest = discoveryManifestOf({ url: request.url, updatedAt: updatedAt() })
+      const manifest = discoveryManifestOf({ publicOrigin: config.publicOrigin, updatedAt: updatedAt() })
       return jsonResponse({
         body: JSON.stringify(manifest),
         head: request.method === 'HEAD',

@@ -29,6 +29,7 @@ import { placeTestUsdc } from '../support/testUsdc.js'
 // tests/support/paidDoorCases.ts runs the same over npm start and the Vercel build output.
 
 const ON = {
+  PUBLIC_URL: 'https://svc.test',
   X402_PRICE: '1.00',
   X402_FACILITATOR_URL: 'http://127.0.0.1:9/facilitator',
   X402_PAY_TO: '0x000000000000000000000000000000000000bEEF',
@@ -48,11 +49,15 @@ afterAll(() => chain?.stop())
 /** A payments source over an environment, on a test clock, whose deploy services must never be asked for here. */
 const sourceOver = (env: Record<string, string>) => paymentsSourceOver(env, createTestClock(Date.UTC(2026, 10, 23, 10)).clock)
 
-/** The PAYMENT-REQUIRED of an unpaid deploy at the door, decoded. */
-async function required(url = 'https://svc.test/api/x402/deploy'): Promise<PaymentRequired> {
-  const handle = withOpenApiCheck('/api/x402/deploy', createPaidDeployEndpoint(sourceOver(ON)))
+/** The PAYMENT-REQUIRED of an unpaid deploy at the door (over `env`), decoded. */
+async function required(env: Record<string, string> = ON): Promise<PaymentRequired> {
+  const handle = withOpenApiCheck('/api/x402/deploy', createPaidDeployEndpoint(sourceOver(env)))
   const answer = await handle(
-    new Request(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(EXAMPLE_PAID_DEPLOY) }),
+    new Request('https://svc.test/api/x402/deploy', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(EXAMPLE_PAID_DEPLOY),
+    }),
   )
   expect(answer.status).toBe(402)
   return decodePaymentRequiredHeader(answer.headers.get('payment-required')!)
@@ -132,7 +137,7 @@ describe("the 402's bazaar discovery extension", () => {
   })
 
   it('fits, echoed by a real x402 client, in the PAYMENT-SIGNATURE the door takes, with room for a smart wallet’s signature', async () => {
-    const paymentRequired = await required('https://a-rather-long-deployment-name-0123456789.vercel.app/api/x402/deploy')
+    const paymentRequired = await required({ ...ON, PUBLIC_URL: 'https://a-rather-long-deployment-name-0123456789.vercel.app' })
     const client = createPayingClient({ rpcUrl: 'http://127.0.0.1:9' })
     const payload = await client.client.createPaymentPayload(paymentRequired)
     // The client echoes the extension, and a facilitator reads the door's discovery info from what it is sent.
@@ -152,27 +157,25 @@ describe('GET /.well-known/x402 (api/x402/manifest)', () => {
   const manifest = (env: Record<string, string>, init: RequestInit = {}, url = 'https://svc.example/.well-known/x402') =>
     withOpenApiCheck('/api/x402/manifest', createDiscoveryManifestEndpoint(sourceOver(env)))(new Request(url, init))
 
-  it('answers the manifest on the origin asked, with bare pointers in the 402’s own words, CORS-open', async () => {
+  it('answers the manifest of the public origin, with bare pointers in the 402’s own words, CORS-open', async () => {
     const answer = await manifest(ON, { headers: { origin: 'https://agent.example' } })
     expect(answer.status).toBe(200)
     expect(answer.headers.get('access-control-allow-origin')).toBe('*')
     expect(answer.headers.get('cache-control')).toBe('public, max-age=300')
     const body = discoveryManifestSchema.parse(await answer.json())
-    const { resource } = await required('https://svc.example/api/x402/deploy')
+    const { resource } = await required()
     expect(body).toEqual({
       x402Version: 2,
       kind: 'resource-server',
       name: resource.serviceName,
       description: expect.stringContaining('x402'),
       resources: [{ url: resource.url, method: 'POST', description: resource.description }],
-      docs: 'https://svc.example/skill.md',
-      openapi: 'https://svc.example/openapi.json',
+      docs: 'https://svc.test/skill.md',
+      openapi: 'https://svc.test/openapi.json',
       updated: '2026-11-23T10:00:00.000Z',
     })
     // Each resource is a bare pointer: its terms are the 402's alone.
     for (const entry of body.resources) expect(Object.keys(entry).sort()).toEqual(['description', 'method', 'url'])
-    const other = await manifest(ON, {}, 'https://other.example/api/x402/manifest')
-    expect(((await other.json()) as { resources: { url: string }[] }).resources[0]!.url).toBe('https://other.example/api/x402/deploy')
   })
 
   it('answers a CORS preflight and HEAD, and 405 with Allow for anything else', async () => {
@@ -199,6 +202,58 @@ describe('GET /.well-known/x402 (api/x402/manifest)', () => {
     const text = await bad.text()
     expect(JSON.parse(text)).toMatchObject({ ok: false, code: 'CONFIG_INVALID' })
     expect(text).not.toContain('one dollar')
+  })
+})
+
+describe('where the door says it is: the public origin, never a Host a client names', () => {
+  const HOSTILE = { host: 'evil.example', 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https' }
+  /** Every URL-bearing answer of the door over `env`, asked through a hostile Host: the 402 (header and body) and the manifest. */
+  async function answersOver(env: Record<string, string>) {
+    const source = sourceOver(env)
+    const door = withOpenApiCheck('/api/x402/deploy', createPaidDeployEndpoint(source))
+    const paid = await door(
+      new Request('https://evil.example/api/x402/deploy', {
+        method: 'POST',
+        headers: { ...HOSTILE, 'content-type': 'application/json' },
+        body: JSON.stringify(EXAMPLE_PAID_DEPLOY),
+      }),
+    )
+    const manifest = await withOpenApiCheck(
+      '/api/x402/manifest',
+      createDiscoveryManifestEndpoint(source),
+    )(new Request('https://evil.example/.well-known/x402', { headers: HOSTILE }))
+    return { paid, manifest }
+  }
+
+  it('names the door by PUBLIC_URL in the 402 and the manifest, whatever Host and X-Forwarded-Host say', async () => {
+    const { paid, manifest } = await answersOver({ ...ON, PUBLIC_URL: 'https://public.example' })
+    expect(paid.status).toBe(402)
+    const header = decodePaymentRequiredHeader(paid.headers.get('payment-required')!)
+    expect(header.resource.url).toBe('https://public.example/api/x402/deploy')
+    const listed = (await manifest.json()) as Record<string, unknown>
+    expect(listed).toMatchObject({ docs: 'https://public.example/skill.md', openapi: 'https://public.example/openapi.json' })
+    const everything = JSON.stringify([header, await paid.json(), listed])
+    expect(everything).not.toContain('evil')
+    expect(everything).toContain('https://public.example/api/x402/deploy')
+  })
+
+  it('takes Vercel’s production URL when PUBLIC_URL is not set', async () => {
+    const { paid } = await answersOver({ ...ON, PUBLIC_URL: '', VERCEL: '1', VERCEL_PROJECT_PRODUCTION_URL: 'svc.vercel.app' })
+    expect(decodePaymentRequiredHeader(paid.headers.get('payment-required')!).resource.url).toBe('https://svc.vercel.app/api/x402/deploy')
+  })
+
+  it('is off, naming PUBLIC_URL, when neither is set: it never advertises a guessed URL', async () => {
+    for (const env of [
+      { ...ON, PUBLIC_URL: '' },
+      { ...ON, PUBLIC_URL: '', VERCEL: '1', VERCEL_URL: 'svc-git-branch.vercel.app' },
+    ]) {
+      const { paid, manifest } = await answersOver(env)
+      for (const answer of [paid, manifest]) {
+        expect(answer.status).toBe(404)
+        expect(answer.headers.get('payment-required')).toBeNull()
+        expect(await answer.json()).toMatchObject({ ok: false, code: 'PAID_DEPLOYS_OFF', error: expect.stringContaining('PUBLIC_URL') })
+      }
+    }
   })
 })
 

@@ -20,6 +20,7 @@ import { placeTestUsdc } from '../support/testUsdc.js'
 let chain: AnvilChain
 /** The door's environment: on, over the test chain (set once the chain runs). */
 const ON: Record<string, string> = {
+  PUBLIC_URL: 'https://svc.test',
   X402_PRICE: '1.00',
   X402_FACILITATOR_URL: 'http://127.0.0.1:9/facilitator',
   X402_PAY_TO: '0x000000000000000000000000000000000000bEEF',

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process'
 import { createPublicKey, verify } from 'node:crypto'
 import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { request as httpRequest } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -33,6 +34,8 @@ export type PaidDoorTarget = {
   doors: [string, string]
   /** An instance whose paid cap is full (`X402_DAILY_CAP=0`): allowlisted agents still deploy there. */
   full: string
+  /** The origin a door names itself by (its 402's resource, its manifest, its receipts): its PUBLIC_URL, or Vercel's production URL. */
+  publicOrigin: (door: string) => string
   /** Every line the instances wrote. */
   lines: () => string[]
 }
@@ -65,6 +68,31 @@ function preflightedHeaderNames(headers: Headers): string[] {
     .filter((header) => !safelisted(header))
     .map(([name]) => name.toLowerCase())
     .sort()
+}
+
+/**
+ * A request over plain `node:http`, which sends the Host header it is given (fetch writes its own): what a client that
+ * lies about the host sends.
+ */
+async function sendRaw(
+  base: string,
+  { method, path, headers, body }: { method: string; path: string; headers: Record<string, string>; body?: string },
+): Promise<{ status: number; headers: Headers; text: string }> {
+  const { hostname, port } = new URL(base)
+  return new Promise((resolve, reject) => {
+    const outgoing = httpRequest({ host: hostname, port, method, path, headers }, (incoming) => {
+      const chunks: Buffer[] = []
+      incoming.on('data', (chunk: Buffer) => chunks.push(chunk))
+      incoming.on('end', () => {
+        const answerHeaders = new Headers()
+        for (const [name, value] of Object.entries(incoming.headers)) if (typeof value === 'string') answerHeaders.set(name, value)
+        resolve({ status: incoming.statusCode ?? 0, headers: answerHeaders, text: Buffer.concat(chunks).toString('utf8') })
+      })
+      incoming.on('error', reject)
+    })
+    outgoing.on('error', reject)
+    outgoing.end(body)
+  })
 }
 
 /** Registers the case list; `target` is read once the suite's `beforeAll` has built it. */
@@ -137,7 +165,8 @@ export function definePaidDoorCases(target: () => PaidDoorTarget): void {
       maxTimeoutSeconds: 300,
       extra: { name: BASE_USDC.name, version: BASE_USDC.version },
     }
-    expect(required).toMatchObject({ x402Version: 2, accepts: [accepts], resource: { url: expect.stringMatching(/\/api\/x402\/deploy$/) } })
+    const url = `${target().publicOrigin(target().doors[0])}/api/x402/deploy`
+    expect(required).toMatchObject({ x402Version: 2, accepts: [accepts], resource: { url } })
     expect(required.extensions).toHaveProperty('payment-identifier')
     expect(answer.body).toMatchObject({ ok: false, code: 'PAYMENT_REQUIRED', error: expect.any(String), accepts: [accepts] })
     expect(answer.headers.get('ratelimit-policy')).toMatch(/^"x402";q=\d+;w=60$/)
@@ -170,8 +199,8 @@ export function definePaidDoorCases(target: () => PaidDoorTarget): void {
         name: required.resource.serviceName,
         description: expect.any(String),
         resources: [{ url: required.resource.url, method: 'POST', description: required.resource.description }],
-        docs: `${door}/skill.md`,
-        openapi: `${door}/openapi.json`,
+        docs: `${target().publicOrigin(door)}/skill.md`,
+        openapi: `${target().publicOrigin(door)}/openapi.json`,
         updated: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
       })
     }
@@ -189,6 +218,28 @@ export function definePaidDoorCases(target: () => PaidDoorTarget): void {
       protocols: [{ x402: { scheme: 'exact', network: 'eip155:8453', payTo: target().parts.payTo } }],
       discovery: '/.well-known/x402',
     })
+  })
+
+  it('names itself by its public origin, whatever Host and X-Forwarded-Host a client sends: the 402, the manifest, the receipt', async () => {
+    const door = target().doors[0]
+    const url = `${target().publicOrigin(door)}/api/x402/deploy`
+    const hostile = { host: 'evil.example', 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https' }
+    const body = JSON.stringify({ name: 'Hostile Host', symbol: 'HOST' })
+    const asked = await sendRaw(door, { method: 'POST', path: DOOR, headers: { ...hostile, ...json }, body })
+    expect(asked.status).toBe(402)
+    const required = decodePaymentRequiredHeader(asked.headers.get('payment-required')!)
+    expect(required.resource.url).toBe(url)
+    const manifest = await sendRaw(door, { method: 'GET', path: '/.well-known/x402', headers: hostile })
+    expect(manifest.status).toBe(200)
+    // Paid through the same lie: the receipt signs the public URL too.
+    const client = await payer()
+    const header = await signedHeader(client, required.accepts[0]!)
+    const paid = await sendRaw(door, { method: 'POST', path: DOOR, headers: { ...hostile, ...json, 'payment-signature': header }, body })
+    const answer = JSON.parse(paid.text) as Record<string, any>
+    expect(answer).toMatchObject({ ok: true, status: 'broadcast', payment: { receipt: { payload: { resourceUrl: url } } } })
+    seen.push(asked.text, manifest.text, paid.text)
+    const everything = [asked.text, JSON.stringify(required), manifest.text, paid.text, JSON.stringify([...paid.headers])]
+    for (const text of everything) expect(text).not.toContain('evil')
   })
 
   it('refuses an invalid body first, as /api/b20-skill does: no 402, nobody asked to pay', async () => {
@@ -241,7 +292,7 @@ export function definePaidDoorCases(target: () => PaidDoorTarget): void {
     expect(payload).toEqual({
       version: 1,
       network: 'eip155:8453',
-      resourceUrl: expect.stringMatching(/^https?:\/\/[^/]+\/api\/x402\/deploy$/),
+      resourceUrl: `${target().publicOrigin(target().doors[0])}/api/x402/deploy`,
       payer: client.address,
       issuedAt: expect.any(Number),
       transaction: answer.body.payment.transaction,

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { PAID_DEPLOY_PATH, RESOURCE_DESCRIPTION, SERVICE_NAME } from './bazaar.js'
+import { paidDeployUrl, RESOURCE_DESCRIPTION, SERVICE_NAME } from './bazaar.js'
 
 // The origin's own x402 discovery manifest at /.well-known/x402: bare pointers to what it sells, in the 402's own
 // words; each resource's 402 states its terms.
@@ -33,22 +33,21 @@ export type DiscoveryManifest = z.infer<typeof discoveryManifestSchema>
 
 /** Parameters of {@link discoveryManifestOf}. */
 export type DiscoveryManifestOfParameters = {
-  /** The request's URL: the manifest points at this origin. */
-  url: string
+  /** The service's public origin (the door's `publicOrigin`, never a request's Host): every pointer is on it. */
+  publicOrigin: string
   /** When the manifest's settings were read (ms since the epoch). */
   updatedAt: number
 }
 
-/** The manifest of the origin a request came to (pure): the paid door as a bare pointer, with the 402's own words. */
-export function discoveryManifestOf({ url, updatedAt }: DiscoveryManifestOfParameters): DiscoveryManifest {
-  const { origin } = new URL(url)
+/** The manifest of the service's public origin (pure): the paid door as a bare pointer, with the 402's own words. */
+export function discoveryManifestOf({ publicOrigin: origin, updatedAt }: DiscoveryManifestOfParameters): DiscoveryManifest {
   return {
     x402Version: 2,
     kind: 'resource-server',
     name: SERVICE_NAME,
     description:
       'Live Base market data and KMS-signed B20 token deploys for AI agents; a deploy is sold per call with x402 (USDC on Base).',
-    resources: [{ url: `${origin}${PAID_DEPLOY_PATH}`, method: 'POST', description: RESOURCE_DESCRIPTION }],
+    resources: [{ url: paidDeployUrl(origin), method: 'POST', description: RESOURCE_DESCRIPTION }],
     docs: `${origin}/skill.md`,
     openapi: `${origin}/openapi.json`,
     updated: new Date(updatedAt).toISOString(),

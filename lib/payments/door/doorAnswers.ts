@@ -20,8 +20,8 @@ export type PaymentRequiredCode = 'PAYMENT_REQUIRED' | 'PAYMENT_INVALID' | 'PAYM
 /** Parameters of {@link paymentRequiredAnswer}. */
 export type PaymentRequiredAnswerParameters = {
   requirements: PaymentRequirements
-  /** The request's URL: the 402's resource is this door. */
-  url: string
+  /** The door's URL on the public origin (`paidDeployUrl`): the 402's resource. */
+  resourceUrl: string
   code: PaymentRequiredCode
   error: string
   /** Why a payment was refused, in x402's words. */
@@ -35,12 +35,12 @@ export type PaymentRequiredAnswerParameters = {
  */
 export async function paymentRequiredAnswer({
   requirements,
-  url,
+  resourceUrl,
   code,
   error,
   reason,
 }: PaymentRequiredAnswerParameters): Promise<HttpAnswer> {
-  const required = await paymentRequiredBuilder.createPaymentRequiredResponse([requirements], resourceOf(url), error, {
+  const required = await paymentRequiredBuilder.createPaymentRequiredResponse([requirements], resourceOf(resourceUrl), error, {
     [PAYMENT_IDENTIFIER]: declarePaymentIdentifierExtension(false),
     ...paidDeployDiscovery(),
   })
