@@ -153,6 +153,38 @@ describe("the 402's bazaar discovery extension", () => {
   })
 })
 
+describe('the catalog’s probes: every unpaid request is asked to pay', () => {
+  /** The door's answer to a request without a payment, checked against the OpenAPI document. */
+  const ask = (init: RequestInit) =>
+    withOpenApiCheck('/api/x402/deploy', createPaidDeployEndpoint(sourceOver(ON)))(new Request('https://svc.test/api/x402/deploy', init))
+  const post = (body: string, headers: Record<string, string> = { 'content-type': 'application/json' }) =>
+    ask({ method: 'POST', headers, body })
+
+  it.each([
+    ['POST {}', () => post('{}'), ['name', 'symbol']],
+    ['a GET', () => ask({ method: 'GET' }), ['body']],
+    ['a body that fails validation', () => post(JSON.stringify({ name: '', symbol: 'B@D', decimals: 4 })), ['name', 'symbol', 'decimals']],
+    ['a dry run (not sold here)', () => post(JSON.stringify({ ...EXAMPLE_PAID_DEPLOY, dryRun: true })), ['dryRun']],
+    ['an unknown action', () => post(JSON.stringify({ action: 'list_deploys' })), ['action']],
+    ['a body that is not JSON', () => post('{name:', { 'content-type': 'application/json' }), ['body']],
+    ['no body at all', () => post('', {}), ['body']],
+  ] as const)('answers %s with the 402, naming what to fix, and a bazaar extension its validators take', async (_, send, fields) => {
+    const answer = await send()
+    expect(answer.status).toBe(402)
+    const required = decodePaymentRequiredHeader(answer.headers.get('payment-required')!)
+    expect(required).toMatchObject({ x402Version: 2, resource: { url: 'https://svc.test/api/x402/deploy' } })
+    expect(required.accepts[0]).toMatchObject({ scheme: 'exact', amount: '1000000', payTo: ON.X402_PAY_TO })
+    const bazaar = required.extensions!.bazaar as DiscoveryExtension
+    expect(validateDiscoveryExtension(bazaar)).toEqual({ valid: true })
+    expect(validateDiscoveryExtensionSpec(bazaar as never)).toEqual({ valid: true })
+    const body = (await answer.json()) as { code: string; error: string; details: { field: string; reason: string }[] }
+    expect(body).toMatchObject({ ok: false, code: 'PAYMENT_REQUIRED', accepts: required.accepts })
+    expect(body.details.map((d) => d.field)).toEqual(expect.arrayContaining([...fields]))
+    for (const field of fields) expect(body.error).toContain(field)
+    expect(required.error).toBe(body.error)
+  })
+})
+
 describe('GET /.well-known/x402 (api/x402/manifest)', () => {
   const manifest = (env: Record<string, string>, init: RequestInit = {}, url = 'https://svc.example/.well-known/x402') =>
     withOpenApiCheck('/api/x402/manifest', createDiscoveryManifestEndpoint(sourceOver(env)))(new Request(url, init))

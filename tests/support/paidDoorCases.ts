@@ -242,11 +242,57 @@ export function definePaidDoorCases(target: () => PaidDoorTarget): void {
     for (const text of everything) expect(text).not.toContain('evil')
   })
 
-  it('refuses an invalid body first, as /api/b20-skill does: no 402, nobody asked to pay', async () => {
+  it('asks the catalog’s probes to pay: POST {}, a GET and an invalid body get the 402, naming what to fix, for fewer store commands than a valid one', async () => {
+    const door = target().doors[0]
+    const commands = () => target().parts.upstash.commands.length
+    await send(door, { name: 'Warm', symbol: 'WARM' }) // the instance reads the chain's terms once
+    let before = commands()
+    const valid = await send(door, { name: 'Probe', symbol: 'PROBE' })
+    // A 402 that could be sold: the throttle and a look at the paid cap; one the door would refuse: the throttle alone.
+    const validCommands = commands() - before
+    expect(valid.status).toBe(402)
+    expect(validCommands).toBeLessThanOrEqual(2)
+    const probes: [string, () => Promise<Answer>, string[]][] = [
+      ['POST {}', () => send(door, {}), ['name', 'symbol']],
+      ['GET', async () => keep(await fetchChecked(`${door}${DOOR}`)), ['body']],
+      ['invalid', () => send(door, { name: '', symbol: 'B@D', decimals: 4 }), ['name', 'symbol', 'decimals']],
+    ]
+    for (const [name, probe, fields] of probes) {
+      const counted = counts()
+      before = commands()
+      const answer = await probe()
+      expect(commands() - before, name).toBeLessThanOrEqual(validCommands - 1)
+      expect(since(counted), name).toMatchObject({ rpc: 0, kms: 0, verifies: 0 })
+      expect(answer.status, name).toBe(402)
+      const required = decodePaymentRequiredHeader(answer.headers.get('payment-required')!)
+      expect(required.resource.url, name).toBe(`${target().publicOrigin(door)}${DOOR}`)
+      expect(validateDiscoveryExtension(required.extensions!.bazaar as DiscoveryExtension), name).toEqual({ valid: true })
+      expect(answer.body, name).toMatchObject({ ok: false, code: 'PAYMENT_REQUIRED', accepts: required.accepts })
+      expect(
+        answer.body.details.map((d: { field: string }) => d.field),
+        name,
+      ).toEqual(expect.arrayContaining(fields))
+    }
+  })
+
+  it('refuses an invalid body a real x402 client paid for before any verify or settle, as /api/b20-skill does: no USDC moved', async () => {
+    const signatures: (string | null)[] = []
+    const client = createPayingClient({
+      rpcUrl: target().parts.chain.rpcUrl,
+      privateKey: await fundedPayer(target().parts),
+      baseFetch: async (input: RequestInfo | URL, init?: RequestInit) => {
+        const request = new Request(input, init)
+        signatures.push(request.headers.get('payment-signature'))
+        return fetch(request)
+      },
+    })
     const body = { name: '', symbol: 'B@D', decimals: 4 }
-    const answer = await send(target().doors[0], body)
+    const [start, before] = [await balances(client.address), counts()]
+    // The client answers the 402 by itself, then sends the same body with its payment: refused, never verified.
+    const answer = await pay(client, target().doors[0], body)
+    expect(signatures).toEqual([null, expect.any(String)])
     expect(answer.status).toBe(200)
-    expect(answer.headers.get('payment-required')).toBeNull()
+    expect(answer.headers.get('payment-response')).toBeNull()
     const keyed = await send(
       target().doors[0],
       { action: 'agent_deploy', ...body },
@@ -255,8 +301,10 @@ export function definePaidDoorCases(target: () => PaidDoorTarget): void {
     )
     expect(answer.body).toEqual(keyed.body)
     expect(answer.body).toMatchObject({ ok: false, code: 'INVALID_INTENT' })
-    const dry = await send(target().doors[0], { name: 'Dry', symbol: 'DRY', dryRun: true })
+    const dry = await pay(client, target().doors[1], { name: 'Dry', symbol: 'DRY', dryRun: true })
     expect(dry.body).toMatchObject({ code: 'INVALID_INTENT', details: [{ field: 'dryRun' }] })
+    expect(since(before)).toMatchObject({ verifies: 0, settles: 0, settled: 0, kms: 0 })
+    expect(await balances(client.address)).toEqual(start)
   })
 
   it('deploys for a real x402 client: paid once, exactly the price from payer to payTo, the token born as asked', async () => {

@@ -74,6 +74,12 @@ export const paymentRequiredBodySchema = z.object({
     .describe('PAYMENT_REQUIRED: none sent; PAYMENT_INVALID: refused before any settle; PAYMENT_FAILED: the settle failed'),
   error: z.string(),
   reason: z.string().optional().describe('Why the payment was refused, in x402’s words (amount_mismatch, insufficient_funds, …)'),
+  details: z
+    .array(z.object({ field: z.string(), reason: z.string() }))
+    .optional()
+    .describe(
+      'PAYMENT_REQUIRED of a request the door would refuse once paid (an invalid body, an unknown action, a GET): every problem, as INVALID_INTENT names them',
+    ),
   accepts: z.array(paymentRequirementSchema),
 })
 
