@@ -206,7 +206,7 @@ export const discoveryManifestOpenApi: ZodOpenApiPathItemObject = {
     operationId: 'getX402Manifest',
     summary: 'The x402 discovery manifest (also at /.well-known/x402)',
     description:
-      'What this origin sells over x402, as bare pointers on its own origin: x402Version 2, kind resource-server, name, description, resources [{url, method, description}], docs, openapi, updated. Each resource’s 402 states its terms (and carries the bazaar discovery extension). CORS-open; off (404 PAID_DEPLOYS_OFF) when paid deploys are.',
+      'What this origin sells over x402, as bare pointers on its public origin (PUBLIC_URL): version 1, resources [url] and instructions (the discovery document x402scan reads), then x402Version 2, kind resource-server, name, description, endpoints [{url, method, description}], docs, openapi, updated. Each resource’s 402 states its terms (and carries the bazaar discovery extension). CORS-open; off (404 PAID_DEPLOYS_OFF) when paid deploys are.',
     security: [],
     responses: {
       '200': {

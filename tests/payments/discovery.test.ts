@@ -7,6 +7,7 @@ import {
   validateDiscoveryExtensionSpec,
 } from '@x402/extensions/bazaar'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { z } from 'zod'
 import openapi from '../../api/openapi.js'
 import { parseDeployIntent } from '../../lib/deploy/actions/agentDeploy.js'
 import { loadDeployConfig } from '../../lib/deploy/config.js'
@@ -197,17 +198,33 @@ describe('GET /.well-known/x402 (api/x402/manifest)', () => {
     const body = discoveryManifestSchema.parse(await answer.json())
     const { resource } = await required()
     expect(body).toEqual({
+      version: 1,
+      resources: [resource.url],
+      instructions: expect.stringContaining('POST'),
       x402Version: 2,
       kind: 'resource-server',
       name: resource.serviceName,
       description: expect.stringContaining('x402'),
-      resources: [{ url: resource.url, method: 'POST', description: resource.description }],
+      endpoints: [{ url: resource.url, method: 'POST', description: resource.description }],
       docs: 'https://svc.test/skill.md',
       openapi: 'https://svc.test/openapi.json',
       updated: '2026-11-23T10:00:00.000Z',
     })
-    // Each resource is a bare pointer: its terms are the 402's alone.
-    for (const entry of body.resources) expect(Object.keys(entry).sort()).toEqual(['description', 'method', 'url'])
+    // Each endpoint is a bare pointer: its terms are the 402's alone.
+    for (const entry of body.endpoints) expect(Object.keys(entry).sort()).toEqual(['description', 'method', 'url'])
+  })
+
+  it('is also the discovery document x402scan reads at /.well-known/x402: version 1 and resources as absolute URLs', async () => {
+    // The shape as x402scan's registration takes it (nothing under node_modules/@x402 or the reference specifies it):
+    // a number version of 1, resources a list of URLs, instructions optional; other members are ignored by it.
+    const x402scanDocument = z.object({
+      version: z.literal(1),
+      resources: z.array(z.url()).min(1),
+      instructions: z.string().optional(),
+    })
+    const body = x402scanDocument.parse(await (await manifest(ON)).json())
+    expect(body.resources).toEqual(['https://svc.test/api/x402/deploy'])
+    for (const url of body.resources) expect(new URL(url).origin).toBe(ON.PUBLIC_URL)
   })
 
   it('answers a CORS preflight and HEAD, and 405 with Allow for anything else', async () => {

@@ -194,11 +194,14 @@ export function definePaidDoorCases(target: () => PaidDoorTarget): void {
       expect(manifest.status).toBe(200)
       expect(manifest.headers.get('access-control-allow-origin')).toBe('*')
       expect(manifest.body).toEqual({
+        version: 1,
+        resources: [required.resource.url],
+        instructions: expect.any(String),
         x402Version: 2,
         kind: 'resource-server',
         name: required.resource.serviceName,
         description: expect.any(String),
-        resources: [{ url: required.resource.url, method: 'POST', description: required.resource.description }],
+        endpoints: [{ url: required.resource.url, method: 'POST', description: required.resource.description }],
         docs: `${target().publicOrigin(door)}/skill.md`,
         openapi: `${target().publicOrigin(door)}/openapi.json`,
         updated: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
