@@ -3,6 +3,7 @@ import type { PaymentRequired } from '@x402/core/types'
 import {
   type DiscoveryExtension,
   extractDiscoveryInfo,
+  sanitizeResourceServiceMetadata,
   validateDiscoveryExtension,
   validateDiscoveryExtensionSpec,
 } from '@x402/extensions/bazaar'
@@ -85,6 +86,27 @@ describe("the 402's bazaar discovery extension", () => {
     })
     // The 402 still carries what it carried: the payment-identifier extension a retry is recognised by.
     expect(extensions).toHaveProperty('payment-identifier')
+  })
+
+  it('keeps within the catalogs’ limits: descriptions under 450 characters, serviceName and tags as the extension’s own rules keep them', async () => {
+    // A catalog drops a listing's metadata past about 450 characters (docs/payments.md): every text it lists stays under.
+    const LISTING_TEXT_MAX = 450
+    const { resource, extensions } = await required()
+    expect(resource.description!.length).toBeLessThan(LISTING_TEXT_MAX)
+    // The extension's own sanitizer (what an indexing facilitator keeps of the resource) keeps every field as it is.
+    expect(sanitizeResourceServiceMetadata(resource)).toEqual({ serviceName: resource.serviceName, tags: resource.tags })
+    // No prose rides in the bazaar extension (its schemas drop descriptions: the OpenAPI document carries them).
+    const texts: string[] = []
+    JSON.stringify(extensions!.bazaar, (key, value) => {
+      if (key === 'description' && typeof value === 'string') texts.push(value)
+      return value
+    })
+    expect(texts).toEqual([])
+    const listed = discoveryManifestSchema.parse(
+      await (await createDiscoveryManifestEndpoint(sourceOver(ON)).fetch(new Request('https://svc.test/.well-known/x402'))).json(),
+    )
+    for (const text of [listed.description, listed.instructions, ...listed.endpoints.map((e) => e.description)])
+      expect(text.length).toBeLessThan(LISTING_TEXT_MAX)
   })
 
   it('takes the intents the door takes and refuses what the door refuses, by the intent’s JSON Schema', async () => {

@@ -7,7 +7,12 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http'
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402/core/types'
-import { type DiscoveryExtension, validateDiscoveryExtension } from '@x402/extensions/bazaar'
+import {
+  type DiscoveryExtension,
+  sanitizeResourceServiceMetadata,
+  validateDiscoveryExtension,
+  validateDiscoveryExtensionSpec,
+} from '@x402/extensions/bazaar'
 import { type EIP712SignedReceipt, extractReceiptFromResponse, verifyReceiptSignatureEIP712 } from '@x402/extensions/offer-receipt'
 import type { Address, Hex } from 'viem'
 import { expect, it } from 'vitest'
@@ -180,7 +185,13 @@ export function definePaidDoorCases(target: () => PaidDoorTarget): void {
     const required = decodePaymentRequiredHeader(answer.headers.get('payment-required')!)
     const bazaar = required.extensions!.bazaar as DiscoveryExtension
     expect(validateDiscoveryExtension(bazaar)).toEqual({ valid: true })
+    expect(validateDiscoveryExtensionSpec(bazaar as never)).toEqual({ valid: true })
     expect(bazaar.info.input).toMatchObject({ type: 'http', method: 'POST', bodyType: 'json' })
+    // Its listing's words within the catalogs' limits: the description under 450 characters, the service's name and
+    // tags kept whole by the extension's own sanitizer.
+    expect(required.resource.description!.length).toBeLessThan(450)
+    const { serviceName, tags } = required.resource
+    expect(sanitizeResourceServiceMetadata(required.resource)).toEqual({ serviceName, tags })
     // Its input schema is the intent's: a real one passes, a bad one does not.
     const withBody = (body: unknown) =>
       validateDiscoveryExtension({ ...bazaar, info: { ...bazaar.info, input: { ...bazaar.info.input, body } } } as DiscoveryExtension)
