@@ -156,7 +156,8 @@ const GET_HAS_NO_BODY = { field: 'body', reason: 'a deploy is a POST with its ag
 
 /** A request past the throttle: its body, then the action it names, picked through the agent actions' registry. */
 async function answerRequest(source: PaymentsSource, config: OpenSettings, request: Request): Promise<HttpAnswer> {
-  const paid = request.headers.has('payment-signature') || request.headers.has('x-payment')
+  // As the deploy reads it: an empty PAYMENT-SIGNATURE is none (its 402), an X-PAYMENT (x402 v1) is a payment refused.
+  const paid = Boolean(request.headers.get('payment-signature') || request.headers.get('x-payment'))
   const door: Door = { source, request, paid, resourceUrl: paidDeployUrl(config.publicOrigin) }
   if (request.method === 'GET') return refuseDeploy(door, invalidRequest('agent_deploy', [GET_HAS_NO_BODY]))
   const read = await readJsonBody(request, PAID_DOOR_BODY_LIMIT_BYTES)

@@ -191,6 +191,11 @@ describe('the catalog’s probes: every unpaid request is asked to pay', () => {
     ['an unknown action', () => post(JSON.stringify({ action: 'list_deploys' })), ['action']],
     ['a body that is not JSON', () => post('{name:', { 'content-type': 'application/json' }), ['body']],
     ['no body at all', () => post('', {}), ['body']],
+    [
+      'POST {} with an empty PAYMENT-SIGNATURE',
+      () => post('{}', { 'content-type': 'application/json', 'payment-signature': '' }),
+      ['name'],
+    ],
   ] as const)('answers %s with the 402, naming what to fix, and a bazaar extension its validators take', async (_, send, fields) => {
     const answer = await send()
     expect(answer.status).toBe(402)
@@ -237,7 +242,7 @@ describe('GET /.well-known/x402 (api/x402/manifest)', () => {
   })
 
   it('is also the discovery document x402scan reads at /.well-known/x402: version 1 and resources as absolute URLs', async () => {
-    // The shape as x402scan's registration takes it (nothing under node_modules/@x402 or the reference specifies it):
+    // The shape as x402scan's registration takes it (nothing under node_modules/@x402 specifies it: docs/payments.md):
     // a number version of 1, resources a list of URLs, instructions optional; other members are ignored by it.
     const x402scanDocument = z.object({
       version: z.literal(1),
