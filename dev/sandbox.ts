@@ -15,7 +15,7 @@ import { seedHistory, syntheticHistory } from '../tests/support/syntheticHistory
 import { createSyntheticMarket } from '../tests/support/syntheticMarket.js'
 import { placeTestUsdc } from '../tests/support/testUsdc.js'
 import { deployUniswapV4 } from '../tests/support/uniswapV4.js'
-import { loadApiEndpoints, startServer, vercelRouting } from './server.js'
+import { defaultPublicUrl, loadApiEndpoints, startServer, vercelRouting } from './server.js'
 
 /** The sandbox's test USDC: another token than Base's USDC, so the printed payment shows the spendControls it needs. */
 const SANDBOX_USD = { address: '0x5A4d000000000000000000000000000000005a4D', name: 'Sandbox USD', version: '1' } as const
@@ -98,6 +98,7 @@ const server = await startServer({
   ...(await vercelRouting()),
 })
 const base = server.url
+defaultPublicUrl(base)
 // The history charts need a day of snapshots; a fresh sandbox backfills 24 h of synthetic ones behind the first real one.
 const { instanceReadSource } = await import('../lib/read/instance.js')
 const room = (await (await fetch(`${base}/api/control-room`)).json()) as { liveActivity: import('../lib/market/types.js').Token[] }

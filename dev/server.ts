@@ -6,6 +6,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import { getRequestListener } from '@hono/node-server'
 import { serveStatic } from '@hono/node-server/serve-static'
 import { type Context, Hono, type MiddlewareHandler } from 'hono'
+import { loadPublicOrigin } from '../lib/platform/config.js'
 import type { Endpoint } from '../lib/platform/edge.js'
 import { DISCARD_LIMIT_BYTES } from '../lib/platform/http.js'
 import { answerClientErrors, drainUnreadBody, responseWithSiteHeaders, setClientAddress } from './nodeConnections.js'
@@ -204,6 +205,18 @@ export async function startServer(parameters: StartServerParameters = {}): Promi
   }
 }
 
+/**
+ * The service's public origin under `npm start` when none is configured (`PUBLIC_URL`, or Vercel's production URL):
+ * the address the server listens on, set as `PUBLIC_URL`. The paid door names itself (its 402, manifest and receipts)
+ * only by the configured public origin, never by the Host header a client writes; off Vercel the listening address is
+ * the one origin this process knows for itself. Call it right after the listen resolves, before a request is read: the
+ * listen's callback and this run in one turn of the event loop, and each instance reads its settings on its first
+ * request.
+ */
+export function defaultPublicUrl(listening: string, env: NodeJS.ProcessEnv = process.env): void {
+  if (loadPublicOrigin(env) === null) env.PUBLIC_URL = listening
+}
+
 /** The rewrites and site-wide headers of vercel.json, so `npm start` answers like a deployment. */
 export async function vercelRouting(): Promise<{ rewrites: Record<string, string>; headers: Record<string, string> }> {
   const config = JSON.parse(await readFile(join(ROOT, 'vercel.json'), 'utf8')) as {
@@ -220,7 +233,6 @@ export async function vercelRouting(): Promise<{ rewrites: Record<string, string
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const { instanceReadSource } = await import('../lib/read/instance.js')
-  const { loadPublicOrigin } = await import('../lib/platform/config.js')
   const { loadDeployConfig } = await import('../lib/deploy/config.js')
   const { loadPaymentsConfig } = await import('../lib/payments/config.js')
   let describe: string
@@ -240,6 +252,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   }
   const port = Number(process.env.PORT ?? 3000)
   const running = await startServer({ port, host: process.env.HOST ?? '127.0.0.1', trustProxy, ...(await vercelRouting()) })
+  defaultPublicUrl(running.url)
   // The scheduled work runs here too, so a self-hosted server is always on (TICK_INTERVAL_SECONDS=0 turns it off).
   const { startInProcessTicker } = await import('../lib/tick/ticker.js')
   const ticker = await startInProcessTicker().catch((error: unknown) => {

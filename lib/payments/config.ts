@@ -1,11 +1,21 @@
 import { z } from 'zod'
 import type { PaymentAssetFacts } from '../chain/paymentAsset.js'
 import type { DeployConfig } from '../deploy/config.js'
-import { ConfigError, type CrossCheck, type Environment, httpUrl, optional, parseWith, wholeNumber } from '../platform/config.js'
+import {
+  ConfigError,
+  type CrossCheck,
+  type Environment,
+  httpUrl,
+  loadPublicOrigin,
+  optional,
+  parseWith,
+  wholeNumber,
+} from '../platform/config.js'
 import { cdpSecretProblem } from './facilitator/cdpAuth.js'
 
-// The paid door's settings: off unless X402_PRICE, X402_FACILITATOR_URL and a signer are all set. A bad
-// value stops npm start (and answers CONFIG_INVALID on Vercel) with the variable and what is wrong, never the value.
+// The paid door's settings: off unless X402_PRICE, X402_FACILITATOR_URL, a signer and the service's public origin are
+// all set. A bad value stops npm start (and answers CONFIG_INVALID on Vercel) with the variable and what is wrong, never
+// the value.
 
 /** The EIP-3009 token a chain's paid deploys default to: its USDC and the EIP-712 domain it signs with. */
 export const DEFAULT_ASSETS: Readonly<Record<8453 | 84532, { address: `0x${string}`; name: string; version: string }>> = {
@@ -23,6 +33,12 @@ export const PRICE_DECIMALS_MAX = 18
 export type PaymentsSettings = {
   /** Why paid deploys are off (which variables are missing, never their values); null when they are on. */
   offReason: string | null
+  /**
+   * The origin the door names itself by, in its 402, its manifest and its receipts: `PUBLIC_URL`, else
+   * `https://$VERCEL_PROJECT_PRODUCTION_URL` (npm start sets `PUBLIC_URL` to where it listens when neither is set). Never
+   * a request's Host, which a client writes. Null (and paid deploys off) when neither is set.
+   */
+  publicOrigin: string | null
   /** The price per deploy as the operator wrote it, in whole tokens (`"1.00"`). */
   price: string
   /** The price of a pooled launch (`pool` in the body: four transactions, more gas), `X402_POOL_PRICE`, else `price`. */
@@ -115,10 +131,12 @@ export function baseUnitsOf(price: string, decimals: number): string {
  */
 export function loadPaymentsConfig(env: Environment, deploy: DeployConfig): PaymentsSettings {
   const parsed = parseWith(paymentsSchema, env, 'paid deploys (x402)', [checkPairs])
+  const publicOrigin = loadPublicOrigin(env)
   const missing = [
     parsed.X402_PRICE ? null : 'X402_PRICE',
     parsed.X402_FACILITATOR_URL ? null : 'X402_FACILITATOR_URL',
     deploy.kmsKeyId ? null : 'KMS_KEY_ID',
+    publicOrigin ? null : 'PUBLIC_URL',
   ].filter((name) => name !== null)
   const usdc = DEFAULT_ASSETS[deploy.chainId]
   const assetAddress = (parsed.X402_ASSET ?? usdc.address) as `0x${string}`
@@ -126,6 +144,7 @@ export function loadPaymentsConfig(env: Environment, deploy: DeployConfig): Paym
   const price = parsed.X402_PRICE ?? '0'
   return {
     offReason: missing.length > 0 ? `${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} not set` : null,
+    publicOrigin,
     price,
     poolPrice: parsed.X402_POOL_PRICE ?? price,
     facilitatorUrl: parsed.X402_FACILITATOR_URL ?? '',

@@ -1,13 +1,11 @@
 import { cors } from 'hono/cors'
 import type { Hex } from 'viem'
-import type { B20Variant } from '../chain/b20Variants.js'
 import { type AgentAction, agentDoorErrors } from '../deploy/actions/action.js'
 import { agentDeployAction } from '../deploy/actions/agentDeploy.js'
 import { receiptAction } from '../deploy/actions/receipt.js'
 import { pickAgentAction } from '../deploy/actions/registry.js'
-import { failure, invalidRequest } from '../deploy/outcome.js'
+import { type DeployFailure, failure, invalidRequest } from '../deploy/outcome.js'
 import type { DeployIntent } from '../deploy/pipeline/intent.js'
-import { variantNotActive } from '../deploy/pipeline/variantActive.js'
 import { clientAddress } from '../platform/clientAddress.js'
 import { ConfigError } from '../platform/config.js'
 import { createEndpoint, type Endpoint } from '../platform/edge.js'
@@ -17,11 +15,11 @@ import type { HttpAnswer } from '../platform/httpAnswer.js'
 import { errorName, processLogger } from '../platform/log.js'
 import { perInstance } from '../platform/perInstance.js'
 import { rateLimitHeaders } from '../platform/rateLimitHeaders.js'
-import { accepted, type Result, refused } from '../platform/result.js'
-import { takeSlots } from '../store/slidingLog.js'
-import { type PaymentsConfig, type PaymentsSettings, termsFor } from './config.js'
+import { type PaymentsSettings, termsFor } from './config.js'
+import { paidDeployUrl } from './discovery/bazaar.js'
 import { discoveryManifestOf } from './discovery/manifest.js'
-import { domainAnswer, doorError, paymentRequiredAnswer } from './door/doorAnswers.js'
+import { domainAnswer, doorError } from './door/doorAnswers.js'
+import { offerFor, refusedUnpaidAnswer, unpaidAnswer } from './door/offer.js'
 import { decodePaymentHeader } from './door/paymentPayload.js'
 import { paymentRequirementsOf } from './door/requirements.js'
 import type { PaymentsSource } from './instance.js'
@@ -30,10 +28,11 @@ import { paymentKeys } from './keys.js'
 // POST /api/x402/deploy: the paid door. Off unless configured (404). Every request is throttled per client (RateLimit
 // headers on every answer). It dispatches through the agent actions' registry as every door does: the body's action
 // is picked there and read by that action's own check; the door then serves it its own way. A receipt is free. A
-// deploy is checked first (an invalid intent is never asked to pay), then against the chain (the asset's terms, read
-// once per instance; the variant's activation, kept a few minutes), then an unpaid request gets the 402 (no KMS: only
-// the throttle and the paid cap's count besides); a paid one loads the heavy half and runs steps 2 to 8
-// (`sale/paidRequest.ts`).
+// deploy is checked first: one it would refuse is refused before its payment is looked at, and asked to pay when it
+// carries none (a catalog probes with `POST {}`), its 402 naming what to fix. A valid one is checked against the chain
+// (the asset's terms, read once per instance; the variant's activation, kept a few minutes), then an unpaid request
+// gets the 402 (door/offer.ts: no KMS, only the throttle and the paid cap's count besides); a paid one loads the heavy
+// half and runs steps 2 to 8 (`sale/paidRequest.ts`). A GET is a deploy with no body: its answer is the 402.
 
 /** Largest request body accepted: the same as /api/b20-skill's. */
 export const PAID_DOOR_BODY_LIMIT_BYTES = 16 * 1024
@@ -45,7 +44,7 @@ export const PAID_DOOR_BODY_LIMIT_BYTES = 16 * 1024
  */
 const doorCors = cors({
   origin: '*',
-  allowMethods: ['POST', 'OPTIONS'],
+  allowMethods: ['POST', 'GET', 'OPTIONS'],
   allowHeaders: [...CORS_ALLOWED_HEADERS, 'PAYMENT-SIGNATURE', 'Access-Control-Expose-Headers'],
   exposeHeaders: [...CORS_EXPOSED_HEADERS, 'PAYMENT-REQUIRED', 'PAYMENT-RESPONSE', 'Idempotent-Replayed'],
   maxAge: 86_400,
@@ -58,8 +57,14 @@ const reply = ({ status, body, headers }: HttpAnswer) =>
 const paidDeploysOff = (config: PaymentsSettings) =>
   doorError(404, 'PAID_DEPLOYS_OFF', `Paid deploys are off on this deployment (${config.offReason}); agents with a key use /api/b20-skill.`)
 
+/** The door's settings while paid deploys are on: its public origin is known then. */
+type OpenSettings = PaymentsSettings & { publicOrigin: string }
+
+/** True when paid deploys are on (every setting there, the public origin among them). */
+const isOpen = (config: PaymentsSettings): config is OpenSettings => config.offReason === null && config.publicOrigin !== null
+
 /** The door's settings while paid deploys are on, else its answer: 500 CONFIG_INVALID, or 404 PAID_DEPLOYS_OFF. */
-function openSettings(source: PaymentsSource, handler: string): PaymentsSettings | Response {
+function openSettings(source: PaymentsSource, handler: string): OpenSettings | Response {
   let config: PaymentsSettings
   try {
     config = source.config()
@@ -67,7 +72,7 @@ function openSettings(source: PaymentsSource, handler: string): PaymentsSettings
     if (!(error instanceof ConfigError)) throw error
     return reply(errorAnswerOf(error, { endpoint: handler }))
   }
-  return config.offReason ? reply(paidDeploysOff(config)) : config
+  return isOpen(config) ? config : reply(paidDeploysOff(config))
 }
 
 /** The client's share of the door, as RateLimit headers, and whether this request may pass. */
@@ -86,7 +91,7 @@ async function throttle(source: PaymentsSource, config: PaymentsSettings, reques
 /** The paid door over a source of settings and services (`instancePaymentsSource` in production). */
 export function createPaidDeployEndpoint(source: PaymentsSource): Endpoint {
   return createEndpoint({
-    methods: ['POST'],
+    methods: ['POST', 'GET'],
     cors: doorCors,
     errors: agentDoorErrors('x402-deploy'),
     handler: async (request) => {
@@ -94,7 +99,7 @@ export function createPaidDeployEndpoint(source: PaymentsSource): Endpoint {
       if (config instanceof Response) return config
       const share = await throttle(source, config, request)
       const answer = share.ok
-        ? await answerRequest(source, request)
+        ? await answerRequest(source, config, request)
         : doorError(429, 'RATE_LIMITED', `Too many requests: at most ${config.rateLimitPerMinute} a minute per client.`, {
             'retry-after': String(share.retryAfter),
           })
@@ -103,59 +108,87 @@ export function createPaidDeployEndpoint(source: PaymentsSource): Endpoint {
   })
 }
 
+/** A request past the throttle: its source, whether it carries a payment, and the door's URL on the public origin. */
+type Door = { source: PaymentsSource; request: Request; paid: boolean; resourceUrl: string }
+
 /** A request past the throttle, with the body its action reads (`action` named). */
-type DoorRequest = { source: PaymentsSource; request: Request; body: Record<string, unknown> }
+type DoorRequest = Door & { body: Record<string, unknown> }
 
 /** An action the paid door offers: the registry's action by its name, and the door's answer to a request for it. */
 type PaidDoorAction = { name: string; answer: (door: DoorRequest) => Promise<HttpAnswer> }
 
-/** Offers a registry action on the paid door: its own check reads the request, then `serve` runs it the door's way. */
+/**
+ * Offers a registry action on the paid door: its own check reads the request, then `serve` runs it the door's way, and
+ * `refuse` answers a request it refuses (by default as every door does).
+ */
 function paidDoorAction<T extends object>(
   action: AgentAction<T>,
   serve: (door: DoorRequest, checked: T) => Promise<HttpAnswer>,
+  refuse: (door: Door, refusal: DeployFailure) => Promise<HttpAnswer> = async (_, refusal) => domainAnswer(refusal),
 ): PaidDoorAction {
   return {
     name: action.name,
     answer: async (door) => {
       const checked = action.check({ body: door.body, idempotencyKey: door.request.headers.get('idempotency-key') })
-      return checked.ok ? serve(door, checked) : domainAnswer(checked)
+      return checked.ok ? serve(door, checked) : refuse(door, checked)
     },
   }
 }
 
-/** A deploy is paid (a body with no `action` is one). */
-const paidDeploy = paidDoorAction(agentDeployAction, deploy)
+/**
+ * A deploy request the door refuses before any payment is looked at (an invalid body, an unknown action, a GET): with a
+ * payment, the refusal as every door answers it (nothing verified, settled or signed); without one, the 402 all the
+ * same, naming what to fix, since a catalog probes with `POST {}` and lists only a door that answers it 402.
+ */
+async function refuseDeploy(door: Door, refusal: DeployFailure): Promise<HttpAnswer> {
+  if (door.paid) return domainAnswer(refusal)
+  const offer = await offerFor({ chain: await door.source.chain(), variant: null })
+  return offer.ok ? refusedUnpaidAnswer({ config: offer.config, resourceUrl: door.resourceUrl, refusal }) : offer.answer
+}
+
+/** A deploy is paid (a body with no `action` is one); one the door refuses unpaid is still asked to pay. */
+const paidDeploy = paidDoorAction(agentDeployAction, deploy, refuseDeploy)
 /** The actions the paid door offers: a deploy is paid, a receipt is free. */
 const PAID_DOOR_ACTIONS = [paidDeploy, paidDoorAction(receiptAction, receipt)]
 
+/** Why a GET is no deploy: it has no body for the intent. */
+const GET_HAS_NO_BODY = { field: 'body', reason: 'a deploy is a POST with its agent_deploy intent as the JSON body' }
+
 /** A request past the throttle: its body, then the action it names, picked through the agent actions' registry. */
-async function answerRequest(source: PaymentsSource, request: Request): Promise<HttpAnswer> {
+async function answerRequest(source: PaymentsSource, config: OpenSettings, request: Request): Promise<HttpAnswer> {
+  // As the deploy reads it: an empty PAYMENT-SIGNATURE is none (its 402), an X-PAYMENT (x402 v1) is a payment refused.
+  const paid = Boolean(request.headers.get('payment-signature') || request.headers.get('x-payment'))
+  const door: Door = { source, request, paid, resourceUrl: paidDeployUrl(config.publicOrigin) }
+  if (request.method === 'GET') return refuseDeploy(door, invalidRequest('agent_deploy', [GET_HAS_NO_BODY]))
   const read = await readJsonBody(request, PAID_DOOR_BODY_LIMIT_BYTES)
-  if (!read.ok) return doorError(read.status, read.code, read.message)
+  if (!read.ok)
+    return paid || read.status === 413
+      ? doorError(read.status, read.code, read.message)
+      : refuseDeploy(door, invalidRequest('agent_deploy', [{ field: 'body', reason: read.message }]))
   const picked = pickAgentAction({ body: read.body, offered: PAID_DOOR_ACTIONS, whenMissing: paidDeploy })
-  if (!picked.ok) return domainAnswer(picked)
+  if (!picked.ok) return refuseDeploy(door, picked)
   // Only an object is picked; the action's check reads it with the action named (a deploy may omit it).
   const body = { ...(read.body as Record<string, unknown>), action: picked.action.name }
-  return picked.action.answer({ source, request, body })
+  return picked.action.answer({ ...door, body })
 }
 
 /** A deploy request, checked: offered (the chain's terms), then the 402 (unpaid), or the paid path with the heavy half loaded. */
-async function deploy({ source, request, body }: DoorRequest, { intent }: { intent: DeployIntent }): Promise<HttpAnswer> {
-  const idempotencyKey = request.headers.get('idempotency-key')
+async function deploy(door: DoorRequest, { intent }: { intent: DeployIntent }): Promise<HttpAnswer> {
+  const { source, request, body, resourceUrl } = door
   if (intent.dryRun) {
     const details = [
       { field: 'dryRun', reason: 'is not offered here: a paid deploy is simulated before anything is settled, so a revert costs nothing' },
     ]
-    return domainAnswer(invalidRequest('agent_deploy', details))
+    return refuseDeploy(door, invalidRequest('agent_deploy', details))
   }
-  const offer = await offerFor(source, intent.variant)
+  const offer = await offerFor({ chain: await source.chain(), variant: intent.variant })
   if (!offer.ok) return offer.answer
   const config = termsFor(offer.config, intent.pool !== undefined)
   const header = request.headers.get('payment-signature')
   if (!header) {
     if (request.headers.get('x-payment'))
       return doorError(400, 'INVALID_PAYMENT', 'x402 v1 payments (X-PAYMENT) are not taken: send an x402 v2 PAYMENT-SIGNATURE.')
-    return unpaid(source, config, request)
+    return unpaidAnswer({ store: await source.deploy.store(), config, resourceUrl, now: source.clock.now() })
   }
   const decoded = decodePaymentHeader(header)
   if (!decoded.ok) return doorError(400, 'INVALID_PAYMENT', `PAYMENT-SIGNATURE is malformed: ${decoded.reason}.`)
@@ -173,9 +206,10 @@ async function deploy({ source, request, body }: DoorRequest, { intent }: { inte
       clock: source.clock,
       keys: paymentKeys(config),
       requirements: paymentRequirementsOf(config),
-      url: request.url,
+      resourceUrl,
     }
     const { payment } = decoded
+    const idempotencyKey = request.headers.get('idempotency-key')
     return await heavyHalf.runPaidDeploy(context, {
       body,
       intent,
@@ -185,69 +219,6 @@ async function deploy({ source, request, body }: DoorRequest, { intent }: { inte
   } catch (error) {
     return errorAnswerOf(error, { endpoint: 'x402-deploy', unexpectedEvent: 'agent_action_failed' })
   }
-}
-
-/** What the door offers for a deploy: its settings, or why not, with its answer. */
-type Offer = Result<{ config: PaymentsConfig }, 'CONFIG_INVALID' | 'RPC_UNAVAILABLE' | 'VARIANT_NOT_ACTIVE', { answer: HttpAnswer }>
-
-/**
- * What the door offers for a deploy of `variant`, asked of the chain before any 402, verify or signature. The price
- * at the asset's own `decimals()`, with the EIP-712 domain the token signs with: else 500 CONFIG_INVALID (the log
- * names the setting), never a wrong price. The variant switched on by Base's ActivationRegistry: else
- * VARIANT_NOT_ACTIVE. An RPC that cannot tell the asset's terms stops the sale (503 RPC_UNAVAILABLE, nothing charged:
- * no price is guessed); one that cannot tell the variant's state lets the deploy's simulation decide, which reverts
- * `FeatureNotActivated` before anything is settled.
- */
-async function offerFor(source: PaymentsSource, variant: B20Variant): Promise<Offer> {
-  const chain = await source.chain()
-  let unanswered: unknown = null
-  const [priced, active] = await Promise.all([
-    chain.priced().catch((error: unknown) => {
-      unanswered = error
-      return null
-    }),
-    chain.activation.isActive(variant),
-  ])
-  if (priced === null) {
-    processLogger().warn('rpc_unavailable', { operation: 'x402-asset-terms', error: errorName(unanswered), effect: 'no price offered' })
-    const error =
-      'The chain RPC did not answer what the payment asset is (its decimals and EIP-712 domain), so no price can be asked; nothing was charged. Retry after Retry-After.'
-    return refused('RPC_UNAVAILABLE', { answer: doorError(503, 'RPC_UNAVAILABLE', error, { 'retry-after': '5' }) })
-  }
-  if (!priced.ok) return refused('CONFIG_INVALID', { answer: errorAnswerOf(priced.error, { endpoint: 'x402-deploy' }) })
-  if (active === false)
-    return refused('VARIANT_NOT_ACTIVE', { answer: domainAnswer(variantNotActive(variant, 'nothing was asked, charged or signed')) })
-  return accepted({ config: priced.config })
-}
-
-/** An unpaid deploy: DEPLOY_CAP_REACHED when the paid cap is full (one store command), else the 402. */
-async function unpaid(source: PaymentsSource, config: PaymentsConfig, request: Request): Promise<HttpAnswer> {
-  const store = await source.deploy.store()
-  const windowMs = config.capWindowSeconds * 1000
-  const now = source.clock.now()
-  const cap = { key: paymentKeys(config).cap, limit: config.dailyCap, windowMs }
-  // A look without a take (count 0). A store that cannot say lets the 402 through: the cap is taken, exactly, later.
-  const seen = store ? await takeSlots(store, { windows: [cap], count: 0, member: 'look', now }).catch(() => null) : null
-  const window = seen?.windows[0]
-  if (window && window.used >= config.dailyCap) {
-    const retryAt = new Date(window.oldestAt + windowMs).toISOString()
-    return domainAnswer(
-      failure(
-        'DEPLOY_CAP_REACHED',
-        `The rolling cap of ${config.dailyCap} paid deploys is reached; a slot frees up at ${retryAt}. Nothing was charged.`,
-        {
-          retryAt,
-          retryAfterSeconds: Math.max(1, Math.ceil((window.oldestAt + windowMs - now) / 1000)),
-        },
-      ),
-    )
-  }
-  return paymentRequiredAnswer({
-    requirements: paymentRequirementsOf(config),
-    url: request.url,
-    code: 'PAYMENT_REQUIRED',
-    error: `A deploy costs ${config.price} ${config.asset.name}: pay with x402 (an x402 client answers this 402 by itself), then the token is deployed.`,
-  })
 }
 
 /** A receipt, checked: free, for the deploys paid through this door. */
@@ -272,7 +243,7 @@ export function createDiscoveryManifestEndpoint(source: PaymentsSource): Endpoin
     handler: async (request) => {
       const config = openSettings(source, 'x402-manifest')
       if (config instanceof Response) return config
-      const manifest = discoveryManifestOf({ url: request.url, updatedAt: updatedAt() })
+      const manifest = discoveryManifestOf({ publicOrigin: config.publicOrigin, updatedAt: updatedAt() })
       return jsonResponse({
         body: JSON.stringify(manifest),
         head: request.method === 'HEAD',

@@ -34,13 +34,29 @@ import { PAID_DOOR_BODY_LIMIT_BYTES } from './endpoint.js'
 const quota = quotaHeaders('x402', 'X402_RATE_LIMIT_PER_MINUTE')
 const header = (description: string, required = false) => ({ description, required, schema: { type: 'string' as const } })
 
+/** The door's 402, as both its methods answer it. */
+const paymentRequired = {
+  ...jsonAnswer(
+    paymentRequiredBodySchema,
+    'Payment required (PAYMENT_REQUIRED; with details when the request would be refused once paid), or refused before any settle (PAYMENT_INVALID, PAYMENT_FAILED, with reason)',
+  ),
+  headers: {
+    ...corsHeaders,
+    ...quota,
+    'PAYMENT-REQUIRED': header(
+      'x402 v2 PaymentRequired (base64 JSON): x402Version, error, resource (url on the service’s public origin, description, serviceName, tags), accepts, extensions (payment-identifier; bazaar: the body’s JSON Schema and the paid answer’s, with examples)',
+      true,
+    ),
+  },
+}
+
 /** The paid door's route. */
 export const paidDeployOpenApi: ZodOpenApiPathItemObject = {
   post: {
     operationId: 'paidDeploy',
     summary: 'Deploy a B20 token paid per call with x402 (USDC, no key), or read a paid deploy’s receipt (free)',
     description: [
-      'Any agent with a funded wallet deploys without a key: the body is the agent_deploy intent (action may be omitted; dryRun is not offered). A variant Base has not activated on the network is refused first (VARIANT_NOT_ACTIVE). Without PAYMENT-SIGNATURE the answer is 402 with the x402 v2 PAYMENT-REQUIRED header (scheme exact, network eip155:<CHAIN_ID>, the asset, amount in base units at the asset’s own decimals() read on chain, payTo, extra {name, version} checked against the token); an x402 client (@x402/fetch) pays it and sends the request again.',
+      'Any agent with a funded wallet deploys without a key: the body is the agent_deploy intent (action may be omitted; dryRun is not offered). Without PAYMENT-SIGNATURE, a request the door would refuse (an invalid body, {}, an unknown action) is 402 all the same, naming what to fix in error and details; with one, it is refused (INVALID_INTENT) before the payment is verified. A variant Base has not activated on the network is refused (VARIANT_NOT_ACTIVE). Without PAYMENT-SIGNATURE the answer is 402 with the x402 v2 PAYMENT-REQUIRED header (scheme exact, network eip155:<CHAIN_ID>, the asset, amount in base units at the asset’s own decimals() read on chain, payTo, extra {name, version} checked against the token); an x402 client (@x402/fetch) pays it and sends the request again.',
       'With a payment: decoded (400 INVALID_PAYMENT), checked locally against the server’s own requirements, verified by the facilitator, the payer’s cap taken, the deploy simulated, and only then settled, confirmed on chain, signed and broadcast. A failure before the settle is 402 PAYMENT_INVALID or PAYMENT_FAILED with reason and a fresh PAYMENT-REQUIRED; nothing is settled or signed.',
       'One payment settles at most once and buys at most one deploy: the same payment again, or the same Idempotency-Key (scoped to the payer) with the same body, returns the first answer (Idempotent-Replayed: true) without settling the new payment. Settled but not deployed (RPC, KMS or store down, DEPLOY_BUSY) is a credit: resend to deploy without paying again.',
       '{"action":"receipt","tx_hash"} is free and answers as /api/b20-skill’s receipt does, for deploys paid here, with the payment beside it (payment: id, state, payer, amount, asset, transaction).',
@@ -101,21 +117,11 @@ export const paidDeployOpenApi: ZodOpenApiPathItemObject = {
         paidDoorErrorSchema,
         `PAYMENT-SIGNATURE malformed or longer than ${PAYMENT_HEADER_MAX_LENGTH / 1024} KiB (INVALID_PAYMENT); the body is not JSON (INVALID_JSON, UNSUPPORTED_CONTENT_TYPE)`,
       ),
-      '402': {
-        ...jsonAnswer(
-          paymentRequiredBodySchema,
-          'Payment required (PAYMENT_REQUIRED), or refused before any settle (PAYMENT_INVALID, PAYMENT_FAILED, with reason)',
-        ),
-        headers: {
-          ...corsHeaders,
-          ...quota,
-          'PAYMENT-REQUIRED': header(
-            'x402 v2 PaymentRequired (base64 JSON): x402Version, error, resource (url, description, serviceName, tags), accepts, extensions (payment-identifier; bazaar: the body’s JSON Schema and the paid answer’s, with examples)',
-            true,
-          ),
-        },
-      },
-      '404': jsonAnswer(paidDoorErrorSchema, 'Paid deploys are off on this deployment (PAID_DEPLOYS_OFF)'),
+      '402': paymentRequired,
+      '404': jsonAnswer(
+        paidDoorErrorSchema,
+        'Paid deploys are off on this deployment (PAID_DEPLOYS_OFF: a setting missing, PUBLIC_URL among them)',
+      ),
       '405': notAllowedAnswer,
       '413': jsonAnswer(paidDoorErrorSchema, `Body larger than ${PAID_DOOR_BODY_LIMIT_BYTES / 1024} KiB (BODY_TOO_LARGE)`),
       '429': {
@@ -130,6 +136,31 @@ export const paidDeployOpenApi: ZodOpenApiPathItemObject = {
         ...jsonAnswer(
           paidDoorErrorSchema,
           'The facilitator is down or did not answer in time (FACILITATOR_UNAVAILABLE), or the RPC could not say the asset’s decimals and EIP-712 domain, so no price is asked (RPC_UNAVAILABLE): nothing was settled or signed',
+        ),
+        headers: retryAfterHeaders,
+      },
+    },
+  },
+  get: {
+    operationId: 'getPaidDeployTerms',
+    summary: 'What a paid deploy costs: the 402 with its x402 terms (a deploy itself is a POST)',
+    description:
+      'A GET carries no intent, so it buys nothing: without PAYMENT-SIGNATURE it is answered the 402 a deploy gets (PAYMENT-REQUIRED, with details naming the missing body), which is what an x402 catalog or an agent reads the terms from; with one, 200 INVALID_INTENT, nothing verified or settled.',
+    security: [],
+    responses: {
+      '308': redirectAnswer,
+      '200': jsonAnswer(deployFailureSchema, 'A GET with a payment: INVALID_INTENT, nothing verified, settled or signed'),
+      '402': paymentRequired,
+      '404': jsonAnswer(paidDoorErrorSchema, 'Paid deploys are off on this deployment (PAID_DEPLOYS_OFF)'),
+      '429': {
+        ...jsonAnswer(paidDoorErrorSchema, 'Too many requests from this client (RATE_LIMITED)'),
+        headers: { ...retryAfterHeaders, ...quota },
+      },
+      '500': jsonAnswer(paidDoorErrorSchema, 'Misconfigured (CONFIG_INVALID) or an unexpected failure (INTERNAL, with requestId)'),
+      '503': {
+        ...jsonAnswer(
+          paidDoorErrorSchema,
+          'The RPC could not say the asset’s decimals and EIP-712 domain, so no price is asked (RPC_UNAVAILABLE)',
         ),
         headers: retryAfterHeaders,
       },
@@ -175,7 +206,7 @@ export const discoveryManifestOpenApi: ZodOpenApiPathItemObject = {
     operationId: 'getX402Manifest',
     summary: 'The x402 discovery manifest (also at /.well-known/x402)',
     description:
-      'What this origin sells over x402, as bare pointers on its own origin: x402Version 2, kind resource-server, name, description, resources [{url, method, description}], docs, openapi, updated. Each resource’s 402 states its terms (and carries the bazaar discovery extension). CORS-open; off (404 PAID_DEPLOYS_OFF) when paid deploys are.',
+      'What this origin sells over x402, as bare pointers on its public origin (PUBLIC_URL): version 1, resources [url] and instructions (the discovery document x402scan reads), then x402Version 2, kind resource-server, name, description, endpoints [{url, method, description}], docs, openapi, updated. Each resource’s 402 states its terms (and carries the bazaar discovery extension). CORS-open; off (404 PAID_DEPLOYS_OFF) when paid deploys are.',
     security: [],
     responses: {
       '200': {

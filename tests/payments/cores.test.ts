@@ -29,20 +29,32 @@ import { ConfigError } from '../../lib/platform/config.js'
 
 const SIGNER = '0x1111111111111111111111111111111111111111'
 const PAY_TO = '0x000000000000000000000000000000000000bEEF'
-const on = { X402_PRICE: '1.50', X402_FACILITATOR_URL: 'https://facilitator.example/x402', KMS_KEY_ID: 'k', AWS_REGION: 'us-east-1' }
+const on = {
+  X402_PRICE: '1.50',
+  X402_FACILITATOR_URL: 'https://facilitator.example/x402',
+  KMS_KEY_ID: 'k',
+  AWS_REGION: 'us-east-1',
+  PUBLIC_URL: 'https://svc.example',
+}
 const load = (env: Record<string, string>) => loadPaymentsConfig(env, loadDeployConfig(env))
 /** The settings priced as a 6-decimal token whose domain is the configured one says. */
 const priced = (env: Record<string, string>) => pricedPaymentsConfig(load(env), { decimals: 6, domainProblems: [] })
 
 describe('the paid door configuration', () => {
-  it('is off, saying which variables are missing, unless price, facilitator and signer are all set', () => {
-    expect(load({}).offReason).toBe('X402_PRICE, X402_FACILITATOR_URL, KMS_KEY_ID are not set')
-    expect(load({ X402_PRICE: '1', KMS_KEY_ID: 'k', AWS_REGION: 'us-east-1', SIGNER_ADDRESS: SIGNER }).offReason).toBe(
-      'X402_FACILITATOR_URL is not set',
-    )
+  it('is off, saying which variables are missing, unless price, facilitator, signer and public origin are all set', () => {
+    expect(load({}).offReason).toBe('X402_PRICE, X402_FACILITATOR_URL, KMS_KEY_ID, PUBLIC_URL are not set')
+    const noFacilitator = { X402_PRICE: '1', KMS_KEY_ID: 'k', AWS_REGION: 'us-east-1', SIGNER_ADDRESS: SIGNER, PUBLIC_URL: on.PUBLIC_URL }
+    expect(load(noFacilitator).offReason).toBe('X402_FACILITATOR_URL is not set')
+    // The public origin: PUBLIC_URL, else Vercel's production URL; neither, and the door is off (it never guesses one).
+    expect(load({ ...on, PUBLIC_URL: '', SIGNER_ADDRESS: SIGNER }).offReason).toBe('PUBLIC_URL is not set')
+    expect(load({ ...on, PUBLIC_URL: '', SIGNER_ADDRESS: SIGNER, VERCEL_PROJECT_PRODUCTION_URL: 'svc.vercel.app' })).toMatchObject({
+      offReason: null,
+      publicOrigin: 'https://svc.vercel.app',
+    })
     const config = load({ ...on, SIGNER_ADDRESS: SIGNER })
     expect(config).toMatchObject({
       offReason: null,
+      publicOrigin: 'https://svc.example',
       price: '1.50',
       payTo: SIGNER,
       asset: { address: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', name: 'USD Coin', version: '2' },
@@ -169,7 +181,7 @@ describe('the requirements the server builds', () => {
       maxTimeoutSeconds: PAYMENT_TIMEOUT_SECONDS,
       extra: { name: 'USD Coin', version: '2' },
     })
-    expect(resourceOf('https://svc.example/api/x402/deploy?x=1')).toMatchObject({
+    expect(resourceOf('https://svc.example/api/x402/deploy')).toMatchObject({
       url: 'https://svc.example/api/x402/deploy',
       mimeType: 'application/json',
     })

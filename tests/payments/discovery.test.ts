@@ -3,10 +3,12 @@ import type { PaymentRequired } from '@x402/core/types'
 import {
   type DiscoveryExtension,
   extractDiscoveryInfo,
+  sanitizeResourceServiceMetadata,
   validateDiscoveryExtension,
   validateDiscoveryExtensionSpec,
 } from '@x402/extensions/bazaar'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { z } from 'zod'
 import openapi from '../../api/openapi.js'
 import { parseDeployIntent } from '../../lib/deploy/actions/agentDeploy.js'
 import { loadDeployConfig } from '../../lib/deploy/config.js'
@@ -29,6 +31,7 @@ import { placeTestUsdc } from '../support/testUsdc.js'
 // tests/support/paidDoorCases.ts runs the same over npm start and the Vercel build output.
 
 const ON = {
+  PUBLIC_URL: 'https://svc.test',
   X402_PRICE: '1.00',
   X402_FACILITATOR_URL: 'http://127.0.0.1:9/facilitator',
   X402_PAY_TO: '0x000000000000000000000000000000000000bEEF',
@@ -48,11 +51,15 @@ afterAll(() => chain?.stop())
 /** A payments source over an environment, on a test clock, whose deploy services must never be asked for here. */
 const sourceOver = (env: Record<string, string>) => paymentsSourceOver(env, createTestClock(Date.UTC(2026, 10, 23, 10)).clock)
 
-/** The PAYMENT-REQUIRED of an unpaid deploy at the door, decoded. */
-async function required(url = 'https://svc.test/api/x402/deploy'): Promise<PaymentRequired> {
-  const handle = withOpenApiCheck('/api/x402/deploy', createPaidDeployEndpoint(sourceOver(ON)))
+/** The PAYMENT-REQUIRED of an unpaid deploy at the door (over `env`), decoded. */
+async function required(env: Record<string, string> = ON): Promise<PaymentRequired> {
+  const handle = withOpenApiCheck('/api/x402/deploy', createPaidDeployEndpoint(sourceOver(env)))
   const answer = await handle(
-    new Request(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(EXAMPLE_PAID_DEPLOY) }),
+    new Request('https://svc.test/api/x402/deploy', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(EXAMPLE_PAID_DEPLOY),
+    }),
   )
   expect(answer.status).toBe(402)
   return decodePaymentRequiredHeader(answer.headers.get('payment-required')!)
@@ -79,6 +86,27 @@ describe("the 402's bazaar discovery extension", () => {
     })
     // The 402 still carries what it carried: the payment-identifier extension a retry is recognised by.
     expect(extensions).toHaveProperty('payment-identifier')
+  })
+
+  it('keeps within the catalogs’ limits: descriptions under 450 characters, serviceName and tags as the extension’s own rules keep them', async () => {
+    // A catalog drops a listing's metadata past about 450 characters (docs/payments.md): every text it lists stays under.
+    const LISTING_TEXT_MAX = 450
+    const { resource, extensions } = await required()
+    expect(resource.description!.length).toBeLessThan(LISTING_TEXT_MAX)
+    // The extension's own sanitizer (what an indexing facilitator keeps of the resource) keeps every field as it is.
+    expect(sanitizeResourceServiceMetadata(resource)).toEqual({ serviceName: resource.serviceName, tags: resource.tags })
+    // No prose rides in the bazaar extension (its schemas drop descriptions: the OpenAPI document carries them).
+    const texts: string[] = []
+    JSON.stringify(extensions!.bazaar, (key, value) => {
+      if (key === 'description' && typeof value === 'string') texts.push(value)
+      return value
+    })
+    expect(texts).toEqual([])
+    const listed = discoveryManifestSchema.parse(
+      await (await createDiscoveryManifestEndpoint(sourceOver(ON)).fetch(new Request('https://svc.test/.well-known/x402'))).json(),
+    )
+    for (const text of [listed.description, listed.instructions, ...listed.endpoints.map((e) => e.description)])
+      expect(text.length).toBeLessThan(LISTING_TEXT_MAX)
   })
 
   it('takes the intents the door takes and refuses what the door refuses, by the intent’s JSON Schema', async () => {
@@ -132,7 +160,7 @@ describe("the 402's bazaar discovery extension", () => {
   })
 
   it('fits, echoed by a real x402 client, in the PAYMENT-SIGNATURE the door takes, with room for a smart wallet’s signature', async () => {
-    const paymentRequired = await required('https://a-rather-long-deployment-name-0123456789.vercel.app/api/x402/deploy')
+    const paymentRequired = await required({ ...ON, PUBLIC_URL: 'https://a-rather-long-deployment-name-0123456789.vercel.app' })
     const client = createPayingClient({ rpcUrl: 'http://127.0.0.1:9' })
     const payload = await client.client.createPaymentPayload(paymentRequired)
     // The client echoes the extension, and a facilitator reads the door's discovery info from what it is sent.
@@ -148,31 +176,82 @@ describe("the 402's bazaar discovery extension", () => {
   })
 })
 
+describe('the catalog’s probes: every unpaid request is asked to pay', () => {
+  /** The door's answer to a request without a payment, checked against the OpenAPI document. */
+  const ask = (init: RequestInit) =>
+    withOpenApiCheck('/api/x402/deploy', createPaidDeployEndpoint(sourceOver(ON)))(new Request('https://svc.test/api/x402/deploy', init))
+  const post = (body: string, headers: Record<string, string> = { 'content-type': 'application/json' }) =>
+    ask({ method: 'POST', headers, body })
+
+  it.each([
+    ['POST {}', () => post('{}'), ['name', 'symbol']],
+    ['a GET', () => ask({ method: 'GET' }), ['body']],
+    ['a body that fails validation', () => post(JSON.stringify({ name: '', symbol: 'B@D', decimals: 4 })), ['name', 'symbol', 'decimals']],
+    ['a dry run (not sold here)', () => post(JSON.stringify({ ...EXAMPLE_PAID_DEPLOY, dryRun: true })), ['dryRun']],
+    ['an unknown action', () => post(JSON.stringify({ action: 'list_deploys' })), ['action']],
+    ['a body that is not JSON', () => post('{name:', { 'content-type': 'application/json' }), ['body']],
+    ['no body at all', () => post('', {}), ['body']],
+    [
+      'POST {} with an empty PAYMENT-SIGNATURE',
+      () => post('{}', { 'content-type': 'application/json', 'payment-signature': '' }),
+      ['name'],
+    ],
+  ] as const)('answers %s with the 402, naming what to fix, and a bazaar extension its validators take', async (_, send, fields) => {
+    const answer = await send()
+    expect(answer.status).toBe(402)
+    const required = decodePaymentRequiredHeader(answer.headers.get('payment-required')!)
+    expect(required).toMatchObject({ x402Version: 2, resource: { url: 'https://svc.test/api/x402/deploy' } })
+    expect(required.accepts[0]).toMatchObject({ scheme: 'exact', amount: '1000000', payTo: ON.X402_PAY_TO })
+    const bazaar = required.extensions!.bazaar as DiscoveryExtension
+    expect(validateDiscoveryExtension(bazaar)).toEqual({ valid: true })
+    expect(validateDiscoveryExtensionSpec(bazaar as never)).toEqual({ valid: true })
+    const body = (await answer.json()) as { code: string; error: string; details: { field: string; reason: string }[] }
+    expect(body).toMatchObject({ ok: false, code: 'PAYMENT_REQUIRED', accepts: required.accepts })
+    expect(body.details.map((d) => d.field)).toEqual(expect.arrayContaining([...fields]))
+    for (const field of fields) expect(body.error).toContain(field)
+    expect(required.error).toBe(body.error)
+  })
+})
+
 describe('GET /.well-known/x402 (api/x402/manifest)', () => {
   const manifest = (env: Record<string, string>, init: RequestInit = {}, url = 'https://svc.example/.well-known/x402') =>
     withOpenApiCheck('/api/x402/manifest', createDiscoveryManifestEndpoint(sourceOver(env)))(new Request(url, init))
 
-  it('answers the manifest on the origin asked, with bare pointers in the 402’s own words, CORS-open', async () => {
+  it('answers the manifest of the public origin, with bare pointers in the 402’s own words, CORS-open', async () => {
     const answer = await manifest(ON, { headers: { origin: 'https://agent.example' } })
     expect(answer.status).toBe(200)
     expect(answer.headers.get('access-control-allow-origin')).toBe('*')
     expect(answer.headers.get('cache-control')).toBe('public, max-age=300')
     const body = discoveryManifestSchema.parse(await answer.json())
-    const { resource } = await required('https://svc.example/api/x402/deploy')
+    const { resource } = await required()
     expect(body).toEqual({
+      version: 1,
+      resources: [resource.url],
+      instructions: expect.stringContaining('POST'),
       x402Version: 2,
       kind: 'resource-server',
       name: resource.serviceName,
       description: expect.stringContaining('x402'),
-      resources: [{ url: resource.url, method: 'POST', description: resource.description }],
-      docs: 'https://svc.example/skill.md',
-      openapi: 'https://svc.example/openapi.json',
+      endpoints: [{ url: resource.url, method: 'POST', description: resource.description }],
+      docs: 'https://svc.test/skill.md',
+      openapi: 'https://svc.test/openapi.json',
       updated: '2026-11-23T10:00:00.000Z',
     })
-    // Each resource is a bare pointer: its terms are the 402's alone.
-    for (const entry of body.resources) expect(Object.keys(entry).sort()).toEqual(['description', 'method', 'url'])
-    const other = await manifest(ON, {}, 'https://other.example/api/x402/manifest')
-    expect(((await other.json()) as { resources: { url: string }[] }).resources[0]!.url).toBe('https://other.example/api/x402/deploy')
+    // Each endpoint is a bare pointer: its terms are the 402's alone.
+    for (const entry of body.endpoints) expect(Object.keys(entry).sort()).toEqual(['description', 'method', 'url'])
+  })
+
+  it('is also the discovery document x402scan reads at /.well-known/x402: version 1 and resources as absolute URLs', async () => {
+    // The shape as x402scan's registration takes it (nothing under node_modules/@x402 specifies it: docs/payments.md):
+    // a number version of 1, resources a list of URLs, instructions optional; other members are ignored by it.
+    const x402scanDocument = z.object({
+      version: z.literal(1),
+      resources: z.array(z.url()).min(1),
+      instructions: z.string().optional(),
+    })
+    const body = x402scanDocument.parse(await (await manifest(ON)).json())
+    expect(body.resources).toEqual(['https://svc.test/api/x402/deploy'])
+    for (const url of body.resources) expect(new URL(url).origin).toBe(ON.PUBLIC_URL)
   })
 
   it('answers a CORS preflight and HEAD, and 405 with Allow for anything else', async () => {
@@ -199,6 +278,58 @@ describe('GET /.well-known/x402 (api/x402/manifest)', () => {
     const text = await bad.text()
     expect(JSON.parse(text)).toMatchObject({ ok: false, code: 'CONFIG_INVALID' })
     expect(text).not.toContain('one dollar')
+  })
+})
+
+describe('where the door says it is: the public origin, never a Host a client names', () => {
+  const HOSTILE = { host: 'evil.example', 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https' }
+  /** Every URL-bearing answer of the door over `env`, asked through a hostile Host: the 402 (header and body) and the manifest. */
+  async function answersOver(env: Record<string, string>) {
+    const source = sourceOver(env)
+    const door = withOpenApiCheck('/api/x402/deploy', createPaidDeployEndpoint(source))
+    const paid = await door(
+      new Request('https://evil.example/api/x402/deploy', {
+        method: 'POST',
+        headers: { ...HOSTILE, 'content-type': 'application/json' },
+        body: JSON.stringify(EXAMPLE_PAID_DEPLOY),
+      }),
+    )
+    const manifest = await withOpenApiCheck(
+      '/api/x402/manifest',
+      createDiscoveryManifestEndpoint(source),
+    )(new Request('https://evil.example/.well-known/x402', { headers: HOSTILE }))
+    return { paid, manifest }
+  }
+
+  it('names the door by PUBLIC_URL in the 402 and the manifest, whatever Host and X-Forwarded-Host say', async () => {
+    const { paid, manifest } = await answersOver({ ...ON, PUBLIC_URL: 'https://public.example' })
+    expect(paid.status).toBe(402)
+    const header = decodePaymentRequiredHeader(paid.headers.get('payment-required')!)
+    expect(header.resource.url).toBe('https://public.example/api/x402/deploy')
+    const listed = (await manifest.json()) as Record<string, unknown>
+    expect(listed).toMatchObject({ docs: 'https://public.example/skill.md', openapi: 'https://public.example/openapi.json' })
+    const everything = JSON.stringify([header, await paid.json(), listed])
+    expect(everything).not.toContain('evil')
+    expect(everything).toContain('https://public.example/api/x402/deploy')
+  })
+
+  it('takes Vercel’s production URL when PUBLIC_URL is not set', async () => {
+    const { paid } = await answersOver({ ...ON, PUBLIC_URL: '', VERCEL: '1', VERCEL_PROJECT_PRODUCTION_URL: 'svc.vercel.app' })
+    expect(decodePaymentRequiredHeader(paid.headers.get('payment-required')!).resource.url).toBe('https://svc.vercel.app/api/x402/deploy')
+  })
+
+  it('is off, naming PUBLIC_URL, when neither is set: it never advertises a guessed URL', async () => {
+    for (const env of [
+      { ...ON, PUBLIC_URL: '' },
+      { ...ON, PUBLIC_URL: '', VERCEL: '1', VERCEL_URL: 'svc-git-branch.vercel.app' },
+    ]) {
+      const { paid, manifest } = await answersOver(env)
+      for (const answer of [paid, manifest]) {
+        expect(answer.status).toBe(404)
+        expect(answer.headers.get('payment-required')).toBeNull()
+        expect(await answer.json()).toMatchObject({ ok: false, code: 'PAID_DEPLOYS_OFF', error: expect.stringContaining('PUBLIC_URL') })
+      }
+    }
   })
 })
 

@@ -73,7 +73,7 @@ describe('the receipt of a paid deploy', () => {
       {
         services: { getSigner: async () => account, logger: createLogger({ write: () => undefined }) },
         clock: clock.clock,
-        url: `${URL_OF_DOOR}?x=1`,
+        resourceUrl: URL_OF_DOOR,
       },
       settledAnswer(deployed, payment),
     )
@@ -101,7 +101,7 @@ describe('the receipt of a paid deploy', () => {
     const context = {
       services: { getSigner: async () => account, logger: createLogger({ write: (line) => lines.push(line) }) },
       clock: createTestClock(1_800_000_000_000).clock,
-      url: URL_OF_DOOR,
+      resourceUrl: URL_OF_DOOR,
     }
     const plain = settledAnswer(deployed, payment)
     kms.setDown(true)
@@ -129,7 +129,7 @@ describe('the receipt of a paid deploy', () => {
     const context = {
       services: { getSigner: async () => account, logger: createLogger({ write: () => undefined }) },
       clock: createTestClock(1_800_000_000_000).clock,
-      url: URL_OF_DOOR,
+      resourceUrl: URL_OF_DOOR,
     }
     const before = kms.calls.length
     const uncertain = settledAnswer({ ok: false, code: 'BROADCAST_UNCERTAIN', error: 'x' }, payment)

@@ -16,13 +16,17 @@ describe('POST /api/x402/deploy over npm start (two instances, the local facilit
   let instances: NpmStart[] = []
   beforeAll(async () => {
     const parts = await startPaidDoorParts({ redisSocket: inject('redisSocket'), storePrefix: `paid${process.pid}:` })
-    instances = await Promise.all([
-      startNpmStart(parts.env),
-      startNpmStart(parts.env),
-      startNpmStart({ ...parts.env, X402_DAILY_CAP: '0' }),
-    ])
+    // No PUBLIC_URL: each instance names itself by the address it listens on, as npm start does when none is set.
+    const env = { ...parts.env, PUBLIC_URL: '' }
+    instances = await Promise.all([startNpmStart(env), startNpmStart(env), startNpmStart({ ...env, X402_DAILY_CAP: '0' })])
     const [a, b, full] = instances as [NpmStart, NpmStart, NpmStart]
-    target = { parts, doors: [a.url, b.url], full: full.url, lines: () => instances.flatMap((i) => i.lines) }
+    target = {
+      parts,
+      doors: [a.url, b.url],
+      full: full.url,
+      publicOrigin: (door) => door,
+      lines: () => instances.flatMap((i) => i.lines),
+    }
   }, 120_000)
   afterAll(async () => {
     await Promise.all(instances.map((i) => i.stop()))

@@ -20,6 +20,7 @@ import { placeTestUsdc } from '../support/testUsdc.js'
 let chain: AnvilChain
 /** The door's environment: on, over the test chain (set once the chain runs). */
 const ON: Record<string, string> = {
+  PUBLIC_URL: 'https://svc.test',
   X402_PRICE: '1.00',
   X402_FACILITATOR_URL: 'http://127.0.0.1:9/facilitator',
   X402_PAY_TO: '0x000000000000000000000000000000000000bEEF',
@@ -101,9 +102,15 @@ describe('the paid door at its edge', () => {
     expect((await ask('203.0.113.9')).status).toBe(402)
   })
 
-  it('answers an unknown action and a bad receipt request as the agent actions do', async () => {
+  it('answers an unknown action and a bad receipt request as the agent actions do (unpaid, the unknown action is asked to pay)', async () => {
     const ask = door(ON)
-    expect(await (await ask(undefined, { action: 'list_deploys' })).json()).toMatchObject({ ok: false, code: 'UNKNOWN_ACTION' })
+    const unpaid = await ask(undefined, { action: 'list_deploys' })
+    expect(unpaid.status).toBe(402)
+    expect(await unpaid.json()).toMatchObject({ ok: false, code: 'PAYMENT_REQUIRED', details: [{ field: 'action' }] })
+    // With a payment (here one that could not even be decoded), the action's refusal, before the payment is looked at.
+    const paid = await ask(undefined, { action: 'list_deploys' }, { 'payment-signature': 'not a payment' })
+    expect(await paid.json()).toMatchObject({ ok: false, code: 'UNKNOWN_ACTION' })
+    // A receipt is free: a bad one is refused as it is, never asked to pay.
     expect(await (await ask(undefined, { action: 'receipt', tx_hash: '0x12' })).json()).toMatchObject({
       ok: false,
       code: 'INVALID_INTENT',

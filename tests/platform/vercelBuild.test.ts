@@ -338,13 +338,21 @@ describe('the Vercel build output (vercel build with the official CLI, offline)'
         '/.well-known/x402': output.functions['x402/manifest']!,
         '/openapi.json': output.functions.openapi!,
       }
+      // One deployment's public origin, as Vercel gives it (no PUBLIC_URL): every instance names the door by it.
+      const env = { ...paid.env, PUBLIC_URL: '', VERCEL_PROJECT_PRODUCTION_URL: 'paid-door.vercel.test' }
       served = await Promise.all([
-        serveBuiltFunctions(routes, paid.env),
-        serveBuiltFunctions(routes, paid.env),
-        serveBuiltFunctions(routes, { ...paid.env, X402_DAILY_CAP: '0' }),
+        serveBuiltFunctions(routes, env),
+        serveBuiltFunctions(routes, env),
+        serveBuiltFunctions(routes, { ...env, X402_DAILY_CAP: '0' }),
       ])
       const [a, b, full] = served as [BuiltInstance, BuiltInstance, BuiltInstance]
-      target = { parts: paid, doors: [a.url, b.url], full: full.url, lines: () => served.flatMap((i) => i.lines) }
+      target = {
+        parts: paid,
+        doors: [a.url, b.url],
+        full: full.url,
+        publicOrigin: () => 'https://paid-door.vercel.test',
+        lines: () => served.flatMap((i) => i.lines),
+      }
     }, 120_000)
     afterAll(async () => {
       await Promise.all(served.map((i) => i.stop()))

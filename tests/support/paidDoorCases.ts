@@ -1,12 +1,18 @@
 import { execFile } from 'node:child_process'
 import { createPublicKey, verify } from 'node:crypto'
 import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { request as httpRequest } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http'
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402/core/types'
-import { type DiscoveryExtension, validateDiscoveryExtension } from '@x402/extensions/bazaar'
+import {
+  type DiscoveryExtension,
+  sanitizeResourceServiceMetadata,
+  validateDiscoveryExtension,
+  validateDiscoveryExtensionSpec,
+} from '@x402/extensions/bazaar'
 import { type EIP712SignedReceipt, extractReceiptFromResponse, verifyReceiptSignatureEIP712 } from '@x402/extensions/offer-receipt'
 import type { Address, Hex } from 'viem'
 import { expect, it } from 'vitest'
@@ -33,6 +39,8 @@ export type PaidDoorTarget = {
   doors: [string, string]
   /** An instance whose paid cap is full (`X402_DAILY_CAP=0`): allowlisted agents still deploy there. */
   full: string
+  /** The origin a door names itself by (its 402's resource, its manifest, its receipts): its PUBLIC_URL, or Vercel's production URL. */
+  publicOrigin: (door: string) => string
   /** Every line the instances wrote. */
   lines: () => string[]
 }
@@ -65,6 +73,31 @@ function preflightedHeaderNames(headers: Headers): string[] {
     .filter((header) => !safelisted(header))
     .map(([name]) => name.toLowerCase())
     .sort()
+}
+
+/**
+ * A request over plain `node:http`, which sends the Host header it is given (fetch writes its own): what a client that
+ * lies about the host sends.
+ */
+async function sendRaw(
+  base: string,
+  { method, path, headers, body }: { method: string; path: string; headers: Record<string, string>; body?: string },
+): Promise<{ status: number; headers: Headers; text: string }> {
+  const { hostname, port } = new URL(base)
+  return new Promise((resolve, reject) => {
+    const outgoing = httpRequest({ host: hostname, port, method, path, headers }, (incoming) => {
+      const chunks: Buffer[] = []
+      incoming.on('data', (chunk: Buffer) => chunks.push(chunk))
+      incoming.on('end', () => {
+        const answerHeaders = new Headers()
+        for (const [name, value] of Object.entries(incoming.headers)) if (typeof value === 'string') answerHeaders.set(name, value)
+        resolve({ status: incoming.statusCode ?? 0, headers: answerHeaders, text: Buffer.concat(chunks).toString('utf8') })
+      })
+      incoming.on('error', reject)
+    })
+    outgoing.on('error', reject)
+    outgoing.end(body)
+  })
 }
 
 /** Registers the case list; `target` is read once the suite's `beforeAll` has built it. */
@@ -137,7 +170,8 @@ export function definePaidDoorCases(target: () => PaidDoorTarget): void {
       maxTimeoutSeconds: 300,
       extra: { name: BASE_USDC.name, version: BASE_USDC.version },
     }
-    expect(required).toMatchObject({ x402Version: 2, accepts: [accepts], resource: { url: expect.stringMatching(/\/api\/x402\/deploy$/) } })
+    const url = `${target().publicOrigin(target().doors[0])}/api/x402/deploy`
+    expect(required).toMatchObject({ x402Version: 2, accepts: [accepts], resource: { url } })
     expect(required.extensions).toHaveProperty('payment-identifier')
     expect(answer.body).toMatchObject({ ok: false, code: 'PAYMENT_REQUIRED', error: expect.any(String), accepts: [accepts] })
     expect(answer.headers.get('ratelimit-policy')).toMatch(/^"x402";q=\d+;w=60$/)
@@ -151,7 +185,13 @@ export function definePaidDoorCases(target: () => PaidDoorTarget): void {
     const required = decodePaymentRequiredHeader(answer.headers.get('payment-required')!)
     const bazaar = required.extensions!.bazaar as DiscoveryExtension
     expect(validateDiscoveryExtension(bazaar)).toEqual({ valid: true })
+    expect(validateDiscoveryExtensionSpec(bazaar as never)).toEqual({ valid: true })
     expect(bazaar.info.input).toMatchObject({ type: 'http', method: 'POST', bodyType: 'json' })
+    // Its listing's words within the catalogs' limits: the description under 450 characters, the service's name and
+    // tags kept whole by the extension's own sanitizer.
+    expect(required.resource.description!.length).toBeLessThan(450)
+    const { serviceName, tags } = required.resource
+    expect(sanitizeResourceServiceMetadata(required.resource)).toEqual({ serviceName, tags })
     // Its input schema is the intent's: a real one passes, a bad one does not.
     const withBody = (body: unknown) =>
       validateDiscoveryExtension({ ...bazaar, info: { ...bazaar.info, input: { ...bazaar.info.input, body } } } as DiscoveryExtension)
@@ -165,13 +205,16 @@ export function definePaidDoorCases(target: () => PaidDoorTarget): void {
       expect(manifest.status).toBe(200)
       expect(manifest.headers.get('access-control-allow-origin')).toBe('*')
       expect(manifest.body).toEqual({
+        version: 1,
+        resources: [required.resource.url],
+        instructions: expect.any(String),
         x402Version: 2,
         kind: 'resource-server',
         name: required.resource.serviceName,
         description: expect.any(String),
-        resources: [{ url: required.resource.url, method: 'POST', description: required.resource.description }],
-        docs: `${door}/skill.md`,
-        openapi: `${door}/openapi.json`,
+        endpoints: [{ url: required.resource.url, method: 'POST', description: required.resource.description }],
+        docs: `${target().publicOrigin(door)}/skill.md`,
+        openapi: `${target().publicOrigin(door)}/openapi.json`,
         updated: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
       })
     }
@@ -191,11 +234,79 @@ export function definePaidDoorCases(target: () => PaidDoorTarget): void {
     })
   })
 
-  it('refuses an invalid body first, as /api/b20-skill does: no 402, nobody asked to pay', async () => {
+  it('names itself by its public origin, whatever Host and X-Forwarded-Host a client sends: the 402, the manifest, the receipt', async () => {
+    const door = target().doors[0]
+    const url = `${target().publicOrigin(door)}/api/x402/deploy`
+    const hostile = { host: 'evil.example', 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https' }
+    const body = JSON.stringify({ name: 'Hostile Host', symbol: 'HOST' })
+    const asked = await sendRaw(door, { method: 'POST', path: DOOR, headers: { ...hostile, ...json }, body })
+    expect(asked.status).toBe(402)
+    const required = decodePaymentRequiredHeader(asked.headers.get('payment-required')!)
+    expect(required.resource.url).toBe(url)
+    const manifest = await sendRaw(door, { method: 'GET', path: '/.well-known/x402', headers: hostile })
+    expect(manifest.status).toBe(200)
+    // Paid through the same lie: the receipt signs the public URL too.
+    const client = await payer()
+    const header = await signedHeader(client, required.accepts[0]!)
+    const paid = await sendRaw(door, { method: 'POST', path: DOOR, headers: { ...hostile, ...json, 'payment-signature': header }, body })
+    const answer = JSON.parse(paid.text) as Record<string, any>
+    expect(answer).toMatchObject({ ok: true, status: 'broadcast', payment: { receipt: { payload: { resourceUrl: url } } } })
+    seen.push(asked.text, manifest.text, paid.text)
+    const everything = [asked.text, JSON.stringify(required), manifest.text, paid.text, JSON.stringify([...paid.headers])]
+    for (const text of everything) expect(text).not.toContain('evil')
+  })
+
+  it('asks the catalog’s probes to pay: POST {}, a GET and an invalid body get the 402, naming what to fix, for fewer store commands than a valid one', async () => {
+    const door = target().doors[0]
+    const commands = () => target().parts.upstash.commands.length
+    await send(door, { name: 'Warm', symbol: 'WARM' }) // the instance reads the chain's terms once
+    let before = commands()
+    const valid = await send(door, { name: 'Probe', symbol: 'PROBE' })
+    // A 402 that could be sold: the throttle and a look at the paid cap; one the door would refuse: the throttle alone.
+    const validCommands = commands() - before
+    expect(valid.status).toBe(402)
+    expect(validCommands).toBeLessThanOrEqual(2)
+    const probes: [string, () => Promise<Answer>, string[]][] = [
+      ['POST {}', () => send(door, {}), ['name', 'symbol']],
+      ['GET', async () => keep(await fetchChecked(`${door}${DOOR}`)), ['body']],
+      ['invalid', () => send(door, { name: '', symbol: 'B@D', decimals: 4 }), ['name', 'symbol', 'decimals']],
+    ]
+    for (const [name, probe, fields] of probes) {
+      const counted = counts()
+      before = commands()
+      const answer = await probe()
+      expect(commands() - before, name).toBeLessThanOrEqual(validCommands - 1)
+      expect(since(counted), name).toMatchObject({ rpc: 0, kms: 0, verifies: 0 })
+      expect(answer.status, name).toBe(402)
+      const required = decodePaymentRequiredHeader(answer.headers.get('payment-required')!)
+      expect(required.resource.url, name).toBe(`${target().publicOrigin(door)}${DOOR}`)
+      expect(validateDiscoveryExtension(required.extensions!.bazaar as DiscoveryExtension), name).toEqual({ valid: true })
+      expect(answer.body, name).toMatchObject({ ok: false, code: 'PAYMENT_REQUIRED', accepts: required.accepts })
+      expect(
+        answer.body.details.map((d: { field: string }) => d.field),
+        name,
+      ).toEqual(expect.arrayContaining(fields))
+    }
+  })
+
+  it('refuses an invalid body a real x402 client paid for before any verify or settle, as /api/b20-skill does: no USDC moved', async () => {
+    const signatures: (string | null)[] = []
+    const client = createPayingClient({
+      rpcUrl: target().parts.chain.rpcUrl,
+      privateKey: await fundedPayer(target().parts),
+      baseFetch: async (input: RequestInfo | URL, init?: RequestInit) => {
+        const request = new Request(input, init)
+        signatures.push(request.headers.get('payment-signature'))
+        return fetch(request)
+      },
+    })
     const body = { name: '', symbol: 'B@D', decimals: 4 }
-    const answer = await send(target().doors[0], body)
+    const [start, before] = [await balances(client.address), counts()]
+    // The client answers the 402 by itself, then sends the same body with its payment: refused, never verified.
+    const answer = await pay(client, target().doors[0], body)
+    expect(signatures).toEqual([null, expect.any(String)])
     expect(answer.status).toBe(200)
-    expect(answer.headers.get('payment-required')).toBeNull()
+    expect(answer.headers.get('payment-response')).toBeNull()
     const keyed = await send(
       target().doors[0],
       { action: 'agent_deploy', ...body },
@@ -204,8 +315,10 @@ export function definePaidDoorCases(target: () => PaidDoorTarget): void {
     )
     expect(answer.body).toEqual(keyed.body)
     expect(answer.body).toMatchObject({ ok: false, code: 'INVALID_INTENT' })
-    const dry = await send(target().doors[0], { name: 'Dry', symbol: 'DRY', dryRun: true })
+    const dry = await pay(client, target().doors[1], { name: 'Dry', symbol: 'DRY', dryRun: true })
     expect(dry.body).toMatchObject({ code: 'INVALID_INTENT', details: [{ field: 'dryRun' }] })
+    expect(since(before)).toMatchObject({ verifies: 0, settles: 0, settled: 0, kms: 0 })
+    expect(await balances(client.address)).toEqual(start)
   })
 
   it('deploys for a real x402 client: paid once, exactly the price from payer to payTo, the token born as asked', async () => {
@@ -241,7 +354,7 @@ export function definePaidDoorCases(target: () => PaidDoorTarget): void {
     expect(payload).toEqual({
       version: 1,
       network: 'eip155:8453',
-      resourceUrl: expect.stringMatching(/^https?:\/\/[^/]+\/api\/x402\/deploy$/),
+      resourceUrl: `${target().publicOrigin(target().doors[0])}/api/x402/deploy`,
       payer: client.address,
       issuedAt: expect.any(Number),
       transaction: answer.body.payment.transaction,

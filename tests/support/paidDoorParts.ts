@@ -45,6 +45,8 @@ export async function startPaidDoorParts({ redisSocket, storePrefix, env = {} }:
     deployUniswapV4(parts.chain),
   ])
   Object.assign(parts.env, {
+    // The origin the door names itself by (a target served over HTTP may name its own: npm start's listening address).
+    PUBLIC_URL: 'https://paid-door.test',
     X402_PRICE: TEST_PRICE,
     X402_POOL_PRICE: TEST_POOL_PRICE,
     UNISWAP_V4_POOL_MANAGER: v4.poolManager,

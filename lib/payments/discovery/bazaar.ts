@@ -22,6 +22,11 @@ export const SERVICE_TAGS = ['base', 'b20', 'token-deploy', 'erc20', 'usdc']
 /** The paid door's path on the service's origin. */
 export const PAID_DEPLOY_PATH = '/api/x402/deploy'
 
+/** The paid door's URL on the service's public origin: the 402's resource, the manifest's pointer, a receipt's resourceUrl. */
+export function paidDeployUrl(publicOrigin: string): string {
+  return `${publicOrigin}${PAID_DEPLOY_PATH}`
+}
+
 /** The agent_deploy body as the paid door takes it (`action` may be omitted): what the OpenAPI document declares too. */
 export const paidDeployRequestSchema = agentDeploySchema.partial({ action: true })
 

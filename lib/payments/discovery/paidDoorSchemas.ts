@@ -82,6 +82,12 @@ export const paymentRequiredBodySchema = z.object({
     .enum(Object.keys(DOOR_REFUSAL_REASONS) as [DoorRefusalReason, ...DoorRefusalReason[]])
     .optional()
     .describe('Why the payment was refused, in the door’s own words (a facilitator’s are logged, never answered)'),
+  details: z
+    .array(z.object({ field: z.string(), reason: z.string() }))
+    .optional()
+    .describe(
+      'PAYMENT_REQUIRED of a request the door would refuse once paid (an invalid body, an unknown action, a GET): every problem, as INVALID_INTENT names them',
+    ),
   accepts: z.array(paymentRequirementSchema),
 })
 

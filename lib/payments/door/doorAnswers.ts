@@ -4,6 +4,7 @@ import type { PaymentRequirements } from '@x402/core/types'
 import { declarePaymentIdentifierExtension, PAYMENT_IDENTIFIER } from '@x402/extensions/payment-identifier'
 import type { DeployFailure } from '../../deploy/outcome.js'
 import type { HttpAnswer } from '../../platform/httpAnswer.js'
+import type { RequestProblem } from '../../platform/problems.js'
 import { paidDeployDiscovery } from '../discovery/bazaar.js'
 import type { PaidDoorErrorCode, PaymentSummary } from '../discovery/paidDoorSchemas.js'
 import { resourceOf } from './requirements.js'
@@ -20,12 +21,14 @@ export type PaymentRequiredCode = 'PAYMENT_REQUIRED' | 'PAYMENT_INVALID' | 'PAYM
 /** Parameters of {@link paymentRequiredAnswer}. */
 export type PaymentRequiredAnswerParameters = {
   requirements: PaymentRequirements
-  /** The request's URL: the 402's resource is this door. */
-  url: string
+  /** The door's URL on the public origin (`paidDeployUrl`): the 402's resource. */
+  resourceUrl: string
   code: PaymentRequiredCode
   error: string
   /** Why a payment was refused, in x402's words. */
   reason?: string
+  /** What the request would be refused for once paid (an unpaid invalid body): every problem, as INVALID_INTENT names them. */
+  details?: RequestProblem[]
 }
 
 /**
@@ -35,18 +38,19 @@ export type PaymentRequiredAnswerParameters = {
  */
 export async function paymentRequiredAnswer({
   requirements,
-  url,
+  resourceUrl,
   code,
   error,
   reason,
+  details,
 }: PaymentRequiredAnswerParameters): Promise<HttpAnswer> {
-  const required = await paymentRequiredBuilder.createPaymentRequiredResponse([requirements], resourceOf(url), error, {
+  const required = await paymentRequiredBuilder.createPaymentRequiredResponse([requirements], resourceOf(resourceUrl), error, {
     [PAYMENT_IDENTIFIER]: declarePaymentIdentifierExtension(false),
     ...paidDeployDiscovery(),
   })
   return {
     status: 402,
-    body: { ok: false, code, error, ...(reason ? { reason } : {}), accepts: [requirements] },
+    body: { ok: false, code, error, ...(reason ? { reason } : {}), ...(details ? { details } : {}), accepts: [requirements] },
     headers: { 'payment-required': encodePaymentRequiredHeader(required), 'cache-control': 'no-store' },
   }
 }

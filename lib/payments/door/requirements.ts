@@ -24,11 +24,10 @@ export function paymentRequirementsOf(config: PaymentsConfig): PaymentRequiremen
   }
 }
 
-/** The 402's `resource`: this door (its URL without a query), what it sells, what it answers, and who sells it. */
-export function resourceOf(url: string): ResourceInfo {
-  const { origin, pathname } = new URL(url)
+/** The 402's `resource`: this door (its URL on the public origin), what it sells, what it answers, and who sells it. */
+export function resourceOf(resourceUrl: string): ResourceInfo {
   return {
-    url: `${origin}${pathname}`,
+    url: resourceUrl,
     description: RESOURCE_DESCRIPTION,
     mimeType: 'application/json',
     serviceName: SERVICE_NAME,

@@ -43,17 +43,17 @@ const STILL_RUNNING = 'A request with this payment or Idempotency-Key is still r
 export async function runPaidDeploy(given: Omit<PaidDeployContext, 'startedAt'>, request: PaidRequest): Promise<HttpAnswer> {
   const context: PaidDeployContext = { ...given, startedAt: given.clock.now() }
   const { payment, body, intent, idempotencyKey } = request
-  const { requirements, url, config, store, services } = context
+  const { requirements, resourceUrl, config, store, services } = context
   // Step 2, the checks that hold for good (a resend of the same payment passed them the first time); the window,
   // which closes with time, only for a payment not seen before.
   const terms = checkPaymentTerms(payment, requirements)
   const keptTerms = terms ? await keptTermsOf(context, payment) : null
   if (terms && !keptTerms)
-    return paymentRequiredAnswer({ requirements, url, code: 'PAYMENT_INVALID', error: terms.message, reason: terms.reason })
+    return paymentRequiredAnswer({ requirements, resourceUrl, code: 'PAYMENT_INVALID', error: terms.message, reason: terms.reason })
   if (!(await signatureRecoversToPayer(payment, keptTerms ?? requirements, config.chainId)))
     return paymentRequiredAnswer({
       requirements,
-      url,
+      resourceUrl,
       code: 'PAYMENT_INVALID',
       error: 'The payment’s signature does not recover to its from address (only an EOA’s EIP-712 signature is taken).',
       reason: 'invalid_signature',
@@ -210,12 +210,13 @@ async function newPayment(
   replacing: IdempotencyAlias | null,
   seen: PaymentRecord | null = null,
 ): Promise<HttpAnswer> {
-  const { requirements, url, store, facilitator } = context
+  const { requirements, resourceUrl, store, facilitator } = context
   // The validity window is the door's clock's: the wall clock, as the token and the facilitator judge it.
   const nowSeconds = Math.floor(context.clock.now() / 1000)
   const window =
     checkValidityWindow(purchase.payment, nowSeconds) ?? checkValidityLength(purchase.payment, nowSeconds, requirements.maxTimeoutSeconds)
-  if (window) return paymentRequiredAnswer({ requirements, url, code: 'PAYMENT_INVALID', error: window.message, reason: window.reason })
+  if (window)
+    return paymentRequiredAnswer({ requirements, resourceUrl, code: 'PAYMENT_INVALID', error: window.message, reason: window.reason })
   const { keyHash } = purchase
   const record = paymentRecordOf(context, purchase, 'verifying')
   const claimed = keyHash ? await claimIdempotencyKey(store, purchase, { keyHash, record, replacing }) : true
@@ -234,7 +235,7 @@ async function newPayment(
     context.services.logger.info('x402_verify_refused', { payer: purchase.payer, reason, said: verdict.reason.slice(0, 200) })
     await refuse(reason)
     const error = `The facilitator refused the payment: ${message} Nothing was settled or signed.`
-    return paymentRequiredAnswer({ requirements, url, code: 'PAYMENT_INVALID', error, reason })
+    return paymentRequiredAnswer({ requirements, resourceUrl, code: 'PAYMENT_INVALID', error, reason })
   }
   return deployForPayment(context, purchase, { kind: 'new' })
 }

@@ -29,8 +29,8 @@ export type PaidDeployContext = {
    * asset since): its signature is checked and its settle resumed against these, never today's.
    */
   keptTerms?: PaymentRequirements
-  /** The request's URL (the 402's resource). */
-  url: string
+  /** The door's URL on the public origin (the 402's resource, the receipt's resourceUrl), never the request's. */
+  resourceUrl: string
   /** When the paid request's work began, on the door's clock: a settle starts only within a budget of it. */
   startedAt: number
 }

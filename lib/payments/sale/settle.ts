@@ -89,9 +89,9 @@ async function unpaidAnswer(context: PaidDeployContext, record: PaymentRecord, s
   await refusePayment(context, record, reason).catch(() => undefined)
   // Verified, settled for and not paid: the attempt counts against the payer's cap (a cancel-between loop runs dry).
   await countRefusedAttempt(context, record).catch(() => undefined)
-  const { requirements, url } = context
+  const { requirements, resourceUrl } = context
   const error = 'The payment could not be settled; the chain shows nothing was paid, and nothing was signed.'
-  return paymentRequiredAnswer({ requirements, url, code: 'PAYMENT_FAILED', error, reason })
+  return paymentRequiredAnswer({ requirements, resourceUrl, code: 'PAYMENT_FAILED', error, reason })
 }
 
 /** How long to wait before asking again: the chain decides within a few blocks, or once `validBefore` is past. */

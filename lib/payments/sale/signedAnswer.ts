@@ -4,14 +4,15 @@ import { errorName } from '../../platform/log.js'
 import { offerReceiptExtension, signOfferReceipt } from '../discovery/offerReceipt.js'
 import type { PaymentSummary } from '../discovery/paidDoorSchemas.js'
 import { paymentResponseHeader } from '../door/doorAnswers.js'
-import { resourceOf } from '../door/requirements.js'
 import type { PaidDeployContext } from './purchase.js'
 
 // A paid deploy's answer once it went out, with its signed receipt (discovery/offerReceipt.ts): x402 puts it in the
 // PAYMENT-RESPONSE header's extensions, and the body carries the same object in `payment.receipt`.
 
-/** What {@link withOfferReceipt} takes of the paid door's context: the signer and logger, the clock, the request's URL. */
-export type WithOfferReceiptContext = Pick<PaidDeployContext, 'clock' | 'url'> & { services: Pick<DeployServices, 'getSigner' | 'logger'> }
+/** What {@link withOfferReceipt} takes of the paid door's context: the signer and logger, the clock, the door's URL. */
+export type WithOfferReceiptContext = Pick<PaidDeployContext, 'clock' | 'resourceUrl'> & {
+  services: Pick<DeployServices, 'getSigner' | 'logger'>
+}
 
 /**
  * The answer of a paid deploy that went out, with its receipt: in PAYMENT-RESPONSE's extensions and in `payment`.
@@ -28,7 +29,7 @@ export async function withOfferReceipt(context: WithOfferReceiptContext, answer:
     const receipt = await signOfferReceipt({
       signer: await getSigner(),
       payment,
-      resourceUrl: resourceOf(context.url).url,
+      resourceUrl: context.resourceUrl,
       issuedAt: Math.floor(context.clock.now() / 1000),
     })
     return {
