@@ -92,7 +92,8 @@ describe('deploy_token_paid over MCP (x402), against npm start with the local fa
     expect(result.structuredContent).toMatchObject({
       x402Version: 2,
       error: expect.stringContaining('A deploy costs 0.50'),
-      resource: { url: `${service.url}/api/x402/deploy`, mimeType: 'application/json' },
+      // The door names itself by the public origin (PUBLIC_URL), never by the address a request reached it at.
+      resource: { url: `${parts.env.PUBLIC_URL}/api/x402/deploy`, mimeType: 'application/json' },
       accepts: [
         {
           scheme: 'exact',
