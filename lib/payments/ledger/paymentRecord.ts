@@ -130,15 +130,16 @@ export async function readPaymentRecord(store: Store, { keys, payer, nonce }: Pa
   return parseRecord(paymentRecordSchema, await store.get(keys.payment(payer, nonce)))
 }
 
-/** States of a payment that is paid for sure: no claim ever writes over its record. */
-const PAID_FOR_SURE = ['deploying', 'deployed', 'credit']
+/** States of a payment that may have paid (its settle was asked for): no claim ever writes over its record. */
+const MAYBE_PAID = ['settling', 'unknown', 'deploying', 'deployed', 'credit']
 
 /**
  * Points a payer's Idempotency-Key at a payment and writes that payment's record, in one step, only while the key
- * still holds what the caller read (nothing, or a payment the caller saw refused) and the payment is not paid for sure
- * (its record `deploying`, `deployed` or a `credit`: written over, a credit would drop off the operator's list).
- * KEYS: the key, the record; ARGV: the key's new value, the record, the TTL, what the key must hold now ('' for
- * nothing). Answers 1, or 0 when the key changed since it was read (another payment took it) or the payment is paid.
+ * still holds what the caller read (nothing, or a payment the caller saw refused) and the payment's settle was never
+ * asked for (a record `settling`, `unknown`, `deploying`, `deployed` or a `credit`, written over, would lose what the
+ * chain must decide, or drop a credit off the operator's list). KEYS: the key, the record; ARGV: the key's new value,
+ * the record, the TTL, what the key must hold now ('' for nothing). Answers 1, or 0 when the key changed since it was
+ * read (another payment took it) or the payment may have paid.
  */
 const claimPaymentKeyScript = defineScript<number>({
   name: 'claim-payment-key',
@@ -148,7 +149,9 @@ if (current or '') ~= ARGV[4] then return 0 end
 local held = redis.call('GET', KEYS[2])
 if held then
   local read, state = pcall(function() return cjson.decode(held).state end)
-  if read and (state == 'deploying' or state == 'deployed' or state == 'credit') then return 0 end
+  if read and (state == 'settling' or state == 'unknown' or state == 'deploying' or state == 'deployed' or state == 'credit') then
+    return 0
+  end
 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
 redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3])
@@ -156,7 +159,7 @@ return 1
 `,
   inProcess: (data, keys, args) => {
     if ((data.get(keys[0]!) ?? '') !== args[3]) return 0
-    if (PAID_FOR_SURE.includes(stateOf(data.get(keys[1]!)))) return 0
+    if (MAYBE_PAID.includes(stateOf(data.get(keys[1]!)))) return 0
     data.set(keys[0]!, args[0]!, { px: Number(args[2]) })
     data.set(keys[1]!, args[1]!, { px: Number(args[2]) })
     return 1

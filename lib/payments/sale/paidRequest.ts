@@ -120,9 +120,10 @@ async function underLease(context: PaidDeployContext, purchase: Purchase): Promi
       : inProgress(STILL_RUNNING)
   }
   const { record, alias } = await readPayment(store, purchase, purchase.keyHash)
-  // A payment paid for sure is answered from its own record, whatever payment its Idempotency-Key went with before:
-  // following the key (to a refused payment, say) would claim it anew and write over its credit.
-  if (record && PAID_STATES.includes(record.state)) return continuePayment(context, purchase, record, alias)
+  // A payment that may have paid (its settle was asked for) is answered from its own record, whatever payment its
+  // Idempotency-Key went with before: following the key (to a refused payment, say) would take it anew, verify it
+  // again (its nonce used: refused) and write over its credit, or over a settle the chain shows paid.
+  if (record && MAYBE_PAID.includes(record.state)) return continuePayment(context, purchase, record, alias)
   if (alias && alias.nonce !== purchase.nonce) return followKey(context, purchase, alias)
   if (record) return continuePayment(context, purchase, record, alias)
   return newPayment(context, purchase, alias)
