@@ -4,6 +4,7 @@ import { listIndexed, listIndexedAfter, putIndexed, removeFromIndexes } from '..
 import { parseRecord } from '../../store/records.js'
 import { defineScript, type Store } from '../../store/types.js'
 import type { PaymentKeys } from '../keys.js'
+import { PAYMENT_RECORD_TTL_MS, UNSETTLED_TTL_MS } from './lifetimes.js'
 
 // The ledger: what the store keeps of a payment, so that one payment settles at most once and buys at most one deploy,
 // across instances. Work on a payment happens under its lease (one instance at a time, keyed by the authorization:
@@ -12,11 +13,10 @@ import type { PaymentKeys } from '../keys.js'
 // (before the settle), `unknown` (the settle's outcome is not known: only the chain can say), `deploying` (paid and
 // confirmed on chain, before the signature), `deployed` (the answer, replayed), `credit` (paid, not deployed) and
 // `refused` (nothing was paid: the chain says so; an Idempotency-Key that went with it may be taken by a new payment).
+// How long each is kept: ./lifetimes.ts (minutes before the settle and once refused, 30 days from the settle on).
 
 /** How long an instance holds a payment: past the door's longest path (its function's 120 s maxDuration). */
 export const PAYMENT_LEASE_MS = 150_000
-/** How long a payment's record and answer are kept: a credit must outlive an operator's holiday. */
-export const PAYMENT_RECORD_TTL_MS = 30 * 86_400_000
 /** Most open payments (settling or credited) the operator's list keeps. */
 const SETTLED_INDEX_MAX = 10_000
 
@@ -186,8 +186,9 @@ export type ClaimIdempotencyKeyParameters = {
 }
 
 /**
- * Claims a payer's Idempotency-Key for this payment before its verify, atomically with the payment's first record:
- * while the key is claimed no other payment under it is verified or settled. False when another payment holds it.
+ * Claims a payer's Idempotency-Key for this payment before its verify, atomically with the payment's first record,
+ * both for minutes (the settle keeps the key longer: ./lifetimes.ts): while the key is claimed no other payment under
+ * it is verified or settled. False when another payment holds it.
  */
 export async function claimIdempotencyKey(store: Store, ref: PaymentRef, parameters: ClaimIdempotencyKeyParameters): Promise<boolean> {
   const { keys, payer, nonce } = ref
@@ -196,7 +197,7 @@ export async function claimIdempotencyKey(store: Store, ref: PaymentRef, paramet
   const claimed = await store.run(
     claimPaymentKeyScript,
     [keys.idempotency(payer, keyHash), keys.payment(payer, nonce)],
-    [JSON.stringify(alias), JSON.stringify(record), PAYMENT_RECORD_TTL_MS, replacing ? JSON.stringify(replacing) : ''],
+    [JSON.stringify(alias), JSON.stringify(record), UNSETTLED_TTL_MS, replacing ? JSON.stringify(replacing) : ''],
   )
   return claimed === 1
 }
@@ -222,8 +223,8 @@ export async function closePayment(store: Store, { keys, payer, nonce }: Payment
 }
 
 /**
- * Marks a payment `refused`: nothing was paid, the chain says so. The record stays (an Idempotency-Key that went with
- * it is free for a new payment, atomically) and leaves the open list.
+ * Marks a payment `refused`: nothing was paid, the chain says so. The record stays for minutes (an Idempotency-Key
+ * that went with it is free for a new payment, atomically) and leaves the open list.
  */
 export async function refusePayment(
   { store, keys }: { store: Store; keys: PaymentKeys },
@@ -231,7 +232,7 @@ export async function refusePayment(
   reason: string,
 ): Promise<void> {
   const refused: PaymentRecord = { ...record, state: 'refused', reason }
-  await store.set(keys.payment(record.payer, record.nonce), JSON.stringify(refused), PAYMENT_RECORD_TTL_MS)
+  await store.set(keys.payment(record.payer, record.nonce), JSON.stringify(refused), UNSETTLED_TTL_MS)
   await closePayment(store, { keys, payer: record.payer, nonce: record.nonce }).catch(() => undefined)
 }
 

@@ -2,12 +2,12 @@ import type { DeployServices } from '../../deploy/services.js'
 import type { PaymentKeys } from '../keys.js'
 import { settlementOf } from '../verdict/chainVerdict.js'
 import { paymentSignedDeploy } from './deployOfPayment.js'
+import { PAYMENT_RECORD_TTL_MS } from './lifetimes.js'
 import {
   closePayment,
   creditIdOf,
   listOpenPaymentsAfter,
   PAYMENT_LEASE_MS,
-  PAYMENT_RECORD_TTL_MS,
   type PaymentRecord,
   readPaymentRecord,
   refusePayment,

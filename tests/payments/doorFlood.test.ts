@@ -1,0 +1,215 @@
+import { decodePaymentRequiredHeader } from '@x402/core/http'
+import type { PaymentRequirements } from '@x402/core/types'
+import type { Hex } from 'viem'
+import { generatePrivateKey, privateKeyToAddress } from 'viem/accounts'
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { createChainClient } from '../../lib/chain/client.js'
+import { deployServicesFrom } from '../../lib/deploy/instance.js'
+import { createDeployServices } from '../../lib/deploy/services.js'
+import { createPaidDeployEndpoint } from '../../lib/payments/endpoint.js'
+import { createPaymentFacilitator } from '../../lib/payments/facilitator/httpFacilitator.js'
+import { paymentsSourceFrom } from '../../lib/payments/instance.js'
+import { paymentKeys } from '../../lib/payments/keys.js'
+import { keepIdempotencyKey, UNSETTLED_TTL_MS } from '../../lib/payments/ledger/lifetimes.js'
+import { claimIdempotencyKey, type PaymentRecord, paymentRecordSchema, sha256 } from '../../lib/payments/ledger/paymentRecord.js'
+import { silentLogger } from '../../lib/platform/log.js'
+import { createMemoryStore } from '../../lib/store/memory.js'
+import { parseRecord } from '../../lib/store/records.js'
+import { createUpstashStore } from '../../lib/store/upstash.js'
+import { fakeKmsClient } from '../support/fakeKms.js'
+import { withOpenApiCheck } from '../support/openapiCheck.js'
+import { fundedPayer, type PaidDoorParts, startPaidDoorParts } from '../support/paidDoorParts.js'
+import { signPaymentHeader } from '../support/payingClient.js'
+import { openRespConnection, type RespConnection } from '../support/resp.js'
+
+// The paid door against cheap floods, in process over the real parts (the Upstash front over redis, anvil with the
+// test USDC, the local facilitator over HTTP): anyone can sign a valid x402 payment from a random, unfunded key, so
+// nothing such a request leaves in the store may outlive a few minutes, and the facilitator's verifies are budgeted
+// per payer as well as per client address. Each case has a store prefix of its own, so its keys are all it reads.
+
+const DOOR = 'https://svc.test/api/x402/deploy'
+/** The most a key written before a verify passed may live: a few minutes. */
+const MINUTES = 10 * 60_000
+/** What a record or key that must be kept lives at least (30 days, less a day). */
+const KEPT = 29 * 86_400_000
+type Answer = { status: number; headers: Headers; body: Record<string, any> }
+
+describe('the paid door against cheap floods', () => {
+  let parts: PaidDoorParts
+  let redis: RespConnection
+  let requirements: PaymentRequirements
+
+  beforeAll(async () => {
+    parts = await startPaidDoorParts({ redisSocket: inject('redisSocket'), storePrefix: `flood${process.pid}:` })
+    redis = await openRespConnection(inject('redisSocket'))
+    const asked = await doorOf({}).send({ name: 'Ask', symbol: 'ASK' })
+    requirements = decodePaymentRequiredHeader(asked.headers.get('payment-required')!).accepts[0]!
+  }, 120_000)
+  afterAll(async () => {
+    redis?.close()
+    await parts?.close()
+  })
+
+  /** A door over the parts with a store prefix of its own, these settings and the door's clock; its keys and sender. */
+  function doorOf(env: Record<string, string>) {
+    const storePrefix = `flood${process.pid}-${Math.random().toString(36).slice(2, 8)}:`
+    const all: Record<string, string> = { ...parts.env, ...env, STORE_KEY_PREFIX: storePrefix }
+    const store = createUpstashStore({ url: all.UPSTASH_REDIS_REST_URL!, token: all.UPSTASH_REDIS_REST_TOKEN! })
+    const services = createDeployServices({
+      env: all,
+      store,
+      publicClient: createChainClient({ rpcUrl: parts.chain.rpcUrl, chainId: 8453, timeoutMs: 3000 }),
+      kms: fakeKmsClient(parts.kms.url, 'AKIAFLOODTEST00001', 'flood-test-secret'),
+      logger: silentLogger,
+    })
+    const facilitator = createPaymentFacilitator({ url: parts.facilitator.url, cdp: null, now: Date.now, settleTimeoutMs: 1500 })
+    const source = paymentsSourceFrom({ deploy: deployServicesFrom(() => services), env: all, facilitator })
+    const handle = withOpenApiCheck('/api/x402/deploy', createPaidDeployEndpoint(source))
+    const send = async (body: unknown, headers: Record<string, string> = {}, client = '198.51.100.1'): Promise<Answer> => {
+      const response = await handle(
+        new Request(DOOR, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-real-ip': client, ...headers },
+          body: JSON.stringify(body),
+        }),
+      )
+      return { status: response.status, headers: response.headers, body: (await response.json()) as Record<string, any> }
+    }
+    return { send, store, storePrefix, keys: paymentKeys({ storePrefix, chainId: 8453 }) }
+  }
+
+  /** Every key under a prefix, with what redis says it has left to live (ms; -1: for ever). */
+  async function lifetimes(prefix: string): Promise<Map<string, number>> {
+    const found = new Map<string, number>()
+    let cursor = '0'
+    do {
+      const [next, batch] = (await redis.send(['SCAN', cursor, 'MATCH', `${prefix}*`, 'COUNT', '1000'])) as [string, string[]]
+      for (const key of batch) found.set(key, Number(await redis.send(['PTTL', key])))
+      cursor = String(next)
+    } while (cursor !== '0')
+    return found
+  }
+  const verifies = () => parts.facilitator.calls.filter((c) => c === 'verify').length
+  const settles = () => parts.facilitator.calls.filter((c) => c === 'settle').length
+  /** A payment signed by `privateKey` for the door's requirements: its header and nonce. */
+  const payment = async (privateKey: Hex) => {
+    const header = await signPaymentHeader({ privateKey, requirements })
+    const { nonce } = (JSON.parse(Buffer.from(header, 'base64').toString()) as { payload: { authorization: { nonce: Hex } } }).payload
+      .authorization
+    return { header, nonce }
+  }
+  it('keeps nothing an unfunded flood leaves for more than minutes: each request costs one verify, its keys lapse', async () => {
+    const door = doorOf({})
+    const before = verifies()
+    // 5 random keys holding nothing, 4 payments each, each with an Idempotency-Key of its own, from 20 client addresses.
+    const payers = Array.from({ length: 5 }, () => generatePrivateKey())
+    let n = 0
+    for (const key of payers)
+      for (let i = 0; i < 4; i++) {
+        const { header } = await payment(key)
+        const answer = await door.send(
+          { name: 'Flood', symbol: 'FLOOD' },
+          { 'payment-signature': header, 'idempotency-key': `flood-${n}` },
+          `203.0.113.${++n}`,
+        )
+        expect(answer.status).toBe(402)
+        expect(answer.body).toMatchObject({ ok: false, code: 'PAYMENT_INVALID' })
+      }
+    expect(verifies() - before).toBe(20)
+    const left = await lifetimes(door.storePrefix)
+    expect(left.size).toBeGreaterThan(0) // the refused records and their keys are there, for minutes
+    const outliving = [...left].filter(([, ttl]) => ttl < 0 || ttl > MINUTES)
+    expect(outliving).toEqual([])
+  })
+
+  it('keeps a payment refused by the facilitator’s verify for minutes, not days', async () => {
+    const door = doorOf({})
+    const key = generatePrivateKey()
+    const { header, nonce } = await payment(key)
+    const answer = await door.send({ name: 'Refused', symbol: 'REFU' }, { 'payment-signature': header, 'idempotency-key': 'refused-1' })
+    expect(answer.status).toBe(402)
+    const recordKey = door.keys.payment(privateKeyToAddress(key), nonce)
+    expect(parseRecord(paymentRecordSchema, await door.store.get(recordKey))).toMatchObject({ state: 'refused' })
+    const ttl = Number(await redis.send(['PTTL', recordKey]))
+    expect(ttl).toBeGreaterThan(0)
+    expect(ttl).toBeLessThanOrEqual(MINUTES)
+  })
+
+  it('keeps a payment refused after its settle (the chain shows nothing moved) for minutes, not days', async () => {
+    const door = doorOf({})
+    const key = await fundedPayer(parts)
+    const { header, nonce } = await payment(key)
+    const before = settles()
+    parts.facilitator.setFault('refuse-settle')
+    let answer: Answer
+    try {
+      answer = await door.send({ name: 'Unpaid', symbol: 'UNPD' }, { 'payment-signature': header })
+    } finally {
+      parts.facilitator.setFault(null)
+    }
+    expect(answer.body).toMatchObject({ ok: false, code: 'PAYMENT_FAILED' })
+    expect(settles() - before).toBe(1)
+    const recordKey = door.keys.payment(privateKeyToAddress(key), nonce)
+    expect(parseRecord(paymentRecordSchema, await door.store.get(recordKey))).toMatchObject({ state: 'refused' })
+    const ttl = Number(await redis.send(['PTTL', recordKey]))
+    expect(ttl).toBeGreaterThan(0)
+    expect(ttl).toBeLessThanOrEqual(MINUTES)
+  })
+
+  it('keeps for 30 days a payment whose settle was asked, and its Idempotency-Key: unknown, then deployed', async () => {
+    const door = doorOf({})
+    const key = await fundedPayer(parts)
+    const payer = privateKeyToAddress(key)
+    const { header, nonce } = await payment(key)
+    const headers = { 'payment-signature': header, 'idempotency-key': 'kept-1' }
+    const body = { name: 'Kept', symbol: 'KEPT' }
+    parts.facilitator.setFault('hold-settle')
+    let unknown: Answer
+    try {
+      unknown = await door.send(body, headers)
+    } finally {
+      parts.facilitator.setFault(null)
+    }
+    expect(unknown.body).toMatchObject({ code: 'PAYMENT_UNKNOWN' })
+    const recordKey = door.keys.payment(payer, nonce)
+    const aliasKey = door.keys.idempotency(payer, sha256('kept-1'))
+    for (const kept of [recordKey, aliasKey]) expect(Number(await redis.send(['PTTL', kept])), kept).toBeGreaterThan(KEPT)
+    await parts.facilitator.landHeld()
+    const deployed = await door.send(body, headers)
+    expect(deployed.body).toMatchObject({ ok: true, status: 'broadcast' })
+    expect(parseRecord(paymentRecordSchema, await door.store.get(recordKey))).toMatchObject({ state: 'deployed' })
+    for (const kept of [recordKey, aliasKey]) expect(Number(await redis.send(['PTTL', kept])), kept).toBeGreaterThan(KEPT)
+  })
+
+  it('keeps a claimed Idempotency-Key for 30 days only while it names the payment (Redis and the in-process twin alike)', async () => {
+    const door = doorOf({})
+    const payer = privateKeyToAddress(generatePrivateKey()).toLowerCase()
+    const [nonce, other] = [`0x${'11'.repeat(32)}`, `0x${'22'.repeat(32)}`]
+    const record: PaymentRecord = paymentRecordSchema.parse({
+      state: 'verifying',
+      bodyHash: 'x',
+      payer,
+      nonce,
+      amount: '1',
+      asset: parts.usdc.address,
+      network: 'eip155:8453',
+      validBefore: 0,
+      at: 0,
+      transaction: null,
+      confirmed: false,
+      credit: null,
+      answer: null,
+    })
+    for (const on of [door.store, createMemoryStore()]) {
+      const ref = { keys: door.keys, payer, nonce }
+      expect(await claimIdempotencyKey(on, ref, { keyHash: 'k1', record, replacing: null })).toBe(true)
+      // Another payment, a key never claimed: not kept.
+      expect(await keepIdempotencyKey(on, { ...ref, nonce: other, keyHash: 'k1' })).toBe(false)
+      expect(await keepIdempotencyKey(on, { ...ref, keyHash: 'k2' })).toBe(false)
+      if (on === door.store)
+        expect(Number(await redis.send(['PTTL', door.keys.idempotency(payer, 'k1')]))).toBeLessThanOrEqual(UNSETTLED_TTL_MS)
+      expect(await keepIdempotencyKey(on, { ...ref, payer: payer.toUpperCase().replace('0X', '0x'), keyHash: 'k1' })).toBe(true)
+      if (on === door.store) expect(Number(await redis.send(['PTTL', door.keys.idempotency(payer, 'k1')]))).toBeGreaterThan(KEPT)
+    }
+  })
+})
