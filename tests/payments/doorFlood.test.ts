@@ -1,6 +1,6 @@
-import { decodePaymentRequiredHeader } from '@x402/core/http'
-import type { PaymentRequirements } from '@x402/core/types'
-import type { Hex } from 'viem'
+import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http'
+import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
+import type { Address, Hex } from 'viem'
 import { generatePrivateKey, privateKeyToAddress } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { createChainClient } from '../../lib/chain/client.js'
@@ -21,6 +21,7 @@ import { withOpenApiCheck } from '../support/openapiCheck.js'
 import { fundedPayer, type PaidDoorParts, startPaidDoorParts } from '../support/paidDoorParts.js'
 import { signPaymentHeader } from '../support/payingClient.js'
 import { openRespConnection, type RespConnection } from '../support/resp.js'
+import { createTestClock, type TestClock } from '../support/testClock.js'
 
 // The paid door against cheap floods, in process over the real parts (the Upstash front over redis, anvil with the
 // test USDC, the local facilitator over HTTP): anyone can sign a valid x402 payment from a random, unfunded key, so
@@ -51,7 +52,7 @@ describe('the paid door against cheap floods', () => {
   })
 
   /** A door over the parts with a store prefix of its own, these settings and the door's clock; its keys and sender. */
-  function doorOf(env: Record<string, string>) {
+  function doorOf(env: Record<string, string>, clock?: TestClock) {
     const storePrefix = `flood${process.pid}-${Math.random().toString(36).slice(2, 8)}:`
     const all: Record<string, string> = { ...parts.env, ...env, STORE_KEY_PREFIX: storePrefix }
     const store = createUpstashStore({ url: all.UPSTASH_REDIS_REST_URL!, token: all.UPSTASH_REDIS_REST_TOKEN! })
@@ -63,7 +64,7 @@ describe('the paid door against cheap floods', () => {
       logger: silentLogger,
     })
     const facilitator = createPaymentFacilitator({ url: parts.facilitator.url, cdp: null, now: Date.now, settleTimeoutMs: 1500 })
-    const source = paymentsSourceFrom({ deploy: deployServicesFrom(() => services), env: all, facilitator })
+    const source = paymentsSourceFrom({ deploy: deployServicesFrom(() => services), env: all, facilitator, clock: clock?.clock })
     const handle = withOpenApiCheck('/api/x402/deploy', createPaidDeployEndpoint(source))
     const send = async (body: unknown, headers: Record<string, string> = {}, client = '198.51.100.1'): Promise<Answer> => {
       const response = await handle(
@@ -98,6 +99,13 @@ describe('the paid door against cheap floods', () => {
       .authorization
     return { header, nonce }
   }
+  /** A payment that says it is from `from` but is signed by another key (its signature recovers to that one). */
+  const forged = async (from: Address) => {
+    const payload = JSON.parse(Buffer.from((await payment(generatePrivateKey())).header, 'base64').toString()) as PaymentPayload
+    const authorization = (payload.payload as { authorization: Record<string, string> }).authorization
+    return encodePaymentSignatureHeader({ ...payload, payload: { ...payload.payload, authorization: { ...authorization, from } } })
+  }
+
   it('keeps nothing an unfunded flood leaves for more than minutes: each request costs one verify, its keys lapse', async () => {
     const door = doorOf({})
     const before = verifies()
@@ -211,5 +219,45 @@ describe('the paid door against cheap floods', () => {
       expect(await keepIdempotencyKey(on, { ...ref, payer: payer.toUpperCase().replace('0X', '0x'), keyHash: 'k1' })).toBe(true)
       if (on === door.store) expect(Number(await redis.send(['PTTL', door.keys.idempotency(payer, 'k1')]))).toBeGreaterThan(KEPT)
     }
+  })
+
+  it('budgets verifies per payer across client addresses; a forged payer costs it nothing; the budget frees after a minute', async () => {
+    const clock = createTestClock()
+    const door = doorOf({ X402_RATE_LIMIT_PER_MINUTE: '3' }, clock)
+    const key = generatePrivateKey()
+    const payer = privateKeyToAddress(key)
+    const body = { name: 'Budget', symbol: 'BUDG' }
+    const before = verifies()
+    // Payments naming the payer that its key never signed: refused by the local checks, before any count.
+    for (let i = 0; i < 3; i++) {
+      const answer = await door.send(body, { 'payment-signature': await forged(payer) }, `192.0.2.${i + 1}`)
+      expect(answer.body).toMatchObject({ code: 'PAYMENT_INVALID', reason: 'invalid_signature' })
+    }
+    expect(verifies() - before).toBe(0)
+    // The payer's own, each from another client address (none of them past its own limit): three verifies a minute.
+    for (let i = 0; i < 3; i++) {
+      const { header } = await payment(key)
+      const answer = await door.send(body, { 'payment-signature': header, 'idempotency-key': `budget-${i}` }, `192.0.2.${10 + i}`)
+      expect(answer.body).toMatchObject({ code: 'PAYMENT_INVALID' })
+    }
+    expect(verifies() - before).toBe(3)
+    const { header } = await payment(key)
+    const refused = await door.send(body, { 'payment-signature': header, 'idempotency-key': 'budget-3' }, '192.0.2.20')
+    expect(refused.status).toBe(429)
+    expect(refused.body).toMatchObject({ ok: false, code: 'RATE_LIMITED' })
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1)
+    expect(Number(refused.headers.get('retry-after'))).toBeLessThanOrEqual(60)
+    expect(verifies() - before).toBe(3)
+    // It wrote nothing: its Idempotency-Key is not claimed.
+    expect(await door.store.get(door.keys.idempotency(payer, sha256('budget-3')))).toBeNull()
+    // Another payer is not held back by this one's budget.
+    const other = await payment(generatePrivateKey())
+    expect((await door.send(body, { 'payment-signature': other.header }, '192.0.2.20')).body).toMatchObject({ code: 'PAYMENT_INVALID' })
+    expect(verifies() - before).toBe(4)
+    // A minute later on the door's clock, the payer is verified again.
+    clock.now += 60_001
+    const again = await door.send(body, { 'payment-signature': header, 'idempotency-key': 'budget-3' }, '192.0.2.21')
+    expect(again.body).toMatchObject({ code: 'PAYMENT_INVALID' })
+    expect(verifies() - before).toBe(5)
   })
 })

@@ -5,6 +5,7 @@ import type { HttpAnswer } from '../../platform/httpAnswer.js'
 import { domainAnswer, facilitatorUnavailable, paymentRequiredAnswer, replayedAnswer } from '../door/doorAnswers.js'
 import { checkPaymentTerms, checkValidityLength, checkValidityWindow, signatureRecoversToPayer } from '../door/localChecks.js'
 import type { DecodedPayment } from '../door/paymentPayload.js'
+import { takePayerVerify } from '../door/verifyBudget.js'
 import {
   claimIdempotencyKey,
   type IdempotencyAlias,
@@ -184,9 +185,10 @@ async function followKey(context: PaidDeployContext, purchase: Purchase, alias: 
 }
 
 /**
- * A payment not settled before: its validity window (step 2), its Idempotency-Key claimed for it with its `verifying`
- * record (atomically, before verify: `replacing` is what the key held, a refused payment's alias, or this payment's
- * own), the facilitator's verify (step 3), then the deploy with its settle. A refusal here settles nothing.
+ * A payment not settled before: its validity window (step 2), one of its payer's verifies of the minute (else 429,
+ * nothing written), its Idempotency-Key claimed for it with its `verifying` record (atomically, before verify:
+ * `replacing` is what the key held, a refused payment's alias, or this payment's own), the facilitator's verify
+ * (step 3), then the deploy with its settle. A refusal here settles nothing.
  */
 async function newPayment(
   context: PaidDeployContext,
@@ -200,6 +202,9 @@ async function newPayment(
   const window =
     checkValidityWindow(purchase.payment, nowSeconds) ?? checkValidityLength(purchase.payment, nowSeconds, requirements.maxTimeoutSeconds)
   if (window) return paymentRequiredAnswer({ requirements, url, code: 'PAYMENT_INVALID', error: window.message, reason: window.reason })
+  const limit = context.config.rateLimitPerMinute
+  const budget = await takePayerVerify(store, { keys: context.keys, payer: purchase.payer, limit, now: context.clock.now() })
+  if (!budget.ok) return budget.answer
   const { keyHash } = purchase
   const record = paymentRecordOf(context, purchase, 'verifying')
   const claimed = keyHash ? await claimIdempotencyKey(store, purchase, { keyHash, record, replacing }) : true
