@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { HttpAnswer } from '../../platform/httpAnswer.js'
+import { accepted, type Result, refused } from '../../platform/result.js'
 import { takeSlots } from '../../store/slidingLog.js'
 import type { Store } from '../../store/types.js'
 import type { PaymentKeys } from '../keys.js'
@@ -27,7 +28,7 @@ export type TakePayerVerifyParameters = {
 }
 
 /** Result of {@link takePayerVerify}: a verify taken, or the 429 to answer (nothing verified, nothing written). */
-export type TakePayerVerifyReturnType = { ok: true } | { ok: false; answer: HttpAnswer }
+export type TakePayerVerifyReturnType = Result<object, 'RATE_LIMITED', { answer: HttpAnswer }>
 
 /** Takes one of the payer's verifies of the minute (one store command; a store failure throws, and nothing is verified). */
 export async function takePayerVerify(
@@ -37,8 +38,8 @@ export async function takePayerVerify(
   const window = { key: keys.payerVerifies(payer), limit, windowMs: WINDOW_MS }
   // One entry per request (a resend of the same payment is verified again, so it counts again).
   const { taken, windows } = await takeSlots(store, { windows: [window], member: `${now}:${randomUUID()}`, now })
-  if (taken === 1) return { ok: true }
+  if (taken === 1) return accepted({})
   const retryAfter = Math.max(1, Math.ceil((windows[0]!.oldestAt + WINDOW_MS - now) / 1000))
   const error = `Too many payments from this payer: at most ${limit} are verified a minute, from any client address; nothing was verified, settled or signed. Retry after Retry-After.`
-  return { ok: false, answer: doorError(429, 'RATE_LIMITED', error, { 'retry-after': String(retryAfter) }) }
+  return refused('RATE_LIMITED', { answer: doorError(429, 'RATE_LIMITED', error, { 'retry-after': String(retryAfter) }) })
 }
