@@ -135,6 +135,31 @@ describe('the paid door against cheap floods', () => {
     expect(outliving).toEqual([])
   })
 
+  it('costs an unfunded request with a key 7 store commands, and one its payer’s budget refuses 5', async () => {
+    const door = doorOf({ X402_RATE_LIMIT_PER_MINUTE: '2' })
+    const key = generatePrivateKey()
+    const sendOne = async (n: number) => {
+      const { header } = await payment(key)
+      const before = parts.upstash.commands.length
+      const answer = await door.send(
+        { name: 'Cost', symbol: 'COST' },
+        { 'payment-signature': header, 'idempotency-key': `cost-${n}` },
+        `203.0.113.${100 + n}`,
+      )
+      return { answer, commands: parts.upstash.commands.slice(before) }
+    }
+    await sendOne(0) // the instance's scripts sent whole once
+    // The client's throttle, the payment's lease, one read of its record and key, the payer's budget, the key's claim
+    // with its record, the refused record, the lease let go.
+    const refused = await sendOne(1)
+    expect(refused.answer.status).toBe(402)
+    expect(refused.commands).toHaveLength(7)
+    // The throttle, the lease, the read, the budget (refused), the lease let go.
+    const throttled = await sendOne(2)
+    expect(throttled.answer.status).toBe(429)
+    expect(throttled.commands).toHaveLength(5)
+  })
+
   it('keeps a payment refused by the facilitator’s verify for minutes, not days', async () => {
     const door = doorOf({})
     const key = generatePrivateKey()

@@ -223,8 +223,8 @@ export async function closePayment(store: Store, { keys, payer, nonce }: Payment
 }
 
 /**
- * Marks a payment `refused`: nothing was paid, the chain says so. The record stays for minutes (an Idempotency-Key
- * that went with it is free for a new payment, atomically) and leaves the open list.
+ * Marks a payment `refused`: nothing was paid, the chain says so. The record stays for minutes (an Idempotency-Key that
+ * went with it is free for a new payment, atomically) and leaves the open list (one never filed, `verifying`: no command).
  */
 export async function refusePayment(
   { store, keys }: { store: Store; keys: PaymentKeys },
@@ -233,7 +233,7 @@ export async function refusePayment(
 ): Promise<void> {
   const refused: PaymentRecord = { ...record, state: 'refused', reason }
   await store.set(keys.payment(record.payer, record.nonce), JSON.stringify(refused), UNSETTLED_TTL_MS)
-  await closePayment(store, { keys, payer: record.payer, nonce: record.nonce }).catch(() => undefined)
+  if (record.state !== 'verifying') await closePayment(store, { keys, payer: record.payer, nonce: record.nonce }).catch(() => undefined)
 }
 
 /** Writes the record, filed among the open payments (before a settle, and at each step until done). */
