@@ -38,7 +38,8 @@ async function lifetimes(redis: RespConnection, prefix: string): Promise<Map<str
   do {
     const [next, batch] = (await redis.send(['SCAN', cursor, 'MATCH', `*${prefix}*`, 'COUNT', '1000'])) as [string, string[]]
     const ttls = await Promise.all(batch.map((key) => redis.send(['PTTL', key])))
-    for (const [i, key] of batch.entries()) found.set(key, Number(ttls[i]))
+    // -2: the key lapsed between SCAN and PTTL (a budget's minute, a throttle's window): gone, not kept.
+    for (const [i, key] of batch.entries()) if (Number(ttls[i]) !== -2) found.set(key, Number(ttls[i]))
     cursor = String(next)
   } while (cursor !== '0')
   return found

@@ -85,7 +85,10 @@ describe('the paid door against cheap floods', () => {
     let cursor = '0'
     do {
       const [next, batch] = (await redis.send(['SCAN', cursor, 'MATCH', `*${prefix}*`, 'COUNT', '1000'])) as [string, string[]]
-      for (const key of batch) found.set(key, Number(await redis.send(['PTTL', key])))
+      for (const key of batch) {
+        const ttl = Number(await redis.send(['PTTL', key]))
+        if (ttl !== -2) found.set(key, ttl) // -2: it lapsed since the SCAN
+      }
       cursor = String(next)
     } while (cursor !== '0')
     return found
