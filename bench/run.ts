@@ -4,6 +4,7 @@ import { benchDeploy } from './deploy.js'
 import { benchDeployLatency } from './deployLatency.js'
 import { benchOhlcv } from './ohlcv.js'
 import { benchPaidDeploy } from './paidDeploy.js'
+import { benchPaidFlood } from './paidFlood.js'
 import { benchPaidLedger } from './paidLedger.js'
 import { benchPooledDeploy } from './pooledDeploy.js'
 import { benchReadApi, benchWarmThroughput } from './readApi.js'
@@ -22,6 +23,7 @@ const benches: Record<string, () => Promise<Record<string, number | string>>> = 
   'deploy-latency': benchDeployLatency,
   'paid-deploy': benchPaidDeploy,
   'paid-ledger': benchPaidLedger,
+  'paid-flood': benchPaidFlood,
   'pooled-deploy': benchPooledDeploy,
   'cold-start': benchColdStart,
   dashboard: benchDashboard,
@@ -51,8 +53,13 @@ if (wanted.includes('readme')) {
 const figures: BenchRun['figures'] = {}
 for (const [name, run] of Object.entries(benches)) {
   // read-api includes refresh and steady; warm and ohlcv run on demand only (their figures are in docs/benchmarks.md's
-  // prose), as do paid-ledger (a correctness run: its table is in docs/payments.md) and pooled-deploy (docs/benchmarks.md).
-  if (wanted.length ? !wanted.includes(name) : ['refresh', 'steady', 'warm', 'ohlcv', 'paid-ledger', 'pooled-deploy'].includes(name))
+  // prose), as do paid-ledger (a correctness run: its table is in docs/payments.md), pooled-deploy and paid-flood
+  // (docs/benchmarks.md).
+  if (
+    wanted.length
+      ? !wanted.includes(name)
+      : ['refresh', 'steady', 'warm', 'ohlcv', 'paid-ledger', 'pooled-deploy', 'paid-flood'].includes(name)
+  )
     continue
   console.log(`\n## ${name}`)
   figures[name] = await run()

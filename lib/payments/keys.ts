@@ -1,7 +1,7 @@
 /**
  * Every shared-store key of the paid door, in one place: its rolling caps, each payment's record and the
  * lease an instance holds while it works on one, the Idempotency-Keys of payers, the payments that reached a settle
- * (what `npm run agents -- credits` lists), and the per-client throttle. It imports nothing.
+ * (what `npm run agents -- credits` lists), the per-client throttle and the per-payer verify budget. It imports nothing.
  */
 
 /** Parameters of {@link paymentKeys}. */
@@ -33,6 +33,8 @@ export function paymentKeys({ storePrefix, chainId }: PaymentKeysParameters) {
     address: (predicted: string) => `${base}:address:${predicted.toLowerCase()}`,
     /** The per-client throttle of the door, by client address. */
     throttle: (client: string) => `${base}:throttle:${client}`,
+    /** One payer's verifies of the last minute (a sliding log: the door's budget per payer). */
+    payerVerifies: (payer: string) => `${base}:verifies:${payer.toLowerCase()}`,
   }
 }
 

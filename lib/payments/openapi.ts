@@ -125,7 +125,10 @@ export const paidDeployOpenApi: ZodOpenApiPathItemObject = {
       '405': notAllowedAnswer,
       '413': jsonAnswer(paidDoorErrorSchema, `Body larger than ${PAID_DOOR_BODY_LIMIT_BYTES / 1024} KiB (BODY_TOO_LARGE)`),
       '429': {
-        ...jsonAnswer(paidDoorErrorSchema, 'Too many requests from this client (X402_RATE_LIMIT_PER_MINUTE a minute; RATE_LIMITED)'),
+        ...jsonAnswer(
+          paidDoorErrorSchema,
+          'Too many requests from this client, or payments of this payer to verify, from any client (X402_RATE_LIMIT_PER_MINUTE a minute each; RATE_LIMITED)',
+        ),
         headers: { ...retryAfterHeaders, ...quota },
       },
       '500': jsonAnswer(

@@ -437,6 +437,28 @@ describe('the paid door’s ledger', () => {
     expect(await recordOf(client, nonce)).toMatchObject({ state: 'deployed' })
   })
 
+  it('decides a payment left unknown from the chain when it is resent under a key that went with a refused payment', async () => {
+    const client = await payer()
+    const start = await parts.usdc.balanceOf(client.address)
+    const body = { name: 'Unknown Keyed', symbol: 'UNKK' }
+    const key = `unknown-keyed-${Math.random().toString(36).slice(2)}`
+    const refusedPayment = await signed(client)
+    expect(
+      (await withFault('refuse-settle', () => send(body, { 'payment-signature': refusedPayment.header, 'idempotency-key': key }))).status,
+    ).toBe(402)
+    // Another payment, sent without a key, is left unknown; its transfer then lands.
+    const { header, nonce } = await signed(client)
+    expect((await withFault('hold-settle', () => send(body, { 'payment-signature': header }))).status).toBe(202)
+    const [landed] = await parts.facilitator.landHeld()
+    // Resent under the key: answered from its own record (paid, the chain says), never taken anew and refused by a verify.
+    const before = counts()
+    const resent = await send(body, { 'payment-signature': header, 'idempotency-key': key })
+    expect(resent.body).toMatchObject({ ok: true, status: 'broadcast', payment: { transaction: landed } })
+    expect(since(before)).toMatchObject({ verifies: 0, settles: 0, sends: 1 })
+    expect(await recordOf(client, nonce)).toMatchObject({ state: 'deployed' })
+    expect(await parts.usdc.balanceOf(client.address)).toBe(start - TEST_PRICE_UNITS)
+  })
+
   it('gives one Idempotency-Key one settle when a resend of its refused payment races a new payment under it', async () => {
     const client = await payer()
     const body = { name: 'One Key', symbol: 'ONEKY' }
@@ -467,7 +489,7 @@ describe('the paid door’s ledger', () => {
     expect(await recordOf(client, fresh.nonce)).toBeNull()
   })
 
-  it('never lets a claim of an Idempotency-Key write over a payment that is paid (deploying, deployed or a credit)', async () => {
+  it('never lets a claim of an Idempotency-Key write over a payment that may have paid (settling, unknown, deploying, deployed, a credit)', async () => {
     const client = await payer()
     const { nonce } = await signed(client)
     const ref = { keys, payer: client.address.toLowerCase(), nonce }
@@ -479,7 +501,7 @@ describe('the paid door’s ledger', () => {
     })
     // On Redis (the script's Lua) and in process (its twin) alike; a refused payment's record is claimed as before.
     for (const on of [store, createMemoryStore()])
-      for (const state of ['credit', 'deploying', 'deployed', 'refused'] as const) {
+      for (const state of ['settling', 'unknown', 'credit', 'deploying', 'deployed', 'refused'] as const) {
         await on.set(keys.payment(ref.payer, nonce), JSON.stringify({ ...record, state }), 60_000)
         const claim = { keyHash: `claim-${state}`, record: { ...record, state: 'verifying' as const }, replacing: null }
         expect(await claimIdempotencyKey(on, ref, claim), state).toBe(state === 'refused')

@@ -10,7 +10,7 @@ import type { DeployServices } from '../../deploy/services.js'
 import { listIndexed } from '../../store/recordIndex.js'
 import type { Store } from '../../store/types.js'
 import type { PaymentKeys } from '../keys.js'
-import { PAYMENT_RECORD_TTL_MS } from './paymentRecord.js'
+import { PAYMENT_RECORD_TTL_MS } from './lifetimes.js'
 
 // A paid deploy resumed after its instance stopped past the signature (the store write of its answer failed, or the
 // function hit its maxDuration): the deploy pipeline writes every signed transaction to the agent's history before

@@ -4,6 +4,7 @@ import { putIndexed, removeFromIndexes } from '../../store/recordIndex.js'
 import { parseRecord } from '../../store/records.js'
 import { defineScript, type Store } from '../../store/types.js'
 import type { PaymentKeys } from '../keys.js'
+import { PAYMENT_RECORD_TTL_MS, UNSETTLED_TTL_MS } from './lifetimes.js'
 
 // The ledger: what the store keeps of a payment, so that one payment settles at most once and buys at most one deploy,
 // across instances. Work on a payment happens under its lease (one instance at a time, keyed by the authorization:
@@ -12,11 +13,10 @@ import type { PaymentKeys } from '../keys.js'
 // (before the settle), `unknown` (the settle's outcome is not known: only the chain can say), `deploying` (paid and
 // confirmed on chain, before the signature), `deployed` (the answer, replayed), `credit` (paid, not deployed) and
 // `refused` (nothing was paid: the chain says so; an Idempotency-Key that went with it may be taken by a new payment).
+// How long each is kept: ./lifetimes.ts (minutes before the settle and once refused, 30 days from the settle on).
 
 /** How long an instance holds a payment: past the door's longest path (its function's 120 s maxDuration). */
 export const PAYMENT_LEASE_MS = 150_000
-/** How long a payment's record and answer are kept: a credit must outlive an operator's holiday. */
-export const PAYMENT_RECORD_TTL_MS = 30 * 86_400_000
 /** Most open payments (settling or credited) the operator's list keeps. */
 export const SETTLED_INDEX_MAX = 10_000
 
@@ -136,15 +136,16 @@ export async function readPaymentRecord(store: Store, { keys, payer, nonce }: Pa
   return parseRecord(paymentRecordSchema, await store.get(keys.payment(payer, nonce)))
 }
 
-/** States of a payment that is paid for sure: no claim ever writes over its record. */
-const PAID_FOR_SURE = ['deploying', 'deployed', 'credit']
+/** States of a payment that may have paid (its settle was asked for): no claim ever writes over its record. */
+const MAYBE_PAID = ['settling', 'unknown', 'deploying', 'deployed', 'credit']
 
 /**
  * Points a payer's Idempotency-Key at a payment and writes that payment's record, in one step, only while the key
- * still holds what the caller read (nothing, or a payment the caller saw refused) and the payment is not paid for sure
- * (its record `deploying`, `deployed` or a `credit`: written over, a credit would drop off the operator's list).
- * KEYS: the key, the record; ARGV: the key's new value, the record, the TTL, what the key must hold now ('' for
- * nothing). Answers 1, or 0 when the key changed since it was read (another payment took it) or the payment is paid.
+ * still holds what the caller read (nothing, or a payment the caller saw refused) and the payment's settle was never
+ * asked for (a record `settling`, `unknown`, `deploying`, `deployed` or a `credit`, written over, would lose what the
+ * chain must decide, or drop a credit off the operator's list). KEYS: the key, the record; ARGV: the key's new value,
+ * the record, the TTL, what the key must hold now ('' for nothing). Answers 1, or 0 when the key changed since it was
+ * read (another payment took it) or the payment may have paid.
  */
 const claimPaymentKeyScript = defineScript<number>({
   name: 'claim-payment-key',
@@ -154,7 +155,9 @@ if (current or '') ~= ARGV[4] then return 0 end
 local held = redis.call('GET', KEYS[2])
 if held then
   local read, state = pcall(function() return cjson.decode(held).state end)
-  if read and (state == 'deploying' or state == 'deployed' or state == 'credit') then return 0 end
+  if read and (state == 'settling' or state == 'unknown' or state == 'deploying' or state == 'deployed' or state == 'credit') then
+    return 0
+  end
 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
 redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3])
@@ -162,7 +165,7 @@ return 1
 `,
   inProcess: (data, keys, args) => {
     if ((data.get(keys[0]!) ?? '') !== args[3]) return 0
-    if (PAID_FOR_SURE.includes(stateOf(data.get(keys[1]!)))) return 0
+    if (MAYBE_PAID.includes(stateOf(data.get(keys[1]!)))) return 0
     data.set(keys[0]!, args[0]!, { px: Number(args[2]) })
     data.set(keys[1]!, args[1]!, { px: Number(args[2]) })
     return 1
@@ -189,8 +192,9 @@ export type ClaimIdempotencyKeyParameters = {
 }
 
 /**
- * Claims a payer's Idempotency-Key for this payment before its verify, atomically with the payment's first record:
- * while the key is claimed no other payment under it is verified or settled. False when another payment holds it.
+ * Claims a payer's Idempotency-Key for this payment before its verify, atomically with the payment's first record,
+ * both for minutes (the settle keeps the key longer: ./lifetimes.ts): while the key is claimed no other payment under
+ * it is verified or settled. False when another payment holds it.
  */
 export async function claimIdempotencyKey(store: Store, ref: PaymentRef, parameters: ClaimIdempotencyKeyParameters): Promise<boolean> {
   const { keys, payer, nonce } = ref
@@ -199,7 +203,7 @@ export async function claimIdempotencyKey(store: Store, ref: PaymentRef, paramet
   const claimed = await store.run(
     claimPaymentKeyScript,
     [keys.idempotency(payer, keyHash), keys.payment(payer, nonce)],
-    [JSON.stringify(alias), JSON.stringify(record), PAYMENT_RECORD_TTL_MS, replacing ? JSON.stringify(replacing) : ''],
+    [JSON.stringify(alias), JSON.stringify(record), UNSETTLED_TTL_MS, replacing ? JSON.stringify(replacing) : ''],
   )
   return claimed === 1
 }
@@ -225,8 +229,8 @@ export async function closePayment(store: Store, { keys, payer, nonce }: Payment
 }
 
 /**
- * Marks a payment `refused`: nothing was paid, the chain says so. The record stays (an Idempotency-Key that went with
- * it is free for a new payment, atomically) and leaves the open list.
+ * Marks a payment `refused`: nothing was paid, the chain says so. The record stays for minutes (an Idempotency-Key that
+ * went with it is free for a new payment, atomically) and leaves the open list (one never filed, `verifying`: no command).
  */
 export async function refusePayment(
   { store, keys }: { store: Store; keys: PaymentKeys },
@@ -234,8 +238,8 @@ export async function refusePayment(
   reason: string,
 ): Promise<void> {
   const refused: PaymentRecord = { ...record, state: 'refused', reason }
-  await store.set(keys.payment(record.payer, record.nonce), JSON.stringify(refused), PAYMENT_RECORD_TTL_MS)
-  await closePayment(store, { keys, payer: record.payer, nonce: record.nonce }).catch(() => undefined)
+  await store.set(keys.payment(record.payer, record.nonce), JSON.stringify(refused), UNSETTLED_TTL_MS)
+  if (record.state !== 'verifying') await closePayment(store, { keys, payer: record.payer, nonce: record.nonce }).catch(() => undefined)
 }
 
 /** Writes the record, filed among the open payments (before a settle, and at each step until done). */

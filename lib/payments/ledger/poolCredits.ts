@@ -4,7 +4,8 @@ import { parseTransactionRecord } from '../../deploy/sender/signedTransactions.j
 import { listIndexed, putIndexed, removeFromIndex } from '../../store/recordIndex.js'
 import type { Store } from '../../store/types.js'
 import type { PaymentKeys } from '../keys.js'
-import { PAYMENT_RECORD_TTL_MS, type PaymentRecord, readPaymentRecord, SETTLED_INDEX_MAX, sha256 } from './paymentRecord.js'
+import { PAYMENT_RECORD_TTL_MS } from './lifetimes.js'
+import { type PaymentRecord, readPaymentRecord, SETTLED_INDEX_MAX, sha256 } from './paymentRecord.js'
 
 // A pooled launch is sold at its own price (X402_POOL_PRICE). When its pool fails (a seed the node refused, or one
 // that reverted because someone initialised the pool first), the token exists and the payment stays `deployed`, but

@@ -3,12 +3,12 @@ import type { PaymentKeys } from '../keys.js'
 import { settlementOf } from '../verdict/chainVerdict.js'
 import { doorRefusalOf } from '../verdict/refusalReasons.js'
 import { paymentSignedDeploy } from './deployOfPayment.js'
+import { PAYMENT_RECORD_TTL_MS } from './lifetimes.js'
 import { listOpenPaymentsAfter } from './openPayments.js'
 import {
   closePayment,
   creditIdOf,
   PAYMENT_LEASE_MS,
-  PAYMENT_RECORD_TTL_MS,
   type PaymentRecord,
   readPaymentRecord,
   refusePayment,

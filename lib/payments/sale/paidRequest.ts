@@ -6,6 +6,7 @@ import type { HttpAnswer } from '../../platform/httpAnswer.js'
 import { domainAnswer, facilitatorUnavailable, paymentRequiredAnswer, replayedAnswer } from '../door/doorAnswers.js'
 import { checkPaymentTerms, checkValidityLength, checkValidityWindow, signatureRecoversToPayer } from '../door/localChecks.js'
 import type { DecodedPayment } from '../door/paymentPayload.js'
+import { takePayerVerify } from '../door/verifyBudget.js'
 import {
   claimIdempotencyKey,
   type IdempotencyAlias,
@@ -137,9 +138,10 @@ async function underLease(context: PaidDeployContext, purchase: Purchase): Promi
       : inProgress(STILL_RUNNING)
   }
   const { record, alias } = await readPayment(store, purchase, purchase.keyHash)
-  // A payment paid for sure is answered from its own record, whatever payment its Idempotency-Key went with before:
-  // following the key (to a refused payment, say) would claim it anew and write over its credit.
-  if (record && PAID_STATES.includes(record.state)) return continuePayment(context, purchase, record, alias)
+  // A payment that may have paid (its settle was asked for) is answered from its own record, whatever payment its
+  // Idempotency-Key went with before: following the key (to a refused payment, say) would take it anew, verify it
+  // again (its nonce used: refused) and write over its credit, or over a settle the chain shows paid.
+  if (record && MAYBE_PAID.includes(record.state)) return continuePayment(context, purchase, record, alias)
   if (alias && alias.nonce !== purchase.nonce) return followKey(context, purchase, alias)
   if (record) return continuePayment(context, purchase, record, alias)
   return newPayment(context, purchase, alias)
@@ -200,9 +202,10 @@ async function followKey(context: PaidDeployContext, purchase: Purchase, alias: 
 }
 
 /**
- * A payment not settled before: its validity window (step 2), its Idempotency-Key claimed for it with its `verifying`
- * record (atomically, before verify: `replacing` is what the key held, a refused payment's alias, or this payment's
- * own), the facilitator's verify (step 3), then the deploy with its settle. A refusal here settles nothing.
+ * A payment not settled before: its validity window (step 2), one of its payer's verifies of the minute (else 429,
+ * nothing written), its Idempotency-Key claimed for it with its `verifying` record (atomically, before verify:
+ * `replacing` is what the key held, a refused payment's alias, or this payment's own), the facilitator's verify
+ * (step 3), then the deploy with its settle. A refusal here settles nothing.
  */
 async function newPayment(
   context: PaidDeployContext,
@@ -217,6 +220,9 @@ async function newPayment(
     checkValidityWindow(purchase.payment, nowSeconds) ?? checkValidityLength(purchase.payment, nowSeconds, requirements.maxTimeoutSeconds)
   if (window)
     return paymentRequiredAnswer({ requirements, resourceUrl, code: 'PAYMENT_INVALID', error: window.message, reason: window.reason })
+  const limit = context.config.rateLimitPerMinute
+  const budget = await takePayerVerify(store, { keys: context.keys, payer: purchase.payer, limit, now: context.clock.now() })
+  if (!budget.ok) return budget.answer
   const { keyHash } = purchase
   const record = paymentRecordOf(context, purchase, 'verifying')
   const claimed = keyHash ? await claimIdempotencyKey(store, purchase, { keyHash, record, replacing }) : true

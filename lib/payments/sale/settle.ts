@@ -5,6 +5,7 @@ import { errorName } from '../../platform/log.js'
 import { creditAnswer, domainAnswer, doorError, paymentRequiredAnswer } from '../door/doorAnswers.js'
 import { checkValidityWindow } from '../door/localChecks.js'
 import { SETTLE_TIMEOUT_MS } from '../facilitator/httpFacilitator.js'
+import { keepIdempotencyKey } from '../ledger/lifetimes.js'
 import {
   countOpenPayments,
   creditIdOf,
@@ -149,11 +150,19 @@ const tooLate = failure(
   { retryAfterSeconds: 2 },
 )
 
+/** A new payment whose Idempotency-Key no longer names it (lapsed, or taken): nothing may be settled under it. */
+const keyLost = failure(
+  'DEPLOY_BUSY',
+  'This payment’s Idempotency-Key no longer names it (it lapsed before the settle); nothing was settled or signed. Resend it.',
+  { retryAfterSeconds: 2 },
+)
+
 /**
  * Writes the `settling` record (with the block the settle is asked at) before any settle: no settle without it. A new
  * payment's payer with many open already (a loop of authorizations cancelled between verify and settle leaves each
- * one undecided for a while) opens no more: the operator's list keeps everyone's credits in view. Answers the record,
- * or why nothing may be settled.
+ * one undecided for a while) opens no more: the operator's list keeps everyone's credits in view. A new payment's
+ * Idempotency-Key (claimed for minutes before its verify) is kept as long as the record first. Answers the record, or
+ * why nothing may be settled.
  */
 async function recordSettling(context: PaidDeployContext, purchase: Purchase, retrying: PaymentRecord | null) {
   if (context.clock.now() - context.startedAt > SETTLE_START_BUDGET_MS) return tooLate
@@ -162,6 +171,8 @@ async function recordSettling(context: PaidDeployContext, purchase: Purchase, re
   const record: PaymentRecord = { ...first, state: 'settling', fromBlock: first.fromBlock ?? fromBlock?.toString() }
   try {
     if (!retrying && (await countOpenPayments(context.store, purchase)) >= PAYER_OPEN_MAX) return tooManyOpen
+    const { keyHash } = purchase
+    if (!retrying && keyHash && !(await keepIdempotencyKey(context.store, { ...purchase, keyHash }))) return keyLost
     await saveOpenPayment(context.store, purchase, record)
     return record
   } catch (error) {
