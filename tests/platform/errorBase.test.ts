@@ -103,6 +103,8 @@ describe('one error base', () => {
       'mcp/openapi.ts': 'a sentence of the OpenAPI description that names the shape',
       'payments/door/doorAnswers.ts':
         'the paid door’s wire bodies (the 402 and the errors outside the domain), in the order x402 clients read',
+      'mcp/paidTool.ts':
+        'deploy_token_paid’s results carry the paid door’s wire bodies (its 402 beside x402’s PaymentRequired) as they came',
     }
     const comment = /^\S+:\d+: (\/\/|\/\*\*|\*)/
     const found = linesMatching(/\bok:\s*false\b/).filter((line) => !comment.test(line) && !line.startsWith('docs/'))
