@@ -1,7 +1,8 @@
 // `npm test`'s steps, on the Node the runner chose: the prerequisites (tests/support/ensurePrerequisites.mjs), then
-// vitest, with the static checks (Biome, then tsc on the code and on the dashboard's scripts) running beside both.
-// tsc works on one core for most of a minute while the suite's two workers leave part of the other idle (they wait on
-// servers, chains and browsers), so beside the suite it costs little wall time, where before it it cost all of it.
+// vitest, with the static checks (Biome, then the type check of the code and of the dashboard's scripts,
+// dev/typecheck.mjs) running beside both. The type check runs on one thread (--singleThreaded): beside the suite's two
+// workers the machine's cores are busy, and its parallel checkers would only take turns on them, each redoing part of
+// the work.
 // Their output is held and printed after vitest's, each under its own heading, so neither breaks into the other.
 // Arguments go to vitest (`npm test -- tests/read`). Exits 0 only when every step passed.
 import { spawn } from 'node:child_process'
@@ -26,7 +27,7 @@ function run(command, args, { held = false } = {}) {
 
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm'
 const lint = run(npm, ['run', '--silent', 'lint'], { held: true })
-const typecheck = run(npm, ['run', '--silent', 'typecheck'], { held: true })
+const typecheck = run(npm, ['run', '--silent', 'typecheck', '--', '--singleThreaded'], { held: true })
 const stopStatic = () => {
   for (const step of [lint, typecheck]) step.child.kill('SIGTERM')
 }
@@ -45,7 +46,7 @@ if (prerequisites !== 0) {
 const suite = await run('node_modules/.bin/vitest', ['run', ...process.argv.slice(2)]).done
 const checks = [
   ['lint (Biome)', await lint.done, lint.output()],
-  ['typecheck (tsc)', await typecheck.done, typecheck.output()],
+  ['typecheck (TypeScript 7)', await typecheck.done, typecheck.output()],
 ]
 for (const [name, code, output] of checks) {
   if (code === 0) console.log(`${name}: passed`)
