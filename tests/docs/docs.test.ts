@@ -239,4 +239,21 @@ describe('cold start of the deploy handler', () => {
       process.stdout.write('ok')`
     expect(runRecordingLoads(script).loads).toMatch(/@aws-sdk\/client-kms/)
   })
+
+  it('loads Uniswap’s SDKs (and the ethers 5 under them) only once a launch with a pool plans its seed', () => {
+    // They come in by require (their CommonJS builds), which the load recorder's hooks do not see: the require cache does.
+    const script = `
+      const { createRequire } = await import('node:module')
+      const uniswapLoaded = () => Object.keys(createRequire(import.meta.url).cache).some((m) => /@uniswap|ethers/.test(m))
+      await import('./lib/deploy/heavyHalf.ts')
+      const before = uniswapLoaded()
+      const { planPoolSeed } = await import('./lib/deploy/pool/poolSeed.ts')
+      const afterImport = uniswapLoaded()
+      const planned = planPoolSeed({
+        token: '0x00000000000000000000000000000000000000b2', decimals: 18, amount: 5n * 10n ** 23n, startingMarketCapWei: 10n ** 19n,
+        wholeSupply: 10n ** 24n, fee: 10000, tickSpacing: 200, owner: '0x00000000000000000000000000000000000000a1', deadline: 1n,
+      })
+      process.stdout.write(JSON.stringify({ before, afterImport, planned: planned.ok, afterPlan: uniswapLoaded() }))`
+    expect(JSON.parse(runRecordingLoads(script).out)).toEqual({ before: false, afterImport: false, planned: true, afterPlan: true })
+  })
 })

@@ -7,15 +7,23 @@ import { accepted, type Result, refused } from '../../platform/result.js'
 import type { PoolFee } from './poolFields.js'
 
 /**
- * Loads one of Uniswap's SDKs by its CommonJS build. Their ES module builds import directories and extensionless files,
- * which Node's ES module loader refuses (ERR_UNSUPPORTED_DIR_IMPORT); bundlers and tsx forgive it, Node does not.
+ * Uniswap's SDKs, loaded on first use by their CommonJS builds. Their ES module builds import directories and
+ * extensionless files, which Node's ES module loader refuses (ERR_UNSUPPORTED_DIR_IMPORT); bundlers and tsx forgive
+ * it, Node does not. On first use, not at load: with ethers 5 under them they take about 0.6 s of CPU to load, which
+ * every cold start of the deploy half would pay, though only a launch with a pool uses them (Node's require cache
+ * keeps them after the first call).
  */
-function uniswapSdk<T>(name: string): T {
-  return createRequire(import.meta.url)(name) as T
+function uniswap() {
+  const require = createRequire(import.meta.url)
+  return {
+    ...(require('@uniswap/sdk-core') as Pick<typeof import('@uniswap/sdk-core'), 'Ether' | 'Token'>),
+    ...(require('@uniswap/v3-sdk') as Pick<typeof import('@uniswap/v3-sdk'), 'encodeSqrtRatioX96' | 'nearestUsableTick' | 'TickMath'>),
+    ...(require('@uniswap/v4-sdk') as Pick<
+      typeof import('@uniswap/v4-sdk'),
+      'Pool' | 'Position' | 'V4PositionManager' | 'V4PositionPlanner'
+    >),
+  }
 }
-const { Ether, Token } = uniswapSdk<typeof import('@uniswap/sdk-core')>('@uniswap/sdk-core')
-const { encodeSqrtRatioX96, nearestUsableTick, TickMath } = uniswapSdk<typeof import('@uniswap/v3-sdk')>('@uniswap/v3-sdk')
-const { Pool, Position, V4PositionManager, V4PositionPlanner } = uniswapSdk<typeof import('@uniswap/v4-sdk')>('@uniswap/v4-sdk')
 
 /** Base's chain id: the SDK's currencies carry one. */
 const BASE_CHAIN_ID = 8453
@@ -39,13 +47,14 @@ export type LaunchPoolKey = { currency0: Address; currency1: Address; fee: PoolF
 export type LaunchPoolKeyParameters = { token: Address; decimals: number; fee: PoolFee; tickSpacing: number }
 
 /** The SDK's pool entity's currencies for a token paired with native ETH. */
-const currenciesOf = (token: Address, decimals: number) => ({
-  eth: Ether.onChain(BASE_CHAIN_ID),
-  token: new Token(BASE_CHAIN_ID, token, decimals),
-})
+const currenciesOf = (token: Address, decimals: number) => {
+  const { Ether, Token } = uniswap()
+  return { eth: Ether.onChain(BASE_CHAIN_ID), token: new Token(BASE_CHAIN_ID, token, decimals) }
+}
 
 /** A launch's pool key and id (`keccak256(abi.encode(key))`, the id DexScreener and GeckoTerminal show). */
 export function launchPoolKey({ token, decimals, fee, tickSpacing }: LaunchPoolKeyParameters): { key: LaunchPoolKey; poolId: Hex } {
+  const { Pool } = uniswap()
   const { eth, token: currency } = currenciesOf(token, decimals)
   const key = Pool.getPoolKey(eth, currency, fee, tickSpacing, NO_HOOKS)
   return {
@@ -111,6 +120,7 @@ export type PoolSeedRefusal = { code: 'INVALID_POOL'; details: { field: string; 
 export function planPoolSeed(parameters: PlanPoolSeedParameters): Result<{ seed: PoolSeed }, 'INVALID_POOL', PoolSeedRefusal> {
   const { token, decimals, amount, startingMarketCapWei, wholeSupply, fee, tickSpacing, owner, deadline } = parameters
   const problem = (field: string, reason: string) => refused('INVALID_POOL', { details: [{ field, reason }] })
+  const { encodeSqrtRatioX96, nearestUsableTick, TickMath, Pool, Position, V4PositionManager, V4PositionPlanner } = uniswap()
   const exact = encodeSqrtRatioX96(wholeSupply.toString(), startingMarketCapWei.toString())
   if (
     BigInt(exact.toString()) < BigInt(TickMath.MIN_SQRT_RATIO.toString()) ||
