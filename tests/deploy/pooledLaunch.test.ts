@@ -47,11 +47,13 @@ const DEADLINE = 4_000_000_000n
 
 describe('a pooled launch through the key door (anvil, the B20 emulator, Uniswap v4’s own contracts)', () => {
   let stack: DeployStack
+  let base: DeployStack
   let v4: UniswapV4
   let services: DeployServices
   beforeAll(async () => {
     stack = await startDeployStack({ storeKind: 'memory', env: { DEPLOY_DAILY_CAP: '1000' } })
     v4 = await deployUniswapV4(stack.chain)
+    base = stack
     stack = { ...stack, ...rebind(stack, v4) }
   })
   afterAll(() => stack?.close())
@@ -283,6 +285,28 @@ describe('a pooled launch through the key door (anvil, the B20 emulator, Uniswap
     expect(body.error).toContain('initialized')
     expect(stack.kms.calls.filter((call) => call === 'Sign').length).toBe(signs)
     expect(await stack.chain.publicClient.getTransactionCount({ address: stack.signer })).toBe(nonce)
+  })
+
+  it('refuses pooled launches with DELEGATION_UNAVAILABLE where the executor is not Simple7702Account v0.8, and plain deploys go on', async () => {
+    const elsewhere = base.newInstance({
+      env: {
+        UNISWAP_V4_POOL_MANAGER: v4.poolManager,
+        UNISWAP_V4_POSITION_MANAGER: v4.positionManager,
+        UNISWAP_V4_STATE_VIEW: v4.stateView,
+        PERMIT2_ADDRESS: v4.permit2,
+        EIP7702_DELEGATE: '0x000000000000000000000000000000000000dEaD',
+      },
+    }).handle
+    const signs = stack.kms.calls.filter((call) => call === 'Sign').length
+    const pooled = await stack.post(pooledBody((await newAccount()).address), { instance: elsewhere })
+    expect(pooled.body).toMatchObject({ ok: false, code: 'DELEGATION_UNAVAILABLE', retryAfterSeconds: 60 })
+    expect(pooled.body.error).toContain('0x000000000000000000000000000000000000dEaD')
+    expect(stack.kms.calls.filter((call) => call === 'Sign').length).toBe(signs)
+    const plain = await stack.post(
+      { action: 'agent_deploy', name: 'Still Plain', symbol: 'STILL', waitSeconds: 6 },
+      { instance: elsewhere },
+    )
+    expect(plain.body).toMatchObject({ ok: true, status: 'broadcast', receipt: { status: 'confirmed' } })
   })
 
   it('refuses a pool whose position would be the signer’s, or that cannot be made, naming each field', async () => {
