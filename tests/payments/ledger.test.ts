@@ -439,7 +439,6 @@ describe('the paid door’s ledger', () => {
           frontRun = true
         }
         await testClient.mine({ blocks: 1 })
-        await new Promise((resolve) => setTimeout(resolve, 50))
       }
     })()
     // Signed for the pooled price the door's 402 asks.
