@@ -24,7 +24,7 @@ export function birthViewOf(data: Hex, decimals: number): BirthView {
   const whole = (units: bigint | null | undefined) => (units === null || units === undefined ? null : formatUnits(units, decimals))
   return {
     admin: birth?.admin ?? null,
-    initialSupply: whole(birth?.mint ? birth.mint.units + (birth.poolMint?.units ?? 0n) : undefined),
+    initialSupply: whole(birth?.mint || birth?.poolMint ? (birth.mint?.units ?? 0n) + (birth.poolMint?.units ?? 0n) : undefined),
     supplyCap: whole(birth?.supplyCap),
     recipient: birth?.mint?.to ?? null,
     metadata: birth?.contractUri ? readMetadataDataUri(birth.contractUri) : null,

@@ -13,6 +13,7 @@ import {
   toHex,
 } from 'viem'
 import { publicKeyToAddress, toAccount } from 'viem/accounts'
+import { hashAuthorization } from 'viem/utils'
 import type { Deadline } from '../platform/clock.js'
 import { BaseError } from '../platform/errors.js'
 
@@ -144,6 +145,12 @@ export async function createKmsAccount({
     },
     async signTypedData(typedData) {
       return serializeSignature(await signDigest(hashTypedData(typedData)))
+    },
+    // An EIP-7702 authorization: the digest of 0x05 || rlp([chainId, address, nonce]), signed low-s like the rest.
+    async signAuthorization(authorization) {
+      const address = authorization.contractAddress ?? authorization.address
+      const { chainId, nonce } = authorization
+      return { address, chainId, nonce, ...(await signDigest(hashAuthorization({ address, chainId, nonce }))) }
     },
     async signTransaction(transaction, options) {
       const serializer = options?.serializer ?? serializeTransaction

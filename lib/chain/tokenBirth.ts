@@ -10,7 +10,8 @@ import {
   parseAbiParameters,
   zeroAddress,
 } from 'viem'
-import { b20FactoryAbi, MINT_ROLE } from './b20.js'
+import { B20_FACTORY_ADDRESS, b20FactoryAbi, MINT_ROLE } from './b20.js'
+import { batchCallTo } from './batchAccount.js'
 
 // What a token gets at birth, as pure encoding and decoding: the ERC-7572 metadata as an on-chain data URI, the
 // initCalls of createB20 in the order that works (roles, then the cap, then the mint, then the metadata), and the same
@@ -115,8 +116,18 @@ export type TokenBirth = {
 
 const ADMIN_OF_PARAMS = parseAbiParameters('(uint8 version, string name, string symbol, address initialAdmin)')
 
-/** Reads a createB20 calldata back into what the token gets at birth (pure); null when it is not a createB20. */
+/**
+ * Reads a createB20 calldata back into what the token gets at birth (pure); null when it is not a createB20. A pooled
+ * launch's `executeBatch` is read through its call to the factory: there the pool's share is always minted first (to
+ * the signer, who seeds the pool in the same batch), so a lone mint is the pool's (the whole supply in the pool).
+ */
 export function readTokenBirth(data: Hex): TokenBirth | null {
+  const batched = batchCallTo(data, B20_FACTORY_ADDRESS)
+  if (batched) {
+    const birth = readTokenBirth(batched.data)
+    if (birth?.mint && !birth.poolMint) return { ...birth, poolMint: birth.mint, mint: null }
+    return birth
+  }
   let args: readonly unknown[]
   try {
     const decoded = decodeFunctionData({ abi: b20FactoryAbi, data })

@@ -1,5 +1,6 @@
 import type { Address } from 'viem'
 import { z } from 'zod'
+import { SIMPLE_7702_ACCOUNT_ADDRESS } from '../chain/delegate.js'
 import { parseTokenAmount } from '../chain/tokenAmount.js'
 import {
   type CrossCheck,
@@ -51,6 +52,11 @@ export type DeployConfig = {
    * 1 and 1,000,000 ETH by default): outside them the request is refused, naming `pool.startingMarketCapEth`.
    */
   poolMarketCap: MarketCapBounds
+  /**
+   * The batch executor the signer's EIP-7702 delegation points at (`EIP7702_DELEGATE`, default Simple7702Account v0.8
+   * on Base): a pooled launch is one `executeBatch` the signer sends to itself.
+   */
+  delegate: Address
 }
 
 const contractAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x address')
@@ -118,6 +124,7 @@ const deploySchema = z.object({
   UNISWAP_V4_POSITION_MANAGER: optional(contractAddress).default(BASE_UNISWAP_V4.positionManager),
   UNISWAP_V4_STATE_VIEW: optional(contractAddress).default(BASE_UNISWAP_V4.stateView),
   PERMIT2_ADDRESS: optional(contractAddress).default(BASE_UNISWAP_V4.permit2),
+  EIP7702_DELEGATE: optional(contractAddress).default(SIMPLE_7702_ACCOUNT_ADDRESS),
   POOL_MIN_MARKET_CAP_ETH: optional(ethAmount).default(POOL_MARKET_CAP_ETH_DEFAULTS.min),
   POOL_MAX_MARKET_CAP_ETH: optional(ethAmount).default(POOL_MARKET_CAP_ETH_DEFAULTS.max),
   ...storeFields,
@@ -152,6 +159,7 @@ export function loadDeployConfig(env: Environment = process.env): DeployConfig {
       permit2: parsed.PERMIT2_ADDRESS as Address,
     },
     poolMarketCap: { minWei: weiOfEth(parsed.POOL_MIN_MARKET_CAP_ETH), maxWei: weiOfEth(parsed.POOL_MAX_MARKET_CAP_ETH) },
+    delegate: parsed.EIP7702_DELEGATE as Address,
   }
 }
 

@@ -6,6 +6,7 @@ import { awsCredentialsProvider } from '@vercel/oidc-aws-credentials-provider'
 import type { Hex, PublicClient } from 'viem'
 import { type ActivationReader, createActivationReader } from '../chain/activation.js'
 import { createChainClient, createChainIdCheck } from '../chain/client.js'
+import { createDelegateCheck, type DelegateCheck } from '../chain/delegateCheck.js'
 import { createKmsAccount, type KmsAccount } from '../chain/kmsAccount.js'
 import { type Clock, systemClock } from '../platform/clock.js'
 import type { Environment } from '../platform/config.js'
@@ -33,6 +34,8 @@ export type DeployServices = Readonly<{
   activation: ActivationReader
   /** The network's fees, read at most once a block for all the deploys of the instance. */
   fees: FeeCache
+  /** Whether the EIP-7702 delegate holds Simple7702Account v0.8's code (asked of the chain once while it does). */
+  delegateCheck: DelegateCheck
   /** Sends a deploy that waits for its block (`waitSeconds`) with `eth_sendRawTransactionSync`, as the node takes it. */
   syncSender: SyncSender
   /** Checks the RPC's chain id once. */
@@ -69,7 +72,7 @@ export type DeployServices = Readonly<{
 export type ConfirmedHook = (services: DeployServices, record: TransactionRecord) => Promise<void>
 
 /** What the chain reads before the lock use: the node, the log, and the chain id the service is configured for. */
-export type ChainReads = Pick<DeployServices, 'publicClient' | 'fees' | 'logger' | 'config'>
+export type ChainReads = Pick<DeployServices, 'publicClient' | 'fees' | 'logger' | 'config' | 'delegateCheck'>
 
 /** Parameters of {@link createDeployServices}; anything given replaces what the environment would build. */
 export type CreateDeployServicesParameters = {
@@ -147,6 +150,7 @@ export function createDeployServices(parameters: CreateDeployServicesParameters 
     // The fees age, a waiting send waits and the nonce lock's waits and lease run on the services' one clock, the one
     // that stamps the records: a test that owns it owns them all.
     fees: createFeeCache({ publicClient, now: clock.now }),
+    delegateCheck: createDelegateCheck(publicClient),
     syncSender: createSyncSender({ syncClient, publicClient, clock }),
     verifyChain: createChainIdCheck(publicClient, config.chainId),
     getSigner,

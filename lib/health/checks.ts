@@ -29,6 +29,8 @@ export type DetailedHealth = PublicHealth & {
   rpc: HealthPart
   signer: HealthPart
   deploys: HealthPart
+  /** The EIP-7702 executor: its `address` (never the signer's) and whether its code is the pinned one. */
+  delegation: HealthPart
   /**
    * B20's variants as Base's ActivationRegistry says (`active` or `inactive`), as deploys see them: kept a few
    * minutes per instance (`checkedAgeSeconds`). Down when the registry could not be asked; a variant switched off is
@@ -132,7 +134,7 @@ export async function checkDetailedHealth({ read, deploy, config }: CheckDetaile
     return { ctx, address: (await ctx.getSigner()).address }
   }
 
-  const [{ view: publicView, lastTick }, store, dexscreener, rpc, signer, deploys, variants] = await Promise.all([
+  const [{ view: publicView, lastTick }, store, dexscreener, rpc, signer, deploys, variants, delegationPart] = await Promise.all([
     readPublicHealth(read),
     probe(read, async () => {
       await read.store.get(healthProbeKey(read.keyPrefix))
@@ -190,7 +192,23 @@ export async function checkDetailedHealth({ read, deploy, config }: CheckDetaile
         checkedAgeSeconds: Math.max(0, Math.round((ctx.clock.now() - checkedAt) / 1000)),
       }
     }),
+    // The executor pooled launches run through: its code on chain held to Simple7702Account v0.8's pinned hash (the
+    // on-chain half of docs/operations.md's check), and whether the signer's account is delegated to it yet.
+    probe(read, async () => {
+      const { ctx, address } = await signerAddress()
+      const { delegate } = ctx.config
+      const { delegationDesignator } = await import('../chain/batchAccount.js')
+      const [codeOk, own] = await Promise.all([ctx.delegateCheck(delegate), ctx.publicClient.getCode({ address })])
+      if (!codeOk) throw new PartDownError('DelegateCodeMismatch', 'the delegate is not Simple7702Account v0.8')
+      return { address: delegate, signerDelegated: (own ?? '0x').toLowerCase() === delegationDesignator(delegate) }
+    }),
   ])
+  // Always named: the executor's address (not the signer's), from the configuration even when the probe failed.
+  const delegateAddress = await services.then(
+    (ctx) => ctx.config.delegate,
+    () => null,
+  )
+  const delegation: HealthPart = { ...delegationPart, address: delegateAddress }
   const backingOff = read.gecko
     ? await read.store.get(readKeys(read.keyPrefix).geckoBackoff).then(
         (v) => v !== null,
@@ -203,7 +221,7 @@ export async function checkDetailedHealth({ read, deploy, config }: CheckDetaile
     lastTick === null
       ? { ok: true, lastTick: null }
       : { ok: publicView.lastTickAgeSeconds !== null && publicView.lastTickAgeSeconds <= TICK_STALE_SECONDS, lastTick }
-  const parts = [store, dexscreener, geckoterminal, rpc, signer, deploys, variants, tick]
+  const parts = [store, dexscreener, geckoterminal, rpc, signer, deploys, variants, delegation, tick]
   return {
     ...publicView,
     ok: publicView.ok && parts.every((p) => p.ok),
@@ -213,6 +231,7 @@ export async function checkDetailedHealth({ read, deploy, config }: CheckDetaile
     signer,
     deploys,
     variants,
+    delegation,
     tick,
   }
 }

@@ -29,5 +29,10 @@ export const healthSchema = z.object({
     .describe(
       'B20 variants as Base’s ActivationRegistry says, as deploys see them (kept a few minutes): asset and stablecoin ("active" or "inactive"), checkedAgeSeconds',
     ),
+  delegation: part
+    .optional()
+    .describe(
+      'The EIP-7702 executor pooled launches run through (EIP7702_DELEGATE): address (the executor, not the signer), ok when its code is Simple7702Account v0.8’s, signerDelegated once the first pooled launch set the signer’s delegation',
+    ),
   tick: part.optional().describe('lastTick { at, durationMs, caller, failed, parts }; not ok when the last tick is over 10 minutes old'),
 })

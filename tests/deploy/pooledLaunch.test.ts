@@ -15,13 +15,16 @@ import {
   toHex,
 } from 'viem'
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts'
+import { recoverAuthorizationAddress } from 'viem/utils'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { MINT_ROLE, predictB20Address } from '../../lib/chain/b20.js'
+import { B20_FACTORY_ADDRESS, b20FactoryAbi, MINT_ROLE, predictB20Address } from '../../lib/chain/b20.js'
+import { decodeExecuteBatch, delegationDesignator, SIMPLE_7702_ACCOUNT_ADDRESS } from '../../lib/chain/batchAccount.js'
 import { issueAgentKey } from '../../lib/deploy/agents/agentRegistry.js'
 import { setAgentWebhook } from '../../lib/deploy/agents/webhookTargets.js'
 import { deployHistoryKeys } from '../../lib/deploy/keys.js'
 import { followDeploys } from '../../lib/deploy/pipeline/followDeploys.js'
 import { launchPoolKey } from '../../lib/deploy/pool/poolSeed.js'
+import { readLaunchFailure } from '../../lib/deploy/records/launchFailure.js'
 import { readTransactionRecord } from '../../lib/deploy/sender/signedTransactions.js'
 import type { DeployServices } from '../../lib/deploy/services.js'
 import { type ChainEvent, readChainEvent } from '../../lib/launches/chainEvents.js'
@@ -35,19 +38,22 @@ import { type DeployStack, startDeployStack } from '../support/deployStack.js'
 import { deployUniswapV4, poolManagerAbi, positionManagerAbi, swapCalldata, type UniswapV4 } from '../support/uniswapV4.js'
 import { startWebhookReceiver } from '../support/webhookReceiver.js'
 
-// A pooled launch through POST /api/b20-skill, on Uniswap v4's own compiled contracts beside the B20 emulator: the
-// token is born, its pool seeded from the signer's next nonces in the same hold of the lock, a second account trades
+// A pooled launch through POST /api/b20-skill, on Uniswap v4's own compiled contracts beside the B20 emulator and
+// Simple7702Account's compiled artifact: the token is born and its pool seeded in ONE transaction, the signer's
+// `executeBatch` to itself through its EIP-7702 delegate (set by the first launch, then kept); a second account trades
 // it in the next block, and the owner collects the fees with their own key.
 
 const DEADLINE = 4_000_000_000n
 
 describe('a pooled launch through the key door (anvil, the B20 emulator, Uniswap v4’s own contracts)', () => {
   let stack: DeployStack
+  let base: DeployStack
   let v4: UniswapV4
   let services: DeployServices
   beforeAll(async () => {
     stack = await startDeployStack({ storeKind: 'memory', env: { DEPLOY_DAILY_CAP: '1000' } })
     v4 = await deployUniswapV4(stack.chain)
+    base = stack
     stack = { ...stack, ...rebind(stack, v4) }
   })
   afterAll(() => stack?.close())
@@ -109,24 +115,78 @@ describe('a pooled launch through the key door (anvil, the B20 emulator, Uniswap
     // The amount is what the mint takes: the SDK rounds the liquidity down, never up.
     expect(Number(body.pool.amount)).toBeLessThanOrEqual(600_000_000)
     expect(Number(body.pool.amount)).toBeGreaterThan(599_999_999)
-    // Four transactions' gas: far more than a plain deploy's.
+    // One transaction's gas, the pool's calls in it: more than a plain deploy's.
     const plain = (await stack.post({ action: 'agent_deploy', name: 'Plain', symbol: 'PLN', dryRun: true })).body
-    expect(BigInt(body.gas)).toBeGreaterThan(BigInt(plain.gas) * 2n)
+    expect(BigInt(body.gas)).toBeGreaterThan(BigInt(plain.gas))
     expect(stack.kms.calls.filter((call) => call === 'Sign').length).toBe(signs)
+  })
+
+  /** The launch's transaction: the signer's own, to itself, calling executeBatch (the creation first, the pool's calls after). */
+  const expectOneBatch = async (txHash: Hex) => {
+    const tx = await stack.chain.publicClient.getTransaction({ hash: txHash })
+    expect(tx.from.toLowerCase()).toBe(stack.signer.toLowerCase())
+    expect(tx.to?.toLowerCase()).toBe(stack.signer.toLowerCase())
+    const calls = decodeExecuteBatch(tx.input)!
+    expect(calls.map((call) => call.target)).toEqual([
+      B20_FACTORY_ADDRESS,
+      expect.stringMatching(/^0x/i), // the token
+      v4.permit2,
+      v4.poolManager,
+      v4.positionManager,
+    ])
+    return tx
+  }
+
+  it('sets the signer’s delegation with its first launch (the authorization signed by KMS at nonce + 1), then keeps it: one transaction and one KMS call a launch', async () => {
+    const owner = await newAccount()
+    const code = () => stack.chain.publicClient.getCode({ address: stack.signer })
+    const count = () => stack.chain.publicClient.getTransactionCount({ address: stack.signer })
+    const signs = () => stack.kms.calls.filter((call) => call === 'Sign').length
+    expect(await code()).toBeUndefined()
+    const [nonce, signed] = [await count(), signs()]
+    const first = (await stack.post(pooledBody(owner.address, { waitSeconds: 6 }))).body
+    expect(first).toMatchObject({
+      ok: true,
+      status: 'broadcast',
+      pool: { status: 'sent', seedTxHashes: [] },
+      receipt: { status: 'confirmed' },
+    })
+    const tx = await expectOneBatch(first.txHash)
+    // A type-4 transaction: its one authorization is the signer's own, for the delegate, at the transaction's nonce + 1.
+    expect(tx.type).toBe('eip7702')
+    expect(tx.nonce).toBe(nonce)
+    expect(tx.authorizationList).toHaveLength(1)
+    expect(tx.authorizationList![0]).toMatchObject({ address: SIMPLE_7702_ACCOUNT_ADDRESS.toLowerCase(), chainId: 8453, nonce: nonce + 1 })
+    expect(await recoverAuthorizationAddress({ authorization: tx.authorizationList![0]! })).toBe(stack.signer)
+    expect(await code()).toBe(delegationDesignator(SIMPLE_7702_ACCOUNT_ADDRESS))
+    expect(await count()).toBe(nonce + 2) // the transaction's nonce, then the authorization's
+    expect(signs() - signed).toBe(2) // the authorization and the transaction
+
+    // Kept: the next launch carries no authorization, and is one transaction, one KMS call.
+    const second = (await stack.post(pooledBody(owner.address, { waitSeconds: 6 }))).body
+    expect(second).toMatchObject({ ok: true, receipt: { status: 'confirmed', pool: { status: 'seeded' } } })
+    const again = await expectOneBatch(second.txHash)
+    expect(again.type).toBe('eip1559')
+    expect(again.nonce).toBe(nonce + 2)
+    expect(await count()).toBe(nonce + 3)
+    expect(signs() - signed).toBe(3)
+    // A plain deploy stays one plain transaction to the factory, with no authorization list.
+    const plain = (await stack.post({ action: 'agent_deploy', name: 'Plain', symbol: 'PLN', waitSeconds: 6 })).body
+    const plainTx = await stack.chain.publicClient.getTransaction({ hash: plain.txHash })
+    expect(plainTx).toMatchObject({ type: 'eip1559', to: B20_FACTORY_ADDRESS.toLowerCase() })
+    expect(plainTx.authorizationList).toBeUndefined()
   })
 
   it('launches with a pool: a second account buys in the next block and sells; the owner collects the fees with their own key', async () => {
     const [owner, trader] = [await newAccount(), await newAccount()]
+    const nonce = await stack.chain.publicClient.getTransactionCount({ address: stack.signer })
     const { body } = await stack.post(pooledBody(owner.address))
-    expect(body).toMatchObject({ ok: true, status: 'broadcast', pool: { status: 'sent', owner: owner.address } })
-    expect(body.pool.seedTxHashes).toHaveLength(3)
+    expect(body).toMatchObject({ ok: true, status: 'broadcast', pool: { status: 'sent', owner: owner.address, seedTxHashes: [] } })
     const token = body.predictedAddress as Address
-    // Every one of the four is the signer's, on consecutive nonces, creation first.
-    const txs = await Promise.all(
-      [body.txHash, ...body.pool.seedTxHashes].map((hash: Hex) => stack.chain.publicClient.getTransaction({ hash })),
-    )
-    expect(txs.map((tx) => tx.from.toLowerCase())).toEqual(Array(4).fill(stack.signer.toLowerCase()))
-    expect(txs.map((tx) => tx.nonce - txs[0]!.nonce)).toEqual([0, 1, 2, 3])
+    // One transaction from the signer to itself, executeBatch: its nonce rises by one.
+    await expectOneBatch(body.txHash)
+    await stack.chain.publicClient.waitForTransactionReceipt({ hash: body.txHash, pollingInterval: 20 })
+    expect(await stack.chain.publicClient.getTransactionCount({ address: stack.signer })).toBe(nonce + 1)
 
     const receipt = await receiptOf(body.txHash)
     expect(receipt).toMatchObject({
@@ -214,10 +274,39 @@ describe('a pooled launch through the key door (anvil, the B20 emulator, Uniswap
     const signs = stack.kms.calls.filter((call) => call === 'Sign').length
     const nonce = await stack.chain.publicClient.getTransactionCount({ address: stack.signer })
     const { body } = await stack.post(pooledBody(owner.address, { salt }))
-    expect(body).toMatchObject({ ok: false, code: 'SIMULATION_REVERTED', revert: { name: 'MaximumAmountExceeded' } })
+    expect(body).toMatchObject({
+      ok: false,
+      code: 'SIMULATION_REVERTED',
+      revert: { name: 'PoolAlreadyInitialized' },
+      failedCall: 3,
+      cause: 'pool-initialized',
+    })
     expect(body.error).toContain('pool')
+    expect(body.error).toContain('initialized')
     expect(stack.kms.calls.filter((call) => call === 'Sign').length).toBe(signs)
     expect(await stack.chain.publicClient.getTransactionCount({ address: stack.signer })).toBe(nonce)
+  })
+
+  it('refuses pooled launches with DELEGATION_UNAVAILABLE where the executor is not Simple7702Account v0.8, and plain deploys go on', async () => {
+    const elsewhere = base.newInstance({
+      env: {
+        UNISWAP_V4_POOL_MANAGER: v4.poolManager,
+        UNISWAP_V4_POSITION_MANAGER: v4.positionManager,
+        UNISWAP_V4_STATE_VIEW: v4.stateView,
+        PERMIT2_ADDRESS: v4.permit2,
+        EIP7702_DELEGATE: '0x000000000000000000000000000000000000dEaD',
+      },
+    }).handle
+    const signs = stack.kms.calls.filter((call) => call === 'Sign').length
+    const pooled = await stack.post(pooledBody((await newAccount()).address), { instance: elsewhere })
+    expect(pooled.body).toMatchObject({ ok: false, code: 'DELEGATION_UNAVAILABLE', retryAfterSeconds: 60 })
+    expect(pooled.body.error).toContain('0x000000000000000000000000000000000000dEaD')
+    expect(stack.kms.calls.filter((call) => call === 'Sign').length).toBe(signs)
+    const plain = await stack.post(
+      { action: 'agent_deploy', name: 'Still Plain', symbol: 'STILL', waitSeconds: 6 },
+      { instance: elsewhere },
+    )
+    expect(plain.body).toMatchObject({ ok: true, status: 'broadcast', receipt: { status: 'confirmed' } })
   })
 
   it('refuses a pool whose position would be the signer’s, or that cannot be made, naming each field', async () => {
@@ -289,12 +378,12 @@ describe('a pooled launch through the key door (anvil, the B20 emulator, Uniswap
     expect(stack.kms.calls.filter((call) => call === 'Sign').length).toBe(signs)
   })
 
-  it('a pool initialised first between the simulation and the block: the mint reverts, and the tick gives the pool’s tokens to its owner', async () => {
+  it('a pool initialised first between the simulation and the block: the whole launch reverts, no token, nothing with the signer, and the receipt says why', async () => {
     const [owner, frontRunner] = [await newAccount(), await newAccount()]
     const salt = toHex(46_003n, { size: 32 })
     const dry = (await stack.post(pooledBody(owner.address, { salt, dryRun: true }))).body
     const { key } = launchPoolKey({ token: dry.predictedAddress, decimals: 18, fee: 10000, tickSpacing: 200 })
-    // Blocks wait for the test: the launch's four transactions and a front-runner's initialise, paying more, share one.
+    // Blocks wait for the test: the launch and a front-runner's initialise, paying more, share one.
     await stack.chain.testClient.setAutomine(false)
     try {
       const { body } = await stack.post(pooledBody(owner.address, { salt }))
@@ -307,7 +396,6 @@ describe('a pooled launch through the key door (anvil, the B20 emulator, Uniswap
           functionName: 'initialize',
           args: [key, BigInt(TickMath.getSqrtRatioAtTick(dry.pool.tickUpper - 200 * 230).toString())],
         }),
-        // A fixed gas limit: an estimate would run on the pending state, where the launch's own mint has the pool already.
         gas: 500_000n,
         maxPriorityFeePerGas: parseGwei('100'),
         maxFeePerGas: parseGwei('200'),
@@ -315,66 +403,66 @@ describe('a pooled launch through the key door (anvil, the B20 emulator, Uniswap
       })
       await stack.chain.testClient.mine({ blocks: 1 })
       const receipt = await receiptOf(body.txHash)
-      expect(receipt).toMatchObject({ status: 'confirmed', pool: { status: 'failed' } })
-      expect(receipt.pool.reason).toContain('reverted')
-      expect(receipt.pool.reason).toContain('next scheduled run')
-      const erc20 = tokenAt(stack.chain.publicClient as never, body.predictedAddress)
-      const share = await erc20.balanceOf(stack.signer)
-      expect(share).toBeGreaterThan(0n)
-      const ownerBefore = await erc20.balanceOf(owner.address)
-
-      const done = await followDeploys(services)
-      expect(done.pools).toMatchObject({ returned: 1 })
-      await stack.chain.testClient.mine({ blocks: 1 })
-      expect(await erc20.balanceOf(stack.signer)).toBe(0n)
-      expect(await erc20.balanceOf(owner.address)).toBe(ownerBefore + share)
-      const after = await receiptOf(body.txHash)
-      expect(after.pool).toMatchObject({ status: 'failed', returnTxHash: expect.stringMatching(/^0x[0-9a-f]{64}$/) })
-      expect(after.pool.reason).toContain('given back to the owner')
-      // The share given back is a transaction of its own, kept with its launch; the agent's history lists the launch.
-      const keys = deployHistoryKeys({ storePrefix: services.config.storePrefix, chainId: services.config.chainId })
-      expect(await readTransactionRecord(services.store!, keys, after.pool.returnTxHash)).toMatchObject({
-        kind: 'return',
-        of: body.txHash,
-        to: body.predictedAddress,
+      expect(receipt).toMatchObject({ ok: false, code: 'REVERTED', status: 'reverted', cause: 'pool-initialized' })
+      expect(receipt.error).toContain('pool')
+      expect(receipt.error).toContain('initialized')
+      // No token, and nothing left with the signer: the batch reverted whole. (The test chain's proxy placed the token
+      // emulator's code at the address before the send, as it must for any createB20; the factory never created it.)
+      expect(await tokenAt(stack.chain.publicClient as never, body.predictedAddress).balanceOf(stack.signer)).toBe(0n)
+      const factory = await stack.chain.publicClient.readContract({
+        address: B20_FACTORY_ADDRESS,
+        abi: b20FactoryAbi,
+        functionName: 'isB20Initialized',
+        args: [body.predictedAddress],
       })
-      const listed: { txHash: string; kind: string }[] = (await stack.post({ action: 'list_deploys', limit: 100 })).body.deploys
-      expect(listed.filter((entry) => entry.txHash === body.txHash || entry.txHash === after.pool.returnTxHash)).toEqual([
-        expect.objectContaining({ txHash: body.txHash, kind: 'launch' }),
-      ])
-      // A second tick finds nothing left to give.
-      expect((await followDeploys(services)).pools).toBeUndefined()
+      expect(factory).toBe(false)
+      // The tick settles the launch's pool as failed and has nothing to give back.
+      const done = await followDeploys(services)
+      expect(done.pools?.returned ?? 0).toBe(0)
+      const keys = deployHistoryKeys({ storePrefix: services.config.storePrefix, chainId: services.config.chainId })
+      const record = await readTransactionRecord(services.store!, keys, body.txHash)
+      expect(record).toMatchObject({ status: 'reverted', kind: 'launch' })
+      expect(record?.pool?.returnTxHash).toBeUndefined()
     } finally {
       await stack.chain.testClient.setAutomine(true)
     }
   })
 
-  it('a seed transaction the node refuses: the answer says so, and the tick gives the pool’s tokens to its owner', async () => {
+  it('names the real cause of a launch that ran out of gas, not an early initialize', async () => {
     const owner = await newAccount()
+    await stack.chain.testClient.setAutomine(false)
     const nonce = await stack.chain.publicClient.getTransactionCount({ address: stack.signer, blockTag: 'pending' })
-    stack.chain.refuseNonce(nonce + 1, 'insufficient funds for gas * price + value')
-    let body: Record<string, any>
     try {
-      body = (await stack.post(pooledBody(owner.address))).body
+      const { body } = await stack.post(pooledBody(owner.address))
+      expect(body).toMatchObject({ ok: true, status: 'broadcast' })
+      // The same launch again at the same nonce with too little gas, paying more: it takes the launch's place.
+      const raw = await stack.chain.publicClient.getTransaction({ hash: body.txHash })
+      await stack.chain.testClient.impersonateAccount({ address: stack.signer })
+      const starved = await stack.chain.testClient.request({
+        method: 'eth_sendTransaction',
+        params: [
+          {
+            from: stack.signer,
+            to: stack.signer,
+            data: raw.input,
+            nonce: toHex(nonce),
+            gas: toHex(200_000n),
+            maxFeePerGas: toHex(parseGwei('300')),
+            maxPriorityFeePerGas: toHex(parseGwei('150')),
+          },
+        ],
+      } as never)
+      await stack.chain.testClient.mine({ blocks: 1 })
+      const mined = await stack.chain.publicClient.waitForTransactionReceipt({ hash: starved as Hex, pollingInterval: 20 })
+      expect(mined.status).toBe('reverted')
+      await stack.chain.testClient.stopImpersonatingAccount({ address: stack.signer })
+      const failure = await readLaunchFailure({ services, receipt: mined, poolId: body.pool.poolId })
+      expect(failure.cause).toBe('gas')
+      expect(failure.why).toContain('gas')
+      expect(failure.why).not.toContain('initialized')
     } finally {
-      stack.chain.refuseNonce(nonce + 1, null)
+      await stack.chain.testClient.setAutomine(true)
     }
-    expect(body).toMatchObject({ ok: true, status: 'broadcast', pool: { status: 'failed' } })
-    expect(body.pool.reason).toContain('transaction 1 of 3')
-    const receipt = await receiptOf(body.txHash)
-    expect(receipt.pool).toMatchObject({ status: 'failed' })
-    const erc20 = tokenAt(stack.chain.publicClient as never, body.predictedAddress)
-    const share = await erc20.balanceOf(stack.signer)
-    expect(share).toBe(parseUnits(receipt.pool.amount, 18))
-    const done = await followDeploys(services)
-    expect(done.pools).toMatchObject({ returned: 1 })
-    const after = await receiptOf(body.txHash)
-    await stack.chain.publicClient.waitForTransactionReceipt({ hash: after.pool.returnTxHash, pollingInterval: 20 })
-    expect(await erc20.balanceOf(stack.signer)).toBe(0n)
-    expect(await erc20.balanceOf(owner.address)).toBe(parseUnits('1000000000', 18))
-    // The nonce the refused seed gave back was taken again: no gap holds the signer's later transactions.
-    const plain = (await stack.post({ action: 'agent_deploy', name: 'After', symbol: 'AFT', waitSeconds: 6 })).body
-    expect(plain.receipt).toMatchObject({ status: 'confirmed' })
   })
 
   it('tells the agent’s webhook: the broadcast names the pool, and pool.seeded the position once the tick settles it', async () => {
@@ -386,7 +474,7 @@ describe('a pooled launch through the key door (anvil, the B20 emulator, Uniswap
       const owner = await newAccount()
       const { body } = await stack.post(pooledBody(owner.address), { key })
       expect(body).toMatchObject({ ok: true, status: 'broadcast' })
-      await stack.chain.publicClient.waitForTransactionReceipt({ hash: body.pool.seedTxHashes[2], pollingInterval: 20 })
+      await stack.chain.publicClient.waitForTransactionReceipt({ hash: body.txHash, pollingInterval: 20 })
       expect((await followDeploys(services)).pools).toMatchObject({ seeded: expect.any(Number) })
       await stack.drain()
       const events = receiver.deliveries.map((d) => JSON.parse(d.body) as { type: string; data: Record<string, unknown> })

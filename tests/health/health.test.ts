@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished } from 'vitest'
+import { SIMPLE_7702_ACCOUNT_ADDRESS } from '../../lib/chain/delegate.js'
 import { deployServicesFrom } from '../../lib/deploy/instance.js'
 import { loadHealthConfig } from '../../lib/health/config.js'
 import { createHealthEndpoint } from '../../lib/health/endpoint.js'
@@ -78,6 +79,8 @@ describe('GET /api/health', () => {
       signer: { ok: true, address: deploy.signer, lowBalance: false, minBalanceEth: '0.01' },
       deploys: { ok: true, usedInWindow: usedBefore + 1, cap: 50, windowSeconds: 86_400, oldestUnmined: null },
       variants: { ok: true, asset: 'active', stablecoin: 'active', checkedAgeSeconds: expect.any(Number) },
+      // The executor, not the signer: Simple7702Account v0.8 at Base's address (the artifact's code on this chain).
+      delegation: { ok: true, address: SIMPLE_7702_ACCOUNT_ADDRESS, signerDelegated: false },
     })
     expect(Number(view.signer.balanceEth)).toBeGreaterThan(1)
     // Nothing secret: no store token, no agent key, no AWS secret anywhere in it.
@@ -85,6 +88,13 @@ describe('GET /api/health', () => {
     expect(text).not.toContain(read.upstash!.token)
     expect(text).not.toContain('test-agent-key')
     expect(text).not.toContain(TOKEN)
+  })
+
+  it('says the delegation is not ok where the executor does not hold Simple7702Account v0.8’s code, naming the executor', async () => {
+    const elsewhere = '0x000000000000000000000000000000000000dEaD'
+    const instance = deploy.newInstance({ env: { EIP7702_DELEGATE: elsewhere } })
+    const view = await detailed(handlerFor({ HEALTH_TOKEN: TOKEN }, instance))
+    expect(view).toMatchObject({ ok: false, delegation: { ok: false, address: elsewhere, error: 'DelegateCodeMismatch' } })
   })
 
   it('shows each B20 variant as the ActivationRegistry says, as deploys see it; a registry that cannot answer is a part down', async () => {

@@ -1,6 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished } from 'vitest'
+import { EXECUTE_BATCH_SELECTOR } from '../../lib/chain/batchAccount.js'
 import { generateAgentKey } from '../../lib/deploy/agents/agentKeys.js'
 import { type FakeGeckoTerminal, startFakeGeckoTerminal } from '../support/fakeGeckoTerminal.js'
 import { type NpmStart, startNpmStart } from '../support/npmStart.js'
@@ -254,6 +255,8 @@ describe('the MCP server at /api/mcp, with the SDK’s own client, against npm s
   it('launches with a Uniswap v4 pool through deploy_token: the answer and the text say the pool, seeded in the same call', async () => {
     const client = await connect({ authorization: `Bearer ${pooler.key}` })
     const owner = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed'
+    const delegated = (await parts.chain.publicClient.getCode({ address: parts.signer })) !== undefined
+    const nonce = await parts.chain.publicClient.getTransactionCount({ address: parts.signer })
     const launched = await call(client, 'deploy_token', {
       name: 'Mcp Pool',
       symbol: 'MPOOL',
@@ -269,6 +272,11 @@ describe('the MCP server at /api/mcp, with the SDK’s own client, against npm s
       receipt: { status: 'confirmed', pool: { status: 'seeded', owner } },
     })
     expect(launched.content[0]!.text).toContain(launched.structuredContent!.pool.poolId)
+    // One transaction: the signer's executeBatch to itself (plus, once, the authorization that set its delegation).
+    const tx = await parts.chain.publicClient.getTransaction({ hash: launched.structuredContent!.txHash })
+    expect({ from: tx.from, to: tx.to }).toEqual({ from: parts.signer.toLowerCase(), to: parts.signer.toLowerCase() })
+    expect(tx.input.startsWith(EXECUTE_BATCH_SELECTOR)).toBe(true)
+    expect(await parts.chain.publicClient.getTransactionCount({ address: parts.signer })).toBe(nonce + (delegated ? 1 : 2))
   })
 
   it('answers an invalid intent with every problem and the cap with its code, signing nothing', async () => {

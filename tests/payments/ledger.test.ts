@@ -1,11 +1,14 @@
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http'
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
-import type { Hex } from 'viem'
+import { createWalletClient, encodeFunctionData, type Hex, http, parseGwei, toHex } from 'viem'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { predictB20Address } from '../../lib/chain/b20.js'
 import { createChainClient } from '../../lib/chain/client.js'
 import { deployServicesFrom } from '../../lib/deploy/instance.js'
 import { deployHistoryKeys } from '../../lib/deploy/keys.js'
 import { followDeploys } from '../../lib/deploy/pipeline/followDeploys.js'
+import { launchPoolKey } from '../../lib/deploy/pool/poolSeed.js'
 import { createDeployServices, type DeployServices } from '../../lib/deploy/services.js'
 import { createPaidDeployEndpoint } from '../../lib/payments/endpoint.js'
 import { createPaymentFacilitator } from '../../lib/payments/facilitator/httpFacilitator.js'
@@ -35,6 +38,7 @@ import { fundedPayer, type PaidDoorParts, startPaidDoorParts, TEST_POOL_PRICE_UN
 import { createPayingClient, type PayingClient, signPaymentHeader } from '../support/payingClient.js'
 import { createTestClock } from '../support/testClock.js'
 import { placeTestUsdc } from '../support/testUsdc.js'
+import { poolManagerAbi } from '../support/uniswapV4.js'
 
 // The paid door's ledger, in process over the real parts (anvil with the test USDC, the Upstash front over redis, the
 // KMS server, the local facilitator over HTTP and the real facilitator client): a settle whose outcome is not known
@@ -362,60 +366,112 @@ describe('the paid door’s ledger', () => {
     })
   })
 
-  it('credits the pool’s part of a pooled launch’s price when its pool fails: at once in the answer, and by the tick', async () => {
+  it('refuses a pooled launch whose pool someone initialized first before anything is settled: no charge, no token, nothing signed', async () => {
+    const client = await payer()
+    const salt = toHex(47_002n, { size: 32 })
+    const token = predictB20Address('asset', parts.signer, salt)
+    const { key } = launchPoolKey({ token, decimals: 18, fee: 10000, tickSpacing: 200 })
+    const frontRunner = privateKeyToAccount(generatePrivateKey())
+    await parts.chain.fund(frontRunner.address)
+    const wallet = createWalletClient({ account: frontRunner, transport: http(parts.chain.nodeUrl) })
+    const init = await wallet.sendTransaction({
+      to: parts.env.UNISWAP_V4_POOL_MANAGER as Hex,
+      data: encodeFunctionData({ abi: poolManagerAbi, functionName: 'initialize', args: [key, 2n ** 96n] }),
+      chain: null,
+    })
+    await parts.chain.publicClient.waitForTransactionReceipt({ hash: init, pollingInterval: 20 })
+    const start = await parts.usdc.balanceOf(client.address)
+    const before = counts()
+    const answer = await pay(client, {
+      name: 'Taken Pool',
+      symbol: 'TAKEN',
+      admin: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed',
+      initialSupply: '1000000',
+      salt,
+      pool: { amount: '400000', startingMarketCapEth: '5' },
+    })
+    expect(answer.body).toMatchObject({ ok: false, code: 'SIMULATION_REVERTED', cause: 'pool-initialized' })
+    expect(answer.body.error).toContain('pool')
+    expect(answer.body.error).toContain('initialized')
+    expect(since(before)).toMatchObject({ settles: 0, sends: 0 })
+    expect(await parts.usdc.balanceOf(client.address)).toBe(start)
+  })
+
+  it('credits the whole price of a pooled launch that reverted whole (its pool initialized first after the settle): no token, nothing with the signer, by the tick', async () => {
     const client = await payer()
     const owner = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed'
+    const salt = toHex(47_001n, { size: 32 })
     const body = {
       name: 'No Pool',
       symbol: 'NOPOOL',
       admin: owner,
       initialSupply: '1000000',
+      salt,
       pool: { amount: '400000', startingMarketCapEth: '5' },
     }
-    const poolPart = (TEST_POOL_PRICE_UNITS - TEST_PRICE_UNITS).toString()
-    // The node refuses the pool's first transaction: the token is born, its pool is not.
-    const nonce = await parts.chain.publicClient.getTransactionCount({ address: parts.signer, blockTag: 'pending' })
-    parts.chain.refuseNonce(nonce + 1, 'insufficient funds for gas * price + value')
+    // Someone initialises the launch's pool, paying more, in the block the launch lands in: the batch reverts whole.
+    const token = predictB20Address('asset', parts.signer, salt)
+    const { key } = launchPoolKey({ token, decimals: 18, fee: 10000, tickSpacing: 200 })
+    const frontRunner = privateKeyToAccount(generatePrivateKey())
+    await parts.chain.fund(frontRunner.address)
+    // Blocks are mined by hand: one at a time while the payment settles; once the launch waits in the pool, the
+    // front-runner's initialise goes in beside it, paying more, and the next block holds both, the initialise first.
+    const { publicClient, testClient } = parts.chain
+    const wallet = createWalletClient({ account: frontRunner, transport: http(parts.chain.nodeUrl) })
+    const initialize = encodeFunctionData({ abi: poolManagerAbi, functionName: 'initialize', args: [key, 2n ** 96n] })
+    await testClient.setAutomine(false)
+    let frontRun = false
+    const miner = (async () => {
+      while (!frontRun) {
+        const [mined, pending] = await Promise.all([
+          publicClient.getTransactionCount({ address: parts.signer, blockTag: 'latest' }),
+          publicClient.getTransactionCount({ address: parts.signer, blockTag: 'pending' }),
+        ])
+        if (pending > mined) {
+          await wallet.sendTransaction({
+            to: parts.env.UNISWAP_V4_POOL_MANAGER as Hex,
+            data: initialize,
+            gas: 500_000n,
+            maxPriorityFeePerGas: parseGwei('100'),
+            maxFeePerGas: parseGwei('200'),
+            chain: null,
+          })
+          frontRun = true
+        }
+        await testClient.mine({ blocks: 1 })
+      }
+    })()
+    // Signed for the pooled price the door's 402 asks.
+    const asked = decodePaymentRequiredHeader((await send(body)).headers.get('payment-required')!).accepts[0]!
+    const payload: PaymentPayload = await client.client.createPaymentPayload({
+      x402Version: 2,
+      resource: { url: DOOR },
+      accepts: [asked],
+    } as never)
+    const { nonce } = (payload.payload as { authorization: { nonce: Hex } }).authorization
     let answer: Answer
     try {
-      answer = await pay(client, body)
+      answer = await send(body, { 'payment-signature': encodePaymentSignatureHeader(payload) })
+      expect(answer.body).toMatchObject({ ok: true, status: 'broadcast', pool: { status: 'sent', seedTxHashes: [] } })
+      await miner
     } finally {
-      parts.chain.refuseNonce(nonce + 1, null)
+      frontRun = true
+      await testClient.setAutomine(true)
     }
-    expect(answer.body).toMatchObject({
-      ok: true,
-      status: 'broadcast',
-      pool: { status: 'failed' },
-      payment: { amount: TEST_POOL_PRICE_UNITS.toString(), poolCredit: { id: expect.stringMatching(/^cr_/), amount: poolPart } },
-    })
-    const { poolCredit } = answer.body.payment
-    // The operator's list of what to refund has it; the payment stays deployed (a resend replays, no second deploy).
-    const owed = async () =>
-      (JSON.parse((await runAgents(['credits', '--json'], parts.env)).stdout) as PaymentRecord[]).filter(
-        (c) => c.poolCredit?.id === poolCredit.id,
-      )
-    expect(await owed()).toEqual([
-      expect.objectContaining({ state: 'deployed', poolCredit: expect.objectContaining({ amount: poolPart }) }),
-    ])
-
-    // Had the answer not been kept, the tick credits it: the deploy side lists the paid launch whose pool failed.
-    const [listed] = await owed()
-    const kept = (await recordOf(client, listed!.nonce as Hex))!
-    const { poolCredit: _dropped, ...uncredited } = kept
-    await store.set(keys.payment(client.address, kept.nonce), JSON.stringify(uncredited), 60_000)
+    const mined = await parts.chain.publicClient.waitForTransactionReceipt({ hash: answer.body.txHash as Hex, pollingInterval: 20 })
+    expect(mined.status).toBe('reverted')
+    // The tick sees it reverted and lists it; the paid door's tick credits the whole price, once.
     const deployKeys = deployHistoryKeys({ storePrefix: services.config.storePrefix, chainId: 8453 })
-    expect(await creditFailedPools({ store, keys, deployKeys, now: Date.now() })).toBe(0) // not listed before the tick saw the pool
+    expect(await creditFailedPools({ store, keys, deployKeys, now: Date.now() })).toBe(0) // not listed before the tick saw it
     await followDeploys(services)
     expect(await creditFailedPools({ store, keys, deployKeys, now: Date.now() })).toBe(1)
-    expect(await recordOf(client, kept.nonce as Hex)).toMatchObject({
+    expect(await recordOf(client, nonce)).toMatchObject({
       state: 'deployed',
-      poolCredit: { id: poolCredit.id, amount: poolPart },
+      poolCredit: { code: 'POOL_FAILED', amount: TEST_POOL_PRICE_UNITS.toString() },
     })
-    // Once: the list is emptied, and a credit kept is never kept twice.
     await followDeploys(services)
     expect(await creditFailedPools({ store, keys, deployKeys, now: Date.now() })).toBe(0)
-    expect(await owed()).toHaveLength(1)
-  })
+  }, 90_000)
 
   it('redeems a credited payment resent under a key that went with a refused payment: the credit is never written over', async () => {
     const client = await payer()

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url'
 import { type Address, createPublicClient, createTestClient, encodeFunctionData, type Hex, http, keccak256, parseTransaction } from 'viem'
 import { B20_FEATURES } from '../../lib/chain/activation.js'
 import { ACTIVATION_REGISTRY_ADDRESS, B20_FACTORY_ADDRESS, type B20Variant } from '../../lib/chain/b20.js'
+import { SIMPLE_7702_ACCOUNT_ADDRESS } from '../../lib/chain/delegate.js'
 import { placeTokenCode, tokenCreatedBy } from './tokenPlacement.js'
 
 const emulator = JSON.parse(readFileSync(fileURLToPath(new URL('./contracts/emulator.json', import.meta.url)), 'utf8')) as {
@@ -15,6 +16,14 @@ const emulator = JSON.parse(readFileSync(fileURLToPath(new URL('./contracts/emul
   ActivationRegistryStub: Hex
   Multicall3Emulator: Hex
 }
+
+/**
+ * Simple7702Account v0.8's runtime code from the npm package's compiled artifact (@account-abstraction/contracts
+ * 0.8.0): placed at the address Base has it at, as the signer's EIP-7702 delegate.
+ */
+export const simple7702AccountCode = (): Hex =>
+  (createRequire(import.meta.url)('@account-abstraction/contracts/artifacts/Simple7702Account.json') as { deployedBytecode: Hex })
+    .deployedBytecode
 
 /** Multicall3's address on every chain: x402's facilitator diagnoses a failed payment simulation through it. */
 export const MULTICALL3_ADDRESS = '0xcA11bde05977b3631167028862bE2a173976CA11'
@@ -106,7 +115,8 @@ export async function startAnvilChain(parameters: { chainId?: number } = {}): Pr
   const port = await freePort()
   const child: ChildProcess = spawn(
     anvilBinary(),
-    ['--chain-id', String(parameters.chainId ?? 8453), '--port', String(port), '--host', '127.0.0.1', '--silent'],
+    // Prague: EIP-7702 as Base runs it since Isthmus (anvil 1.7.1 defaults to it; named so a newer default cannot drift).
+    ['--chain-id', String(parameters.chainId ?? 8453), '--hardfork', 'prague', '--port', String(port), '--host', '127.0.0.1', '--silent'],
     { stdio: 'ignore' },
   )
   const exited = new Promise<void>((ok) => child.once('exit', () => ok()))
@@ -132,6 +142,7 @@ export async function startAnvilChain(parameters: { chainId?: number } = {}): Pr
   await testClient.setCode({ address: B20_FACTORY_ADDRESS, bytecode: emulator.B20FactoryEmulator })
   await testClient.setCode({ address: ACTIVATION_REGISTRY_ADDRESS, bytecode: emulator.ActivationRegistryStub })
   await testClient.setCode({ address: MULTICALL3_ADDRESS, bytecode: emulator.Multicall3Emulator })
+  await testClient.setCode({ address: SIMPLE_7702_ACCOUNT_ADDRESS, bytecode: simple7702AccountCode() })
   return {
     rpcUrl: proxy.url,
     nodeUrl,

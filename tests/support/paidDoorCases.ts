@@ -16,6 +16,7 @@ import {
 import { type EIP712SignedReceipt, extractReceiptFromResponse, verifyReceiptSignatureEIP712 } from '@x402/extensions/offer-receipt'
 import type { Address, Hex } from 'viem'
 import { expect, it as vitestIt } from 'vitest'
+import { EXECUTE_BATCH_SELECTOR } from '../../lib/chain/batchAccount.js'
 import { canonicalJson } from '../../lib/deploy/pipeline/idempotency.js'
 import { PAYMENT_HEADER_MAX_LENGTH } from '../../lib/payments/door/paymentPayload.js'
 import { paymentKeys } from '../../lib/payments/keys.js'
@@ -824,20 +825,29 @@ export function definePaidDoorCases(target: () => PaidDoorTarget, options: { onl
     // The 402 asks the pooled price; a plain deploy's asks the plain one.
     const asked = decodePaymentRequiredHeader((await send(target().doors[0], body)).headers.get('payment-required')!)
     expect(asked.accepts[0]!.amount).toBe(TEST_POOL_PRICE_UNITS.toString())
+    const { chain, signer } = target().parts
+    const delegated = (await chain.publicClient.getCode({ address: signer })) !== undefined
+    const nonce = await chain.publicClient.getTransactionCount({ address: signer })
     const [start, before] = [await balances(client.address), counts()]
     const answer = await pay(client, target().doors[0], body)
     expect(answer.body).toMatchObject({
       ok: true,
       status: 'broadcast',
-      pool: { status: 'sent', owner },
+      pool: { status: 'sent', owner, seedTxHashes: [] },
       payment: { payer: client.address, amount: TEST_POOL_PRICE_UNITS.toString() },
     })
     expect(await balances(client.address)).toEqual({
       payer: start.payer - TEST_POOL_PRICE_UNITS,
       payTo: start.payTo + TEST_POOL_PRICE_UNITS,
     })
-    // The creation, the pool's three transactions and the payment's receipt: five signatures, one settle.
-    expect(since(before)).toMatchObject({ settles: 1, settled: 1, signs: 5, sends: 4 })
+    // One transaction, the signer's executeBatch to itself (the creation and the pool's calls), and the payment's
+    // receipt: two signatures and one settle (three signatures when this launch set the signer's delegation).
+    expect(since(before)).toMatchObject({ settles: 1, settled: 1, signs: delegated ? 2 : 3, sends: 1 })
+    const tx = await chain.publicClient.getTransaction({ hash: answer.body.txHash })
+    expect({ from: tx.from, to: tx.to }).toEqual({ from: signer.toLowerCase(), to: signer.toLowerCase() })
+    expect(tx.input.startsWith(EXECUTE_BATCH_SELECTOR)).toBe(true)
+    await chain.publicClient.waitForTransactionReceipt({ hash: answer.body.txHash, pollingInterval: 20 })
+    expect(await chain.publicClient.getTransactionCount({ address: signer })).toBe(nonce + (delegated ? 1 : 2))
     const receipt = await send(target().doors[1], { action: 'receipt', tx_hash: answer.body.txHash, waitSeconds: 10 })
     expect(receipt.body).toMatchObject({ ok: true, status: 'confirmed', pool: { status: 'seeded', owner }, payment: { state: 'deployed' } })
     expect(receipt.body.pool.positionId).toMatch(/^\d+$/)

@@ -1,6 +1,7 @@
 import { type Address, decodeFunctionData, type Hex, isAddressEqual, parseTransaction, recoverTransactionAddress, zeroAddress } from 'viem'
 import { B20_FACTORY_ADDRESS, b20FactoryAbi, CREATE_B20_SELECTOR, predictB20Address } from '../../lib/chain/b20.js'
 import { VARIANT_BY_ID } from '../../lib/chain/b20Variants.js'
+import { batchCallTo } from '../../lib/chain/batchAccount.js'
 
 // On Base the factory precompile writes each token itself. An EVM contract cannot put code at a computed address, so
 // the test chain's JSON-RPC proxy does it: before a createB20 call, estimate, fill or transaction reaches anvil, the token
@@ -12,14 +13,26 @@ export type RpcCall = { method: string; params?: unknown }
 
 type CallObject = { from?: string; to?: string; data?: string; input?: string }
 
-/** The sender and calldata of a call, estimate or transaction to the factory; null for anything else. */
+/**
+ * The factory call inside a pooled launch's batch, when `to` is the sender itself (an EIP-7702 account's
+ * `executeBatch`): its creator is the account, as msg.sender of createB20 is.
+ */
+function batchedFactoryCall(from: Address, to: string | undefined, data: Hex | undefined): { from: Address; data: Hex } | null {
+  if (!to || !data || !isAddressEqual(to as Address, from)) return null
+  const inner = batchCallTo(data, B20_FACTORY_ADDRESS)
+  return inner ? { from, data: inner.data } : null
+}
+
+/** The sender and calldata of a call, estimate or transaction to the factory (or of a batch calling it); null for anything else. */
 async function factoryCallOf(call: RpcCall): Promise<{ from: Address; data: Hex } | null> {
   const params = Array.isArray(call.params) ? (call.params as unknown[]) : []
   if (call.method === 'eth_sendRawTransaction' || call.method === 'eth_sendRawTransactionSync') {
     const serializedTransaction = params[0] as Hex
     const tx = parseTransaction(serializedTransaction)
-    if (!tx.to || !isAddressEqual(tx.to, B20_FACTORY_ADDRESS) || !tx.data) return null
-    return { from: await recoverTransactionAddress({ serializedTransaction } as never), data: tx.data }
+    if (!tx.to || !tx.data) return null
+    const from = await recoverTransactionAddress({ serializedTransaction } as never)
+    if (!isAddressEqual(tx.to, B20_FACTORY_ADDRESS)) return batchedFactoryCall(from, tx.to, tx.data)
+    return { from, data: tx.data }
   }
   // eth_simulateV1 (a pooled launch's sequence): the first call to the factory among its blocks' calls.
   const object =
@@ -32,6 +45,8 @@ async function factoryCallOf(call: RpcCall): Promise<{ from: Address; data: Hex 
         : undefined
   if (!object) return null
   const data = (object?.data ?? object?.input) as Hex | undefined
+  if (object.from && object.to && !isAddressEqual(object.to as Address, B20_FACTORY_ADDRESS))
+    return batchedFactoryCall(object.from as Address, object.to, data)
   if (!object?.to || !data || !isAddressEqual(object.to as Address, B20_FACTORY_ADDRESS)) return null
   return { from: (object.from as Address | undefined) ?? zeroAddress, data }
 }

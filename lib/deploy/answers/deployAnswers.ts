@@ -18,7 +18,11 @@ export const deploySimulatedSchema = z
     maxFeePerGas: wei,
     maxPriorityFeePerGas: wei,
     maxFeeWei: wei.describe('Most the deploy could cost: gas × maxFeePerGas, in wei'),
-    pool: launchPoolSchema.optional().describe('A pooled launch: the pool as it would be born (gas counts its four transactions)'),
+    pool: launchPoolSchema
+      .optional()
+      .describe(
+        'A pooled launch: the pool as it would be born (gas is its one transaction’s, the delegation’s authorization included when it is not set yet)',
+      ),
   })
   .describe('dryRun: validated and simulated; nothing was signed and the cap is untouched')
 
@@ -40,6 +44,7 @@ export const deployFailureCodeSchema = z.enum([
   'AGENT_CAP_REACHED',
   'SIMULATION_REVERTED',
   'VARIANT_NOT_ACTIVE',
+  'DELEGATION_UNAVAILABLE',
   'BROADCAST_UNCERTAIN',
   'IDEMPOTENCY_CONFLICT',
   'IDEMPOTENCY_IN_PROGRESS',
@@ -63,7 +68,22 @@ export const deployFailureSchema = z.object({
   revert: z
     .object({ name: z.string(), args: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])) })
     .optional()
-    .describe('The decoded B20 error of a simulated revert'),
+    .describe('The decoded error of a simulated revert (B20’s, or of a pooled launch the failing call’s)'),
+  failedCall: z
+    .number()
+    .int()
+    .min(0)
+    .nullable()
+    .optional()
+    .describe(
+      'A pooled launch: which call of its batch failed (0 the creation, 1-2 the approvals, 3 the pool’s initialization, 4 its mint)',
+    ),
+  cause: z
+    .enum(['pool-initialized', 'deadline', 'gas', 'b20', 'seed'])
+    .optional()
+    .describe(
+      'A pooled launch that failed: why (the pool initialized first by someone else, the mint’s deadline, out of gas, B20’s refusal, another seed call)',
+    ),
   retryAt: z.string().optional().describe('When a cap slot frees up (ISO 8601)'),
   retryAfterSeconds: z.number().int().min(0).optional().describe('Seconds until a retry is worth it'),
   txHash: txHash.optional(),
@@ -92,9 +112,9 @@ export const deployBroadcastSchema = z
         seedTxHashes: z
           .array(txHash)
           .describe(
-            'The pool’s three transactions after the creation, in nonce order: approve Permit2, Permit2’s approval, the pool’s creation and mint',
+            'Empty: the pool is seeded in the launch’s own transaction (txHash, one executeBatch from the signer to itself). Launches before that listed three transactions here',
           ),
-        status: z.enum(['sent', 'failed']).describe('sent: all went out after the creation; failed: see reason'),
+        status: z.enum(['sent', 'failed']).describe('sent: the launch went out, its pool with it; failed: see reason'),
         reason: z.string().optional().describe('Why the pool was not seeded; its tokens then go back to owner (see receipt)'),
       })
       .optional()

@@ -38,7 +38,11 @@ export const receiptConfirmedSchema = z.object({
         .regex(/^\d+$/)
         .optional()
         .describe('Once seeded: the position’s ERC-721 id at the PositionManager, held by owner'),
-      reason: z.string().optional().describe('Why the pool was not seeded, and where its tokens are'),
+      reason: z.string().optional().describe('Why the pool was not seeded (its real cause), and where its tokens are'),
+      cause: z
+        .enum(['pool-initialized', 'deadline', 'gas', 'b20', 'seed'])
+        .optional()
+        .describe('Why, for programs: the pool initialized first by someone else, the mint’s deadline, out of gas, B20, another seed call'),
       returnTxHash: txHash.optional().describe('After a failed seed: the transfer that gave the pool’s tokens to owner'),
     })
     .optional()

@@ -1,5 +1,6 @@
 import { type Address, formatUnits, type Hex, zeroAddress } from 'viem'
 import { B20_FACTORY_ADDRESS, type B20TokenSpec, encodeCreateB20, predictB20Address } from '../../chain/b20.js'
+import { encodeExecuteBatch } from '../../chain/batchAccount.js'
 import { encodeBirthInitCalls, metadataDataUri } from '../../chain/tokenBirth.js'
 import type { DeployedToken } from '../answers/answerFields.js'
 import { type DeployResult, invalidRequest } from '../outcome.js'
@@ -14,9 +15,12 @@ export type DeployPlan = {
   data: Hex
   predictedAddress: Address
   token: DeployedToken
-  /** The call as the node simulates and estimates it, from the signer. */
+  /**
+   * The transaction's call as the node simulates and estimates it, from the signer: `createB20` to the factory, or a
+   * pooled launch's one `executeBatch` the signer sends to itself (its EIP-7702 delegate runs it).
+   */
   request: { account: Address; to: Address; data: Hex; value: 0n }
-  /** A pooled launch's pool: the signer is minted its share at birth and seeds it in three more transactions. */
+  /** A pooled launch's pool: the signer is minted its share at birth and seeds it in the same batch. */
   pool?: LaunchPool
 }
 
@@ -45,18 +49,32 @@ export function planDeploy({ intent, signer, salt, pool }: PlanDeployParameters)
       ? { variant: 'asset', name: intent.name, symbol: intent.symbol, admin, decimals: intent.decimals }
       : { variant: 'stablecoin', name: intent.name, symbol: intent.symbol, admin, currency: intent.currency ?? 'USD' }
   const mint = birth.initialSupply !== undefined && birth.recipient ? { to: birth.recipient, units: birth.initialSupply } : undefined
-  // A pooled launch mints the pool's share to the signer, who seeds the pool with exactly that; the rest (possibly 0)
-  // goes to the recipient, so the signer holds nothing once the pool is seeded.
+  // A pooled launch mints the pool's share to the signer, who seeds the pool with exactly that in the same batch; the
+  // rest goes to the recipient, so the signer holds nothing once the pool is seeded. With the whole supply in the pool
+  // the rest is 0: B20 takes `mint(recipient, 0)` as a no-op that still logs a Transfer of 0 (base-std's
+  // test_mint_success_zeroAmount pins it), so it is not sent at all and nobody is named the recipient.
   const poolMint = pool && mint ? { to: signer, units: pool.seed.taken } : undefined
+  const rest = mint && poolMint ? { to: mint.to, units: mint.units - poolMint.units } : mint
+  const recipientMint = rest && rest.units === 0n && poolMint ? undefined : rest
   const initCalls = encodeBirthInitCalls({
     minter: birth.fixedSupply ? null : admin,
     supplyCap: birth.supplyCap,
     poolMint,
-    mint: mint && poolMint ? { to: mint.to, units: mint.units - poolMint.units } : mint,
+    mint: recipientMint,
     contractUri: birth.metadata ? metadataDataUri({ name: intent.name, symbol: intent.symbol, ...birth.metadata }) : undefined,
   })
   const whole = (units: bigint | undefined) => (units === undefined ? null : formatUnits(units, intent.decimals))
   const data = encodeCreateB20(spec, salt, initCalls)
+  const launch = poolMint && pool ? pool : undefined
+  // A pooled launch is one transaction from the signer to itself: the creation, then the pool's calls, in one batch.
+  const request = launch
+    ? {
+        account: signer,
+        to: signer,
+        data: encodeExecuteBatch([{ target: B20_FACTORY_ADDRESS, value: 0n, data }, ...launch.calls]),
+        value: 0n as const,
+      }
+    : { account: signer, to: B20_FACTORY_ADDRESS, data, value: 0n as const }
   return {
     data,
     predictedAddress: predictB20Address(intent.variant, signer, salt),
@@ -68,11 +86,11 @@ export function planDeploy({ intent, signer, salt, pool }: PlanDeployParameters)
       admin: birth.fixedSupply ? null : admin,
       initialSupply: whole(mint?.units),
       supplyCap: whole(birth.supplyCap),
-      recipient: mint?.to ?? null,
+      recipient: recipientMint?.to ?? null,
       metadata: birth.metadata ?? null,
     },
-    request: { account: signer, to: B20_FACTORY_ADDRESS, data, value: 0n },
-    ...(poolMint && pool ? { pool } : {}),
+    request,
+    ...(launch ? { pool: launch } : {}),
   }
 }
 

@@ -17,7 +17,10 @@ export type Holdings = {
   readonly record: TransactionRecord | null
   tookNonce(nonce: number): void
   recorded(record: TransactionRecord): void
-  /** A pooled launch's seed transactions: each nonce claimed after the creation's, in order. */
+  /**
+   * A nonce claimed after the deploy's own: the authorization a launch carries to set the signer's delegation (the
+   * seed transactions of launches before the batch took theirs the same way).
+   */
   tookSeedNonce(nonce: number): void
   /** The seed transactions' records, in nonce order. */
   recordedSeeds(records: TransactionRecord[]): void

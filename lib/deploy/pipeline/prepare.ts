@@ -10,7 +10,7 @@ import { feesFrom, gasWithHeadroom } from '../sender/fees.js'
 import { signerUnavailable } from '../sender/sign.js'
 import type { ChainReads, DeployServices } from '../services.js'
 import type { DeployPlan } from './deployPlan.js'
-import { simulatePooledLaunch } from './simulateLaunch.js'
+import { AUTHORIZATION_GAS, readDelegation, simulateLaunchBatch } from './simulateLaunch.js'
 
 /** The signer, once KMS has given its public key and the RPC serves the configured chain; else why not. */
 export async function readySigner(
@@ -51,20 +51,31 @@ export async function simulateDeploy(services: ChainReads, plan: DeployPlan): Pr
   }
 }
 
-/** Gas limits of a deploy (with headroom): the creation's, and a pooled launch's three seed transactions'. */
-export type DeployGas = { gas: bigint; seedGas?: bigint[] }
+/**
+ * A deploy's gas limit (with headroom), and for a pooled launch whether its transaction must carry the authorization
+ * that delegates the signer's account (the first launch only: the delegation is kept).
+ */
+export type DeployGas = { gas: bigint; authorize?: boolean }
 
 /**
  * The simulation and the gas, together: a plain deploy's eth_call beside its estimate (a revert explains itself
- * through the simulation, decoded, before the estimate's failure); a pooled launch's one sequence simulation, whose
- * seed cannot be estimated on its own before the token exists.
+ * through the simulation, decoded, before the estimate's failure); a pooled launch's batch simulated as the signer's
+ * account beside a look at its code and the delegate's (both plain eth_call and eth_estimateGas, with the delegation as
+ * a state override).
  */
 export async function simulateAndEstimate(services: ChainReads, plan: DeployPlan): Promise<DeployResult<DeployGas>> {
   if (plan.pool) {
-    const simulated = await simulatePooledLaunch(services, plan)
-    if (!simulated.ok) return simulated
-    const [create, ...seeds] = simulated.gasUsed.map(gasWithHeadroom)
-    return { ok: true, gas: create!, seedGas: seeds }
+    const { delegate } = services.config
+    const [simulated, delegation] = await Promise.allSettled([
+      simulateLaunchBatch({ services, plan, delegate }),
+      readDelegation(services, plan.request.account, delegate),
+    ])
+    if (delegation.status === 'rejected') return chainFailure(delegation.reason)
+    if (!delegation.value.ok) return delegation.value
+    if (simulated.status === 'rejected') return chainFailure(simulated.reason)
+    if (!simulated.value.ok) return simulated.value
+    const { authorize } = delegation.value
+    return { ok: true, gas: gasWithHeadroom(simulated.value.gas + (authorize ? AUTHORIZATION_GAS : 0n)), authorize }
   }
   const [simulated, estimate] = await Promise.allSettled([simulateDeploy(services, plan), services.publicClient.estimateGas(plan.request)])
   if (simulated.status === 'fulfilled' && !simulated.value.ok) return simulated.value
@@ -79,8 +90,7 @@ export async function dryRunDeploy(services: ChainReads, plan: DeployPlan, signe
   if (simulated.status === 'rejected') return chainFailure(simulated.reason)
   if (!simulated.value.ok) return simulated.value
   if (fees.status === 'rejected') return chainFailure(fees.reason)
-  // A pooled launch's cost is its four transactions'.
-  const gas = simulated.value.gas + (simulated.value.seedGas ?? []).reduce((sum, used) => sum + used, 0n)
+  const { gas } = simulated.value
   const { maxFeePerGas, maxPriorityFeePerGas } = feesFrom(fees.value)
   return {
     ok: true,
@@ -98,8 +108,8 @@ export async function dryRunDeploy(services: ChainReads, plan: DeployPlan, signe
 }
 
 /**
- * What a deploy knows before the nonce lock: its gas limit (and a pooled launch's seed transactions', in order), the
- * chain it talks to and the signer's pending count.
+ * What a deploy knows before the nonce lock: its gas limit (and whether a pooled launch carries the delegation's
+ * authorization), the chain it talks to and the signer's pending count.
  */
 export type PreparedDeploy = DeployGas & { chainId: number; pending: number }
 
@@ -119,8 +129,14 @@ export async function prepareDeploy(services: ChainReads, plan: DeployPlan, sign
   if (simulated.status === 'fulfilled' && !simulated.value.ok) return simulated.value
   for (const result of [simulated, fees, chainId, pending]) if (result.status === 'rejected') return chainFailure(result.reason)
   const ok = <T>(result: PromiseSettledResult<T>) => (result as PromiseFulfilledResult<T>).value
-  const { gas, seedGas } = ok(simulated) as DeployGas
-  const prepared: Accepted<PreparedDeploy> = { ok: true, gas, ...(seedGas ? { seedGas } : {}), chainId: ok(chainId), pending: ok(pending) }
+  const { gas, authorize } = ok(simulated) as DeployGas
+  const prepared: Accepted<PreparedDeploy> = {
+    ok: true,
+    gas,
+    ...(authorize !== undefined ? { authorize } : {}),
+    chainId: ok(chainId),
+    pending: ok(pending),
+  }
   if (prepared.chainId !== services.config.chainId) {
     services.logger.error('chain_mismatch', { expected: services.config.chainId, actual: prepared.chainId })
     return failure(

@@ -1,6 +1,8 @@
-// A pooled launch whose seed failed after the token existed (the mint reverted: someone initialised the pool first at
-// another price; or the node refused a seed transaction) leaves the pool's share with the signer. The tick gives it to
-// the pool's owner, the one who would have held the position: one transfer from the signer, under the nonce lock.
+// A pooled launch of the four-transaction kind whose seed failed after the token existed (the mint reverted: someone
+// initialised the pool first at another price; or the node refused a seed transaction) left the pool's share with the
+// signer. The tick gives it to the pool's owner, the one who would have held the position: one transfer from the
+// signer, under the nonce lock. A launch today is one batch that reverts whole, so it leaves nothing with the signer:
+// this stays for the records of launches sent before it, and settles a failed batch's pool with nothing to send.
 import { type Address, encodeFunctionData, type Hex, parseAbi } from 'viem'
 import type { KmsAccount } from '../../chain/kmsAccount.js'
 import { removeFromIndex } from '../../store/recordIndex.js'
@@ -55,7 +57,9 @@ export async function settleOpenPools(parameters: SettleOpenPoolsParameters): Pr
         continue
       }
       let returnTxHash = launch.pool?.returnTxHash
-      if (pool?.status === 'failed' && !returnTxHash) {
+      // A launch in one batch leaves nothing to give back: it reverted whole (launches before it left the share).
+      const leftShare = (launch.pool?.seedTxHashes.length ?? 0) > 0
+      if (pool?.status === 'failed' && !returnTxHash && leftShare) {
         lock ??= await parameters.acquireLock()
         if (!lock) return result
         const returned = await returnShare({ ...parameters, signer: await parameters.getSigner(), lock, launch })

@@ -13,8 +13,10 @@ import { notifyReplaced } from '../webhooks/outbox.js'
 import { announceBroadcast } from './announceBroadcast.js'
 import { keysOf, type LockedDeploy } from './beforeLock.js'
 import type { Holdings } from './holdings.js'
-import { claimSeedNonces, launchRecordsOf, launchTransactions, type SignedLaunch } from './launchSeed.js'
-import { sendLaunch } from './sendLaunch.js'
+import { authorizeDelegation, deployRecordOf, deployTransaction } from './launchBatch.js'
+
+/** A deploy's transaction, signed and kept. */
+type SignedDeploy = { ok: true } & SignedTransaction
 
 // Steps 3 to 7 of a deploy, under the signer's nonce lock: what must go one after another.
 
@@ -53,11 +55,11 @@ export async function runUnderLock(deploy: LockedDeploy, lock: NonceLock, holdin
     if (!moved.ok) return moved
     signed = moved
   }
-  return deploy.plan.pool ? sendLaunch(deploy, holdings, signed, renumbered) : sendSigned(deploy, lock, holdings, signed, renumbered)
+  return sendSigned(deploy, lock, holdings, signed, renumbered)
 }
 
 /**
- * Step 7: the send. The usual way, the lock goes to the next deploy of this instance before the send (it signs
+ * Step 7: the send, of a plain deploy and a pooled launch alike (one transaction either way). The usual way, the lock goes to the next deploy of this instance before the send (it signs
  * meanwhile and sends after this one, moving into its nonce if the node refused it). With `waitSeconds` the send
  * (`eth_sendRawTransactionSync`) answers only at inclusion, so the lock is let go before it: nobody waits for a block
  * behind this deploy. Its nonce is claimed and fenced already; if the node refuses it after all, the nonce goes back
@@ -81,7 +83,12 @@ async function sendSigned(
   if (sent.kind === 'refused') return sent.failure
   holdings.wentOut(how)
   if (sent.kind === 'uncertain') return sent.failure
-  const broadcast = announceBroadcast({ deploy, record: holdings.record, txHash: signed.txHash, explorerUrl })
+  const poolId = plan.pool?.view.poolId
+  const broadcast: DeployBroadcast = {
+    ...announceBroadcast({ deploy, record: holdings.record, txHash: signed.txHash, explorerUrl, ...(poolId ? { poolId } : {}) }),
+    // The pool is seeded in the launch's own transaction: nothing after it to send or to fail on its own.
+    ...(plan.pool ? { pool: { ...plan.pool.view, seedTxHashes: [], status: 'sent' as const } } : {}),
+  }
   if (sent.kind !== 'mined') return broadcast
   // Mined in time: the answer carries what action "receipt" would say now, from the receipt in hand.
   const keys = keysOf(deploy).history
@@ -90,7 +97,7 @@ async function sendSigned(
     keys,
     record: holdings.record,
     txHash: signed.txHash,
-    input: plan.data,
+    input: plan.request.data,
     receipt: sent.receipt,
   })
   return { ...broadcast, receipt }
@@ -110,15 +117,16 @@ async function claimNonceAndPrice(
   const claimed = await claimAndPrice({ lock, floor: prepared.pending, fees: services.fees, maxAgeMs: 3 * BLOCK_MS, gas: prepared.gas })
   if (claimed.nonce !== null) holdings.tookNonce(claimed.nonce)
   if (!claimed.ok) return claimed.failure
-  // A pooled launch claims its seed's nonces first: the successor's comes after them.
-  if (!deploy.plan.pool) lock.prefetchForSuccessor(prepared.pending)
+  // A launch that sets the delegation claims its authorization's nonce first: the successor's comes after it.
+  if (!prepared.authorize) lock.prefetchForSuccessor(prepared.pending)
   return claimed
 }
 
 /**
- * Steps 5 and 6: sign with KMS, then keep the transactions before the broadcast: the agent's history and the signer's
- * unmined list (a pooled launch's seed transactions too, on the nonces claimed after the creation's). A deploy whose
- * broadcast is refused outright gives them back.
+ * Steps 5 and 6: sign with KMS, then keep the transaction before the broadcast: the agent's history and the signer's
+ * unmined list. A launch that sets the signer's delegation signs its authorization first, on the nonce after this one
+ * (claimed here): two KMS calls that once, one every other time. A deploy whose broadcast is refused outright gives
+ * them back.
  */
 async function signAndRecord(
   deploy: LockedDeploy,
@@ -126,32 +134,29 @@ async function signAndRecord(
   nonce: number,
   price: TransactionPrice,
   holdings: Holdings,
-): Promise<SignedLaunch | DeployFailure> {
-  const { services, signer, plan } = deploy
-  let seedNonces: number[] = []
-  if (plan.pool) {
-    const claimed = await claimSeedNonces({ lock, holdings, floor: deploy.prepared.pending, count: plan.pool.transactions.length })
-    if (!claimed.ok) return claimed
-    seedNonces = claimed.nonces
-    lock.prefetchForSuccessor(deploy.prepared.pending)
+): Promise<SignedDeploy | DeployFailure> {
+  const { services, signer, prepared } = deploy
+  let authorization = null
+  if (prepared.authorize) {
+    const authorized = await authorizeDelegation(deploy, lock, holdings, nonce)
+    if (!authorized.ok) return authorized
+    authorization = authorized.authorization
+    lock.prefetchForSuccessor(prepared.pending)
   }
-  const transactions = launchTransactions(deploy, nonce, price, seedNonces)
+  const transaction = deployTransaction(deploy, nonce, price, authorization)
   const kept = await signAndKeep({
     store: deploy.store,
     keys: keysOf(deploy).history,
     signer,
     chainId: services.config.chainId,
     logger: services.logger,
-    transactions,
-    recordsOf: launchRecordsOf(deploy, transactions, services.clock.now()),
-    holding: ([launch, ...seeds]) => {
-      holdings.recorded(launch!)
-      holdings.recordedSeeds(seeds)
-    },
+    transactions: [transaction],
+    recordsOf: deployRecordOf(deploy, transaction, services.clock.now()),
+    holding: ([record]) => holdings.recorded(record!),
   })
   if (!kept.ok) return kept
-  const [creation, ...seeds] = kept.kept
-  return { ok: true, serialized: creation!.serialized, txHash: creation!.txHash, seeds }
+  const [sent] = kept.kept
+  return { ok: true, serialized: sent!.serialized, txHash: sent!.txHash }
 }
 
 /**
@@ -163,7 +168,7 @@ async function moveIntoGap(
   lock: NonceLock,
   holdings: Holdings,
   price: TransactionPrice,
-): Promise<SignedLaunch | DeployFailure> {
+): Promise<SignedDeploy | DeployFailure> {
   const { prepared } = deploy
   await holdings.giveBackNonceAndRecord()
   const again = await lock.claimNonce(prepared.pending)
@@ -176,6 +181,6 @@ async function moveIntoGap(
       },
     )
   holdings.tookNonce(again.nonce)
-  if (!deploy.plan.pool) lock.prefetchForSuccessor(prepared.pending)
+  if (!prepared.authorize) lock.prefetchForSuccessor(prepared.pending)
   return signAndRecord(deploy, lock, again.nonce, price, holdings)
 }

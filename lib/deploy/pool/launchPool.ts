@@ -1,19 +1,33 @@
-// A pooled launch's pool, as the deploy sends it: the seed planned from Uniswap's SDK (poolSeed.ts), the three
-// transactions that follow the token's creation on the signer's next nonces (approve Permit2, Permit2's approval of
-// the PositionManager, the PositionManager's multicall that initialises the pool and mints the position), and the pool
-// as every answer shows it. The token mints the pool's share to the signer at birth; these spend exactly that.
-import { type Address, formatEther, formatUnits, type Hex } from 'viem'
+// A pooled launch's pool, as the deploy sends it: the seed planned from Uniswap's SDK (poolSeed.ts), the four calls
+// that follow the token's creation in the signer's one batch (approve Permit2, Permit2's approval of the
+// PositionManager, the PoolManager's initialize, the PositionManager's mint), and the pool as every answer shows it.
+// The token mints the pool's share to the signer at birth; these spend exactly that, in the same transaction.
+import { type Address, encodeFunctionData, formatEther, formatUnits, type Hex, parseAbi } from 'viem'
+import type { BatchCall } from '../../chain/batchAccount.js'
 import { accepted, type Result, refused } from '../../platform/result.js'
 import type { UniswapV4Addresses } from './addresses.js'
 import { encodePoolApprovals } from './permit2.js'
 import type { PoolIntent } from './poolFields.js'
 import { type PoolSeed, type PoolSeedRefusal, planPoolSeed } from './poolSeed.js'
 
-/** How long the seed's mint and Permit2's allowance stay good after planning: a stuck seed re-signed within it still mints. */
+/** How long the seed's mint and Permit2's allowance stay good after planning: a stuck launch re-signed within it still mints. */
 export const POOL_SEED_DEADLINE_SECONDS = 3600
 
-/** One transaction of a launch's seed, from the signer. */
-export type SeedTransaction = { to: Address; data: Hex }
+/**
+ * The PoolManager's own `initialize`: unlike the PositionManager's `initializePool` (a no-op on a pool that exists), it
+ * reverts `PoolAlreadyInitialized()`, so a pool someone initialised first makes the whole launch revert.
+ */
+export const poolManagerInitializeAbi = parseAbi([
+  'function initialize((address currency0, address currency1, uint24 fee, int24 tickSpacing, address hooks) key, uint160 sqrtPriceX96) returns (int24 tick)',
+])
+
+/** What each of a launch's seed calls does, for people, in batch order after the creation (index 1 on). */
+export const SEED_CALL_STEPS = [
+  'approving Permit2 on the token',
+  'Permit2’s approval of the PositionManager',
+  'the pool’s initialization',
+  'the pool’s mint',
+] as const
 
 /** The pool as deploy answers, receipts and records show it (amounts as decimal strings). */
 export type LaunchPoolView = {
@@ -31,8 +45,8 @@ export type LaunchPoolView = {
   owner: Address
 }
 
-/** A launch's pool, planned: the seed, its transactions in nonce order, and its view. */
-export type LaunchPool = { seed: PoolSeed; transactions: [SeedTransaction, SeedTransaction, SeedTransaction]; view: LaunchPoolView }
+/** A launch's pool, planned: the seed, its calls in batch order (after the creation), the mint's deadline, its view. */
+export type LaunchPool = { seed: PoolSeed; calls: BatchCall[]; deadline: bigint; view: LaunchPoolView }
 
 /** The starting market caps a launch may ask for, in wei: a typo of "0.01" for "10" would hand the pool to the first buyer. */
 export type MarketCapBounds = { minWei: bigint; maxWei: bigint }
@@ -61,17 +75,24 @@ export function planLaunchPool(parameters: PlanLaunchPoolParameters): Result<{ l
   const planned = planPoolSeed({ token, decimals, ...pool, deadline })
   if (!planned.ok) return planned
   const { seed } = planned
-  const [approvePermit2, approvePositionManager] = encodePoolApprovals({
+  const approvals = encodePoolApprovals({
     token,
     amount: seed.taken,
     permit2: addresses.permit2,
     positionManager: addresses.positionManager,
     expiration: deadline,
-  }) as [SeedTransaction, SeedTransaction]
+  })
+  const initialize = encodeFunctionData({ abi: poolManagerInitializeAbi, functionName: 'initialize', args: [seed.key, seed.sqrtPriceX96] })
+  const call = (target: Address, data: Hex): BatchCall => ({ target, value: 0n, data })
   return accepted({
     launch: {
       seed,
-      transactions: [approvePermit2, approvePositionManager, { to: addresses.positionManager, data: seed.multicall }],
+      calls: [
+        ...approvals.map(({ to, data }) => call(to, data)),
+        call(addresses.poolManager, initialize),
+        call(addresses.positionManager, seed.modifyLiquidities),
+      ],
+      deadline,
       view: {
         poolId: seed.poolId,
         ...seed.key,

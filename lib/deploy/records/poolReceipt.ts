@@ -1,11 +1,13 @@
-// Where a pooled launch's pool stands, for its receipt: the pool's mint (the last seed transaction, or the copy that
-// replaced it) mined and the position's id read from its logs; or not mined yet; or reverted, which leaves the pool's
-// share of the supply with the signer.
+// Where a pooled launch's pool stands, for its receipt: the pool's mint (the launch's own batch; for a launch before the
+// batch, its last seed transaction; or the copy that replaced either) mined and the position's id read from its logs;
+// or not mined yet; or reverted: a batch leaves no token and nothing with the signer, an older launch's failed seed
+// left the pool's share with the signer until the tick gave it back. Either way the reason names the real cause.
 import { decodeEventLog, formatUnits, type Hex, parseAbi, type TransactionReceipt } from 'viem'
 import type { ReceiptPool } from '../answers/receipts.js'
 import type { DeployHistoryKeys } from '../keys.js'
 import { readTransactionRecord, type TransactionRecord } from '../sender/signedTransactions.js'
 import type { DeployServices } from '../services.js'
+import { readLaunchFailure } from './launchFailure.js'
 
 /** An ERC-721 transfer (the token id indexed): the PositionManager minting the position to its owner. */
 const erc721TransferAbi = parseAbi(['event Transfer(address indexed from, address indexed to, uint256 indexed id)'])
@@ -31,16 +33,18 @@ export function positionIdInLogs(receipt: Pick<TransactionReceipt, 'logs'>, posi
 export type ReadPoolReceiptParameters = {
   services: Pick<DeployServices, 'publicClient' | 'store' | 'config'>
   keys: DeployHistoryKeys
-  /** The launch's record (its pool and seed transactions). */
-  record: Pick<TransactionRecord, 'pool' | 'decimals'>
+  /** The launch's record (its transaction, its pool and, before the batch, its seed transactions). */
+  record: Pick<TransactionRecord, 'pool' | 'decimals' | 'txHash'>
 }
 
 /** The pool part of a pooled launch's receipt, from the chain (null for a launch without a pool). */
 export async function readPoolReceipt({ services, keys, record }: ReadPoolReceiptParameters): Promise<ReceiptPool | null> {
   const { pool } = record
   if (!pool) return null
-  const { seedTxHashes, amount, failure, returnTxHash, ...key } = pool
+  const { seedTxHashes, amount, failure, returnTxHash, deadline: _deadline, ...key } = pool
   const view = { ...key, amount: formatUnits(BigInt(amount), record.decimals) }
+  // A launch in one batch: the pool stands or falls with the launch itself, and nothing is ever left to give back.
+  const batched = seedTxHashes.length === 0 && !failure
   // Where the share is once the seed failed: given back to the owner, or about to be (the tick's next run).
   const where = returnTxHash
     ? `the pool’s tokens were given back to the owner (${returnTxHash})`
@@ -52,7 +56,7 @@ export async function readPoolReceipt({ services, keys, record }: ReadPoolReceip
     ...(returnTxHash ? { returnTxHash } : {}),
   })
   if (failure) return failed(failure.replace(/; the pool's tokens go back to the owner$/, ''))
-  const last = seedTxHashes.at(-1)
+  const last = batched ? record.txHash : seedTxHashes.at(-1)
   if (!last) return failed('the pool’s transactions were never sent')
   let mint: Hex = last
   for (let hop = 0; hop <= REPLACED_HOPS_MAX; hop++) {
@@ -61,7 +65,18 @@ export async function readPoolReceipt({ services, keys, record }: ReadPoolReceip
       const positionId = positionIdInLogs(receipt, services.config.uniswapV4.positionManager)
       return { ...view, status: 'seeded', ...(positionId ? { positionId } : {}) }
     }
-    if (receipt) return failed('the pool’s creation and mint reverted (a pool initialised first at another price refuses the mint)')
+    if (receipt) {
+      const cause = await readLaunchFailure({ services, receipt, poolId: pool.poolId }).catch(() => null)
+      const why = cause?.why ?? 'the reason could not be read from the chain'
+      if (batched)
+        return {
+          ...view,
+          status: 'failed',
+          reason: `the launch reverted whole: ${why}; no token was created and nothing stays with the signer`,
+          ...(cause ? { cause: cause.cause } : {}),
+        }
+      return { ...failed(`the pool’s creation and mint reverted: ${why}`), ...(cause ? { cause: cause.cause } : {}) }
+    }
     // Not mined: it may have been replaced with higher fees, and the copy mined instead.
     const copy: TransactionRecord | null = services.store ? await readTransactionRecord(services.store, keys, mint).catch(() => null) : null
     if (!copy?.replacedBy) break

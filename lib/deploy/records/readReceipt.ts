@@ -9,6 +9,7 @@ import {
 } from 'viem'
 import { B20_FACTORY_ADDRESS, b20FactoryAbi, CREATE_B20_SELECTOR } from '../../chain/b20.js'
 import { VARIANT_BY_ID } from '../../chain/b20Variants.js'
+import { batchCallTo } from '../../chain/batchAccount.js'
 import { birthViewOf, mintsInLogs } from '../../chain/birthView.js'
 import { KmsSignerError } from '../../chain/kmsAccount.js'
 import { errorName } from '../../platform/log.js'
@@ -21,6 +22,7 @@ import { signerUnavailable } from '../sender/sign.js'
 import { readTransactionRecord, type TransactionRecord, updateTransactionRecord } from '../sender/signedTransactions.js'
 import type { DeployServices } from '../services.js'
 import { notifyAgent } from '../webhooks/outbox.js'
+import { readLaunchFailure } from './launchFailure.js'
 import { readPoolReceipt } from './poolReceipt.js'
 import { readTokenMarkets } from './tokenMarkets.js'
 
@@ -122,10 +124,14 @@ async function lookUp(
       if (!notFound(error)) throw error
     }
     if (tx) {
-      const isDeploy =
-        tx.from.toLowerCase() === signer.toLowerCase() &&
-        tx.to?.toLowerCase() === B20_FACTORY_ADDRESS.toLowerCase() &&
-        tx.input.toLowerCase().startsWith(CREATE_B20_SELECTOR)
+      // A createB20 to the factory, or a pooled launch: the signer's batch to itself with a createB20 in it.
+      const fromSigner = tx.from.toLowerCase() === signer.toLowerCase()
+      const isCreation =
+        tx.to?.toLowerCase() === B20_FACTORY_ADDRESS.toLowerCase() && tx.input.toLowerCase().startsWith(CREATE_B20_SELECTOR)
+      const isLaunch =
+        tx.to?.toLowerCase() === signer.toLowerCase() &&
+        !!batchCallTo(tx.input, B20_FACTORY_ADDRESS)?.data.toLowerCase().startsWith(CREATE_B20_SELECTOR)
+      const isDeploy = fromSigner && (isCreation || isLaunch)
       if (!isDeploy) return failure('NOT_A_DEPLOY', 'This transaction is not a createB20 deploy sent by this service’s signer.', { txHash })
       if (tx.blockNumber !== null) return await minedAnswer(services, keys, record, txHash, tx.input)
     }
@@ -246,10 +252,16 @@ export async function receiptAnswerOf(parameters: ReceiptAnswerOfParameters): Pr
   }
   if (receipt.status !== 'success') {
     await remember('reverted')
-    return failure('REVERTED', 'The deploy transaction was mined but reverted; no token was created (gas was spent).', {
+    // A pooled launch reverts whole: its answer says why, in the words of the real cause.
+    const launch = record?.pool ? await readLaunchFailure({ services, receipt, poolId: record.pool.poolId }).catch(() => null) : null
+    const why = launch
+      ? `: ${launch.why}; no token was created, no pool either, and nothing stays with the signer`
+      : '; no token was created'
+    return failure('REVERTED', `The ${record?.pool ? 'launch' : 'deploy'} transaction was mined but reverted${why} (gas was spent).`, {
       status: 'reverted',
       txHash,
       explorerUrl,
+      ...(launch ? { cause: launch.cause, failedCall: launch.failedCall, ...(launch.revert ? { revert: launch.revert } : {}) } : {}),
     })
   }
   const created = decodeB20Created(receipt)

@@ -12,13 +12,30 @@ import { recordTransaction, type TransactionRecord } from './signedTransactions.
 /** What the caller says of a transaction's record; the sender adds what signing decided (hash, call, nonce, price). */
 export type RecordFields = Omit<
   TransactionRecord,
-  'txHash' | 'to' | 'data' | 'value' | 'nonce' | 'gas' | 'maxFeePerGas' | 'maxPriorityFeePerGas' | 'status'
+  'txHash' | 'to' | 'data' | 'value' | 'nonce' | 'gas' | 'maxFeePerGas' | 'maxPriorityFeePerGas' | 'status' | 'authorization'
 >
 
 /** The record of a signed transaction (pure): the caller's fields and what was signed, as sent. */
-export function recordOf(fields: RecordFields, { call, nonce, price }: UnsignedTransaction, signed: SignedTransaction): TransactionRecord {
+export function recordOf(
+  fields: RecordFields,
+  { call, nonce, price, authorizationList }: UnsignedTransaction,
+  signed: SignedTransaction,
+): TransactionRecord {
+  const [authorization] = authorizationList ?? []
   return {
     ...fields,
+    ...(authorization
+      ? {
+          authorization: {
+            address: authorization.address,
+            chainId: authorization.chainId,
+            nonce: authorization.nonce,
+            r: authorization.r,
+            s: authorization.s,
+            yParity: authorization.yParity ?? 0,
+          },
+        }
+      : {}),
     txHash: signed.txHash,
     to: call.to,
     data: call.data,

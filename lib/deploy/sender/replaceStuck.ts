@@ -141,6 +141,10 @@ async function sendReplacement(
       call: { to: record.to, data: record.data, value: BigInt(record.value ?? '0') },
       nonce: record.nonce,
       price: { gas: BigInt(record.gas), ...fees },
+      // A launch that set the signer's delegation carries its authorization again (signed for nonce + 1: still good).
+      ...(record.authorization
+        ? { authorizationList: [{ ...record.authorization, address: record.authorization.address, yParity: record.authorization.yParity }] }
+        : {}),
     },
   })
   if (!signed.ok) return { kind: 'failed', failure: signed }

@@ -1,4 +1,4 @@
-import { type Address, type Hex, keccak256 } from 'viem'
+import { type Address, type Hex, keccak256, type SignedAuthorization } from 'viem'
 import type { KmsAccount } from '../../chain/kmsAccount.js'
 import { errorName, type Logger } from '../../platform/log.js'
 import { type DeployFailure, type DeployResult, failure } from '../outcome.js'
@@ -10,8 +10,16 @@ import type { TransactionPrice } from './fees.js'
 /** A call the signer makes: where, with what calldata and value (wei, default 0). */
 export type Call = { to: Address; data: Hex; value?: bigint }
 
-/** A call at its nonce and price: one transaction, ready to sign. */
-export type UnsignedTransaction = { call: Call; nonce: number; price: TransactionPrice }
+/**
+ * A call at its nonce and price: one transaction, ready to sign. With `authorizationList` it is an EIP-7702 (type 4)
+ * transaction carrying them (the signer's own delegation, signed by {@link signDelegation}).
+ */
+export type UnsignedTransaction = {
+  call: Call
+  nonce: number
+  price: TransactionPrice
+  authorizationList?: readonly SignedAuthorization[]
+}
 
 /** A signed transaction: the raw transaction and its hash (known before it is sent). */
 export type SignedTransaction = { serialized: Hex; txHash: Hex }
@@ -44,9 +52,9 @@ export async function signCalls({
 }: SignCallsParameters): Promise<DeployResult<{ signed: SignedTransaction[] }>> {
   try {
     const signed = await Promise.all(
-      transactions.map(async ({ call, nonce, price }) => {
+      transactions.map(async ({ call, nonce, price, authorizationList }) => {
         const serialized = await signer.signTransaction({
-          type: 'eip1559',
+          ...(authorizationList?.length ? { type: 'eip7702', authorizationList } : { type: 'eip1559' }),
           chainId,
           to: call.to,
           data: call.data,
@@ -72,4 +80,37 @@ export async function signCall(
   const { transaction, ...rest } = parameters
   const signed = await signCalls({ ...rest, transactions: [transaction] })
   return signed.ok ? { ok: true, ...signed.signed[0]! } : signed
+}
+
+/** Parameters of {@link signDelegation}. */
+export type SignDelegationParameters = {
+  signer: KmsAccount
+  chainId: number
+  /** The contract the signer's account delegates to (the batch executor). */
+  delegate: Address
+  /**
+   * The signer's nonce the authorization takes: the transaction carrying it is the signer's own, and its nonce rises
+   * before authorizations are processed, so this is that transaction's nonce + 1.
+   */
+  nonce: number
+  logger: Logger
+}
+
+/**
+ * Signs the signer's EIP-7702 authorization with KMS (low-s, as every signature of the KMS account): the delegation of
+ * its account to `delegate` on this chain, at `nonce`; a KMS failure is `SIGNER_UNAVAILABLE`.
+ */
+export async function signDelegation({
+  signer,
+  chainId,
+  delegate,
+  nonce,
+  logger,
+}: SignDelegationParameters): Promise<DeployResult<{ authorization: SignedAuthorization }>> {
+  try {
+    const authorization = await signer.signAuthorization!({ chainId, contractAddress: delegate, nonce })
+    return { ok: true, authorization: authorization as SignedAuthorization }
+  } catch (error) {
+    return signerUnavailable(logger, 'Sign', error)
+  }
 }

@@ -68,6 +68,11 @@ const storedRecordSchema = z.object({
   data: hex,
   /** Wei the transaction sends (decimal string); absent: none. */
   value: z.string().optional(),
+  /**
+   * The EIP-7702 authorization the transaction carried (the signer's account delegated to the batch executor, the first
+   * pooled launch only): a replacement carries it again, at the same nonce.
+   */
+  authorization: z.object({ address: hex, chainId: z.number(), nonce: z.number(), r: hex, s: hex, yParity: z.number() }).optional(),
   /** A paid deploy's payment (its EIP-3009 nonce; the payer is in `agent`): written with the record, before the broadcast. */
   paymentNonce: z.string().optional(),
   /** A pooled launch's Uniswap v4 pool, as planned before signing (lib/deploy/pool/poolSeed.ts); absent: no pool. */
@@ -88,8 +93,13 @@ const storedRecordSchema = z.object({
       amount: z.string(),
       /** Who receives the position (its ERC-721) and its fees. */
       owner: hex,
-      /** The transactions that seed it, in nonce order after the createB20: approve, Permit2 approve, the mint. */
+      /**
+       * Launches before the batch: the transactions that seeded it, in nonce order after the createB20 (approve, Permit2
+       * approve, the mint). Empty for a launch whose batch seeds the pool in its own transaction.
+       */
       seedTxHashes: z.array(hex),
+      /** The mint's deadline (unix seconds, decimal string): past it the PositionManager refuses the mint. */
+      deadline: z.string().optional(),
       /** Why the seed was not all sent (the node refused one); absent when every seed transaction went out. */
       failure: z.string().optional(),
       /** The transfer that gave the pool's share back to the owner after a failed seed. */

@@ -7,9 +7,11 @@ import type { PaymentKeys } from '../keys.js'
 import { PAYMENT_RECORD_TTL_MS } from './lifetimes.js'
 import { type PaymentRecord, readPaymentRecord, SETTLED_INDEX_MAX, sha256 } from './paymentRecord.js'
 
-// A pooled launch is sold at its own price (X402_POOL_PRICE). When its pool fails (a seed the node refused, or one
-// that reverted because someone initialised the pool first), the token exists and the payment stays `deployed`, but
-// the part of the price paid for the pool bought nothing: it becomes a credit, listed for the operator to refund.
+// A pooled launch is sold at its own price (X402_POOL_PRICE). It is one batch that reverts whole when its pool cannot
+// be made as planned (someone initialised the pool first after the simulation): then the payment bought nothing at
+// all and its whole price becomes a credit. A launch of the four-transaction kind whose pool failed (a seed the node
+// refused, or one that reverted) still has its token: the part of the price paid for the pool becomes the credit.
+// Either way it stays `deployed` (a resend replays the answer) and is listed for the operator to refund.
 // The deploy answer says so when the failure is known at once; the tick credits the rest from the deploy side's list
 // of paid launches whose pool failed (`paidPoolsFailed` in lib/deploy/keys.ts).
 
@@ -17,10 +19,14 @@ import { type PaymentRecord, readPaymentRecord, SETTLED_INDEX_MAX, sha256 } from
 export const poolCreditIdOf = (payer: string, nonce: string): string =>
   `cr_${sha256(`pool:${payer.toLowerCase()}:${nonce.toLowerCase()}`).slice(0, 24)}`
 
-/** The payment with its pool's part credited (pure); null when it paid nothing for a pool, or it is credited already. */
-export function withPoolCredit(record: PaymentRecord, now: number): PaymentRecord | null {
+/**
+ * The payment with its pool's part credited, or with `whole` (the launch reverted whole: no token either) its whole
+ * amount (pure); null when it paid nothing for a pool, or it is credited already.
+ */
+export function withPoolCredit(record: PaymentRecord, now: number, whole = false): PaymentRecord | null {
   if (record.poolCredit || !record.poolPart || BigInt(record.poolPart) <= 0n) return null
-  const poolCredit = { id: poolCreditIdOf(record.payer, record.nonce), code: 'POOL_FAILED' as const, amount: record.poolPart, at: now }
+  const amount = whole ? record.amount : record.poolPart
+  const poolCredit = { id: poolCreditIdOf(record.payer, record.nonce), code: 'POOL_FAILED' as const, amount, at: now }
   return { ...record, poolCredit }
 }
 
@@ -65,7 +71,9 @@ export async function creditFailedPools({ store, keys, deployKeys, now }: Credit
     if (isPaidAgent(launch.agent) && launch.paymentNonce) {
       const ref = { keys, payer: launch.agent.slice(PAID_AGENT_PREFIX.length), nonce: launch.paymentNonce }
       const record = await readPaymentRecord(store, ref)
-      const kept = record && withPoolCredit(record, now)
+      // A launch in one batch that failed reverted whole (its record says so): nothing of what was paid for was made.
+      const whole = launch.status === 'reverted' && launch.pool?.seedTxHashes.length === 0
+      const kept = record && withPoolCredit(record, now, whole)
       if (kept) {
         await savePoolCredit(store, keys, kept)
         credited++
