@@ -139,7 +139,7 @@ export function definePaidDoorCases(target: () => PaidDoorTarget, options: { onl
     (name: string, ...rest: unknown[]) => {
       if (kept(name)) (vitestIt as unknown as (...a: unknown[]) => void)(name, ...rest)
     },
-    { each: vitestIt.each },
+    { each: vitestIt.each.bind(vitestIt) },
   ) as unknown as typeof vitestIt
   const seen: string[] = []
   const keep = async (response: Response): Promise<Answer> => {
