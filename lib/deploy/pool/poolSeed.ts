@@ -1,18 +1,11 @@
 // A launch's Uniswap v4 pool as it will be born: the key and id, the first price, the single-sided range and its
 // liquidity, and the PositionManager calldata that makes it. Every price, tick and liquidity figure comes from
 // Uniswap's own SDK; this module only chooses (the range, the bounds) and encodes.
-import { createRequire } from 'node:module'
 import { type Address, encodeFunctionData, getAddress, type Hex, parseAbi } from 'viem'
 import { accepted, type Result, refused } from '../../platform/result.js'
 import type { PoolFee } from './poolFields.js'
+import { uniswapSdk } from './uniswapSdk.js'
 
-/**
- * Loads one of Uniswap's SDKs by its CommonJS build. Their ES module builds import directories and extensionless files,
- * which Node's ES module loader refuses (ERR_UNSUPPORTED_DIR_IMPORT); bundlers and tsx forgive it, Node does not.
- */
-function uniswapSdk<T>(name: string): T {
-  return createRequire(import.meta.url)(name) as T
-}
 const { Ether, Token } = uniswapSdk<typeof import('@uniswap/sdk-core')>('@uniswap/sdk-core')
 const { encodeSqrtRatioX96, nearestUsableTick, TickMath } = uniswapSdk<typeof import('@uniswap/v3-sdk')>('@uniswap/v3-sdk')
 const { Pool, Position, V4PositionManager, V4PositionPlanner } = uniswapSdk<typeof import('@uniswap/v4-sdk')>('@uniswap/v4-sdk')
@@ -39,7 +32,7 @@ export type LaunchPoolKey = { currency0: Address; currency1: Address; fee: PoolF
 export type LaunchPoolKeyParameters = { token: Address; decimals: number; fee: PoolFee; tickSpacing: number }
 
 /** The SDK's pool entity's currencies for a token paired with native ETH. */
-const currenciesOf = (token: Address, decimals: number) => ({
+export const currenciesOf = (token: Address, decimals: number) => ({
   eth: Ether.onChain(BASE_CHAIN_ID),
   token: new Token(BASE_CHAIN_ID, token, decimals),
 })
