@@ -132,7 +132,8 @@ export function createLocalSite(parameters: Required<Pick<StartServerParameters,
   // a 500 instead of the endpoint's 405), and would take the body's stream, so that a body the endpoint did not read
   // could no longer be drained and the next request on the connection waited for nothing.
   for (const [source, destination] of Object.entries(rewrites)) {
-    const endpoint = endpoints[destination.replace(/^\/api\//, '')]
+    // A destination's query (`?address=:address`) is Vercel's way to hand a path's part on; the endpoint reads the path.
+    const endpoint = endpoints[destination.replace(/^\/api\//, '').replace(/\?.*$/, '')]
     if (endpoint) app.all(source, (c) => endpoint.fetch(c.req.raw))
   }
   // The files are a second app that the first falls through to, so that an endpoint's route holds one handler: Hono

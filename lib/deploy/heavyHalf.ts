@@ -4,5 +4,7 @@
 export { deployToken } from './pipeline/deployToken.js'
 export { runIdempotently } from './pipeline/idempotency.js'
 export { listDeploys } from './records/agentDeploys.js'
+export { prepareFeeCollection } from './records/feeCollection.js'
+export { readLaunchState } from './records/launchState.js'
 export { readDeployReceipt } from './records/readReceipt.js'
 export { listEvents, redeliverEvent } from './webhooks/agentEvents.js'

@@ -2,6 +2,7 @@ import { systemClock } from '../platform/clock.js'
 import { createLogger, type Logger } from '../platform/log.js'
 import { perInstance, perInstanceAsync } from '../platform/perInstance.js'
 import { instanceMemoryStore } from '../store/memory.js'
+import type { Throttle } from '../store/throttle.js'
 import type { Store } from '../store/types.js'
 import { type AgentRegistry, createAgentRegistry } from './agents/agentRegistry.js'
 import { type DeployConfig, loadDeployConfig } from './config.js'
@@ -27,6 +28,10 @@ export type DeployServicesSource = {
    * Upstash when configured; else this process's own store, or null on Vercel (instances share no memory).
    */
   store: () => Promise<Store | null>
+  /** The per-client throttle of callers without a key (public actions), over {@link store}; in this process without one. */
+  throttle: () => Promise<Throttle>
+  /** The same throttle in this process, for when the shared store is unreachable: per instance, never none. */
+  localThrottle: () => Promise<Throttle>
 }
 
 /** A source over services already built (tests, benchmarks). */
@@ -36,12 +41,20 @@ export function deployServicesFrom(build: () => DeployServices): DeployServicesS
     // The snapshot ages in real time, as the keys it holds are issued and revoked by people.
     return createAgentRegistry({ store, storePrefix: config.storePrefix, now: systemClock.now })
   })
+  // The throttles' module (and @upstash/ratelimit) is loaded by the first keyless call, not with the door.
+  const localThrottle = perInstanceAsync(async () => (await import('../store/throttle.js')).createLocalThrottle(build().clock.now))
+  const throttle = perInstanceAsync(async () => {
+    const { store, clock } = build()
+    return store ? (await import('../store/throttle.js')).createThrottle(store, clock.now) : localThrottle()
+  })
   return {
     config: () => build().config,
     services: async () => build(),
     logger: () => build().logger,
     agents: async () => agents(),
     store: async () => build().store,
+    throttle,
+    localThrottle,
   }
 }
 
@@ -63,6 +76,7 @@ export function createInstanceDeploySource({ onConfirmed }: CreateInstanceDeploy
     if (redis) return (await import('../store/upstash.js')).createUpstashStore(redis)
     return onVercel ? null : instanceMemoryStore()
   })
+  const localThrottle = perInstanceAsync(async () => (await import('../store/throttle.js')).createLocalThrottle(systemClock.now))
 
   return {
     config,
@@ -76,5 +90,10 @@ export function createInstanceDeploySource({ onConfirmed }: CreateInstanceDeploy
       return createAgentRegistry({ store, storePrefix, now: systemClock.now })
     }),
     store,
+    throttle: perInstanceAsync(async () => {
+      const shared = await store()
+      return shared ? (await import('../store/throttle.js')).createThrottle(shared, systemClock.now) : localThrottle()
+    }),
+    localThrottle,
   }
 }

@@ -109,3 +109,13 @@ export function webhookOutboxKeys(storePrefix: string) {
     agentEvents: (digest: string) => `${base}agent:${digest}`,
   }
 }
+
+/**
+ * Store key of what is kept of a launched token for reading its powers and pool (records/launchState.ts): the deploy it
+ * came from, its creation block and creator, its pool's position once seeded, and its role logs read so far.
+ */
+export const launchStateKey = (storePrefix: string, chainId: number, address: string) =>
+  `${storePrefix}deploy:${chainId}:launch-state:${address.toLowerCase()}`
+
+/** Store key of a keyless client's throttle on the public agent actions (`client`: an address, or an IPv6 /64). */
+export const publicActionsThrottleKey = (storePrefix: string, client: string) => `${storePrefix}deploy:throttle:public:${client}`

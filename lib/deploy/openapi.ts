@@ -1,12 +1,29 @@
 import type { z } from 'zod'
 import type { ZodOpenApiPathItemObject } from 'zod-openapi'
-import { corsHeaders, jsonAnswer, notAllowedAnswer, oneOf, preflightOperation, redirectAnswer } from '../platform/routeDocs.js'
+import {
+  corsHeaders,
+  jsonAnswer,
+  notAllowedAnswer,
+  oneOf,
+  preflightOperation,
+  quotaHeaders,
+  redirectAnswer,
+  retryAfterHeaders,
+} from '../platform/routeDocs.js'
 import type { AgentAction } from './actions/action.js'
+import { PUBLIC_ACTIONS_PER_MINUTE } from './actions/keylessCaller.js'
 import { AGENT_ACTIONS } from './actions/registry.js'
 import { deployFailureSchema, skillHttpErrorSchema } from './answers/deployAnswers.js'
 import { SKILL_BODY_LIMIT_BYTES } from './endpoint.js'
 
 // `POST /api/b20-skill` as the OpenAPI document declares it.
+
+/** The names of the actions a caller without a key may ask. */
+const publicNames = (actions: readonly AgentAction[]) =>
+  actions
+    .filter((action) => action.access === 'public')
+    .map((action) => action.name)
+    .join(', ')
 
 /** The registry's schemas of one kind, as the non-empty list `oneOf` takes. */
 const each = (schemas: z.ZodType[]) => schemas as [z.ZodType, ...z.ZodType[]]
@@ -20,11 +37,12 @@ export const b20SkillOpenApiOf = (actions: readonly AgentAction[] = AGENT_ACTION
     operationId: 'b20Skill',
     summary: `Agent actions, told apart by action in the body: ${actions.map((action) => action.name).join(', ')}`,
     description: [
-      `One endpoint, ${actions.length} actions, told apart by action in the body. The agent key (X-Service-Key) is checked before anything else.`,
+      `One endpoint, ${actions.length} actions, told apart by action in the body. The agent key (X-Service-Key) is checked before anything else. Public actions (${publicNames(actions)}) need no key: without one they are counted per client (${PUBLIC_ACTIONS_PER_MINUTE} a minute, RateLimit headers).`,
       ...actions.map((action) => `${action.name}: ${action.summary}`),
       'Domain outcomes are 200 with ok true or false and a code.',
     ].join('\n\n'),
-    security: [{ serviceKey: [] }],
+    // A public action needs no key: the key is optional for those (an empty requirement), required for the rest.
+    security: actions.some((action) => action.access === 'public') ? [{ serviceKey: [] }, {}] : [{ serviceKey: [] }],
     parameters: [
       {
         name: 'Idempotency-Key',
@@ -63,9 +81,17 @@ export const b20SkillOpenApiOf = (actions: readonly AgentAction[] = AGENT_ACTION
         skillHttpErrorSchema,
         'The body is not JSON (INVALID_JSON) or not sent as application/json (UNSUPPORTED_CONTENT_TYPE)',
       ),
-      '403': jsonAnswer(skillHttpErrorSchema, 'X-Service-Key missing or not allowlisted (FORBIDDEN)'),
+      '403': jsonAnswer(skillHttpErrorSchema, 'X-Service-Key missing (for an action that needs one) or not allowlisted (FORBIDDEN)'),
+      '404': jsonAnswer(deployFailureSchema, 'token_status, collect_fees: the token is not launched through this service (NOT_A_LAUNCH)'),
       '405': notAllowedAnswer,
       '413': jsonAnswer(skillHttpErrorSchema, `Body larger than ${SKILL_BODY_LIMIT_BYTES / 1024} KiB (BODY_TOO_LARGE)`),
+      '429': {
+        ...jsonAnswer(
+          deployFailureSchema,
+          `A caller without a key asked the public actions more than ${PUBLIC_ACTIONS_PER_MINUTE} times a minute (RATE_LIMITED)`,
+        ),
+        headers: { ...retryAfterHeaders, ...quotaHeaders('actions', String(PUBLIC_ACTIONS_PER_MINUTE)) },
+      },
       '500': jsonAnswer(skillHttpErrorSchema, 'Misconfigured (CONFIG_INVALID) or an unexpected failure (INTERNAL, with requestId)'),
     },
   },

@@ -7,7 +7,7 @@ import { b20SkillOpenApiOf } from '../deploy/openapi.js'
 import { listEventsSchema, redeliveredSchema } from '../deploy/webhooks/eventAnswers.js'
 import { healthOpenApi } from '../health/openapi.js'
 import { healthSchema } from '../health/schema.js'
-import { launchesOpenApi } from '../launches/openapi.js'
+import { launchesOpenApi, launchOpenApi } from '../launches/openapi.js'
 import { launchesPageSchema, launchSchema } from '../launches/schema.js'
 import {
   controlRoomSchema,
@@ -55,6 +55,7 @@ const routes = (actions: readonly AgentAction[]): Record<string, { route: ZodOpe
   '/api/token-ohlcv': { route: tokenOhlcvOpenApi, tag: 'Market data', name: 'tokenOhlcv' },
   '/api/stream': { route: streamOpenApi, tag: 'Market data', name: 'stream' },
   '/api/launches': { route: launchesOpenApi, tag: 'Market data', name: 'launches' },
+  '/api/launches/{address}': { route: launchOpenApi, tag: 'Market data', name: 'launch' },
   '/api/b20-skill': { route: b20SkillOpenApiOf(actions), tag: 'Agents', name: 'b20Skill' },
   '/api/mcp': { route: mcpOpenApiOf(toolsOf(actions)), tag: 'Agents', name: 'mcp' },
   '/api/x402/deploy': { route: paidDeployOpenApiWith(paymentsSettings()), tag: 'Agents', name: 'paidDeploy' },
@@ -145,7 +146,8 @@ const malformed = errorAnswer('The request is not valid HTTP (MALFORMED_REQUEST;
  */
 function completeRoute(path: string, { route, tag, name }: ReturnType<typeof routes>[string]): ZodOpenApiPathItemObject {
   const refusesOrigins = path === '/api/mcp'
-  const completed: ZodOpenApiPathItemObject = {}
+  // A path's own parameters (`/api/launches/{address}`) hold for every operation on it, its preflight included.
+  const completed: ZodOpenApiPathItemObject = route.parameters ? { parameters: route.parameters } : {}
   for (const method of ['get', 'post', 'options'] as const) {
     const operation = route[method]
     if (!operation) continue

@@ -31,3 +31,13 @@ export function loadLaunchesConfig(env: Environment = process.env): LaunchesConf
     chainId: Number(parsed.CHAIN_ID) as 8453 | 84532,
   }
 }
+
+/**
+ * How long one launch's powers and pool are cached: a few Base blocks (2 s each), short enough that fees owed and a
+ * hand-over show within seconds, long enough that a token read by many costs the chain one refresh per window (about
+ * four RPC calls) across instances, whatever the number of readers.
+ */
+export const LAUNCH_DETAIL_TTL_MS = 15_000
+
+/** Requests of one launch a client may make per minute: each window's first read of a token costs RPC calls. */
+export const LAUNCH_DETAIL_RATE_LIMIT_PER_MINUTE = 60

@@ -1,5 +1,7 @@
 import { LRUCache } from 'lru-cache'
+import type { Address } from 'viem'
 import { z } from 'zod'
+import type { DeployServicesSource } from '../deploy/instance.js'
 import { errorResponse } from '../platform/http.js'
 import { accepted, refused } from '../platform/result.js'
 import type { CacheReadReturnType, LocalCachedBody } from '../read/cache/cachedBody.js'
@@ -9,9 +11,9 @@ import { readKeys } from '../read/keys.js'
 import { READ_CACHE_TTL_MS } from '../read/readers.js'
 import type { ReadServices } from '../read/services.js'
 import { parseRecord } from '../store/records.js'
-import type { LaunchesConfig } from './config.js'
+import { LAUNCH_DETAIL_RATE_LIMIT_PER_MINUTE, LAUNCH_DETAIL_TTL_MS, type LaunchesConfig } from './config.js'
 import { type LaunchesRequest, pageOf, parseLaunchesRequest } from './page.js'
-import { type Launch, launchSchema } from './schema.js'
+import { type Launch, type LaunchDetail, launchSchema } from './schema.js'
 
 // The public launches feed: the newest launches of every agent, one cached body for the whole feed (one store read per
 // 30 s window at most, none while the instance holds it), every page cut from it in memory.
@@ -100,5 +102,66 @@ export function createLaunchesEndpoint({ read: services, config }: LaunchesSourc
       return warm ? { entry: pageEntry(cuts, warm.entry, request), stale: false } : null
     },
     upstreamFailure: { status: 500, code: 'INTERNAL', message: 'The launches could not be read; try again shortly.' },
+  })
+}
+
+/** What one launch's endpoint runs on: the feed's, and the deploy side (the chain, the deploy records). */
+export type LaunchSource = LaunchesSource & { deploy: DeployServicesSource }
+
+/** The token a request names: `/api/launches/<address>`, or `?address=` as vercel.json's rewrite hands it on. */
+function requestedAddress(request: Request): string | null {
+  const url = new URL(request.url)
+  return url.searchParams.get('address') ?? /\/api\/launches\/([^/]+)\/?$/.exec(url.pathname)?.[1] ?? null
+}
+
+/**
+ * The `GET /api/launches/{address}` endpoint: the feed's entry of one launch (a token not in the feed is 404
+ * `NOT_A_LAUNCH`, at the cost of the feed's cached body), with its powers and pool as the chain has them now, cached
+ * {@link LAUNCH_DETAIL_TTL_MS} per token and throttled per client.
+ */
+export function createLaunchEndpoint({ read: services, config, deploy }: LaunchSource, options: ReadEndpointOptions = {}) {
+  // Each feed body the instance holds, by address, read once (it goes with the body).
+  const byAddress = new WeakMap<LocalCachedBody, Map<string, Launch>>()
+  const launchIn = (feed: LocalCachedBody, address: string) => {
+    let launches = byAddress.get(feed)
+    if (!launches) {
+      launches = new Map((parseRecord(feedBodySchema, feed.body)?.launches ?? []).map((l) => [l.address.toLowerCase(), l]))
+      byAddress.set(feed, launches)
+    }
+    return launches.get(address)
+  }
+  return createCachedReadEndpoint<{ address: string }>({
+    ...options,
+    name: 'launch',
+    services: () => {
+      config()
+      return services()
+    },
+    rateLimitPerMinute: () => LAUNCH_DETAIL_RATE_LIMIT_PER_MINUTE,
+    parseInput: (request) => {
+      if (!config().publicLaunches)
+        return refused('LAUNCHES_OFF', {
+          response: errorResponse(404, 'LAUNCHES_OFF', 'This deployment does not publish its launches (PUBLIC_LAUNCHES=0).'),
+        })
+      const address = requestedAddress(request)
+      if (!address || !/^0x[0-9a-fA-F]{40}$/.test(address))
+        return invalidParameter({ field: 'address', reason: 'must be 0x and 40 hex digits' })
+      return accepted({ input: { address: address.toLowerCase() } })
+    },
+    read: async (ctx, { address }) => {
+      const { entry: feed } = await readFeed(ctx, config())
+      const launch = launchIn(feed, address)
+      const { launchDetailOf, notALaunch } = await import('./launchDetail.js')
+      if (!launch) throw notALaunch(address)
+      return ctx.cache.read({
+        key: readKeys(ctx.keyPrefix).launch(address),
+        ttlMs: LAUNCH_DETAIL_TTL_MS,
+        refresh: async () => {
+          const detail: LaunchDetail = await launchDetailOf({ deploy: await deploy.services(), launch, token: launch.address as Address })
+          return { body: JSON.stringify(detail) }
+        },
+      })
+    },
+    upstreamFailure: { status: 500, code: 'INTERNAL', message: 'The launch could not be read; try again shortly.' },
   })
 }

@@ -2,7 +2,7 @@ import { createInstanceDeploySource } from '../deploy/instance.js'
 import { perInstance } from '../platform/perInstance.js'
 import { instanceReadSource } from '../read/instance.js'
 import { loadLaunchesConfig } from './config.js'
-import type { LaunchesSource } from './endpoint.js'
+import type { LaunchesSource, LaunchSource } from './endpoint.js'
 
 /** This instance's launches feed: the instance's read side, and `PUBLIC_LAUNCHES`/`CHAIN_ID` read once (the stream reads the same). */
 export const instanceLaunchesSource: LaunchesSource = {
@@ -19,3 +19,6 @@ export const instanceDeploySource = createInstanceDeploySource({
   // Loaded with the first confirmation, not with the route.
   onConfirmed: async (services, record) => (await import('./feed.js')).announceConfirmedLaunch(services, record),
 })
+
+/** This instance's one-launch endpoint's side: the feed's, and this instance's deploy side (the chain, the records). */
+export const instanceLaunchSource: LaunchSource = { ...instanceLaunchesSource, deploy: instanceDeploySource }

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { tokenMarketSchema } from '../deploy/answers/answerFields.js'
+import { feesOwedSchema, tokenPowersSchema } from '../deploy/answers/manageAnswers.js'
 
 // A launch as the public sees it: what a token deployed through this service (either door) is, in one entry of
 // `GET /api/launches` and of the stream's `launch` event. Public facts only: never an agent key, digest or label.
@@ -58,3 +59,30 @@ export const launchesPageSchema = z.object({
 
 /** Body of `GET /api/launches`. */
 export type LaunchesPage = z.infer<typeof launchesPageSchema>
+
+/** Body of `GET /api/launches/{address}`: the feed's entry, and beside its fields the token's powers and its pool now. */
+export const launchDetailSchema = launchSchema
+  .extend({
+    powers: tokenPowersSchema.nullable().describe('Who can do what to the token now; null while its deploy is not mined'),
+    blockNumber: z.string().regex(/^\d+$/).nullable().describe('The block powers and pool were read at; null while not mined'),
+    rolesComplete: z.boolean().optional().describe('false: an old token read for the first time, its role logs not all read yet'),
+    pool: z
+      .object({
+        poolId: z.string().regex(/^0x[0-9a-fA-F]{64}$/),
+        fee: z.number().int(),
+        owner: z
+          .string()
+          .regex(/^0x[0-9a-fA-F]{40}$/)
+          .describe('Who holds the position now (at birth: the launch’s pool owner)'),
+        positionId: z.string().regex(/^\d+$/).optional(),
+        liquidity: z.string().regex(/^\d+$/).optional(),
+        priceEth: z.string().optional(),
+        feesOwed: feesOwedSchema.optional(),
+      })
+      .nullable()
+      .describe('The launch’s pool; with its position once seeded: positionId, liquidity, priceEth, feesOwed (what collect_fees delivers)'),
+  })
+  .describe('One launch, its powers and its pool as the chain has them now')
+
+/** Body of `GET /api/launches/{address}`. */
+export type LaunchDetail = z.infer<typeof launchDetailSchema>

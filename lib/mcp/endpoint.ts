@@ -4,6 +4,7 @@ import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema, typ
 import type { z } from 'zod'
 import { type AgentAction, agentDoorErrors } from '../deploy/actions/action.js'
 import { type AgentKeyVariables, type AgentVerdict, agentKeyMiddleware } from '../deploy/actions/agentKey.js'
+import { throttleKeylessCaller } from '../deploy/actions/keylessCaller.js'
 import { runAgentAction } from '../deploy/actions/registry.js'
 import type { DeployServicesSource } from '../deploy/instance.js'
 import { createEndpoint, type Endpoint } from '../platform/edge.js'
@@ -120,24 +121,41 @@ type CallParameters = {
   tools: readonly ToolDefinition[]
   /** The verdict on the request's agent key, asked only by a tool that needs it (the agent-key middleware). */
   agentKey: () => Promise<AgentVerdict>
+  /** Whether the request presented a key at all (a public action's tool answers without one). */
+  keyPresented: boolean
 }
 
-async function callTool({ name, args, request, meta, dependencies, tools, agentKey }: CallParameters): Promise<CallToolResult> {
+async function callTool({
+  name,
+  args,
+  request,
+  meta,
+  dependencies,
+  tools,
+  agentKey,
+  keyPresented,
+}: CallParameters): Promise<CallToolResult> {
   const tool = tools.find((t) => t.name === name)
   if (!tool) return failed('UNKNOWN_TOOL', `There is no tool named ${JSON.stringify(name.slice(0, 64))}.`)
   if (tool.read) return callReadTool(tool, tool.read, args, request, dependencies)
   // The paid tool asks for no key: the payment is its way in, judged by the paid door.
   if (tool.paid && dependencies.paidDeploy) return callPaidDeployTool({ args, meta, request, door: dependencies.paidDeploy })
   if (!tool.action) return failed('UNKNOWN_TOOL', 'This tool has nothing to run.')
-  // An agent tool: the key first, exactly as on /api/b20-skill, then the action through the same registry.
-  const verdict = await agentKey()
-  if (!verdict.ok) return toolResult(verdict.answer.body, summarize(tool, verdict.answer.body))
+  // An agent tool: the key first, exactly as on /api/b20-skill, then the action through the same registry. Without a
+  // key, a public action's tool answers as the HTTP door does without one: counted per client.
+  const keyless = !keyPresented && tool.action.access === 'public'
+  const verdict = keyless ? null : await agentKey()
+  if (verdict && !verdict.ok) return toolResult(verdict.answer.body, summarize(tool, verdict.answer.body))
   const asked = tool.action.tool.toRequest(args)
   if (!asked.ok) return toolResult(asked, summarize(tool, asked))
+  if (keyless) {
+    const share = await throttleKeylessCaller(dependencies.deploy, request)
+    if (!share.ok) return toolResult(share.answer.body, summarize(tool, share.answer.body))
+  }
   const { body, idempotencyKey } = asked
   const answer = await runAgentAction({
     source: dependencies.deploy,
-    agent: verdict.agent,
+    agent: verdict?.agent ?? null,
     body,
     idempotencyKey,
     actions: dependencies.actions,
@@ -174,7 +192,7 @@ async function callReadTool(
 }
 
 /** One stateless MCP server for one HTTP request: the tools, answering through `dependencies`. */
-function createServer(request: Request, dependencies: McpSource, toolSet: ToolSet, agentKey: () => Promise<AgentVerdict>): Server {
+function createServer(request: Request, dependencies: McpSource, toolSet: ToolSet, { agentKey, keyPresented }: AgentKeyVariables): Server {
   const server = new Server(
     { name: 'base-control-room', version: SERVICE_VERSION },
     { capabilities: { tools: {} }, instructions: toolSet.instructions },
@@ -190,6 +208,7 @@ function createServer(request: Request, dependencies: McpSource, toolSet: ToolSe
         dependencies,
         tools: toolSet.tools,
         agentKey,
+        keyPresented,
       }
       return await callTool(call)
     } catch (error) {
@@ -226,7 +245,7 @@ export function createMcpEndpoint(dependencies: McpSource): Endpoint {
         },
       }),
   })
-  const handler = async (request: Request, { agentKey }: AgentKeyVariables): Promise<Response> => {
+  const handler = async (request: Request, key: AgentKeyVariables): Promise<Response> => {
     // One message per request: MCP dropped JSON-RPC batching in 2025-06-18, and a batch of a hundred tool calls would
     // cost a hundred calls' store commands for one request.
     const peeked = await peekJsonRpc(request)
@@ -235,7 +254,7 @@ export function createMcpEndpoint(dependencies: McpSource): Endpoint {
     if (peeked.kind === 'batch')
       return mcpAnswer(400, jsonRpcError(-32600, 'Batches are not accepted: send one JSON-RPC message per request (MCP 2025-06-18).'))
     const paid = (await dependencies.paidDeploy?.offered()) === true
-    const server = createServer(peeked.request, dependencies, paid ? toolSets.paid : toolSets.plain, agentKey)
+    const server = createServer(peeked.request, dependencies, paid ? toolSets.paid : toolSets.plain, key)
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,

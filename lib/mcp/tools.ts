@@ -179,9 +179,9 @@ export function summarize(tool: ToolDefinition, body: Record<string, unknown>): 
   return tool.action ? tool.action.tool.summarize(body) : (tool.read?.summarize(body) ?? '')
 }
 
-/** The tools' names, keyless first, then those that need the agent key, then the paid: the MCP server's instructions name them from here, so a new action is named too. */
+/** The tools' names, keyless first (the read tools and the public actions'), then those that need the agent key, then the paid: the MCP server's instructions name them from here, so a new action is named too. */
 export const toolNamesOf = (tools: readonly ToolDefinition[]) => ({
-  keyless: tools.filter((tool) => !tool.action && !tool.paid).map((tool) => tool.name),
-  needsAgentKey: tools.filter((tool) => tool.action).map((tool) => tool.name),
+  keyless: tools.filter((tool) => (!tool.action || tool.action.access === 'public') && !tool.paid).map((tool) => tool.name),
+  needsAgentKey: tools.filter((tool) => tool.action && tool.action.access !== 'public').map((tool) => tool.name),
   paid: tools.filter((tool) => tool.paid).map((tool) => tool.name),
 })

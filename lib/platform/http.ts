@@ -51,6 +51,7 @@ export const READ_ERROR_CODES = [
   'STREAMS_FULL',
   'INVALID_PARAMETER',
   'LAUNCHES_OFF',
+  'NOT_A_LAUNCH',
 ] as const
 
 /** A JSON error body of the read endpoints: a human message and a stable machine code. */

@@ -14,6 +14,8 @@ const keysUnder = (prefix: string) => ({
   marketHistory: `${prefix}${BODY_VERSION}:market-history`,
   /** The cached launches feed: every launch it holds (`lib/launches/`), pages cut from it in memory. */
   launches: `${prefix}${BODY_VERSION}:launches`,
+  /** The cached body of one launch with its powers and pool (`GET /api/launches/{address}`), by lower-case address. */
+  launch: (address: string) => `${prefix}${BODY_VERSION}:launch:${address}`,
   /** The cached market-history body over 7 days. */
   marketHistoryWeek: `${prefix}${BODY_VERSION}:market-history:7d`,
   /** The cached token-history body of a lower-case address (over 24 hours). */

@@ -109,6 +109,8 @@ describe('the agent actions registry', () => {
       '#/components/schemas/ListDeploysRequest',
       '#/components/schemas/ListEventsRequest',
       '#/components/schemas/RedeliverRequest',
+      '#/components/schemas/TokenStatusRequest',
+      '#/components/schemas/CollectFeesRequest',
     ])
     for (const action of AGENT_ACTIONS) expect(operation.description).toContain(`${action.name}: ${action.summary}`)
   })

@@ -59,7 +59,7 @@ describe('the MCP server at /api/mcp, with the SDK’s own client, against npm s
     await gecko?.close()
   })
 
-  it('lists the nine tools with annotations and input schemas built from the HTTP API’s zod schemas, and no paid tool while the paid door is off', async () => {
+  it('lists the eleven tools with annotations and input schemas built from the HTTP API’s zod schemas, and no paid tool while the paid door is off', async () => {
     const client = await connect()
     expect(client.getServerVersion()).toMatchObject({ name: 'base-control-room' })
     const { tools } = await client.listTools()
@@ -73,6 +73,8 @@ describe('the MCP server at /api/mcp, with the SDK’s own client, against npm s
       'list_deploys',
       'list_events',
       'redeliver_event',
+      'token_status',
+      'collect_fees',
     ])
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]))
     expect(byName.get_control_room!.annotations).toMatchObject({ readOnlyHint: true, idempotentHint: true })

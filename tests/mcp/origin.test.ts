@@ -9,6 +9,7 @@ import { judgeOrigin, loadMcpOriginPolicy, type OriginPolicy } from '../../lib/p
 import { createControlRoomEndpoint, createTokenSearchEndpoint } from '../../lib/read/endpoint.js'
 import { createReadServices, type ReadServices } from '../../lib/read/services.js'
 import { createMemoryStore } from '../../lib/store/memory.js'
+import { createLocalThrottle } from '../../lib/store/throttle.js'
 
 const KEY = 'bcr_origin-test-key-000000000000000000'
 
@@ -82,6 +83,8 @@ describe('POST /api/mcp and the Origin header (MCP transport security)', () => {
       logger: () => silentLogger,
       agents: async () => createAgentRegistry({ store: null, storePrefix: 'test:', now: () => 0 }),
       store: async () => null,
+      throttle: async () => createLocalThrottle(() => 0),
+      localThrottle: async () => createLocalThrottle(() => 0),
     }
     const { fetch: handle } = createMcpEndpoint({
       controlRoom: async (request: Request) => {

@@ -5,6 +5,7 @@ import { type PaymentsSource, paymentsSourceFrom } from '../../lib/payments/inst
 import type { Clock } from '../../lib/platform/clock.js'
 import { silentLogger } from '../../lib/platform/log.js'
 import { createMemoryStore } from '../../lib/store/memory.js'
+import { createLocalThrottle } from '../../lib/store/throttle.js'
 
 /**
  * The paid door's source over an environment, for cases that end before any deploy (the 402, discovery, refusals): an
@@ -20,6 +21,8 @@ export function paymentsSourceOver(env: Record<string, string>, clock?: Clock): 
     logger: () => silentLogger,
     agents: async () => createAgentRegistry({ store: null, storePrefix: 'test:', now: () => 0 }),
     store: async () => store,
+    throttle: async () => createLocalThrottle(() => 0),
+    localThrottle: async () => createLocalThrottle(() => 0),
   }
   return paymentsSourceFrom({ deploy, env, ...(clock ? { clock } : {}) })
 }

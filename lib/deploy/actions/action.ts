@@ -15,6 +15,18 @@ export type CallingAgent = { digest: string; dailyCap: number | null }
 export type ActionRun = (parameters: { services: DeployServices; agent: CallingAgent }) => Promise<HttpAnswer>
 
 /**
+ * What a public action's checked request runs: `agent` is null for a caller without a key. It is an {@link ActionRun}
+ * too (it takes any agent), so a public action's check answers one like every other.
+ */
+export type PublicActionRun = (parameters: { services: DeployServices; agent: CallingAgent | null }) => Promise<HttpAnswer>
+
+/**
+ * Who may call an action: `agent`, a caller whose agent key matched (the default); `public`, anyone, a caller without a
+ * key throttled per client: the action answers public facts or prepared calls, and spends, signs and sends nothing.
+ */
+export type ActionAccess = 'agent' | 'public'
+
+/**
  * The outcome of checking a request: what to run, and what the check read (`T`: a deploy's intent, a receipt's hash),
  * for a door that runs the action its own way (the paid door); or the refusal (which loads nothing).
  */
@@ -55,6 +67,8 @@ export type AgentAction<T extends object = object> = {
   examples?: Readonly<Record<string, { summary: string; value: unknown }>>
   /** What a success answers (its `ok: false` answers are the shared failure schema). */
   answers: readonly z.ZodType[]
+  /** Who may call it (default `agent`); a `public` action's check answers a {@link PublicActionRun}. */
+  access?: ActionAccess
   /** Checks a request with nothing loaded; answers what to run, or the refusal. */
   check(request: { body: unknown; idempotencyKey: string | null }): CheckedRequest<T>
   tool: ActionTool

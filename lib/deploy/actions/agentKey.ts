@@ -20,8 +20,11 @@ export type AgentVerdict = Result<{ agent: CallingAgent }, string, { answer: Htt
 /** A refusal answered with `answer`, under its code. */
 const refusedWith = (answer: HttpAnswer): AgentVerdict => refused(String(answer.body.code), { answer })
 
-/** What the agent-key middleware hands the handler: the verdict, checked the first time it is asked (once at most). */
-export type AgentKeyVariables = { agentKey: () => Promise<AgentVerdict> }
+/**
+ * What the agent-key middleware hands the handler: the verdict, checked the first time it is asked (once at most), and
+ * whether the request presented a key at all (a caller without one may still ask the public actions).
+ */
+export type AgentKeyVariables = { agentKey: () => Promise<AgentVerdict>; keyPresented: boolean }
 
 /** The agent key of a request: `X-Service-Key`, and on MCP also `Authorization: Bearer <key>`. */
 export function presentedAgentKey(request: Request, door: AgentDoor): string | null {
@@ -81,20 +84,22 @@ export type AgentKeyMiddlewareParameters = { source: DeployServicesSource; door:
 
 /**
  * The agent-key check of a door, as Hono middleware ({@link judgeAgentKey}, at most once per request). On
- * `b20-skill`, where every action needs the key, a refused caller is answered here, before its body is read; on
- * `mcp` the verdict waits for a tool that needs it.
+ * `b20-skill` a key that is presented and refused is answered here, before the body is read; a request without a key
+ * goes on to its body, since public actions need none (the door refuses any other action at once). On `mcp` the
+ * verdict waits for a tool that needs it.
  */
 export function agentKeyMiddleware({ source, door }: AgentKeyMiddlewareParameters): MiddlewareHandler<{ Variables: AgentKeyVariables }> {
   let logRefusal: ReturnType<typeof createRefusalLog> | undefined
   return async (c, next) => {
     const presented = presentedAgentKey(c.req.raw, door)
     let verdict: Promise<AgentVerdict> | undefined
+    c.set('keyPresented', presented !== null)
     c.set('agentKey', () => {
       logRefusal ??= createRefusalLog({ logger: loggerOf(source) })
       verdict ??= judgeAgentKey({ source, door, presented, logRefusal })
       return verdict
     })
-    if (door === 'b20-skill') {
+    if (door === 'b20-skill' && presented !== null) {
       const judged = await c.var.agentKey()
       if (!judged.ok) {
         const { status, body } = judged.answer

@@ -1,14 +1,17 @@
 import { errorAnswerOf } from '../../platform/errorAnswer.js'
 import type { HttpAnswer } from '../../platform/httpAnswer.js'
 import type { Logger } from '../../platform/log.js'
+import { refused } from '../../platform/result.js'
 import type { DeployServicesSource } from '../instance.js'
 import { type DeployResult, failure } from '../outcome.js'
-import { type AgentAction, agentDoorErrors, answer, type CallingAgent } from './action.js'
+import { type AgentAction, agentDoorErrors, answer, type CallingAgent, type PublicActionRun } from './action.js'
 import { agentDeployAction } from './agentDeploy.js'
+import { collectFeesAction } from './collectFees.js'
 import { listDeploysAction } from './listDeploys.js'
 import { listEventsAction } from './listEvents.js'
 import { receiptAction } from './receipt.js'
 import { redeliverAction } from './redeliver.js'
+import { tokenStatusAction } from './tokenStatus.js'
 
 // Every agent action, in one list: POST /api/b20-skill dispatches on the body's `action`, the MCP server offers each
 // one's tool, the OpenAPI document declares each one's request and answers, and llms.txt and the skill file list them.
@@ -22,6 +25,8 @@ export const AGENT_ACTIONS: readonly AgentAction[] = [
   listDeploysAction,
   listEventsAction,
   redeliverAction,
+  tokenStatusAction,
+  collectFeesAction,
 ]
 
 /** The action a body's `action` names, or undefined. */
@@ -32,8 +37,8 @@ export function actionNamed(name: unknown): AgentAction | undefined {
 /** Parameters of {@link runAgentAction}. */
 export type RunAgentActionParameters = {
   source: DeployServicesSource
-  /** The calling agent, its key already checked (the agent-key middleware). */
-  agent: CallingAgent
+  /** The calling agent, its key already checked (the agent-key middleware); null: a caller without a key (public actions only). */
+  agent: CallingAgent | null
   /** The parsed JSON body, `action` included. */
   body: unknown
   /** The `Idempotency-Key` presented, if any. */
@@ -84,13 +89,17 @@ export async function runAgentAction(parameters: RunAgentActionParameters): Prom
   const { source, agent, body, idempotencyKey, actions = AGENT_ACTIONS, door = 'b20-skill' } = parameters
   const picked = pickAgentAction({ body, offered: actions })
   if (!picked.ok) return answer(picked)
+  // The doors let a caller without a key reach public actions only; anything else is refused here too, as it is there.
+  if (!agent && picked.action.access !== 'public')
+    return { status: 403, body: refused('FORBIDDEN', { error: `The action ${picked.action.name} needs an agent key.` }) }
   const checked = picked.action.check({ body, idempotencyKey })
   if (!checked.ok) return answer(checked)
   let logger: Logger | undefined
   try {
     const services = await source.services()
     logger = services.logger
-    return await checked.run({ services, agent })
+    // A public action's check answers a run that takes a caller without a key (PublicActionRun).
+    return agent ? await checked.run({ services, agent }) : await (checked.run as PublicActionRun)({ services, agent: null })
   } catch (error) {
     return errorAnswerOf(error, { ...agentDoorErrors(door), logger })
   }

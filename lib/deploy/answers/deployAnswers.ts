@@ -53,6 +53,10 @@ export const deployFailureCodeSchema = z.enum([
   'REVERTED',
   'EVENT_NOT_FOUND',
   'WEBHOOK_NOT_ACTIVE',
+  'NOT_A_LAUNCH',
+  'LAUNCH_PENDING',
+  'NO_POSITION',
+  'RATE_LIMITED',
 ])
 
 /** A body with `ok: false` (HTTP 200): `error` always; the other fields where they apply. */

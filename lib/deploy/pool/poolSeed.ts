@@ -1,29 +1,17 @@
 // A launch's Uniswap v4 pool as it will be born: the key and id, the first price, the single-sided range and its
 // liquidity, and the PositionManager calldata that makes it. Every price, tick and liquidity figure comes from
 // Uniswap's own SDK; this module only chooses (the range, the bounds) and encodes.
-import { createRequire } from 'node:module'
 import { type Address, encodeFunctionData, getAddress, type Hex, parseAbi } from 'viem'
 import { accepted, type Result, refused } from '../../platform/result.js'
 import type { PoolFee } from './poolFields.js'
+import { uniswapSdk } from './uniswapSdk.js'
 
-/**
- * Uniswap's SDKs, loaded on first use by their CommonJS builds. Their ES module builds import directories and
- * extensionless files, which Node's ES module loader refuses (ERR_UNSUPPORTED_DIR_IMPORT); bundlers and tsx forgive
- * it, Node does not. On first use, not at load: with ethers 5 under them they take about 0.6 s of CPU to load, which
- * every cold start of the deploy half would pay, though only a launch with a pool uses them (Node's require cache
- * keeps them after the first call).
- */
-function uniswap() {
-  const require = createRequire(import.meta.url)
-  return {
-    ...(require('@uniswap/sdk-core') as Pick<typeof import('@uniswap/sdk-core'), 'Ether' | 'Token'>),
-    ...(require('@uniswap/v3-sdk') as Pick<typeof import('@uniswap/v3-sdk'), 'encodeSqrtRatioX96' | 'nearestUsableTick' | 'TickMath'>),
-    ...(require('@uniswap/v4-sdk') as Pick<
-      typeof import('@uniswap/v4-sdk'),
-      'Pool' | 'Position' | 'V4PositionManager' | 'V4PositionPlanner'
-    >),
-  }
-}
+/** The parts of Uniswap's SDKs a seed uses, loaded on first use ({@link uniswapSdk}). */
+const uniswap = () => ({
+  ...uniswapSdk<Pick<typeof import('@uniswap/sdk-core'), 'Ether' | 'Token'>>('@uniswap/sdk-core'),
+  ...uniswapSdk<Pick<typeof import('@uniswap/v3-sdk'), 'encodeSqrtRatioX96' | 'nearestUsableTick' | 'TickMath'>>('@uniswap/v3-sdk'),
+  ...uniswapSdk<Pick<typeof import('@uniswap/v4-sdk'), 'Pool' | 'Position' | 'V4PositionManager' | 'V4PositionPlanner'>>('@uniswap/v4-sdk'),
+})
 
 /** Base's chain id: the SDK's currencies carry one. */
 const BASE_CHAIN_ID = 8453
@@ -47,7 +35,7 @@ export type LaunchPoolKey = { currency0: Address; currency1: Address; fee: PoolF
 export type LaunchPoolKeyParameters = { token: Address; decimals: number; fee: PoolFee; tickSpacing: number }
 
 /** The SDK's pool entity's currencies for a token paired with native ETH. */
-const currenciesOf = (token: Address, decimals: number) => {
+export const currenciesOf = (token: Address, decimals: number) => {
   const { Ether, Token } = uniswap()
   return { eth: Ether.onChain(BASE_CHAIN_ID), token: new Token(BASE_CHAIN_ID, token, decimals) }
 }

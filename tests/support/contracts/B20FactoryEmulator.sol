@@ -158,6 +158,8 @@ contract B20TokenEmulator {
     bytes32 public constant DEFAULT_ADMIN_ROLE = 0x00;
     bytes32 public constant MINT_ROLE = keccak256("MINT_ROLE");
     bytes32 public constant METADATA_ROLE = keccak256("METADATA_ROLE");
+    bytes32 public constant PAUSE_ROLE = keccak256("PAUSE_ROLE");
+    bytes32 public constant UNPAUSE_ROLE = keccak256("UNPAUSE_ROLE");
     uint256 private constant NO_CAP = type(uint128).max;
 
     event Transfer(address indexed from, address indexed to, uint256 value);
@@ -166,6 +168,8 @@ contract B20TokenEmulator {
     event RoleRevoked(bytes32 indexed role, address indexed account, address indexed sender);
     event SupplyCapUpdated(address indexed updater, uint256 oldSupplyCap, uint256 newSupplyCap);
     event ContractURIUpdated();
+    event Paused(address indexed updater, uint8[] features);
+    event Unpaused(address indexed updater, uint8[] features);
 
     error AccessControlUnauthorizedAccount(address account, bytes32 neededRole);
     error InvalidReceiver(address receiver);
@@ -173,6 +177,8 @@ contract B20TokenEmulator {
     error InvalidSupplyCap(uint256 currentSupply, uint256 proposedCap);
     error LastAdminCannotRenounce();
     error NotSoleAdmin();
+    error ContractPaused(uint8 feature);
+    error EmptyFeatureSet();
     error InsufficientBalance(address account, uint256 balance, uint256 needed);
     error InsufficientAllowance(address spender, uint256 allowance, uint256 needed);
     error EmulatorNotFactory();
@@ -189,6 +195,8 @@ contract B20TokenEmulator {
     mapping(address => uint256) public balanceOf;
     mapping(address => mapping(address => uint256)) public allowance;
     mapping(bytes32 => mapping(address => bool)) private roles;
+    /// Paused features, by IB20's PausableFeature (0 transfer, 1 mint, 2 burn; Beryl's later SEIZE is 3).
+    mapping(uint8 => bool) private pausedFeature;
 
     /// The factory opens the window: the token's fields, no cap, and the admin role for initialAdmin unless it is zero.
     function emulatorBootstrap(string calldata name_, string calldata symbol_, uint8 decimals_, address admin) external {
@@ -229,7 +237,22 @@ contract B20TokenEmulator {
         _revoke(DEFAULT_ADMIN_ROLE, msg.sender);
     }
 
+    function isPaused(uint8 feature) external view returns (bool) {
+        return pausedFeature[feature];
+    }
+
+    function pause(uint8[] calldata features) external onlyRole(PAUSE_ROLE) {
+        _setPaused(features, true);
+        emit Paused(msg.sender, features);
+    }
+
+    function unpause(uint8[] calldata features) external onlyRole(UNPAUSE_ROLE) {
+        _setPaused(features, false);
+        emit Unpaused(msg.sender, features);
+    }
+
     function mint(address to, uint256 amount) external onlyRole(MINT_ROLE) {
+        if (pausedFeature[1]) revert ContractPaused(1);
         if (to == address(0)) revert InvalidReceiver(to);
         uint256 attempted = totalSupply + amount;
         if (attempted > supplyCap) revert SupplyCapExceeded(supplyCap, attempted);
@@ -268,7 +291,13 @@ contract B20TokenEmulator {
         return true;
     }
 
+    function _setPaused(uint8[] calldata features, bool paused) private {
+        if (features.length == 0) revert EmptyFeatureSet();
+        for (uint256 i = 0; i < features.length; i++) pausedFeature[features[i]] = paused;
+    }
+
     function _move(address from, address to, uint256 amount) private {
+        if (pausedFeature[0]) revert ContractPaused(0);
         if (to == address(0)) revert InvalidReceiver(to);
         uint256 balance = balanceOf[from];
         if (balance < amount) revert InsufficientBalance(from, balance, amount);

@@ -1,0 +1,176 @@
+import { type Address, formatUnits, getAddress, type Hex, keccak256, type PublicClient, parseAbi, toHex } from 'viem'
+import type { RoleCandidates } from './roleLogs.js'
+import { MAX_TOKEN_UNITS } from './tokenAmount.js'
+
+// A B20 token's powers as the chain has them at one block: who holds each role (the names the role logs gave,
+// confirmed with hasRole), the cap and supply, which features are paused, the roles the service's signer still holds,
+// and its ERC-7572 metadata. Everything is read in one eth_call through Multicall3, at the block given, so the answer
+// is one state of the chain, never a mix of two.
+
+/** Multicall3, at the same address on every chain (Base included). */
+export const MULTICALL3_ADDRESS: Address = '0xcA11bde05977b3631167028862bE2a173976CA11'
+
+/** What is read of a B20 token (base-std IB20's signatures). */
+export const b20PowersAbi = parseAbi([
+  'function totalSupply() view returns (uint256)',
+  'function supplyCap() view returns (uint256)',
+  'function isPaused(uint8 feature) view returns (bool)',
+  'function contractURI() view returns (string)',
+  'function hasRole(bytes32 role, address account) view returns (bool)',
+])
+
+/** B20's built-in roles at Beryl (OPERATOR_ROLE is the asset variant's), each `keccak256(name)` but the admin's. */
+export const B20_ROLES = {
+  DEFAULT_ADMIN_ROLE: `0x${'0'.repeat(64)}` as Hex,
+  MINT_ROLE: keccak256(toHex('MINT_ROLE')),
+  BURN_ROLE: keccak256(toHex('BURN_ROLE')),
+  BURN_BLOCKED_ROLE: keccak256(toHex('BURN_BLOCKED_ROLE')),
+  PAUSE_ROLE: keccak256(toHex('PAUSE_ROLE')),
+  UNPAUSE_ROLE: keccak256(toHex('UNPAUSE_ROLE')),
+  METADATA_ROLE: keccak256(toHex('METADATA_ROLE')),
+  OPERATOR_ROLE: keccak256(toHex('OPERATOR_ROLE')),
+} as const
+
+/** The name of a built-in role, or its id for a role the token's admin made up. */
+export const roleName = (role: Hex): string =>
+  Object.entries(B20_ROLES).find(([, id]) => id === role.toLowerCase())?.[0] ?? role.toLowerCase()
+
+/** IB20's PausableFeature values the answer names (SEIZE came later than Beryl's three). */
+const FEATURES = { transfer: 0, mint: 1, burn: 2 } as const
+
+/** Most accounts of one role confirmed with hasRole in one read: a bound on the eth_call, whatever an admin granted. */
+export const ROLE_ACCOUNTS_MAX = 100
+
+/** A token's powers at one block. Amounts are whole tokens as decimal strings. */
+export type TokenPowers = {
+  admins: Address[]
+  minters: Address[]
+  pausers: Address[]
+  metadataEditors: Address[]
+  /** Whole tokens; null: no cap (`type(uint128).max`). */
+  supplyCap: string | null
+  totalSupply: string
+  paused: { transfer: boolean; mint: boolean; burn: boolean }
+  /** The roles the service's signer holds, by name (empty: none). */
+  signerRoles: string[]
+}
+
+/** The token's ERC-7572 metadata as its contractURI says it (untrusted text); `uri` when it points elsewhere. */
+export type TokenMetadataView = {
+  name?: string
+  symbol?: string
+  description?: string
+  image?: string
+  website?: string
+  /** The contractURI itself when it is a link, not an inline data URI: the metadata is there. */
+  uri?: string
+}
+
+/** Parameters of {@link readTokenPowers}. */
+export type ReadTokenPowersParameters = {
+  client: PublicClient
+  token: Address
+  decimals: number
+  /** Who may hold each role, from the role logs ({@link RoleCandidates}); each is confirmed here. */
+  candidates: RoleCandidates
+  /** The service's signer, whose roles are asked of every built-in role directly (no log needed). */
+  signer: Address
+  blockNumber: bigint
+}
+
+/** What {@link readTokenPowers} answers. */
+export type ReadTokenPowersReturnType = { powers: TokenPowers; metadata: TokenMetadataView | null }
+
+/** Reads the token's powers and metadata at `blockNumber` in one eth_call (Multicall3). */
+export async function readTokenPowers({
+  client,
+  token,
+  decimals,
+  candidates,
+  signer,
+  blockNumber,
+}: ReadTokenPowersParameters): Promise<ReadTokenPowersReturnType> {
+  const read = <const F extends 'totalSupply' | 'supplyCap' | 'isPaused' | 'contractURI' | 'hasRole'>(
+    functionName: F,
+    args: readonly unknown[] = [],
+  ) => ({ address: token, abi: b20PowersAbi, functionName, args }) as const
+  const asked = Object.entries(candidates).flatMap(([role, accounts]) =>
+    accounts.slice(0, ROLE_ACCOUNTS_MAX).map((account) => ({ role: role as Hex, account })),
+  )
+  const signerAsked = Object.values(B20_ROLES).map((role) => ({ role, account: signer }))
+  const pairs = [...asked, ...signerAsked]
+  const results = await client.multicall({
+    multicallAddress: MULTICALL3_ADDRESS,
+    blockNumber,
+    allowFailure: false,
+    contracts: [
+      read('totalSupply'),
+      read('supplyCap'),
+      read('isPaused', [FEATURES.transfer]),
+      read('isPaused', [FEATURES.mint]),
+      read('isPaused', [FEATURES.burn]),
+      read('contractURI'),
+      ...pairs.map(({ role, account }) => read('hasRole', [role, account])),
+    ] as never,
+  })
+  const [totalSupply, supplyCap, transfer, mint, burn, uri, ...held] = results as unknown as [
+    bigint,
+    bigint,
+    boolean,
+    boolean,
+    boolean,
+    string,
+    ...boolean[],
+  ]
+  const holders = (role: Hex) =>
+    [...new Set(pairs.filter((pair, i) => held[i] && pair.role === role).map((pair) => getAddress(pair.account)))].sort()
+  const signerRoles = [
+    ...new Set(
+      pairs.filter((pair, i) => held[i] && pair.account.toLowerCase() === signer.toLowerCase()).map((pair) => roleName(pair.role)),
+    ),
+  ]
+  return {
+    powers: {
+      admins: holders(B20_ROLES.DEFAULT_ADMIN_ROLE),
+      minters: holders(B20_ROLES.MINT_ROLE),
+      pausers: holders(B20_ROLES.PAUSE_ROLE),
+      metadataEditors: holders(B20_ROLES.METADATA_ROLE),
+      supplyCap: supplyCap >= MAX_TOKEN_UNITS ? null : formatUnits(supplyCap, decimals),
+      totalSupply: formatUnits(totalSupply, decimals),
+      paused: { transfer, mint, burn },
+      signerRoles,
+    },
+    metadata: contractUriMetadata(uri),
+  }
+}
+
+/**
+ * The ERC-7572 fields of a contractURI (pure): an inline JSON data URI (base64 or percent-encoded) decoded, a link
+ * answered as `uri`, nothing (null) for an empty one or one that is neither. Strings only; the text is the token's
+ * editors', untrusted.
+ */
+export function contractUriMetadata(uri: string): TokenMetadataView | null {
+  if (uri === '') return null
+  const data = /^data:application\/json(;charset=utf-8)?(;base64)?,(.*)$/is.exec(uri)
+  if (!data) return /^(https|ipfs|ar):\/\//i.test(uri) ? { uri } : null
+  let json: unknown
+  try {
+    json = JSON.parse(data[2] ? Buffer.from(data[3]!, 'base64').toString('utf8') : decodeURIComponent(data[3]!))
+  } catch {
+    return null
+  }
+  if (json === null || typeof json !== 'object' || Array.isArray(json)) return null
+  const fields = json as Record<string, unknown>
+  const view: TokenMetadataView = {}
+  for (const [from, to] of [
+    ['name', 'name'],
+    ['symbol', 'symbol'],
+    ['description', 'description'],
+    ['image', 'image'],
+    ['external_link', 'website'],
+  ] as const) {
+    const value = fields[from]
+    if (typeof value === 'string') view[to] = value
+  }
+  return Object.keys(view).length > 0 ? view : null
+}

@@ -1,0 +1,248 @@
+import { type Address, createWalletClient, encodeFunctionData, type Hex, http, keccak256, parseEther, parseUnits, toHex } from 'viem'
+import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { deployServicesFrom } from '../../lib/deploy/instance.js'
+import type { DeployServices } from '../../lib/deploy/services.js'
+import { createLaunchEndpoint } from '../../lib/launches/endpoint.js'
+import type { LaunchDetail } from '../../lib/launches/schema.js'
+import { createMcpEndpoint } from '../../lib/mcp/endpoint.js'
+import { createLogger } from '../../lib/platform/log.js'
+import { createReadServices } from '../../lib/read/services.js'
+import { ib20Abi, ROLES, tokenAt } from '../support/b20Token.js'
+import { type DeployStack, startDeployStack } from '../support/deployStack.js'
+import { withOpenApiCheck } from '../support/openapiCheck.js'
+import { deployUniswapV4, swapCalldata, type UniswapV4 } from '../support/uniswapV4.js'
+
+// After the launch, on anvil with the B20 emulator and Uniswap v4's own contracts: a pooled launch trades, then
+// token_status and GET /api/launches/{address} tell the fees its position earned, and the calls collect_fees prepares,
+// sent from the owner's own account, deliver exactly that, to the wei. Both actions need no key, and MCP answers as
+// HTTP does.
+
+describe('a launched token’s powers and its pool’s fees (anvil, the B20 emulator, Uniswap v4’s own contracts)', () => {
+  let stack: DeployStack
+  let v4: UniswapV4
+  let services: DeployServices
+  let handle: (request: Request) => Promise<Response>
+  beforeAll(async () => {
+    stack = await startDeployStack({ storeKind: 'memory', env: { DEPLOY_DAILY_CAP: '1000' } })
+    v4 = await deployUniswapV4(stack.chain)
+    const instance = stack.newInstance({
+      env: {
+        UNISWAP_V4_POOL_MANAGER: v4.poolManager,
+        UNISWAP_V4_POSITION_MANAGER: v4.positionManager,
+        UNISWAP_V4_STATE_VIEW: v4.stateView,
+        PERMIT2_ADDRESS: v4.permit2,
+      },
+    })
+    services = instance.services
+    handle = instance.handle
+  })
+  afterAll(() => stack?.close())
+
+  const post = (body: unknown, key?: string | null) => stack.post(body, { instance: handle, key })
+  const newAccount = async () => {
+    const account = privateKeyToAccount(generatePrivateKey())
+    await stack.chain.fund(account.address, parseEther('100'))
+    return account
+  }
+  const send = async (account: PrivateKeyAccount, tx: { to: Address; data: Hex; value?: bigint }) => {
+    const wallet = createWalletClient({ account, transport: http(stack.chain.rpcUrl) })
+    const hash = await wallet.sendTransaction({ ...tx, chain: null })
+    return stack.chain.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 20 })
+  }
+
+  /** GET /api/launches/{address} over a read instance on the stack's store, held to the OpenAPI document. */
+  function launchEndpoint() {
+    const read = createReadServices({
+      env: { STORE_KEY_PREFIX: services.config.storePrefix, GECKOTERMINAL_BASE_URL: '' },
+      store: stack.store,
+      logger: createLogger({ write: () => {} }),
+      gecko: null,
+    })
+    const endpoint = createLaunchEndpoint({
+      read: () => read,
+      config: () => ({ publicLaunches: true, chainId: 8453 }),
+      deploy: deployServicesFrom(() => services),
+    })
+    return withOpenApiCheck('/api/launches/{address}', endpoint)
+  }
+
+  /** One MCP tools/call over this instance's deploy side, with or without a key; answers the tool's result. */
+  async function callTool(name: string, args: Record<string, unknown>, key?: string) {
+    const unused = async () => new Response('{}')
+    const mcp = createMcpEndpoint({
+      controlRoom: unused,
+      tokenSearch: unused,
+      tokenOhlcv: unused,
+      launches: unused,
+      deploy: deployServicesFrom(() => services),
+    })
+    const response = await mcp.fetch(
+      new Request('https://svc.test/api/mcp', {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...(key ? { authorization: `Bearer ${key}` } : {}),
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
+      }),
+    )
+    const { result } = (await response.json()) as { result: { structuredContent: Record<string, unknown>; isError?: boolean } }
+    return result
+  }
+
+  it('token_status, GET /api/launches/{address} and collect_fees agree on the fees, and collecting delivers them to the wei', async () => {
+    const [owner, trader] = [await newAccount(), await newAccount()]
+    const launched = await post({
+      action: 'agent_deploy',
+      name: 'Managed Token',
+      symbol: 'MNG',
+      admin: owner.address,
+      initialSupply: '1000000000',
+      pool: { amount: '600000000', startingMarketCapEth: '10' },
+      waitSeconds: 6,
+    })
+    expect(launched.body).toMatchObject({ ok: true, receipt: { status: 'confirmed', pool: { status: 'seeded' } } })
+    const token = launched.body.predictedAddress as Address
+    const { pool } = launched.body.receipt
+    const key = { currency0: pool.currency0, currency1: pool.currency1, fee: pool.fee, tickSpacing: pool.tickSpacing, hooks: pool.hooks }
+    // A buy and a sell: the position earns fees in both currencies.
+    const buyEth = parseEther('0.1')
+    expect((await send(trader, { to: v4.swapRouter, data: swapCalldata(key, true, buyEth), value: buyEth })).status).toBe('success')
+    const erc20 = tokenAt(stack.chain.publicClient as never, token)
+    const sold = (await erc20.balanceOf(trader.address)) / 2n
+    await send(trader, { to: token, data: encodeFunctionData({ abi: ib20Abi, functionName: 'approve', args: [v4.swapRouter, sold] }) })
+    expect((await send(trader, { to: v4.swapRouter, data: swapCalldata(key, false, sold) })).status).toBe('success')
+
+    // token_status without a key: the token's powers, metadata and pool now.
+    const status = await post({ action: 'token_status', token }, null)
+    expect(status.status).toBe(200)
+    expect(status.headers.get('ratelimit-policy')).toBe('"actions";q=30;w=60')
+    expect(status.body).toMatchObject({
+      ok: true,
+      token,
+      rolesComplete: true,
+      powers: {
+        admins: [owner.address],
+        minters: [owner.address],
+        pausers: [],
+        metadataEditors: [],
+        supplyCap: null,
+        totalSupply: '1000000000',
+        paused: { transfer: false, mint: false, burn: false },
+        signerRoles: [],
+      },
+      metadata: null,
+      pool: { poolId: pool.poolId, positionId: pool.positionId, owner: owner.address },
+    })
+    const { feesOwed } = status.body.pool
+    // 1 % of each trade, rounded down by the pool's arithmetic; whole units and base units say the same amount.
+    expect(BigInt(feesOwed.ethWei)).toBeLessThanOrEqual(buyEth / 100n)
+    expect(BigInt(feesOwed.ethWei)).toBeGreaterThan(buyEth / 100n - 10n ** 6n)
+    expect(BigInt(feesOwed.tokenUnits)).toBeGreaterThan(sold / 100n - 10n ** 6n)
+    expect(parseEther(feesOwed.eth)).toBe(BigInt(feesOwed.ethWei))
+    expect(parseUnits(feesOwed.token, 18)).toBe(BigInt(feesOwed.tokenUnits))
+
+    // GET /api/launches/{address}: the feed's entry, with the same powers and fees (nothing traded since).
+    const get = launchEndpoint()
+    const response = await get(new Request(`https://svc.test/api/launches/${token}`))
+    expect(response.status).toBe(200)
+    const detail = (await response.json()) as LaunchDetail
+    expect(detail).toMatchObject({ address: token, name: 'Managed Token', status: 'confirmed', powers: status.body.powers })
+    expect(detail.pool).toMatchObject({ poolId: pool.poolId, fee: 10000, owner: owner.address, positionId: pool.positionId, feesOwed })
+    expect(response.headers.get('cache-control')).toContain('max-age=15')
+    const notLaunched = await get(new Request(`https://svc.test/api/launches/${trader.address}`))
+    expect(notLaunched.status).toBe(404)
+    expect(await notLaunched.json()).toMatchObject({ code: 'NOT_A_LAUNCH' })
+
+    // collect_fees without a key: calls for the owner's wallet, simulated from the owner's account.
+    const prepared = await post({ action: 'collect_fees', token }, null)
+    expect(prepared.body).toMatchObject({ ok: true, status: 'prepared', chainId: 8453, from: owner.address, feesOwed, simulated: true })
+    expect(prepared.body.calls).toEqual([{ to: v4.positionManager, data: expect.stringMatching(/^0x/), value: '0x00' }])
+
+    // MCP answers as HTTP does, with or without a key.
+    const mcpStatus = await callTool('token_status', { token })
+    expect(mcpStatus.isError).toBeUndefined()
+    expect(mcpStatus.structuredContent).toEqual(status.body)
+    const mcpCollect = await callTool('collect_fees', { token }, 'test-agent-key-bob-0123456789')
+    expect(mcpCollect.structuredContent).toMatchObject({ status: 'prepared', from: owner.address, feesOwed })
+    expect((mcpCollect.structuredContent.calls as { to: string }[])[0]!.to).toBe(v4.positionManager)
+
+    // The owner sends the prepared call: what arrives is feesOwed, to the wei.
+    const [ethBefore, tokensBefore] = [
+      await stack.chain.publicClient.getBalance({ address: owner.address }),
+      await erc20.balanceOf(owner.address),
+    ]
+    const [call] = prepared.body.calls as { to: Address; data: Hex; value: Hex }[]
+    const collected = await send(owner, { to: call!.to, data: call!.data, value: BigInt(call!.value) })
+    expect(collected.status).toBe('success')
+    const ethAfter = await stack.chain.publicClient.getBalance({ address: owner.address })
+    expect(ethAfter - ethBefore + collected.gasUsed * collected.effectiveGasPrice).toBe(BigInt(feesOwed.ethWei))
+    expect((await erc20.balanceOf(owner.address)) - tokensBefore).toBe(BigInt(feesOwed.tokenUnits))
+    // Collected: nothing is owed any more.
+    const after = await post({ action: 'token_status', token }, null)
+    expect(after.body.pool.feesOwed).toEqual({ eth: '0', token: '0', ethWei: '0', tokenUnits: '0' })
+  })
+
+  it('names the roles granted after birth, the signer’s own, a pause and the cap; refuses a token not launched here', async () => {
+    const launched = await post({
+      action: 'agent_deploy',
+      name: 'Kept Token',
+      symbol: 'KPT',
+      initialSupply: '1000',
+      recipient: (await newAccount()).address,
+      supplyCap: '5000',
+      waitSeconds: 6,
+    })
+    expect(launched.body).toMatchObject({ ok: true, receipt: { status: 'confirmed' } })
+    const token = launched.body.predictedAddress as Address
+    const first = await post({ action: 'token_status', token })
+    expect(first.body.powers).toMatchObject({ admins: [stack.signer], minters: [stack.signer], supplyCap: '5000', totalSupply: '1000' })
+    expect(first.body.powers.signerRoles.sort()).toEqual(['DEFAULT_ADMIN_ROLE', 'MINT_ROLE'])
+    expect(first.body.pool).toBeNull()
+
+    // The admin (the signer, impersonated on anvil) grants the pause role and pauses transfers.
+    const pauser = await newAccount()
+    const asSigner = async (data: Hex) => {
+      await stack.chain.testClient.impersonateAccount({ address: stack.signer })
+      const hash = (await stack.chain.testClient.request({
+        method: 'eth_sendTransaction',
+        params: [{ from: stack.signer, to: token, data }],
+      } as never)) as Hex
+      await stack.chain.testClient.stopImpersonatingAccount({ address: stack.signer })
+      return stack.chain.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 20 })
+    }
+    const grant = encodeFunctionData({
+      abi: [
+        {
+          type: 'function',
+          name: 'grantRole',
+          stateMutability: 'nonpayable',
+          inputs: [{ type: 'bytes32' }, { type: 'address' }],
+          outputs: [],
+        },
+      ],
+      args: [PAUSE_ROLE, pauser.address],
+    })
+    expect((await asSigner(grant)).status).toBe('success')
+    const pause = encodeFunctionData({
+      abi: [{ type: 'function', name: 'pause', stateMutability: 'nonpayable', inputs: [{ type: 'uint8[]' }], outputs: [] }],
+      args: [[0]],
+    })
+    expect((await send(pauser, { to: token, data: pause })).status).toBe('success')
+    const later = await post({ action: 'token_status', token }, null)
+    expect(later.body.powers).toMatchObject({ pausers: [pauser.address], paused: { transfer: true, mint: false, burn: false } })
+    expect(await erc20Of(token).hasRole(ROLES.admin, stack.signer)).toBe(true)
+
+    const notOurs = await post({ action: 'token_status', token: '0xb200000000000000000000aaaaaaaaaaaaaaaa01' }, null)
+    expect(notOurs).toMatchObject({ status: 404, body: { ok: false, code: 'NOT_A_LAUNCH' } })
+    const noPool = await post({ action: 'collect_fees', token }, null)
+    expect(noPool.body).toMatchObject({ ok: false, code: 'NO_POSITION' })
+    // Without a key, an action that needs one is refused as before.
+    expect(await post({ action: 'list_deploys' }, null)).toMatchObject({ status: 403, body: { code: 'FORBIDDEN' } })
+  })
+
+  const PAUSE_ROLE = keccak256(toHex('PAUSE_ROLE'))
+  const erc20Of = (token: Address) => tokenAt(stack.chain.publicClient as never, token)
+})
