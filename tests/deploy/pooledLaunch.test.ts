@@ -28,11 +28,13 @@ import { type ChainEvent, readChainEvent } from '../../lib/launches/chainEvents.
 import { chainEventsChannel, tradeWatchKeys } from '../../lib/launches/keys.js'
 import { launchTradeReader } from '../../lib/launches/tradeReader.js'
 import { TRADE_LEASE_MS, TRADE_LEASE_RENEW_MS, tradeWatch } from '../../lib/launches/tradeWatch.js'
+import { multiplyDecimals, tokenPriceEth, tokenValueEth } from '../../lib/market/poolPrice.js'
 import { silentLogger } from '../../lib/platform/log.js'
+import { readKeys } from '../../lib/read/keys.js'
 import { createMemoryStore } from '../../lib/store/memory.js'
 import { ib20Abi, ROLES, tokenAt } from '../support/b20Token.js'
 import { type DeployStack, startDeployStack } from '../support/deployStack.js'
-import { deployUniswapV4, poolManagerAbi, positionManagerAbi, swapCalldata, type UniswapV4 } from '../support/uniswapV4.js'
+import { deployUniswapV4, poolManagerAbi, positionManagerAbi, stateViewAbi, swapCalldata, type UniswapV4 } from '../support/uniswapV4.js'
 import { startWebhookReceiver } from '../support/webhookReceiver.js'
 
 // A pooled launch through POST /api/b20-skill, on Uniswap v4's own compiled contracts beside the B20 emulator: the
@@ -190,6 +192,44 @@ describe('a pooled launch through the key door (anvil, the B20 emulator, Uniswap
     expect(feeEth).toBeGreaterThan(buyEth / 100n - 10n ** 6n)
     expect(feeEth).toBeLessThanOrEqual(buyEth / 100n)
     expect((await erc20.balanceOf(owner.address)) - tokensBefore).toBeGreaterThan(sold / 100n - 10n ** 6n)
+  })
+
+  it('says the price the pool is really born at: the answer’s and the receipt’s match slot0 to the tick; a dry run says it in USD too', async () => {
+    const owner = await newAccount()
+    // 10 ETH asked at tick spacing 200: the first price moves to a usable tick, so the cap born is near 10, not 10.
+    const dry = (await stack.post(pooledBody(owner.address, { dryRun: true }))).body
+    expect(dry.pool).toMatchObject({ startPriceUsd: null, startMarketCapUsd: null }) // no control room yet: WETH unpriced
+    expect(Number(dry.pool.startMarketCapEth)).toBeGreaterThan(9.9)
+    expect(Number(dry.pool.startMarketCapEth)).toBeLessThan(10.1)
+    expect(dry.pool.startMarketCapEth).not.toBe('10')
+    const wholeSupply = parseUnits('1000000000', 18)
+    expect(tokenValueEth(BigInt(dry.pool.sqrtPriceX96), wholeSupply)).toBe(dry.pool.startMarketCapEth)
+    // The control room as the read side keeps it in the shared store, WETH at 3000 USD: the dry run prices in USD.
+    const room = JSON.stringify({ liveActivity: [{ address: '0x4200000000000000000000000000000000000006', priceUsd: '3000' }] })
+    const roomKey = readKeys(services.config.storePrefix).controlRoom
+    await stack.store.set(roomKey, JSON.stringify({ body: room, etag: '"r"', fetchedAt: 0, expiresAt: 0 }), 60_000)
+    const priced = (await stack.post(pooledBody(owner.address, { dryRun: true }))).body
+    expect(priced.pool).toMatchObject({
+      startPriceEth: dry.pool.startPriceEth,
+      startPriceUsd: multiplyDecimals(dry.pool.startPriceEth, '3000'),
+      startMarketCapUsd: multiplyDecimals(dry.pool.startMarketCapEth, '3000'),
+    })
+    await stack.store.delete(roomKey)
+
+    const { body } = await stack.post(pooledBody(owner.address, { waitSeconds: 6 }))
+    expect(body.receipt).toMatchObject({ status: 'confirmed', pool: { status: 'seeded' } })
+    expect(body.pool).toMatchObject({ startPriceEth: dry.pool.startPriceEth, startMarketCapEth: dry.pool.startMarketCapEth })
+    const [sqrtPriceX96, tick] = await stack.chain.publicClient.readContract({
+      address: v4.stateView,
+      abi: stateViewAbi,
+      functionName: 'getSlot0',
+      args: [body.pool.poolId],
+    })
+    expect(tick).toBe(body.pool.tickUpper)
+    expect(tokenPriceEth(sqrtPriceX96, 18)).toBe(body.pool.startPriceEth)
+    expect(tokenValueEth(sqrtPriceX96, wholeSupply)).toBe(body.pool.startMarketCapEth)
+    expect(body.receipt.pool).toMatchObject({ startPriceEth: body.pool.startPriceEth, startMarketCapEth: body.pool.startMarketCapEth })
+    expect((await receiptOf(body.txHash)).pool).toMatchObject({ startPriceEth: body.pool.startPriceEth })
   })
 
   it('with waitSeconds, the answer carries the receipt of a seeded pool', async () => {

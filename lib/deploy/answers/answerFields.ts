@@ -68,6 +68,12 @@ export const launchPoolSchema = z
     owner: address.describe(
       'Holds the position (an ERC-721 of the PositionManager), collects its fees and can withdraw it: nothing is locked',
     ),
+    startPriceEth: wholeTokens.describe(
+      'ETH per whole token at the first price, as the pool is really born (sqrtPriceX96: the asked market cap rounded to the tick spacing, up to 1 % off at fee 10000), 18 significant digits',
+    ),
+    startMarketCapEth: wholeTokens.describe(
+      'The token’s fully diluted value in ETH at that price: startPriceEth over the whole supply (the cap when there is one, else initialSupply)',
+    ),
   })
   .describe('The Uniswap v4 pool seeded at launch, paired with native ETH')
 

@@ -4,8 +4,8 @@ import { encodeBirthInitCalls, metadataDataUri } from '../../chain/tokenBirth.js
 import type { DeployedToken } from '../answers/answerFields.js'
 import { type DeployResult, invalidRequest } from '../outcome.js'
 import type { UniswapV4Addresses } from '../pool/addresses.js'
-import { type LaunchPool, type MarketCapBounds, planLaunchPool } from '../pool/launchPool.js'
-import { poolOwnerProblem } from '../pool/poolFields.js'
+import { type LaunchPool, planLaunchPool } from '../pool/launchPool.js'
+import { type MarketCapBounds, poolOwnerProblem } from '../pool/poolFields.js'
 import type { DeployIntent } from './intent.js'
 
 /** What a deploy sends, worked out before any I/O: the factory call, the address it creates and the token. */

@@ -2,11 +2,12 @@
 // transactions that follow the token's creation on the signer's next nonces (approve Permit2, Permit2's approval of
 // the PositionManager, the PositionManager's multicall that initialises the pool and mints the position), and the pool
 // as every answer shows it. The token mints the pool's share to the signer at birth; these spend exactly that.
-import { type Address, formatEther, formatUnits, type Hex } from 'viem'
+import { type Address, formatUnits, type Hex } from 'viem'
+import { multiplyDecimals, tokenValueEth } from '../../market/poolPrice.js'
 import { accepted, type Result, refused } from '../../platform/result.js'
 import type { UniswapV4Addresses } from './addresses.js'
 import { encodePoolApprovals } from './permit2.js'
-import type { PoolIntent } from './poolFields.js'
+import { type MarketCapBounds, type PoolIntent, startingMarketCapProblem } from './poolFields.js'
 import { type PoolSeed, type PoolSeedRefusal, planPoolSeed } from './poolSeed.js'
 
 /** How long the seed's mint and Permit2's allowance stay good after planning: a stuck seed re-signed within it still mints. */
@@ -29,13 +30,47 @@ export type LaunchPoolView = {
   /** Whole tokens the position holds at birth. */
   amount: string
   owner: Address
+  /** ETH per whole token at `sqrtPriceX96`, the price the pool is really born at (after the tick's rounding). */
+  startPriceEth: string
+  /** ETH the whole supply is worth at that price. */
+  startMarketCapEth: string
 }
 
 /** A launch's pool, planned: the seed, its transactions in nonce order, and its view. */
 export type LaunchPool = { seed: PoolSeed; transactions: [SeedTransaction, SeedTransaction, SeedTransaction]; view: LaunchPoolView }
 
-/** The starting market caps a launch may ask for, in wei: a typo of "0.01" for "10" would hand the pool to the first buyer. */
-export type MarketCapBounds = { minWei: bigint; maxWei: bigint }
+/** Parameters of {@link startValuation}. */
+export type StartValuationParameters = { sqrtPriceX96: bigint; decimals: number; wholeSupply: bigint }
+
+/**
+ * The price and market cap a pool is born at (pure), from the `sqrtPriceX96` it is initialised with: the asked market
+ * cap moved to a usable tick (at tick spacing 200 up to 1 % off), so what the answer says is what the chain's slot0 will.
+ */
+export function startValuation({
+  sqrtPriceX96,
+  decimals,
+  wholeSupply,
+}: StartValuationParameters): Pick<LaunchPoolView, 'startPriceEth' | 'startMarketCapEth'> {
+  return {
+    startPriceEth: tokenValueEth(sqrtPriceX96, 10n ** BigInt(decimals)),
+    startMarketCapEth: tokenValueEth(sqrtPriceX96, wholeSupply),
+  }
+}
+
+/** The first price and market cap in USD, through WETH's price (null: unknown, and then both are null). */
+export type StartValuationUsd = { startPriceUsd: string | null; startMarketCapUsd: string | null }
+
+/** A pool's first price and market cap in USD at WETH's price (pure; 18 significant digits), or nulls without one. */
+export function startValuationUsd(
+  view: Pick<LaunchPoolView, 'startPriceEth' | 'startMarketCapEth'>,
+  wethUsd: string | null,
+): StartValuationUsd {
+  if (wethUsd === null) return { startPriceUsd: null, startMarketCapUsd: null }
+  return {
+    startPriceUsd: multiplyDecimals(view.startPriceEth, wethUsd),
+    startMarketCapUsd: multiplyDecimals(view.startMarketCapEth, wethUsd),
+  }
+}
 
 /** Parameters of {@link planLaunchPool}. */
 export type PlanLaunchPoolParameters = {
@@ -53,10 +88,8 @@ export type PlanLaunchPoolParameters = {
 /** Plans a launch's pool (pure): the seed from the SDK, its three transactions and the view; or why it cannot be. */
 export function planLaunchPool(parameters: PlanLaunchPoolParameters): Result<{ launch: LaunchPool }, 'INVALID_POOL', PoolSeedRefusal> {
   const { pool, token, decimals, addresses, marketCap, nowSeconds } = parameters
-  if (pool.startingMarketCapWei < marketCap.minWei || pool.startingMarketCapWei > marketCap.maxWei) {
-    const reason = `must be between ${formatEther(marketCap.minWei)} and ${formatEther(marketCap.maxWei)} ETH on this deployment`
-    return refused('INVALID_POOL', { details: [{ field: 'pool.startingMarketCapEth', reason }] })
-  }
+  const capProblem = startingMarketCapProblem(pool.startingMarketCapWei, marketCap)
+  if (capProblem) return refused('INVALID_POOL', { details: [capProblem] })
   const deadline = BigInt(nowSeconds + POOL_SEED_DEADLINE_SECONDS)
   const planned = planPoolSeed({ token, decimals, ...pool, deadline })
   if (!planned.ok) return planned
@@ -80,6 +113,7 @@ export function planLaunchPool(parameters: PlanLaunchPoolParameters): Result<{ l
         tickUpper: seed.tickUpper,
         amount: formatUnits(seed.taken, decimals),
         owner: seed.owner,
+        ...startValuation({ sqrtPriceX96: seed.sqrtPriceX96, decimals, wholeSupply: pool.wholeSupply }),
       },
     },
   })

@@ -1,9 +1,11 @@
 // Where a pooled launch's pool stands, for its receipt: the pool's mint (the last seed transaction, or the copy that
 // replaced it) mined and the position's id read from its logs; or not mined yet; or reverted, which leaves the pool's
 // share of the supply with the signer.
-import { decodeEventLog, formatUnits, type Hex, parseAbi, type TransactionReceipt } from 'viem'
+import { decodeEventLog, formatUnits, type Hex, parseAbi, parseUnits, type TransactionReceipt } from 'viem'
+import { birthViewOf } from '../../chain/birthView.js'
 import type { ReceiptPool } from '../answers/receipts.js'
 import type { DeployHistoryKeys } from '../keys.js'
+import { startValuation } from '../pool/launchPool.js'
 import { readTransactionRecord, type TransactionRecord } from '../sender/signedTransactions.js'
 import type { DeployServices } from '../services.js'
 
@@ -27,12 +29,18 @@ export function positionIdInLogs(receipt: Pick<TransactionReceipt, 'logs'>, posi
   return null
 }
 
+/** Base units of a launch's whole supply as its creation asks for it: the cap when there is one, else what it mints. */
+function wholeSupplyOf({ data, decimals }: Pick<TransactionRecord, 'data' | 'decimals'>): bigint {
+  const { supplyCap, initialSupply } = birthViewOf(data, decimals)
+  return parseUnits(supplyCap ?? initialSupply ?? '0', decimals)
+}
+
 /** Parameters of {@link readPoolReceipt}. */
 export type ReadPoolReceiptParameters = {
   services: Pick<DeployServices, 'publicClient' | 'store' | 'config'>
   keys: DeployHistoryKeys
-  /** The launch's record (its pool and seed transactions). */
-  record: Pick<TransactionRecord, 'pool' | 'decimals'>
+  /** The launch's record (its pool and seed transactions, and the creation's calldata: the supply the cap is over). */
+  record: Pick<TransactionRecord, 'pool' | 'decimals' | 'data'>
 }
 
 /** The pool part of a pooled launch's receipt, from the chain (null for a launch without a pool). */
@@ -40,7 +48,12 @@ export async function readPoolReceipt({ services, keys, record }: ReadPoolReceip
   const { pool } = record
   if (!pool) return null
   const { seedTxHashes, amount, failure, returnTxHash, ...key } = pool
-  const view = { ...key, amount: formatUnits(BigInt(amount), record.decimals) }
+  const view = {
+    ...key,
+    amount: formatUnits(BigInt(amount), record.decimals),
+    // Worked out from the first price kept in the record, so receipts of launches sent before these fields say them too.
+    ...startValuation({ sqrtPriceX96: BigInt(key.sqrtPriceX96), decimals: record.decimals, wholeSupply: wholeSupplyOf(record) }),
+  }
   // Where the share is once the seed failed: given back to the owner, or about to be (the tick's next run).
   const where = returnTxHash
     ? `the pool’s tokens were given back to the owner (${returnTxHash})`
