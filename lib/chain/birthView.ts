@@ -31,6 +31,16 @@ export function birthViewOf(data: Hex, decimals: number): BirthView {
   }
 }
 
+/**
+ * Base units of a token's whole supply as its creation's calldata asks for it (pure): the cap set at birth, else what
+ * was minted then (a pooled launch's share included); null when neither (no supply asked for, or not a createB20).
+ */
+export function wholeSupplyOf(data: Hex): bigint | null {
+  const birth = readTokenBirth(data)
+  if (birth?.supplyCap != null) return birth.supplyCap
+  return birth?.mint ? birth.mint.units + (birth.poolMint?.units ?? 0n) : null
+}
+
 /** The supply fields `list_deploys` entries and webhook events carry, from a deploy's calldata. */
 export function supplyFieldsOf(data: Hex, decimals: number): Pick<BirthView, 'initialSupply' | 'supplyCap' | 'recipient'> {
   const { initialSupply, supplyCap, recipient } = birthViewOf(data, decimals)

@@ -324,7 +324,7 @@ describe('the token page (candles from lightweight-charts) and New launches', ()
       ])
       const { listLaunches } = await import('../../lib/launches/feed.js')
       const launch = (
-        await listLaunches({ store: services.store, storePrefix: services.keyPrefix, chainId: 8453, now: services.now() })
+        await listLaunches({ store: services.store, storePrefix: services.keyPrefix, chainId: 8453, now: services.now(), wethUsd: null })
       ).find((l) => l.txHash === fresh!.txHash)!
       await announceLaunch({
         store: services.store,

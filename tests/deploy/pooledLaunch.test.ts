@@ -25,15 +25,22 @@ import { launchPoolKey } from '../../lib/deploy/pool/poolSeed.js'
 import { readTransactionRecord } from '../../lib/deploy/sender/signedTransactions.js'
 import type { DeployServices } from '../../lib/deploy/services.js'
 import { type ChainEvent, readChainEvent } from '../../lib/launches/chainEvents.js'
+import { listLaunches } from '../../lib/launches/feed.js'
 import { chainEventsChannel, tradeWatchKeys } from '../../lib/launches/keys.js'
 import { launchTradeReader } from '../../lib/launches/tradeReader.js'
 import { TRADE_LEASE_MS, TRADE_LEASE_RENEW_MS, tradeWatch } from '../../lib/launches/tradeWatch.js'
 import { multiplyDecimals, tokenPriceEth, tokenValueEth } from '../../lib/market/poolPrice.js'
+import { systemClock } from '../../lib/platform/clock.js'
 import { silentLogger } from '../../lib/platform/log.js'
-import { readKeys } from '../../lib/read/keys.js'
+import { createTokenOhlcvEndpoint } from '../../lib/read/endpoint.js'
+import { chainMarketKey, readKeys } from '../../lib/read/keys.js'
+import { createReadServices } from '../../lib/read/services.js'
 import { createMemoryStore } from '../../lib/store/memory.js'
+import { createDexScreenerClient } from '../../lib/upstream/dexscreener.js'
 import { ib20Abi, ROLES, tokenAt } from '../support/b20Token.js'
 import { type DeployStack, startDeployStack } from '../support/deployStack.js'
+import { startFakeDexScreener } from '../support/fakeDexScreener.js'
+import { withOpenApiCheck } from '../support/openapiCheck.js'
 import { deployUniswapV4, poolManagerAbi, positionManagerAbi, stateViewAbi, swapCalldata, type UniswapV4 } from '../support/uniswapV4.js'
 import { startWebhookReceiver } from '../support/webhookReceiver.js'
 
@@ -230,6 +237,107 @@ describe('a pooled launch through the key door (anvil, the B20 emulator, Uniswap
     expect(tokenValueEth(sqrtPriceX96, wholeSupply)).toBe(body.pool.startMarketCapEth)
     expect(body.receipt.pool).toMatchObject({ startPriceEth: body.pool.startPriceEth, startMarketCapEth: body.pool.startMarketCapEth })
     expect((await receiptOf(body.txHash)).pool).toMatchObject({ startPriceEth: body.pool.startPriceEth })
+  })
+
+  it('is priced from the block it is born in: the feed, the stream’s launch event and token-ohlcv carry the pool’s StateView before any swap', async () => {
+    const owner = await newAccount()
+    const channel = chainEventsChannel(services.config.storePrefix, 8453)
+    const heard: ChainEvent[] = []
+    let open = false
+    const listening = stack.store.subscribe(channel, {
+      onOpen: () => {
+        open = true
+      },
+      onMessage: (message) => {
+        const event = readChainEvent(message)
+        if (event) heard.push(event)
+      },
+      onDrop: () => {},
+    })
+    try {
+      await expect.poll(() => open).toBe(true)
+      const before = stack.chain.rpcMethods.length
+      const { body } = await stack.post(pooledBody(owner.address, { waitSeconds: 6 }))
+      expect(body.receipt).toMatchObject({ status: 'confirmed', pool: { status: 'seeded' } })
+      // The confirmation read StateView once: getSlot0 and getLiquidity, at one block.
+      const calls = stack.chain.rpcMethods.slice(before)
+      expect(calls.filter((method) => method === 'eth_call').length).toBeGreaterThanOrEqual(2)
+      const token = (body.predictedAddress as string).toLowerCase()
+      const state = JSON.parse((await stack.store.get(chainMarketKey(services.config.storePrefix, 8453, token)))!)
+      expect(BigInt(state.readBlock)).toBeGreaterThanOrEqual(BigInt(body.receipt.blockNumber))
+      const at = BigInt(state.readBlock)
+      const [sqrtPriceX96, tick] = await stack.chain.publicClient.readContract({
+        address: v4.stateView,
+        abi: stateViewAbi,
+        functionName: 'getSlot0',
+        args: [body.pool.poolId],
+        blockNumber: at,
+      })
+      const liquidity = await stack.chain.publicClient.readContract({
+        address: v4.stateView,
+        abi: stateViewAbi,
+        functionName: 'getLiquidity',
+        args: [body.pool.poolId],
+        blockNumber: at,
+      })
+      // At birth the current tick is the position's upper edge: the in-range liquidity is what the chain says (0 here).
+      expect(tick).toBe(body.pool.tickUpper)
+      const born = {
+        source: 'chain',
+        priceEth: tokenPriceEth(sqrtPriceX96, 18),
+        liquidity: Number(liquidity),
+        marketCapEth: body.pool.startMarketCapEth,
+        trades24h: 0,
+        lastTradeAt: null,
+      }
+      expect(born.priceEth).toBe(body.pool.startPriceEth)
+      // The launches feed, with no swap yet and no tick run.
+      const listed = (
+        await listLaunches({
+          store: stack.store,
+          storePrefix: services.config.storePrefix,
+          chainId: 8453,
+          now: stack.clock.now,
+          wethUsd: '3000',
+        })
+      ).find((launch) => launch.txHash === body.txHash)
+      expect(listed).toMatchObject({
+        address: body.predictedAddress,
+        roles: { admin: owner.address, minter: owner.address },
+        pool: { owner: owner.address, startPriceEth: body.pool.startPriceEth, startMarketCapEth: body.pool.startMarketCapEth },
+        market: { ...born, priceUsd: multiplyDecimals(born.priceEth, '3000') },
+      })
+      // The stream's launch event, as published once on the chain's events channel.
+      await expect.poll(() => heard.filter((event) => event.kind === 'launch').length).toBe(1)
+      const launched = heard.find((event) => event.kind === 'launch')!
+      expect(launched.kind === 'launch' && launched.launch).toMatchObject({ address: body.predictedAddress, market: born })
+      // token-ohlcv: no aggregator knows the pool, no candle yet: the pool's price, not 404.
+      const dexscreener = await startFakeDexScreener([])
+      try {
+        const read = createReadServices({
+          env: { STORE_KEY_PREFIX: services.config.storePrefix, GECKOTERMINAL_BASE_URL: '' },
+          store: stack.store,
+          logger: silentLogger,
+          upstream: createDexScreenerClient({ baseUrl: dexscreener.url, backoffBaseMs: 5, ...systemClock }),
+        })
+        const ohlcv = withOpenApiCheck(
+          '/api/token-ohlcv',
+          createTokenOhlcvEndpoint(() => read),
+        )
+        const response = await ohlcv(new Request(`https://svc.test/api/token-ohlcv?address=${token}&timeframe=minute&currency=token`))
+        expect(response.status).toBe(200)
+        expect(await response.json()).toMatchObject({
+          pairAddress: body.pool.poolId.toLowerCase(),
+          dexId: 'uniswap',
+          ohlcv: [],
+          meta: { pool: { priceEth: born.priceEth, liquidity: born.liquidity, marketCapEth: born.marketCapEth, priceUsd: null } },
+        })
+      } finally {
+        await dexscreener.close()
+      }
+    } finally {
+      listening.close()
+    }
   })
 
   it('with waitSeconds, the answer carries the receipt of a seeded pool', async () => {

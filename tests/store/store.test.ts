@@ -470,6 +470,7 @@ describe.each(['memory', 'upstash'] as const)('the %s store', (kind) => {
       supplyCap: null,
       createdAt: new Date(1_800_000_000_000 + n).toISOString(),
       txHash: `0x${n.toString(16).padStart(64, 'a')}`,
+      roles: { admin: null, minter: null },
       status: 'confirmed',
       pool: null,
       market: null,

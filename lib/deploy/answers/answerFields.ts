@@ -90,21 +90,34 @@ export const tokenMarketSchema = z
     priceUsd: z
       .string()
       .nullable()
-      .describe('Price in USD, as a string (chain: the ETH price times WETH’s in the control room; null when unknown)'),
+      .describe('Price in USD, as a string (chain: the ETH price times WETH’s in the control room now; null when unknown)'),
     priceEth: z
       .string()
       .nullable()
-      .describe('chain: price in ETH from the pool’s last swap, a decimal string of 18 significant digits; dexscreener: null'),
-    liquidity: z.number().nullable().describe('Pool liquidity in USD; null when not measured (chain)'),
+      .describe(
+        'chain: price in ETH from the pool’s slot0 (StateView) or its last swap, a decimal string of 18 significant digits, from the launch’s own block; dexscreener: null',
+      ),
+    liquidity: z
+      .number()
+      .nullable()
+      .describe(
+        'dexscreener: pool liquidity in USD; chain: the pool’s in-range liquidity L as Uniswap’s StateView getLiquidity says it (Uniswap’s unit, not USD; 0 at birth, when the current tick sits at the position’s edge), null until read',
+      ),
+    marketCapEth: z
+      .string()
+      .nullable()
+      .describe(
+        'chain: ETH the whole supply (the cap, else what was minted at birth) is worth at priceEth, a decimal string; dexscreener: null',
+      ),
     volume24h: z.number().describe('Trading volume in USD, last 24 hours (chain: through WETH’s price, 0 when unknown)'),
     volume24hEth: z.string().nullable().describe('chain: ETH traded in the last 24 hours, a decimal string; dexscreener: null'),
     trades24h: z.number().int().nullable().describe('chain: swaps in the last 24 hours; dexscreener: null'),
-    lastTradeAt: z.string().nullable().describe('chain: the last swap’s block time (ISO 8601); dexscreener: null'),
+    lastTradeAt: z.string().nullable().describe('chain: the last swap’s block time (ISO 8601), null before the first; dexscreener: null'),
     pairUrl: z.string().describe('The pair on DexScreener'),
     firstSeenAt: z.string().describe('When the service first saw the token trade (ISO 8601)'),
   })
   .describe(
-    'The token’s market; null until it trades: from its launch pool’s first swap (source chain, read by the tick from the chain), else once it has a pair on DexScreener (checked about once a minute for 7 days)',
+    'The token’s market: a launch with a pool has one from the block its pool is born in (source chain: its price, liquidity and market cap read from StateView, then its swaps, from the chain); else null until it has a pair on DexScreener (checked about once a minute for 7 days)',
   )
 
 /** The token part of a deploy answer. */

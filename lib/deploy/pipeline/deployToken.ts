@@ -1,7 +1,7 @@
 import type { DeployedToken } from '../answers/answerFields.js'
 import type { DeployBroadcast, DeploySimulated } from '../answers/deployAnswers.js'
 import { type DeployFailure, failure, storeFailureOf } from '../outcome.js'
-import { startValuationUsd } from '../pool/launchPool.js'
+import { startValuationUsd } from '../pool/startPrice.js'
 import { type NonceLock, signerLock } from '../sender/nonceLock.js'
 import type { DeployServices } from '../services.js'
 import { agentKeyCaps, keysOf, type LockedDeploy, reserveAndPrepare, storeFailure } from './beforeLock.js'

@@ -3,12 +3,12 @@
 // the PositionManager, the PositionManager's multicall that initialises the pool and mints the position), and the pool
 // as every answer shows it. The token mints the pool's share to the signer at birth; these spend exactly that.
 import { type Address, formatUnits, type Hex } from 'viem'
-import { multiplyDecimals, tokenValueEth } from '../../market/poolPrice.js'
 import { accepted, type Result, refused } from '../../platform/result.js'
 import type { UniswapV4Addresses } from './addresses.js'
 import { encodePoolApprovals } from './permit2.js'
 import { type MarketCapBounds, type PoolIntent, startingMarketCapProblem } from './poolFields.js'
 import { type PoolSeed, type PoolSeedRefusal, planPoolSeed } from './poolSeed.js'
+import { type StartValuation, startValuation } from './startPrice.js'
 
 /** How long the seed's mint and Permit2's allowance stay good after planning: a stuck seed re-signed within it still mints. */
 export const POOL_SEED_DEADLINE_SECONDS = 3600
@@ -30,47 +30,10 @@ export type LaunchPoolView = {
   /** Whole tokens the position holds at birth. */
   amount: string
   owner: Address
-  /** ETH per whole token at `sqrtPriceX96`, the price the pool is really born at (after the tick's rounding). */
-  startPriceEth: string
-  /** ETH the whole supply is worth at that price. */
-  startMarketCapEth: string
-}
+} & StartValuation
 
 /** A launch's pool, planned: the seed, its transactions in nonce order, and its view. */
 export type LaunchPool = { seed: PoolSeed; transactions: [SeedTransaction, SeedTransaction, SeedTransaction]; view: LaunchPoolView }
-
-/** Parameters of {@link startValuation}. */
-export type StartValuationParameters = { sqrtPriceX96: bigint; decimals: number; wholeSupply: bigint }
-
-/**
- * The price and market cap a pool is born at (pure), from the `sqrtPriceX96` it is initialised with: the asked market
- * cap moved to a usable tick (at tick spacing 200 up to 1 % off), so what the answer says is what the chain's slot0 will.
- */
-export function startValuation({
-  sqrtPriceX96,
-  decimals,
-  wholeSupply,
-}: StartValuationParameters): Pick<LaunchPoolView, 'startPriceEth' | 'startMarketCapEth'> {
-  return {
-    startPriceEth: tokenValueEth(sqrtPriceX96, 10n ** BigInt(decimals)),
-    startMarketCapEth: tokenValueEth(sqrtPriceX96, wholeSupply),
-  }
-}
-
-/** The first price and market cap in USD, through WETH's price (null: unknown, and then both are null). */
-export type StartValuationUsd = { startPriceUsd: string | null; startMarketCapUsd: string | null }
-
-/** A pool's first price and market cap in USD at WETH's price (pure; 18 significant digits), or nulls without one. */
-export function startValuationUsd(
-  view: Pick<LaunchPoolView, 'startPriceEth' | 'startMarketCapEth'>,
-  wethUsd: string | null,
-): StartValuationUsd {
-  if (wethUsd === null) return { startPriceUsd: null, startMarketCapUsd: null }
-  return {
-    startPriceUsd: multiplyDecimals(view.startPriceEth, wethUsd),
-    startMarketCapUsd: multiplyDecimals(view.startMarketCapEth, wethUsd),
-  }
-}
 
 /** Parameters of {@link planLaunchPool}. */
 export type PlanLaunchPoolParameters = {

@@ -1,11 +1,11 @@
 // Where a pooled launch's pool stands, for its receipt: the pool's mint (the last seed transaction, or the copy that
 // replaced it) mined and the position's id read from its logs; or not mined yet; or reverted, which leaves the pool's
 // share of the supply with the signer.
-import { decodeEventLog, formatUnits, type Hex, parseAbi, parseUnits, type TransactionReceipt } from 'viem'
-import { birthViewOf } from '../../chain/birthView.js'
+import { decodeEventLog, formatUnits, type Hex, parseAbi, type TransactionReceipt } from 'viem'
+import { wholeSupplyOf } from '../../chain/birthView.js'
 import type { ReceiptPool } from '../answers/receipts.js'
 import type { DeployHistoryKeys } from '../keys.js'
-import { startValuation } from '../pool/launchPool.js'
+import { startValuation } from '../pool/startPrice.js'
 import { readTransactionRecord, type TransactionRecord } from '../sender/signedTransactions.js'
 import type { DeployServices } from '../services.js'
 
@@ -29,12 +29,6 @@ export function positionIdInLogs(receipt: Pick<TransactionReceipt, 'logs'>, posi
   return null
 }
 
-/** Base units of a launch's whole supply as its creation asks for it: the cap when there is one, else what it mints. */
-function wholeSupplyOf({ data, decimals }: Pick<TransactionRecord, 'data' | 'decimals'>): bigint {
-  const { supplyCap, initialSupply } = birthViewOf(data, decimals)
-  return parseUnits(supplyCap ?? initialSupply ?? '0', decimals)
-}
-
 /** Parameters of {@link readPoolReceipt}. */
 export type ReadPoolReceiptParameters = {
   services: Pick<DeployServices, 'publicClient' | 'store' | 'config'>
@@ -52,7 +46,7 @@ export async function readPoolReceipt({ services, keys, record }: ReadPoolReceip
     ...key,
     amount: formatUnits(BigInt(amount), record.decimals),
     // Worked out from the first price kept in the record, so receipts of launches sent before these fields say them too.
-    ...startValuation({ sqrtPriceX96: BigInt(key.sqrtPriceX96), decimals: record.decimals, wholeSupply: wholeSupplyOf(record) }),
+    ...startValuation({ sqrtPriceX96: BigInt(key.sqrtPriceX96), decimals: record.decimals, wholeSupply: wholeSupplyOf(record.data) ?? 0n }),
   }
   // Where the share is once the seed failed: given back to the owner, or about to be (the tick's next run).
   const where = returnTxHash
