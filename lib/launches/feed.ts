@@ -1,5 +1,4 @@
 import { birthViewOf, wholeSupplyOf } from '../chain/birthView.js'
-import { readTokenBirth } from '../chain/tokenBirth.js'
 import { deployHistoryKeys } from '../deploy/keys.js'
 import { startValuation } from '../deploy/pool/startPrice.js'
 import { isDeployed, readTokenMarkets } from '../deploy/records/tokenMarkets.js'
@@ -47,7 +46,7 @@ export function toLaunch(record: TransactionRecord, market: TokenMarket | null):
     createdAt: new Date(record.createdAt).toISOString(),
     txHash: record.originalTxHash ?? record.txHash,
     status: isDeployed(record) ? 'confirmed' : 'broadcast',
-    roles: { admin: birth.admin, minter: readTokenBirth(record.data)?.minter ?? null },
+    roles: { admin: birth.admin, minter: birth.minter },
     pool: record.pool
       ? {
           poolId: record.pool.poolId,

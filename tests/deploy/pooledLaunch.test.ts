@@ -259,6 +259,9 @@ describe('a pooled launch through the key door (anvil, the B20 emulator, Uniswap
       const before = stack.chain.rpcMethods.length
       const { body } = await stack.post(pooledBody(owner.address, { waitSeconds: 6 }))
       expect(body.receipt).toMatchObject({ status: 'confirmed', pool: { status: 'seeded' } })
+      // Who holds which role, in the answer and its receipt: the pool's owner, never the signer.
+      expect(body.token).toMatchObject({ admin: owner.address, minter: owner.address })
+      expect(body.receipt.token).toMatchObject({ admin: owner.address, minter: owner.address })
       // The confirmation read StateView once: getSlot0 and getLiquidity, at one block.
       const calls = stack.chain.rpcMethods.slice(before)
       expect(calls.filter((method) => method === 'eth_call').length).toBeGreaterThanOrEqual(2)

@@ -30,7 +30,14 @@ export const deployedTokenSchema = z.object({
   symbol: z.string(),
   variant: z.enum(['asset', 'stablecoin']),
   decimals: z.number().int().min(6).max(18),
-  admin: address.nullable().describe('Holds the admin role and the mint role; null: no admin and no minter, ever (fixedSupply)'),
+  admin: address
+    .nullable()
+    .describe('Holds the admin role (DEFAULT_ADMIN_ROLE); with a pool, pool.owner unless given; null: no admin, ever (fixedSupply)'),
+  minter: address
+    .nullable()
+    .describe(
+      'Holds the mint role (MINT_ROLE), granted at birth: the admin; null: nobody can mint, ever (fixedSupply). Never the service’s signer on a pooled token',
+    ),
   ...supplyFields,
   metadata: z
     .object({ description: z.string().optional(), image: z.string().optional(), website: z.string().optional() })

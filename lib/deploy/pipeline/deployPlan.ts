@@ -66,6 +66,7 @@ export function planDeploy({ intent, signer, salt, pool }: PlanDeployParameters)
       variant: intent.variant,
       decimals: intent.decimals,
       admin: birth.fixedSupply ? null : admin,
+      minter: birth.fixedSupply ? null : admin,
       initialSupply: whole(mint?.units),
       supplyCap: whole(birth.supplyCap),
       recipient: mint?.to ?? null,
