@@ -158,17 +158,22 @@ export async function signalConfirmedLaunch({
 export const announceConfirmedLaunch: ConfirmedHook = async (services, record) => {
   const { store, config, clock, logger } = services
   if (!store) return
-  let market: TokenMarket | null = null
-  if (record.pool) {
-    const [state, wethUsd] = await Promise.all([
-      recordPoolBirth({ services: { ...services, store }, record }).catch((error: unknown) => {
-        // The first swap, or the tick's look at a new launch, writes it then: a price late, never a launch lost.
-        logger.warn('pool_birth_read_failed', { txHash: record.txHash, error: errorName(error) })
-        return null
-      }),
-      services.wethUsd(),
-    ])
-    market = state && chainMarketOf(state, Math.floor(clock.now() / 1000), wethUsd)
-  }
-  await signalConfirmedLaunch({ store, storePrefix: config.storePrefix, chainId: config.chainId, record, market, now: clock.now(), logger })
+  const signal = (market: TokenMarket | null) =>
+    signalConfirmedLaunch({ store, storePrefix: config.storePrefix, chainId: config.chainId, record, market, now: clock.now(), logger })
+  if (!record.pool) return signal(null)
+  // A pooled launch's market is read from the chain after the answer (StateView, two round trips), so a deploy that
+  // waited for its receipt answers no later for it; its launch event goes out with that market.
+  services.background(
+    (async () => {
+      const [state, wethUsd] = await Promise.all([
+        recordPoolBirth({ services: { ...services, store }, record }).catch((error: unknown) => {
+          // The first swap writes it then: a price late, never a launch lost.
+          logger.warn('pool_birth_read_failed', { txHash: record.txHash, error: errorName(error) })
+          return null
+        }),
+        services.wethUsd(),
+      ])
+      await signal(state && chainMarketOf(state, Math.floor(clock.now() / 1000), wethUsd))
+    })(),
+  )
 }

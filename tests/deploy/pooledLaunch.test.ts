@@ -262,7 +262,8 @@ describe('a pooled launch through the key door (anvil, the B20 emulator, Uniswap
       // Who holds which role, in the answer and its receipt: the pool's owner, never the signer.
       expect(body.token).toMatchObject({ admin: owner.address, minter: owner.address })
       expect(body.receipt.token).toMatchObject({ admin: owner.address, minter: owner.address })
-      // The confirmation read StateView once: getSlot0 and getLiquidity, at one block.
+      // The confirmation read StateView once, after the answer: getSlot0 and getLiquidity, at one block.
+      await stack.drain()
       const calls = stack.chain.rpcMethods.slice(before)
       expect(calls.filter((method) => method === 'eth_call').length).toBeGreaterThanOrEqual(2)
       const token = (body.predictedAddress as string).toLowerCase()
