@@ -72,6 +72,7 @@ const benchLaunch = (at: number): Launch => ({
   supplyCap: null,
   createdAt: new Date(at).toISOString(),
   txHash: `0x${'c'.repeat(64)}`,
+  roles: { admin: null, minter: null },
   status: 'confirmed',
   pool: null,
   market: null,

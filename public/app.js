@@ -2,7 +2,7 @@
 // they arrive in parallel with this one). Every upstream string is written with textContent, never as HTML, since
 // token names and symbols are untrusted third-party text. Charts are hand-drawn SVG, but for the token page's candles
 // (lightweight-charts, loaded only when a token page opens).
-import { loadAll, onRoomDrawn, startPolling } from './modules/data.js'
+import { loadAll, onRoomDrawn, revealMain, startPolling } from './modules/data.js'
 import { wireSearch } from './modules/search.js'
 import { byId } from './modules/state.js'
 import { onSort, watchTableInView } from './modules/table.js'
@@ -14,5 +14,7 @@ wireTokenPage()
 wireSearch()
 byId('refresh').addEventListener('click', () => void loadAll())
 onRoomDrawn(showRoomOnTokenPage)
+// Should the first room be slow past a few seconds, the skeletons show where they stand (its landing may then move them).
+setTimeout(revealMain, 4000)
 // A link to a token's page (`#/token/0x…`) opens it once the room is there to describe the token.
 void startPolling().finally(openRoutedToken)

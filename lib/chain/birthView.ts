@@ -3,8 +3,10 @@ import { readMetadataDataUri, readTokenBirth, type TokenMetadata } from '../chai
 
 /** What a deploy gives its token at birth, as every answer shows it: amounts in whole tokens, null where none. */
 export type BirthView = {
-  /** Holds the admin role (and the mint role); null: the token has no admin, ever (a fixed supply). */
+  /** Holds the admin role; null: the token has no admin, ever (a fixed supply). */
   admin: Address | null
+  /** Holds the mint role, as granted at birth (the admin, on every deploy of this service); null: nobody can mint. */
+  minter: Address | null
   /** Whole tokens minted at creation (a pooled launch's pool share included); null: none. */
   initialSupply: string | null
   /** The cap from birth in whole tokens; null: no cap (the default, type(uint128).max). */
@@ -24,11 +26,23 @@ export function birthViewOf(data: Hex, decimals: number): BirthView {
   const whole = (units: bigint | null | undefined) => (units === null || units === undefined ? null : formatUnits(units, decimals))
   return {
     admin: birth?.admin ?? null,
+    minter: birth?.minter ?? null,
     initialSupply: whole(birth?.mint || birth?.poolMint ? (birth.mint?.units ?? 0n) + (birth.poolMint?.units ?? 0n) : undefined),
     supplyCap: whole(birth?.supplyCap),
     recipient: birth?.mint?.to ?? null,
     metadata: birth?.contractUri ? readMetadataDataUri(birth.contractUri) : null,
   }
+}
+
+/**
+ * Base units of a token's whole supply as its creation's calldata asks for it (pure): the cap set at birth, else what
+ * was minted then (a pooled launch's share included); null when neither (no supply asked for, or not a createB20).
+ */
+export function wholeSupplyOf(data: Hex): bigint | null {
+  const birth = readTokenBirth(data)
+  if (birth?.supplyCap != null) return birth.supplyCap
+  // The whole supply in the pool is one mint, the pool's: no recipient's mint beside it.
+  return birth?.mint || birth?.poolMint ? (birth.mint?.units ?? 0n) + (birth.poolMint?.units ?? 0n) : null
 }
 
 /** The supply fields `list_deploys` entries and webhook events carry, from a deploy's calldata. */

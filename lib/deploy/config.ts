@@ -14,7 +14,7 @@ import {
   wholeNumber,
 } from '../platform/config.js'
 import { BASE_UNISWAP_V4, type UniswapV4Addresses } from './pool/addresses.js'
-import type { MarketCapBounds } from './pool/launchPool.js'
+import type { MarketCapBounds } from './pool/poolFields.js'
 
 /** Configuration of the deploy endpoint. */
 export type DeployConfig = {

@@ -62,13 +62,15 @@ export function deployServicesFrom(build: () => DeployServices): DeployServicesS
 export type CreateInstanceDeploySourceParameters = {
   /** What runs once a deploy is seen confirmed (lib/launches' announcement), loaded with the services. */
   onConfirmed: ConfirmedHook
+  /** WETH's USD price in the control room now (the read side's, handed in by lib/launches), for a dry run's USD price. */
+  wethUsd?: () => Promise<string | null>
 }
 
 /**
  * An instance's deploy side: configuration from `process.env`, services loaded on the first valid request, each built
  * once. Called once, by lib/launches/instance.ts.
  */
-export function createInstanceDeploySource({ onConfirmed }: CreateInstanceDeploySourceParameters): DeployServicesSource {
+export function createInstanceDeploySource({ onConfirmed, wethUsd }: CreateInstanceDeploySourceParameters): DeployServicesSource {
   const config = perInstance(() => loadDeployConfig(process.env))
   // The instance's store, shared by the services and the paths that must not load them (its adapter loaded on demand).
   const store = perInstanceAsync(async (): Promise<Store | null> => {
@@ -80,7 +82,9 @@ export function createInstanceDeploySource({ onConfirmed }: CreateInstanceDeploy
 
   return {
     config,
-    services: perInstanceAsync(async () => (await import('./services.js')).createDeployServices({ store: await store(), onConfirmed })),
+    services: perInstanceAsync(async () =>
+      (await import('./services.js')).createDeployServices({ store: await store(), onConfirmed, wethUsd }),
+    ),
     logger: perInstance(() => createLogger()),
     // Only a shared store can hold keys issued at runtime (an in-process one is this instance's alone). The store
     // adapter is loaded only when a key outside the allowlist arrives.

@@ -63,6 +63,8 @@ export type DeployServices = Readonly<{
    * says so): a receipt and the tick's follow-up both call it. It never throws: a failing hook is logged.
    */
   announceConfirmed: (record: TransactionRecord) => Promise<void>
+  /** WETH's USD price in the control room now (handed in: the read side's), null when unknown or unreadable. */
+  wethUsd: () => Promise<string | null>
 }>
 
 /**
@@ -92,6 +94,8 @@ export type CreateDeployServicesParameters = {
   background?: (work: Promise<unknown>) => void
   /** What runs once a deploy is seen confirmed (this instance's: lib/launches/instance.ts); default: nothing. */
   onConfirmed?: ConfirmedHook
+  /** WETH's USD price in the control room now (this instance's: lib/launches/instance.ts); default: unknown. */
+  wethUsd?: () => Promise<string | null>
 }
 
 /** Builds the deploy services from the environment (or from what a test hands in). */
@@ -171,6 +175,8 @@ export function createDeployServices(parameters: CreateDeployServicesParameters 
         logger.warn('confirmed_hook_failed', { txHash: record.txHash, error: errorName(error) })
       }
     },
+    // A price in USD is a courtesy: a store that cannot say it leaves it null, never fails what asked.
+    wethUsd: async () => (parameters.wethUsd ? parameters.wethUsd().catch(() => null) : null),
   }
   return services
 }

@@ -9,6 +9,7 @@ import { etagOf } from '../read/cache/sharedRefresh.js'
 import { createCachedReadEndpoint, invalidParameter, type ReadEndpointOptions } from '../read/cachedReadEndpoint.js'
 import { readKeys } from '../read/keys.js'
 import { READ_CACHE_TTL_MS } from '../read/readers.js'
+import { readWethUsd } from '../read/roomWethPrice.js'
 import type { ReadServices } from '../read/services.js'
 import { parseRecord } from '../store/records.js'
 import { LAUNCH_DETAIL_RATE_LIMIT_PER_MINUTE, LAUNCH_DETAIL_TTL_MS, type LaunchesConfig } from './config.js'
@@ -59,11 +60,14 @@ function readFeed(services: ReadServices, config: LaunchesConfig): Promise<Cache
     ttlMs: READ_CACHE_TTL_MS,
     refresh: async () => {
       const { listLaunches } = await import('./feed.js')
+      // WETH's price now, once per refresh (the instance's room, else one store read): USD figures never go stale.
+      const wethUsd = await readWethUsd({ store: services.store, keyPrefix: services.keyPrefix, cache: services.cache })
       const launches = await listLaunches({
         store: services.store,
         storePrefix: services.keyPrefix,
         chainId: config.chainId,
         now: services.now(),
+        wethUsd,
       })
       return { body: JSON.stringify({ launches }) }
     },

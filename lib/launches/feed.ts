@@ -1,5 +1,6 @@
-import { birthViewOf } from '../chain/birthView.js'
+import { birthViewOf, wholeSupplyOf } from '../chain/birthView.js'
 import { deployHistoryKeys } from '../deploy/keys.js'
+import { startValuation } from '../deploy/pool/startPrice.js'
 import { isDeployed, readTokenMarkets } from '../deploy/records/tokenMarkets.js'
 import { parseTransactionRecord, type TransactionRecord } from '../deploy/sender/signedTransactions.js'
 import type { ConfirmedHook } from '../deploy/services.js'
@@ -12,6 +13,7 @@ import { parseRecord } from '../store/records.js'
 import type { Store } from '../store/types.js'
 import { chainEventsChannel, launchSignalKey } from './keys.js'
 import { announceLaunch } from './launchSignal.js'
+import { recordPoolBirth } from './poolBirth.js'
 import type { Launch } from './schema.js'
 import type { TokenMarket } from './tokenMarket.js'
 
@@ -32,6 +34,7 @@ export const LAUNCH_FEED_MAX = 300
 export function toLaunch(record: TransactionRecord, market: TokenMarket | null): Launch | null {
   if (record.status === 'reverted' || (record.status === 'replaced' && record.replacementStatus === 'reverted')) return null
   const birth = birthViewOf(record.data, record.decimals)
+  const supply = wholeSupplyOf(record.data)
   return {
     address: record.predictedAddress,
     name: record.name,
@@ -43,7 +46,15 @@ export function toLaunch(record: TransactionRecord, market: TokenMarket | null):
     createdAt: new Date(record.createdAt).toISOString(),
     txHash: record.originalTxHash ?? record.txHash,
     status: isDeployed(record) ? 'confirmed' : 'broadcast',
-    pool: record.pool ? { poolId: record.pool.poolId, fee: record.pool.fee, owner: record.pool.owner } : null,
+    roles: { admin: birth.admin, minter: birth.minter },
+    pool: record.pool
+      ? {
+          poolId: record.pool.poolId,
+          fee: record.pool.fee,
+          owner: record.pool.owner,
+          ...startValuation({ sqrtPriceX96: BigInt(record.pool.sqrtPriceX96), decimals: record.decimals, wholeSupply: supply ?? 0n }),
+        }
+      : null,
     market,
     metadata: birth.metadata,
   }
@@ -57,6 +68,8 @@ export type ListLaunchesParameters = {
   limit?: number
   /** Epoch ms: a chain market's 24 h figures are counted back from it. */
   now: number
+  /** WETH's USD price in the control room now (null: unknown): a chain market's USD figures go through it. */
+  wethUsd: string | null
 }
 
 /**
@@ -70,6 +83,7 @@ export async function listLaunches({
   chainId,
   limit = LAUNCH_FEED_MAX,
   now,
+  wethUsd,
 }: ListLaunchesParameters): Promise<Launch[]> {
   const keys = deployHistoryKeys({ storePrefix, chainId })
   const values = await listIndexed(store, { indexKey: keys.recent, recordPrefix: keys.recordPrefix, limit })
@@ -81,7 +95,7 @@ export async function listLaunches({
     pooled.length > 0 ? store.getMany(pooled.map((address) => chainMarketKey(storePrefix, chainId, address))) : [],
   ])
   const marketOf = new Map<string, TokenMarket | null>(
-    pooled.map((address, i) => [address, chainMarket(parseRecord(chainMarketStateSchema, chain[i] ?? null), now)]),
+    pooled.map((address, i) => [address, chainMarket(parseRecord(chainMarketStateSchema, chain[i] ?? null), now, wethUsd)]),
   )
   for (const [i, address] of deployed.entries()) if (markets[i]) marketOf.set(address, markets[i])
   return records
@@ -91,8 +105,8 @@ export async function listLaunches({
 }
 
 /** A chain market state as the launch's `market`, or null. */
-function chainMarket(state: ChainMarketState | null, now: number): TokenMarket | null {
-  return state ? chainMarketOf(state, Math.floor(now / 1000)) : null
+function chainMarket(state: ChainMarketState | null, now: number, wethUsd: string | null): TokenMarket | null {
+  return state ? chainMarketOf(state, Math.floor(now / 1000), wethUsd) : null
 }
 
 /** Parameters of {@link signalConfirmedLaunch}. */
@@ -102,6 +116,8 @@ export type SignalConfirmedLaunchParameters = {
   chainId: number
   /** The copy of the deploy that was mined (a replacement names its original). */
   record: TransactionRecord
+  /** Its market as known now (a pooled launch's, from its pool's birth); null: none yet. */
+  market?: TokenMarket | null
   now: number
   logger: Logger
 }
@@ -116,10 +132,11 @@ export async function signalConfirmedLaunch({
   storePrefix,
   chainId,
   record,
+  market = null,
   now,
   logger,
 }: SignalConfirmedLaunchParameters): Promise<void> {
-  const launch = toLaunch({ ...record, status: 'confirmed' }, null)
+  const launch = toLaunch({ ...record, status: 'confirmed' }, market)
   if (!launch) return
   try {
     await announceLaunch({
@@ -134,9 +151,29 @@ export async function signalConfirmedLaunch({
   }
 }
 
-/** The deploy side's {@link ConfirmedHook} of this room: a confirmed deploy announced as a launch (nothing without a store). */
+/**
+ * The deploy side's {@link ConfirmedHook} of this room: a confirmed deploy announced as a launch (nothing without a
+ * store), a pooled one with its market from its pool's birth (poolBirth.ts).
+ */
 export const announceConfirmedLaunch: ConfirmedHook = async (services, record) => {
   const { store, config, clock, logger } = services
   if (!store) return
-  await signalConfirmedLaunch({ store, storePrefix: config.storePrefix, chainId: config.chainId, record, now: clock.now(), logger })
+  const signal = (market: TokenMarket | null) =>
+    signalConfirmedLaunch({ store, storePrefix: config.storePrefix, chainId: config.chainId, record, market, now: clock.now(), logger })
+  if (!record.pool) return signal(null)
+  // A pooled launch's market is read from the chain after the answer (StateView, two round trips), so a deploy that
+  // waited for its receipt answers no later for it; its launch event goes out with that market.
+  services.background(
+    (async () => {
+      const [state, wethUsd] = await Promise.all([
+        recordPoolBirth({ services: { ...services, store }, record }).catch((error: unknown) => {
+          // The first swap writes it then: a price late, never a launch lost.
+          logger.warn('pool_birth_read_failed', { txHash: record.txHash, error: errorName(error) })
+          return null
+        }),
+        services.wethUsd(),
+      ])
+      await signal(state && chainMarketOf(state, Math.floor(clock.now() / 1000), wethUsd))
+    })(),
+  )
 }

@@ -18,6 +18,11 @@ export const instanceLaunchesSource: LaunchesSource = {
 export const instanceDeploySource = createInstanceDeploySource({
   // Loaded with the first confirmation, not with the route.
   onConfirmed: async (services, record) => (await import('./feed.js')).announceConfirmedLaunch(services, record),
+  // The control room as the read side holds it: its own fresh copy, else the shared body (one store read).
+  wethUsd: async () => {
+    const read = instanceReadSource()
+    return (await import('../read/roomWethPrice.js')).readWethUsd({ store: read.store, keyPrefix: read.keyPrefix, cache: read.cache })
+  },
 })
 
 /** This instance's one-launch endpoint's side: the feed's, and this instance's deploy side (the chain, the records). */

@@ -6,6 +6,7 @@ import { feesOwedSchema, tokenPowersSchema } from '../deploy/answers/manageAnswe
 // `GET /api/launches` and of the stream's `launch` event. Public facts only: never an agent key, digest or label.
 
 const wholeTokens = z.string().regex(/^\d+(\.\d+)?$/)
+const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/)
 
 /** One launch: the token's public facts, where its deploy stands, and its market once it trades. */
 export const launchSchema = z
@@ -26,6 +27,16 @@ export const launchSchema = z
       .regex(/^0x[0-9a-fA-F]{64}$/)
       .describe('The deploy transaction as first sent (a replacement with higher fees keeps this hash here)'),
     status: z.enum(['broadcast', 'confirmed']).describe('broadcast: sent, not yet seen mined; confirmed: the token exists'),
+    roles: z
+      .object({
+        admin: address
+          .nullable()
+          .describe('Holds the admin role (DEFAULT_ADMIN_ROLE): may grant roles and set the cap; null: nobody, ever'),
+        minter: address
+          .nullable()
+          .describe('Holds the mint role (MINT_ROLE), as granted at birth: may mint more; null: nobody can mint, ever (a fixed supply)'),
+      })
+      .describe('Who holds which role on the token, as its creation set them (with a pool, pool.owner unless admin was given)'),
     pool: z
       .object({
         poolId: z
@@ -33,10 +44,9 @@ export const launchSchema = z
           .regex(/^0x[0-9a-fA-F]{64}$/)
           .describe('The Uniswap v4 pool id (native ETH and the token), as DexScreener and GeckoTerminal show it'),
         fee: z.number().int().describe('The pool’s fee in hundredths of a basis point (10000: 1 %)'),
-        owner: z
-          .string()
-          .regex(/^0x[0-9a-fA-F]{40}$/)
-          .describe('Who holds the liquidity position and its fees'),
+        owner: address.describe('Who holds the liquidity position and its fees'),
+        startPriceEth: wholeTokens.describe('ETH per whole token at the price the pool was born at (the chain’s first slot0)'),
+        startMarketCapEth: wholeTokens.describe('ETH the whole supply was worth at that price'),
       })
       .nullable()
       .describe('The pool the launch was seeded into; null: none'),

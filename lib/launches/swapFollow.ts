@@ -2,17 +2,19 @@
 // volume, trade count and candles from its first swap, minutes before any aggregator indexes its pool.
 import { randomUUID } from 'node:crypto'
 import type { Hex } from 'viem'
+import { wholeSupplyOf } from '../chain/birthView.js'
 import { deployHistoryKeys } from '../deploy/keys.js'
 import { isDeployed } from '../deploy/records/tokenMarkets.js'
 import { DEPLOY_HISTORY_TTL_MS, parseTransactionRecord, type TransactionRecord } from '../deploy/sender/signedTransactions.js'
 import type { DeployServices } from '../deploy/services.js'
-import { applySwaps } from '../market/chainCandles.js'
+import { applySwaps, withPoolRead } from '../market/chainCandles.js'
 import { type ChainLaunch, type ChainMarketState, chainMarketStateSchema } from '../market/chainMarketState.js'
 import { chainMarketKey } from '../read/keys.js'
 import { listIndexed } from '../store/recordIndex.js'
 import { parseRecord } from '../store/records.js'
 import type { Store, WriteEntry } from '../store/types.js'
 import { poolSwapKeys } from './keys.js'
+import { readPoolState } from './poolState.js'
 import { type PoolSwap, readPoolSwaps } from './poolSwaps.js'
 
 /**
@@ -43,7 +45,10 @@ export type FollowPoolSwapsReturnType = {
   /** Swaps read, and launches whose market changed. */
   swaps: number
   updated: number
-  /** JSON-RPC calls made: 1 (the head) or 2 (and the logs), whatever the number of launches. */
+  /**
+   * JSON-RPC calls made: 1 (the head) or 2 (and the logs), whatever the number of launches; then two StateView reads
+   * (`getSlot0`, `getLiquidity`) per pool that traded in the blocks read: a quiet pool costs nothing.
+   */
   rpcCalls: number
 }
 
@@ -68,13 +73,20 @@ export function pooledLaunches(records: readonly (TransactionRecord | null)[]): 
       record?.pool &&
       (isDeployed(record) || record.status === 'broadcast' || (record.status === 'replaced' && !record.replacementStatus))
     )
-      launches.set(record.pool.poolId.toLowerCase(), {
-        token: record.predictedAddress.toLowerCase(),
-        poolId: record.pool.poolId.toLowerCase(),
-        decimals: record.decimals,
-        sqrtPriceX96: record.pool.sqrtPriceX96,
-      })
+      launches.set(record.pool.poolId.toLowerCase(), chainLaunchOf({ ...record, pool: record.pool }))
   return launches
+}
+
+/** A pooled launch's record as the pool's market follows it: its token, pool, decimals, first price and whole supply. */
+export function chainLaunchOf(record: TransactionRecord & { pool: NonNullable<TransactionRecord['pool']> }): ChainLaunch {
+  const supply = wholeSupplyOf(record.data)
+  return {
+    token: record.predictedAddress.toLowerCase(),
+    poolId: record.pool.poolId.toLowerCase(),
+    decimals: record.decimals,
+    sqrtPriceX96: record.pool.sqrtPriceX96,
+    ...(supply !== null ? { supply: supply.toString() } : {}),
+  }
 }
 
 /** The pooled launches followed (see {@link pooledLaunches}), from the newest {@link POOLED_LAUNCHES_MAX} of their index (one store read). */
@@ -164,22 +176,37 @@ async function followUnderLock({
   const headTime = Number(BigInt(head.timestamp))
   const now = Math.floor(clock.now() / 1000)
   const entries: WriteEntry[] = []
-  for (const [i, poolId] of touched.entries()) {
-    const before: ChainMarketState | null = parseRecord(chainMarketStateSchema, stored[i] ?? null)
-    const after = applySwaps({
-      state: before,
-      launch: launches.get(poolId)!,
-      swaps: byPool.get(poolId)!.map((swap) => ({
-        amount0: swap.amount0,
-        sqrtPriceX96: swap.sqrtPriceX96,
-        blockNumber: swap.blockNumber,
-        logIndex: swap.logIndex,
-        at: swap.blockTimestamp ?? headTime - Number(headNumber - swap.blockNumber) * BLOCK_SECONDS,
-      })),
-      wethUsd,
-      now,
-    })
-    if (after && after !== before) entries.push({ key: stateKeys[i]!, value: JSON.stringify(after), ttlMs: DEPLOY_HISTORY_TTL_MS })
+  const after = await Promise.all(
+    touched.map(async (poolId, i) => {
+      const launch = launches.get(poolId)!
+      const before: ChainMarketState | null = parseRecord(chainMarketStateSchema, stored[i] ?? null)
+      const swapped = applySwaps({
+        state: before,
+        launch,
+        swaps: byPool.get(poolId)!.map((swap) => ({
+          amount0: swap.amount0,
+          sqrtPriceX96: swap.sqrtPriceX96,
+          blockNumber: swap.blockNumber,
+          logIndex: swap.logIndex,
+          at: swap.blockTimestamp ?? headTime - Number(headNumber - swap.blockNumber) * BLOCK_SECONDS,
+        })),
+        wethUsd,
+        now,
+      })
+      // StateView at the last block read: the price after these swaps, and the liquidity now in range (two calls).
+      rpcCalls += 2
+      const read = await readPoolState({
+        client: publicClient,
+        stateView: config.uniswapV4.stateView,
+        poolId: poolId as Hex,
+        blockNumber: toBlock,
+      })
+      return withPoolRead({ state: swapped, launch, read, at: now })
+    }),
+  )
+  for (const [i, state] of after.entries()) {
+    if (!state || JSON.stringify(state) === stored[i]) continue
+    entries.push({ key: stateKeys[i]!, value: JSON.stringify(state), ttlMs: DEPLOY_HISTORY_TTL_MS })
   }
   entries.push({ key: cursorKey, value: toBlock.toString(), ttlMs: DEPLOY_HISTORY_TTL_MS })
   await store.writeMany({ entries, releaseLock: release })

@@ -1,12 +1,10 @@
 import type { DeployTickContext } from '../deploy/tickJobs.js'
+import { wethUsdAmong } from '../market/wethPrice.js'
 import type { TickJob } from '../platform/tickJob.js'
 import type { ReadTickContext } from '../read/tickJobs.js'
 
 // The launches' jobs of the tick (lib/tick/jobs.ts lists them): their markets, DexScreener's and their own pools'.
 // Without a signer there are no launches to follow: neither job spends a store command.
-
-/** WETH on Base: its price in the control room turns a launch's ETH price and volume into USD. */
-const WETH_ADDRESS = '0x4200000000000000000000000000000000000006'
 
 /** What the launches' jobs work from: the read side's upstream and room, the deploy side's store and chain. */
 export type LaunchesTickContext = Pick<ReadTickContext, 'read' | 'room'> & DeployTickContext
@@ -33,8 +31,6 @@ export const chainMarketsJob: TickJob<LaunchesTickContext> = {
       deploy(),
       room().then((ready) => ready?.tokens ?? null),
     ])
-    const weth = tokens?.find((token) => token.address.toLowerCase() === WETH_ADDRESS)
-    const wethUsd = weth?.priceUsd && /^\d+(\.\d+)?$/.test(weth.priceUsd) ? weth.priceUsd : null
-    return { ...(await followPoolSwaps({ services, wethUsd })) }
+    return { ...(await followPoolSwaps({ services, wethUsd: wethUsdAmong(tokens) })) }
   },
 }

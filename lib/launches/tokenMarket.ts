@@ -42,6 +42,7 @@ export function marketOfToken({ address, pairs, firstSeenAt }: MarketOfTokenPara
     priceUsd: best.priceUsd,
     priceEth: null,
     liquidity: best.liquidity,
+    marketCapEth: null,
     volume24h: best.volume24h,
     volume24hEth: null,
     trades24h: null,

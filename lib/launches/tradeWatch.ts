@@ -78,7 +78,8 @@ function freshCursor(saved: string | null, now: number): TradesCursor | null {
  * take the lease (every {@link TRADE_LEASE_RENEW_MS}, one command); while it holds it, it reads the pooled launches'
  * swaps since its cursor and publishes each as a `trade` message. It reads the list of pooled launches when it takes
  * the lease and when a pooled launch is heard on the channel (`launchHeard`), not on a cadence. Stopping (the last
- * stream closed) saves the cursor and frees the lease, so another instance goes on from there at its next try.
+ * stream closed) saves the cursor and frees the lease, so another instance goes on from there at its next try. Every
+ * save compares and sets (tradeWatchLease.ts): one whose lease lapsed meanwhile never moves a newer cursor back.
  */
 export function tradeWatch({ store, keyPrefix, chainId, reader, logger, now, instanceId }: TradeWatchParameters): TradeWatch {
   const pooledIndex = deployHistoryKeys({ storePrefix: keyPrefix, chainId }).pooled
@@ -96,6 +97,8 @@ export function tradeWatch({ store, keyPrefix, chainId, reader, logger, now, ins
     let held = false
     let triedAt = Number.NEGATIVE_INFINITY
     let cursor: TradesCursor | null = null
+    /** The cursor as this instance last saw it stored: a save of its own is written only over that one. */
+    let stored: string | null = null
     const look = async () => {
       if (!chain) {
         // No pooled launch known (the usual case for many services): one store command a minute, and nothing loaded.
@@ -109,11 +112,15 @@ export function tradeWatch({ store, keyPrefix, chainId, reader, logger, now, ins
       if (now() - triedAt >= TRADE_LEASE_RENEW_MS) {
         triedAt = now()
         renewed = true
-        const take = await takeTradeWatch({ store, keys, instanceId: me, saved: held && cursor ? saveCursor(cursor, now()) : null })
-        if (take.ok && !held) {
+        const mine = held && cursor ? saveCursor(cursor, now()) : null
+        const take = await takeTradeWatch({ store, keys, instanceId: me, saved: mine, expected: stored })
+        // A new hold, or one whose save was refused (its lease had lapsed and another holder moved on since): go on
+        // from the cursor stored, not from its own older one.
+        if (take.ok && (!held || (mine !== null && !take.saved))) {
           cursor = freshCursor(take.cursor, now())
           launchesStale = true
         }
+        if (take.ok) stored = take.cursor
         held = take.ok
         // The last stream closed while the take was on its way: give back what it took.
         if (stopped) return release()
@@ -139,8 +146,8 @@ export function tradeWatch({ store, keyPrefix, chainId, reader, logger, now, ins
     const release = () => {
       if (!held) return
       held = false
-      releaseTradeWatch({ store, keys, instanceId: me, saved: cursor && saveCursor(cursor, now()) }).catch((error: unknown) =>
-        logger.warn('stream_trade_release_failed', { error: errorName(error) }),
+      releaseTradeWatch({ store, keys, instanceId: me, saved: cursor && saveCursor(cursor, now()), expected: stored }).catch(
+        (error: unknown) => logger.warn('stream_trade_release_failed', { error: errorName(error) }),
       )
     }
     const next = () => {

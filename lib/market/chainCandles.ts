@@ -6,8 +6,9 @@ import {
   type ChainSwap,
   HOUR_CANDLES_KEEP_SECONDS,
   MINUTE_CANDLES_KEEP_SECONDS,
+  type PoolRead,
 } from './chainMarketState.js'
-import { compareDecimals, multiplyDecimals, tokenPriceEth, weiToEth } from './poolPrice.js'
+import { compareDecimals, multiplyDecimals, tokenPriceEth, tokenValueEth, weiToEth } from './poolPrice.js'
 
 // A launch's market as its own Uniswap v4 pool tells it, before any aggregator has the pool (pure): the swaps bucketed
 // into minute and hour candles (chainMarketState.ts keeps them), and the market and candles answered from them. The
@@ -56,19 +57,8 @@ export function applySwaps({ state, launch, swaps, wethUsd, now }: ApplySwapsPar
   if (fresh.length === 0) return state
   const next: ChainMarketState = state
     ? { ...state, minutes: state.minutes.map((c) => ({ ...c })), hours: state.hours.map((c) => ({ ...c })) }
-    : {
-        token: launch.token.toLowerCase(),
-        poolId: launch.poolId.toLowerCase(),
-        decimals: launch.decimals,
-        sqrtPriceX96: launch.sqrtPriceX96,
-        priceEth: tokenPriceEth(BigInt(launch.sqrtPriceX96), launch.decimals),
-        wethUsd,
-        firstTradeAt: fresh[0]!.at,
-        lastTradeAt: fresh[0]!.at,
-        last: { block: '0', logIndex: -1 },
-        minutes: [],
-        hours: [],
-      }
+    : { ...bornState(launch, BigInt(launch.sqrtPriceX96), wethUsd), seenAt: fresh[0]!.at }
+  next.firstTradeAt ??= fresh[0]!.at
   for (const swap of fresh) {
     const before = next.priceEth
     const price = tokenPriceEth(swap.sqrtPriceX96, next.decimals)
@@ -77,13 +67,60 @@ export function applySwaps({ state, launch, swaps, wethUsd, now }: ApplySwapsPar
     addToCandles(next.hours, 3600, swap.at, before, price, wei, wethUsd)
     next.priceEth = price
     next.sqrtPriceX96 = swap.sqrtPriceX96.toString()
-    next.lastTradeAt = Math.max(next.lastTradeAt, swap.at)
+    next.lastTradeAt = Math.max(next.lastTradeAt ?? swap.at, swap.at)
     next.last = { block: swap.blockNumber.toString(), logIndex: swap.logIndex }
   }
   next.wethUsd = wethUsd ?? next.wethUsd
   next.minutes = next.minutes.filter((c) => c.t + 60 > now - MINUTE_CANDLES_KEEP_SECONDS)
   next.hours = next.hours.filter((c) => c.t + 3600 > now - HOUR_CANDLES_KEEP_SECONDS)
   return next
+}
+
+/** A launch's state before any swap: its pool at `sqrtPriceX96`, nothing traded (pure). */
+function bornState(launch: ChainLaunch, sqrtPriceX96: bigint, wethUsd: string | null): ChainMarketState {
+  return {
+    token: launch.token.toLowerCase(),
+    poolId: launch.poolId.toLowerCase(),
+    decimals: launch.decimals,
+    sqrtPriceX96: sqrtPriceX96.toString(),
+    priceEth: tokenPriceEth(sqrtPriceX96, launch.decimals),
+    wethUsd,
+    firstTradeAt: null,
+    lastTradeAt: null,
+    last: { block: '0', logIndex: -1 },
+    minutes: [],
+    hours: [],
+    ...(launch.supply ? { supply: launch.supply } : {}),
+  }
+}
+
+/** Parameters of {@link withPoolRead}. */
+export type WithPoolReadParameters = {
+  state: ChainMarketState | null
+  launch: ChainLaunch
+  /** StateView's answer at a block. */
+  read: PoolRead
+  /** Unix seconds of the read (a state born of it is first seen then). */
+  at: number
+}
+
+/**
+ * The state after a read of the pool through StateView (pure): a launch with no state yet is born of it (its price
+ * from `getSlot0`, nothing traded), so it has a market from the block its pool was made in; a known one takes the
+ * read's liquidity and tick, and its price too unless a swap counted was later than the block read. Null only when
+ * the pool has no price (not initialised).
+ */
+export function withPoolRead({ state, launch, read, at }: WithPoolReadParameters): ChainMarketState | null {
+  if (read.sqrtPriceX96 === 0n) return state
+  const pool = { liquidity: read.liquidity.toString(), tick: read.tick, readBlock: read.block.toString() }
+  if (!state) return { ...bornState(launch, read.sqrtPriceX96, null), seenAt: at, ...pool }
+  // A read older than what is kept says nothing new.
+  if (state.readBlock !== undefined && BigInt(state.readBlock) > read.block) return state
+  const price =
+    read.block >= BigInt(state.last.block)
+      ? { sqrtPriceX96: read.sqrtPriceX96.toString(), priceEth: tokenPriceEth(read.sqrtPriceX96, state.decimals) }
+      : {}
+  return { ...state, ...price, ...pool, ...(state.supply || !launch.supply ? {} : { supply: launch.supply }) }
 }
 
 /** A launch's market as its pool tells it (what `market` says with `source: "chain"`). */
@@ -94,35 +131,45 @@ export type ChainMarket = {
   dexId: 'uniswap'
   priceEth: string
   priceUsd: string | null
-  /** Not measured from the chain: null. */
-  liquidity: null
+  /** The pool's in-range liquidity L as StateView last said it (Uniswap's unit, not USD); null: never read. */
+  liquidity: number | null
+  /** ETH the whole supply is worth at `priceEth`; null when the supply is unknown. */
+  marketCapEth: string | null
   /** USD traded in the last 24 h (through WETH's price; 0 when unknown). */
   volume24h: number
   volume24hEth: string
   trades24h: number
   pairUrl: string
   firstSeenAt: string
-  lastTradeAt: string
+  /** The last swap's time; null before the first. */
+  lastTradeAt: string | null
 }
 
-/** The market a state answers at `now` (unix seconds; pure): the 24 h volume and trades from the minute candles. */
-export function chainMarketOf(state: ChainMarketState, now: number): ChainMarket {
+/**
+ * The market a state answers at `now` (unix seconds; pure): the 24 h volume and trades from the minute candles, in USD
+ * through `wethUsd`, WETH's price in the control room now (not the one kept with the last swap, which goes stale in a
+ * quiet pool; null: the USD figures are unknown).
+ */
+export function chainMarketOf(state: ChainMarketState, now: number, wethUsd: string | null): ChainMarket {
   const recent = state.minutes.filter((c) => c.t + 60 > now - MINUTE_CANDLES_KEEP_SECONDS)
   const wei = recent.reduce((sum, c) => sum + BigInt(c.v), 0n)
   const volume24hEth = weiToEth(wei)
+  // First seen: at its birth read when there was one, else at its first swap.
+  const seenAt = Math.min(state.seenAt ?? Number.POSITIVE_INFINITY, state.firstTradeAt ?? Number.POSITIVE_INFINITY)
   return {
     source: 'chain',
     pairAddress: state.poolId,
     dexId: 'uniswap',
     priceEth: state.priceEth,
-    priceUsd: state.wethUsd ? multiplyDecimals(state.priceEth, state.wethUsd) : null,
-    liquidity: null,
-    volume24h: state.wethUsd ? Number(multiplyDecimals(volume24hEth, state.wethUsd)) : 0,
+    priceUsd: wethUsd ? multiplyDecimals(state.priceEth, wethUsd) : null,
+    liquidity: state.liquidity === undefined ? null : Number(state.liquidity),
+    marketCapEth: state.supply ? tokenValueEth(BigInt(state.sqrtPriceX96), BigInt(state.supply)) : null,
+    volume24h: wethUsd ? Number(multiplyDecimals(volume24hEth, wethUsd)) : 0,
     volume24hEth,
     trades24h: recent.reduce((sum, c) => sum + c.n, 0),
     pairUrl: `https://dexscreener.com/base/${state.poolId}`,
-    firstSeenAt: new Date(state.firstTradeAt * 1000).toISOString(),
-    lastTradeAt: new Date(state.lastTradeAt * 1000).toISOString(),
+    firstSeenAt: new Date((Number.isFinite(seenAt) ? seenAt : now) * 1000).toISOString(),
+    lastTradeAt: state.lastTradeAt === null ? null : new Date(state.lastTradeAt * 1000).toISOString(),
   }
 }
 

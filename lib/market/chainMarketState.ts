@@ -34,9 +34,22 @@ export type ChainMarketState = {
   priceEth: string
   /** WETH's USD price when the last swap was counted (null: unknown then). */
   wethUsd: string | null
-  /** Unix seconds of the first and the last swap counted. */
-  firstTradeAt: number
-  lastTradeAt: number
+  /** Unix seconds of the first and the last swap counted; null before the first swap (a pool known from its birth). */
+  firstTradeAt: number | null
+  lastTradeAt: number | null
+  /** Unix seconds the service first knew the pool's price: its birth read, else its first swap (older states lack it). */
+  seenAt?: number
+  /**
+   * The pool's in-range liquidity L as StateView's `getLiquidity` said it (uint128, decimal string) at `readBlock`; 0 at
+   * birth, when the current tick sits at the position's edge. Absent: never read.
+   */
+  liquidity?: string
+  /** The current tick as StateView's `getSlot0` said it at `readBlock`. */
+  tick?: number
+  /** The block StateView was last read at (decimal string). */
+  readBlock?: string
+  /** Base units of the token's whole supply (the cap, else what was minted at birth): what the market cap is over. */
+  supply?: string
   /** The last swap counted (its block and log index): a swap at or before it is never counted again. */
   last: { block: string; logIndex: number }
   /** Minute candles of the last 24 h, oldest first, only minutes with trades. */
@@ -65,8 +78,13 @@ export const chainMarketStateSchema: z.ZodType<ChainMarketState> = z.object({
   sqrtPriceX96: z.string().regex(/^\d+$/),
   priceEth: decimalString,
   wethUsd: decimalString.nullable(),
-  firstTradeAt: z.number(),
-  lastTradeAt: z.number(),
+  firstTradeAt: z.number().nullable(),
+  lastTradeAt: z.number().nullable(),
+  seenAt: z.number().optional(),
+  liquidity: z.string().regex(/^\d+$/).optional(),
+  tick: z.number().int().optional(),
+  readBlock: z.string().regex(/^\d+$/).optional(),
+  supply: z.string().regex(/^\d+$/).optional(),
   last: z.object({ block: z.string().regex(/^\d+$/), logIndex: z.number().int() }),
   minutes: z.array(candleSchema),
   hours: z.array(candleSchema),
@@ -85,4 +103,15 @@ export type ChainSwap = {
 }
 
 /** The launch a pool belongs to. */
-export type ChainLaunch = { token: string; poolId: string; decimals: number /** The pool's first price. */; sqrtPriceX96: string }
+export type ChainLaunch = {
+  token: string
+  poolId: string
+  decimals: number
+  /** The pool's first price. */
+  sqrtPriceX96: string
+  /** Base units of the token's whole supply (the cap, else what was minted at birth); absent: unknown. */
+  supply?: string
+}
+
+/** The pool as Uniswap's StateView says it at a block: `getSlot0`'s price and tick, `getLiquidity`'s in-range L. */
+export type PoolRead = { sqrtPriceX96: bigint; tick: number; liquidity: bigint; block: bigint }

@@ -67,6 +67,16 @@ export function tokenPriceEth(sqrtPriceX96: bigint, decimals: number, significan
   return divideToSignificant(Q192 * 10n ** BigInt(decimals), sqrtPriceX96 * sqrtPriceX96 * 10n ** BigInt(ETH_DECIMALS), significant)
 }
 
+/**
+ * What `units` base units of the token are worth in ETH at `sqrtPriceX96` (pure, exact to 18 significant digits; the
+ * token currency1, native ETH currency0): units · 2^192 / (sqrtPriceX96² · 10^18). Over the whole supply, the market cap.
+ */
+export function tokenValueEth(sqrtPriceX96: bigint, units: bigint, significant = PRICE_SIGNIFICANT_DIGITS): string {
+  if (sqrtPriceX96 <= 0n) throw new RangeError('sqrtPriceX96 must be positive')
+  if (units === 0n) return '0'
+  return divideToSignificant(Q192 * units, sqrtPriceX96 * sqrtPriceX96 * 10n ** BigInt(ETH_DECIMALS), significant)
+}
+
 /** `a × b` of two decimal strings, to 18 significant digits; "0" when either is 0. */
 export function multiplyDecimals(a: string, b: string): string {
   const [an, ad] = decimalFraction(a)

@@ -200,7 +200,28 @@ export const tokenOhlcvSchema = z.object({
     .describe(
       'Newest first, one row per t; an interval in which nobody traded has no row (a gap, as GeckoTerminal sends it: nothing is invented)',
     ),
-  meta: z.object({ base: ohlcvTokenSchema, quote: ohlcvTokenSchema }).describe('The pool’s two tokens as GeckoTerminal names them'),
+  meta: z
+    .object({
+      base: ohlcvTokenSchema,
+      quote: ohlcvTokenSchema,
+      pool: z
+        .object({
+          priceEth: z.string().describe('ETH per whole token: the pool’s slot0 (StateView) or its last swap, 18 significant digits'),
+          priceUsd: z.string().nullable().describe('priceEth times WETH’s price in the control room now; null when unknown'),
+          liquidity: z
+            .number()
+            .nullable()
+            .describe(
+              'The pool’s in-range liquidity L as StateView’s getLiquidity said it (Uniswap’s unit, not USD; 0 at birth); null: not read',
+            ),
+          marketCapEth: z.string().nullable().describe('ETH the whole supply is worth at priceEth; null when the supply is unknown'),
+        })
+        .optional()
+        .describe(
+          'A token launched here with a pool, charted from its own pool (dexId uniswap, before the aggregators have it): the pool as the service read it from the chain, from the block it was born in (then ohlcv may be empty: no trade yet)',
+        ),
+    })
+    .describe('The pool’s two tokens as GeckoTerminal names them'),
 })
 
 /** Body of `GET /api/token-ohlcv`. */

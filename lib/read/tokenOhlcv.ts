@@ -8,7 +8,7 @@ import {
   rowsOfSeries,
   seriesAfter,
 } from '../market/candleSeries.js'
-import { chainOhlcvRows } from '../market/chainCandles.js'
+import { chainMarketOf, chainOhlcvRows } from '../market/chainCandles.js'
 import { type ChainMarketState, chainMarketStateSchema } from '../market/chainMarketState.js'
 import { type ChartedPool, chartedPoolSchema, mostLiquidPool, poolsOfRoom } from '../market/chartedPool.js'
 import { isHexAddress } from '../market/normalize.js'
@@ -24,6 +24,7 @@ import { parseCachedBody } from './cache/cachedBody.js'
 import { ReadNotFoundError } from './errors.js'
 import { chainMarketKey } from './keys.js'
 import type { ReadMemory } from './readMemory.js'
+import { wethUsdOfRoomBody } from './roomWethPrice.js'
 import type { ReadServices } from './services.js'
 import { backOffGeckoAfter429 } from './universe/discovery.js'
 
@@ -84,6 +85,8 @@ type Known = {
   pools: Map<string, ChartedPool>
   /** The token's launch pool as the tick read it from the chain, when the service launched it with one. */
   chain: ChainMarketState | null
+  /** The control room's body (its JSON text), when known: WETH's price now is in it. */
+  roomBody: string | null
 }
 
 /** Reads what a refresh needs in one store call (the control room only when the instance holds no fresh copy). */
@@ -100,6 +103,7 @@ async function readKnown(services: ReadServices, address: string, seriesKey: str
     backingOff: backoff !== null && backoff !== undefined,
     pools: shared ? poolsOfRoomBody(services.memory.roomPools, shared.etag, shared.body) : new Map(),
     chain: parseRecord(chainMarketStateSchema, chain ?? null),
+    roomBody: shared?.body ?? null,
   }
 }
 
@@ -153,14 +157,18 @@ async function refreshOhlcv(services: ReadServices, query: OhlcvQuery, seconds: 
   } catch (error) {
     // No pool known to the aggregators, or GeckoTerminal unable to chart it now (not indexed yet, off, throttled).
     if (known.chain && (error instanceof ReadNotFoundError || error instanceof UpstreamError))
-      return chainAnswer(query, seconds, known.chain)
+      return chainAnswer(query, seconds, known.chain, known.roomBody ? wethUsdOfRoomBody(known.roomBody) : null, services.now())
     throw error
   }
 }
 
-/** A launched token's candles from its pool's swaps, as the tick keeps them (pure). */
-function chainAnswer(query: OhlcvQuery, seconds: number, state: ChainMarketState): RefreshResult {
+/**
+ * A launched token's candles from its pool's swaps, as the tick keeps them, and the pool as the service last read it
+ * (pure): a pool born and not traded yet answers its price with no candle, not 404.
+ */
+function chainAnswer(query: OhlcvQuery, seconds: number, state: ChainMarketState, wethUsd: string | null, now: number): RefreshResult {
   const { address, timeframe, aggregate, currency, before, limit } = query
+  const { priceEth, priceUsd, liquidity, marketCapEth } = chainMarketOf(state, Math.floor(now / 1000), wethUsd)
   const body: TokenOhlcv = {
     address,
     pairAddress: state.poolId,
@@ -169,7 +177,11 @@ function chainAnswer(query: OhlcvQuery, seconds: number, state: ChainMarketState
     aggregate,
     currency,
     ohlcv: chainOhlcvRows({ state, seconds, currency, before, limit }),
-    meta: { base: { address, name: null, symbol: null }, quote: { address: null, name: 'Ether', symbol: 'ETH' } },
+    meta: {
+      base: { address, name: null, symbol: null },
+      quote: { address: null, name: 'Ether', symbol: 'ETH' },
+      pool: { priceEth, priceUsd, liquidity, marketCapEth },
+    },
   }
   return { body: JSON.stringify(body), source: 'chain', writes: [] }
 }

@@ -42,13 +42,17 @@ function loadLibrary() {
 }
 
 /**
- * The legend: the last candle's open, high, low and close, as text a reader (and a screen reader) can see.
+ * The legend: the last candle's open, high, low and close, as text a reader (and a screen reader) can see; with no
+ * candle, a launch's pool's price as the service read it from the chain (it has one from the block it was born in).
  * @param {Bar | null} bar
+ * @param {TokenOhlcv['meta']['pool']} [pool]
  */
-function showLegend(bar) {
+function showLegend(bar, pool) {
   byId('candle-legend').textContent = bar
     ? `O ${price(bar.open)} H ${price(bar.high)} L ${price(bar.low)} C ${price(bar.close)}`
-    : 'No candle yet: nobody has traded in this range.'
+    : pool
+      ? `No trade yet: the pool prices it at ${pool.priceEth} ETH${pool.priceUsd ? ` ($${pool.priceUsd})` : ''}${pool.marketCapEth ? `, a market cap of ${pool.marketCapEth} ETH` : ''}.`
+      : 'No candle yet: nobody has traded in this range.'
 }
 
 /**
@@ -169,7 +173,7 @@ export async function showCandles(address, frame) {
     shown.chart.timeScale().fitContent()
     const last = rows.at(-1)
     shown.last = last ? { time: last[0], open: last[1], high: last[2], low: last[3], close: last[4] } : null
-    showLegend(shown.last)
+    showLegend(shown.last, body.meta.pool)
     showNote(
       `${rows.length} candles of ${frame}, newest ${last ? new Date(last[0] * 1000).toISOString().slice(0, 16).replace('T', ' ') : '–'} UTC; intervals without trades have none.`,
       String(rows.length),

@@ -43,6 +43,7 @@ export function renderFreshness() {
  */
 function showError(message) {
   const el = byId('error')
+  if (message !== null) revealMain()
   if (message === null) {
     el.hidden = true
     el.textContent = ''
@@ -112,12 +113,21 @@ const launchPanel = () => import('./launches.js')
  */
 export const onRoomDrawn = (listener) => void state.roomListeners.push(listener)
 
+/**
+ * Shows what the page holds back until the first room lands (index.html's `data-loading`): the summary card's figures
+ * and every section under it. They appear where they are laid out, in the same frame as the commentary: nothing moves.
+ */
+export function revealMain() {
+  document.querySelector('main')?.removeAttribute('data-loading')
+}
+
 /** Redraws the stats, the trending list and the table from the room in `state`, keeping the keyboard focus. */
 function renderRoom() {
   keepingFocus(() => {
     renderSummary()
     renderTrending()
     renderTable()
+    if (state.data) revealMain()
   })
   const room = state.data
   if (room) for (const listener of state.roomListeners) listener(room)

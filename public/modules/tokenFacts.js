@@ -66,12 +66,23 @@ function launchFacts(launch) {
     const url = launch.metadata?.[field]
     if (url) facts.push([field, label, url, isHttps(url) ? url : undefined])
   }
-  if (launch.pool)
+  // Who holds which role, as the creation set them: who can mint more is what a buyer most needs to know.
+  facts.push(['minter', 'Who can mint', launch.roles.minter ?? 'nobody, ever'])
+  facts.push(['admin', 'Admin', launch.roles.admin ?? 'nobody, ever'])
+  if (launch.pool) {
     facts.push([
       'pool',
       'Pool',
-      `Uniswap v4, ETH pair, ${launch.pool.fee / 10_000} % fee: ${launch.pool.poolId}. The position and its fees are ${launch.pool.owner}'s, who can withdraw it: nothing is locked.`,
+      `Uniswap v4, ETH pair, ${launch.pool.fee / 10_000} % fee: ${launch.pool.poolId}. Nothing is locked: the position's owner can withdraw it.`,
     ])
+    facts.push(['owner', 'Position owner', launch.pool.owner])
+    facts.push([
+      'start',
+      'Start price',
+      `${launch.pool.startPriceEth} ETH a token · market cap ${launch.pool.startMarketCapEth} ETH (as the pool was born)`,
+    ])
+    facts.push(['trade', 'Trade', 'Trade it on Uniswap', uniswapUrl(launch.address)])
+  }
   const { market } = launch
   if (market?.source === 'chain')
     facts.push([
@@ -79,8 +90,10 @@ function launchFacts(launch) {
       'Market (from the chain)',
       [
         `${market.priceEth ?? '–'} ETH${market.priceUsd ? ` ($${market.priceUsd})` : ''}`,
+        market.marketCapEth ? `market cap ${market.marketCapEth} ETH` : '',
+        market.liquidity === null ? '' : `in-range liquidity ${market.liquidity}`,
         `${market.trades24h ?? 0} trades, ${market.volume24hEth ?? '0'} ETH in 24 h`,
-        market.lastTradeAt ? `last ${market.lastTradeAt.replace('T', ' ').slice(0, 16)} UTC` : '',
+        market.lastTradeAt ? `last ${market.lastTradeAt.replace('T', ' ').slice(0, 16)} UTC` : 'no trade yet',
       ]
         .filter(Boolean)
         .join(' · '),
@@ -120,6 +133,15 @@ export function takeTrade(trade) {
     if (row) document.getElementById('detail-fields')?.append(row)
   }
 }
+
+/**
+ * Where a launched token trades: Uniswap's app on Base, buying it with ETH (the pool's pair). The address is the
+ * service's own (checked by the feed's schema), never an agent's text.
+ * @param {string} address
+ * @returns {string}
+ */
+export const uniswapUrl = (address) =>
+  `https://app.uniswap.org/swap?chain=base&inputCurrency=NATIVE&outputCurrency=${encodeURIComponent(address)}`
 
 /**
  * Whether a URL is https (the only kind an agent's URL is linked as).

@@ -299,7 +299,7 @@ describe('the dashboard page', () => {
     })
   }
 
-  it('reserves the layout before the data arrives: skeleton rows, and nothing moves when the data lands', async () => {
+  it('reserves the layout before the data arrives: skeleton rows, and nothing shifts when the data lands', async () => {
     for (const width of [360, 1400]) {
       const page = await browser.newPage({ viewport: { width, height: 800 } })
       let release = () => {}
@@ -317,16 +317,83 @@ describe('the dashboard page', () => {
             (e) => `${e.matches('tr') ? 'last row' : e.className} ${Math.round(e.getBoundingClientRect().top)}`,
           ),
         )
-      const before = await layout()
+      // Until the room lands, only the summary card's skeleton shows; the rest is laid out but not shown, and appears
+      // in place with the text (the summary is sized to it): no layout shift in the page's main part.
+      expect(await page.locator('main > section.volume').evaluate((e) => getComputedStyle(e).visibility)).toBe('hidden')
+      await page.evaluate(() => {
+        const moved: string[] = []
+        ;(window as unknown as { moved: string[] }).moved = moved
+        type Shift = PerformanceEntry & { sources?: { node?: Node | null }[] }
+        new PerformanceObserver((list) => {
+          for (const entry of list.getEntries() as Shift[])
+            for (const source of entry.sources ?? [])
+              if (source.node && document.querySelector('main')?.contains(source.node)) moved.push(source.node.nodeName)
+        }).observe({ type: 'layout-shift', buffered: true })
+      })
       release()
       await page.waitForSelector('[data-testid="trending"] svg.spark')
-      expect((await layout()).join(', '), `${width} px`).toBe(before.join(', '))
+      expect(await page.locator('main > section.volume').evaluate((e) => getComputedStyle(e).visibility)).toBe('visible')
+      expect(await page.evaluate(() => (window as unknown as { moved: string[] }).moved), `${width} px`).toEqual([])
+      const before = await layout()
       // On a phone the table is still skeleton rows (below the fold); on a desktop it is filled. Either way, filling it moves nothing.
       expect(await page.locator('[data-testid="tokens"] tbody tr.skeleton').count()).toBe(width === 360 ? 100 : 0)
       await page.getByTestId('table-wrap').scrollIntoViewIfNeeded()
       await page.waitForSelector('[data-testid="tokens"] svg.spark')
       await page.evaluate(() => window.scrollTo(0, 0))
       expect((await layout()).join(', '), `${width} px, table filled`).toBe(before.join(', '))
+      await page.close()
+    }
+  })
+
+  it('sizes the summary card to its text on a phone: at 390 px no blank under the commentary, and no layout shift when the text lands', async () => {
+    const page = await browser.newPage({ viewport: { width: 390, height: 844 } })
+    try {
+      // Every layout shift the page makes, as Chromium reports it for CLS (after no input: there is none), and whether
+      // any of what moved is in the page's main part (the summary card and everything under it).
+      await page.addInitScript(() => {
+        const shifts: { value: number; inMain: boolean }[] = []
+        ;(window as unknown as { shifts: typeof shifts }).shifts = shifts
+        type Shift = PerformanceEntry & { value: number; hadRecentInput: boolean; sources?: { node?: Node | null }[] }
+        new PerformanceObserver((list) => {
+          for (const entry of list.getEntries() as Shift[])
+            if (!entry.hadRecentInput)
+              shifts.push({
+                value: entry.value,
+                inMain: (entry.sources ?? []).some((source) => !!source.node && !!document.querySelector('main')?.contains(source.node)),
+              })
+        }).observe({ type: 'layout-shift', buffered: true })
+      })
+      let release = () => {}
+      const gate = new Promise<void>((resolve) => (release = resolve))
+      await page.route('**/api/**', async (route) => {
+        await gate
+        await route.continue()
+      })
+      await page.goto(server.url)
+      await page.waitForSelector('#commentary .skeleton-text')
+      release()
+      await expect.poll(() => page.textContent('[data-testid="commentary"]')).toContain('tracked Base tokens')
+      await page.waitForSelector('[data-testid="trending"] svg.spark')
+      // The blank between the commentary's last line and its three figures: none but the half-leading of its last line
+      // (the text's own box ends a little above its line's). A room reserved for ~500 characters left eight lines.
+      const { gap, lineHeight } = await page.evaluate(() => {
+        const commentary = document.getElementById('commentary')!
+        const text = document.createRange()
+        text.selectNodeContents(commentary)
+        const style = getComputedStyle(commentary)
+        const stats = document.querySelector('.summary .stats')!.getBoundingClientRect()
+        return {
+          gap: stats.top - text.getBoundingClientRect().bottom - parseFloat(style.marginBottom),
+          lineHeight: parseFloat(style.lineHeight),
+        }
+      })
+      expect(gap / lineHeight).toBeLessThan(0.5)
+      // Nothing in main moves when the text lands; the header's refresh button may slide a few pixels as its status
+      // text changes width (a CLS of about 0.0001).
+      const shifts = await page.evaluate(() => (window as unknown as { shifts: { value: number; inMain: boolean }[] }).shifts)
+      expect(shifts.filter((shift) => shift.inMain)).toEqual([])
+      expect(shifts.reduce((sum, shift) => sum + shift.value, 0)).toBeLessThan(0.001)
+    } finally {
       await page.close()
     }
   })

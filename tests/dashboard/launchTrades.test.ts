@@ -64,8 +64,9 @@ describe('a pooled launch’s token page over npm start (anvil, Uniswap v4’s c
       const watchedFrom = parts.chain.rpcMethods.length
       await page.goto(`${service.url}/#/token/${token}`)
       await expect.poll(() => page.locator('dd[data-field="pool"]').textContent(), { timeout: 15_000 }).toContain('Uniswap v4')
-      expect(await page.locator('dd[data-field="pool"]').textContent()).toContain(owner)
-      expect(await page.locator('dd[data-field="pool"]').textContent()).toContain('nothing is locked')
+      expect(await page.locator('dd[data-field="owner"]').textContent()).toBe(owner)
+      expect(await page.locator('dd[data-field="minter"]').textContent()).toBe(owner)
+      expect(await page.locator('dd[data-field="pool"]').textContent()).toContain('Nothing is locked')
       // The page's stream is open and its instance has read the chain's head and the launched pools' logs once: from
       // there on every swap of these pools is news to it.
       await expect

@@ -45,6 +45,9 @@ const axeOf = (page: Page) =>
     .options({ resultTypes: ['violations'] })
     .analyze()
 
+/** Who a seeded pooled launch's position (and, with no admin given, its roles) go to. */
+const POOL_OWNER = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed'
+
 /** The token page in Chromium against the local server, the fake upstreams and launches in the deploy records. */
 describe('the token page (candles from lightweight-charts) and New launches', () => {
   let upstream: FakeDexScreener
@@ -126,6 +129,13 @@ describe('the token page (candles from lightweight-charts) and New launches', ()
         createdAt: now - 60_000,
         initialSupply: 10n ** 24n,
         metadata: { description: 'A token with a site.', website: 'https://good.example/' },
+      },
+      {
+        name: 'Pooled Launch',
+        symbol: 'POOLD',
+        createdAt: now - 180_000,
+        initialSupply: 10n ** 27n,
+        pool: { amount: '600000000', startingMarketCapEth: '10', owner: POOL_OWNER },
       },
     ])
     browser = await launchChromium()
@@ -324,7 +334,7 @@ describe('the token page (candles from lightweight-charts) and New launches', ()
       ])
       const { listLaunches } = await import('../../lib/launches/feed.js')
       const launch = (
-        await listLaunches({ store: services.store, storePrefix: services.keyPrefix, chainId: 8453, now: services.now() })
+        await listLaunches({ store: services.store, storePrefix: services.keyPrefix, chainId: 8453, now: services.now(), wethUsd: null })
       ).find((l) => l.txHash === fresh!.txHash)!
       await announceLaunch({
         store: services.store,
@@ -335,6 +345,37 @@ describe('the token page (candles from lightweight-charts) and New launches', ()
       })
       await page.waitForSelector(`[data-testid="launches"] li:first-child button[data-address="${fresh!.address}"]`, { timeout: 8000 })
       expect(await page.getByTestId('launches-status').textContent()).toContain('FRSH')
+    } finally {
+      await page.context().close()
+    }
+  }, 60_000)
+
+  it('shows a pooled launch’s start price and market cap, where to trade it, the position’s owner and who can mint, and its price before any trade', async () => {
+    const page = await openPage(390)
+    try {
+      const pooled = page.locator(`[data-testid="launches"] button[data-address="${launched[2]!.address}"]`)
+      await pooled.click()
+      await page.getByTestId('detail').waitFor({ state: 'visible' })
+      expect(await page.textContent('dd[data-field="minter"]')).toBe(POOL_OWNER)
+      expect(await page.textContent('dd[data-field="admin"]')).toBe(POOL_OWNER)
+      expect(await page.textContent('dd[data-field="owner"]')).toBe(POOL_OWNER)
+      // 10 ETH asked for a billion tokens, born on the tick: 10.016 ETH, as the chain's slot0 says.
+      expect(await page.textContent('dd[data-field="start"]')).toBe(
+        '0.0000000100160296593557367 ETH a token · market cap 10.0160296593557367 ETH (as the pool was born)',
+      )
+      const trade = page.locator('dd[data-field="trade"] a')
+      expect((await trade.getAttribute('href'))?.toLowerCase()).toBe(
+        `https://app.uniswap.org/swap?chain=base&inputcurrency=native&outputcurrency=${launched[2]!.address}`,
+      )
+      expect(await trade.getAttribute('rel')).toBe('noopener noreferrer')
+      expect(await page.textContent('dd[data-field="market"]')).toContain('market cap 10.0160296593557367 ETH')
+      expect(await page.textContent('dd[data-field="market"]')).toContain('no trade yet')
+      // No candle: the pool's own price from its birth, not "no candle" with no price at all.
+      await expect
+        .poll(() => page.locator('#candle-legend').textContent())
+        .toMatch(
+          /^No trade yet: the pool prices it at 0\.0000000100160296593557367 ETH \(\$0\.0000\d+\), a market cap of 10\.0160296593557367 ETH\.$/,
+        ) // USD through the room's WETH
     } finally {
       await page.context().close()
     }

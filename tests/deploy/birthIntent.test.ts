@@ -173,6 +173,7 @@ describe('planDeploy: the initCalls a token is born with', () => {
       variant: 'asset',
       decimals: 6,
       admin: ADMIN,
+      minter: ADMIN,
       initialSupply: '1000',
       supplyCap: '5000',
       recipient: HOLDER,
@@ -238,7 +239,14 @@ describe('reading a deploy back', () => {
   })
 
   it('reads nothing from calldata that is not a createB20, and keeps what it can of malformed params', () => {
-    expect(birthViewOf('0x1234', 18)).toEqual({ admin: null, initialSupply: null, supplyCap: null, recipient: null, metadata: null })
+    expect(birthViewOf('0x1234', 18)).toEqual({
+      admin: null,
+      minter: null,
+      initialSupply: null,
+      supplyCap: null,
+      recipient: null,
+      metadata: null,
+    })
     const odd = encodeCreateB20({ variant: 'asset', name: 'A', symbol: 'A', admin: ADMIN, decimals: 18 }, SALT, ['0xdeadbeef'])
     expect(birthViewOf(odd, 18)).toMatchObject({ admin: ADMIN, initialSupply: null })
   })

@@ -30,7 +30,7 @@ import { listLaunches } from '../../lib/launches/feed.js'
 import { type LaunchesPage, launchSchema } from '../../lib/launches/schema.js'
 import { followPoolSwaps, pooledLaunches } from '../../lib/launches/swapFollow.js'
 import { readLaunchTrades } from '../../lib/launches/tradeReader.js'
-import { tokenPriceEth, weiToEth } from '../../lib/market/poolPrice.js'
+import { tokenPriceEth, tokenValueEth, weiToEth } from '../../lib/market/poolPrice.js'
 import type { TokenOhlcv } from '../../lib/market/types.js'
 import { systemClock } from '../../lib/platform/clock.js'
 import { createLogger } from '../../lib/platform/log.js'
@@ -87,7 +87,11 @@ describe('a launch’s market from its pool’s swaps, before any aggregator (an
 
   /** The deploy side a follow runs on: this chain's v4 addresses, a store of its own, RPC through the counting proxy. */
   function followServices(store: Store, prefix: string) {
-    const config = loadDeployConfig({ STORE_KEY_PREFIX: prefix, UNISWAP_V4_POOL_MANAGER: v4.poolManager })
+    const config = loadDeployConfig({
+      STORE_KEY_PREFIX: prefix,
+      UNISWAP_V4_POOL_MANAGER: v4.poolManager,
+      UNISWAP_V4_STATE_VIEW: v4.stateView,
+    })
     return { store, config, publicClient: createPublicClient({ transport: http(chain.rpcUrl) }), clock: systemClock }
   }
   /** One tick's follow, with the RPC methods it called. */
@@ -222,13 +226,27 @@ describe('a launch’s market from its pool’s swaps, before any aggregator (an
     await settle()
 
     const first = await tick(store, prefix)
-    expect(first.methods).toEqual(['eth_getBlockByNumber', 'eth_getLogs'])
-    expect(first.result).toMatchObject({ pools: 1, swaps: 2, updated: 1, rpcCalls: 2 })
+    // The head, the logs, and StateView's getSlot0 and getLiquidity of the one pool that traded.
+    expect(first.methods).toEqual(['eth_getBlockByNumber', 'eth_getLogs', 'eth_call', 'eth_call'])
+    expect(first.result).toMatchObject({ pools: 1, swaps: 2, updated: 1, rpcCalls: 4 })
 
     const now = Date.now()
-    const [listed] = await listLaunches({ store, storePrefix: prefix, chainId: 8453, now })
+    const [listed] = await listLaunches({ store, storePrefix: prefix, chainId: 8453, now, wethUsd: '3000' })
     expect(launchSchema.parse(listed)).toEqual(listed)
-    expect(listed!.pool).toEqual({ poolId: planned.poolId, fee: 10000, owner: planned.owner })
+    expect(listed!.pool).toEqual({
+      poolId: planned.poolId,
+      fee: 10000,
+      owner: planned.owner,
+      startPriceEth: tokenPriceEth(planned.sqrtPriceX96, 18),
+      startMarketCapEth: tokenValueEth(planned.sqrtPriceX96, SUPPLY),
+    })
+    const liquidityNow = await chain.publicClient.readContract({
+      address: v4.stateView,
+      abi: stateViewAbi,
+      functionName: 'getLiquidity',
+      args: [planned.poolId],
+    })
+    expect(liquidityNow).toBeGreaterThan(0n) // bought into the range: the position's liquidity is in range now
     const priceNow = tokenPriceEth(await slot0(planned.poolId), 18)
     expect(sell.sqrtPriceX96).toBe(await slot0(planned.poolId))
     const volumeWei = parseEther('0.1') + sell.amount0
@@ -239,7 +257,8 @@ describe('a launch’s market from its pool’s swaps, before any aggregator (an
       priceEth: priceNow,
       volume24hEth: weiToEth(volumeWei),
       trades24h: 2,
-      liquidity: null,
+      liquidity: Number(liquidityNow),
+      marketCapEth: tokenValueEth(await slot0(planned.poolId), SUPPLY),
     })
     expect(Number(listed!.market!.priceUsd)).toBeCloseTo(Number(priceNow) * 3000, 18)
     // 0.1 ETH at a 10 ETH market cap for 1e9 tokens, then a sale of half: the price stays near 1e-8 ETH.
@@ -254,7 +273,7 @@ describe('a launch’s market from its pool’s swaps, before any aggregator (an
     await swap(trader, planned, { buyEth: parseEther('0.05') })
     await settle()
     expect((await tick(store, prefix)).result).toMatchObject({ swaps: 1, updated: 1 })
-    const [again] = await listLaunches({ store, storePrefix: prefix, chainId: 8453, now: Date.now() })
+    const [again] = await listLaunches({ store, storePrefix: prefix, chainId: 8453, now: Date.now(), wethUsd: '3000' })
     expect(again!.market).toMatchObject({ trades24h: 3, volume24hEth: weiToEth(volumeWei + parseEther('0.05')) })
 
     const read = createReadServices({
@@ -315,7 +334,7 @@ describe('a launch’s market from its pool’s swaps, before any aggregator (an
     expect(fromAggregator.ohlcv.length).toBeGreaterThan(1)
   })
 
-  it('a tick costs the same RPC calls with one launch or forty: one for the head, one eth_getLogs over every pool id', async () => {
+  it('a tick costs the same RPC calls with one launch or forty: one for the head, one eth_getLogs over every pool id, StateView for the pool that traded', async () => {
     const prefix = `cm2:${Date.now()}:`
     const store = createMemoryStore()
     const { planned } = await launch(store, prefix)
@@ -324,7 +343,7 @@ describe('a launch’s market from its pool’s swaps, before any aggregator (an
     await swap(await newAccount(), planned, { buyEth: parseEther('0.01') })
     await settle()
     const one = await tick(store, prefix)
-    expect(one.methods).toEqual(['eth_getBlockByNumber', 'eth_getLogs'])
+    expect(one.methods).toEqual(['eth_getBlockByNumber', 'eth_getLogs', 'eth_call', 'eth_call']) // StateView of the pool that traded
     expect(one.result).toMatchObject({ pools: 1, swaps: 1 })
     // Forty more launches with pools (their records only: pools nobody trades).
     for (let i = 0; i < 40; i++) {
@@ -341,10 +360,10 @@ describe('a launch’s market from its pool’s swaps, before any aggregator (an
     await settle()
     const many = await tick(store, prefix)
     expect(many.methods).toEqual(one.methods)
-    expect(many.result).toMatchObject({ pools: 41, swaps: 1, updated: 1, rpcCalls: 2 })
-    // A quiet tick: the same two calls, nothing written but the block read.
+    expect(many.result).toMatchObject({ pools: 41, swaps: 1, updated: 1, rpcCalls: 4 })
+    // A quiet tick: the head and the logs, nothing written but the block read, no StateView read.
     await settle()
-    expect((await tick(store, prefix)).methods).toEqual(one.methods)
+    expect((await tick(store, prefix)).methods).toEqual(['eth_getBlockByNumber', 'eth_getLogs'])
   })
 
   it('reads the swaps since a block as trade events in one eth_getLogs, up to the head (what a stream would send)', async () => {

@@ -14,11 +14,14 @@ import {
 } from 'viem'
 import { describe, expect, it } from 'vitest'
 import { MAX_TOKEN_UNITS } from '../../lib/chain/tokenAmount.js'
+import { loadDeployConfig } from '../../lib/deploy/config.js'
 import { BASE_UNISWAP_V4 } from '../../lib/deploy/pool/addresses.js'
 import { planLaunchPool } from '../../lib/deploy/pool/launchPool.js'
 import { encodePoolApprovals } from '../../lib/deploy/pool/permit2.js'
-import { type PoolBirthFields, parsePoolIntent, poolOwnerProblem } from '../../lib/deploy/pool/poolFields.js'
+import { type PoolBirthFields, parsePoolIntent, poolOwnerProblem, startingMarketCapProblem } from '../../lib/deploy/pool/poolFields.js'
 import { launchPoolKey, type PlanPoolSeedParameters, planPoolSeed } from '../../lib/deploy/pool/poolSeed.js'
+import { startValuation, startValuationUsd } from '../../lib/deploy/pool/startPrice.js'
+import { tokenPriceEth, tokenValueEth } from '../../lib/market/poolPrice.js'
 
 const TOKEN: Address = '0xB200000000000000000000f4f69ba108F6504Dc5'
 const ADMIN = '0xadadadadadadadadadadadadadadadadadadadad'
@@ -334,6 +337,58 @@ describe('planLaunchPool', () => {
         details: [{ field: 'pool.startingMarketCapEth', reason: 'must be between 1 and 1000000 ETH on this deployment' }],
       })
     for (const cap of ['1', '10', '1000000']) expect(plan(cap).ok, cap).toBe(true)
+  })
+
+  it('says the price and market cap the pool is really born at: the tick’s, up to 1 % off the asked cap at fee 10000', () => {
+    for (const cap of ['1', '2.5', '10', '77.7', '1000', '1000000']) {
+      const planned = plan(cap)
+      if (!planned.ok) throw new Error(cap)
+      const { view, seed } = planned.launch
+      const born = Number(view.startMarketCapEth)
+      expect(Math.abs(born / Number(cap) - 1), cap).toBeLessThanOrEqual(0.01)
+      expect(view.startMarketCapEth).toBe(tokenValueEth(seed.sqrtPriceX96, SUPPLY))
+      expect(view.startPriceEth).toBe(tokenPriceEth(seed.sqrtPriceX96, 18))
+      expect(view.startPriceEth).toBe(tokenValueEth(seed.sqrtPriceX96, 10n ** 18n))
+    }
+    const ten = plan('10')
+    if (!ten.ok) throw new Error('10')
+    expect(ten.launch.view).toMatchObject({ startPriceEth: '0.0000000100160296593557367', startMarketCapEth: '10.0160296593557367' })
+    // Over a capped supply, the cap is the whole supply the market cap is over.
+    expect(startValuation({ sqrtPriceX96: ten.launch.seed.sqrtPriceX96, decimals: 18, wholeSupply: SUPPLY * 2n }).startMarketCapEth).toBe(
+      '20.0320593187114733',
+    )
+  })
+
+  it('prices the start in USD through WETH’s price, or says null for both without one', () => {
+    const view = { startPriceEth: '0.0000000100160296593557367', startMarketCapEth: '10.0160296593557367' }
+    expect(startValuationUsd(view, null)).toEqual({ startPriceUsd: null, startMarketCapUsd: null })
+    expect(startValuationUsd(view, '3000')).toEqual({ startPriceUsd: '0.0000300480889780672101', startMarketCapUsd: '30048.0889780672101' })
+  })
+})
+
+describe('startingMarketCapProblem', () => {
+  const defaults = loadDeployConfig({}).poolMarketCap
+  it('takes the default bounds, 1 and 1,000,000 ETH, both included, and refuses a wei outside either', () => {
+    const cases: [bigint, boolean][] = [
+      [1n, false], // 1e-18 ETH
+      [parseEther('0.01'), false], // "0.01" typed for "10"
+      [parseEther('1') - 1n, false],
+      [parseEther('1'), true],
+      [parseEther('10'), true],
+      [parseEther('1000000'), true],
+      [parseEther('1000000') + 1n, false],
+      [parseEther('100000000000000000000'), false], // 1e20 ETH
+    ]
+    for (const [wei, ok] of cases)
+      expect(startingMarketCapProblem(wei, defaults), wei.toString()).toEqual(
+        ok ? null : { field: 'pool.startingMarketCapEth', reason: 'must be between 1 and 1000000 ETH on this deployment' },
+      )
+  })
+
+  it('says the deployment’s own bounds, as decimals of ETH', () => {
+    const bounds = loadDeployConfig({ POOL_MIN_MARKET_CAP_ETH: '0.5', POOL_MAX_MARKET_CAP_ETH: '250.25' }).poolMarketCap
+    expect(startingMarketCapProblem(parseEther('0.5'), bounds)).toBeNull()
+    expect(startingMarketCapProblem(parseEther('0.4'), bounds)?.reason).toBe('must be between 0.5 and 250.25 ETH on this deployment')
   })
 })
 

@@ -28,14 +28,23 @@ import { readLaunchFailure } from '../../lib/deploy/records/launchFailure.js'
 import { readTransactionRecord } from '../../lib/deploy/sender/signedTransactions.js'
 import type { DeployServices } from '../../lib/deploy/services.js'
 import { type ChainEvent, readChainEvent } from '../../lib/launches/chainEvents.js'
+import { listLaunches } from '../../lib/launches/feed.js'
 import { chainEventsChannel, tradeWatchKeys } from '../../lib/launches/keys.js'
 import { launchTradeReader } from '../../lib/launches/tradeReader.js'
 import { TRADE_LEASE_MS, TRADE_LEASE_RENEW_MS, tradeWatch } from '../../lib/launches/tradeWatch.js'
+import { multiplyDecimals, tokenPriceEth, tokenValueEth } from '../../lib/market/poolPrice.js'
+import { systemClock } from '../../lib/platform/clock.js'
 import { silentLogger } from '../../lib/platform/log.js'
+import { createTokenOhlcvEndpoint } from '../../lib/read/endpoint.js'
+import { chainMarketKey, readKeys } from '../../lib/read/keys.js'
+import { createReadServices } from '../../lib/read/services.js'
 import { createMemoryStore } from '../../lib/store/memory.js'
+import { createDexScreenerClient } from '../../lib/upstream/dexscreener.js'
 import { ib20Abi, ROLES, tokenAt } from '../support/b20Token.js'
 import { type DeployStack, startDeployStack } from '../support/deployStack.js'
-import { deployUniswapV4, poolManagerAbi, positionManagerAbi, swapCalldata, type UniswapV4 } from '../support/uniswapV4.js'
+import { startFakeDexScreener } from '../support/fakeDexScreener.js'
+import { withOpenApiCheck } from '../support/openapiCheck.js'
+import { deployUniswapV4, poolManagerAbi, positionManagerAbi, stateViewAbi, swapCalldata, type UniswapV4 } from '../support/uniswapV4.js'
 import { startWebhookReceiver } from '../support/webhookReceiver.js'
 
 // A pooled launch through POST /api/b20-skill, on Uniswap v4's own compiled contracts beside the B20 emulator and
@@ -250,6 +259,149 @@ describe('a pooled launch through the key door (anvil, the B20 emulator, Uniswap
     expect(feeEth).toBeGreaterThan(buyEth / 100n - 10n ** 6n)
     expect(feeEth).toBeLessThanOrEqual(buyEth / 100n)
     expect((await erc20.balanceOf(owner.address)) - tokensBefore).toBeGreaterThan(sold / 100n - 10n ** 6n)
+  })
+
+  it('says the price the pool is really born at: the answer’s and the receipt’s match slot0 to the tick; a dry run says it in USD too', async () => {
+    const owner = await newAccount()
+    // 10 ETH asked at tick spacing 200: the first price moves to a usable tick, so the cap born is near 10, not 10.
+    const dry = (await stack.post(pooledBody(owner.address, { dryRun: true }))).body
+    expect(dry.pool).toMatchObject({ startPriceUsd: null, startMarketCapUsd: null }) // no control room yet: WETH unpriced
+    expect(Number(dry.pool.startMarketCapEth)).toBeGreaterThan(9.9)
+    expect(Number(dry.pool.startMarketCapEth)).toBeLessThan(10.1)
+    expect(dry.pool.startMarketCapEth).not.toBe('10')
+    const wholeSupply = parseUnits('1000000000', 18)
+    expect(tokenValueEth(BigInt(dry.pool.sqrtPriceX96), wholeSupply)).toBe(dry.pool.startMarketCapEth)
+    // The control room as the read side keeps it in the shared store, WETH at 3000 USD: the dry run prices in USD.
+    const room = JSON.stringify({ liveActivity: [{ address: '0x4200000000000000000000000000000000000006', priceUsd: '3000' }] })
+    const roomKey = readKeys(services.config.storePrefix).controlRoom
+    await stack.store.set(roomKey, JSON.stringify({ body: room, etag: '"r"', fetchedAt: 0, expiresAt: 0 }), 60_000)
+    const priced = (await stack.post(pooledBody(owner.address, { dryRun: true }))).body
+    expect(priced.pool).toMatchObject({
+      startPriceEth: dry.pool.startPriceEth,
+      startPriceUsd: multiplyDecimals(dry.pool.startPriceEth, '3000'),
+      startMarketCapUsd: multiplyDecimals(dry.pool.startMarketCapEth, '3000'),
+    })
+    await stack.store.delete(roomKey)
+
+    const { body } = await stack.post(pooledBody(owner.address, { waitSeconds: 6 }))
+    expect(body.receipt).toMatchObject({ status: 'confirmed', pool: { status: 'seeded' } })
+    expect(body.pool).toMatchObject({ startPriceEth: dry.pool.startPriceEth, startMarketCapEth: dry.pool.startMarketCapEth })
+    const [sqrtPriceX96, tick] = await stack.chain.publicClient.readContract({
+      address: v4.stateView,
+      abi: stateViewAbi,
+      functionName: 'getSlot0',
+      args: [body.pool.poolId],
+    })
+    expect(tick).toBe(body.pool.tickUpper)
+    expect(tokenPriceEth(sqrtPriceX96, 18)).toBe(body.pool.startPriceEth)
+    expect(tokenValueEth(sqrtPriceX96, wholeSupply)).toBe(body.pool.startMarketCapEth)
+    expect(body.receipt.pool).toMatchObject({ startPriceEth: body.pool.startPriceEth, startMarketCapEth: body.pool.startMarketCapEth })
+    expect((await receiptOf(body.txHash)).pool).toMatchObject({ startPriceEth: body.pool.startPriceEth })
+  })
+
+  it('is priced from the block it is born in: the feed, the stream’s launch event and token-ohlcv carry the pool’s StateView before any swap', async () => {
+    const owner = await newAccount()
+    const channel = chainEventsChannel(services.config.storePrefix, 8453)
+    const heard: ChainEvent[] = []
+    let open = false
+    const listening = stack.store.subscribe(channel, {
+      onOpen: () => {
+        open = true
+      },
+      onMessage: (message) => {
+        const event = readChainEvent(message)
+        if (event) heard.push(event)
+      },
+      onDrop: () => {},
+    })
+    try {
+      await expect.poll(() => open).toBe(true)
+      const before = stack.chain.rpcMethods.length
+      const { body } = await stack.post(pooledBody(owner.address, { waitSeconds: 6 }))
+      expect(body.receipt).toMatchObject({ status: 'confirmed', pool: { status: 'seeded' } })
+      // Who holds which role, in the answer and its receipt: the pool's owner, never the signer.
+      expect(body.token).toMatchObject({ admin: owner.address, minter: owner.address })
+      expect(body.receipt.token).toMatchObject({ admin: owner.address, minter: owner.address })
+      // The confirmation read StateView once, after the answer: getSlot0 and getLiquidity, at one block.
+      await stack.drain()
+      const calls = stack.chain.rpcMethods.slice(before)
+      expect(calls.filter((method) => method === 'eth_call').length).toBeGreaterThanOrEqual(2)
+      const token = (body.predictedAddress as string).toLowerCase()
+      const state = JSON.parse((await stack.store.get(chainMarketKey(services.config.storePrefix, 8453, token)))!)
+      expect(BigInt(state.readBlock)).toBeGreaterThanOrEqual(BigInt(body.receipt.blockNumber))
+      const at = BigInt(state.readBlock)
+      const [sqrtPriceX96, tick] = await stack.chain.publicClient.readContract({
+        address: v4.stateView,
+        abi: stateViewAbi,
+        functionName: 'getSlot0',
+        args: [body.pool.poolId],
+        blockNumber: at,
+      })
+      const liquidity = await stack.chain.publicClient.readContract({
+        address: v4.stateView,
+        abi: stateViewAbi,
+        functionName: 'getLiquidity',
+        args: [body.pool.poolId],
+        blockNumber: at,
+      })
+      // At birth the current tick is the position's upper edge: the in-range liquidity is what the chain says (0 here).
+      expect(tick).toBe(body.pool.tickUpper)
+      const born = {
+        source: 'chain',
+        priceEth: tokenPriceEth(sqrtPriceX96, 18),
+        liquidity: Number(liquidity),
+        marketCapEth: body.pool.startMarketCapEth,
+        trades24h: 0,
+        lastTradeAt: null,
+      }
+      expect(born.priceEth).toBe(body.pool.startPriceEth)
+      // The launches feed, with no swap yet and no tick run.
+      const listed = (
+        await listLaunches({
+          store: stack.store,
+          storePrefix: services.config.storePrefix,
+          chainId: 8453,
+          now: stack.clock.now,
+          wethUsd: '3000',
+        })
+      ).find((launch) => launch.txHash === body.txHash)
+      expect(listed).toMatchObject({
+        address: body.predictedAddress,
+        roles: { admin: owner.address, minter: owner.address },
+        pool: { owner: owner.address, startPriceEth: body.pool.startPriceEth, startMarketCapEth: body.pool.startMarketCapEth },
+        market: { ...born, priceUsd: multiplyDecimals(born.priceEth, '3000') },
+      })
+      // The stream's launch event, as published once on the chain's events channel.
+      await expect.poll(() => heard.filter((event) => event.kind === 'launch').length).toBe(1)
+      const launched = heard.find((event) => event.kind === 'launch')!
+      expect(launched.kind === 'launch' && launched.launch).toMatchObject({ address: body.predictedAddress, market: born })
+      // token-ohlcv: no aggregator knows the pool, no candle yet: the pool's price, not 404.
+      const dexscreener = await startFakeDexScreener([])
+      try {
+        const read = createReadServices({
+          env: { STORE_KEY_PREFIX: services.config.storePrefix, GECKOTERMINAL_BASE_URL: '' },
+          store: stack.store,
+          logger: silentLogger,
+          upstream: createDexScreenerClient({ baseUrl: dexscreener.url, backoffBaseMs: 5, ...systemClock }),
+        })
+        const ohlcv = withOpenApiCheck(
+          '/api/token-ohlcv',
+          createTokenOhlcvEndpoint(() => read),
+        )
+        const response = await ohlcv(new Request(`https://svc.test/api/token-ohlcv?address=${token}&timeframe=minute&currency=token`))
+        expect(response.status).toBe(200)
+        expect(await response.json()).toMatchObject({
+          pairAddress: body.pool.poolId.toLowerCase(),
+          dexId: 'uniswap',
+          ohlcv: [],
+          meta: { pool: { priceEth: born.priceEth, liquidity: born.liquidity, marketCapEth: born.marketCapEth, priceUsd: null } },
+        })
+      } finally {
+        await dexscreener.close()
+      }
+    } finally {
+      listening.close()
+    }
   })
 
   it('with waitSeconds, the answer carries the receipt of a seeded pool', async () => {

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module'
 import { describe, expect, it } from 'vitest'
-import { applySwaps, chainMarketOf, chainOhlcvRows } from '../../lib/market/chainCandles.js'
+import { applySwaps, chainMarketOf, chainOhlcvRows, withPoolRead } from '../../lib/market/chainCandles.js'
 import { type ChainLaunch, type ChainSwap, chainMarketStateSchema } from '../../lib/market/chainMarketState.js'
 import {
   compareDecimals,
@@ -163,7 +163,7 @@ describe('a launch’s candles and market from its swaps', () => {
     expect(state.hours[0]).toMatchObject({ t: T, n: 3, v: '350000000000000000', o: '0.00000001', h: second!.c, l: '0.00000001' })
     expect(state.last).toEqual({ block: '120', logIndex: 1 })
 
-    const market = chainMarketOf(state, T + 120)
+    const market = chainMarketOf(state, T + 120, '3000')
     expect(market).toMatchObject({
       source: 'chain',
       pairAddress: launch.poolId,
@@ -178,8 +178,60 @@ describe('a launch’s candles and market from its swaps', () => {
     })
     expect(Number(market.priceUsd)).toBeCloseTo(3e-8 * 3000, 15)
     // A day later the 24 h figures are empty; the price stays.
-    expect(chainMarketOf(state, T + 86_400 + 120)).toMatchObject({ volume24hEth: '0', trades24h: 0, priceEth: second!.c })
-    expect(chainMarketOf({ ...state, wethUsd: null }, T + 120)).toMatchObject({ priceUsd: null, volume24h: 0 })
+    expect(chainMarketOf(state, T + 86_400 + 120, '3000')).toMatchObject({ volume24hEth: '0', trades24h: 0, priceEth: second!.c })
+    expect(chainMarketOf(state, T + 120, null)).toMatchObject({ priceUsd: null, volume24h: 0 })
+    // USD goes through WETH's price now, not the one kept with the last swap: a quiet pool's USD price stays current.
+    expect(chainMarketOf(state, T + 86_400, '4000').priceUsd).toBe(multiplyDecimals(second!.c, '4000'))
+    expect(chainMarketOf(state, T + 120, '4000').volume24h).toBe(1400)
+  })
+
+  it('is born of a StateView read: a price, liquidity and market cap from the launch’s block, before any swap', () => {
+    const supply = (10n ** 27n).toString()
+    const born = withPoolRead({
+      state: null,
+      launch: { ...launch, supply },
+      read: { sqrtPriceX96: BigInt(launch.sqrtPriceX96), tick: 184_200, liquidity: 0n, block: 50n },
+      at: T,
+    })!
+    expect(chainMarketStateSchema.parse(JSON.parse(JSON.stringify(born)))).toEqual(born)
+    expect(born).toMatchObject({ priceEth: '0.00000001', liquidity: '0', tick: 184_200, readBlock: '50', supply, seenAt: T })
+    expect(chainMarketOf(born, T + 1, '3000')).toEqual({
+      source: 'chain',
+      pairAddress: launch.poolId,
+      dexId: 'uniswap',
+      priceEth: '0.00000001',
+      priceUsd: '0.00003',
+      liquidity: 0, // at birth the current tick is the position's edge: what the chain says
+      marketCapEth: '10',
+      volume24h: 0,
+      volume24hEth: '0',
+      trades24h: 0,
+      pairUrl: `https://dexscreener.com/base/${launch.poolId}`,
+      firstSeenAt: new Date(T * 1000).toISOString(),
+      lastTradeAt: null,
+    })
+    // An uninitialised pool says nothing; a read older than the one kept changes nothing.
+    const none = { sqrtPriceX96: 0n, tick: 0, liquidity: 0n, block: 51n }
+    expect(withPoolRead({ state: null, launch, read: none, at: T })).toBeNull()
+    expect(withPoolRead({ state: born, launch, read: { ...none, sqrtPriceX96: 1n << 96n, block: 49n }, at: T })).toBe(born)
+    // The first swap then opens its candles at the born price, and keeps the born time as first seen.
+    const traded = applySwaps({ state: born, launch, swaps: [swap(T + 90, 60, 0, 2e-8, -(10n ** 17n))], wethUsd: '3000', now: T + 120 })!
+    expect(traded).toMatchObject({ firstTradeAt: T + 90, lastTradeAt: T + 90, seenAt: T, liquidity: '0', supply })
+    expect(traded.minutes[0]).toMatchObject({ o: '0.00000001', n: 1 })
+    expect(chainMarketOf(traded, T + 120, '3000')).toMatchObject({
+      firstSeenAt: new Date(T * 1000).toISOString(),
+      lastTradeAt: new Date((T + 90) * 1000).toISOString(),
+      trades24h: 1,
+    })
+    // The tick's next read after that swap: its price (the same block or later) and the liquidity now in range.
+    const read = { sqrtPriceX96: sqrtAt(2e-8), tick: 177_200, liquidity: 12345n, block: 60n }
+    const after = withPoolRead({ state: traded, launch, read, at: T + 120 })!
+    expect(after).toMatchObject({ liquidity: '12345', tick: 177_200, readBlock: '60', priceEth: tokenPriceEth(sqrtAt(2e-8), 18) })
+    expect(Number(chainMarketOf(after, T + 120, null).marketCapEth)).toBeCloseTo(20, 6)
+    // A read from before the last swap counted keeps the swap's price, and takes the liquidity.
+    const late = applySwaps({ state: after, launch, swaps: [swap(T + 130, 70, 0, 3e-8, -1n)], wethUsd: null, now: T + 130 })!
+    const older = withPoolRead({ state: late, launch, read: { ...read, liquidity: 999n, block: 65n }, at: T + 140 })!
+    expect(older).toMatchObject({ liquidity: '999', priceEth: late.priceEth })
   })
 
   it('counts a swap once: swaps at or before the last counted are skipped, whatever order and however often they come', () => {

@@ -146,6 +146,7 @@ describe('the launches feed and the stream’s launch event, across instances', 
       supplyCap: '5000',
       createdAt: expect.any(String),
       txHash: second.txHash,
+      roles: { admin: ADMIN, minter: ADMIN }, // who holds which role, as the creation set them
       status: 'broadcast',
       pool: null,
       market: null,
@@ -199,6 +200,7 @@ describe('the launches feed and the stream’s launch event, across instances', 
       txHash: token.txHash,
       address: token.address,
       symbol: 'LIVE',
+      roles: { admin: ADMIN, minter: ADMIN },
       status: 'confirmed',
       market: null,
     })
@@ -279,6 +281,7 @@ describe('the launches feed and the stream’s launch event, across instances', 
       supplyCap: null,
       createdAt: new Date(deploy.clock.now).toISOString(),
       txHash: `0x${symbol === 'POOLED' ? 'e'.repeat(64) : 'f'.repeat(64)}`,
+      roles: { admin: null, minter: null },
       status: 'confirmed',
       pool,
       market: null,
@@ -286,7 +289,7 @@ describe('the launches feed and the stream’s launch event, across instances', 
     })
     const channel = chainEventsChannel(deploy.newInstance().services.config.storePrefix, 8453)
     await deploy.store.publish(channel, launchMessage(launch('PLAIN', null), deploy.clock.now))
-    const pool = { poolId: `0x${'9'.repeat(64)}`, fee: 10000, owner: ADMIN }
+    const pool = { poolId: `0x${'9'.repeat(64)}`, fee: 10000, owner: ADMIN, startPriceEth: '0.00000001', startMarketCapEth: '10' }
     await deploy.store.publish(channel, launchMessage(launch('POOLED', pool), deploy.clock.now))
     const symbols = () => frames.filter((frame) => frame.startsWith('event: launch')).map((frame) => /"symbol":"(\w+)"/.exec(frame)?.[1])
     await expect.poll(symbols).toEqual(['PLAIN', 'POOLED'])

@@ -14,6 +14,7 @@ const launch = (ms: number, n: number): Launch => ({
   supplyCap: null,
   createdAt: new Date(T + ms).toISOString(),
   txHash: `0x${n.toString(16).padStart(64, '0')}`,
+  roles: { admin: null, minter: null },
   status: 'confirmed',
   pool: null,
   market: null,

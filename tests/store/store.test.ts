@@ -60,15 +60,20 @@ describe.each(['memory', 'upstash'] as const)('the %s store', (kind) => {
   it('holds the trade watch’s lease for one instance at a time, with the cursor a new holder goes on from', async () => {
     const { store: on, lapses } = expiry(30_000)
     const keys = { lease: `${prefix}trades:watcher`, cursor: `${prefix}trades:cursor`, leaseMs: 30_000, cursorMs: 300_000 }
-    const take = (instanceId: string, saved: string | null = null) => takeTradeWatch({ store: on, keys, instanceId, saved })
+    let known: string | null = null
+    const take = async (instanceId: string, saved: string | null = null) => {
+      const answer = await takeTradeWatch({ store: on, keys, instanceId, saved, expected: known })
+      if (answer.ok) known = answer.cursor
+      return answer.ok ? { ok: true, cursor: answer.cursor } : answer
+    }
     expect(await take('a')).toEqual({ ok: true, cursor: null }) // free, and no cursor saved yet
     expect(await take('b')).toEqual({ ok: false, code: 'LEASE_HELD_ELSEWHERE' })
     expect(await take('a', 'block-12')).toEqual({ ok: true, cursor: 'block-12' }) // a renewal saves a's cursor
     expect(await take('b', 'block-99')).toEqual({ ok: false, code: 'LEASE_HELD_ELSEWHERE' }) // b saves nothing: it does not hold it
     expect(await on.get(keys.cursor)).toBe('block-12')
-    await releaseTradeWatch({ store: on, keys, instanceId: 'b', saved: null }) // not b's to free
+    await releaseTradeWatch({ store: on, keys, instanceId: 'b', saved: null, expected: null }) // not b's to free
     expect(await take('b')).toEqual({ ok: false, code: 'LEASE_HELD_ELSEWHERE' })
-    await releaseTradeWatch({ store: on, keys, instanceId: 'a', saved: 'block-15' })
+    await releaseTradeWatch({ store: on, keys, instanceId: 'a', saved: 'block-15', expected: 'block-12' })
     expect(await take('b')).toEqual({ ok: true, cursor: 'block-15' }) // b goes on where a stopped
     // b vanishes without a word: its lease lapses after leaseMs, and a takes it back.
     await lapses(keys.lease, () => on.get(keys.lease))
@@ -77,13 +82,37 @@ describe.each(['memory', 'upstash'] as const)('the %s store', (kind) => {
     // had reached, must neither move c's cursor back nor free c's lease.
     await lapses(keys.lease, () => on.get(keys.lease))
     expect(await take('c', 'block-200')).toEqual({ ok: true, cursor: 'block-200' })
-    await releaseTradeWatch({ store: on, keys, instanceId: 'a', saved: 'block-100' })
+    await releaseTradeWatch({ store: on, keys, instanceId: 'a', saved: 'block-100', expected: 'block-15' })
     expect(await on.get(keys.cursor)).toBe('block-200')
     expect(await take('a')).toEqual({ ok: false, code: 'LEASE_HELD_ELSEWHERE' })
     // A release finding the lease free (its own lapsed, no one took it) keeps the cursor it brings: the newest known.
     await lapses(keys.lease, () => on.get(keys.lease))
-    await releaseTradeWatch({ store: on, keys, instanceId: 'c', saved: 'block-210' })
+    await releaseTradeWatch({ store: on, keys, instanceId: 'c', saved: 'block-210', expected: 'block-200' })
     expect(await on.get(keys.cursor)).toBe('block-210')
+  })
+
+  it('never moves the trade watch’s cursor back: a holder whose lease lapsed writes only over the cursor it last saw', async () => {
+    const { store: on, lapses } = expiry(30_000)
+    const keys = { lease: `${prefix}trades-cas:watcher`, cursor: `${prefix}trades-cas:cursor`, leaseMs: 30_000, cursorMs: 300_000 }
+    const take = (instanceId: string, saved: string | null, expected: string | null) =>
+      takeTradeWatch({ store: on, keys, instanceId, saved, expected })
+    expect(await take('a', null, null)).toEqual({ ok: true, cursor: null, saved: false })
+    expect(await take('a', 'block-100', null)).toEqual({ ok: true, cursor: 'block-100', saved: true })
+    // a's lease lapses while it reads; c takes over from a's block 100, reads on to 200, saves it, and stops (or
+    // vanishes too): the lease is free again, the cursor says 200.
+    await lapses(keys.lease, () => on.get(keys.lease))
+    expect(await take('c', null, null)).toEqual({ ok: true, cursor: 'block-100', saved: false })
+    expect(await take('c', 'block-200', 'block-100')).toEqual({ ok: true, cursor: 'block-200', saved: true })
+    await releaseTradeWatch({ store: on, keys, instanceId: 'c', saved: 'block-200', expected: 'block-200' })
+    expect(await on.get(keys.lease)).toBeNull()
+    // a's late release finds the lease free, and a cursor that is not the one it saved: it writes nothing.
+    await releaseTradeWatch({ store: on, keys, instanceId: 'a', saved: 'block-150', expected: 'block-100' })
+    expect(await on.get(keys.cursor)).toBe('block-200')
+    // a's late renewal takes the free lease, but keeps the newer cursor and answers it, for a to go on from.
+    expect(await take('a', 'block-150', 'block-100')).toEqual({ ok: true, cursor: 'block-200', saved: false })
+    expect(await on.get(keys.cursor)).toBe('block-200')
+    // From there a's saves go through again: it now holds the lease and knows the cursor.
+    expect(await take('a', 'block-230', 'block-200')).toEqual({ ok: true, cursor: 'block-230', saved: true })
   })
 
   /** A subscription that keeps what it hears: its opens, its messages in order, its drop. */
@@ -441,6 +470,7 @@ describe.each(['memory', 'upstash'] as const)('the %s store', (kind) => {
       supplyCap: null,
       createdAt: new Date(1_800_000_000_000 + n).toISOString(),
       txHash: `0x${n.toString(16).padStart(64, 'a')}`,
+      roles: { admin: null, minter: null },
       status: 'confirmed',
       pool: null,
       market: null,

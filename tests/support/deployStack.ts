@@ -7,6 +7,7 @@ import { deployServicesFrom } from '../../lib/deploy/instance.js'
 import { createDeployServices, type DeployServices } from '../../lib/deploy/services.js'
 import { announceConfirmedLaunch } from '../../lib/launches/feed.js'
 import { createLogger } from '../../lib/platform/log.js'
+import { readWethUsd } from '../../lib/read/roomWethPrice.js'
 import { createMemoryStore } from '../../lib/store/memory.js'
 import type { Store } from '../../lib/store/types.js'
 import { createUpstashStore } from '../../lib/store/upstash.js'
@@ -109,6 +110,8 @@ export async function startDeployStack(parameters: StartDeployStackParameters): 
       receiptPollMs: parameters.receiptPollMs,
       // As this instance's deploy side is wired (lib/launches/instance.ts): a confirmed deploy is announced as a launch.
       onConfirmed: announceConfirmedLaunch,
+      // And WETH's price is the control room's in the shared store, as the read side keeps it.
+      wethUsd: () => readWethUsd({ store: seen, keyPrefix: prefix }),
       background: (work) => {
         const tracked = work.finally(() => background.delete(tracked))
         background.add(tracked)

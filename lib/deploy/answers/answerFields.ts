@@ -30,7 +30,14 @@ export const deployedTokenSchema = z.object({
   symbol: z.string(),
   variant: z.enum(['asset', 'stablecoin']),
   decimals: z.number().int().min(6).max(18),
-  admin: address.nullable().describe('Holds the admin role and the mint role; null: no admin and no minter, ever (fixedSupply)'),
+  admin: address
+    .nullable()
+    .describe('Holds the admin role (DEFAULT_ADMIN_ROLE); with a pool, pool.owner unless given; null: no admin, ever (fixedSupply)'),
+  minter: address
+    .nullable()
+    .describe(
+      'Holds the mint role (MINT_ROLE), granted at birth: the admin; null: nobody can mint, ever (fixedSupply). Never the service’s signer on a pooled token',
+    ),
   ...supplyFields,
   metadata: z
     .object({ description: z.string().optional(), image: z.string().optional(), website: z.string().optional() })
@@ -68,6 +75,12 @@ export const launchPoolSchema = z
     owner: address.describe(
       'Holds the position (an ERC-721 of the PositionManager), collects its fees and can withdraw it: nothing is locked',
     ),
+    startPriceEth: wholeTokens.describe(
+      'ETH per whole token at the first price, as the pool is really born (sqrtPriceX96: the asked market cap rounded to the tick spacing, up to 1 % off at fee 10000), 18 significant digits',
+    ),
+    startMarketCapEth: wholeTokens.describe(
+      'The token’s fully diluted value in ETH at that price: startPriceEth over the whole supply (the cap when there is one, else initialSupply)',
+    ),
   })
   .describe('The Uniswap v4 pool seeded at launch, paired with native ETH')
 
@@ -84,21 +97,34 @@ export const tokenMarketSchema = z
     priceUsd: z
       .string()
       .nullable()
-      .describe('Price in USD, as a string (chain: the ETH price times WETH’s in the control room; null when unknown)'),
+      .describe('Price in USD, as a string (chain: the ETH price times WETH’s in the control room now; null when unknown)'),
     priceEth: z
       .string()
       .nullable()
-      .describe('chain: price in ETH from the pool’s last swap, a decimal string of 18 significant digits; dexscreener: null'),
-    liquidity: z.number().nullable().describe('Pool liquidity in USD; null when not measured (chain)'),
+      .describe(
+        'chain: price in ETH from the pool’s slot0 (StateView) or its last swap, a decimal string of 18 significant digits, from the launch’s own block; dexscreener: null',
+      ),
+    liquidity: z
+      .number()
+      .nullable()
+      .describe(
+        'dexscreener: pool liquidity in USD; chain: the pool’s in-range liquidity L as Uniswap’s StateView getLiquidity says it (Uniswap’s unit, not USD; 0 at birth, when the current tick sits at the position’s edge), null until read',
+      ),
+    marketCapEth: z
+      .string()
+      .nullable()
+      .describe(
+        'chain: ETH the whole supply (the cap, else what was minted at birth) is worth at priceEth, a decimal string; dexscreener: null',
+      ),
     volume24h: z.number().describe('Trading volume in USD, last 24 hours (chain: through WETH’s price, 0 when unknown)'),
     volume24hEth: z.string().nullable().describe('chain: ETH traded in the last 24 hours, a decimal string; dexscreener: null'),
     trades24h: z.number().int().nullable().describe('chain: swaps in the last 24 hours; dexscreener: null'),
-    lastTradeAt: z.string().nullable().describe('chain: the last swap’s block time (ISO 8601); dexscreener: null'),
+    lastTradeAt: z.string().nullable().describe('chain: the last swap’s block time (ISO 8601), null before the first; dexscreener: null'),
     pairUrl: z.string().describe('The pair on DexScreener'),
     firstSeenAt: z.string().describe('When the service first saw the token trade (ISO 8601)'),
   })
   .describe(
-    'The token’s market; null until it trades: from its launch pool’s first swap (source chain, read by the tick from the chain), else once it has a pair on DexScreener (checked about once a minute for 7 days)',
+    'The token’s market: a launch with a pool has one from the block its pool is born in (source chain: its price, liquidity and market cap read from StateView, then its swaps, from the chain); else null until it has a pair on DexScreener (checked about once a minute for 7 days)',
   )
 
 /** The token part of a deploy answer. */

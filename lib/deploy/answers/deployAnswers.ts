@@ -19,9 +19,16 @@ export const deploySimulatedSchema = z
     maxPriorityFeePerGas: wei,
     maxFeeWei: wei.describe('Most the deploy could cost: gas × maxFeePerGas, in wei'),
     pool: launchPoolSchema
+      .extend({
+        startPriceUsd: z
+          .string()
+          .nullable()
+          .describe('USD per whole token at the first price: startPriceEth times WETH’s price in the control room now; null when unknown'),
+        startMarketCapUsd: z.string().nullable().describe('startMarketCapEth in USD the same way; null when WETH’s price is unknown'),
+      })
       .optional()
       .describe(
-        'A pooled launch: the pool as it would be born (gas is its one transaction’s, the delegation’s authorization included when it is not set yet)',
+        'A pooled launch: the pool as it would be born (gas is its one transaction’s, the delegation’s authorization included when it is not set yet), and its first price in USD',
       ),
   })
   .describe('dryRun: validated and simulated; nothing was signed and the cap is untouched')

@@ -5,8 +5,8 @@ import { encodeBirthInitCalls, metadataDataUri } from '../../chain/tokenBirth.js
 import type { DeployedToken } from '../answers/answerFields.js'
 import { type DeployResult, invalidRequest } from '../outcome.js'
 import type { UniswapV4Addresses } from '../pool/addresses.js'
-import { type LaunchPool, type MarketCapBounds, planLaunchPool } from '../pool/launchPool.js'
-import { poolOwnerProblem } from '../pool/poolFields.js'
+import { type LaunchPool, planLaunchPool } from '../pool/launchPool.js'
+import { type MarketCapBounds, poolOwnerProblem } from '../pool/poolFields.js'
 import type { DeployIntent } from './intent.js'
 
 /** What a deploy sends, worked out before any I/O: the factory call, the address it creates and the token. */
@@ -84,6 +84,7 @@ export function planDeploy({ intent, signer, salt, pool }: PlanDeployParameters)
       variant: intent.variant,
       decimals: intent.decimals,
       admin: birth.fixedSupply ? null : admin,
+      minter: birth.fixedSupply ? null : admin,
       initialSupply: whole(mint?.units),
       supplyCap: whole(birth.supplyCap),
       recipient: recipientMint?.to ?? null,

@@ -1,6 +1,7 @@
 import type { DeployedToken } from '../answers/answerFields.js'
 import type { DeployBroadcast, DeploySimulated } from '../answers/deployAnswers.js'
 import { type DeployFailure, failure, storeFailureOf } from '../outcome.js'
+import { startValuationUsd } from '../pool/startPrice.js'
 import { type NonceLock, signerLock } from '../sender/nonceLock.js'
 import type { DeployServices } from '../services.js'
 import { agentKeyCaps, keysOf, type LockedDeploy, reserveAndPrepare, storeFailure } from './beforeLock.js'
@@ -78,7 +79,13 @@ export async function deployToken<R = never>(parameters: DeployTokenParameters<R
   })
   if (!planned.ok) return planned
   const { plan } = planned
-  if (intent.dryRun) return dryRunDeploy(services, plan, signer)
+  if (intent.dryRun) {
+    // WETH's price is asked beside the simulation: a dry run's pool says its first price in USD too.
+    const [simulated, wethUsd] = await Promise.all([dryRunDeploy(services, plan, signer), plan.pool ? services.wethUsd() : null])
+    return simulated.ok && simulated.pool
+      ? { ...simulated, pool: { ...simulated.pool, ...startValuationUsd(simulated.pool, wethUsd) } }
+      : simulated
+  }
 
   const caps = parameters.caps ?? agentKeyCaps({ services, agentDigest: agentId, agentDailyCap })
   const reserved = await reserveAndPrepare({ services, store, signer, plan, agentId, caps })

@@ -5,6 +5,7 @@ import { type KmsAccount, KmsSignerError } from '../../chain/kmsAccount.js'
 import type { Accepted } from '../../platform/result.js'
 import type { DeploySimulated } from '../answers/deployAnswers.js'
 import { type DeployResult, failure } from '../outcome.js'
+import { startValuationUsd } from '../pool/startPrice.js'
 import { chainFailure } from '../sender/chainErrors.js'
 import { feesFrom, gasWithHeadroom } from '../sender/fees.js'
 import { signerUnavailable } from '../sender/sign.js'
@@ -103,7 +104,8 @@ export async function dryRunDeploy(services: ChainReads, plan: DeployPlan, signe
     maxFeePerGas: maxFeePerGas.toString(),
     maxPriorityFeePerGas: maxPriorityFeePerGas.toString(),
     maxFeeWei: (gas * maxFeePerGas).toString(),
-    ...(plan.pool ? { pool: plan.pool.view } : {}),
+    // In USD once the caller knows WETH's price (deployToken.ts asks it beside this).
+    ...(plan.pool ? { pool: { ...plan.pool.view, ...startValuationUsd(plan.pool.view, null) } } : {}),
   }
 }
 

@@ -2,13 +2,14 @@
 // that follow the token's creation in the signer's one batch (approve Permit2, Permit2's approval of the
 // PositionManager, the PoolManager's initialize, the PositionManager's mint), and the pool as every answer shows it.
 // The token mints the pool's share to the signer at birth; these spend exactly that, in the same transaction.
-import { type Address, encodeFunctionData, formatEther, formatUnits, type Hex, parseAbi } from 'viem'
+import { type Address, encodeFunctionData, formatUnits, type Hex, parseAbi } from 'viem'
 import type { BatchCall } from '../../chain/batchAccount.js'
 import { accepted, type Result, refused } from '../../platform/result.js'
 import type { UniswapV4Addresses } from './addresses.js'
 import { encodePoolApprovals } from './permit2.js'
-import type { PoolIntent } from './poolFields.js'
+import { type MarketCapBounds, type PoolIntent, startingMarketCapProblem } from './poolFields.js'
 import { type PoolSeed, type PoolSeedRefusal, planPoolSeed } from './poolSeed.js'
+import { type StartValuation, startValuation } from './startPrice.js'
 
 /** How long the seed's mint and Permit2's allowance stay good after planning: a stuck launch re-signed within it still mints. */
 export const POOL_SEED_DEADLINE_SECONDS = 3600
@@ -43,13 +44,10 @@ export type LaunchPoolView = {
   /** Whole tokens the position holds at birth. */
   amount: string
   owner: Address
-}
+} & StartValuation
 
 /** A launch's pool, planned: the seed, its calls in batch order (after the creation), the mint's deadline, its view. */
 export type LaunchPool = { seed: PoolSeed; calls: BatchCall[]; deadline: bigint; view: LaunchPoolView }
-
-/** The starting market caps a launch may ask for, in wei: a typo of "0.01" for "10" would hand the pool to the first buyer. */
-export type MarketCapBounds = { minWei: bigint; maxWei: bigint }
 
 /** Parameters of {@link planLaunchPool}. */
 export type PlanLaunchPoolParameters = {
@@ -67,10 +65,8 @@ export type PlanLaunchPoolParameters = {
 /** Plans a launch's pool (pure): the seed from the SDK, its three transactions and the view; or why it cannot be. */
 export function planLaunchPool(parameters: PlanLaunchPoolParameters): Result<{ launch: LaunchPool }, 'INVALID_POOL', PoolSeedRefusal> {
   const { pool, token, decimals, addresses, marketCap, nowSeconds } = parameters
-  if (pool.startingMarketCapWei < marketCap.minWei || pool.startingMarketCapWei > marketCap.maxWei) {
-    const reason = `must be between ${formatEther(marketCap.minWei)} and ${formatEther(marketCap.maxWei)} ETH on this deployment`
-    return refused('INVALID_POOL', { details: [{ field: 'pool.startingMarketCapEth', reason }] })
-  }
+  const capProblem = startingMarketCapProblem(pool.startingMarketCapWei, marketCap)
+  if (capProblem) return refused('INVALID_POOL', { details: [capProblem] })
   const deadline = BigInt(nowSeconds + POOL_SEED_DEADLINE_SECONDS)
   const planned = planPoolSeed({ token, decimals, ...pool, deadline })
   if (!planned.ok) return planned
@@ -101,6 +97,7 @@ export function planLaunchPool(parameters: PlanLaunchPoolParameters): Result<{ l
         tickUpper: seed.tickUpper,
         amount: formatUnits(seed.taken, decimals),
         owner: seed.owner,
+        ...startValuation({ sqrtPriceX96: seed.sqrtPriceX96, decimals, wholeSupply: pool.wholeSupply }),
       },
     },
   })

@@ -3,6 +3,7 @@
 import { z } from 'zod'
 import { checksumAddress, isValidAddress } from '../../chain/address.js'
 import { MAX_TOKEN_UNITS, parseTokenAmount } from '../../chain/tokenAmount.js'
+import { unitsToDecimal } from '../../market/poolPrice.js'
 import { problemsOf, type RequestProblem } from '../../platform/problems.js'
 
 /** Uniswap v4 fees a launch's pool may take, in hundredths of a basis point, with their usual tick spacings. */
@@ -28,7 +29,9 @@ export const poolFieldSchema = z.strictObject({
   startingMarketCapEth: z
     .string({ error: `is required: ${capRule}` })
     .regex(/^\d{1,60}(\.\d{1,18})?$/, capRule)
-    .describe('The token’s fully diluted value in ETH at the first price: the price is this over the whole supply (the cap if set)'),
+    .describe(
+      'The token’s fully diluted value in ETH at the first price: the price is this over the whole supply (the cap if set); between POOL_MIN_MARKET_CAP_ETH and POOL_MAX_MARKET_CAP_ETH (1 and 1,000,000 ETH by default), moved to a usable tick (up to 1 % at fee 10000)',
+    ),
   fee: z
     .union([z.literal(500), z.literal(3000), z.literal(10000)], { error: feeRule })
     .optional()
@@ -115,6 +118,22 @@ export function parsePoolIntent(raw: unknown, birth: PoolBirthFields): ParsePool
       // type(uint128).max is B20's "no cap": then the supply minted at birth is the whole supply.
       wholeSupply: birth.supplyCap !== undefined && birth.supplyCap !== MAX_TOKEN_UNITS ? birth.supplyCap : (birth.initialSupply as bigint),
     },
+  }
+}
+
+/** The starting market caps a launch may ask for, in wei (the deploy settings': `POOL_MIN_MARKET_CAP_ETH`, `POOL_MAX_MARKET_CAP_ETH`). */
+export type MarketCapBounds = { minWei: bigint; maxWei: bigint }
+
+/**
+ * The problem with a starting market cap outside the deployment's bounds (null when inside): a typo of "0.01" for "10"
+ * would price the pool a thousand times too low and hand half of it to the first buyer for a few thousandths of an ETH.
+ */
+export function startingMarketCapProblem(startingMarketCapWei: bigint, bounds: MarketCapBounds): RequestProblem | null {
+  if (startingMarketCapWei >= bounds.minWei && startingMarketCapWei <= bounds.maxWei) return null
+  const eth = (wei: bigint) => unitsToDecimal(wei, ETH_DECIMALS)
+  return {
+    field: 'pool.startingMarketCapEth',
+    reason: `must be between ${eth(bounds.minWei)} and ${eth(bounds.maxWei)} ETH on this deployment`,
   }
 }
 

@@ -3,8 +3,10 @@
 // or not mined yet; or reverted: a batch leaves no token and nothing with the signer, an older launch's failed seed
 // left the pool's share with the signer until the tick gave it back. Either way the reason names the real cause.
 import { decodeEventLog, formatUnits, type Hex, parseAbi, type TransactionReceipt } from 'viem'
+import { wholeSupplyOf } from '../../chain/birthView.js'
 import type { ReceiptPool } from '../answers/receipts.js'
 import type { DeployHistoryKeys } from '../keys.js'
+import { startValuation } from '../pool/startPrice.js'
 import { readTransactionRecord, type TransactionRecord } from '../sender/signedTransactions.js'
 import type { DeployServices } from '../services.js'
 import { readLaunchFailure } from './launchFailure.js'
@@ -33,8 +35,8 @@ export function positionIdInLogs(receipt: Pick<TransactionReceipt, 'logs'>, posi
 export type ReadPoolReceiptParameters = {
   services: Pick<DeployServices, 'publicClient' | 'store' | 'config'>
   keys: DeployHistoryKeys
-  /** The launch's record (its transaction, its pool and, before the batch, its seed transactions). */
-  record: Pick<TransactionRecord, 'pool' | 'decimals' | 'txHash'>
+  /** The launch's record (its transaction, its pool and, before the batch, its seed transactions; the creation's calldata: the supply the cap is over). */
+  record: Pick<TransactionRecord, 'pool' | 'decimals' | 'txHash' | 'data'>
 }
 
 /** The pool part of a pooled launch's receipt, from the chain (null for a launch without a pool). */
@@ -42,7 +44,12 @@ export async function readPoolReceipt({ services, keys, record }: ReadPoolReceip
   const { pool } = record
   if (!pool) return null
   const { seedTxHashes, amount, failure, returnTxHash, deadline: _deadline, ...key } = pool
-  const view = { ...key, amount: formatUnits(BigInt(amount), record.decimals) }
+  const view = {
+    ...key,
+    amount: formatUnits(BigInt(amount), record.decimals),
+    // Worked out from the first price kept in the record, so receipts of launches sent before these fields say them too.
+    ...startValuation({ sqrtPriceX96: BigInt(key.sqrtPriceX96), decimals: record.decimals, wholeSupply: wholeSupplyOf(record.data) ?? 0n }),
+  }
   // A launch in one batch: the pool stands or falls with the launch itself, and nothing is ever left to give back.
   const batched = seedTxHashes.length === 0 && !failure
   // Where the share is once the seed failed: given back to the owner, or about to be (the tick's next run).

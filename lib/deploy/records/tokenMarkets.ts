@@ -14,6 +14,7 @@ const storedMarketSchema = tokenMarketSchema.partial({
   volume24hEth: true,
   trades24h: true,
   lastTradeAt: true,
+  marketCapEth: true,
 })
 
 /** A stored market, with the fields older records lack filled as a DexScreener market says them; null when not one. */
@@ -31,6 +32,7 @@ export function parseStoredMarket(value: string | null): TokenMarket | null {
     volume24hEth: stored.volume24hEth ?? null,
     trades24h: stored.trades24h ?? null,
     lastTradeAt: stored.lastTradeAt ?? null,
+    marketCapEth: stored.marketCapEth ?? null,
     pairUrl: stored.pairUrl,
     firstSeenAt: stored.firstSeenAt,
   }

@@ -73,6 +73,7 @@ export const EXAMPLE_PAID_DEPLOY_ANSWER: z.infer<typeof paidDeploySchema> = {
     variant: 'asset',
     decimals: 18,
     admin: null,
+    minter: null,
     initialSupply: '1000000',
     supplyCap: null,
     recipient: EXAMPLE_ADDRESS,
