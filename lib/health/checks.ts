@@ -1,3 +1,4 @@
+import type { Address } from 'viem'
 import { deployHistoryKeys, deployStoreKeys } from '../deploy/keys.js'
 import { countCapSlots } from '../deploy/pipeline/capWindow.js'
 import { listUnmined } from '../deploy/sender/signedTransactions.js'
@@ -121,6 +122,43 @@ export type CheckDetailedHealthParameters = {
   config: HealthConfig
 }
 
+/** The signer's deploy services and its address, as the detailed checks get them. */
+type SignerContext = { ctx: DeployServices; address: Address }
+
+/** The deploy cap's use in its window and the oldest deploy not mined yet. */
+async function deploysNow({ ctx, address }: SignerContext) {
+  if (!ctx.store) throw new PartDownError('DeploysDisabled', 'no shared store')
+  const keys = deployStoreKeys({ storePrefix: ctx.config.storePrefix, chainId: ctx.config.chainId, signer: address })
+  const now = ctx.clock.now()
+  const [used, unmined, minedCount] = await Promise.all([
+    countCapSlots(ctx.store, { key: keys.cap, windowMs: ctx.config.capWindowSeconds * 1000, now }),
+    listUnmined(ctx.store, deployHistoryKeys({ storePrefix: ctx.config.storePrefix, chainId: ctx.config.chainId }), address),
+    ctx.publicClient.getTransactionCount({ address, blockTag: 'latest' }),
+  ])
+  // The list is pruned lazily: what the chain has mined since is not pending.
+  const oldest = unmined.find((record) => record.nonce >= minedCount)
+  return {
+    usedInWindow: used,
+    cap: ctx.config.dailyCap,
+    windowSeconds: ctx.config.capWindowSeconds,
+    oldestUnmined: oldest
+      ? { txHash: oldest.txHash, nonce: oldest.nonce, pendingSeconds: Math.max(0, Math.round((now - oldest.sentAt) / 1000)) }
+      : null,
+  }
+}
+
+/**
+ * The executor pooled launches run through: its code on chain held to Simple7702Account v0.8's pinned hash (the
+ * on-chain half of docs/operations.md's check), and whether the signer's account is delegated to it yet.
+ */
+async function delegationNow({ ctx, address }: SignerContext) {
+  const { delegate } = ctx.config
+  const { delegationDesignator } = await import('../chain/batchAccount.js')
+  const [codeOk, own] = await Promise.all([ctx.delegateCheck(delegate), ctx.publicClient.getCode({ address })])
+  if (!codeOk) throw new PartDownError('DelegateCodeMismatch', 'the delegate is not Simple7702Account v0.8')
+  return { address: delegate, signerDelegated: (own ?? '0x').toLowerCase() === delegationDesignator(delegate) }
+}
+
 /** The detailed view: every part probed at once, each under {@link HEALTH_PART_TIMEOUT_MS}. Never throws. */
 export async function checkDetailedHealth({ read, deploy, config }: CheckDetailedHealthParameters): Promise<DetailedHealth> {
   const services = deploy().catch((error: unknown) => {
@@ -160,27 +198,7 @@ export async function checkDetailedHealth({ read, deploy, config }: CheckDetaile
         lowBalance: balance < config.signerMinBalanceWei,
       }
     }),
-    probe(read, async () => {
-      const { ctx, address } = await signerAddress()
-      if (!ctx.store) throw new PartDownError('DeploysDisabled', 'no shared store')
-      const keys = deployStoreKeys({ storePrefix: ctx.config.storePrefix, chainId: ctx.config.chainId, signer: address })
-      const now = ctx.clock.now()
-      const [used, unmined, minedCount] = await Promise.all([
-        countCapSlots(ctx.store, { key: keys.cap, windowMs: ctx.config.capWindowSeconds * 1000, now }),
-        listUnmined(ctx.store, deployHistoryKeys({ storePrefix: ctx.config.storePrefix, chainId: ctx.config.chainId }), address),
-        ctx.publicClient.getTransactionCount({ address, blockTag: 'latest' }),
-      ])
-      // The list is pruned lazily: what the chain has mined since is not pending.
-      const oldest = unmined.find((record) => record.nonce >= minedCount)
-      return {
-        usedInWindow: used,
-        cap: ctx.config.dailyCap,
-        windowSeconds: ctx.config.capWindowSeconds,
-        oldestUnmined: oldest
-          ? { txHash: oldest.txHash, nonce: oldest.nonce, pendingSeconds: Math.max(0, Math.round((now - oldest.sentAt) / 1000)) }
-          : null,
-      }
-    }),
+    probe(read, async () => deploysNow(await signerAddress())),
     probe(read, async () => {
       const ctx = await services
       const { variants, checkedAt } = await ctx.activation.read()
@@ -192,16 +210,7 @@ export async function checkDetailedHealth({ read, deploy, config }: CheckDetaile
         checkedAgeSeconds: Math.max(0, Math.round((ctx.clock.now() - checkedAt) / 1000)),
       }
     }),
-    // The executor pooled launches run through: its code on chain held to Simple7702Account v0.8's pinned hash (the
-    // on-chain half of docs/operations.md's check), and whether the signer's account is delegated to it yet.
-    probe(read, async () => {
-      const { ctx, address } = await signerAddress()
-      const { delegate } = ctx.config
-      const { delegationDesignator } = await import('../chain/batchAccount.js')
-      const [codeOk, own] = await Promise.all([ctx.delegateCheck(delegate), ctx.publicClient.getCode({ address })])
-      if (!codeOk) throw new PartDownError('DelegateCodeMismatch', 'the delegate is not Simple7702Account v0.8')
-      return { address: delegate, signerDelegated: (own ?? '0x').toLowerCase() === delegationDesignator(delegate) }
-    }),
+    probe(read, async () => delegationNow(await signerAddress())),
   ])
   // Always named: the executor's address (not the signer's), from the configuration even when the probe failed.
   const delegateAddress = await services.then(

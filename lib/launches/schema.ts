@@ -8,6 +8,18 @@ import { feesOwedSchema, tokenPowersSchema } from '../deploy/answers/manageAnswe
 const wholeTokens = z.string().regex(/^\d+(\.\d+)?$/)
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/)
 
+/** A launch's pool as it was born (the feed's `pool`). */
+const launchPoolSchema = z.object({
+  poolId: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{64}$/)
+    .describe('The Uniswap v4 pool id (native ETH and the token), as DexScreener and GeckoTerminal show it'),
+  fee: z.number().int().describe('The pool’s fee in hundredths of a basis point (10000: 1 %)'),
+  owner: address.describe('Who holds the liquidity position and its fees'),
+  startPriceEth: wholeTokens.describe('ETH per whole token at the price the pool was born at (the chain’s first slot0)'),
+  startMarketCapEth: wholeTokens.describe('ETH the whole supply was worth at that price'),
+})
+
 /** One launch: the token's public facts, where its deploy stands, and its market once it trades. */
 export const launchSchema = z
   .object({
@@ -37,19 +49,7 @@ export const launchSchema = z
           .describe('Holds the mint role (MINT_ROLE), as granted at birth: may mint more; null: nobody can mint, ever (a fixed supply)'),
       })
       .describe('Who holds which role on the token, as its creation set them (with a pool, pool.owner unless admin was given)'),
-    pool: z
-      .object({
-        poolId: z
-          .string()
-          .regex(/^0x[0-9a-fA-F]{64}$/)
-          .describe('The Uniswap v4 pool id (native ETH and the token), as DexScreener and GeckoTerminal show it'),
-        fee: z.number().int().describe('The pool’s fee in hundredths of a basis point (10000: 1 %)'),
-        owner: address.describe('Who holds the liquidity position and its fees'),
-        startPriceEth: wholeTokens.describe('ETH per whole token at the price the pool was born at (the chain’s first slot0)'),
-        startMarketCapEth: wholeTokens.describe('ETH the whole supply was worth at that price'),
-      })
-      .nullable()
-      .describe('The pool the launch was seeded into; null: none'),
+    pool: launchPoolSchema.nullable().describe('The pool the launch was seeded into; null: none'),
     market: tokenMarketSchema.nullable(),
     metadata: z
       .object({ description: z.string().optional(), image: z.string().optional(), website: z.string().optional() })
@@ -76,10 +76,8 @@ export const launchDetailSchema = launchSchema
     powers: tokenPowersSchema.nullable().describe('Who can do what to the token now; null while its deploy is not mined'),
     blockNumber: z.string().regex(/^\d+$/).nullable().describe('The block powers and pool were read at; null while not mined'),
     rolesComplete: z.boolean().optional().describe('false: an old token read for the first time, its role logs not all read yet'),
-    pool: z
-      .object({
-        poolId: z.string().regex(/^0x[0-9a-fA-F]{64}$/),
-        fee: z.number().int(),
+    pool: launchPoolSchema
+      .extend({
         owner: z
           .string()
           .regex(/^0x[0-9a-fA-F]{40}$/)

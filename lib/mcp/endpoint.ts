@@ -1,7 +1,6 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
 import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js'
-import type { z } from 'zod'
 import { type AgentAction, agentDoorErrors } from '../deploy/actions/action.js'
 import { type AgentKeyVariables, type AgentVerdict, agentKeyMiddleware } from '../deploy/actions/agentKey.js'
 import { throttleKeylessCaller } from '../deploy/actions/keylessCaller.js'
@@ -12,10 +11,10 @@ import { type ErrorContract, errorAnswerOf } from '../platform/errorAnswer.js'
 import { CORS_EXPOSED_HEADERS, readBodyBytes } from '../platform/http.js'
 import { loadMcpOriginPolicy, type OriginPolicy, originGate } from '../platform/origins.js'
 import { perInstance } from '../platform/perInstance.js'
-import { problemsOf } from '../platform/problems.js'
 import { refused } from '../platform/result.js'
 import { SERVICE_VERSION } from '../platform/version.js'
 import { callPaidDeployTool, DEPLOY_TOKEN_PAID_TOOL, type PaidDeployDoor, X402_PAYMENT_META } from './paidTool.js'
+import { failed, invalidArguments, renameBodyFields, toolResult } from './toolResults.js'
 import {
   type JsonObject,
   type ReadEndpointName,
@@ -89,25 +88,6 @@ const MCP_ALLOWED_HEADERS = [
 
 /** How the MCP endpoint answers an error, over HTTP and as a tool's result: as an agent door, logged as `mcp_tool_failed`. */
 const MCP_ERRORS: ErrorContract = { ...agentDoorErrors('mcp'), unexpectedEvent: 'mcp_tool_failed' }
-
-/** A tool result: the JSON the HTTP API answers as `structuredContent`, a short text, and `isError` for failures. */
-function toolResult(body: Record<string, unknown>, text: string): CallToolResult {
-  return { content: [{ type: 'text', text }], structuredContent: body, ...(body.ok === false ? { isError: true } : {}) }
-}
-
-const failed = (code: string, error: string, extra: Record<string, unknown> = {}) =>
-  toolResult(refused(code, { error, ...extra }), `${code}: ${error}`)
-
-/** Problems of arguments that failed a read tool's schema, in the API's `details` shape. */
-function invalidArguments(error: z.ZodError): CallToolResult {
-  return failed('INVALID_ARGUMENTS', 'The tool arguments are invalid; see details.', { details: problemsOf(error, { root: 'arguments' }) })
-}
-
-/** Maps the HTTP body's field names in problem details back to the tool's own (`tx_hash` is `txHash`). */
-const renameBodyFields = (body: Record<string, unknown>, renamed: Readonly<Record<string, string>> = {}) =>
-  Array.isArray(body.details)
-    ? { ...body, details: body.details.map((d: { field: string; reason: string }) => ({ ...d, field: renamed[d.field] ?? d.field })) }
-    : body
 
 /** Parameters of one tool call. */
 type CallParameters = {

@@ -212,6 +212,7 @@ describe('a deployed token’s market (pure)', () => {
       dexId: 'uniswap',
       priceUsd: null,
       priceEth: null,
+      marketCapEth: null,
       liquidity: 0,
       volume24h: 500,
       volume24hEth: null,

@@ -359,6 +359,7 @@ describe('webhooks: every deploy outcome, signed, at least once (anvil, KMS serv
       dexId: 'aerodrome',
       priceUsd: '0.0042',
       priceEth: null,
+      marketCapEth: null,
       liquidity: 12_000,
       volume24h: 4_000,
       volume24hEth: null,
