@@ -414,20 +414,19 @@ describe('the paid door’s ledger', () => {
     const { key } = launchPoolKey({ token, decimals: 18, fee: 10000, tickSpacing: 200 })
     const frontRunner = privateKeyToAccount(generatePrivateKey())
     await parts.chain.fund(frontRunner.address)
-    // Blocks are mined by hand: one at a time while the payment settles; once the launch waits in the pool, the
-    // front-runner's initialise goes in beside it, paying more, and the next block holds both, the initialise first.
-    const { publicClient, testClient } = parts.chain
+    // Blocks are mined by hand, and only for what waits in the node's pool: the settle's transfer is mined alone, and
+    // once the launch waits there, the front-runner's initialise goes in beside it, paying more, and the next block
+    // holds both, the initialise first. (Mining whatever came, as fast as it could, let the launch be mined alone on a
+    // busy machine, and the loop then waited for it forever.)
+    const { testClient } = parts.chain
     const wallet = createWalletClient({ account: frontRunner, transport: http(parts.chain.nodeUrl) })
     const initialize = encodeFunctionData({ abi: poolManagerAbi, functionName: 'initialize', args: [key, 2n ** 96n] })
     await testClient.setAutomine(false)
     let frontRun = false
     const miner = (async () => {
       while (!frontRun) {
-        const [mined, pending] = await Promise.all([
-          publicClient.getTransactionCount({ address: parts.signer, blockTag: 'latest' }),
-          publicClient.getTransactionCount({ address: parts.signer, blockTag: 'pending' }),
-        ])
-        if (pending > mined) {
+        const waiting = Object.keys((await testClient.getTxpoolContent()).pending).map((from) => from.toLowerCase())
+        if (waiting.includes(parts.signer.toLowerCase())) {
           await wallet.sendTransaction({
             to: parts.env.UNISWAP_V4_POOL_MANAGER as Hex,
             data: initialize,
@@ -438,7 +437,8 @@ describe('the paid door’s ledger', () => {
           })
           frontRun = true
         }
-        await testClient.mine({ blocks: 1 })
+        if (waiting.length > 0) await testClient.mine({ blocks: 1 })
+        else await new Promise((resolve) => setTimeout(resolve, 10))
       }
     })()
     // Signed for the pooled price the door's 402 asks.
