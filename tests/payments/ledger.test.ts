@@ -425,7 +425,14 @@ describe('the paid door’s ledger', () => {
     let frontRun = false
     const miner = (async () => {
       while (!frontRun) {
-        const waiting = Object.keys((await testClient.getTxpoolContent()).pending).map((from) => from.toLowerCase())
+        // Waits for something in the node's pool (expect.poll: no sleep of the test's own).
+        let waiting: string[] = []
+        await expect
+          .poll(async () => (waiting = Object.keys((await testClient.getTxpoolContent()).pending).map((from) => from.toLowerCase())), {
+            interval: 10,
+            timeout: 60_000,
+          })
+          .not.toEqual([])
         if (waiting.includes(parts.signer.toLowerCase())) {
           await wallet.sendTransaction({
             to: parts.env.UNISWAP_V4_POOL_MANAGER as Hex,
@@ -437,8 +444,7 @@ describe('the paid door’s ledger', () => {
           })
           frontRun = true
         }
-        if (waiting.length > 0) await testClient.mine({ blocks: 1 })
-        else await new Promise((resolve) => setTimeout(resolve, 10))
+        await testClient.mine({ blocks: 1 })
       }
     })()
     // Signed for the pooled price the door's 402 asks.
