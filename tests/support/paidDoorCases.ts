@@ -584,10 +584,15 @@ export function definePaidDoorCases(target: () => PaidDoorTarget, options: { onl
     const body = { name: 'Twice Token', symbol: 'TWICE' }
     const [start, before] = [await balances(client.address), counts()]
     const answers = await Promise.all(target().doors.map((door) => send(door, body, header)))
-    const deployed = answers.filter((a) => a.body.ok === true)
+    // One deploy. The other instance says the first is in progress or, when the first had ended before it looked (a
+    // cold instance on a busy machine), answers the first's answer as a replay: the same body, marked so.
+    const deployed = answers.filter((a) => a.body.ok === true && a.headers.get('idempotent-replayed') !== 'true')
     expect(deployed).toHaveLength(1)
     const other = answers.find((a) => a !== deployed[0])!
-    if (other.body.ok !== true) expect(other.body).toMatchObject({ ok: false, code: 'IDEMPOTENCY_IN_PROGRESS' })
+    if (other.body.ok === true) {
+      expect(other.body).toEqual(deployed[0]!.body)
+      expect(other.headers.get('idempotent-replayed')).toBe('true')
+    } else expect(other.body).toMatchObject({ ok: false, code: 'IDEMPOTENCY_IN_PROGRESS' })
     expect(since(before)).toMatchObject({ settles: 1, settled: 1, signs: 2 })
     expect(await balances(client.address)).toEqual({ payer: start.payer - TEST_PRICE_UNITS, payTo: start.payTo + TEST_PRICE_UNITS })
     const again = await send(target().doors[1], body, header)
