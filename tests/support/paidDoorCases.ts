@@ -14,7 +14,7 @@ import {
   validateDiscoveryExtensionSpec,
 } from '@x402/extensions/bazaar'
 import { type EIP712SignedReceipt, extractReceiptFromResponse, verifyReceiptSignatureEIP712 } from '@x402/extensions/offer-receipt'
-import type { Address, Hex } from 'viem'
+import type { Address, Hex, PublicClient } from 'viem'
 import { expect, it as vitestIt } from 'vitest'
 import { EXECUTE_BATCH_SELECTOR } from '../../lib/chain/batchAccount.js'
 import { canonicalJson } from '../../lib/deploy/pipeline/idempotency.js'
@@ -23,6 +23,7 @@ import { paymentKeys } from '../../lib/payments/keys.js'
 import { type PaymentRecord, saveOpenPayment, sha256 } from '../../lib/payments/ledger/paymentRecord.js'
 import { createUpstashStore } from '../../lib/store/upstash.js'
 import { runAgents } from './agentsCommand.js'
+import { ROLES, tokenAt } from './b20Token.js'
 import { fetchChecked } from './openapiCheck.js'
 import { fundedPayer, type PaidDoorParts, TEST_POOL_PRICE_UNITS, TEST_PRICE, TEST_PRICE_UNITS } from './paidDoorParts.js'
 import { createPayingClient, type PayingClient, signPaymentHeader } from './payingClient.js'
@@ -153,6 +154,13 @@ export function definePaidDoorCases(target: () => PaidDoorTarget, options: { onl
     keep(await payer.fetch(`${base}${DOOR}`, { method: 'POST', headers: { ...json, ...headers }, body: JSON.stringify(body) }))
   const payer = async (units?: bigint) =>
     createPayingClient({ rpcUrl: target().parts.chain.rpcUrl, privateKey: await fundedPayer(target().parts, units) })
+  /** The token at `address` holds `admin` as its admin and minter, and the service's signer holds no role on it. */
+  const expectOwnedOnChain = async (address: Address, admin: Address) => {
+    const token = tokenAt(target().parts.chain.publicClient as PublicClient, address)
+    expect(await token.hasRole(ROLES.admin, admin)).toBe(true)
+    expect(await token.hasRole(ROLES.mint, admin)).toBe(true)
+    for (const role of Object.values(ROLES)) expect(await token.hasRole(role, target().parts.signer)).toBe(false)
+  }
   /** The signed receipt of an answer, as an x402 client reads it from PAYMENT-RESPONSE (the extension's own reader). */
   const receiptOf = (answer: Answer) => extractReceiptFromResponse(new Response(null, { headers: answer.headers }))
   const counts = () => {
@@ -415,12 +423,25 @@ export function definePaidDoorCases(target: () => PaidDoorTarget, options: { onl
         transaction: answer.body.payment.transaction,
       },
     })
-    // The public launches feed lists it as it lists every launch: the token's facts, nothing of who paid or how.
+    // No admin in the body: the payer owns its token from birth (admin, so minter), as the answer, the receipt and the
+    // chain say; the service's signer holds no role on it.
+    const owned = { admin: client.address, minter: client.address }
+    expect(answer.body.token).toMatchObject(owned)
+    expect(receipt.body.token).toMatchObject(owned)
+    await expectOwnedOnChain(answer.body.predictedAddress, client.address)
+    // The public launches feed lists it as it lists every launch: the token's facts, its roles among them (a role is
+    // public on chain: the payer holds them), nothing of how it was paid (no paid agent id, no settlement).
     const feed = await keep(await fetchChecked(`${target().doors[0]}/api/launches?limit=100`))
     expect(feed.body.launches).toContainEqual(
-      expect.objectContaining({ address: answer.body.predictedAddress, name: 'Paid Token', symbol: 'PAID', txHash: answer.body.txHash }),
+      expect.objectContaining({
+        address: answer.body.predictedAddress,
+        name: 'Paid Token',
+        symbol: 'PAID',
+        txHash: answer.body.txHash,
+        roles: owned,
+      }),
     )
-    expect(JSON.stringify(feed.body).toLowerCase()).not.toMatch(new RegExp(`x402:|${client.address.slice(2).toLowerCase()}`))
+    expect(JSON.stringify(feed.body).toLowerCase()).not.toMatch(new RegExp(`x402:|${answer.body.payment.transaction.slice(2)}`))
     // The facilitator was asked with CDP's credentials: a JWT per call, signed with the key, naming that one request.
     const [jwt] = target().parts.facilitator.authorizations.slice(-1)
     const [header, claims, signature] = jwt!.replace(/^Bearer /, '').split('.') as [string, string, string]
@@ -595,6 +616,8 @@ export function definePaidDoorCases(target: () => PaidDoorTarget, options: { onl
     } else expect(other.body).toMatchObject({ ok: false, code: 'IDEMPOTENCY_IN_PROGRESS' })
     expect(since(before)).toMatchObject({ settles: 1, settled: 1, signs: 2 })
     expect(await balances(client.address)).toEqual({ payer: start.payer - TEST_PRICE_UNITS, payTo: start.payTo + TEST_PRICE_UNITS })
+    // The payer owns the one token, and the replay says the same.
+    expect(deployed[0]!.body.token).toMatchObject({ admin: client.address, minter: client.address })
     const again = await send(target().doors[1], body, header)
     expect(again.body).toEqual(deployed[0]!.body)
     expect(again.headers.get('idempotent-replayed')).toBe('true')
@@ -631,7 +654,12 @@ export function definePaidDoorCases(target: () => PaidDoorTarget, options: { onl
     const creditId = credited.body.credit.id as string
     expect((await listedCredits(target().parts.env)).map((c) => c.credit?.id)).toContain(creditId)
     const redeemed = await send(target().doors[1], body, header)
-    expect(redeemed.body).toMatchObject({ ok: true, status: 'broadcast', payment: { transaction: credited.body.payment.transaction } })
+    expect(redeemed.body).toMatchObject({
+      ok: true,
+      status: 'broadcast',
+      token: { admin: client.address, minter: client.address },
+      payment: { transaction: credited.body.payment.transaction },
+    })
     expect(since(before)).toMatchObject({ settles: 1, settled: 1, signs: 2 })
     expect(await balances(client.address)).toEqual({ payer: start.payer - TEST_PRICE_UNITS, payTo: start.payTo + TEST_PRICE_UNITS })
     expect((await listedCredits(target().parts.env)).map((c) => c.credit?.id)).not.toContain(creditId)
@@ -856,6 +884,11 @@ export function definePaidDoorCases(target: () => PaidDoorTarget, options: { onl
     const receipt = await send(target().doors[1], { action: 'receipt', tx_hash: answer.body.txHash, waitSeconds: 10 })
     expect(receipt.body).toMatchObject({ ok: true, status: 'confirmed', pool: { status: 'seeded', owner }, payment: { state: 'deployed' } })
     expect(receipt.body.pool.positionId).toMatch(/^\d+$/)
+    // The body named its admin: that admin owns the token, not the payer (nor the signer).
+    expect(answer.body.token).toMatchObject({ admin: owner, minter: owner })
+    await expectOwnedOnChain(answer.body.predictedAddress, owner)
+    for (const role of Object.values(ROLES))
+      expect(await tokenAt(chain.publicClient as PublicClient, answer.body.predictedAddress).hasRole(role, client.address)).toBe(false)
   })
 
   it('answers the token address in the same call with waitSeconds, and the broadcast answer when the node times out', async () => {

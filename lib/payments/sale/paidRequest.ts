@@ -20,7 +20,7 @@ import {
 } from '../ledger/paymentRecord.js'
 import { doorRefusalOf } from '../verdict/refusalReasons.js'
 import { deployForPayment } from './deployForPayment.js'
-import { type PaidDeployContext, type Purchase, paymentRecordOf } from './purchase.js'
+import { type PaidDeployContext, type Purchase, payerOwnedIntent, paymentRecordOf } from './purchase.js'
 import { resumeSettling } from './settle.js'
 
 // A request with a payment, from its signature to its answer, exactly once per payment across instances: the work on
@@ -66,7 +66,8 @@ export async function runPaidDeploy(given: Omit<PaidDeployContext, 'startedAt'>,
     payment,
     body,
     bodyHash: sha256(canonicalJson(body)),
-    intent,
+    // The payer owns what it buys: the admin, when the body names none (the body, and so its hash, stays as sent).
+    intent: payerOwnedIntent(intent, payment.authorization.from),
     keyHash: idempotencyKey === null ? null : sha256(idempotencyKey),
     lease: null,
   }

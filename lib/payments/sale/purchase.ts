@@ -64,6 +64,16 @@ export function saltOfPayment(payer: string, nonce: Hex): Hex {
   return keccak256(encodePacked(['string', 'address', 'bytes32'], ['x402 paid deploy', payer as `0x${string}`, nonce]))
 }
 
+/**
+ * The intent as the paid door deploys it: a paid launch has no key, so a body that names no admin gets the payer (the
+ * authorization's `from`) as its admin, and so as its minter (the deploy grants the mint role to the admin), where a
+ * keyed deploy would get the signer or `pool.owner`. A body's own admin stands; a fixed supply has none. Decided as the
+ * purchase is made, before the simulation: what is simulated, claimed, signed, answered and replayed is the payer's.
+ */
+export function payerOwnedIntent(intent: DeployIntent, payer: string): DeployIntent {
+  return intent.admin !== undefined || intent.birth.fixedSupply ? intent : { ...intent, admin: getAddress(payer) }
+}
+
 /** Whether the payment this request carries is the purchase's own (not the one an Idempotency-Key went with first). */
 export const carriesOwnPayment = (purchase: Purchase): boolean => purchase.payment.authorization.nonce.toLowerCase() === purchase.nonce
 
