@@ -46,7 +46,7 @@ export const DEPLOY_TOKEN_PAID_TOOL: ToolDefinition = {
     'Deploys a B20 token on Base as deploy_token does, for anyone who pays its price in USDC with x402 instead of holding an agent key. ' +
     'Called without a payment it answers isError with the x402 PaymentRequired (x402Version, accepts, resource, error) in structuredContent; ' +
     'sign one of accepts with an x402 client and call again with the same arguments and the PaymentPayload in _meta["x402/payment"]. ' +
-    'Paid: txHash and predictedAddress, and the settlement in _meta["x402/payment-response"]. Nothing is settled until the deploy is known to be good; ' +
+    'Paid: txHash and predictedAddress, and the settlement in _meta["x402/payment-response"]. Without admin, the payer is the token’s admin and minter from birth. Nothing is settled until the deploy is known to be good; ' +
     'the same payment, or the same idempotencyKey, never pays twice. No dryRun (a revert is simulated before anything is settled).',
   input: deployTokenPaidInput,
   annotations: agentDeployAction.tool.annotations,

@@ -188,7 +188,7 @@ async function deploy(door: DoorRequest, { intent }: { intent: DeployIntent }): 
   if (!header) {
     if (request.headers.get('x-payment'))
       return doorError(400, 'INVALID_PAYMENT', 'x402 v1 payments (X-PAYMENT) are not taken: send an x402 v2 PAYMENT-SIGNATURE.')
-    return unpaidAnswer({ store: await source.deploy.store(), config, resourceUrl, now: source.clock.now() })
+    return unpaidAnswer({ store: await source.deploy.store(), config, resourceUrl, now: source.clock.now(), intent })
   }
   const decoded = decodePaymentHeader(header)
   if (!decoded.ok) return doorError(400, 'INVALID_PAYMENT', `PAYMENT-SIGNATURE is malformed: ${decoded.reason}.`)

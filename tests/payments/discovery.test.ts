@@ -213,6 +213,43 @@ describe('the catalog’s probes: every unpaid request is asked to pay', () => {
   })
 })
 
+describe('who owns a paid launch, as the door says it before anyone pays', () => {
+  const ADMIN = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed'
+  /** The 402's error (the body's and PAYMENT-REQUIRED's, the same) for an unpaid valid deploy, and its resource. */
+  async function said(body: Record<string, unknown>) {
+    const door = withOpenApiCheck('/api/x402/deploy', createPaidDeployEndpoint(sourceOver(ON)))
+    const init = { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }
+    const answer = await door(new Request('https://svc.test/api/x402/deploy', init))
+    expect(answer.status).toBe(402)
+    const required = decodePaymentRequiredHeader(answer.headers.get('payment-required')!)
+    const { error } = (await answer.json()) as { error: string }
+    expect(required.error).toBe(error)
+    return { error, description: required.resource.description }
+  }
+
+  it('says the payer will be the admin and minter of a body without admin, the admin a body names, and nobody for a fixed supply', async () => {
+    const plain = await said(EXAMPLE_PAID_DEPLOY)
+    expect(plain.error).toMatch(/deployed with you, the payer \(the payment’s from\), as its admin and minter: you own it from birth/)
+    expect(plain.description).toContain("No key: the payer is the token's admin and minter from birth, unless the body names an admin")
+    const named = await said({ ...EXAMPLE_PAID_DEPLOY, admin: ADMIN.toLowerCase() })
+    expect(named.error).toContain(`deployed with ${ADMIN} (the body's admin) as its admin and minter`)
+    const fixed = await said({ ...EXAMPLE_PAID_DEPLOY, fixedSupply: true })
+    expect(fixed.error).toContain('with no admin and no minter, ever (fixedSupply)')
+  })
+
+  it('says it in the OpenAPI document too: the operation, and the default of the body’s admin (the MCP tool’s arguments share it)', async () => {
+    const document = (await (await openapi.fetch(new Request('https://svc.test/api/openapi'))).json()) as any
+    const operation = document.paths['/api/x402/deploy'].post
+    expect(operation.description).toContain('the payer (the from of the payment’s EIP-3009 authorization) is the token’s admin and minter')
+    const deployBody = operation.requestBody.content['application/json'].schema.oneOf[0]
+    expect(deployBody.properties.admin.description).toMatch(/^Admin and mint-role holder; default the payer/)
+    // The keyed door's body keeps its own default: the signer, or pool.owner.
+    const keyed = document.components.schemas.AgentDeployRequest.properties.admin.description as string
+    expect(keyed).toContain('default pool.owner with a pool, else the signer')
+    expect(keyed).not.toContain('payer')
+  })
+})
+
 describe('GET /.well-known/x402 (api/x402/manifest)', () => {
   const manifest = (env: Record<string, string>, init: RequestInit = {}, url = 'https://svc.example/.well-known/x402') =>
     withOpenApiCheck('/api/x402/manifest', createDiscoveryManifestEndpoint(sourceOver(env)))(new Request(url, init))

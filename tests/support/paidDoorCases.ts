@@ -220,7 +220,13 @@ export function definePaidDoorCases(target: () => PaidDoorTarget, options: { onl
     const url = `${target().publicOrigin(target().doors[0])}/api/x402/deploy`
     expect(required).toMatchObject({ x402Version: 2, accepts: [accepts], resource: { url } })
     expect(required.extensions).toHaveProperty('payment-identifier')
-    expect(answer.body).toMatchObject({ ok: false, code: 'PAYMENT_REQUIRED', error: expect.any(String), accepts: [accepts] })
+    // Before anyone pays, it says who will own the token: the payer, the body naming no admin.
+    expect(answer.body).toMatchObject({
+      ok: false,
+      code: 'PAYMENT_REQUIRED',
+      error: expect.stringContaining('you, the payer'),
+      accepts: [accepts],
+    })
     expect(answer.headers.get('ratelimit-policy')).toMatch(/^"x402";q=\d+;w=60$/)
     expect(answer.headers.get('ratelimit')).toMatch(/^"x402";r=\d+;t=\d+$/)
     expect(answer.headers.get('access-control-expose-headers')).toMatch(/PAYMENT-REQUIRED.*PAYMENT-RESPONSE/)
@@ -855,9 +861,10 @@ export function definePaidDoorCases(target: () => PaidDoorTarget, options: { onl
       initialSupply: '1000000',
       pool: { amount: '400000', startingMarketCapEth: '5' },
     }
-    // The 402 asks the pooled price; a plain deploy's asks the plain one.
+    // The 402 asks the pooled price (a plain deploy's asks the plain one), and names the admin the body gives.
     const asked = decodePaymentRequiredHeader((await send(target().doors[0], body)).headers.get('payment-required')!)
     expect(asked.accepts[0]!.amount).toBe(TEST_POOL_PRICE_UNITS.toString())
+    expect(asked.error).toContain(`deployed with ${owner} (the body's admin) as its admin and minter`)
     const { chain, signer } = target().parts
     const delegated = (await chain.publicClient.getCode({ address: signer })) !== undefined
     const nonce = await chain.publicClient.getTransactionCount({ address: signer })

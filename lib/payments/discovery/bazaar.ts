@@ -9,9 +9,12 @@ import { paidDeploySchema, paymentSummarySchema } from './paidDoorSchemas.js'
 // the OpenAPI document declares, so it cannot drift from the door; and the words every listing of the door uses (the
 // 402's resource, the bazaar, the manifest in manifest.ts).
 
-/** What the door sells, as the 402's `resource` describes it. */
+/**
+ * What the door sells, as the 402's `resource` describes it (and the manifest's endpoint): plain ASCII, under the
+ * catalogs' 450 characters. A paid launch has no key, so who owns the token is part of what is sold.
+ */
 export const RESOURCE_DESCRIPTION =
-  'One B20 token deploy on Base, signed and broadcast by the service (the body is the agent_deploy intent)'
+  "One B20 token deploy on Base, signed and broadcast by the service (the body is the agent_deploy intent). No key: the payer is the token's admin and minter from birth, unless the body names an admin"
 
 /** The service's name, as the 402's resource (x402's `serviceName`, at most 32 ASCII characters) and the manifest say it. */
 export const SERVICE_NAME = 'Base control room'
@@ -27,8 +30,15 @@ export function paidDeployUrl(publicOrigin: string): string {
   return `${publicOrigin}${PAID_DEPLOY_PATH}`
 }
 
-/** The agent_deploy body as the paid door takes it (`action` may be omitted): what the OpenAPI document declares too. */
-export const paidDeployRequestSchema = agentDeploySchema.partial({ action: true })
+/**
+ * The agent_deploy body as the paid door takes it (`action` may be omitted; `admin` defaults to the payer): what the
+ * OpenAPI document and the MCP tool declare too.
+ */
+export const paidDeployRequestSchema = agentDeploySchema.partial({ action: true }).extend({
+  admin: agentDeploySchema.shape.admin.describe(
+    'Admin and mint-role holder; default the payer (the payment’s from), who owns the token from birth (the signer keeps no role either way)',
+  ),
+})
 
 /**
  * A zod schema as JSON Schema 2020-12 for the bazaar extension, inlined (the extension's validator refuses a `$ref` that
@@ -72,8 +82,9 @@ export const EXAMPLE_PAID_DEPLOY_ANSWER: z.infer<typeof paidDeploySchema> = {
     symbol: 'EXT',
     variant: 'asset',
     decimals: 18,
-    admin: null,
-    minter: null,
+    // No admin in the body: the payer.
+    admin: EXAMPLE_ADDRESS,
+    minter: EXAMPLE_ADDRESS,
     initialSupply: '1000000',
     supplyCap: null,
     recipient: EXAMPLE_ADDRESS,

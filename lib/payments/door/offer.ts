@@ -1,5 +1,6 @@
 import type { B20Variant } from '../../chain/b20Variants.js'
 import { type DeployFailure, failure } from '../../deploy/outcome.js'
+import type { DeployIntent } from '../../deploy/pipeline/intent.js'
 import { variantNotActive } from '../../deploy/pipeline/variantActive.js'
 import { errorAnswerOf } from '../../platform/errorAnswer.js'
 import type { HttpAnswer } from '../../platform/httpAnswer.js'
@@ -67,10 +68,22 @@ export type UnpaidAnswerParameters = {
   resourceUrl: string
   /** Now, on the door's clock. */
   now: number
+  /** The deploy asked for: the 402 says who will own the token. */
+  intent: Pick<DeployIntent, 'admin' | 'birth'>
+}
+
+/**
+ * Who the token's admin and minter will be, as the 402 says it before anyone paid: the payer (the payment's `from`,
+ * unknown until it pays) unless the body names an admin; nobody, ever, for a fixed supply.
+ */
+function ownerOfPaidLaunch({ admin, birth }: Pick<DeployIntent, 'admin' | 'birth'>): string {
+  if (birth.fixedSupply) return 'with no admin and no minter, ever (fixedSupply)'
+  if (admin) return `with ${admin} (the body's admin) as its admin and minter`
+  return 'with you, the payer (the payment’s from), as its admin and minter: you own it from birth (name admin to choose another)'
 }
 
 /** An unpaid deploy that could be sold: DEPLOY_CAP_REACHED when the paid cap is full (one store command), else the 402. */
-export async function unpaidAnswer({ store, config, resourceUrl, now }: UnpaidAnswerParameters): Promise<HttpAnswer> {
+export async function unpaidAnswer({ store, config, resourceUrl, now, intent }: UnpaidAnswerParameters): Promise<HttpAnswer> {
   const windowMs = config.capWindowSeconds * 1000
   const cap = { key: paymentKeys(config).cap, limit: config.dailyCap, windowMs }
   // A look without a take (count 0). A store that cannot say lets the 402 through: the cap is taken, exactly, later.
@@ -93,7 +106,7 @@ export async function unpaidAnswer({ store, config, resourceUrl, now }: UnpaidAn
     requirements: paymentRequirementsOf(config),
     resourceUrl,
     code: 'PAYMENT_REQUIRED',
-    error: `A deploy costs ${config.price} ${config.asset.name}: pay with x402 (an x402 client answers this 402 by itself), then the token is deployed.`,
+    error: `A deploy costs ${config.price} ${config.asset.name}: pay with x402 (an x402 client answers this 402 by itself), then the token is deployed ${ownerOfPaidLaunch(intent)}.`,
   })
 }
 
