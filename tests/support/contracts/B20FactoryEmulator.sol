@@ -170,6 +170,10 @@ contract B20TokenEmulator {
     event ContractURIUpdated();
     event Paused(address indexed updater, uint8[] features);
     event Unpaused(address indexed updater, uint8[] features);
+    event LastAdminRenounced(address indexed previousAdmin);
+    event NameUpdated(address indexed updater, string newName);
+    event SymbolUpdated(address indexed updater, string newSymbol);
+    event EIP712DomainChanged();
 
     error AccessControlUnauthorizedAccount(address account, bytes32 neededRole);
     error InvalidReceiver(address receiver);
@@ -177,6 +181,7 @@ contract B20TokenEmulator {
     error InvalidSupplyCap(uint256 currentSupply, uint256 proposedCap);
     error LastAdminCannotRenounce();
     error NotSoleAdmin();
+    error AccessControlBadConfirmation();
     error ContractPaused(uint8 feature);
     error EmptyFeatureSet();
     error InsufficientBalance(address account, uint256 balance, uint256 needed);
@@ -231,10 +236,18 @@ contract B20TokenEmulator {
         _revoke(role, account);
     }
 
+    /// The caller gives up one of its own roles; the last admin cannot (IB20: renounceLastAdmin is the only way).
+    function renounceRole(bytes32 role, address callerConfirmation) external {
+        if (callerConfirmation != msg.sender) revert AccessControlBadConfirmation();
+        if (role == DEFAULT_ADMIN_ROLE && roles[role][msg.sender] && admins == 1) revert LastAdminCannotRenounce();
+        _revoke(role, msg.sender);
+    }
+
     /// The sole admin gives the token up for good: nobody can grant a role again.
     function renounceLastAdmin() external onlyRole(DEFAULT_ADMIN_ROLE) {
         if (admins != 1) revert NotSoleAdmin();
         _revoke(DEFAULT_ADMIN_ROLE, msg.sender);
+        emit LastAdminRenounced(msg.sender);
     }
 
     function isPaused(uint8 feature) external view returns (bool) {
@@ -270,6 +283,17 @@ contract B20TokenEmulator {
     function updateContractURI(string calldata uri) external onlyRole(METADATA_ROLE) {
         contractURI = uri;
         emit ContractURIUpdated();
+    }
+
+    function updateName(string calldata newName) external onlyRole(METADATA_ROLE) {
+        name = newName;
+        emit NameUpdated(msg.sender, newName);
+        emit EIP712DomainChanged();
+    }
+
+    function updateSymbol(string calldata newSymbol) external onlyRole(METADATA_ROLE) {
+        symbol = newSymbol;
+        emit SymbolUpdated(msg.sender, newSymbol);
     }
 
     function transfer(address to, uint256 amount) external returns (bool) {
