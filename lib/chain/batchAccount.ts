@@ -24,6 +24,9 @@ export const batchAccountAbi = parseAbi([
 /** One call of a batch. */
 export type BatchCall = { target: Address; value: bigint; data: Hex }
 
+/** Gas an authorization adds to its transaction (EIP-7702's PER_EMPTY_ACCOUNT_COST, charged before any refund). */
+export const AUTHORIZATION_GAS = 25_000n
+
 /** Selector of `executeBatch((address,uint256,bytes)[])`. */
 export const EXECUTE_BATCH_SELECTOR: Hex = '0x34fcd5be'
 

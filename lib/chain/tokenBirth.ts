@@ -27,19 +27,28 @@ const tokenBirthAbi = parseAbi([
 ])
 
 /** Parameters of {@link metadataDataUri}: name and symbol always, the rest only when given. */
-export type MetadataDataUriParameters = { name: string; symbol: string; description?: string; image?: string; website?: string }
+export type MetadataDataUriParameters = {
+  name: string
+  symbol: string
+  description?: string
+  image?: string
+  website?: string
+  /** Where the token is on social networks: a name (`x`, `telegram`, …) to an https URL. */
+  socials?: Record<string, string>
+}
 
 /**
  * The token's ERC-7572 `contractURI` as an on-chain JSON data URI (no pinning service): `name`, `symbol`, and of
  * `description`, `image` and `external_link` (the website) only those given.
  */
-export function metadataDataUri({ name, symbol, description, image, website }: MetadataDataUriParameters): string {
+export function metadataDataUri({ name, symbol, description, image, website, socials }: MetadataDataUriParameters): string {
   const json = {
     name,
     symbol,
     ...(description !== undefined ? { description } : {}),
     ...(image !== undefined ? { image } : {}),
     ...(website !== undefined ? { external_link: website } : {}),
+    ...(socials !== undefined && Object.keys(socials).length > 0 ? { socials } : {}),
   }
   return `data:application/json;base64,${Buffer.from(JSON.stringify(json), 'utf8').toString('base64')}`
 }

@@ -1,5 +1,5 @@
 import { type Address, encodeFunctionData, type Hex, parseAbi } from 'viem'
-import { B20_ROLES, roleName } from './tokenPowers.js'
+import { B20_ROLES } from './tokenPowers.js'
 
 // What running a launched token takes on its own surface, as pure encoding: the calls its role holders make to update
 // its metadata, mint, hand the admin over or give their roles up, by base-std IB20's signatures. Who sends them (the
@@ -51,6 +51,11 @@ export function mintCall(token: Address, to: Address, units: bigint): TokenCall 
   return call(token, encodeFunctionData({ abi: tokenManageAbi, functionName: 'mint', args: [to, units] }))
 }
 
+/** The call by which an admin grants `role` to `account`. */
+export function grantRoleCall(token: Address, role: Hex, account: Address): TokenCall {
+  return call(token, encodeFunctionData({ abi: tokenManageAbi, functionName: 'grantRole', args: [role, account] }))
+}
+
 /** The roles handed over with the admin: the minter's and the metadata editor's, where the old admin held them. */
 export const HANDED_OVER_ROLES: readonly Hex[] = [B20_ROLES.MINT_ROLE, B20_ROLES.METADATA_ROLE]
 
@@ -83,9 +88,7 @@ export function renounceCalls(token: Address, from: Address, held: readonly Hex[
  */
 export function handOverCalls(token: Address, from: Address, to: Address, held: readonly Hex[]): TokenCall[] {
   const granted = [B20_ROLES.DEFAULT_ADMIN_ROLE, ...HANDED_OVER_ROLES.filter((role) => held.includes(role))]
-  const grants = granted.map((role) =>
-    call(token, encodeFunctionData({ abi: tokenManageAbi, functionName: 'grantRole', args: [role, to] })),
-  )
+  const grants = granted.map((role) => grantRoleCall(token, role, to))
   // `from` is no longer the sole admin once `to` is one: renounceRole does it.
   return [...grants, ...renounceCalls(token, from, held, false)]
 }
@@ -94,6 +97,3 @@ export function handOverCalls(token: Address, from: Address, to: Address, held: 
 export function roleIdsOf(names: readonly string[]): Hex[] {
   return names.map((name) => (name in B20_ROLES ? B20_ROLES[name as keyof typeof B20_ROLES] : (name as Hex)))
 }
-
-/** The names of role ids (see {@link roleName}). */
-export const roleNamesOf = (roles: readonly Hex[]): string[] => roles.map(roleName)

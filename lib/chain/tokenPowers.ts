@@ -1,5 +1,6 @@
 import { type Address, formatUnits, getAddress, type Hex, keccak256, type PublicClient, parseAbi, toHex } from 'viem'
 import type { RoleCandidates } from './roleLogs.js'
+import { SOCIALS_MAX } from './metadataLimits.js'
 import { MAX_TOKEN_UNITS } from './tokenAmount.js'
 
 // A B20 token's powers as the chain has them at one block: who holds each role (the names the role logs gave,
@@ -16,6 +17,8 @@ export const b20PowersAbi = parseAbi([
   'function supplyCap() view returns (uint256)',
   'function isPaused(uint8 feature) view returns (bool)',
   'function contractURI() view returns (string)',
+  'function name() view returns (string)',
+  'function symbol() view returns (string)',
   'function hasRole(bytes32 role, address account) view returns (bool)',
 ])
 
@@ -62,6 +65,8 @@ export type TokenMetadataView = {
   description?: string
   image?: string
   website?: string
+  /** A name (`x`, `telegram`, …) to a URL, as the contractURI's `socials` has it (not an ERC-7572 field: this service's). */
+  socials?: Record<string, string>
   /** The contractURI itself when it is a link, not an inline data URI: the metadata is there. */
   uri?: string
 }
@@ -79,7 +84,13 @@ export type ReadTokenPowersParameters = {
 }
 
 /** What {@link readTokenPowers} answers. */
-export type ReadTokenPowersReturnType = { powers: TokenPowers; metadata: TokenMetadataView | null }
+export type ReadTokenPowersReturnType = {
+  powers: TokenPowers
+  metadata: TokenMetadataView | null
+  /** The token's name and symbol now (its metadata editors may change them). */
+  name: string
+  symbol: string
+}
 
 /** Reads the token's powers and metadata at `blockNumber` in one eth_call (Multicall3). */
 export async function readTokenPowers({
@@ -90,7 +101,7 @@ export async function readTokenPowers({
   signer,
   blockNumber,
 }: ReadTokenPowersParameters): Promise<ReadTokenPowersReturnType> {
-  const read = <const F extends 'totalSupply' | 'supplyCap' | 'isPaused' | 'contractURI' | 'hasRole'>(
+  const read = <const F extends 'totalSupply' | 'supplyCap' | 'isPaused' | 'contractURI' | 'name' | 'symbol' | 'hasRole'>(
     functionName: F,
     args: readonly unknown[] = [],
   ) => ({ address: token, abi: b20PowersAbi, functionName, args }) as const
@@ -110,15 +121,19 @@ export async function readTokenPowers({
       read('isPaused', [FEATURES.mint]),
       read('isPaused', [FEATURES.burn]),
       read('contractURI'),
+      read('name'),
+      read('symbol'),
       ...pairs.map(({ role, account }) => read('hasRole', [role, account])),
     ] as never,
   })
-  const [totalSupply, supplyCap, transfer, mint, burn, uri, ...held] = results as unknown as [
+  const [totalSupply, supplyCap, transfer, mint, burn, uri, name, symbol, ...held] = results as unknown as [
     bigint,
     bigint,
     boolean,
     boolean,
     boolean,
+    string,
+    string,
     string,
     ...boolean[],
   ]
@@ -141,7 +156,24 @@ export async function readTokenPowers({
       signerRoles,
     },
     metadata: contractUriMetadata(uri),
+    name,
+    symbol,
   }
+}
+
+/** Parameters of {@link readRolesOf}. */
+export type ReadRolesOfParameters = { client: PublicClient; token: Address; account: Address; blockNumber: bigint }
+
+/** The built-in roles `account` holds on the token at `blockNumber` (one eth_call through Multicall3). */
+export async function readRolesOf({ client, token, account, blockNumber }: ReadRolesOfParameters): Promise<Hex[]> {
+  const roles = Object.values(B20_ROLES)
+  const held = await client.multicall({
+    multicallAddress: MULTICALL3_ADDRESS,
+    blockNumber,
+    allowFailure: false,
+    contracts: roles.map((role) => ({ address: token, abi: b20PowersAbi, functionName: 'hasRole', args: [role, account] }) as const),
+  })
+  return roles.filter((_, i) => held[i])
 }
 
 /**
@@ -162,6 +194,11 @@ export function contractUriMetadata(uri: string): TokenMetadataView | null {
   if (json === null || typeof json !== 'object' || Array.isArray(json)) return null
   const fields = json as Record<string, unknown>
   const view: TokenMetadataView = {}
+  const socials = fields.socials
+  if (socials !== null && typeof socials === 'object' && !Array.isArray(socials)) {
+    const links = Object.entries(socials).filter((entry): entry is [string, string] => typeof entry[1] === 'string')
+    if (links.length > 0) view.socials = Object.fromEntries(links.slice(0, SOCIALS_MAX))
+  }
   for (const [from, to] of [
     ['name', 'name'],
     ['symbol', 'symbol'],

@@ -3,6 +3,7 @@
 
 export { deployToken } from './pipeline/deployToken.js'
 export { runIdempotently } from './pipeline/idempotency.js'
+export { runTokenAction } from './pipeline/tokenAction.js'
 export { listDeploys } from './records/agentDeploys.js'
 export { prepareFeeCollection } from './records/feeCollection.js'
 export { readLaunchState } from './records/launchState.js'

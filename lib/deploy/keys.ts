@@ -41,6 +41,10 @@ export type DeployHistoryKeys = {
   pooled: string
   /** Paid launches whose pool failed, by when the tick saw it: the paid door's tick credits the pool's part of their price. */
   paidPoolsFailed: string
+  /** The deploy a token was created by (its first hash), written with its record: a lookup by address is one read. */
+  launchOf: (token: string) => string
+  /** Set once the deploys older than {@link launchOf} were given theirs: with it, a token without one is no launch here. */
+  launchOfComplete: string
 }
 
 /** Parameters of {@link deployHistoryKeys}. */
@@ -59,6 +63,8 @@ export function deployHistoryKeys({ storePrefix, chainId }: DeployHistoryKeysPar
     poolsOpen: (signer) => `${base}:pools-open:${signer.toLowerCase()}`,
     pooled: `${base}:pooled`,
     paidPoolsFailed: `${base}:pools-failed:paid`,
+    launchOf: (token) => `${base}:launch-of:${token.toLowerCase()}`,
+    launchOfComplete: `${base}:launch-of-complete`,
   }
 }
 

@@ -65,7 +65,8 @@ export const b20SkillOpenApiOf = (actions: readonly AgentAction[] = AGENT_ACTION
       '308': redirectAnswer,
       '200': {
         ...jsonAnswer(
-          oneOf(each([...actions.flatMap((action) => action.answers), deployFailureSchema])),
+          // Actions that share their answers (the four on a token) declare each once: oneOf takes exactly one match.
+          oneOf(each([...new Set([...actions.flatMap((action) => action.answers), deployFailureSchema])])),
           'The outcome: ok true (broadcast, simulated, pending, confirmed, replaced, a list, a redelivery) or ok false with error and code',
         ),
         headers: {
@@ -81,7 +82,10 @@ export const b20SkillOpenApiOf = (actions: readonly AgentAction[] = AGENT_ACTION
         skillHttpErrorSchema,
         'The body is not JSON (INVALID_JSON) or not sent as application/json (UNSUPPORTED_CONTENT_TYPE)',
       ),
-      '403': jsonAnswer(skillHttpErrorSchema, 'X-Service-Key missing (for an action that needs one) or not allowlisted (FORBIDDEN)'),
+      '403': jsonAnswer(
+        oneOf(each([skillHttpErrorSchema, deployFailureSchema])),
+        'X-Service-Key missing (for an action that needs one) or not allowlisted (FORBIDDEN); or an action on a token only the service’s signer can do, asked by another agent’s key or none (NOT_YOUR_TOKEN)',
+      ),
       '404': jsonAnswer(deployFailureSchema, 'token_status, collect_fees: the token is not launched through this service (NOT_A_LAUNCH)'),
       '405': notAllowedAnswer,
       '413': jsonAnswer(skillHttpErrorSchema, `Body larger than ${SKILL_BODY_LIMIT_BYTES / 1024} KiB (BODY_TOO_LARGE)`),

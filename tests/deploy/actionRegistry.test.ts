@@ -5,9 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { type AgentAction, answer, checkBody, defineAgentAction } from '../../lib/deploy/actions/action.js'
 import { AGENT_ACTIONS, runAgentAction } from '../../lib/deploy/actions/registry.js'
-import { sendActionTransaction } from '../../lib/deploy/actions/sendTransaction.js'
 import { createB20SkillEndpoint } from '../../lib/deploy/endpoint.js'
 import { deployServicesFrom } from '../../lib/deploy/instance.js'
+import { sendActionTransaction } from '../../lib/deploy/pipeline/sendTransaction.js'
 import { createDeployServices, type DeployServices } from '../../lib/deploy/services.js'
 import { createLlmsTxtEndpoint, createOpenApiEndpoint, createSkillEndpoint } from '../../lib/docs/endpoint.js'
 import { buildOpenApiDocument } from '../../lib/docs/openapiDocument.js'
@@ -111,6 +111,10 @@ describe('the agent actions registry', () => {
       '#/components/schemas/RedeliverRequest',
       '#/components/schemas/TokenStatusRequest',
       '#/components/schemas/CollectFeesRequest',
+      '#/components/schemas/UpdateMetadataRequest',
+      '#/components/schemas/MintRequest',
+      '#/components/schemas/TransferAdminRequest',
+      '#/components/schemas/RenounceRequest',
     ])
     for (const action of AGENT_ACTIONS) expect(operation.description).toContain(`${action.name}: ${action.summary}`)
   })
@@ -122,7 +126,7 @@ describe('the agent actions registry', () => {
       return createDeployServices({ env: {}, logger: silentLogger })
     })
     const agent = { digest: 'a'.repeat(64), dailyCap: null }
-    const answer = await runAgentAction({ source: counted, agent, body: { action: 'mint' }, idempotencyKey: null })
+    const answer = await runAgentAction({ source: counted, agent, body: { action: 'burn' }, idempotencyKey: null })
     expect(answer).toMatchObject({ status: 200, body: { ok: false, code: 'UNKNOWN_ACTION' } })
     const reason = (answer.body.details as { reason: string }[])[0]!.reason
     for (const name of names) expect(reason).toContain(`"${name}"`)

@@ -9,7 +9,7 @@ import { createMcpEndpoint } from '../../lib/mcp/endpoint.js'
 import { createLogger } from '../../lib/platform/log.js'
 import { createReadServices } from '../../lib/read/services.js'
 import { ib20Abi, ROLES, tokenAt } from '../support/b20Token.js'
-import { type DeployStack, startDeployStack } from '../support/deployStack.js'
+import { AGENT_KEYS, type DeployStack, startDeployStack } from '../support/deployStack.js'
 import { withOpenApiCheck } from '../support/openapiCheck.js'
 import { deployUniswapV4, swapCalldata, type UniswapV4 } from '../support/uniswapV4.js'
 
@@ -241,6 +241,112 @@ describe('a launched token’s powers and its pool’s fees (anvil, the B20 emul
     expect(noPool.body).toMatchObject({ ok: false, code: 'NO_POSITION' })
     // Without a key, an action that needs one is refused as before.
     expect(await post({ action: 'list_deploys' }, null)).toMatchObject({ status: 403, body: { code: 'FORBIDDEN' } })
+  })
+
+  it('runs a keyed token for the agent that launched it, refuses past the cap and for another key, then hands it over', async () => {
+    const holder = await newAccount()
+    const launched = await post({
+      action: 'agent_deploy',
+      name: 'Run Token',
+      symbol: 'RUN',
+      initialSupply: '1000',
+      recipient: holder.address,
+      supplyCap: '5000',
+      description: 'First words',
+      waitSeconds: 6,
+    })
+    expect(launched.body).toMatchObject({ ok: true, receipt: { status: 'confirmed' } })
+    const token = launched.body.predictedAddress as Address
+    const erc20 = erc20Of(token)
+    const signerNonce = () => stack.chain.publicClient.getTransactionCount({ address: stack.signer })
+
+    // update_metadata, executed: the signer is admin without the metadata role, so it takes it for the call only.
+    const updated = await post({
+      action: 'update_metadata',
+      token,
+      image: 'https://example.org/run.png',
+      socials: { x: 'https://x.com/run' },
+      name: 'Run Token Two',
+      waitSeconds: 6,
+    })
+    expect(updated.body).toMatchObject({ ok: true, status: 'broadcast', kind: 'update_metadata', from: stack.signer, mined: true })
+    expect(await stack.chain.publicClient.readContract({ address: token, abi: ib20Abi, functionName: 'name' })).toBe('Run Token Two')
+    const afterUpdate = await post({ action: 'token_status', token }, null)
+    expect(afterUpdate.body.metadata).toEqual({
+      name: 'Run Token Two',
+      symbol: 'RUN',
+      description: 'First words',
+      image: 'https://example.org/run.png',
+      socials: { x: 'https://x.com/run' },
+    })
+    expect(afterUpdate.body.powers.signerRoles.sort()).toEqual(['DEFAULT_ADMIN_ROLE', 'MINT_ROLE'])
+
+    // mint, executed: the chain shows the new supply.
+    const minted = await post({ action: 'mint', token, to: holder.address, amount: '250', waitSeconds: 6 })
+    expect(minted.body).toMatchObject({ ok: true, status: 'broadcast', kind: 'mint', mined: true })
+    expect(await erc20.balanceOf(holder.address)).toBe(parseUnits('1250', 18))
+
+    // Refused with nothing sent: past the cap (the room left named), another agent's key, a key-less caller.
+    const before = await signerNonce()
+    const over = await post({ action: 'mint', token, to: holder.address, amount: '3751' })
+    expect(over.body).toMatchObject({ ok: false, code: 'SUPPLY_CAP_EXCEEDED', roomLeft: '3750' })
+    expect(over.body.details[0]).toMatchObject({ field: 'amount' })
+    expect(await post({ action: 'mint', token, to: holder.address, amount: '1' }, AGENT_KEYS.bob)).toMatchObject({
+      status: 403,
+      body: { ok: false, code: 'NOT_YOUR_TOKEN' },
+    })
+    expect(await post({ action: 'transfer_admin', token, to: holder.address }, null)).toMatchObject({ status: 403, body: { code: 'NOT_YOUR_TOKEN' } })
+    expect(await signerNonce()).toBe(before)
+
+    // transfer_admin, executed in one transaction: the new admin gets admin and minter, the signer keeps nothing.
+    const owner = await newAccount()
+    const handed = await post({ action: 'transfer_admin', token, to: owner.address, waitSeconds: 6 })
+    expect(handed.body).toMatchObject({ ok: true, status: 'broadcast', kind: 'transfer_admin', mined: true })
+    expect(await signerNonce()).toBe(before + 1)
+    expect([await erc20.hasRole(ROLES.admin, owner.address), await erc20.hasRole(ROLES.mint, owner.address)]).toEqual([true, true])
+    const handedOver = await post({ action: 'token_status', token }, null)
+    expect(handedOver.body.powers).toMatchObject({ admins: [owner.address], minters: [owner.address], signerRoles: [] })
+
+    // The same actions now answer prepared calls for the new admin, who sends them from its own account.
+    const mintCalls = await post({ action: 'mint', token, to: owner.address, amount: '10' })
+    expect(mintCalls.body).toMatchObject({ ok: true, status: 'prepared', chainId: 8453, from: owner.address, simulated: true, atomicRequired: false })
+    const editCalls = await post({ action: 'update_metadata', token, description: 'Owner words' }, null)
+    expect(editCalls.body).toMatchObject({ status: 'prepared', from: owner.address, atomicRequired: true })
+    expect(editCalls.body.calls).toHaveLength(3)
+    for (const prepared of [mintCalls.body, editCalls.body])
+      for (const { to, data, value } of prepared.calls as { to: Address; data: Hex; value: Hex }[])
+        expect((await send(owner, { to, data, value: BigInt(value) })).status).toBe("success")
+    expect(await erc20.balanceOf(owner.address)).toBe(parseUnits('10', 18))
+    const ownerEdited = await post({ action: 'token_status', token }, null)
+    expect(ownerEdited.body.metadata).toMatchObject({ description: 'Owner words', image: 'https://example.org/run.png' })
+    expect(ownerEdited.body.powers.metadataEditors).toEqual([])
+    expect(await signerNonce()).toBe(before + 1)
+  })
+
+  it('renounce previews who keeps what, then leaves the signer with no role; MCP answers as HTTP', async () => {
+    const keeper = await newAccount()
+    const launched = await post({ action: 'agent_deploy', name: 'Gone Token', symbol: 'GONE', initialSupply: '10', recipient: keeper.address, waitSeconds: 6 })
+    const token = launched.body.predictedAddress as Address
+    const preview = await post({ action: 'renounce', token })
+    expect(preview.body).toMatchObject({ ok: true, status: 'preview', from: stack.signer })
+    expect(preview.body.keeps).toEqual([
+      { role: 'DEFAULT_ADMIN_ROLE', accounts: [] },
+      { role: 'MINT_ROLE', accounts: [] },
+      { role: 'PAUSE_ROLE', accounts: [] },
+      { role: 'METADATA_ROLE', accounts: [] },
+    ])
+    expect(preview.body.effect).toContain('last admin')
+    const viaMcp = await callTool('renounce', { token }, AGENT_KEYS.alice)
+    expect(viaMcp.structuredContent).toEqual(preview.body)
+    const done = await post({ action: 'renounce', token, confirm: true, waitSeconds: 6 })
+    expect(done.body).toMatchObject({ ok: true, status: 'broadcast', kind: 'renounce', mined: true })
+    expect([await erc20Of(token).hasRole(ROLES.admin, stack.signer), await erc20Of(token).hasRole(ROLES.mint, stack.signer)]).toEqual([false, false])
+    const after = await post({ action: 'token_status', token }, null)
+    expect(after.body.powers).toMatchObject({ admins: [], minters: [], signerRoles: [] })
+    const again = await callTool('renounce', { token, confirm: true }, AGENT_KEYS.alice)
+    const http = await post({ action: 'renounce', token, confirm: true })
+    expect(http.body).toMatchObject({ ok: false, code: 'NO_ROLES' })
+    expect(again.structuredContent).toEqual(http.body)
   })
 
   const PAUSE_ROLE = keccak256(toHex('PAUSE_ROLE'))

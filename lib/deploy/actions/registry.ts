@@ -11,6 +11,7 @@ import { listDeploysAction } from './listDeploys.js'
 import { listEventsAction } from './listEvents.js'
 import { receiptAction } from './receipt.js'
 import { redeliverAction } from './redeliver.js'
+import { mintAction, renounceAction, transferAdminAction, updateMetadataAction } from './tokenActions.js'
 import { tokenStatusAction } from './tokenStatus.js'
 
 // Every agent action, in one list: POST /api/b20-skill dispatches on the body's `action`, the MCP server offers each
@@ -27,6 +28,10 @@ export const AGENT_ACTIONS: readonly AgentAction[] = [
   redeliverAction,
   tokenStatusAction,
   collectFeesAction,
+  updateMetadataAction,
+  mintAction,
+  transferAdminAction,
+  renounceAction,
 ]
 
 /** The action a body's `action` names, or undefined. */

@@ -1,6 +1,6 @@
 import type { Address } from 'viem'
 import { z } from 'zod'
-import { SOCIALS_MAX } from '../../chain/tokenPowers.js'
+import { SOCIALS_MAX } from '../../chain/metadataLimits.js'
 import type { HttpAnswer } from '../../platform/httpAnswer.js'
 import { tokenActionAnswerSchemas } from '../answers/manageAnswers.js'
 import type { TokenActionRequest } from '../pipeline/tokenActionPlan.js'

@@ -64,6 +64,14 @@ export const deployFailureCodeSchema = z.enum([
   'LAUNCH_PENDING',
   'NO_POSITION',
   'RATE_LIMITED',
+  'NOT_YOUR_TOKEN',
+  'SUPPLY_CAP_EXCEEDED',
+  'NO_ROLES',
+  'MISSING_ROLE',
+  'TOKEN_PAUSED',
+  'LAST_ADMIN_CANNOT_RENOUNCE',
+  'NOT_SOLE_ADMIN',
+  'INVALID_RECEIVER',
 ])
 
 /** A body with `ok: false` (HTTP 200): `error` always; the other fields where they apply. */
@@ -80,6 +88,7 @@ export const deployFailureSchema = z.object({
     .object({ name: z.string(), args: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])) })
     .optional()
     .describe('The decoded error of a simulated revert (B20’s, or of a pooled launch the failing call’s)'),
+  roomLeft: z.string().optional().describe('SUPPLY_CAP_EXCEEDED: whole tokens that can still be minted under the cap'),
   failedCall: z
     .number()
     .int()

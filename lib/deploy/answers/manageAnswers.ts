@@ -31,6 +31,7 @@ export const tokenMetadataSchema = z
     description: z.string().optional(),
     image: z.string().optional(),
     website: z.string().optional().describe('ERC-7572 external_link'),
+    socials: z.record(z.string(), z.string()).optional().describe('A name (x, telegram, …) to a URL, as update_metadata writes them'),
     uri: z.string().optional().describe('The contractURI when it is a link rather than inline JSON'),
   })
   .nullable()
@@ -106,3 +107,62 @@ export const feesCollectionPreparedSchema = z
     effect: z.string().describe('What the calls will do'),
   })
   .describe('Prepared: nothing was signed or sent; send the calls from `from`')
+
+/** Who keeps each role once the sender of a renounce has given up its own. */
+const keepsSchema = z
+  .array(z.object({ role: z.string(), accounts: z.array(address) }))
+  .describe('Who keeps each role afterwards: the other holders (the role logs confirmed with hasRole)')
+
+/** What every answer of an action on a token says. */
+const tokenActionBase = {
+  ok: z.literal(true),
+  action: z.enum(['update_metadata', 'mint', 'transfer_admin', 'renounce']),
+  token: address,
+  chainId: z.number().int(),
+  from: address.describe('Who sends the calls: the service’s signer (executed) or the role holder’s wallet (prepared)'),
+  effect: z.string().describe('What the calls do, in one sentence'),
+}
+
+/** An action on a token sent by the service's signer. */
+export const tokenActionBroadcastSchema = z
+  .object({
+    ...tokenActionBase,
+    status: z.literal('broadcast'),
+    kind: z.string().describe('The transaction’s kind in the agent’s history: the action’s name'),
+    txHash: z.string().regex(/^0x[0-9a-f]{64}$/),
+    explorerUrl: z.string(),
+    mined: z.boolean().describe('Mined within waitSeconds'),
+    keeps: keepsSchema.optional(),
+  })
+  .describe('Executed: signed by the service’s signer and sent; `receipt` tells the outcome')
+
+/** An action on a token simulated only (dryRun, where the service would execute it). */
+export const tokenActionSimulatedSchema = z
+  .object({ ...tokenActionBase, status: z.literal('simulated'), calls: z.number().int(), blockNumber: wei, keeps: keepsSchema.optional() })
+  .describe('dryRun: the service’s signer would send it; simulated, nothing signed')
+
+/** An action on a token as calls for the role holder's wallet. */
+export const tokenActionPreparedSchema = z
+  .object({
+    ...tokenActionBase,
+    status: z.literal('prepared'),
+    calls: z.array(preparedCallSchema).describe('wallet_sendCalls’ calls, in order'),
+    atomicRequired: z.boolean().describe('true: the calls must run together (wallet_sendCalls’ atomicRequired)'),
+    simulated: z.literal(true).describe('The calls ran from `from` at blockNumber (eth_call) without reverting'),
+    blockNumber: wei,
+    keeps: keepsSchema.optional(),
+  })
+  .describe('Prepared: nothing was signed or sent; send the calls from `from`')
+
+/** `renounce` without `confirm`: who keeps what, nothing sent. */
+export const renouncePreviewSchema = z
+  .object({ ...tokenActionBase, status: z.literal('preview'), keeps: keepsSchema, blockNumber: wei })
+  .describe('renounce without confirm: who keeps what; nothing was signed or sent')
+
+/** The answers of update_metadata, mint, transfer_admin and renounce. */
+export const tokenActionAnswerSchemas = [
+  tokenActionBroadcastSchema,
+  tokenActionSimulatedSchema,
+  tokenActionPreparedSchema,
+  renouncePreviewSchema,
+] as const

@@ -13,6 +13,7 @@ import {
   updateTransactionRecord,
 } from '../sender/signedTransactions.js'
 import type { DeployServices } from '../services.js'
+import { createsToken, minedEventType } from '../webhooks/eventTypes.js'
 import { notifyAgent, notifyReplaced } from '../webhooks/outbox.js'
 import { type SettleOpenPoolsReturnType, settleOpenPools } from './returnPoolShare.js'
 
@@ -94,9 +95,10 @@ async function followUnmined(
     await removeFromIndex(store, keys.unmined(signer), record.txHash.toLowerCase())
     // A transaction that belongs to another (`of`: a launch's seed, its share given back) is told through that one.
     if (record.of) return
-    const type = status === 'confirmed' ? 'deploy.confirmed' : 'deploy.reverted'
-    notifyAgent({ webhooks: services.webhooks, background: services.background, type, record, details: minedEventDetails(receipt, record) })
-    if (status === 'confirmed') await services.announceConfirmed(record)
+    const type = minedEventType(record.kind, status)
+    const details = { ...minedEventDetails(receipt, record), ...(createsToken(record.kind) ? {} : { kind: record.kind }) }
+    notifyAgent({ webhooks: services.webhooks, background: services.background, type, record, details })
+    if (status === 'confirmed' && createsToken(record.kind)) await services.announceConfirmed(record)
   }
   let stuck = false
   for (const [i, record] of unmined.entries()) {

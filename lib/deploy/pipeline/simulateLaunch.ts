@@ -11,8 +11,7 @@ import { isTransportFailure, nodeRefusalOf, revertDataOf, shortMessage } from '.
 import type { ChainReads, DeployServices } from '../services.js'
 import type { DeployPlan } from './deployPlan.js'
 
-/** Gas an authorization adds to its transaction (EIP-7702's PER_EMPTY_ACCOUNT_COST, charged before any refund). */
-export const AUTHORIZATION_GAS = 25_000n
+export { AUTHORIZATION_GAS } from '../../chain/batchAccount.js'
 
 /** Where the signer's delegation stands: `authorize` when this launch must carry the authorization that sets it. */
 export type DelegationState = { authorize: boolean }

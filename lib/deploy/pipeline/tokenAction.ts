@@ -7,9 +7,9 @@ import { type Address, type Hex, isAddressEqual, type PublicClient } from 'viem'
 import { decodeB20Revert } from '../../chain/b20.js'
 import { decodeBatchRevert, delegationDesignator, encodeExecuteBatch } from '../../chain/batchAccount.js'
 import { roleIdsOf, type TokenCall } from '../../chain/tokenManageCalls.js'
-import { readRolesOf, roleName } from '../../chain/tokenPowers.js'
+import { B20_ROLES, readRolesOf, roleName } from '../../chain/tokenPowers.js'
 import type { HttpAnswer } from '../../platform/httpAnswer.js'
-import { type DeployFailure, failure } from '../outcome.js'
+import { type DeployFailure, type DeployResult, failure } from '../outcome.js'
 import { type LaunchState, readLaunchState } from '../records/launchState.js'
 import { isTransportFailure, revertDataOf, shortMessage } from '../sender/chainErrors.js'
 import type { DeployServices } from '../services.js'
@@ -120,11 +120,13 @@ async function senderOf(
   request: TokenActionRequest,
   asked: Address | undefined,
   agent: CallingAgent | null,
-): Promise<{ ok: true; from: Address; held: Hex[]; executes: boolean } | DeployFailure> {
+): Promise<DeployResult<{ from: Address; held: Hex[]; executes: boolean }>> {
   const signer = state.creator
   const signerHeld = roleIdsOf(state.powers.signerRoles)
   const needed = roleNeeded(request.action)
-  const signerMay = needed ? signerHeld.includes(needed) : signerHeld.length > 0
+  const admin = B20_ROLES.DEFAULT_ADMIN_ROLE
+  // An admin may take any other role for the calls (tokenActionPlan.ts): it may act too.
+  const signerMay = needed ? signerHeld.includes(needed) || signerHeld.includes(admin) : signerHeld.length > 0
   if ((!asked || isAddressEqual(asked, signer)) && signerMay) {
     if (agent && state.launcher === agent.digest) return { ok: true, from: signer, held: signerHeld, executes: true }
     const other = !asked && needed ? holdersOf(state, needed).find((holder) => !isAddressEqual(holder, signer)) : undefined
@@ -158,7 +160,8 @@ function holdersOf(state: LaunchState, role: Hex): Address[] {
     PAUSE_ROLE: powers.pausers,
     METADATA_ROLE: powers.metadataEditors,
   }
-  return byRole[roleName(role)] ?? []
+  const holders = byRole[roleName(role)] ?? []
+  return role === B20_ROLES.DEFAULT_ADMIN_ROLE ? holders : [...holders, ...powers.admins.filter((a) => !holders.includes(a))]
 }
 
 /** Parameters of {@link simulateCalls}. */
@@ -180,7 +183,7 @@ export async function simulateCalls({
   calls,
   blockNumber,
   delegate,
-}: SimulateCallsParameters): Promise<{ ok: true } | DeployFailure> {
+}: SimulateCallsParameters): Promise<DeployResult> {
   try {
     if (calls.length === 1) await client.call({ account: from, to: calls[0]!.to, data: calls[0]!.data, blockNumber })
     else

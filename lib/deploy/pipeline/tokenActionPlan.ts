@@ -5,9 +5,9 @@ import { type Address, formatUnits, type Hex, isAddressEqual } from 'viem'
 import { B20_FACTORY_ADDRESS } from '../../chain/b20.js'
 import { parseTokenAmount } from '../../chain/tokenAmount.js'
 import { metadataDataUri } from '../../chain/tokenBirth.js'
-import { handOverCalls, metadataCalls, mintCall, renounceCalls, type TokenCall } from '../../chain/tokenManageCalls.js'
+import { grantRoleCall, handOverCalls, metadataCalls, mintCall, renounceCalls, type TokenCall } from '../../chain/tokenManageCalls.js'
 import { B20_ROLES, roleName, type TokenMetadataView, type TokenPowers } from '../../chain/tokenPowers.js'
-import { type DeployResult, failure } from '../outcome.js'
+import { type DeployResult, failure, invalidRequest } from '../outcome.js'
 
 /** The actions that run a launched token, by their request fields (amounts in whole tokens, as `initialSupply`). */
 export type TokenActionRequest =
@@ -61,7 +61,26 @@ export type PlanTokenActionParameters = {
 }
 
 /** Plans an action on a token from `from` (pure): its calls and effect, or why it cannot be done. */
-export function planTokenAction({ request, token, from, held }: PlanTokenActionParameters): DeployResult<{ plan: TokenActionPlan }> {
+export function planTokenAction(parameters: PlanTokenActionParameters): DeployResult<{ plan: TokenActionPlan }> {
+  const { request, token, from, held } = parameters
+  const needed = roleNeeded(request.action)
+  const planned = planCalls(parameters)
+  if (!planned.ok || !needed || held.includes(needed) || !held.includes(B20_ROLES.DEFAULT_ADMIN_ROLE)) return planned
+  // An admin without the role grants it to itself for these calls and gives it up after them, in the same batch: it
+  // keeps no power it did not have.
+  const { plan } = planned
+  return {
+    ok: true,
+    plan: {
+      ...plan,
+      calls: [grantRoleCall(token.address, needed, from), ...plan.calls, ...renounceCalls(token.address, from, [needed], false)],
+      effect: `${plan.effect} ${from} is admin without ${roleName(needed)}: it takes the role for these calls and gives it up after them, in the same transaction.`,
+    },
+  }
+}
+
+/** The calls of an action as the holder of its role makes them. */
+function planCalls({ request, token, from, held }: PlanTokenActionParameters): DeployResult<{ plan: TokenActionPlan }> {
   const at = token.address
   if (request.action === 'update_metadata') {
     const contractUri = nextContractUri(request, token)
@@ -78,9 +97,9 @@ export function planTokenAction({ request, token, from, held }: PlanTokenActionP
     const to = request.to
     const refusedTo = [token.address, token.signer, B20_FACTORY_ADDRESS, from].find((no) => isAddressEqual(no, to))
     if (refusedTo)
-      return failure('INVALID_INTENT', 'The transfer_admin request is invalid; see details.', {
-        details: [{ field: 'to', reason: 'must not be the token, the B20 factory, the service’s signer or the sender itself' }],
-      })
+      return invalidRequest('transfer_admin', [
+        { field: 'to', reason: 'must not be the token, the B20 factory, the service’s signer or the sender itself' },
+      ])
     const given = [B20_ROLES.DEFAULT_ADMIN_ROLE, B20_ROLES.MINT_ROLE, B20_ROLES.METADATA_ROLE].filter((role) => held.includes(role))
     return {
       ok: true,
@@ -110,7 +129,7 @@ export function planTokenAction({ request, token, from, held }: PlanTokenActionP
 function planMint(request: { to: Address; amount: string }, token: PlannedToken): DeployResult<{ plan: TokenActionPlan }> {
   const parsed = parseTokenAmount(request.amount, token.decimals)
   if (!parsed.ok)
-    return failure('INVALID_INTENT', 'The mint request is invalid; see details.', { details: [{ field: 'amount', reason: parsed.reason }] })
+    return invalidRequest('mint', [{ field: 'amount', reason: parsed.reason }])
   const { supplyCap, totalSupply } = token.powers
   if (supplyCap !== null) {
     const room = parseTokenAmount(supplyCap, token.decimals)

@@ -35,6 +35,8 @@ const launchStateSchema = z.object({
   decimals: z.number().int(),
   /** Who sent its createB20: the service's signer, which the token's address is derived from. */
   creator: z.string(),
+  /** Who asked for the launch: its deploy record's `agent` (absent from states kept before it was). */
+  agent: z.string().optional(),
   creationBlock: z.string(),
   /** The pool's position once its mint is seen mined; null: no pool (or it failed); absent: not known yet. */
   pool: z
@@ -57,6 +59,13 @@ const launchStateSchema = z.object({
 export type LaunchState = {
   token: Address
   decimals: number
+  /** The service's signer that created it (the account whose roles are `signerRoles`). */
+  creator: Address
+  /** Who asked for the launch (its deploy record's agent: a key's digest, or `x402:<payer>`); null: not known. */
+  launcher: string | null
+  /** Its name and symbol now. */
+  name: string
+  symbol: string
   blockNumber: string
   /** Whether the role logs were read up to `blockNumber`; false: later grants may be missing (the next read goes on). */
   rolesComplete: boolean
@@ -100,29 +109,23 @@ export async function readLaunchState({ services, token, findRecord }: ReadLaunc
   if (!store || !B20_ADDRESS.test(token)) throw notALaunch(token)
   const keys = deployHistoryKeys({ storePrefix: config.storePrefix, chainId: config.chainId })
   const stateKey = launchStateKey(config.storePrefix, config.chainId, token)
-  let kept = parseRecord(launchStateSchema, await store.get(stateKey))
+  // What is kept of the token and where its deploy is, in one read: an address that is no launch here costs just that.
+  const [state, pointer, complete] = await store.getMany([stateKey, keys.launchOf(token), keys.launchOfComplete])
+  let kept = parseRecord(launchStateSchema, state)
   let record: TransactionRecord | null = null
   if (!kept) {
-    record = await (findRecord ?? ((address) => findLaunchRecord(store, keys, address)))(token)
+    const find = findRecord ?? ((address) => findLaunchRecord(store, keys, address, { pointer: pointer ?? null, complete: complete ?? null }))
+    record = await find(token)
     if (!record) throw notALaunch(token)
-    const born = await creationOf(client, store, keys, record)
-    if (born === 'reverted') throw notALaunch(token)
-    if (born === 'pending')
-      return failure('LAUNCH_PENDING', `${token} is launched but its deploy is not mined yet; ask again in a few seconds.`, {
-        retryAfterSeconds: 2,
-        txHash: record.originalTxHash ?? record.txHash,
-      })
-    kept = {
-      txHash: record.originalTxHash ?? record.txHash,
-      decimals: record.decimals,
-      creator: born.creator,
-      creationBlock: born.block.toString(),
-      candidates: {},
-      nextBlock: born.block.toString(),
-      ...(record.pool ? {} : { pool: null }),
-    }
+    const born = await bornState(client, store, keys, record)
+    if (!born.ok) return born
+    kept = born.kept
   }
   const before = JSON.stringify(kept)
+  if (kept.agent === undefined) {
+    record ??= await readTransactionRecord(store, keys, kept.txHash)
+    if (record) kept.agent = record.agent
+  }
   // A pool whose mint was not seen yet: its record says where it stands (the mint's receipt names the position).
   if (kept.pool === undefined) {
     record ??= await readTransactionRecord(store, keys, kept.txHash)
@@ -182,6 +185,10 @@ export async function readLaunchState({ services, token, findRecord }: ReadLaunc
     state: {
       token: getAddress(token),
       decimals: kept.decimals,
+      creator: getAddress(kept.creator),
+      launcher: kept.agent ?? null,
+      name: read.name,
+      symbol: read.symbol,
       blockNumber: head.toString(),
       rolesComplete: scan.complete,
       powers: read.powers,
@@ -195,6 +202,34 @@ export async function readLaunchState({ services, token, findRecord }: ReadLaunc
 /** The pool as an answer shows it: the position without the pool state the SDK's entities are built from. */
 function poolView({ sqrtPriceX96: _price, tick: _tick, poolLiquidity: _liquidity, ...view }: PositionState & PoolFacts) {
   return view
+}
+
+/** What is kept of a token the first time it is read: its deploy's creation (or why there is none to read yet). */
+async function bornState(
+  client: PublicClient,
+  store: Store,
+  keys: DeployHistoryKeys,
+  record: TransactionRecord,
+): Promise<DeployResult<{ kept: z.infer<typeof launchStateSchema> }>> {
+  const token = record.predictedAddress
+  const born = await creationOf(client, store, keys, record)
+  if (born === 'reverted') throw notALaunch(token)
+  if (born === 'pending')
+    return failure('LAUNCH_PENDING', `${token} is launched but its deploy is not mined yet; ask again in a few seconds.`, {
+      retryAfterSeconds: 2,
+      txHash: record.originalTxHash ?? record.txHash,
+    })
+  const kept = {
+    txHash: record.originalTxHash ?? record.txHash,
+    decimals: record.decimals,
+    creator: born.creator,
+    agent: record.agent,
+    creationBlock: born.block.toString(),
+    candidates: {},
+    nextBlock: born.block.toString(),
+    ...(record.pool ? {} : { pool: null }),
+  }
+  return { ok: true, kept }
 }
 
 /** Most replacements of a deploy followed to the copy that was mined. */
@@ -217,15 +252,34 @@ async function creationOf(
 }
 
 /**
- * The deploy record of a token among the newest {@link LAUNCH_LOOKUP_MAX} of the deploy index (two store round trips),
- * or null. Only a token with no kept state comes here: after its first read its state names its deploy.
+ * The deploy record of a token: by the pointer its record was written with (keys.ts `launchOf`), or null. The
+ * deploys written before pointers get theirs once, from the newest {@link LAUNCH_LOOKUP_MAX} of the deploy index, and
+ * a marker says so: after that, an address that is no launch here costs one read (`known`: what that read found).
  */
-export async function findLaunchRecord(store: Store, keys: DeployHistoryKeys, token: Address): Promise<TransactionRecord | null> {
+export async function findLaunchRecord(
+  store: Store,
+  keys: DeployHistoryKeys,
+  token: Address,
+  known?: { pointer: string | null; complete: string | null },
+): Promise<TransactionRecord | null> {
+  const [pointer, complete] = known ? [known.pointer, known.complete] : await store.getMany([keys.launchOf(token), keys.launchOfComplete])
+  if (pointer) return readTransactionRecord(store, keys, pointer)
+  if (complete) return null
   const values = await listIndexed(store, { indexKey: keys.recent, recordPrefix: keys.recordPrefix, limit: LAUNCH_LOOKUP_MAX })
+  const creations = values
+    .map(parseTransactionRecord)
+    .filter((record): record is TransactionRecord => record !== null && (record.kind === 'deploy' || record.kind === 'launch'))
+  await store.writeMany({
+    entries: [
+      ...creations.map((record) => ({
+        key: keys.launchOf(record.predictedAddress),
+        value: (record.originalTxHash ?? record.txHash).toLowerCase(),
+        ttlMs: DEPLOY_HISTORY_TTL_MS,
+        ifAbsent: true,
+      })),
+      { key: keys.launchOfComplete, value: '1', ttlMs: DEPLOY_HISTORY_TTL_MS },
+    ],
+  })
   const wanted = token.toLowerCase()
-  for (const value of values) {
-    const record = parseTransactionRecord(value)
-    if (record && (record.kind === 'deploy' || record.kind === 'launch') && record.predictedAddress.toLowerCase() === wanted) return record
-  }
-  return null
+  return creations.find((record) => record.predictedAddress.toLowerCase() === wanted) ?? null
 }

@@ -21,6 +21,7 @@ import { type DeployFailure, failure } from '../outcome.js'
 import { signerUnavailable } from '../sender/sign.js'
 import { readTransactionRecord, type TransactionRecord, updateTransactionRecord } from '../sender/signedTransactions.js'
 import type { DeployServices } from '../services.js'
+import { createsToken, minedEventType } from '../webhooks/eventTypes.js'
 import { notifyAgent } from '../webhooks/outbox.js'
 import { readLaunchFailure } from './launchFailure.js'
 import { readPoolReceipt } from './poolReceipt.js'
@@ -246,9 +247,10 @@ export async function receiptAnswerOf(parameters: ReceiptAnswerOfParameters): Pr
     // A copy mined after all (its replacement lost the race) is this deploy's outcome.
     const { replacedBy: _replacedBy, ...rest } = record
     await updateTransactionRecord(store, keys, { ...rest, status }).catch(() => undefined)
-    const type = status === 'confirmed' ? 'deploy.confirmed' : 'deploy.reverted'
-    notifyAgent({ webhooks: services.webhooks, background: services.background, type, record, details: minedEventDetails(receipt, record) })
-    if (status === 'confirmed') await services.announceConfirmed(record)
+    const type = minedEventType(record.kind, status)
+    const details = { ...minedEventDetails(receipt, record), ...(createsToken(record.kind) ? {} : { kind: record.kind }) }
+    notifyAgent({ webhooks: services.webhooks, background: services.background, type, record, details })
+    if (status === 'confirmed' && createsToken(record.kind)) await services.announceConfirmed(record)
   }
   if (receipt.status !== 'success') {
     await remember('reverted')

@@ -1,4 +1,5 @@
-import type { Address, PublicClient, TransactionReceipt } from 'viem'
+import type { Address, PublicClient, SignedAuthorization, TransactionReceipt } from 'viem'
+import { AUTHORIZATION_GAS, delegationDesignator, isDelegatedTo } from '../../chain/batchAccount.js'
 import type { KmsAccount } from '../../chain/kmsAccount.js'
 import type { Clock } from '../../platform/clock.js'
 import type { Logger } from '../../platform/log.js'
@@ -14,7 +15,7 @@ import { type RecordFields, recordOf, signAndKeep } from './keep.js'
 import { releaseNonce } from './nonceFence.js'
 import { type NonceLock, type NonceLocks, signerLock } from './nonceLock.js'
 import type { SyncSender, SyncSendReturnType } from './sendSync.js'
-import type { Call, SignedTransaction } from './sign.js'
+import { type Call, type SignedTransaction, signDelegation } from './sign.js'
 import { forgetTransaction, type TransactionRecord } from './signedTransactions.js'
 
 // The one way the signer sends a call: simulate it (a revert decoded), claim the nonce under the lock, price it, sign
@@ -61,6 +62,11 @@ export type SendCallParameters = {
   /** The signer's nonce lock, held by the caller (and released by it). */
   lock: NonceLock
   call: Call
+  /**
+   * The signer's EIP-7702 delegate, when `call` is a batch to the signer itself: while the signer's account is not
+   * delegated yet, the transaction carries the authorization that sets it (at its nonce + 1).
+   */
+  delegate?: Address
   /** What the record says besides the transaction itself: its kind, its agent, what it belongs to. */
   record: Omit<RecordFields, 'createdAt' | 'sentAt'>
   /** Whether the transaction goes in its agent's history (what the agent asked for) or only the signer's lists. */
@@ -85,21 +91,42 @@ export type SendCallReturnType = DeployResult<{
 export async function sendCall(parameters: SendCallParameters): Promise<SendCallReturnType> {
   const { services, store, signer, lock, call, waitSeconds } = parameters
   const { publicClient, config } = services
-  const request = { account: signer.address, to: call.to, data: call.data, value: call.value ?? 0n }
+  const authorize = parameters.delegate ? await needsAuthorization(publicClient, signer.address, parameters.delegate) : null
+  const request = {
+    account: signer.address,
+    to: call.to,
+    data: call.data,
+    value: call.value ?? 0n,
+    ...(authorize ? { stateOverride: [{ address: signer.address, code: delegationDesignator(authorize) }] } : {}),
+  }
   const [estimate, pending] = await Promise.allSettled([
     publicClient.estimateGas(request),
     publicClient.getTransactionCount({ address: signer.address, blockTag: 'pending' }),
   ])
   if (estimate.status === 'rejected') return chainFailure(estimate.reason)
   if (pending.status === 'rejected') return chainFailure(pending.reason)
-  const claimed = await claimAndPrice({ lock, floor: pending.value, fees: services.fees, gas: gasWithHeadroom(estimate.value) })
-  const giveBack = nonceGiver(store, config, signer.address, claimed.nonce)
+  const gas = gasWithHeadroom(estimate.value + (authorize ? AUTHORIZATION_GAS : 0n))
+  const claimed = await claimAndPrice({ lock, floor: pending.value, fees: services.fees, gas })
+  const claimedNonces = claimed.nonce === null ? [] : [claimed.nonce]
+  const giveBack = nonceGiver(store, config, signer.address, claimedNonces)
   if (!claimed.ok) {
     await giveBack()
     return claimed.failure
   }
+  const authorization = authorize
+    ? await authorizeAt({ services, lock, signer, delegate: authorize, nonce: claimed.nonce, floor: pending.value, claimedNonces })
+    : null
+  if (authorization && !authorization.ok) {
+    await giveBack()
+    return authorization
+  }
   const keys = deployHistoryKeys(config)
-  const transaction = { call, nonce: claimed.nonce, price: claimed.price }
+  const transaction = {
+    call,
+    nonce: claimed.nonce,
+    price: claimed.price,
+    ...(authorization ? { authorizationList: [authorization.authorization] } : {}),
+  }
   const now = services.clock.now()
   const fields = { ...parameters.record, createdAt: now, sentAt: now }
   const kept = await signAndKeep({
@@ -127,6 +154,35 @@ export async function sendCall(parameters: SendCallParameters): Promise<SendCall
     waitSeconds,
   })
   return afterBroadcast({ sent, record, forget: () => forgetTransaction(store, keys, signer.address, record), giveBack })
+}
+
+/** The delegate to authorize when the signer's account is not delegated to it yet; null when it is. */
+async function needsAuthorization(publicClient: PublicClient, signer: Address, delegate: Address): Promise<Address | null> {
+  const code = await publicClient.getCode({ address: signer, blockTag: 'pending' })
+  return isDelegatedTo(code, delegate) ? null : delegate
+}
+
+/**
+ * The authorization that sets the signer's delegation, on the nonce after the transaction's (claimed under the lock and
+ * added to `claimedNonces`, so it is given back with the other): another nonce cannot carry it, `DEPLOY_BUSY`.
+ */
+async function authorizeAt(parameters: {
+  services: SenderServices
+  lock: NonceLock
+  signer: KmsAccount
+  delegate: Address
+  nonce: number
+  floor: number
+  claimedNonces: number[]
+}): Promise<DeployResult<{ authorization: SignedAuthorization }>> {
+  const { services, lock, signer, delegate, nonce, floor, claimedNonces } = parameters
+  const claim = await lock.claimNonce(floor)
+  if (claim.kind === 'claimed') claimedNonces.push(claim.nonce)
+  if (claim.kind !== 'claimed' || claim.nonce !== nonce + 1)
+    return failure('DEPLOY_BUSY', 'The nonce the delegation’s authorization needs is not free yet; nothing was signed. Retry shortly.', {
+      retryAfterSeconds: 3,
+    })
+  return signDelegation({ signer, chainId: services.config.chainId, delegate, nonce: claim.nonce, logger: services.logger })
 }
 
 /** Parameters of {@link sendCallUnderLock}: those of {@link sendCall} but the lock, and the services' locks. */
@@ -173,10 +229,11 @@ async function afterBroadcast(parameters: {
   return { ok: true, outcome: 'sent', record }
 }
 
-/** Gives a claimed nonce back to the signer's stream (the fence hands it to the next claim first). */
-function nonceGiver(store: Store, config: SenderServices['config'], signer: Address, nonce: number | null): () => Promise<void> {
+/** Gives the claimed nonces back to the signer's stream, the highest first (the fence hands them to the next claims). */
+function nonceGiver(store: Store, config: SenderServices['config'], signer: Address, claimed: readonly number[]): () => Promise<void> {
   const nonces = deployStoreKeys({ storePrefix: config.storePrefix, chainId: config.chainId, signer })
   return async () => {
-    if (nonce !== null) await releaseNonce(store, { counterKey: nonces.nonceNext, fencePrefix: nonces.noncePrefix, nonce })
+    for (const nonce of [...claimed].sort((a, b) => b - a))
+      await releaseNonce(store, { counterKey: nonces.nonceNext, fencePrefix: nonces.noncePrefix, nonce })
   }
 }

@@ -155,6 +155,9 @@ export async function recordTransaction({ store, keys, signer, record, inAgentHi
       : [keys.unmined(signer)],
     maxEntries: DEPLOY_HISTORY_MAX_ENTRIES,
   })
+  // A token's creation, as first sent: where a lookup by the token's address finds it (records/launchState.ts).
+  if ((record.kind === 'deploy' || record.kind === 'launch') && !record.replaces)
+    await store.set(keys.launchOf(record.predictedAddress), record.txHash.toLowerCase(), DEPLOY_HISTORY_TTL_MS)
 }
 
 /** Forgets a transaction that was not sent after all (the node refused it): record and list entries. */
@@ -166,6 +169,7 @@ export async function forgetTransaction(store: Store, keys: DeployHistoryKeys, s
     ...(record.pool ? [removeFromIndexes(store, [keys.poolsOpen(signer), keys.pooled], record.txHash.toLowerCase())] : []),
   ])
   await store.delete(keys.record(record.txHash))
+  if ((record.kind === 'deploy' || record.kind === 'launch') && !record.replaces) await store.delete(keys.launchOf(record.predictedAddress))
 }
 
 /** Parses a stored record; null when absent or not one. */
