@@ -144,6 +144,25 @@ console.log(
 console.log(
   `  curl -s -X POST ${base}/api/b20-skill -H 'X-Service-Key: ${agent.key}' -H 'Content-Type: application/json' -d '{"action":"receipt","tx_hash":"<txHash>"}'`,
 )
+// Two tokens already launched, to run afterwards: one the service's signer administers for the agent (an executed
+// mint), one the holder administers (a prepared mint, calls for the holder's own wallet, no key).
+const launchFor = async (body: Record<string, unknown>) => {
+  const headers = { 'content-type': 'application/json', 'x-service-key': agent.key }
+  const answer = (await (await fetch(`${base}/api/b20-skill`, { method: 'POST', headers, body: JSON.stringify(body) })).json()) as {
+    predictedAddress: string
+  }
+  return answer.predictedAddress
+}
+const runToken = await launchFor({ action: 'agent_deploy', name: 'Run Token', symbol: 'RUN', initialSupply: '1000', recipient: holder, waitSeconds: 6 })
+const ownedToken = await launchFor({ action: 'agent_deploy', name: 'Owned Token', symbol: 'OWN', admin: holder, initialSupply: '1000', waitSeconds: 6 })
+console.log(`run a launched token: executed by the service for the agent that launched it (${runToken}, its signer the admin):`)
+console.log(
+  `  curl -s -X POST ${base}/api/b20-skill -H 'X-Service-Key: ${agent.key}' -H 'Content-Type: application/json' -d '${JSON.stringify({ action: 'mint', token: runToken, to: holder, amount: '100', waitSeconds: 6 })}'`,
+)
+console.log(`or prepared for the admin's own wallet, no key (${ownedToken}, admin ${holder}):`)
+console.log(
+  `  curl -s -X POST ${base}/api/b20-skill -H 'Content-Type: application/json' -d '${JSON.stringify({ action: 'mint', token: ownedToken, to: holder, amount: '100' })}'`,
+)
 const paidBody = { name: 'Paid Sandbox Token', symbol: 'PAID', admin: holder, initialSupply: '1000', waitSeconds: 5 }
 console.log(
   `payer wallet ${privateKeyToAddress(payerKey)}: 100 ${SANDBOX_USD.name}; pay for a deploy with it (no key; the answer carries the token's address):`,

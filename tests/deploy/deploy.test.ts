@@ -182,7 +182,7 @@ describe('POST /api/b20-skill on anvil (chain 8453) with the B20 emulator, the K
   })
 
   it('answers an unknown action with ok: false and details', async () => {
-    const { status, body } = await stack.post({ action: 'mint' })
+    const { status, body } = await stack.post({ action: 'burn' })
     expect(status).toBe(200)
     expect(body).toEqual({
       ok: false,

@@ -89,6 +89,19 @@ describe('npm run sandbox', () => {
     expect(BigInt(toPool!.units) + BigInt(rest!.units)).toBe(BigInt(`${body.initialSupply}${'0'.repeat(18)}`))
   })
 
+  it('runs a launched token as printed: one mint executed by the service, one prepared for the admin’s wallet', async () => {
+    const printed = sandbox.lines.filter((line) => line.includes('"action":"mint"'))
+    const [executed, prepared] = printed.map((line) => JSON.parse(/-d '(\{.*\})'$/.exec(line)![1]!)) as Record<string, any>[]
+    expect([printed[0]!.includes('X-Service-Key'), printed[1]!.includes('X-Service-Key')]).toEqual([true, false])
+    expect(await skill(executed!)).toMatchObject({ ok: true, status: 'broadcast', kind: 'mint', mined: true })
+    const calls = await fetchChecked(`${sandbox.base}/api/b20-skill`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(prepared),
+    })
+    expect(await calls.json()).toMatchObject({ ok: true, status: 'prepared', from: prepared!.to, calls: [{ to: prepared!.token }] })
+  })
+
   it('pays for a deploy with the printed x402 command (no key): the token’s address in the same answer', async () => {
     const line = sandbox.lines.find((l) => l.includes('npm run pay --'))!
     const [, key, door, body, asset, max] = /X402_PAYER_KEY=(\S+) npm run pay -- (\S+) '(\{.*\})' --asset (\S+) --max (\d+)$/.exec(line)!

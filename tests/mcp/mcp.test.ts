@@ -59,7 +59,7 @@ describe('the MCP server at /api/mcp, with the SDK’s own client, against npm s
     await gecko?.close()
   })
 
-  it('lists the eleven tools with annotations and input schemas built from the HTTP API’s zod schemas, and no paid tool while the paid door is off', async () => {
+  it('lists the fifteen tools with annotations and input schemas built from the HTTP API’s zod schemas, and no paid tool while the paid door is off', async () => {
     const client = await connect()
     expect(client.getServerVersion()).toMatchObject({ name: 'base-control-room' })
     const { tools } = await client.listTools()
@@ -75,6 +75,10 @@ describe('the MCP server at /api/mcp, with the SDK’s own client, against npm s
       'redeliver_event',
       'token_status',
       'collect_fees',
+      'update_metadata',
+      'mint',
+      'transfer_admin',
+      'renounce',
     ])
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]))
     expect(byName.get_control_room!.annotations).toMatchObject({ readOnlyHint: true, idempotentHint: true })
