@@ -282,8 +282,13 @@ describe('a launched token’s powers and its pool’s fees (anvil, the B20 emul
     expect(afterUpdate.body.powers.signerRoles.sort()).toEqual(['DEFAULT_ADMIN_ROLE', 'MINT_ROLE'])
 
     // mint, executed: the chain shows the new supply.
-    const minted = await post({ action: 'mint', token, to: holder.address, amount: '250', waitSeconds: 6 })
+    const mint = { action: 'mint', token, to: holder.address, amount: '250', waitSeconds: 6 }
+    const minted = await stack.post(mint, { instance: handle, idempotencyKey: 'run-mint-0001' })
     expect(minted.body).toMatchObject({ ok: true, status: 'broadcast', kind: 'mint', mined: true })
+    // The same key and body again: the first answer, nothing sent twice.
+    const replayed = await stack.post(mint, { instance: handle, idempotencyKey: 'run-mint-0001' })
+    expect(replayed.body).toEqual(minted.body)
+    expect(replayed.headers.get('idempotent-replayed')).toBe('true')
     expect(await erc20.balanceOf(holder.address)).toBe(parseUnits('1250', 18))
 
     // Refused with nothing sent: past the cap (the room left named), another agent's key, a key-less caller.
