@@ -75,6 +75,7 @@ const benchLaunch = (at: number): Launch => ({
   roles: { admin: null, minter: null },
   status: 'confirmed',
   pool: null,
+  powers: null,
   market: null,
   metadata: null,
 })

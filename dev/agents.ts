@@ -1,5 +1,6 @@
-// `npm run agents -- issue | list | revoke | webhook | credits | payments`: agent keys, their webhooks and the paid
-// door's open payments, in the shared store the service reads (dev/agentsCommand.ts says what each command does).
+// `npm run agents -- issue | list | revoke | webhook | tokens | credits | payments`: agent keys, their webhooks, their
+// tokens and the paid door's open payments, in the shared store the service reads (dev/agentsCommand.ts says what
+// each command does).
 import { runAgentsCommand } from './agentsCommand.js'
 
 process.exitCode = await runAgentsCommand({

@@ -1,20 +1,26 @@
-// What `npm run agents -- issue | list | revoke | webhook | credits | payments` does: agent keys at runtime, kept in the shared store the
+// What `npm run agents -- issue | list | revoke | webhook | tokens | credits | payments` does: agent keys at runtime, kept in the shared store the
 // service reads (only their SHA-256 digests), so adding or removing an agent needs no redeploy. Running instances
 // accept a new key at once and refuse a revoked or expired one within 5 s. An agent's webhook (its deploy events,
-// signed the Standard Webhooks way) is set at issue time or later; its secret is shown once. `credits` lists the paid
+// signed the Standard Webhooks way) is set at issue time or later; its secret is shown once. `tokens` lists the tokens an
+// agent launched with the roles the service's signer still holds on each (one eth_call). `credits` lists the paid
 // deploys (x402) that were paid and not deployed, for the operator to refund or to wait for the payer's retry;
 // `payments` every payment that reached a settle and did not end deployed or refused, in its ledger state.
 // It runs in the CLI's process (dev/agents.ts) or in a test's, and never exits the process itself.
 import { parseArgs } from 'node:util'
-import { AgentAdminError, issueAgentKey, revokeAgentKey } from '../lib/deploy/agents/agentRegistry.js'
+import { createChainClient } from '../lib/chain/client.js'
+import { AgentAdminError, findAgentRecord, issueAgentKey, revokeAgentKey } from '../lib/deploy/agents/agentRegistry.js'
+import { paidAgentId } from '../lib/deploy/agents/paidAgent.js'
 import { type AgentWithWebhook, listAgentsWithWebhooks, setAgentWebhook } from '../lib/deploy/agents/webhookTargets.js'
 import { checkWebhookUrl } from '../lib/deploy/agents/webhookUrl.js'
-import { loadDeployConfig } from '../lib/deploy/config.js'
+import { type DeployConfig, loadDeployConfig } from '../lib/deploy/config.js'
+import { deployHistoryKeys } from '../lib/deploy/keys.js'
+import { type AgentToken, listAgentTokens } from '../lib/deploy/records/signerRoles.js'
 import { paymentKeys } from '../lib/payments/keys.js'
 import { listOpenPayments } from '../lib/payments/ledger/openPayments.js'
 import { type PaymentRecord, paymentIdOf } from '../lib/payments/ledger/paymentRecord.js'
 import { ConfigError } from '../lib/platform/config.js'
 import { BaseError } from '../lib/platform/errors.js'
+import type { Store } from '../lib/store/types.js'
 import { createUpstashStore } from '../lib/store/upstash.js'
 
 const USAGE = `usage:
@@ -22,6 +28,7 @@ const USAGE = `usage:
   npm run agents -- list [--json]
   npm run agents -- revoke <label | digest prefix>
   npm run agents -- webhook <label | digest prefix> (<https url> | --off) [--json]
+  npm run agents -- tokens <label | digest prefix | digest | x402:<payer>> [--json]
   npm run agents -- credits [--json]
   npm run agents -- payments [--json]`
 
@@ -97,6 +104,42 @@ const describe = (a: AgentWithWebhook) =>
     describeWebhook(a),
   ].join('  ')
 
+/** A token's signer roles for people: the names, `none`, or why they are unknown. */
+const describeRoles = (token: AgentToken, chainAnswered: boolean) =>
+  token.signerRoles
+    ? token.signerRoles.join(',') || 'none'
+    : token.status === 'broadcast'
+      ? 'unknown (not mined yet)'
+      : chainAnswered
+        ? 'unknown (its creator is not recorded)'
+        : 'unknown (the chain did not answer)'
+
+/** Parameters of {@link listTokens}. */
+type ListTokensParameters = { store: Store; config: DeployConfig; which: string; json: boolean; out: (line: string) => void }
+
+/**
+ * `tokens`: the tokens an agent launched, newest first, one a line (address, symbol, the roles the service's signer
+ * still holds or `none`): a key issued here by label or digest prefix, a DEPLOY_ALLOWLIST key by its digest, a paid
+ * agent as `x402:<payer>`. One eth_call on BASE_RPC_URL for all of them.
+ */
+async function listTokens({ store, config, which, json, out }: ListTokensParameters): Promise<void> {
+  const agentDigest = /^[0-9a-f]{64}$/.test(which)
+    ? which
+    : /^x402:0x[0-9a-fA-F]{40}$/.test(which)
+      ? paidAgentId(which.slice(5))
+      : (await findAgentRecord(store, config.storePrefix, which)).digest
+  const { tokens, chainAnswered } = await listAgentTokens({
+    store,
+    keys: deployHistoryKeys({ storePrefix: config.storePrefix, chainId: config.chainId }),
+    agentDigest,
+    client: createChainClient({ rpcUrl: config.rpcUrl, chainId: config.chainId }),
+    signer: config.signerAddress,
+  })
+  if (json) out(JSON.stringify(tokens))
+  else if (tokens.length === 0) out(`no tokens launched by "${which}" in the last 30 days`)
+  else for (const token of tokens) out([token.address, token.symbol.padEnd(12), describeRoles(token, chainAnswered)].join('  '))
+}
+
 /** One run of `npm run agents -- …`: its arguments, its environment, and where its output lines go. */
 export type AgentsCommandParameters = {
   args: string[]
@@ -141,7 +184,7 @@ function parseCommandArgs(args: string[]) {
 async function agentsCommand({ args, env, out }: AgentsCommandParameters): Promise<void> {
   const { values, positionals } = parseCommandArgs(args)
   const [command, ...rest] = positionals
-  if (!command || !['issue', 'list', 'revoke', 'webhook', 'credits', 'payments'].includes(command)) fail(USAGE)
+  if (!command || !['issue', 'list', 'revoke', 'webhook', 'tokens', 'credits', 'payments'].includes(command)) fail(USAGE)
 
   let config: ReturnType<typeof loadDeployConfig>
   try {
@@ -186,6 +229,9 @@ async function agentsCommand({ args, env, out }: AgentsCommandParameters): Promi
         out(`digest: ${record.digest}  expires: ${when(record.expiresAt)}  daily cap: ${record.dailyCap ?? '-'}`)
         if (webhookSecret) out(`webhook secret (shown once; the agent verifies deliveries with it): ${webhookSecret}`)
       }
+    } else if (command === 'tokens') {
+      if (!rest[0]) fail(`tokens needs a label, digest prefix, digest or x402:<payer>\n${USAGE}`)
+      await listTokens({ store, config, which: rest[0], json: values.json === true, out })
     } else if (command === 'credits' || command === 'payments') {
       const listed = await listOpenPayments(store, paymentKeys({ storePrefix: config.storePrefix, chainId: config.chainId }))
       // `credits`: what the operator may have to refund (paid, not deployed; or a failed pool's part of the price);

@@ -112,6 +112,8 @@ export async function readTokenPowers({
   const pairs = [...asked, ...signerAsked]
   const results = await client.multicall({
     multicallAddress: MULTICALL3_ADDRESS,
+    // viem cuts a multicall into chunks of 1 KiB of calldata by default, each an eth_call of its own: 0 keeps it one.
+    batchSize: 0,
     blockNumber,
     allowFailure: false,
     contracts: [
@@ -139,11 +141,9 @@ export async function readTokenPowers({
   ]
   const holders = (role: Hex) =>
     [...new Set(pairs.filter((pair, i) => held[i] && pair.role === role).map((pair) => getAddress(pair.account)))].sort()
-  const signerRoles = [
-    ...new Set(
-      pairs.filter((pair, i) => held[i] && pair.account.toLowerCase() === signer.toLowerCase()).map((pair) => roleName(pair.role)),
-    ),
-  ]
+  const signerRoles = inRoleOrder(
+    pairs.filter((pair, i) => held[i] && pair.account.toLowerCase() === signer.toLowerCase()).map((pair) => roleName(pair.role)),
+  )
   return {
     powers: {
       admins: holders(B20_ROLES.DEFAULT_ADMIN_ROLE),
@@ -174,6 +174,52 @@ export async function readRolesOf({ client, token, account, blockNumber }: ReadR
     contracts: roles.map((role) => ({ address: token, abi: b20PowersAbi, functionName: 'hasRole', args: [role, account] }) as const),
   })
   return roles.filter((_, i) => held[i])
+}
+
+/** Role names once each, B20's built-in ones in {@link B20_ROLES}' order, then any other role's id: the feed's order too. */
+function inRoleOrder(names: readonly string[]): string[] {
+  const order = Object.keys(B20_ROLES)
+  const rank = (name: string) => (order.includes(name) ? order.indexOf(name) : order.length)
+  return [...new Set(names)].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b))
+}
+
+/** Parameters of {@link readSignerRoles}. */
+export type ReadSignerRolesParameters = {
+  client: PublicClient
+  /** Each token, and the account asked of: the service's signer that sent its createB20. */
+  tokens: readonly { token: Address; signer: Address }[]
+  /** The block to read at (default: the latest). */
+  blockNumber?: bigint
+}
+
+/** Per token, in order: the names of B20's built-in roles its signer holds (empty: none); null where a read failed. */
+export type ReadSignerRolesReturnType = (string[] | null)[]
+
+/**
+ * Reads which of B20's built-in roles each token's signer holds: `hasRole` for every role of every token, all in one
+ * eth_call through Multicall3, whatever the number of tokens. A token whose calls fail (no code there yet) is null;
+ * an RPC that fails throws.
+ */
+export async function readSignerRoles({ client, tokens, blockNumber }: ReadSignerRolesParameters): Promise<ReadSignerRolesReturnType> {
+  if (tokens.length === 0) return []
+  const roles = Object.entries(B20_ROLES)
+  const results = await client.multicall({
+    multicallAddress: MULTICALL3_ADDRESS,
+    batchSize: 0, // one eth_call, not viem's 1 KiB chunks
+    allowFailure: true,
+    ...(blockNumber === undefined ? {} : { blockNumber }),
+    contracts: tokens.flatMap(({ token, signer }) =>
+      roles.map(([, role]) => ({ address: token, abi: b20PowersAbi, functionName: 'hasRole' as const, args: [role, signer] as const })),
+    ),
+  })
+  // viem answers a failed eth_call as every call failed with that one error: the read failed, not the tokens.
+  const [first] = results
+  if (first?.status === 'failure' && results.every((result) => result.error === first.error)) throw first.error
+  return tokens.map((_, i) => {
+    const held = results.slice(i * roles.length, (i + 1) * roles.length)
+    if (held.some((result) => result.status !== 'success')) return null
+    return roles.filter((_, j) => held[j]!.result === true).map(([name]) => name)
+  })
 }
 
 /**

@@ -13,6 +13,7 @@ import { readWethUsd } from '../read/roomWethPrice.js'
 import type { ReadServices } from '../read/services.js'
 import { parseRecord } from '../store/records.js'
 import { LAUNCH_DETAIL_RATE_LIMIT_PER_MINUTE, LAUNCH_DETAIL_TTL_MS, type LaunchesConfig } from './config.js'
+import type { LaunchesChain } from './feed.js'
 import { type LaunchesRequest, pageOf, parseLaunchesRequest } from './page.js'
 import { type Launch, type LaunchDetail, launchSchema } from './schema.js'
 
@@ -53,8 +54,11 @@ function pageEntry({ feeds, pages }: FeedCuts, feed: LocalCachedBody, request: L
   return entry
 }
 
-/** The feed body: the instance's copy, the shared one, or one read of the deploy index (the deploy code loaded only then). */
-function readFeed(services: ReadServices, config: LaunchesConfig): Promise<CacheReadReturnType> {
+/**
+ * The feed body: the instance's copy, the shared one, or one read of the deploy index (the deploy code loaded only
+ * then), with the signer's roles on every confirmed launch read in the same refresh (one eth_call per window).
+ */
+function readFeed(services: ReadServices, config: LaunchesConfig, chain?: () => Promise<LaunchesChain>): Promise<CacheReadReturnType> {
   return services.cache.read({
     key: readKeys(services.keyPrefix).launches,
     ttlMs: READ_CACHE_TTL_MS,
@@ -68,17 +72,22 @@ function readFeed(services: ReadServices, config: LaunchesConfig): Promise<Cache
         chainId: config.chainId,
         now: services.now(),
         wethUsd,
+        chain,
+        logger: services.logger,
       })
       return { body: JSON.stringify({ launches }) }
     },
   })
 }
 
-/** What the launches feed runs on: the read side (its cache and store) and the feed's own settings. */
-export type LaunchesSource = { read: () => ReadServices; config: () => LaunchesConfig }
+/**
+ * What the launches feed runs on: the read side (its cache and store), the feed's own settings, and the chain its
+ * launches' powers are read from when its body is made (absent: every `powers` is null).
+ */
+export type LaunchesSource = { read: () => ReadServices; config: () => LaunchesConfig; chain?: () => Promise<LaunchesChain> }
 
 /** The `GET /api/launches` endpoint: a page of the tokens deployed through this service, newest first. */
-export function createLaunchesEndpoint({ read: services, config }: LaunchesSource, options: ReadEndpointOptions = {}) {
+export function createLaunchesEndpoint({ read: services, config, chain }: LaunchesSource, options: ReadEndpointOptions = {}) {
   // The endpoint is built once per instance (by its api/ file): what it cuts from the feed is the instance's.
   const cuts: FeedCuts = { feeds: new WeakMap(), pages: new WeakMap() }
   return createCachedReadEndpoint<LaunchesRequest>({
@@ -98,7 +107,7 @@ export function createLaunchesEndpoint({ read: services, config }: LaunchesSourc
       return parsed.ok ? accepted({ input: parsed.request }) : invalidParameter(parsed.problem)
     },
     read: async (ctx, request) => {
-      const { entry, stale } = await readFeed(ctx, config())
+      const { entry, stale } = await readFeed(ctx, config(), chain)
       return { entry: pageEntry(cuts, entry, request), stale }
     },
     peek: (ctx, request) => {
@@ -123,7 +132,7 @@ function requestedAddress(request: Request): string | null {
  * `NOT_A_LAUNCH`, at the cost of the feed's cached body), with its powers and pool as the chain has them now, cached
  * {@link LAUNCH_DETAIL_TTL_MS} per token and throttled per client.
  */
-export function createLaunchEndpoint({ read: services, config, deploy }: LaunchSource, options: ReadEndpointOptions = {}) {
+export function createLaunchEndpoint({ read: services, config, chain, deploy }: LaunchSource, options: ReadEndpointOptions = {}) {
   // Each feed body the instance holds, by address, read once (it goes with the body).
   const byAddress = new WeakMap<LocalCachedBody, Map<string, Launch>>()
   const launchIn = (feed: LocalCachedBody, address: string) => {
@@ -153,7 +162,7 @@ export function createLaunchEndpoint({ read: services, config, deploy }: LaunchS
       return accepted({ input: { address: address.toLowerCase() } })
     },
     read: async (ctx, { address }) => {
-      const { entry: feed } = await readFeed(ctx, config())
+      const { entry: feed } = await readFeed(ctx, config(), chain)
       const launch = launchIn(feed, address)
       const { launchDetailOf, notALaunch } = await import('./launchDetail.js')
       if (!launch) throw notALaunch(address)

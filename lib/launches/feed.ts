@@ -1,6 +1,8 @@
+import type { Address, PublicClient } from 'viem'
 import { birthViewOf, wholeSupplyOf } from '../chain/birthView.js'
 import { deployHistoryKeys } from '../deploy/keys.js'
 import { startValuation } from '../deploy/pool/startPrice.js'
+import { readCreatorRoles } from '../deploy/records/signerRoles.js'
 import { isDeployed, readTokenMarkets } from '../deploy/records/tokenMarkets.js'
 import { parseTransactionRecord, type TransactionRecord } from '../deploy/sender/signedTransactions.js'
 import type { ConfirmedHook } from '../deploy/services.js'
@@ -30,8 +32,9 @@ export const LAUNCH_FEED_MAX = 300
 /**
  * A deploy as the public sees it (no agent digest, no signing material), or null for one that created no token (it
  * reverted, or its replacement did). A replacement is listed under the hash the agent's deploy was first sent with.
+ * `powers` as read from the chain; null: unknown.
  */
-export function toLaunch(record: TransactionRecord, market: TokenMarket | null): Launch | null {
+export function toLaunch(record: TransactionRecord, market: TokenMarket | null, powers: Launch['powers'] = null): Launch | null {
   if (record.status === 'reverted' || (record.status === 'replaced' && record.replacementStatus === 'reverted')) return null
   const birth = birthViewOf(record.data, record.decimals)
   const supply = wholeSupplyOf(record.data)
@@ -55,10 +58,17 @@ export function toLaunch(record: TransactionRecord, market: TokenMarket | null):
           ...startValuation({ sqrtPriceX96: BigInt(record.pool.sqrtPriceX96), decimals: record.decimals, wholeSupply: supply ?? 0n }),
         }
       : null,
+    powers,
     market,
     metadata: birth.metadata,
   }
 }
+
+/**
+ * The chain the feed reads its launches' powers from when its body is made: a client, and the service's signer when
+ * configured without KMS (`SIGNER_ADDRESS`), which a launch recorded before its sender was kept is checked against.
+ */
+export type LaunchesChain = { client: PublicClient; signer: Address | null }
 
 /** Parameters of {@link listLaunches}. */
 export type ListLaunchesParameters = {
@@ -70,12 +80,17 @@ export type ListLaunchesParameters = {
   now: number
   /** WETH's USD price in the control room now (null: unknown): a chain market's USD figures go through it. */
   wethUsd: string | null
+  /** Where the signer's roles on the confirmed launches are read (one eth_call); absent: every `powers` is null. */
+  chain?: () => Promise<LaunchesChain>
+  /** Where a failed read of the chain is told (the feed goes out with `powers: null`). */
+  logger?: Logger
 }
 
 /**
  * The newest launches of every agent, both doors, newest first (then by hash), from the shared deploy index: its
  * members, their records, and the markets of the confirmed ones (DexScreener's once it lists the token, else what
- * the launch pool's swaps say); four store round trips for up to 300 launches.
+ * the launch pool's swaps say); four store round trips for up to 300 launches. Beside the markets, with a chain, the
+ * roles their signer still holds: one eth_call for every confirmed launch.
  */
 export async function listLaunches({
   store,
@@ -84,24 +99,53 @@ export async function listLaunches({
   limit = LAUNCH_FEED_MAX,
   now,
   wethUsd,
+  chain,
+  logger,
 }: ListLaunchesParameters): Promise<Launch[]> {
   const keys = deployHistoryKeys({ storePrefix, chainId })
   const values = await listIndexed(store, { indexKey: keys.recent, recordPrefix: keys.recordPrefix, limit })
   const records = values.map(parseTransactionRecord).filter((r): r is TransactionRecord => r !== null)
   const deployed = records.filter(isDeployed).map((r) => r.predictedAddress.toLowerCase())
   const pooled = records.filter((r) => r.pool && isDeployed(r)).map((r) => r.predictedAddress.toLowerCase())
-  const [markets, chain] = await Promise.all([
+  const [markets, chainMarkets, roles] = await Promise.all([
     readTokenMarkets(store, storePrefix, chainId, deployed),
     pooled.length > 0 ? store.getMany(pooled.map((address) => chainMarketKey(storePrefix, chainId, address))) : [],
+    chain ? signerRolesOf(chain, records.filter(isDeployed), logger) : new Map<string, string[] | null>(),
   ])
   const marketOf = new Map<string, TokenMarket | null>(
-    pooled.map((address, i) => [address, chainMarket(parseRecord(chainMarketStateSchema, chain[i] ?? null), now, wethUsd)]),
+    pooled.map((address, i) => [address, chainMarket(parseRecord(chainMarketStateSchema, chainMarkets[i] ?? null), now, wethUsd)]),
   )
   for (const [i, address] of deployed.entries()) if (markets[i]) marketOf.set(address, markets[i])
+  const powersOf = (address: string) => {
+    const signerRoles = roles.get(address)
+    return signerRoles ? { signerRoles } : null
+  }
   return records
-    .map((record) => toLaunch(record, marketOf.get(record.predictedAddress.toLowerCase()) ?? null))
+    .map((record) => {
+      const address = record.predictedAddress.toLowerCase()
+      return toLaunch(record, marketOf.get(address) ?? null, powersOf(address))
+    })
     .filter((launch): launch is Launch => launch !== null)
     .sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt) || b.txHash.toLowerCase().localeCompare(a.txHash.toLowerCase()))
+}
+
+/**
+ * The roles the signer still holds on each confirmed launch, read in one eth_call (none when no launch is confirmed);
+ * a failed read is logged, and leaves every launch's powers unknown.
+ */
+async function signerRolesOf(
+  chain: () => Promise<LaunchesChain>,
+  records: readonly TransactionRecord[],
+  logger: Logger | undefined,
+): Promise<Map<string, string[] | null>> {
+  if (records.length === 0) return new Map()
+  try {
+    const { client, signer } = await chain()
+    return await readCreatorRoles({ client, records, signer })
+  } catch (error) {
+    logger?.warn('launch_powers_unread', { launches: records.length, error: errorName(error) })
+    return new Map()
+  }
 }
 
 /** A chain market state as the launch's `market`, or null. */

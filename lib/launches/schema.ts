@@ -20,6 +20,17 @@ const launchPoolSchema = z.object({
   startMarketCapEth: wholeTokens.describe('ETH the whole supply was worth at that price'),
 })
 
+/** What the feed says of a launch's powers now: the part of `GET /api/launches/{address}`'s `powers` it keeps fresh. */
+const launchPowersSchema = z
+  .object({
+    signerRoles: z
+      .array(z.string())
+      .describe(
+        'The B20 built-in roles (DEFAULT_ADMIN_ROLE, MINT_ROLE, BURN_ROLE, BURN_BLOCKED_ROLE, PAUSE_ROLE, UNPAUSE_ROLE, METADATA_ROLE, OPERATOR_ROLE) the service’s signer, the account that sent the token’s createB20, still holds, in that order; empty: none, the service can no longer touch the token',
+      ),
+  })
+  .describe('Read from the chain when the feed’s body was made (once per 30 s window)')
+
 /** One launch: the token's public facts, where its deploy stands, and its market once it trades. */
 export const launchSchema = z
   .object({
@@ -50,6 +61,13 @@ export const launchSchema = z
       })
       .describe('Who holds which role on the token, as its creation set them (with a pool, pool.owner unless admin was given)'),
     pool: launchPoolSchema.nullable().describe('The pool the launch was seeded into; null: none'),
+    // A body or launch event kept by an earlier version has none: it reads back as unknown.
+    powers: launchPowersSchema
+      .nullable()
+      .default(null)
+      .describe(
+        'What the service can still do to the token (GET /api/launches/{address} says the rest of its powers); null: unknown, as while its deploy is not seen mined, when the chain did not answer, in a stream’s launch event (sent before any read), or for a launch recorded before its sender was kept whose creator the service cannot tell',
+      ),
     market: tokenMarketSchema.nullable(),
     metadata: z
       .object({ description: z.string().optional(), image: z.string().optional(), website: z.string().optional() })

@@ -9,6 +9,7 @@
 /** @typedef {import('../../lib/market/types.js').TokenOhlcv} TokenOhlcv */
 /** @typedef {import('../../lib/launches/schema.js').Launch} Launch */
 /** @typedef {import('../../lib/launches/schema.js').LaunchesPage} LaunchesPage */
+/** @typedef {import('../../lib/launches/schema.js').LaunchDetail} LaunchDetail */
 /** @typedef {import('../../lib/launches/tradeEvents.js').TradeEvent} Trade */
 /** @typedef {{ state: string | null, source: string | null, ageSeconds: number | null, receivedAt: number }} Served */
 
@@ -61,6 +62,8 @@ export const STALE_AFTER_SECONDS = 60
  *   reopens it).
  * @property {number} historyRequest Counts the 24 h charts' requests, so an answer for a page closed or reopened is
  *   dropped.
+ * @property {number} powersRequest Counts the pages a launch's powers were asked for, so an answer for a page closed or
+ *   reopened is dropped.
  * @property {Promise<typeof import('./candles.js')> | null} candlesModule The candles module, once the first token page
  *   asked for it.
  * @property {Promise<typeof import('lightweight-charts')> | null} chartLibrary The chart library, once the candles
@@ -94,6 +97,7 @@ export const state = {
     opener: null,
     pushed: false,
     historyRequest: 0,
+    powersRequest: 0,
     candlesModule: null,
     chartLibrary: null,
     candleChart: null,

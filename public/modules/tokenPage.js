@@ -50,6 +50,9 @@ export function openTokenPage(address, from, known = {}) {
   links.push(link(`${EXPLORER}/token/${address}`, 'Token on BaseScan'))
   byId('detail-links').replaceChildren(...links)
   byId('detail-fields').replaceChildren(...fieldRows(token, launch))
+  forgetTokenPowers()
+  // A launch's powers now (who can mint, its cap, what the service holds, its fees) come after, from the chain.
+  if (launch?.status === 'confirmed') void import('./tokenPowers.js').then((powers) => powers.showTokenPowers(address))
   routeToToken(address)
   showDialog(from)
   // A launch not yet trading has no pool to chart: no request, and the page says so.
@@ -69,9 +72,16 @@ export function showRoomOnTokenPage(room) {
   if (token) void state.tokenPage.candlesModule?.then((c) => c.takeLivePrice(address, token.priceUsd, room.stats.ts))
 }
 
+/** Drops a launch's powers still on their way (the page closed, or another opened), and the warning shown. */
+function forgetTokenPowers() {
+  state.tokenPage.powersRequest++
+  byId('detail-warning').hidden = true
+}
+
 /** After the page closed: drops a chart answer still on its way, and takes the token out of the URL. */
 function onTokenPageClosed() {
   forgetTokenHistory()
+  forgetTokenPowers()
   state.tokenPage.address = null
   void state.tokenPage.candlesModule?.then((c) => c.closeCandles())
   leaveTokenRoute()

@@ -149,6 +149,7 @@ describe('the launches feed and the stream’s launch event, across instances', 
       roles: { admin: ADMIN, minter: ADMIN }, // who holds which role, as the creation set them
       status: 'broadcast',
       pool: null,
+      powers: null, // not mined yet as the records say, and this instance reads no chain
       market: null,
       metadata: { description: 'Born in a test.', website: 'https://example.com' },
     } satisfies Launch)
@@ -284,6 +285,7 @@ describe('the launches feed and the stream’s launch event, across instances', 
       roles: { admin: null, minter: null },
       status: 'confirmed',
       pool,
+      powers: null,
       market: null,
       metadata: null,
     })

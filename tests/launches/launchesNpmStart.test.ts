@@ -80,6 +80,8 @@ describe.each<{ store: string; env: Record<string, string> }>([
       initialSupply: '500',
       supplyCap: null,
       status: 'confirmed',
+      // Read from anvil (BASE_RPC_URL) when the feed's body was made: the admin was given, the signer kept nothing.
+      powers: { signerRoles: [] },
       market: null,
       metadata: { description: 'Launched over npm start.' },
     })

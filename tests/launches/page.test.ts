@@ -17,6 +17,7 @@ const launch = (ms: number, n: number): Launch => ({
   roles: { admin: null, minter: null },
   status: 'confirmed',
   pool: null,
+  powers: null,
   market: null,
   metadata: null,
 })

@@ -473,6 +473,7 @@ describe.each(['memory', 'upstash'] as const)('the %s store', (kind) => {
       roles: { admin: null, minter: null },
       status: 'confirmed',
       pool: null,
+      powers: null,
       market: null,
       metadata: { description: 'with a | pipe and ] brackets' },
     })

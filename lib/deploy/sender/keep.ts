@@ -77,7 +77,11 @@ export async function signAndKeep(parameters: SignAndKeepParameters): Promise<De
   const { store, keys, signer, chainId, logger, transactions } = parameters
   const signed = await signCalls({ signer, chainId, transactions, logger })
   if (!signed.ok) return signed
-  const records = parameters.recordsOf(signed.signed)
+  // Each record names its sender: the account a deploy's token is created by, whatever signer the service has later.
+  const records = parameters.recordsOf(signed.signed).map(({ record, inAgentHistory }) => ({
+    record: { ...record, from: signer.address },
+    inAgentHistory,
+  }))
   parameters.holding?.(records.map(({ record }) => record))
   for (const { record, inAgentHistory } of records) await recordTransaction({ store, keys, signer: signer.address, record, inAgentHistory })
   return { ok: true, kept: signed.signed.map((one, i) => ({ ...one, record: records[i]!.record })) }

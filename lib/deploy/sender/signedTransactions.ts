@@ -40,6 +40,11 @@ const storedRecordSchema = z.object({
   of: hex.optional(),
   /** The older name of `of`, in records written before kinds. */
   seedOf: hex.optional(),
+  /**
+   * Who signed and sent it: the service's signer at the time, so a deploy's creator (the token's address is derived
+   * from it). Absent from records written before it was kept.
+   */
+  from: hex.optional(),
   /** Who asked for it: the allowlist digest of its agent key, or a paid agent's id (`x402:<payer>`, `agents/paidAgent.ts`). */
   agent: z.string(),
   predictedAddress: hex,
