@@ -50,7 +50,7 @@ describe('webhooks: every deploy outcome, signed, at least once (anvil, KMS serv
       now: () => stack.clock.now,
     })
     // Issued before any request: the instances' registry reads a new key at once on its first look.
-    for (const label of ['happy', 'retry', 'giveup', 'gone', 'shared', 'market', 'steady', 'events', 'redeliver', 'stranger']) {
+    for (const label of ['happy', 'retry', 'giveup', 'gone', 'shared', 'market', 'steady', 'events', 'redeliver', 'stranger', 'manage']) {
       const receiver = await startWebhookReceiver()
       const { key } = await issueAgentKey({ store: stack.store, storePrefix: prefix, label })
       const { secret } = await setAgentWebhook({
@@ -176,6 +176,32 @@ describe('webhooks: every deploy outcome, signed, at least once (anvil, KMS serv
     expect(await stack.newInstance().services.webhooks!.deliverDue()).toMatchObject({ due: 1, delivered: 1 })
     const [, retried] = (await stack.post({ action: 'list_events', limit: 2 }, { key })).body.events
     expect(retried).toMatchObject({ id: oldest.id, state: 'delivered', attempts: 2, lastStatus: 200, nextAttemptAt: null })
+  })
+
+  it('tells token.minted once when an executed mint is mined, and its receipt says so', async () => {
+    const { key, secret, receiver } = agents.manage!
+    const deployed = (await stack.post({ ...deployBody('MNGD'), waitSeconds: 6 }, { key })).body
+    expect(deployed).toMatchObject({ ok: true, receipt: { status: 'confirmed' } })
+    const token = deployed.predictedAddress
+    const minted = (await stack.post({ action: 'mint', token, to: HOLDER, amount: '5' }, { key })).body
+    expect(minted).toMatchObject({ ok: true, status: 'broadcast', kind: 'mint' })
+    await stack.chain.publicClient.waitForTransactionReceipt({ hash: minted.txHash })
+    expect((await stack.post({ action: 'receipt', tx_hash: minted.txHash }, { key })).body).toEqual({
+      ok: true,
+      status: 'confirmed',
+      kind: 'mint',
+      txHash: minted.txHash,
+      tokenAddress: token,
+      blockNumber: expect.any(Number),
+      gasUsed: expect.any(String),
+      explorerUrl: minted.explorerUrl,
+    })
+    await stack.drain()
+    await tick()
+    await stack.drain()
+    expect(receiver.deliveries.map(typeOf)).toEqual(['deploy.broadcast', 'deploy.confirmed', 'token.minted'])
+    const event = receiver.verify(receiver.deliveries[2]!, secret, stack.clock.now - 60_000)
+    expect(event.data).toMatchObject({ txHash: minted.txHash, predictedAddress: token, kind: 'mint', tokenAddress: token })
   })
 
   it('redelivers one of its own events with the same webhook-id, and refuses another agent’s', async () => {

@@ -1,6 +1,6 @@
 import type { Hex } from 'viem'
 import { z } from 'zod'
-import { receiptConfirmedSchema, receiptPendingSchema, receiptReplacedSchema } from '../answers/receipts.js'
+import { receiptActionSchema, receiptConfirmedSchema, receiptPendingSchema, receiptReplacedSchema } from '../answers/receipts.js'
 import { answer, checkBody, defineAgentAction } from './action.js'
 
 // `receipt`: where a deploy stands, waiting up to waitSeconds for it to be mined.
@@ -37,7 +37,7 @@ export const receiptAction = defineAgentAction<{ txHash: Hex; waitSeconds: numbe
   examples: {
     receipt: { summary: 'Where the token landed', value: { action: 'receipt', tx_hash: `0x${'5f'.repeat(32)}`, waitSeconds: 20 } },
   },
-  answers: [receiptPendingSchema, receiptConfirmedSchema, receiptReplacedSchema],
+  answers: [receiptPendingSchema, receiptConfirmedSchema, receiptReplacedSchema, receiptActionSchema],
   check({ body }) {
     const checked = checkBody(receiptRequestSchema, body, 'receipt')
     if (!checked.ok) return checked

@@ -17,6 +17,23 @@ export const receiptPendingSchema = z.object({
     .describe('Seconds since this transaction was sent (for deploys this service recorded)'),
 })
 
+/** Receipt of an action on a token the service sent (update_metadata, mint, transfer_admin, renounce), mined. */
+export const receiptActionSchema = z
+  .object({
+    ok: z.literal(true),
+    status: z.literal('confirmed'),
+    kind: z.string().describe('What the transaction did: the action’s name'),
+    txHash,
+    tokenAddress: address.describe('The token it acted on'),
+    blockNumber: z.number().int().min(0),
+    gasUsed: z.string(),
+    explorerUrl: z.string(),
+  })
+  .describe('An action on a launched token, mined: its effect is on chain (token_status shows it)')
+
+/** Body of {@link receiptActionSchema}. */
+export type ReceiptAction = z.infer<typeof receiptActionSchema>
+
 /** Receipt of a mined, successful deploy: where the token lives. */
 export const receiptConfirmedSchema = z.object({
   ok: z.literal(true),

@@ -3,7 +3,7 @@ import { removeFromIndex } from '../../store/recordIndex.js'
 import type { Store } from '../../store/types.js'
 import { type DeployHistoryKeys, deployHistoryKeys } from '../keys.js'
 
-import { minedEventDetails } from '../records/readReceipt.js'
+import { minedEventDetails } from '../records/minedDetails.js'
 import { type NonceLocks, signerLock } from '../sender/nonceLock.js'
 import { deploysOnly, replaceStuckDeploys } from '../sender/replaceStuck.js'
 import {

@@ -15,20 +15,21 @@ import { KmsSignerError } from '../../chain/kmsAccount.js'
 import { errorName } from '../../platform/log.js'
 import type { Store } from '../../store/types.js'
 import type { TokenMarket } from '../answers/answerFields.js'
-import type { ReceiptConfirmed, ReceiptPending, ReceiptReplaced } from '../answers/receipts.js'
+import type { ReceiptAction, ReceiptConfirmed, ReceiptPending, ReceiptReplaced } from '../answers/receipts.js'
 import { type DeployHistoryKeys, deployHistoryKeys } from '../keys.js'
 import { type DeployFailure, failure } from '../outcome.js'
 import { signerUnavailable } from '../sender/sign.js'
-import { readTransactionRecord, type TransactionRecord, updateTransactionRecord } from '../sender/signedTransactions.js'
+import { createsToken } from '../webhooks/eventTypes.js'
+import { readTransactionRecord, type TransactionRecord } from '../sender/signedTransactions.js'
 import type { DeployServices } from '../services.js'
-import { createsToken, minedEventType } from '../webhooks/eventTypes.js'
-import { notifyAgent } from '../webhooks/outbox.js'
+import { actionReceiptOf, rememberMined } from './actionReceipt.js'
 import { readLaunchFailure } from './launchFailure.js'
+import { decodeB20Created } from './minedDetails.js'
 import { readPoolReceipt } from './poolReceipt.js'
 import { readTokenMarkets } from './tokenMarkets.js'
 
 /** Every answer of {@link readDeployReceipt}. */
-export type ReadDeployReceiptReturnType = ReceiptPending | ReceiptConfirmed | ReceiptReplaced | DeployFailure
+export type ReadDeployReceiptReturnType = ReceiptPending | ReceiptConfirmed | ReceiptReplaced | ReceiptAction | DeployFailure
 
 /** Parameters of {@link readDeployReceipt}. */
 export type ReadDeployReceiptParameters = {
@@ -133,7 +134,14 @@ async function lookUp(
         tx.to?.toLowerCase() === signer.toLowerCase() &&
         !!batchCallTo(tx.input, B20_FACTORY_ADDRESS)?.data.toLowerCase().startsWith(CREATE_B20_SELECTOR)
       const isDeploy = fromSigner && (isCreation || isLaunch)
-      if (!isDeploy) return failure('NOT_A_DEPLOY', 'This transaction is not a createB20 deploy sent by this service’s signer.', { txHash })
+      // An action on a token the service sent for an agent (its record names its kind): its own receipt.
+      const action = fromSigner && record && !createsToken(record.kind) ? record : null
+      if (!isDeploy && !action)
+        return failure('NOT_A_DEPLOY', 'This transaction is not a createB20 deploy sent by this service’s signer.', { txHash })
+      if (tx.blockNumber !== null && action) {
+        const receipt = await publicClient.getTransactionReceipt({ hash: txHash })
+        return await actionReceiptOf({ services, keys, record: action, receipt, txHash })
+      }
       if (tx.blockNumber !== null) return await minedAnswer(services, keys, record, txHash, tx.input)
     }
     if (record?.replacedBy && hops < REPLACEMENT_HOPS_MAX) {
@@ -161,7 +169,9 @@ function replacedAnswer(txHash: Hex, explorerUrl: string, next: ReadDeployReceip
   // A replacement of a replacement: the last one is where the deploy stands.
   if (next.status === 'replaced') return { ...next, txHash, explorerUrl }
   if (next.status === 'pending')
-    return { ok: true, status: 'replaced', txHash, explorerUrl, replacedBy: next.txHash, replacementStatus: 'pending' }
+    return { ok: true, status: 'replaced', txHash, explorerUrl, replacedBy: next.txHash as Hex, replacementStatus: 'pending' }
+  // An action on a token: the copy that was mined answers for it, under its own hash.
+  if ('kind' in next) return next
   return {
     ok: true,
     status: 'replaced',
@@ -174,30 +184,6 @@ function replacedAnswer(txHash: Hex, explorerUrl: string, next: ReadDeployReceip
     token: next.token,
     minted: next.minted,
     market: next.market,
-  }
-}
-
-/** The `B20Created` event of a mined receipt (the factory's log), or null when it created no token. */
-export function decodeB20Created(receipt: TransactionReceipt) {
-  for (const log of receipt.logs) {
-    if (log.address.toLowerCase() !== B20_FACTORY_ADDRESS.toLowerCase()) continue
-    try {
-      return decodeEventLog({ abi: b20FactoryAbi, eventName: 'B20Created', data: log.data, topics: log.topics }).args
-    } catch {
-      // another factory event
-    }
-  }
-  return null
-}
-
-/** What a deploy's `deploy.confirmed` or `deploy.reverted` event says of its mined transaction. */
-export function minedEventDetails(receipt: TransactionReceipt, record: TransactionRecord) {
-  const created = receipt.status === 'success' ? decodeB20Created(receipt) : null
-  return {
-    ...(receipt.status === 'success' ? { tokenAddress: created?.token ?? record.predictedAddress } : {}),
-    blockNumber: Number(receipt.blockNumber),
-    gasUsed: receipt.gasUsed.toString(),
-    minedTxHash: receipt.transactionHash,
   }
 }
 
@@ -242,16 +228,7 @@ export async function receiptAnswerOf(parameters: ReceiptAnswerOfParameters): Pr
   const { services, keys, record, txHash, input, receipt } = parameters
   const { config, store } = services
   const explorerUrl = `${config.explorerUrl}/tx/${txHash}`
-  const remember = async (status: 'confirmed' | 'reverted') => {
-    if (!store || !record || record.status === status) return
-    // A copy mined after all (its replacement lost the race) is this deploy's outcome.
-    const { replacedBy: _replacedBy, ...rest } = record
-    await updateTransactionRecord(store, keys, { ...rest, status }).catch(() => undefined)
-    const type = minedEventType(record.kind, status)
-    const details = { ...minedEventDetails(receipt, record), ...(createsToken(record.kind) ? {} : { kind: record.kind }) }
-    notifyAgent({ webhooks: services.webhooks, background: services.background, type, record, details })
-    if (status === 'confirmed' && createsToken(record.kind)) await services.announceConfirmed(record)
-  }
+  const remember = (status: 'confirmed' | 'reverted') => rememberMined({ services, keys, record, receipt, status })
   if (receipt.status !== 'success') {
     await remember('reverted')
     // A pooled launch reverts whole: its answer says why, in the words of the real cause.
