@@ -153,8 +153,22 @@ const launchFor = async (body: Record<string, unknown>) => {
   }
   return answer.predictedAddress
 }
-const runToken = await launchFor({ action: 'agent_deploy', name: 'Run Token', symbol: 'RUN', initialSupply: '1000', recipient: holder, waitSeconds: 6 })
-const ownedToken = await launchFor({ action: 'agent_deploy', name: 'Owned Token', symbol: 'OWN', admin: holder, initialSupply: '1000', waitSeconds: 6 })
+const runToken = await launchFor({
+  action: 'agent_deploy',
+  name: 'Run Token',
+  symbol: 'RUN',
+  initialSupply: '1000',
+  recipient: holder,
+  waitSeconds: 6,
+})
+const ownedToken = await launchFor({
+  action: 'agent_deploy',
+  name: 'Owned Token',
+  symbol: 'OWN',
+  admin: holder,
+  initialSupply: '1000',
+  waitSeconds: 6,
+})
 console.log(`run a launched token: executed by the service for the agent that launched it (${runToken}, its signer the admin):`)
 console.log(
   `  curl -s -X POST ${base}/api/b20-skill -H 'X-Service-Key: ${agent.key}' -H 'Content-Type: application/json' -d '${JSON.stringify({ action: 'mint', token: runToken, to: holder, amount: '100', waitSeconds: 6 })}'`,

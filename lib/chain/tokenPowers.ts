@@ -1,6 +1,6 @@
 import { type Address, formatUnits, getAddress, type Hex, keccak256, type PublicClient, parseAbi, toHex } from 'viem'
-import type { RoleCandidates } from './roleLogs.js'
 import { SOCIALS_MAX } from './metadataLimits.js'
+import type { RoleCandidates } from './roleLogs.js'
 import { MAX_TOKEN_UNITS } from './tokenAmount.js'
 
 // A B20 token's powers as the chain has them at one block: who holds each role (the names the role logs gave,

@@ -2,6 +2,7 @@ import { type Address, createWalletClient, encodeFunctionData, type Hex, http, k
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { deployServicesFrom } from '../../lib/deploy/instance.js'
+import { readLaunchState } from '../../lib/deploy/records/launchState.js'
 import type { DeployServices } from '../../lib/deploy/services.js'
 import { createLaunchEndpoint } from '../../lib/launches/endpoint.js'
 import type { LaunchDetail } from '../../lib/launches/schema.js'
@@ -237,6 +238,32 @@ describe('a launched token’s powers and its pool’s fees (anvil, the B20 emul
 
     const notOurs = await post({ action: 'token_status', token: '0xb200000000000000000000aaaaaaaaaaaaaaaa01' }, null)
     expect(notOurs).toMatchObject({ status: 404, body: { ok: false, code: 'NOT_A_LAUNCH' } })
+    // Once the older deploys were given their pointers (the marker), an address that is no launch costs one store
+    // read and no RPC call.
+    const commands: string[] = []
+    const store = services.store!
+    const counted = {
+      ...store,
+      get: (key: string) => {
+        commands.push('get')
+        return store.get(key)
+      },
+      getMany: (keys: readonly string[]) => {
+        commands.push('getMany')
+        return store.getMany(keys)
+      },
+      run: ((...args: Parameters<typeof store.run>) => {
+        commands.push('run')
+        return store.run(...args)
+      }) as typeof store.run,
+    }
+    const rpcBefore = stack.chain.rpcMethods.length
+    const unknown = '0xb200000000000000000000bbbbbbbbbbbbbbbb02' as Address
+    await expect(readLaunchState({ services: { ...services, store: counted }, token: unknown })).rejects.toMatchObject({
+      code: 'NOT_A_LAUNCH',
+    })
+    expect(commands).toEqual(['getMany'])
+    expect(stack.chain.rpcMethods.length).toBe(rpcBefore)
     const noPool = await post({ action: 'collect_fees', token }, null)
     expect(noPool.body).toMatchObject({ ok: false, code: 'NO_POSITION' })
     // Without a key, an action that needs one is refused as before.
@@ -300,7 +327,22 @@ describe('a launched token’s powers and its pool’s fees (anvil, the B20 emul
       status: 403,
       body: { ok: false, code: 'NOT_YOUR_TOKEN' },
     })
-    expect(await post({ action: 'transfer_admin', token, to: holder.address }, null)).toMatchObject({ status: 403, body: { code: 'NOT_YOUR_TOKEN' } })
+    expect(await post({ action: 'transfer_admin', token, to: holder.address }, null)).toMatchObject({
+      status: 403,
+      body: { code: 'NOT_YOUR_TOKEN' },
+    })
+    // KMS failing on the way: the sender's refusal as it is, the nonce given back.
+    stack.kms.setFault('truncated')
+    try {
+      expect((await post({ action: 'mint', token, to: holder.address, amount: '1' })).body).toEqual({
+        ok: false,
+        code: 'SIGNER_UNAVAILABLE',
+        error: expect.any(String),
+        retryAfterSeconds: 10,
+      })
+    } finally {
+      stack.kms.setFault(null)
+    }
     expect(await signerNonce()).toBe(before)
 
     // transfer_admin, executed in one transaction: the new admin gets admin and minter, the signer keeps nothing.
@@ -314,13 +356,20 @@ describe('a launched token’s powers and its pool’s fees (anvil, the B20 emul
 
     // The same actions now answer prepared calls for the new admin, who sends them from its own account.
     const mintCalls = await post({ action: 'mint', token, to: owner.address, amount: '10' })
-    expect(mintCalls.body).toMatchObject({ ok: true, status: 'prepared', chainId: 8453, from: owner.address, simulated: true, atomicRequired: false })
+    expect(mintCalls.body).toMatchObject({
+      ok: true,
+      status: 'prepared',
+      chainId: 8453,
+      from: owner.address,
+      simulated: true,
+      atomicRequired: false,
+    })
     const editCalls = await post({ action: 'update_metadata', token, description: 'Owner words' }, null)
     expect(editCalls.body).toMatchObject({ status: 'prepared', from: owner.address, atomicRequired: true })
     expect(editCalls.body.calls).toHaveLength(3)
     for (const prepared of [mintCalls.body, editCalls.body])
       for (const { to, data, value } of prepared.calls as { to: Address; data: Hex; value: Hex }[])
-        expect((await send(owner, { to, data, value: BigInt(value) })).status).toBe("success")
+        expect((await send(owner, { to, data, value: BigInt(value) })).status).toBe('success')
     expect(await erc20.balanceOf(owner.address)).toBe(parseUnits('10', 18))
     const ownerEdited = await post({ action: 'token_status', token }, null)
     expect(ownerEdited.body.metadata).toMatchObject({ description: 'Owner words', image: 'https://example.org/run.png' })
@@ -330,7 +379,14 @@ describe('a launched token’s powers and its pool’s fees (anvil, the B20 emul
 
   it('renounce previews who keeps what, then leaves the signer with no role; MCP answers as HTTP', async () => {
     const keeper = await newAccount()
-    const launched = await post({ action: 'agent_deploy', name: 'Gone Token', symbol: 'GONE', initialSupply: '10', recipient: keeper.address, waitSeconds: 6 })
+    const launched = await post({
+      action: 'agent_deploy',
+      name: 'Gone Token',
+      symbol: 'GONE',
+      initialSupply: '10',
+      recipient: keeper.address,
+      waitSeconds: 6,
+    })
     const token = launched.body.predictedAddress as Address
     const preview = await post({ action: 'renounce', token })
     expect(preview.body).toMatchObject({ ok: true, status: 'preview', from: stack.signer })
@@ -345,7 +401,10 @@ describe('a launched token’s powers and its pool’s fees (anvil, the B20 emul
     expect(viaMcp.structuredContent).toEqual(preview.body)
     const done = await post({ action: 'renounce', token, confirm: true, waitSeconds: 6 })
     expect(done.body).toMatchObject({ ok: true, status: 'broadcast', kind: 'renounce', mined: true })
-    expect([await erc20Of(token).hasRole(ROLES.admin, stack.signer), await erc20Of(token).hasRole(ROLES.mint, stack.signer)]).toEqual([false, false])
+    expect([await erc20Of(token).hasRole(ROLES.admin, stack.signer), await erc20Of(token).hasRole(ROLES.mint, stack.signer)]).toEqual([
+      false,
+      false,
+    ])
     const after = await post({ action: 'token_status', token }, null)
     expect(after.body.powers).toMatchObject({ admins: [], minters: [], signerRoles: [] })
     const again = await callTool('renounce', { token, confirm: true }, AGENT_KEYS.alice)

@@ -45,22 +45,52 @@ const decoded = (plan: { calls: { to: Address; data: `0x${string}` }[] }) =>
 
 describe('planning an action on a launched token', () => {
   it('mints whole tokens in base units, and refuses past the cap naming the room left', () => {
-    const planned = planTokenAction({ request: { action: 'mint', to: OWNER, amount: '12.5' }, token: token(), from: SIGNER, held: [ADMIN, MINT] })
+    const planned = planTokenAction({
+      request: { action: 'mint', to: OWNER, amount: '12.5' },
+      token: token(),
+      from: SIGNER,
+      held: [ADMIN, MINT],
+    })
     expect(planned.ok && decoded(planned.plan)).toEqual([['mint', OWNER, 12_500_000_000_000_000_000n]])
     const exact = planTokenAction({ request: { action: 'mint', to: OWNER, amount: '4000' }, token: token(), from: SIGNER, held: [MINT] })
     expect(exact.ok).toBe(true)
-    const over = planTokenAction({ request: { action: 'mint', to: OWNER, amount: '4000.000000000000000001' }, token: token(), from: SIGNER, held: [MINT] })
+    const over = planTokenAction({
+      request: { action: 'mint', to: OWNER, amount: '4000.000000000000000001' },
+      token: token(),
+      from: SIGNER,
+      held: [MINT],
+    })
     expect(over).toMatchObject({ ok: false, code: 'SUPPLY_CAP_EXCEEDED', roomLeft: '4000', details: [{ field: 'amount' }] })
-    const full = planTokenAction({ request: { action: 'mint', to: OWNER, amount: '1' }, token: token({ powers: powers({ totalSupply: '5000' }) }), from: SIGNER, held: [MINT] })
+    const full = planTokenAction({
+      request: { action: 'mint', to: OWNER, amount: '1' },
+      token: token({ powers: powers({ totalSupply: '5000' }) }),
+      from: SIGNER,
+      held: [MINT],
+    })
     expect(full).toMatchObject({ code: 'SUPPLY_CAP_EXCEEDED', roomLeft: '0' })
-    const uncapped = planTokenAction({ request: { action: 'mint', to: OWNER, amount: '1000000000' }, token: token({ powers: powers({ supplyCap: null }) }), from: SIGNER, held: [MINT] })
+    const uncapped = planTokenAction({
+      request: { action: 'mint', to: OWNER, amount: '1000000000' },
+      token: token({ powers: powers({ supplyCap: null }) }),
+      from: SIGNER,
+      held: [MINT],
+    })
     expect(uncapped.ok).toBe(true)
-    const tooPrecise = planTokenAction({ request: { action: 'mint', to: OWNER, amount: '1.5' }, token: token({ decimals: 0 }), from: SIGNER, held: [MINT] })
+    const tooPrecise = planTokenAction({
+      request: { action: 'mint', to: OWNER, amount: '1.5' },
+      token: token({ decimals: 0 }),
+      from: SIGNER,
+      held: [MINT],
+    })
     expect(tooPrecise).toMatchObject({ ok: false, code: 'INVALID_INTENT', details: [{ field: 'amount' }] })
   })
 
   it('lets an admin without the role take it for the calls and give it up in the same batch', () => {
-    const planned = planTokenAction({ request: { action: 'update_metadata', name: 'New' }, token: token(), from: SIGNER, held: [ADMIN, MINT] })
+    const planned = planTokenAction({
+      request: { action: 'update_metadata', name: 'New' },
+      token: token(),
+      from: SIGNER,
+      held: [ADMIN, MINT],
+    })
     expect(planned.ok && decoded(planned.plan)).toEqual([
       ['grantRole', METADATA, SIGNER],
       ['updateContractURI', expect.stringMatching(/^data:application\/json;base64,/)],
@@ -68,7 +98,12 @@ describe('planning an action on a launched token', () => {
       ['renounceRole', METADATA, SIGNER],
     ])
     // A holder of the role makes the calls alone.
-    const holder = planTokenAction({ request: { action: 'update_metadata', symbol: 'NEW' }, token: token({ metadata: null }), from: OWNER, held: [METADATA] })
+    const holder = planTokenAction({
+      request: { action: 'update_metadata', symbol: 'NEW' },
+      token: token({ metadata: null }),
+      from: OWNER,
+      held: [METADATA],
+    })
     expect(holder.ok && decoded(holder.plan)).toEqual([['updateSymbol', 'NEW']])
   })
 
@@ -89,13 +124,27 @@ describe('planning an action on a launched token', () => {
       socials: { x: 'https://x.com/run' },
     })
     // A link contractURI is not merged into: the new one holds the token's identity and the fields given.
-    const linked = planTokenAction({ request: { action: 'update_metadata', description: 'd' }, token: token({ metadata: { uri: 'https://x.org/m.json' } }), from: OWNER, held: [METADATA] })
+    const linked = planTokenAction({
+      request: { action: 'update_metadata', description: 'd' },
+      token: token({ metadata: { uri: 'https://x.org/m.json' } }),
+      from: OWNER,
+      held: [METADATA],
+    })
     if (!linked.ok) throw new Error(linked.error)
-    expect(contractUriMetadata((decoded(linked.plan)[0] as [string, string])[1])).toEqual({ name: 'Run Token', symbol: 'RUN', description: 'd' })
+    expect(contractUriMetadata((decoded(linked.plan)[0] as [string, string])[1])).toEqual({
+      name: 'Run Token',
+      symbol: 'RUN',
+      description: 'd',
+    })
   })
 
   it('hands over: grants first (admin, then the roles held), then the sender renounces every role, admin last', () => {
-    const planned = planTokenAction({ request: { action: 'transfer_admin', to: OWNER }, token: token(), from: SIGNER, held: [ADMIN, MINT, PAUSE] })
+    const planned = planTokenAction({
+      request: { action: 'transfer_admin', to: OWNER },
+      token: token(),
+      from: SIGNER,
+      held: [ADMIN, MINT, PAUSE],
+    })
     expect(planned.ok && decoded(planned.plan)).toEqual([
       ['grantRole', ADMIN, OWNER],
       ['grantRole', MINT, OWNER],
@@ -117,14 +166,20 @@ describe('planning an action on a launched token', () => {
     expect(sole.ok && sole.plan.effect).toContain('last admin')
     const shared = token({ powers: powers({ admins: [OWNER, SIGNER], minters: [SIGNER, OTHER] }) })
     const one = planTokenAction({ request: { action: 'renounce' }, token: shared, from: SIGNER, held: [ADMIN, MINT] })
-    expect(one.ok && decoded(one.plan)).toEqual([['renounceRole', MINT, SIGNER], ['renounceRole', ADMIN, SIGNER]])
+    expect(one.ok && decoded(one.plan)).toEqual([
+      ['renounceRole', MINT, SIGNER],
+      ['renounceRole', ADMIN, SIGNER],
+    ])
     expect(one.ok && one.plan.keeps).toEqual([
       { role: 'DEFAULT_ADMIN_ROLE', accounts: [OWNER] },
       { role: 'MINT_ROLE', accounts: [OTHER] },
       { role: 'PAUSE_ROLE', accounts: [] },
       { role: 'METADATA_ROLE', accounts: [] },
     ])
-    expect(planTokenAction({ request: { action: 'renounce' }, token: token(), from: OTHER, held: [] })).toMatchObject({ ok: false, code: 'NO_ROLES' })
+    expect(planTokenAction({ request: { action: 'renounce' }, token: token(), from: OTHER, held: [] })).toMatchObject({
+      ok: false,
+      code: 'NO_ROLES',
+    })
     expect(rolesKept(powers(), SIGNER).every((kept) => kept.accounts.length === 0)).toBe(true)
   })
 

@@ -64,7 +64,8 @@ describe('GET /api/openapi', () => {
     const summary = doc.paths['/api/mcp'].post.summary as string
     const [keyless, keyed, paid] = summary.split(/Tools: |; /).slice(1)
     // Each part lists tool names (some have no underscore: `mint`), then says what they share: `a, b, keyless`.
-    const names = (part: string | undefined) => (part ?? '').split(', ').filter((word) => /^[a-z]+(?:_[a-z]+)*$/.test(word) && word !== 'keyless')
+    const names = (part: string | undefined) =>
+      (part ?? '').split(', ').filter((word) => /^[a-z]+(?:_[a-z]+)*$/.test(word) && word !== 'keyless')
     // The public actions' tools answer without a key, as the read tools do.
     expect(names(keyless)).toEqual(
       toolsOf()

@@ -224,9 +224,14 @@ describe('the launches feed and the stream’s launch event, across instances', 
     const a = readInstance()
     const b = readInstance()
     const subscriptions = readFront.subscriptions
+    // Each watch reads the launch signal once when its subscription opens: counted before the trades, so a busy
+    // machine's late catch-up read is not taken for a command the trades cost.
+    const catchUps = () => readFront.calls.filter((call) => call.some((part) => String(part).endsWith(':launches:confirmed'))).length
+    const catchUpsBefore = catchUps()
     const streams = [await a.open(), await b.open()]
     for (const stream of streams) await expect.poll(() => stream.events().length).toBeGreaterThanOrEqual(1)
     await expect.poll(() => readFront.subscriptions).toBe(subscriptions + 2)
+    await expect.poll(catchUps).toBeGreaterThanOrEqual(catchUpsBefore + 2)
     await Promise.all([a.drain(), b.drain()])
     const before = readFront.calls.length
     const channel = chainEventsChannel(deploy.newInstance().services.config.storePrefix, 8453)

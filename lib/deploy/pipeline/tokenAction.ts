@@ -86,7 +86,9 @@ export async function runTokenAction(parameters: RunTokenActionParameters): Prom
       ...keeps,
     })
   if (parameters.dryRun) return answer({ ...base, status: 'simulated', calls: plan.calls.length, blockNumber: state.blockNumber, ...keeps })
-  return answer({ ...base, ...keeps, ...(await execute(parameters, state, plan, agent!)) })
+  const sent = await execute(parameters, state, plan, agent!)
+  // A refusal on the way (the lock busy, KMS down, the node's no) is the sender's answer as it is: nothing went out.
+  return answer(sent.ok ? { ...base, ...keeps, ...sent } : sent)
 }
 
 /** Sends the plan's calls from the signer (one call, or a batch to itself through its delegate). */
@@ -177,13 +179,7 @@ export type SimulateCallsParameters = {
  * Runs the calls from `from` at `blockNumber` (eth_call): one call as it is; several as one batch of `from`'s own,
  * its code overridden with the delegation's, so each call sees the ones before. A revert is decoded.
  */
-export async function simulateCalls({
-  client,
-  from,
-  calls,
-  blockNumber,
-  delegate,
-}: SimulateCallsParameters): Promise<DeployResult> {
+export async function simulateCalls({ client, from, calls, blockNumber, delegate }: SimulateCallsParameters): Promise<DeployResult> {
   try {
     if (calls.length === 1) await client.call({ account: from, to: calls[0]!.to, data: calls[0]!.data, blockNumber })
     else

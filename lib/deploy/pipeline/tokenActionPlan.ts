@@ -128,8 +128,7 @@ function planCalls({ request, token, from, held }: PlanTokenActionParameters): D
 /** A mint within the cap: `SUPPLY_CAP_EXCEEDED` naming the room left (whole tokens) otherwise. */
 function planMint(request: { to: Address; amount: string }, token: PlannedToken): DeployResult<{ plan: TokenActionPlan }> {
   const parsed = parseTokenAmount(request.amount, token.decimals)
-  if (!parsed.ok)
-    return invalidRequest('mint', [{ field: 'amount', reason: parsed.reason }])
+  if (!parsed.ok) return invalidRequest('mint', [{ field: 'amount', reason: parsed.reason }])
   const { supplyCap, totalSupply } = token.powers
   if (supplyCap !== null) {
     const room = parseTokenAmount(supplyCap, token.decimals)

@@ -114,7 +114,8 @@ export async function readLaunchState({ services, token, findRecord }: ReadLaunc
   let kept = parseRecord(launchStateSchema, state)
   let record: TransactionRecord | null = null
   if (!kept) {
-    const find = findRecord ?? ((address) => findLaunchRecord(store, keys, address, { pointer: pointer ?? null, complete: complete ?? null }))
+    const find =
+      findRecord ?? ((address) => findLaunchRecord(store, keys, address, { pointer: pointer ?? null, complete: complete ?? null }))
     record = await find(token)
     if (!record) throw notALaunch(token)
     const born = await bornState(client, store, keys, record)

@@ -1,13 +1,12 @@
 import {
   type Address,
-  decodeEventLog,
   type Hex,
   TransactionNotFoundError,
   type TransactionReceipt,
   TransactionReceiptNotFoundError,
   BaseError as ViemBaseError,
 } from 'viem'
-import { B20_FACTORY_ADDRESS, b20FactoryAbi, CREATE_B20_SELECTOR } from '../../chain/b20.js'
+import { B20_FACTORY_ADDRESS, CREATE_B20_SELECTOR } from '../../chain/b20.js'
 import { VARIANT_BY_ID } from '../../chain/b20Variants.js'
 import { batchCallTo } from '../../chain/batchAccount.js'
 import { birthViewOf, mintsInLogs } from '../../chain/birthView.js'
@@ -19,9 +18,9 @@ import type { ReceiptAction, ReceiptConfirmed, ReceiptPending, ReceiptReplaced }
 import { type DeployHistoryKeys, deployHistoryKeys } from '../keys.js'
 import { type DeployFailure, failure } from '../outcome.js'
 import { signerUnavailable } from '../sender/sign.js'
-import { createsToken } from '../webhooks/eventTypes.js'
 import { readTransactionRecord, type TransactionRecord } from '../sender/signedTransactions.js'
 import type { DeployServices } from '../services.js'
+import { createsToken } from '../webhooks/eventTypes.js'
 import { actionReceiptOf, rememberMined } from './actionReceipt.js'
 import { readLaunchFailure } from './launchFailure.js'
 import { decodeB20Created } from './minedDetails.js'
@@ -226,7 +225,7 @@ export type ReceiptAnswerOfParameters = {
  */
 export async function receiptAnswerOf(parameters: ReceiptAnswerOfParameters): Promise<ReceiptConfirmed | DeployFailure> {
   const { services, keys, record, txHash, input, receipt } = parameters
-  const { config, store } = services
+  const { config } = services
   const explorerUrl = `${config.explorerUrl}/tx/${txHash}`
   const remember = (status: 'confirmed' | 'reverted') => rememberMined({ services, keys, record, receipt, status })
   if (receipt.status !== 'success') {
