@@ -1,3 +1,10 @@
+import { execFile } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { getRequestListener } from '@hono/node-server'
 import { type Address, createWalletClient, encodeFunctionData, type Hex, http, keccak256, parseEther, parseUnits, toHex } from 'viem'
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -42,9 +49,10 @@ describe('a launched token’s powers and its pool’s fees (anvil, the B20 emul
 
   const post = (body: unknown, key?: string | null) => stack.post(body, { instance: handle, key })
   const newAccount = async () => {
-    const account = privateKeyToAccount(generatePrivateKey())
+    const key = generatePrivateKey()
+    const account = privateKeyToAccount(key)
     await stack.chain.fund(account.address, parseEther('100'))
-    return account
+    return Object.assign(account, { key })
   }
   const send = async (account: PrivateKeyAccount, tx: { to: Address; data: Hex; value?: bigint }) => {
     const wallet = createWalletClient({ account, transport: http(stack.chain.rpcUrl) })
@@ -66,6 +74,38 @@ describe('a launched token’s powers and its pool’s fees (anvil, the B20 emul
       deploy: deployServicesFrom(() => services),
     })
     return withOpenApiCheck('/api/launches/{address}', endpoint)
+  }
+
+  /**
+   * Runs SKILL.md's owner round trip (collect_fees, the calls sent, token_status) as a user would, in a child process,
+   * against this instance served over HTTP and the stack's chain; answers what it printed.
+   */
+  async function runSkillRoundTrip({ token, ownerKey }: { token: Address; ownerKey: Hex }): Promise<string> {
+    const server = createServer(getRequestListener((request) => handle(request)))
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const dir = mkdtempSync(join(tmpdir(), 'skill-owner-'))
+    try {
+      const skill = readFileSync(join(import.meta.dirname, '../../SKILL.md'), 'utf8')
+      const snippet = /## Run what you launched[\s\S]*?```ts\n([\s\S]*?)```/.exec(skill)![1]!
+      const { port } = server.address() as AddressInfo
+      const filled = snippet
+        .replace("'0xB2…'", `'${token}'`)
+        .replace('http()', `http('${stack.chain.rpcUrl}')`)
+        .replace('https://<host>', `http://127.0.0.1:${port}`)
+      symlinkSync(join(import.meta.dirname, '../../node_modules'), join(dir, 'node_modules'), 'dir')
+      writeFileSync(join(dir, 'owner.mts'), filled)
+      return await new Promise<string>((resolve, reject) =>
+        execFile(
+          process.execPath,
+          ['--import', 'tsx', join(dir, 'owner.mts')],
+          { cwd: dir, encoding: 'utf8', env: { ...process.env, OWNER_KEY: ownerKey } },
+          (error, stdout, stderr) => (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout)),
+        ),
+      )
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+      server.close()
+    }
   }
 
   /** One MCP tools/call over this instance's deploy side, with or without a key; answers the tool's result. */
@@ -184,6 +224,14 @@ describe('a launched token’s powers and its pool’s fees (anvil, the B20 emul
     // Collected: nothing is owed any more.
     const after = await post({ action: 'token_status', token }, null)
     expect(after.body.pool.feesOwed).toEqual({ eth: '0', token: '0', ethWei: '0', tokenUnits: '0' })
+
+    // Another buy, then the owner's round trip exactly as SKILL.md writes it (the host, RPC, token and key filled in).
+    expect((await send(trader, { to: v4.swapRouter, data: swapCalldata(key, true, buyEth), value: buyEth })).status).toBe('success')
+    const tokensBeforeSkill = await erc20.balanceOf(owner.address)
+    const out = await runSkillRoundTrip({ token, ownerKey: owner.key })
+    expect(out).toMatch(/eth: '0',\s+token: '0'/)
+    expect(await erc20.balanceOf(owner.address)).toBe(tokensBeforeSkill) // a buy pays its fee in ETH only
+    expect(await stack.chain.publicClient.getBalance({ address: owner.address })).toBeGreaterThan(ethAfter)
   })
 
   it('names the roles granted after birth, the signer’s own, a pause and the cap; refuses a token not launched here', async () => {
