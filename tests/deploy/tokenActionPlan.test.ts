@@ -68,6 +68,17 @@ describe('planning an action on a launched token', () => {
       held: [MINT],
     })
     expect(full).toMatchObject({ code: 'SUPPLY_CAP_EXCEEDED', roomLeft: '0' })
+    // A token that has minted nothing yet: the whole cap is left.
+    const empty = token({ powers: powers({ supplyCap: '100', totalSupply: '0' }) })
+    expect(planTokenAction({ request: { action: 'mint', to: OWNER, amount: '100' }, token: empty, from: SIGNER, held: [MINT] }).ok).toBe(
+      true,
+    )
+    expect(
+      planTokenAction({ request: { action: 'mint', to: OWNER, amount: '101' }, token: empty, from: SIGNER, held: [MINT] }),
+    ).toMatchObject({
+      code: 'SUPPLY_CAP_EXCEEDED',
+      roomLeft: '100',
+    })
     const uncapped = planTokenAction({
       request: { action: 'mint', to: OWNER, amount: '1000000000' },
       token: token({ powers: powers({ supplyCap: null }) }),

@@ -1,7 +1,7 @@
 // What an action on a launched token asks of the chain, as pure planning: the role it needs, the calls its sender
 // makes, what they will do in one sentence, and the refusals known before any simulation (a mint past the cap, a
 // hand-over to an address that cannot take it, nothing to renounce). Who sends the calls is decided by tokenAction.ts.
-import { type Address, formatUnits, type Hex, isAddressEqual } from 'viem'
+import { type Address, formatUnits, type Hex, isAddressEqual, parseUnits } from 'viem'
 import { B20_FACTORY_ADDRESS } from '../../chain/b20.js'
 import { parseTokenAmount } from '../../chain/tokenAmount.js'
 import { metadataDataUri } from '../../chain/tokenBirth.js'
@@ -131,9 +131,8 @@ function planMint(request: { to: Address; amount: string }, token: PlannedToken)
   if (!parsed.ok) return invalidRequest('mint', [{ field: 'amount', reason: parsed.reason }])
   const { supplyCap, totalSupply } = token.powers
   if (supplyCap !== null) {
-    const room = parseTokenAmount(supplyCap, token.decimals)
-    const supply = parseTokenAmount(totalSupply, token.decimals)
-    const left = room.ok && supply.ok ? room.units - supply.units : 0n
+    // The chain's own figures (a supply of 0 included), read back exactly: not a request's amount, so no > 0 rule.
+    const left = parseUnits(supplyCap, token.decimals) - parseUnits(totalSupply, token.decimals)
     if (parsed.units > left) {
       const roomLeft = formatUnits(left > 0n ? left : 0n, token.decimals)
       return failure(
