@@ -36,6 +36,8 @@ export type DeployConfig = {
   dailyCap: number
   capWindowSeconds: number
   agentDailyCap: number | null
+  /** Actions on a token the service may execute for one agent in any cap window (they spend the service's gas). */
+  tokenActionCap: number
   /** Seconds a deploy may stay unmined before the next deploy replaces it with higher fees (`DEPLOY_STUCK_SECONDS`). */
   stuckSeconds: number
   /** Highest `maxFeePerGas` a replacement may offer, in wei (`DEPLOY_MAX_FEE_GWEI`). */
@@ -115,6 +117,7 @@ const deploySchema = z.object({
   DEPLOY_DAILY_CAP: optional(wholeNumber(0)).default(20),
   DEPLOY_CAP_WINDOW_SECONDS: optional(wholeNumber(1)).default(86_400),
   DEPLOY_AGENT_DAILY_CAP: optional(wholeNumber(0)),
+  TOKEN_ACTION_DAILY_CAP: optional(wholeNumber(0)).default(50),
   DEPLOY_STUCK_SECONDS: optional(wholeNumber(1)).default(60),
   DEPLOY_MAX_FEE_GWEI: optional(
     z.coerce.number({ error: 'must be a number of gwei' }).positive('must be more than 0').max(10_000, 'must be at most 10000'),
@@ -147,6 +150,7 @@ export function loadDeployConfig(env: Environment = process.env): DeployConfig {
     dailyCap: parsed.DEPLOY_DAILY_CAP,
     capWindowSeconds: parsed.DEPLOY_CAP_WINDOW_SECONDS,
     agentDailyCap: parsed.DEPLOY_AGENT_DAILY_CAP ?? null,
+    tokenActionCap: parsed.TOKEN_ACTION_DAILY_CAP,
     stuckSeconds: parsed.DEPLOY_STUCK_SECONDS,
     maxFeePerGasWei: BigInt(Math.round(parsed.DEPLOY_MAX_FEE_GWEI * 1e9)),
     redis: storeConfig(parsed),

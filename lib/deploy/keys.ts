@@ -11,7 +11,12 @@ export type DeployStoreKeysParameters = { storePrefix: string; chainId: number; 
 /** The keys of the rolling caps of deploys with an agent key: the service's, and each key's own. */
 export function deployCapKeys({ storePrefix, chainId }: Omit<DeployStoreKeysParameters, 'signer'>) {
   const base = `${storePrefix}deploy:${chainId}`
-  return { cap: `${base}:cap`, agentCap: (digest: string) => `${base}:cap:agent:${digest}` }
+  return {
+    cap: `${base}:cap`,
+    agentCap: (digest: string) => `${base}:cap:agent:${digest}`,
+    /** One agent's actions on a token the service executed (their own rolling cap). */
+    tokenActionCap: (digest: string) => `${base}:cap:actions:${digest}`,
+  }
 }
 
 /** The keys of the signer's nonce stream and of the rolling caps. */

@@ -461,6 +461,32 @@ describe('a launched token’s powers and its pool’s fees (anvil, the B20 emul
     expect(again.structuredContent).toEqual(http.body)
   })
 
+  it('counts an agent’s executed actions against their own rolling cap, and refuses past it with nothing sent', async () => {
+    const capped = stack.newInstance({ env: { TOKEN_ACTION_DAILY_CAP: '1' } })
+    const asBob = (body: unknown) => stack.post(body, { instance: capped.handle, key: AGENT_KEYS.bob })
+    const holder = await newAccount()
+    const launched = await asBob({
+      action: 'agent_deploy',
+      name: 'Capped Token',
+      symbol: 'CAPT',
+      initialSupply: '10',
+      recipient: holder.address,
+      waitSeconds: 6,
+    })
+    const token = launched.body.predictedAddress as Address
+    expect((await asBob({ action: 'mint', token, to: holder.address, amount: '1', waitSeconds: 6 })).body).toMatchObject({
+      status: 'broadcast',
+    })
+    const nonce = await stack.chain.publicClient.getTransactionCount({ address: stack.signer })
+    const refused = await asBob({ action: 'mint', token, to: holder.address, amount: '1' })
+    expect(refused.body).toMatchObject({ ok: false, code: 'AGENT_CAP_REACHED', retryAt: expect.any(String) })
+    expect(await stack.chain.publicClient.getTransactionCount({ address: stack.signer })).toBe(nonce)
+    // A dry run sends nothing, so it is not counted.
+    expect((await asBob({ action: 'mint', token, to: holder.address, amount: '1', dryRun: true })).body).toMatchObject({
+      status: 'simulated',
+    })
+  })
+
   const PAUSE_ROLE = keccak256(toHex('PAUSE_ROLE'))
   const erc20Of = (token: Address) => tokenAt(stack.chain.publicClient as never, token)
 })

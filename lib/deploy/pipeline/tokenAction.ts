@@ -9,10 +9,12 @@ import { decodeBatchRevert, delegationDesignator, encodeExecuteBatch } from '../
 import { roleIdsOf, type TokenCall } from '../../chain/tokenManageCalls.js'
 import { B20_ROLES, readRolesOf, roleName } from '../../chain/tokenPowers.js'
 import type { HttpAnswer } from '../../platform/httpAnswer.js'
+import { deployCapKeys } from '../keys.js'
 import { type DeployFailure, type DeployResult, failure } from '../outcome.js'
 import { type LaunchState, readLaunchState } from '../records/launchState.js'
 import { isTransportFailure, revertDataOf, shortMessage } from '../sender/chainErrors.js'
 import type { DeployServices } from '../services.js'
+import { releaseCapSlot, reserveCapSlot } from './capWindow.js'
 import { sendActionTransaction } from './sendTransaction.js'
 import { planTokenAction, roleNeeded, type TokenActionPlan, type TokenActionRequest } from './tokenActionPlan.js'
 
@@ -91,9 +93,33 @@ export async function runTokenAction(parameters: RunTokenActionParameters): Prom
   return answer(sent.ok ? { ...base, ...keeps, ...sent } : sent)
 }
 
-/** Sends the plan's calls from the signer (one call, or a batch to itself through its delegate). */
+/**
+ * Sends the plan's calls from the signer (one call, or a batch to itself through its delegate), after a slot of the
+ * agent's rolling cap on executed actions (`TOKEN_ACTION_DAILY_CAP`): they spend the service's gas. The slot goes back
+ * when nothing went out.
+ */
 async function execute(parameters: RunTokenActionParameters, state: LaunchState, plan: TokenActionPlan, agent: CallingAgent) {
   const { services } = parameters
+  const { config, store } = services
+  const slot = store
+    ? {
+        key: deployCapKeys({ storePrefix: config.storePrefix, chainId: config.chainId }).tokenActionCap(agent.digest),
+        member: services.randomSalt(),
+      }
+    : null
+  if (store && slot) {
+    const windowMs = config.capWindowSeconds * 1000
+    const now = services.clock.now()
+    const taken = await reserveCapSlot(store, { ...slot, limit: config.tokenActionCap, windowMs, now })
+    if (!taken.ok) {
+      const retryAt = new Date(taken.freesAt).toISOString()
+      return failure(
+        'AGENT_CAP_REACHED',
+        `Your ${config.tokenActionCap} executed actions on tokens per ${config.capWindowSeconds} s are used; a slot frees up at ${retryAt}. Prepared calls (name \`from\`) are not counted.`,
+        { retryAt, retryAfterSeconds: Math.max(1, Math.ceil((taken.freesAt - now) / 1000)) },
+      )
+    }
+  }
   const batch = plan.calls.length > 1
   const sent = await sendActionTransaction({
     services,
@@ -112,6 +138,9 @@ async function execute(parameters: RunTokenActionParameters, state: LaunchState,
     },
     ...(parameters.waitSeconds ? { waitSeconds: parameters.waitSeconds } : {}),
   })
+  // Nothing went out (refused before the broadcast, or by the node): the slot is given back. A send with no answer keeps it.
+  if (!sent.ok && sent.code !== 'BROADCAST_UNCERTAIN' && store && slot)
+    await releaseCapSlot(store, slot.key, slot.member).catch(() => undefined)
   return sent
 }
 
