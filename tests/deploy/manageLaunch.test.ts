@@ -366,10 +366,19 @@ describe('a launched token’s powers and its pool’s fees (anvil, the B20 emul
     expect(replayed.headers.get('idempotent-replayed')).toBe('true')
     expect(await erc20.balanceOf(holder.address)).toBe(parseUnits('1250', 18))
 
+    // Over MCP with an idempotencyKey: sent once, the same answer again.
+    const nonceBeforeMcp = await signerNonce()
+    const mintArgs = { token, to: holder.address, amount: '1', waitSeconds: 6, idempotencyKey: 'run-mcp-mint-0001' }
+    const viaMcp = await callTool('mint', mintArgs, AGENT_KEYS.alice)
+    expect(viaMcp.structuredContent).toMatchObject({ ok: true, status: 'broadcast', kind: 'mint', mined: true })
+    expect((await callTool('mint', mintArgs, AGENT_KEYS.alice)).structuredContent).toEqual(viaMcp.structuredContent)
+    expect(await signerNonce()).toBe(nonceBeforeMcp + 1)
+    expect(await erc20.balanceOf(holder.address)).toBe(parseUnits('1251', 18))
+
     // Refused with nothing sent: past the cap (the room left named), another agent's key, a key-less caller.
     const before = await signerNonce()
-    const over = await post({ action: 'mint', token, to: holder.address, amount: '3751' })
-    expect(over.body).toMatchObject({ ok: false, code: 'SUPPLY_CAP_EXCEEDED', roomLeft: '3750' })
+    const over = await post({ action: 'mint', token, to: holder.address, amount: '3750' })
+    expect(over.body).toMatchObject({ ok: false, code: 'SUPPLY_CAP_EXCEEDED', roomLeft: '3749' })
     expect(over.body.details[0]).toMatchObject({ field: 'amount' })
     expect(await post({ action: 'mint', token, to: holder.address, amount: '1' }, AGENT_KEYS.bob)).toMatchObject({
       status: 403,
@@ -438,6 +447,8 @@ describe('a launched token’s powers and its pool’s fees (anvil, the B20 emul
     const token = launched.body.predictedAddress as Address
     const preview = await post({ action: 'renounce', token })
     expect(preview.body).toMatchObject({ ok: true, status: 'preview', from: stack.signer })
+    // Who keeps what is a public fact: the same preview without a key.
+    expect((await post({ action: 'renounce', token }, null)).body).toEqual(preview.body)
     expect(preview.body.keeps).toEqual([
       { role: 'DEFAULT_ADMIN_ROLE', accounts: [] },
       { role: 'MINT_ROLE', accounts: [] },
@@ -480,6 +491,14 @@ describe('a launched token’s powers and its pool’s fees (anvil, the B20 emul
     const nonce = await stack.chain.publicClient.getTransactionCount({ address: stack.signer })
     const refused = await asBob({ action: 'mint', token, to: holder.address, amount: '1' })
     expect(refused.body).toMatchObject({ ok: false, code: 'AGENT_CAP_REACHED', retryAt: expect.any(String) })
+    expect(await stack.chain.publicClient.getTransactionCount({ address: stack.signer })).toBe(nonce)
+    // Several calls go through the signer's EIP-7702 delegate: one whose code is not the pinned one is never authorized.
+    const unchecked = stack.newInstance({ env: { EIP7702_DELEGATE: '0x000000000000000000000000000000000000dEaD' } })
+    const handOver = { action: 'transfer_admin', token, to: holder.address }
+    expect((await stack.post(handOver, { instance: unchecked.handle, key: AGENT_KEYS.bob })).body).toMatchObject({
+      ok: false,
+      code: 'DELEGATION_UNAVAILABLE',
+    })
     expect(await stack.chain.publicClient.getTransactionCount({ address: stack.signer })).toBe(nonce)
     // A dry run sends nothing, so it is not counted.
     expect((await asBob({ action: 'mint', token, to: holder.address, amount: '1', dryRun: true })).body).toMatchObject({

@@ -3,9 +3,11 @@ import { z } from 'zod'
 import { SOCIALS_MAX } from '../../chain/metadataLimits.js'
 import type { HttpAnswer } from '../../platform/httpAnswer.js'
 import { tokenActionAnswerSchemas } from '../answers/manageAnswers.js'
+import { invalidRequest } from '../outcome.js'
 import type { TokenActionRequest } from '../pipeline/tokenActionPlan.js'
 import { DEPLOY_WAIT_SECONDS_MAX } from '../sender/waitSeconds.js'
 import { answer, checkBody, defineAgentAction, type PublicActionRun } from './action.js'
+import { IDEMPOTENCY_KEY_PATTERN } from './agentDeploy.js'
 import { addressField, httpsUrlField, onChainTextField, tokenAmountField } from './requestFields.js'
 
 // The actions that run a launched token after its birth: update_metadata, mint, transfer_admin and renounce. Each is
@@ -65,6 +67,8 @@ function defineTokenAction<F extends z.ZodRawShape>(spec: TokenActionSpec<F>) {
     check({ body, idempotencyKey }) {
       const checked = checkBody(schema as z.ZodType<Record<string, unknown>>, body, spec.name)
       if (!checked.ok) return checked
+      if (idempotencyKey !== null && !IDEMPOTENCY_KEY_PATTERN.test(idempotencyKey))
+        return invalidRequest(spec.name, [{ field: 'Idempotency-Key', reason: 'must be 1 to 128 visible ASCII characters' }])
       const data = checked.data as z.infer<z.ZodObject<F>> & { token: string; from?: string; dryRun?: boolean; waitSeconds?: number }
       const run: PublicActionRun = async ({ services, agent }) => {
         const { runTokenAction, runIdempotently } = await import('../heavyHalf.js')
@@ -93,7 +97,8 @@ function defineTokenAction<F extends z.ZodRawShape>(spec: TokenActionSpec<F>) {
             status = ran.status
             return ran.body as { ok: boolean; status?: string }
           },
-          isFinal: (r) => 'status' in r && r.status === 'broadcast',
+          // A send the node did not acknowledge may be on chain: its answer is replayed, never sent again.
+          isFinal: (r) => ('status' in r && r.status === 'broadcast') || ('code' in r && r.code === 'BROADCAST_UNCERTAIN'),
         })
         return { ...answer(response, replayed ? { 'idempotent-replayed': 'true' } : undefined), status: replayed ? 200 : status }
       }
@@ -105,8 +110,20 @@ function defineTokenAction<F extends z.ZodRawShape>(spec: TokenActionSpec<F>) {
       description:
         'Executed by the service with the key of the agent that launched the token, where its signer holds the role; otherwise answers prepared calls for `from` (send them with wallet_sendCalls). No key needed for prepared calls.',
       annotations: { readOnlyHint: false, destructiveHint: spec.destructive, idempotentHint: false, openWorldHint: true },
-      input: base.omit({ action: true }),
-      toRequest: (args) => ({ ok: true, body: { ...args, action: spec.name }, idempotencyKey: null }),
+      input: base.omit({ action: true }).extend({
+        idempotencyKey: z
+          .string()
+          .regex(IDEMPOTENCY_KEY_PATTERN)
+          .optional()
+          .describe(
+            'As the Idempotency-Key header: an executed action with the same key and arguments within 24 h is answered again, not sent twice',
+          ),
+      }),
+      toRequest: ({ idempotencyKey, ...args }) => {
+        if (idempotencyKey !== undefined && (typeof idempotencyKey !== 'string' || !IDEMPOTENCY_KEY_PATTERN.test(idempotencyKey)))
+          return invalidRequest(spec.name, [{ field: 'idempotencyKey', reason: 'must be 1 to 128 visible ASCII characters' }])
+        return { ok: true, body: { ...args, action: spec.name }, idempotencyKey: idempotencyKey ?? null }
+      },
       summarize: (body) =>
         body.status === 'prepared'
           ? `Prepared: send ${Array.isArray(body.calls) ? body.calls.length : 0} call(s) from ${body.from} on chain ${body.chainId}. ${body.effect}`

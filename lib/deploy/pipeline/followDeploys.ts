@@ -3,6 +3,7 @@ import { removeFromIndex } from '../../store/recordIndex.js'
 import type { Store } from '../../store/types.js'
 import { type DeployHistoryKeys, deployHistoryKeys } from '../keys.js'
 
+import { pointLaunchAt } from '../records/actionReceipt.js'
 import { minedEventDetails } from '../records/minedDetails.js'
 import { type NonceLocks, signerLock } from '../sender/nonceLock.js'
 import { deploysOnly, replaceStuckDeploys } from '../sender/replaceStuck.js'
@@ -98,7 +99,9 @@ async function followUnmined(
     const type = minedEventType(record.kind, status)
     const details = { ...minedEventDetails(receipt, record), ...(createsToken(record.kind) ? {} : { kind: record.kind }) }
     notifyAgent({ webhooks: services.webhooks, background: services.background, type, record, details })
-    if (status === 'confirmed' && createsToken(record.kind)) await services.announceConfirmed(record)
+    if (status !== 'confirmed' || !createsToken(record.kind)) return
+    await pointLaunchAt(store, keys, record)
+    await services.announceConfirmed(record)
   }
   let stuck = false
   for (const [i, record] of unmined.entries()) {

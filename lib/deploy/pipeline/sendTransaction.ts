@@ -73,12 +73,20 @@ export async function sendActionTransaction(parameters: SendActionTransactionPar
   if (!sent.ok) return sent
   if (sent.outcome === 'uncertain' && sent.failure) return sent.failure
   const { txHash } = sent.record
+  const explorerUrl = `${services.config.explorerUrl}/tx/${txHash}`
+  // Mined within the wait, but reverted: gas was spent and nothing happened.
+  if (sent.outcome === 'mined' && sent.receipt?.status === 'reverted')
+    return failure('REVERTED', `The ${kind} transaction was mined but reverted (gas was spent); nothing changed.`, {
+      status: 'reverted',
+      txHash,
+      explorerUrl,
+    })
   return {
     ok: true,
     status: 'broadcast',
     kind,
     txHash,
-    explorerUrl: `${services.config.explorerUrl}/tx/${txHash}`,
+    explorerUrl,
     mined: sent.outcome === 'mined',
   }
 }

@@ -4,18 +4,18 @@
 // prepared calls in EIP-5792 `wallet_sendCalls`' shape. Every refusal the token gives is decoded; nothing is signed
 // before the simulation passed.
 import { type Address, type Hex, isAddressEqual, type PublicClient } from 'viem'
-import { decodeB20Revert } from '../../chain/b20.js'
-import { decodeBatchRevert, delegationDesignator, encodeExecuteBatch } from '../../chain/batchAccount.js'
-import { roleIdsOf, type TokenCall } from '../../chain/tokenManageCalls.js'
+import { encodeExecuteBatch } from '../../chain/batchAccount.js'
+import { roleIdsOf } from '../../chain/tokenManageCalls.js'
 import { B20_ROLES, readRolesOf, roleName } from '../../chain/tokenPowers.js'
 import type { HttpAnswer } from '../../platform/httpAnswer.js'
 import { deployCapKeys } from '../keys.js'
-import { type DeployFailure, type DeployResult, failure } from '../outcome.js'
+import { type DeployResult, failure } from '../outcome.js'
 import { type LaunchState, readLaunchState } from '../records/launchState.js'
-import { isTransportFailure, revertDataOf, shortMessage } from '../sender/chainErrors.js'
 import type { DeployServices } from '../services.js'
 import { releaseCapSlot, reserveCapSlot } from './capWindow.js'
+import { readySigner } from './prepare.js'
 import { sendActionTransaction } from './sendTransaction.js'
+import { simulateCalls } from './simulateCalls.js'
 import { planTokenAction, roleNeeded, type TokenActionPlan, type TokenActionRequest } from './tokenActionPlan.js'
 
 /** The calling agent as an action on a token needs it: its key's digest. */
@@ -46,28 +46,20 @@ export async function runTokenAction(parameters: RunTokenActionParameters): Prom
   const read = await readLaunchState({ services, token })
   if (!read.ok) return answer(read)
   const { state } = read
+  // Who keeps what after a renounce is a public fact: previewed for anyone, before deciding who may send it.
+  if (request.action === 'renounce' && request.confirm !== true) return previewRenounce(services, state, parameters.from)
   const who = await senderOf(services.publicClient, state, request, parameters.from, agent)
   if (!who.ok) return answer(who, who.code === 'NOT_YOUR_TOKEN' ? 403 : 200)
   const { from, held, executes } = who
   const planned = planTokenAction({
     request,
-    token: {
-      address: state.token,
-      decimals: state.decimals,
-      name: state.name,
-      symbol: state.symbol,
-      powers: state.powers,
-      metadata: state.metadata,
-      signer: state.creator,
-    },
+    token: plannedToken(state),
     from,
     held,
   })
   if (!planned.ok) return answer(planned)
   const { plan } = planned
   const base = { ok: true, action: request.action, token: state.token, chainId: services.config.chainId, from, effect: plan.effect }
-  if (request.action === 'renounce' && request.confirm !== true)
-    return answer({ ...base, status: 'preview', keeps: plan.keeps, blockNumber: state.blockNumber })
   const simulated = await simulateCalls({
     client: services.publicClient,
     from,
@@ -101,6 +93,24 @@ export async function runTokenAction(parameters: RunTokenActionParameters): Prom
 async function execute(parameters: RunTokenActionParameters, state: LaunchState, plan: TokenActionPlan, agent: CallingAgent) {
   const { services } = parameters
   const { config, store } = services
+  const batch = plan.calls.length > 1
+  const ready = await readySigner(services)
+  if (!ready.ok) return ready
+  // The roles are the creator's: a signer rotated since cannot use them (its transaction would act as nobody).
+  if (!isAddressEqual(ready.signer.address, state.creator))
+    return failure(
+      'SIGNER_MISMATCH',
+      `${state.token} was created by the service's earlier signer ${state.creator}, which holds its roles; the service signs as ${ready.signer.address} now and cannot act for it. Nothing was sent.`,
+    )
+  // Several calls run through the signer's EIP-7702 delegate: never authorize code whose hash is not the pinned one.
+  if (batch && !(await services.delegateCheck(config.delegate)))
+    return failure(
+      'DELEGATION_UNAVAILABLE',
+      `The delegate ${config.delegate} does not hold Simple7702Account v0.8's code on this chain; nothing was signed.`,
+      {
+        retryAfterSeconds: 60,
+      },
+    )
   const slot = store
     ? {
         key: deployCapKeys({ storePrefix: config.storePrefix, chainId: config.chainId }).tokenActionCap(agent.digest),
@@ -120,7 +130,6 @@ async function execute(parameters: RunTokenActionParameters, state: LaunchState,
       )
     }
   }
-  const batch = plan.calls.length > 1
   const sent = await sendActionTransaction({
     services,
     agent,
@@ -142,6 +151,34 @@ async function execute(parameters: RunTokenActionParameters, state: LaunchState,
   if (!sent.ok && sent.code !== 'BROADCAST_UNCERTAIN' && store && slot)
     await releaseCapSlot(store, slot.key, slot.member).catch(() => undefined)
   return sent
+}
+
+/** `renounce` without `confirm`: who keeps what once `from` (default the service's signer) has given up its roles. */
+async function previewRenounce(services: DeployServices, state: LaunchState, asked: Address | undefined): Promise<HttpAnswer> {
+  const from = asked ?? state.creator
+  const held = isAddressEqual(from, state.creator)
+    ? roleIdsOf(state.powers.signerRoles)
+    : await readRolesOf({ client: services.publicClient, token: state.token, account: from, blockNumber: BigInt(state.blockNumber) })
+  const planned = planTokenAction({ request: { action: 'renounce' }, token: plannedToken(state), from, held })
+  if (!planned.ok) return answer(planned)
+  const { plan } = planned
+  return answer({
+    ok: true,
+    action: 'renounce',
+    token: state.token,
+    chainId: services.config.chainId,
+    from,
+    effect: plan.effect,
+    status: 'preview',
+    keeps: plan.keeps,
+    blockNumber: state.blockNumber,
+  })
+}
+
+/** The token as the planner reads it. */
+function plannedToken(state: LaunchState) {
+  const { token: address, decimals, name, symbol, powers, metadata, creator: signer } = state
+  return { address, decimals, name, symbol, powers, metadata, signer }
 }
 
 /** Who sends an action's calls: the signer (executed) or a holder's wallet (prepared), and the roles it holds. */
@@ -193,81 +230,4 @@ function holdersOf(state: LaunchState, role: Hex): Address[] {
   }
   const holders = byRole[roleName(role)] ?? []
   return role === B20_ROLES.DEFAULT_ADMIN_ROLE ? holders : [...holders, ...powers.admins.filter((a) => !holders.includes(a))]
-}
-
-/** Parameters of {@link simulateCalls}. */
-export type SimulateCallsParameters = {
-  client: PublicClient
-  from: Address
-  calls: readonly TokenCall[]
-  blockNumber: bigint
-  delegate: Address
-}
-
-/**
- * Runs the calls from `from` at `blockNumber` (eth_call): one call as it is; several as one batch of `from`'s own,
- * its code overridden with the delegation's, so each call sees the ones before. A revert is decoded.
- */
-export async function simulateCalls({ client, from, calls, blockNumber, delegate }: SimulateCallsParameters): Promise<DeployResult> {
-  try {
-    if (calls.length === 1) await client.call({ account: from, to: calls[0]!.to, data: calls[0]!.data, blockNumber })
-    else
-      await client.call({
-        account: from,
-        to: from,
-        data: encodeExecuteBatch(calls.map(({ to, data }) => ({ target: to, value: 0n, data }))),
-        blockNumber,
-        stateOverride: [{ address: from, code: delegationDesignator(delegate) }],
-      })
-    return { ok: true }
-  } catch (error) {
-    const data = revertDataOf(error)
-    if (data === undefined && isTransportFailure(error))
-      return failure('RPC_UNAVAILABLE', 'The chain RPC is unavailable; nothing was signed. Try again shortly.', { retryAfterSeconds: 5 })
-    if (data === undefined) return failure('SIMULATION_REVERTED', `The token refused the call from ${from}: ${shortMessage(error)}`)
-    const { index, reason } = decodeBatchRevert(data)
-    return tokenRefusal(decodeB20Revert(reason), from, index)
-  }
-}
-
-/** A token's refusal as a code and a sentence, nothing sent (`failedCall`: which of several calls). */
-export function tokenRefusal(revert: ReturnType<typeof decodeB20Revert>, from: Address, index: number | null): DeployFailure {
-  const extra = { revert, ...(index !== null ? { failedCall: index } : {}) }
-  const { args } = revert
-  switch (revert.name) {
-    case 'AccessControlUnauthorizedAccount':
-      return failure(
-        'MISSING_ROLE',
-        `${args.account} does not hold ${roleName(String(args.neededRole) as Hex)} on the token; nothing was sent.`,
-        extra,
-      )
-    case 'SupplyCapExceeded':
-      return failure(
-        'SUPPLY_CAP_EXCEEDED',
-        `The mint would pass the supply cap (${args.cap} base units; ${args.attempted} attempted); nothing was sent.`,
-        extra,
-      )
-    case 'ContractPaused':
-      return failure(
-        'TOKEN_PAUSED',
-        `That is paused on the token (${['transfers', 'minting', 'burning'][Number(args.feature)] ?? `feature ${args.feature}`}); nothing was sent.`,
-        extra,
-      )
-    case 'LastAdminCannotRenounce':
-      return failure(
-        'LAST_ADMIN_CANNOT_RENOUNCE',
-        `${from} is the token’s last admin: it can only give the role up with renounceLastAdmin; nothing was sent.`,
-        extra,
-      )
-    case 'NotSoleAdmin':
-      return failure(
-        'NOT_SOLE_ADMIN',
-        `${from} is not the token’s only admin, so renounceLastAdmin does not apply; nothing was sent.`,
-        extra,
-      )
-    case 'InvalidReceiver':
-      return failure('INVALID_RECEIVER', `The token refuses ${args.receiver} as a receiver; nothing was sent.`, extra)
-    default:
-      return failure('SIMULATION_REVERTED', `The token refused the call from ${from} with ${revert.name}; nothing was sent.`, extra)
-  }
 }

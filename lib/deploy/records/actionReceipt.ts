@@ -2,10 +2,11 @@
 // kind names); a token's creation is announced as a launch. The receipt of an action on a token (not a creation) is
 // answered here too.
 import type { Hex, TransactionReceipt } from 'viem'
+import type { Store } from '../../store/types.js'
 import type { ReceiptAction } from '../answers/receipts.js'
 import type { DeployHistoryKeys } from '../keys.js'
 import { type DeployFailure, failure } from '../outcome.js'
-import { type TransactionRecord, updateTransactionRecord } from '../sender/signedTransactions.js'
+import { DEPLOY_HISTORY_TTL_MS, type TransactionRecord, updateTransactionRecord } from '../sender/signedTransactions.js'
 import type { DeployServices } from '../services.js'
 import { createsToken, minedEventType } from '../webhooks/eventTypes.js'
 import { notifyAgent } from '../webhooks/outbox.js'
@@ -30,7 +31,18 @@ export async function rememberMined({ services, keys, record, receipt, status }:
   const type = minedEventType(record.kind, status)
   const details = { ...minedEventDetails(receipt, record), ...(createsToken(record.kind) ? {} : { kind: record.kind }) }
   notifyAgent({ webhooks: services.webhooks, background: services.background, type, record, details })
-  if (status === 'confirmed' && createsToken(record.kind)) await services.announceConfirmed(record)
+  if (status !== 'confirmed' || !createsToken(record.kind)) return
+  await pointLaunchAt(store, keys, record)
+  await services.announceConfirmed(record)
+}
+
+/**
+ * Points a lookup by the token's address at the creation that landed (a same-salt retry may have been recorded first,
+ * and can only revert). Best effort: the pointer written with the record stands otherwise.
+ */
+export async function pointLaunchAt(store: Store, keys: DeployHistoryKeys, record: TransactionRecord): Promise<void> {
+  const hash = (record.originalTxHash ?? record.txHash).toLowerCase()
+  await store.set(keys.launchOf(record.predictedAddress), hash, DEPLOY_HISTORY_TTL_MS).catch(() => undefined)
 }
 
 /** Parameters of {@link actionReceiptOf}. */

@@ -20,7 +20,7 @@ import { type DeployFailure, failure } from '../outcome.js'
 import { signerUnavailable } from '../sender/sign.js'
 import { readTransactionRecord, type TransactionRecord } from '../sender/signedTransactions.js'
 import type { DeployServices } from '../services.js'
-import { createsToken } from '../webhooks/eventTypes.js'
+import { isTokenAction } from '../webhooks/eventTypes.js'
 import { actionReceiptOf, rememberMined } from './actionReceipt.js'
 import { readLaunchFailure } from './launchFailure.js'
 import { decodeB20Created } from './minedDetails.js'
@@ -134,7 +134,7 @@ async function lookUp(
         !!batchCallTo(tx.input, B20_FACTORY_ADDRESS)?.data.toLowerCase().startsWith(CREATE_B20_SELECTOR)
       const isDeploy = fromSigner && (isCreation || isLaunch)
       // An action on a token the service sent for an agent (its record names its kind): its own receipt.
-      const action = fromSigner && record && !createsToken(record.kind) ? record : null
+      const action = fromSigner && record && isTokenAction(record) ? record : null
       if (!isDeploy && !action)
         return failure('NOT_A_DEPLOY', 'This transaction is not a createB20 deploy sent by this service’s signer.', { txHash })
       if (tx.blockNumber !== null && action) {

@@ -160,9 +160,10 @@ export async function recordTransaction({ store, keys, signer, record, inAgentHi
       : [keys.unmined(signer)],
     maxEntries: DEPLOY_HISTORY_MAX_ENTRIES,
   })
-  // A token's creation, as first sent: where a lookup by the token's address finds it (records/launchState.ts).
+  // A token's creation, as first sent: where a lookup by the token's address finds it (records/launchState.ts). A
+  // second deploy of the same salt does not take it over (it can only revert); the creation's confirmation sets it.
   if ((record.kind === 'deploy' || record.kind === 'launch') && !record.replaces)
-    await store.set(keys.launchOf(record.predictedAddress), record.txHash.toLowerCase(), DEPLOY_HISTORY_TTL_MS)
+    await store.setIfAbsent(keys.launchOf(record.predictedAddress), record.txHash.toLowerCase(), DEPLOY_HISTORY_TTL_MS)
 }
 
 /** Forgets a transaction that was not sent after all (the node refused it): record and list entries. */

@@ -37,5 +37,12 @@ export function minedEventType(kind: string, status: 'confirmed' | 'reverted'): 
   return status === 'confirmed' ? 'deploy.confirmed' : 'deploy.reverted'
 }
 
+/**
+ * Whether a transaction is an action on a token an agent asked for: neither a creation nor a launch's own seed or
+ * share given back (`of` names the launch they belong to, which answers for them).
+ */
+export const isTokenAction = (record: { kind: string; of?: string | undefined }) =>
+  !createsToken(record.kind) && record.kind !== 'seed' && record.kind !== 'return' && record.of === undefined
+
 /** Whether a transaction of this kind created a token (a deploy or a pooled launch): what is announced as a launch. */
 export const createsToken = (kind: string) => kind === 'deploy' || kind === 'launch'
