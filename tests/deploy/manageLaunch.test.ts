@@ -304,6 +304,10 @@ describe('a launched token’s powers and its pool’s fees (anvil, the B20 emul
         commands.push('run')
         return store.run(...args)
       }) as typeof store.run,
+      set: (key: string, value: string, ttlMs: number) => {
+        commands.push('set')
+        return store.set(key, value, ttlMs)
+      },
     }
     const rpcBefore = stack.chain.rpcMethods.length
     const unknown = '0xb200000000000000000000bbbbbbbbbbbbbbbb02' as Address
@@ -312,6 +316,10 @@ describe('a launched token’s powers and its pool’s fees (anvil, the B20 emul
     })
     expect(commands).toEqual(['getMany'])
     expect(stack.chain.rpcMethods.length).toBe(rpcBefore)
+    // A token read a moment ago: one read again, and no write (its scan moved on by less than a stride).
+    await stack.chain.testClient.mine({ blocks: 3 })
+    await readLaunchState({ services: { ...services, store: counted }, token })
+    expect(commands).toEqual(['getMany', 'getMany'])
     const noPool = await post({ action: 'collect_fees', token }, null)
     expect(noPool.body).toMatchObject({ ok: false, code: 'NO_POSITION' })
     // Without a key, an action that needs one is refused as before.

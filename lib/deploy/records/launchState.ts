@@ -111,7 +111,8 @@ export async function readLaunchState({ services, token, findRecord }: ReadLaunc
   const stateKey = launchStateKey(config.storePrefix, config.chainId, token)
   // What is kept of the token and where its deploy is, in one read: an address that is no launch here costs just that.
   const [state, pointer, complete] = await store.getMany([stateKey, keys.launchOf(token), keys.launchOfComplete])
-  let kept = parseRecord(launchStateSchema, state)
+  const stored = parseRecord(launchStateSchema, state)
+  let kept = stored
   let record: TransactionRecord | null = null
   if (!kept) {
     const find =
@@ -122,7 +123,8 @@ export async function readLaunchState({ services, token, findRecord }: ReadLaunc
     if (!born.ok) return born
     kept = born.kept
   }
-  const before = JSON.stringify(kept)
+  // Nothing kept yet: the first read writes it all.
+  const before = stored ? { ...stored } : null
   if (kept.agent === undefined) {
     record ??= await readTransactionRecord(store, keys, kept.txHash)
     if (record) kept.agent = record.agent
@@ -176,7 +178,7 @@ export async function readLaunchState({ services, token, findRecord }: ReadLaunc
         })
       : null,
   ])
-  if (JSON.stringify(kept) !== before) await store.set(stateKey, JSON.stringify(kept), DEPLOY_HISTORY_TTL_MS)
+  if (worthKeeping(before, kept)) await store.set(stateKey, JSON.stringify(kept), DEPLOY_HISTORY_TTL_MS)
   const facts = keptPool
     ? { fee: keptPool.fee, tickSpacing: keptPool.tickSpacing, tickLower: keptPool.tickLower, tickUpper: keptPool.tickUpper }
     : null
@@ -198,6 +200,20 @@ export async function readLaunchState({ services, token, findRecord }: ReadLaunc
       position: full,
     },
   }
+}
+
+/**
+ * Blocks the scan may move on before what is kept is written again for that alone: a read between writes scans them
+ * once more (one eth_getLogs), rather than every read writing (a block is about 2 s on Base).
+ */
+export const KEPT_SCAN_STRIDE_BLOCKS = 900n
+
+/** Whether a read learned something worth a store write: anything but the scan's progress, or progress of a stride. */
+function worthKeeping(before: z.infer<typeof launchStateSchema> | null, after: z.infer<typeof launchStateSchema>): boolean {
+  if (!before) return true
+  const { nextBlock: was, ...rest } = before
+  const { nextBlock: now, ...restNow } = after
+  return JSON.stringify(rest) !== JSON.stringify(restNow) || BigInt(now) - BigInt(was) >= KEPT_SCAN_STRIDE_BLOCKS
 }
 
 /** The pool as an answer shows it: the position without the pool state the SDK's entities are built from. */
