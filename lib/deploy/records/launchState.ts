@@ -7,23 +7,15 @@ import { z } from 'zod'
 import { type RoleCandidates, scanRoleLogs } from '../../chain/roleLogs.js'
 import { readTokenPowers, type TokenMetadataView, type TokenPowers } from '../../chain/tokenPowers.js'
 import { NotFoundError } from '../../platform/errors.js'
-import { listIndexed } from '../../store/recordIndex.js'
 import { parseRecord } from '../../store/records.js'
 import type { Store } from '../../store/types.js'
 import { type DeployHistoryKeys, deployHistoryKeys, launchStateKey } from '../keys.js'
 import { type DeployResult, failure } from '../outcome.js'
 import { type PositionState, readPositionState } from '../pool/positionFees.js'
-import {
-  DEPLOY_HISTORY_TTL_MS,
-  parseTransactionRecord,
-  readTransactionRecord,
-  type TransactionRecord,
-} from '../sender/signedTransactions.js'
+import { DEPLOY_HISTORY_TTL_MS, readTransactionRecord, type TransactionRecord } from '../sender/signedTransactions.js'
 import type { DeployServices } from '../services.js'
+import { findLaunchRecord } from './launchLookup.js'
 import { readPoolReceipt } from './poolReceipt.js'
-
-/** Launches a lookup by address walks, newest first: as many as the public feed lists (and the tick follows). */
-export const LAUNCH_LOOKUP_MAX = 300
 
 /** The B20 address form: `0xB2`, nine zero bytes, the variant byte (0 or 1), then the hash's nine bytes. */
 const B20_ADDRESS = /^0xb2(00){9}0[01][0-9a-f]{18}$/i
@@ -266,37 +258,4 @@ async function creationOf(
     current = current.replacedBy ? await readTransactionRecord(store, keys, current.replacedBy) : null
   }
   return 'pending'
-}
-
-/**
- * The deploy record of a token: by the pointer its record was written with (keys.ts `launchOf`), or null. The
- * deploys written before pointers get theirs once, from the newest {@link LAUNCH_LOOKUP_MAX} of the deploy index, and
- * a marker says so: after that, an address that is no launch here costs one read (`known`: what that read found).
- */
-export async function findLaunchRecord(
-  store: Store,
-  keys: DeployHistoryKeys,
-  token: Address,
-  known?: { pointer: string | null; complete: string | null },
-): Promise<TransactionRecord | null> {
-  const [pointer, complete] = known ? [known.pointer, known.complete] : await store.getMany([keys.launchOf(token), keys.launchOfComplete])
-  if (pointer) return readTransactionRecord(store, keys, pointer)
-  if (complete) return null
-  const values = await listIndexed(store, { indexKey: keys.recent, recordPrefix: keys.recordPrefix, limit: LAUNCH_LOOKUP_MAX })
-  const creations = values
-    .map(parseTransactionRecord)
-    .filter((record): record is TransactionRecord => record !== null && (record.kind === 'deploy' || record.kind === 'launch'))
-  await store.writeMany({
-    entries: [
-      ...creations.map((record) => ({
-        key: keys.launchOf(record.predictedAddress),
-        value: (record.originalTxHash ?? record.txHash).toLowerCase(),
-        ttlMs: DEPLOY_HISTORY_TTL_MS,
-        ifAbsent: true,
-      })),
-      { key: keys.launchOfComplete, value: '1', ttlMs: DEPLOY_HISTORY_TTL_MS },
-    ],
-  })
-  const wanted = token.toLowerCase()
-  return creations.find((record) => record.predictedAddress.toLowerCase() === wanted) ?? null
 }
