@@ -454,7 +454,7 @@ describe('a launched token’s powers and its pool’s fees (anvil, the B20 emul
     })
     const token = launched.body.predictedAddress as Address
     const preview = await post({ action: 'renounce', token })
-    expect(preview.body).toMatchObject({ ok: true, status: 'preview', from: stack.signer })
+    expect(preview.body).toMatchObject({ ok: true, status: 'preview', from: stack.signer, rolesComplete: true })
     // Who keeps what is a public fact: the same preview without a key.
     expect((await post({ action: 'renounce', token }, null)).body).toEqual(preview.body)
     expect(preview.body.keeps).toEqual([

@@ -121,6 +121,11 @@ const tokenActionBase = {
   chainId: z.number().int(),
   from: address.describe('Who sends the calls: the service’s signer (executed) or the role holder’s wallet (prepared)'),
   effect: z.string().describe('What the calls do, in one sentence'),
+  rolesComplete: z
+    .boolean()
+    .describe(
+      'Whether the role logs were read to the head: false on the first read of an old token, so `keeps` or the holder chosen as `from` may miss an account; ask again',
+    ),
 }
 
 /** An action on a token sent by the service's signer. */

@@ -59,7 +59,15 @@ export async function runTokenAction(parameters: RunTokenActionParameters): Prom
   })
   if (!planned.ok) return answer(planned)
   const { plan } = planned
-  const base = { ok: true, action: request.action, token: state.token, chainId: services.config.chainId, from, effect: plan.effect }
+  const base = {
+    ok: true,
+    action: request.action,
+    token: state.token,
+    chainId: services.config.chainId,
+    from,
+    effect: plan.effect,
+    rolesComplete: state.rolesComplete,
+  }
   const simulated = await simulateCalls({
     client: services.publicClient,
     from,
@@ -169,6 +177,7 @@ async function previewRenounce(services: DeployServices, state: LaunchState, ask
     chainId: services.config.chainId,
     from,
     effect: plan.effect,
+    rolesComplete: state.rolesComplete,
     status: 'preview',
     keeps: plan.keeps,
     blockNumber: state.blockNumber,
