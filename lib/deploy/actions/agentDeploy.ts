@@ -12,7 +12,7 @@ import { parsePoolIntent, poolFieldSchema } from '../pool/poolFields.js'
 import { answer, defineAgentAction } from './action.js'
 import { parseBirthIntent } from './birthFields.js'
 import { ISO_4217_CODES } from './iso4217.js'
-import { addressField, httpsUrlField, onChainTextField, tokenAmountField } from './requestFields.js'
+import { addressField, httpsUrlField, onChainTextField, tokenAmountField, waitSecondsField } from './requestFields.js'
 
 // `agent_deploy`: validate, simulate, sign with KMS and broadcast a B20 token (dryRun: validate and simulate only).
 
@@ -22,8 +22,6 @@ export const DEPLOY_NAME_MAX = 64
 export const DEPLOY_SYMBOL_MAX = 11
 /** Longest token description accepted (`docs/api.md`, `POST /api/b20-skill`). */
 export const DEPLOY_DESCRIPTION_MAX = 500
-
-const waitRule = `must be a whole number of seconds from 0 to ${DEPLOY_WAIT_SECONDS_MAX}`
 
 /** Rules of an `Idempotency-Key` header: 1 to 128 visible ASCII characters. */
 export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,128}$/
@@ -92,11 +90,7 @@ export const agentDeploySchema = z.strictObject({
       'A Uniswap v4 pool (native ETH, no hook) seeded at launch with `amount` of initialSupply, single-sided from the starting price; `owner` gets the position (an ERC-721) and its fees, and can withdraw the liquidity: nothing is locked',
     ),
   dryRun: z.boolean({ error: 'must be true or false' }).optional().describe('true: validate and simulate only; nothing is signed'),
-  waitSeconds: z
-    .number({ error: waitRule })
-    .int(waitRule)
-    .min(0, waitRule)
-    .max(DEPLOY_WAIT_SECONDS_MAX, waitRule)
+  waitSeconds: waitSecondsField(DEPLOY_WAIT_SECONDS_MAX)
     .optional()
     .describe(
       `Wait up to this many seconds (0-${DEPLOY_WAIT_SECONDS_MAX}, default 0) for the block: when it is mined in time, the answer adds receipt (tokenAddress, blockNumber, minted); otherwise it is the usual broadcast answer. The signer is never held while waiting`,

@@ -2,13 +2,12 @@ import type { Hex } from 'viem'
 import { z } from 'zod'
 import { receiptActionSchema, receiptConfirmedSchema, receiptPendingSchema, receiptReplacedSchema } from '../answers/receipts.js'
 import { answer, checkBody, defineAgentAction } from './action.js'
+import { waitSecondsField } from './requestFields.js'
 
 // `receipt`: where a deploy stands, waiting up to waitSeconds for it to be mined.
 
 /** Longest `waitSeconds` a receipt may ask for: within the function's 60 s `maxDuration` with room to spare. */
 export const RECEIPT_WAIT_SECONDS_MAX = 25
-
-const waitRule = `must be a whole number of seconds from 0 to ${RECEIPT_WAIT_SECONDS_MAX}`
 
 /** The `receipt` body schema. */
 export const receiptRequestSchema = z.strictObject({
@@ -17,11 +16,7 @@ export const receiptRequestSchema = z.strictObject({
     .string({ error: 'is required: the txHash of the deploy' })
     .regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 32-byte 0x-prefixed transaction hash')
     .describe('The txHash of the deploy answer'),
-  waitSeconds: z
-    .number({ error: waitRule })
-    .int(waitRule)
-    .min(0, waitRule)
-    .max(RECEIPT_WAIT_SECONDS_MAX, waitRule)
+  waitSeconds: waitSecondsField(RECEIPT_WAIT_SECONDS_MAX)
     .optional()
     .describe(
       `Wait up to this many seconds (0-${RECEIPT_WAIT_SECONDS_MAX}, default 0) for the transaction to be mined before answering "pending"`,

@@ -45,3 +45,9 @@ export const httpsUrlField = z
 
 /** An amount of whole tokens as the agent writes it; its digits are checked against the token's decimals later. */
 export const tokenAmountField = z.string({ error: 'must be a string of whole tokens, like "1000000" or "12.5"' })
+
+/** Seconds a send may wait for its block (0 to `max`): the deploy's and the token actions' `waitSeconds`. */
+export function waitSecondsField(max: number) {
+  const rule = `must be a whole number of seconds from 0 to ${max}`
+  return z.number({ error: rule }).int(rule).min(0, rule).max(max, rule)
+}

@@ -8,14 +8,12 @@ import type { TokenActionRequest } from '../pipeline/tokenActionPlan.js'
 import { DEPLOY_WAIT_SECONDS_MAX } from '../sender/waitSeconds.js'
 import { answer, checkBody, defineAgentAction, type PublicActionRun } from './action.js'
 import { IDEMPOTENCY_KEY_PATTERN } from './agentDeploy.js'
-import { addressField, httpsUrlField, onChainTextField, tokenAmountField } from './requestFields.js'
+import { addressField, httpsUrlField, onChainTextField, tokenAmountField, waitSecondsField } from './requestFields.js'
 
 // The actions that run a launched token after its birth: update_metadata, mint, transfer_admin and renounce. Each is
 // simulated first, then either sent by the service's signer (where it holds the role and the agent asking launched the
 // token) or answered as prepared calls for the role holder's own wallet; lib/deploy/pipeline/tokenAction.ts runs
 // them. They share their fields, their check and their run; each is one entry here.
-
-const waitRule = `must be a whole number of seconds from 0 to ${DEPLOY_WAIT_SECONDS_MAX}`
 
 /** The fields every action on a token takes. */
 const tokenActionFields = {
@@ -24,11 +22,7 @@ const tokenActionFields = {
     .optional()
     .describe('The account to prepare the calls for (one holding the role); default: the service’s signer where it may act, else a holder'),
   dryRun: z.boolean({ error: 'must be true or false' }).optional().describe('true: simulate only; nothing is signed or sent'),
-  waitSeconds: z
-    .number({ error: waitRule })
-    .int(waitRule)
-    .min(0, waitRule)
-    .max(DEPLOY_WAIT_SECONDS_MAX, waitRule)
+  waitSeconds: waitSecondsField(DEPLOY_WAIT_SECONDS_MAX)
     .optional()
     .describe(`Executed actions: wait up to this many seconds (0-${DEPLOY_WAIT_SECONDS_MAX}) for the block`),
 }

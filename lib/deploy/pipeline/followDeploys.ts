@@ -3,8 +3,7 @@ import { removeFromIndex } from '../../store/recordIndex.js'
 import type { Store } from '../../store/types.js'
 import { type DeployHistoryKeys, deployHistoryKeys } from '../keys.js'
 
-import { pointLaunchAt } from '../records/actionReceipt.js'
-import { minedEventDetails } from '../records/minedDetails.js'
+import { tellMined } from '../records/actionReceipt.js'
 import { type NonceLocks, signerLock } from '../sender/nonceLock.js'
 import { deploysOnly, replaceStuckDeploys } from '../sender/replaceStuck.js'
 import {
@@ -14,8 +13,7 @@ import {
   updateTransactionRecord,
 } from '../sender/signedTransactions.js'
 import type { DeployServices } from '../services.js'
-import { createsToken, minedEventType } from '../webhooks/eventTypes.js'
-import { notifyAgent, notifyReplaced } from '../webhooks/outbox.js'
+import { notifyReplaced } from '../webhooks/outbox.js'
 import { type SettleOpenPoolsReturnType, settleOpenPools } from './returnPoolShare.js'
 
 /** How long a follow-up waits for the nonce lock: a deploy holding it replaces stuck transactions itself. */
@@ -96,12 +94,7 @@ async function followUnmined(
     await removeFromIndex(store, keys.unmined(signer), record.txHash.toLowerCase())
     // A transaction that belongs to another (`of`: a launch's seed, its share given back) is told through that one.
     if (record.of) return
-    const type = minedEventType(record.kind, status)
-    const details = { ...minedEventDetails(receipt, record), ...(createsToken(record.kind) ? {} : { kind: record.kind }) }
-    notifyAgent({ webhooks: services.webhooks, background: services.background, type, record, details })
-    if (status !== 'confirmed' || !createsToken(record.kind)) return
-    await pointLaunchAt(store, keys, record)
-    await services.announceConfirmed(record)
+    await tellMined({ services: { ...services, store }, keys, record, receipt, status })
   }
   let stuck = false
   for (const [i, record] of unmined.entries()) {

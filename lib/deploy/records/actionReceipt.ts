@@ -28,11 +28,25 @@ export async function rememberMined({ services, keys, record, receipt, status }:
   // A copy mined after all (its replacement lost the race) is this transaction's outcome.
   const { replacedBy: _replacedBy, ...rest } = record
   await updateTransactionRecord(store, keys, { ...rest, status }).catch(() => undefined)
+  await tellMined({ services: { ...services, store }, keys, record, receipt, status })
+}
+
+/** Parameters of {@link tellMined}. */
+export type TellMinedParameters = Omit<RememberMinedParameters, 'record' | 'services'> & {
+  services: Omit<RememberMinedParameters['services'], 'store'> & { store: Store }
+  record: TransactionRecord
+}
+
+/**
+ * What a mined transaction's outcome sets off, once its record knows it (the receipt's path and the tick's alike): its
+ * agent told the event its kind names, and a creation confirmed pointed at and announced as a launch.
+ */
+export async function tellMined({ services, keys, record, receipt, status }: TellMinedParameters): Promise<void> {
   const type = minedEventType(record.kind, status)
   const details = { ...minedEventDetails(receipt, record), ...(createsToken(record.kind) ? {} : { kind: record.kind }) }
   notifyAgent({ webhooks: services.webhooks, background: services.background, type, record, details })
   if (status !== 'confirmed' || !createsToken(record.kind)) return
-  await pointLaunchAt(store, keys, record)
+  await pointLaunchAt(services.store, keys, record)
   await services.announceConfirmed(record)
 }
 
