@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { B20_FACTORY_ADDRESS } from '../../lib/chain/b20.js'
 import { tokenManageAbi } from '../../lib/chain/tokenManageCalls.js'
 import { B20_ROLES, contractUriMetadata, type TokenPowers } from '../../lib/chain/tokenPowers.js'
+import { mintAction } from '../../lib/deploy/actions/tokenActions.js'
 import { type PlannedToken, planTokenAction, rolesKept } from '../../lib/deploy/pipeline/tokenActionPlan.js'
 import { minedEventType } from '../../lib/deploy/webhooks/eventTypes.js'
 
@@ -192,6 +193,17 @@ describe('planning an action on a launched token', () => {
       code: 'NO_ROLES',
     })
     expect(rolesKept(powers(), SIGNER).every((kept) => kept.accounts.length === 0)).toBe(true)
+  })
+
+  it('refuses a mint amount that is no amount before reading anything', () => {
+    const check = (amount: string) => mintAction.check({ body: { action: 'mint', token: TOKEN, to: OWNER, amount }, idempotencyKey: null })
+    for (const bad of ['-1', '0', '0.000', '1e18', '12.', ' 5', ''])
+      expect(check(bad), bad).toMatchObject({
+        ok: false,
+        code: 'INVALID_INTENT',
+        details: expect.arrayContaining([{ field: 'amount', reason: expect.any(String) }]),
+      })
+    for (const good of ['1', '12.5', '0.000001']) expect(check(good).ok, good).toBe(true)
   })
 
   it('names each mined action’s webhook event by its kind, and every other kind a deploy’s', () => {

@@ -181,7 +181,11 @@ export const mintAction = defineTokenAction({
     'Mints `amount` whole tokens to `to` (MINT_ROLE), within the supply cap: past it, SUPPLY_CAP_EXCEEDED names the room left. Executed by the service where its signer holds the role and the caller launched the token; prepared calls otherwise.',
   fields: {
     to: addressField.describe('Who receives the tokens'),
-    amount: tokenAmountField.describe('Whole tokens, like "1000" or "12.5"'),
+    // Its digits after the point are held to the token's decimals once the token is read; the form is checked first.
+    amount: tokenAmountField
+      .regex(/^\d{1,78}(?:\.\d{1,78})?$/, 'must be a decimal number of whole tokens, like "1000" or "12.5"')
+      .refine((v) => /[1-9]/.test(v), 'must be more than 0')
+      .describe('Whole tokens, like "1000" or "12.5"'),
   },
   request: ({ to, amount }) => ({ action: 'mint', to: to as Address, amount }),
   example: { to: '0x1111111111111111111111111111111111111111', amount: '1000' },
