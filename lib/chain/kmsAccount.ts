@@ -27,13 +27,12 @@ export type KmsSignerFailure = 'address-mismatch' | 'wrong-key-spec' | 'unavaila
 /** A KMS call failed or returned something that is not a secp256k1 key or signature. Never carries key material. */
 export class KmsSignerError extends BaseError<'SIGNER_MISMATCH' | 'SIGNER_UNAVAILABLE'> {
   override name = 'KmsSignerError'
-  constructor(
-    message: string,
-    /** Which failure this is, for callers to act on (never read from the message). */
-    readonly reason: KmsSignerFailure,
-  ) {
+  /** Which failure this is, for callers to act on (never read from the message). */
+  readonly reason: KmsSignerFailure
+  constructor(message: string, reason: KmsSignerFailure) {
     const misconfigured = reason === 'address-mismatch' || reason === 'wrong-key-spec'
     super(message, { code: misconfigured ? 'SIGNER_MISMATCH' : 'SIGNER_UNAVAILABLE', httpStatus: misconfigured ? 500 : 503 })
+    this.reason = reason
   }
 
   /** True when the signer is set up wrong (the operator must act), as opposed to failing for now. */

@@ -9,16 +9,17 @@ export type UpstreamErrorKind = 'network' | 'timeout' | 'status' | 'body' | 'bud
 /** A failed upstream call, after retries. Its message names the path, never a secret. */
 export class UpstreamError extends BaseError<'UPSTREAM_ERROR'> {
   override name = 'UpstreamError'
-  constructor(
-    message: string,
-    readonly kind: UpstreamErrorKind,
-    /** The provider's HTTP status, when it answered one. */
-    readonly status?: number,
-    /** The provider's `Retry-After`, in ms, when it sent one. */
-    readonly retryAfterMs: number | null = null,
-  ) {
+  readonly kind: UpstreamErrorKind
+  /** The provider's HTTP status, when it answered one. */
+  readonly status: number | undefined
+  /** The provider's `Retry-After`, in ms, when it sent one. */
+  readonly retryAfterMs: number | null
+  constructor(message: string, kind: UpstreamErrorKind, status?: number, retryAfterMs: number | null = null) {
     // Its message is written here from the path alone: it is public, as every BaseError's.
     super(message, { code: 'UPSTREAM_ERROR', httpStatus: 503, details: { kind } })
+    this.kind = kind
+    this.status = status
+    this.retryAfterMs = retryAfterMs
   }
 }
 

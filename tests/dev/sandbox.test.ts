@@ -2,6 +2,7 @@ import { type ChildProcess, execFile, spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { createInterface } from 'node:readline'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { TYPESCRIPT_ARGS } from '../support/npmStart.js'
 import { fetchChecked } from '../support/openapiCheck.js'
 
 /** A running `npm run sandbox`: its process, what it printed, and the URLs and key it printed. */
@@ -9,7 +10,7 @@ type Sandbox = { child: ChildProcess; lines: string[]; base: string; key: string
 
 /** Starts `npm run sandbox` on a free port and reads what it prints until it is ready. */
 async function startSandbox(): Promise<Sandbox> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'dev/sandbox.ts'], {
+  const child = spawn(process.execPath, [...TYPESCRIPT_ARGS, 'dev/sandbox.ts'], {
     env: { ...process.env, PORT: '0' },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
@@ -108,7 +109,7 @@ describe('npm run sandbox', () => {
     const out = await new Promise<string>((resolve, reject) =>
       execFile(
         process.execPath,
-        ['--import', 'tsx', 'dev/payDeploy.ts', door!, body!, '--asset', asset!, '--max', max!],
+        [...TYPESCRIPT_ARGS, 'dev/payDeploy.ts', door!, body!, '--asset', asset!, '--max', max!],
         { env: { ...process.env, X402_PAYER_KEY: key }, encoding: 'utf8' },
         (error, stdout) => (error ? reject(error) : resolve(stdout)),
       ),
@@ -132,7 +133,7 @@ describe('npm run sandbox', () => {
     const out = await new Promise<string>((resolve, reject) =>
       execFile(
         process.execPath,
-        ['--import', 'tsx', 'dev/payDeploy.ts', server!, args!, '--mcp', '--asset', asset!, '--max', max!],
+        [...TYPESCRIPT_ARGS, 'dev/payDeploy.ts', server!, args!, '--mcp', '--asset', asset!, '--max', max!],
         { env: { ...process.env, X402_PAYER_KEY: key }, encoding: 'utf8' },
         (error, stdout) => (error ? reject(error) : resolve(stdout)),
       ),

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { runAgentsCommand } from '../../dev/agentsCommand.js'
+import { TYPESCRIPT_ARGS } from './npmStart.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
@@ -12,7 +13,7 @@ const CLEARED = { UPSTASH_REDIS_REST_URL: '', UPSTASH_REDIS_REST_TOKEN: '', KV_R
 
 /**
  * `npm run agents -- …` run in this process (the command's own module, as dev/agents.ts runs it), with the given
- * environment: the same output and exit code as the CLI, without starting Node and tsx for every call.
+ * environment: the same output and exit code as the CLI, without starting Node for every call.
  */
 export async function runAgents(args: string[], env: Record<string, string>): Promise<AgentsRun> {
   const stdout: string[] = []
@@ -26,12 +27,12 @@ export async function runAgents(args: string[], env: Record<string, string>): Pr
   return { status, stdout: stdout.join(''), stderr: stderr.join('') }
 }
 
-/** `npm run agents -- …` as an operator runs it: a Node process with tsx on dev/agents.ts, the CLI's entry point. */
+/** `npm run agents -- …` as an operator runs it: a Node process running dev/agents.ts as package.json's script does, the CLI's entry point. */
 export function spawnAgents(args: string[], env: Record<string, string>): Promise<AgentsRun> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', 'dev/agents.ts', ...args],
+      [...TYPESCRIPT_ARGS, 'dev/agents.ts', ...args],
       { cwd: ROOT, encoding: 'utf8', env: { ...process.env, ...CLEARED, ...env } },
       (error, stdout, stderr) => resolve({ status: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     )

@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { TYPESCRIPT_ARGS } from './npmStart.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
@@ -17,7 +18,7 @@ export function runRecordingLoads(script: string): RecordedRun {
   const record = join(mkdtempSync(join(tmpdir(), 'loads-')), 'loads.txt')
   const out = execFileSync(
     process.execPath,
-    ['--import', 'tsx', '--import', './tests/support/recordLoads.mjs', '--input-type=module', '-e', script],
+    [...TYPESCRIPT_ARGS, '--import', './tests/support/recordLoads.mjs', '--input-type=module', '-e', script],
     { cwd: ROOT, encoding: 'utf8', env: { ...process.env, RECORD_LOADS_FILE: record } },
   )
   return { out, loads: readFileSync(record, 'utf8') }

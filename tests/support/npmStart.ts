@@ -5,6 +5,9 @@ import { fileURLToPath } from 'node:url'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
+/** The Node arguments every npm script runs TypeScript with (package.json): Node's type stripping and one import rule. */
+export const TYPESCRIPT_ARGS = ['--import', fileURLToPath(new URL('../../dev/typeScriptImports.mjs', import.meta.url))]
+
 /** `npm start` (dev/server.ts) in its own process, as a user runs it. */
 export type NpmStart = {
   /** `http://127.0.0.1:<port>` */
@@ -31,7 +34,7 @@ const STORE_VARIABLES = {
 
 /** Starts `npm start` on a free port with `env` over this process's environment; resolves once it listens. */
 export async function startNpmStart(env: Record<string, string>): Promise<NpmStart> {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'dev/server.ts'], {
+  const child: ChildProcess = spawn(process.execPath, [...TYPESCRIPT_ARGS, 'dev/server.ts'], {
     cwd: ROOT,
     env: { ...process.env, ...STORE_VARIABLES, PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

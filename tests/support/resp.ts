@@ -5,7 +5,10 @@ export type RespReply = string | number | null | RespReply[] | RespErrorReply
 
 /** An error reply (`-ERR ...`). */
 export class RespErrorReply {
-  constructor(readonly message: string) {}
+  readonly message: string
+  constructor(message: string) {
+    this.message = message
+  }
 }
 
 /** A status reply (`+OK`), kept apart from bulk strings so encodings can treat it differently. */

@@ -1,9 +1,12 @@
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { TickMath } from '@uniswap/v3-sdk'
 import { type Abi, type Address, createWalletClient, encodeFunctionData, getAddress, type Hex, http, parseAbi } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
+import { uniswapSdk } from '../../lib/deploy/pool/uniswapSdk.js'
 import type { AnvilChain } from './anvil.js'
+
+/** Uniswap's v3 SDK (its tick maths), by its CommonJS build as lib/ loads it: Node refuses its ES module build. */
+const sdk = () => uniswapSdk<typeof import('@uniswap/v3-sdk')>('@uniswap/v3-sdk')
 
 // Uniswap v4's own compiled contracts, from the npm packages Uniswap publishes (@uniswap/v4-core's out/,
 // @uniswap/v4-periphery's foundry-out/: cancun, via-IR, the optimiser settings of the deployed contracts), placed on
@@ -109,7 +112,9 @@ export function swapCalldata(key: SwapPoolKey, zeroForOne: boolean, amountIn: bi
       {
         zeroForOne,
         amountSpecified: -amountIn,
-        sqrtPriceLimitX96: zeroForOne ? BigInt(TickMath.MIN_SQRT_RATIO.toString()) + 1n : BigInt(TickMath.MAX_SQRT_RATIO.toString()) - 1n,
+        sqrtPriceLimitX96: zeroForOne
+          ? BigInt(sdk().TickMath.MIN_SQRT_RATIO.toString()) + 1n
+          : BigInt(sdk().TickMath.MAX_SQRT_RATIO.toString()) - 1n,
       },
       { takeClaims: false, settleUsingBurn: false },
       '0x',
