@@ -4,7 +4,7 @@ import { Agent, request as httpRequest } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ControlRoom } from '../../lib/market/types.js'
 import { type FakeDexScreener, startFakeDexScreener } from '../support/fakeDexScreener.js'
-import { type NpmStart, startNpmStart } from '../support/npmStart.js'
+import { type NpmStart, startNpmStart, TYPESCRIPT_ARGS } from '../support/npmStart.js'
 import { fetchChecked } from '../support/openapiCheck.js'
 import { createSyntheticMarket } from '../support/syntheticMarket.js'
 
@@ -115,7 +115,7 @@ describe('npm start (dev/server.ts)', () => {
   })
 
   it('refuses to start with a clear message when the configuration is invalid', async () => {
-    const bad = spawn(process.execPath, ['--import', 'tsx', 'dev/server.ts'], {
+    const bad = spawn(process.execPath, [...TYPESCRIPT_ARGS, 'dev/server.ts'], {
       env: { ...process.env, PORT: '0', UPSTASH_REDIS_REST_URL: 'https://x.upstash.io', UPSTASH_REDIS_REST_TOKEN: '' },
       stdio: ['ignore', 'pipe', 'pipe'],
     })
@@ -131,7 +131,7 @@ describe('npm run keygen', () => {
   it('prints a new agent key and the digest that goes into DEPLOY_ALLOWLIST', async () => {
     const { execFileSync } = await import('node:child_process')
     const { digestAgentKey } = await import('../../lib/deploy/agents/agentKeys.js')
-    const out = execFileSync(process.execPath, ['--import', 'tsx', 'dev/keygen.ts'], { encoding: 'utf8' })
+    const out = execFileSync(process.execPath, [...TYPESCRIPT_ARGS, 'dev/keygen.ts'], { encoding: 'utf8' })
     const key = /agent key[^:]*: (\S+)/.exec(out)![1]!
     const digest = /digest[^:]*: +(\S+)/.exec(out)![1]!
     expect(key).toMatch(/^bcr_/)
@@ -162,7 +162,7 @@ describe('npm test on a machine without the Debian packages it needs', () => {
       const script = ['env', 'CHROMIUM_PATH=/nonexistent/chromium', node, 'ensurePrerequisites.mjs']
       const [command, ...args] = process.getuid?.() === 0 ? ['runuser', '-u', 'nobody', '--', ...script] : script
       const run = spawnSync(command!, args, { cwd: shared, encoding: 'utf8' })
-      expect(run.stderr).toContain('sudo apt-get install -y chromium')
+      expect(run.stderr).toContain('sudo apt-get install -y chromium-headless-shell')
       expect(run.status).toBe(1)
     } finally {
       rmSync(shared, { recursive: true, force: true })

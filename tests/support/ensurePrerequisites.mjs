@@ -1,14 +1,15 @@
-// First step of `npm test`: the two Debian packages the suite drives for real (redis-server, chromium). Installs what
-// is missing when it can (root with apt-get), otherwise stops at once with the exact command to run.
+// First step of `npm test`: the two Debian packages the suite drives for real (redis-server, and
+// chromium-headless-shell: headless Chromium, tests/support/browser.ts). Installs what is missing when it can (root
+// with apt-get), otherwise stops at once with the exact command to run.
 import { execFileSync, spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 
-const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+const chromium = process.env.CHROMIUM_PATH ?? '/usr/lib/chromium/chromium-headless-shell'
 const onPath = (command) => spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0
 
 const missing = []
 if (!onPath('redis-server')) missing.push('redis-server')
-if (!existsSync(chromium)) missing.push('chromium')
+if (!existsSync(chromium)) missing.push('chromium-headless-shell')
 if (missing.length === 0) process.exit(0)
 
 const command = `apt-get install -y ${missing.join(' ')}`
@@ -27,7 +28,7 @@ if (process.getuid?.() === 0 && onPath('apt-get')) {
 console.error(
   `npm test needs the Debian package${missing.length > 1 ? 's' : ''} ${missing.join(' and ')}, not installed here.\n` +
     `Install with:\n\n  sudo ${command}\n\n` +
-    (missing.includes('chromium')
+    (missing.includes('chromium-headless-shell')
       ? 'or point CHROMIUM_PATH at a Chromium binary; then run npm test again.\n'
       : 'then run npm test again.\n'),
 )
