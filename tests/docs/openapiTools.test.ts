@@ -90,9 +90,15 @@ describe('a typed client as the README shows it (openapi-typescript + openapi-fe
         '',
       ].join('\n'),
     )
+    // TypeScript 7, as `npm run typecheck`: the same diagnostics as 5.9's tsc in a fraction of its CPU.
     const tsc = (file: string) =>
       run([
-        'node_modules/typescript/bin/tsc',
+        'node_modules/typescript-7/bin/tsc',
+        // The client alone, as its own user compiles it, not this repository's tsconfig.json.
+        '--ignoreConfig',
+        // TypeScript 7 includes no @types package unless named (the client reads process.env).
+        '--types',
+        'node',
         '--noEmit',
         '--strict',
         '--skipLibCheck',
