@@ -15,8 +15,9 @@ import { isHexAddress } from '../market/normalize.js'
 import { candleSeconds, type OhlcvQuery } from '../market/ohlcvQuery.js'
 import { NAME_MAX_LENGTH, SYMBOL_MAX_LENGTH, sanitizeText } from '../market/sanitize.js'
 import { controlRoomSchema, type TokenOhlcv } from '../market/types.js'
+import { errorName } from '../platform/log.js'
 import { parseRecord } from '../store/records.js'
-import type { WriteEntry } from '../store/types.js'
+import { StoreError, type WriteEntry } from '../store/types.js'
 import type { OhlcvToken, PoolOhlcv } from '../upstream/geckoOhlcv.js'
 import { UpstreamError } from '../upstream/jsonGetter.js'
 import type { CacheReadReturnType, RefreshResult } from './cache/cachedBody.js'
@@ -89,13 +90,33 @@ type Known = {
   roomBody: string | null
 }
 
+/**
+ * A store call of a candle read: a store that fails reads as nothing kept, with one log line, and the read goes on
+ * from the upstreams, as the cache's own store calls do (readCache.ts), instead of failing with a 500.
+ */
+async function unlessStoreDown<T>(services: ReadServices, operation: string, run: () => Promise<T>, fallback: T): Promise<T> {
+  try {
+    return await run()
+  } catch (error) {
+    if (!(error instanceof StoreError)) throw error
+    services.logger.warn('store_unavailable', {
+      operation,
+      store: services.store.kind,
+      error: errorName(error),
+      effect: 'charting uncached',
+    })
+    return fallback
+  }
+}
+
 /** Reads what a refresh needs in one store call (the control room only when the instance holds no fresh copy). */
 async function readKnown(services: ReadServices, address: string, seriesKey: string): Promise<Known> {
   const keys = services.keys
   const local = services.cache.peek(keys.controlRoom)
   const chainKey = chainMarketKey(services.keyPrefix, services.chainId, address)
   const wanted = [keys.chartedPool(address), seriesKey, keys.geckoBackoff, chainKey, ...(local ? [] : [keys.controlRoom])]
-  const [pool, series, backoff, chain, room] = await services.store.getMany(wanted)
+  const nothing = wanted.map(() => null)
+  const [pool, series, backoff, chain, room] = await unlessStoreDown(services, 'getMany', () => services.store.getMany(wanted), nothing)
   const shared = local ? local.entry : parseCachedBody(room ?? null)
   return {
     remembered: parseRecord(chartedPoolSchema, pool),
@@ -122,7 +143,12 @@ async function chartedPool(services: ReadServices, address: string, known: Known
   const found = mostLiquidPool(address, await services.searchUpstream.tokens([address]))
   const key = services.keys.chartedPool(address)
   if (!found) {
-    await services.store.set(key, JSON.stringify({ pool: null, dexId: '' }), NO_POOL_TTL_MS)
+    await unlessStoreDown(
+      services,
+      'set',
+      () => services.store.set(key, JSON.stringify({ pool: null, dexId: '' }), NO_POOL_TTL_MS),
+      undefined,
+    )
     throw unknownToken(address)
   }
   return { pool: found, write: { key, value: JSON.stringify(found), ttlMs: CHARTED_POOL_TTL_MS } }

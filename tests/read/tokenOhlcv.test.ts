@@ -179,6 +179,23 @@ describe('GET /api/token-ohlcv (Upstash over redis-server, the DexScreener- and 
     expect(stack.upstream.requests.length).toBe(upstream - stack.gecko!.requests.length)
   })
 
+  it('still charts with Redis unreachable: from the upstreams, uncached, said in a log line, never a 500', async () => {
+    // A fresh instance holds nothing of its own: the pool, the kept candles and the room are all in the store.
+    const instance = stack.newInstance()
+    const token = room.liveActivity[7]!
+    stack.upstash!.setUnreachable(true)
+    try {
+      const response = await instance.tokenOhlcv(ohlcv(`address=${token.address}&timeframe=hour&aggregate=4&limit=5`, '198.51.100.77'))
+      expect(response.status).toBe(200)
+      expect((await response.json()) as TokenOhlcv).toMatchObject({ address: token.address, timeframe: 'hour', aggregate: 4 })
+      const events = instance.logs.map((line) => JSON.parse(line) as { event: string })
+      expect(events).toContainEqual(expect.objectContaining({ event: 'store_unavailable' }))
+      expect(events.filter((e) => e.event.endsWith('_failed'))).toEqual([])
+    } finally {
+      stack.upstash!.setUnreachable(false)
+    }
+  })
+
   it('answers an empty list for a page before the pool’s first trade, cached long', async () => {
     const token = room.liveActivity[6]!
     const response = await stack.tokenOhlcv(ohlcv(`address=${token.address}&timeframe=day&before_timestamp=1600000000`))
