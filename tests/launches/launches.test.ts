@@ -85,6 +85,10 @@ describe('the launches feed and the stream’s launch event, across instances', 
   }
 
   /** Deploys a token born with a supply, a cap and metadata; answers its hash and address. */
+  /** Waits for the chain's receipt of a deploy the service broadcast. */
+  const minedOnChain = (hash: string) =>
+    deploy.chain.publicClient.waitForTransactionReceipt({ hash: hash as `0x${string}`, pollingInterval: 20 })
+
   async function deployToken(symbol: string, over: Record<string, unknown> = {}) {
     const answer = await deploy.post({
       action: 'agent_deploy',
@@ -189,6 +193,7 @@ describe('the launches feed and the stream’s launch event, across instances', 
     await deploy.store.publish(channel, encodeChainEvent('trade', deploy.clock.now, { token: `0x${'1'.repeat(40)}` }))
     const published = deploy.upstash!.commands.filter((c) => c === 'PUBLISH').length
     const token = await deployToken('LIVE')
+    await minedOnChain(token.txHash)
     expect((await deploy.post({ action: 'receipt', tx_hash: token.txHash })).body).toMatchObject({ status: 'confirmed' })
     // No timer of either instance fires: the message itself carries the launch to every stream.
     for (const stream of streams) await expect.poll(() => launchSymbols(stream), { timeout: 5000 }).toEqual(['LIVE'])
@@ -340,6 +345,7 @@ describe('the launches feed and the stream’s launch event, across instances', 
     readFront.setUnreachable(true)
     readFront.dropSubscriptions()
     const token = await deployToken('MISSED')
+    await minedOnChain(token.txHash) // anvil mines just after it takes a transaction, not before the answer
     expect((await deploy.post({ action: 'receipt', tx_hash: token.txHash })).body).toMatchObject({ status: 'confirmed' })
     // The quiet stretch ends; the echo cannot go out, let alone come back: the subscription is given up.
     a.timers.fire((ms) => ms === ECHO_AFTER_QUIET_MS)
@@ -364,6 +370,7 @@ describe('the launches feed and the stream’s launch event, across instances', 
     await expect.poll(() => a.timers.pending()).toContain(ECHO_AFTER_QUIET_MS)
     // And it listens again: the next launch comes as a message.
     const next = await deployToken('HEARD')
+    await minedOnChain(next.txHash)
     expect((await deploy.post({ action: 'receipt', tx_hash: next.txHash })).body).toMatchObject({ status: 'confirmed' })
     await expect.poll(() => launchSymbols(stream), { timeout: 5000 }).toEqual(['MISSED', 'HEARD'])
     expect(signalReads()).toBe(reads + 2)
@@ -380,7 +387,7 @@ describe('the launches feed and the stream’s launch event, across instances', 
     const token = await deployToken('TICKED')
     // Mined (anvil mines just after it takes a transaction, and a follow-up at that instant saw it still pending): the
     // chain says so, and nothing of the service has seen it yet.
-    await deploy.chain.publicClient.waitForTransactionReceipt({ hash: token.txHash as `0x${string}`, pollingInterval: 20 })
+    await minedOnChain(token.txHash)
     // The follow-up confirms every deploy still unmined (this one, and any an earlier case left without a receipt).
     expect((await followDeploys(deploy.newInstance().services)).confirmed).toBeGreaterThanOrEqual(1)
     expect((await deploy.post({ action: 'receipt', tx_hash: token.txHash })).body).toMatchObject({ status: 'confirmed' })
