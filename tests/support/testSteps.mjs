@@ -43,6 +43,9 @@ if (prerequisites !== 0) {
   stopStatic()
   process.exit(prerequisites)
 }
+// Node's compile cache for the workers and every Node the tests start (dev/typeScriptImports.mjs turns it on for the
+// npm scripts, in the same folder): each process then skips compiling what an earlier one compiled.
+process.env.NODE_COMPILE_CACHE ??= new URL('../../.cache/node-compile-cache', import.meta.url).pathname
 const suite = await run('node_modules/.bin/vitest', ['run', ...process.argv.slice(2)]).done
 const checks = [
   ['lint (Biome)', await lint.done, lint.output()],
