@@ -88,6 +88,8 @@ export type CreateReadServicesParameters = {
   deadline?: Deadline
   /** Keeps the instance alive for work after the answer (default: Vercel's `waitUntil`; tests collect it). */
   waitUntil?: (promise: Promise<unknown>) => void
+  /** Most entries the cache keeps of its own besides the hot bodies (default `LOCAL_ENTRIES_MAX` of readCache.ts). */
+  cacheLocalEntriesMax?: number
 }
 
 /** Which store is in use, for the start-up line: its host, never its token. */
@@ -181,6 +183,7 @@ export function createReadServices(parameters: CreateReadServicesParameters = {}
       hotKeys: [keys.controlRoom, keys.marketHistory, keys.launches],
       staleForMs: config.staleIfErrorSeconds * 1000,
       waitUntil: parameters.waitUntil ?? waitUntil,
+      ...(parameters.cacheLocalEntriesMax ? { localEntriesMax: parameters.cacheLocalEntriesMax } : {}),
     }),
     upstream,
     searchUpstream,

@@ -79,6 +79,8 @@ export type StartReadStackParameters = {
    * refresh's client, with the whole budget).
    */
   searchShare?: boolean
+  /** Most entries each instance's cache keeps of its own besides the hot bodies (default the service's). */
+  cacheLocalEntriesMax?: number
 }
 
 let stackCounter = 0
@@ -119,6 +121,7 @@ export async function startReadStack(parameters: StartReadStackParameters): Prom
       : undefined
     const services = createReadServices({
       searchUpstream,
+      ...(parameters.cacheLocalEntriesMax ? { cacheLocalEntriesMax: parameters.cacheLocalEntriesMax } : {}),
       waitUntil: (promise) => {
         background.push(promise)
       },

@@ -29,6 +29,8 @@ export type CreateReadCacheParameters = {
    * everything else, so no number of distinct search terms can push them out.
    */
   hotKeys?: readonly string[]
+  /** Most entries of that bounded copy (default {@link LOCAL_ENTRIES_MAX}). */
+  localEntriesMax?: number
 }
 
 /**
@@ -65,10 +67,10 @@ export const LOCAL_ENTRIES_MAX = 1000
 /** The instance's own copy: the hot bodies each in a place of their own, everything else in a bounded LRU. */
 type LocalCopies = { get(key: string): LocalCachedBody | undefined; set(key: string, entry: LocalCachedBody): void }
 
-/** Creates the instance's {@link LocalCopies}, with a place kept for each of `hotKeys`. */
-function createLocalCopies(hotKeys: readonly string[]): LocalCopies {
+/** Creates the instance's {@link LocalCopies}, with a place kept for each of `hotKeys` and at most `max` others. */
+function createLocalCopies(hotKeys: readonly string[], max: number): LocalCopies {
   const hot = new Map<string, LocalCachedBody | undefined>(hotKeys.map((key) => [key, undefined]))
-  const others = new LRUCache<string, LocalCachedBody>({ max: LOCAL_ENTRIES_MAX })
+  const others = new LRUCache<string, LocalCachedBody>({ max })
   return {
     get: (key) => (hot.has(key) ? hot.get(key) : others.get(key)),
     set: (key, entry) => {
@@ -189,8 +191,9 @@ export function createReadCache(parameters: CreateReadCacheParameters): ReadCach
     pollIntervalMs = 50,
     retryFailedAfterMs = 5000,
     hotKeys = [],
+    localEntriesMax = LOCAL_ENTRIES_MAX,
   } = parameters
-  const local = createLocalCopies(hotKeys)
+  const local = createLocalCopies(hotKeys, localEntriesMax)
   const listeners = new Map<string, Set<ChangeListener>>()
 
   const isFresh = (entry: CachedBody | null | undefined): boolean => !!entry && entry.expiresAt > now()
