@@ -3,6 +3,7 @@ import { once } from 'node:events'
 import { readFileSync } from 'node:fs'
 import { createInterface } from 'node:readline'
 import { describe, expect, it } from 'vitest'
+import { TYPESCRIPT_ARGS } from '../support/npmStart.js'
 
 const ROOT = new URL('../..', import.meta.url).pathname
 /** Environment variables that would point a command at a developer's own store; cleared for these runs. */
@@ -84,5 +85,18 @@ describe('the runner (dev/onSupportedNode.mjs)', () => {
       ([name, command]) => !exempt.has(name) && !command.startsWith('exec node dev/onSupportedNode.mjs '),
     )
     expect(bypassing).toEqual([])
+  })
+
+  it('runs every script’s TypeScript on Node’s own type stripping, as the tests start it, with code Node can strip', () => {
+    const { scripts } = JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as { scripts: Record<string, string> }
+    const runningTypeScript = Object.entries(scripts).filter(([, command]) => / \S+\.ts\b/.test(command))
+    expect(runningTypeScript.length).toBeGreaterThanOrEqual(8)
+    for (const [name, command] of runningTypeScript)
+      expect(command, name).toMatch(/^exec node dev\/onSupportedNode\.mjs node --import \.\/dev\/typeScriptImports\.mjs \S+\.ts$/)
+    // The tests start npm start, the agents CLI and the sandbox with the same arguments.
+    expect(TYPESCRIPT_ARGS).toEqual(['--import', `${ROOT}dev/typeScriptImports.mjs`])
+    // Node strips types only from code without TypeScript-only runtime syntax (enums, parameter properties).
+    const tsconfig = readFileSync(`${ROOT}tsconfig.json`, 'utf8')
+    expect(tsconfig).toMatch(/"erasableSyntaxOnly": true/)
   })
 })
