@@ -15,7 +15,7 @@ import { enableCompileCache, registerHooks } from 'node:module'
 
 enableCompileCache(new URL('../.cache/node-compile-cache', import.meta.url).pathname)
 
-/** A relative or absolute `.js` specifier written in a `.ts` or `.mts` file: the ones TypeScript maps to source. */
+/** A relative `.js` specifier written in a `.ts` or `.mts` file: the ones TypeScript maps to source. */
 const mapsToSource = (specifier, parentURL) =>
   /^\.{1,2}\//.test(specifier) && /\.m?js$/.test(specifier) && /\.m?ts$/.test(parentURL ?? '') && parentURL.startsWith('file:')
 
