@@ -13,7 +13,7 @@ const root = fileURLToPath(new URL('..', import.meta.url))
 const READY_WITHIN_MS = 300_000
 /** How long the printed deploy may take to be mined (the local chain mines at once). */
 const CONFIRMED_WITHIN_MS = 30_000
-/** How long the printed paid deploy may take (npm, the runner and tsx start, then a 402, a payment and a deploy). */
+/** How long the printed paid deploy may take (npm, the runner and Node start, then a 402, a payment and a deploy). */
 const PAID_WITHIN_MS = 120_000
 /** How long Ctrl-C may take to stop everything. */
 const STOPPED_WITHIN_MS = 30_000
