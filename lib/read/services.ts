@@ -183,7 +183,7 @@ export function createReadServices(parameters: CreateReadServicesParameters = {}
       hotKeys: [keys.controlRoom, keys.marketHistory, keys.launches],
       staleForMs: config.staleIfErrorSeconds * 1000,
       waitUntil: parameters.waitUntil ?? waitUntil,
-      ...(parameters.cacheLocalEntriesMax ? { localEntriesMax: parameters.cacheLocalEntriesMax } : {}),
+      localEntriesMax: parameters.cacheLocalEntriesMax,
     }),
     upstream,
     searchUpstream,

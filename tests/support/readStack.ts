@@ -121,7 +121,7 @@ export async function startReadStack(parameters: StartReadStackParameters): Prom
       : undefined
     const services = createReadServices({
       searchUpstream,
-      ...(parameters.cacheLocalEntriesMax ? { cacheLocalEntriesMax: parameters.cacheLocalEntriesMax } : {}),
+      cacheLocalEntriesMax: parameters.cacheLocalEntriesMax,
       waitUntil: (promise) => {
         background.push(promise)
       },
