@@ -70,7 +70,8 @@ describe('the dashboard page', () => {
   let room: ControlRoom
   /** Tokens the seeded history leaves out: their rows must say so instead of drawing a line. */
   let withoutHistory: string[]
-  const clock = { offset: 0 }
+  /** The service's time: the machine's plus `offset`, or `frozen` while a case holds it still. */
+  const clock: { offset: number; frozen: number | null } = { offset: 0, frozen: null }
   /**
    * Control-room requests from the one page that counts them (its own user agent): the pages the other tests keep
    * open poll every 30 s, and their requests must not be counted as this page's.
@@ -161,7 +162,7 @@ describe('the dashboard page', () => {
       env: { GECKOTERMINAL_BASE_URL: gecko.url, TOKEN_OHLCV_RATE_LIMIT_PER_MINUTE: '1000' },
       store: createMemoryStore(),
       logger: silentLogger,
-      now: () => Date.now() + clock.offset,
+      now: () => clock.frozen ?? Date.now() + clock.offset,
       upstream: createDexScreenerClient({ baseUrl: upstream.url, backoffBaseMs: 5, ...systemClock }),
       gecko: createGeckoTerminalClient({ baseUrl: gecko.url, backoffBaseMs: 5, maxRetryAfterMs: 0, ...systemClock }),
     })
@@ -300,6 +301,17 @@ describe('the dashboard page', () => {
   }
 
   it('reserves the layout before the data arrives: skeleton rows, and nothing shifts when the data lands', async () => {
+    // The service's clock held still: on a busy machine the room's 30 s window could otherwise turn during the case,
+    // and a new room (other commentary, another height) is new data landing, not the layout shifting.
+    clock.frozen = Date.now() + clock.offset
+    try {
+      await reservesTheLayout()
+    } finally {
+      clock.frozen = null
+    }
+  })
+
+  const reservesTheLayout = async () => {
     for (const width of [360, 1400]) {
       const page = await browser.newPage({ viewport: { width, height: 800 } })
       let release = () => {}
@@ -343,7 +355,7 @@ describe('the dashboard page', () => {
       expect((await layout()).join(', '), `${width} px, table filled`).toBe(before.join(', '))
       await page.close()
     }
-  })
+  }
 
   it('sizes the summary card to its text on a phone: at 390 px no blank under the commentary, and no layout shift when the text lands', async () => {
     const page = await browser.newPage({ viewport: { width: 390, height: 844 } })
