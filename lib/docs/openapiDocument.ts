@@ -175,26 +175,57 @@ function completeRoute(path: string, { route, tag, name }: ReturnType<typeof rou
   return completed
 }
 
+/** A reference to a component schema in the serialised document; group 1 is the schema's name. */
+const SCHEMA_REFERENCE = /"#\/components\/schemas\/([^"]+)"/g
+
+/** The names of the component schemas `value` references. */
+const referencesIn = (value: unknown): Set<string> => new Set(Array.from(JSON.stringify(value).matchAll(SCHEMA_REFERENCE), (m) => m[1]!))
+
 /**
  * zod-openapi renders a component first as a request would send it and, where a response differs (a strict object
  * rejects extra fields only as output), adds an `<Name>Output` copy. The components used only in answers keep
- * their own names: each `<Name>Output` whose `<Name>` nothing references takes that name back.
+ * their own names: each `<Name>Output` whose `<Name>` nothing references takes that name back. Dropping `<Name>` can
+ * leave another component unreferenced, so the renames go on until none is left; they are decided on the references
+ * read once, and the document is rewritten once (this ran on every cold `/openapi.json`, and redoing the whole
+ * document per rename took most of its build).
  */
 function namesWithoutOutputSuffix(document: Json): Json {
-  let text = JSON.stringify(document)
-  const schemas = (document.components as { schemas: Record<string, unknown> }).schemas
-  for (const name of Object.keys(schemas)) {
-    const base = name.replace(/Output$/, '')
-    if (base === name || !(base in schemas) || text.includes(`"#/components/schemas/${base}"`)) continue
-    delete schemas[base]
-    text = JSON.stringify(document).replaceAll(`"#/components/schemas/${name}"`, `"#/components/schemas/${base}"`)
-    const renamed = JSON.parse(text) as Json
-    const renamedSchemas = (renamed.components as { schemas: Record<string, unknown> }).schemas
-    renamedSchemas[base] = renamedSchemas[name]
-    delete renamedSchemas[name]
-    return namesWithoutOutputSuffix(renamed)
+  const components = document.components as Json & { schemas: Record<string, unknown> }
+  const { schemas } = components
+  // What each schema references, and what the rest of the document does, under the schemas' current names.
+  const referencesOf = new Map(Object.keys(schemas).map((name) => [name, referencesIn(schemas[name])]))
+  const outside = referencesIn({ ...document, components: { ...components, schemas: {} } })
+  const referenced = (name: string) => outside.has(name) || [...referencesOf.values()].some((refs) => refs.has(name))
+  const order = Object.keys(schemas)
+  const sourceOf = new Map<string, string>() // a renamed schema's name -> its name in zod-openapi's document
+  const renamedTo = new Map<string, string>() // a name in zod-openapi's document -> the name it ends with
+  for (let next = order.find(renameable); next; next = order.find(renameable)) {
+    const base = next.replace(/Output$/, '')
+    referencesOf.delete(base)
+    referencesOf.set(base, referencesOf.get(next)!)
+    referencesOf.delete(next)
+    for (const refs of [outside, ...referencesOf.values()]) if (refs.delete(next)) refs.add(base)
+    order.splice(order.indexOf(base), 1)
+    order.splice(order.indexOf(next), 1)
+    order.push(base)
+    const source = sourceOf.get(next) ?? next
+    sourceOf.delete(next)
+    sourceOf.set(base, source)
+    renamedTo.set(source, base)
   }
-  return document
+  const renamedSchemas = Object.fromEntries(order.map((name) => [name, schemas[sourceOf.get(name) ?? name]]))
+  const text = JSON.stringify({ ...document, components: { ...components, schemas: renamedSchemas } })
+  return JSON.parse(
+    text.replace(SCHEMA_REFERENCE, (reference, name: string) => {
+      const renamed = renamedTo.get(name)
+      return renamed ? `"#/components/schemas/${renamed}"` : reference
+    }),
+  ) as Json
+
+  function renameable(name: string): boolean {
+    const base = name.replace(/Output$/, '')
+    return base !== name && referencesOf.has(base) && !referenced(base)
+  }
 }
 
 /** Parameters of {@link buildOpenApiDocument}. */

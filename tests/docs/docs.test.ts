@@ -131,6 +131,20 @@ describe('GET /api/openapi', () => {
       expect(Object.keys(components.schemas.Token!.properties as object)).toHaveLength(24)
     }
   })
+
+  it('names the components used only in answers without zod-openapi’s Output suffix, every reference resolving', async () => {
+    const text = await (await openapi.fetch(get('/api/openapi'))).text()
+    const { components } = JSON.parse(text) as { components: { schemas: Record<string, unknown> } }
+    const names = Object.keys(components.schemas)
+    // A name keeps the suffix only where a request sends the component too (both renderings are then in use).
+    for (const name of names.filter((n) => n.endsWith('Output'))) expect(names).toContain(name.replace(/Output$/, ''))
+    expect(names).toEqual(expect.arrayContaining(['Token', 'ControlRoom', 'Error']))
+    expect(names).not.toContain('TokenOutput')
+    const references = new Set(Array.from(text.matchAll(/"#\/components\/schemas\/([^"]+)"/g), (m) => m[1]!))
+    expect([...references].filter((name) => !names.includes(name))).toEqual([])
+    // Every component is referenced: the renames left nothing behind that no answer or request uses.
+    expect(names.filter((name) => !references.has(name))).toEqual([])
+  })
 })
 
 describe('the agent skill', () => {
