@@ -301,14 +301,23 @@ describe('the dashboard page', () => {
   }
 
   /**
-   * Runs a layout-shift case with the service's clock held still: on a busy machine the room's 30 s window could
-   * otherwise turn during the case, and the page takes its first room twice (its request and the stream's first
-   * event), so a new room in between (other commentary, another height) would be new data landing, not the layout
-   * shifting.
+   * Runs a layout-shift case over one room: the page takes its first room twice (its request and the stream's first
+   * event), so a second room landing in between (other commentary, another height) is new data, not the layout
+   * shifting. The service's clock is held still, so the room's 30 s window cannot turn during the case, and the room
+   * of that window is built first: a request that found only an older room would be answered with it (stale) while
+   * the refresh runs, and the stream would then send the new one. That happened: the card's text grew by two lines
+   * after it landed, a shift of 0.052, in two whole runs.
    */
   const withServiceClockHeld = async (run: () => Promise<void>) => {
     clock.frozen = Date.now() + clock.offset
     try {
+      await expect
+        .poll(async () => {
+          const response = await fetch(`${server.url}/api/control-room`)
+          await response.arrayBuffer()
+          return response.headers.get('x-data-state')
+        })
+        .toBe('fresh')
       await run()
     } finally {
       clock.frozen = null
@@ -384,6 +393,17 @@ describe('the dashboard page', () => {
                 inMain: (entry.sources ?? []).some((source) => !!source.node && !!document.querySelector('main')?.contains(source.node)),
               })
         }).observe({ type: 'layout-shift', buffered: true })
+        // Each text the commentary takes, in order: a shift with two different texts is a second room landing.
+        const texts: string[] = []
+        ;(window as unknown as { commentaryTexts: string[] }).commentaryTexts = texts
+        document.addEventListener('DOMContentLoaded', () => {
+          const commentary = document.getElementById('commentary')!
+          new MutationObserver(() => texts.push(commentary.textContent ?? '')).observe(commentary, {
+            childList: true,
+            characterData: true,
+            subtree: true,
+          })
+        })
       })
       let release = () => {}
       const gate = new Promise<void>((resolve) => (release = resolve))
@@ -413,7 +433,11 @@ describe('the dashboard page', () => {
       // Nothing in main moves when the text lands; the header's refresh button may slide a few pixels as its status
       // text changes width (a CLS of about 0.0001).
       const shifts = await page.evaluate(() => (window as unknown as { shifts: { value: number; inMain: boolean }[] }).shifts)
-      expect(shifts.filter((shift) => shift.inMain)).toEqual([])
+      const texts = await page.evaluate(() => (window as unknown as { commentaryTexts: string[] }).commentaryTexts)
+      expect(
+        shifts.filter((shift) => shift.inMain),
+        `the commentary's texts: ${JSON.stringify(texts)}`,
+      ).toEqual([])
       expect(shifts.reduce((sum, shift) => sum + shift.value, 0)).toBeLessThan(0.001)
     } finally {
       await page.close()
