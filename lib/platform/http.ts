@@ -52,6 +52,7 @@ export const READ_ERROR_CODES = [
   'INVALID_PARAMETER',
   'LAUNCHES_OFF',
   'NOT_A_LAUNCH',
+  'STORE_UNAVAILABLE',
 ] as const
 
 /** A JSON error body of the read endpoints: a human message and a stable machine code. */
@@ -59,6 +60,8 @@ export const errorBodySchema = z.object({
   error: z.string().describe('What went wrong, for people'),
   code: z.enum(READ_ERROR_CODES).describe('What went wrong, for programs'),
   field: z.string().optional().describe('The query parameter that is wrong (INVALID_PARAMETER)'),
+  retryAfterSeconds: z.number().int().optional().describe('Seconds to wait before retrying, as Retry-After (STORE_UNAVAILABLE)'),
+  requestId: z.string().optional().describe('The request’s id, to quote to the operator (INTERNAL)'),
 })
 
 /** A JSON error body: a human message and a stable machine code (and, for a wrong parameter, which one). */

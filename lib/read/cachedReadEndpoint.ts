@@ -14,6 +14,7 @@ import { errorName } from '../platform/log.js'
 import { rateLimitHeaders } from '../platform/rateLimitHeaders.js'
 import { type Refused, type Result, refused } from '../platform/result.js'
 import type { ThrottleReturnType } from '../store/throttle.js'
+import { StoreError } from '../store/types.js'
 import { UpstreamError } from '../upstream/dexscreener.js'
 import type { CacheReadReturnType, LocalCachedBody } from './cache/cachedBody.js'
 import { READ_CACHE_TTL_MS } from './readers.js'
@@ -42,6 +43,11 @@ export type CreateCachedReadEndpointParameters<Input> = {
   rateLimitPolicy?: string
   /** Answer 429 when the service-wide upstream budget is spent (token-search): the caller may retry shortly. */
   budgetSpentIs429?: boolean
+  /**
+   * Answer a store outage as itself, 503 `STORE_UNAVAILABLE` with `Retry-After` (the history endpoints: what they
+   * serve lives only in the store, so nothing else can answer), rather than as a failure nobody expected (500).
+   */
+  storeOutageIs503?: boolean
 } & ReadEndpointOptions
 
 /** A read endpoint's input, or its refusal: the 400 (or 404) it answers instead, under that answer's code. */
@@ -67,19 +73,24 @@ export function createCachedReadEndpoint<Input>(parameters: CreateCachedReadEndp
     upstreamFailure,
     rateLimitPerMinute,
     budgetSpentIs429 = false,
+    storeOutageIs503 = false,
     publicOriginOf,
   } = parameters
   const policy = parameters.rateLimitPolicy ?? name
   const headersOf = createAnswerHeadersMemo()
   // The read endpoints' bodies carry no `ok`; a read that found nothing (a ReadNotFoundError) is its 404.
-  const errors: ErrorContract = { endpoint: name, withOk: false }
+  const errors: ErrorContract = {
+    endpoint: name,
+    withOk: false,
+    ...(storeOutageIs503 ? { answersAsItself: (error) => error instanceof StoreError } : {}),
+  }
 
   /** The answer to a read, or to its failure; `quota` adds the client's `RateLimit` headers to a 200 or 304. */
   const readAndAnswer = async (ctx: ReadServices, request: Request, input: Input, quota?: Record<string, string>): Promise<Response> => {
     try {
       return cachedJsonResponse({ ...answerParameters(ctx, request, await read(ctx, input), headersOf), extraHeaders: quota })
     } catch (error) {
-      return failureResponse(ctx, error, { name, upstreamFailure, budgetSpentIs429 }, quota)
+      return failureResponse(ctx, error, { errors, upstreamFailure, budgetSpentIs429 }, quota)
     }
   }
 
@@ -142,12 +153,13 @@ function failureResponse(
   ctx: ReadServices,
   error: unknown,
   {
-    name,
+    errors,
     upstreamFailure,
     budgetSpentIs429,
-  }: Pick<CreateCachedReadEndpointParameters<unknown>, 'name' | 'upstreamFailure' | 'budgetSpentIs429'>,
+  }: { errors: ErrorContract } & Pick<CreateCachedReadEndpointParameters<unknown>, 'upstreamFailure' | 'budgetSpentIs429'>,
   quota: Record<string, string> = {},
 ): Response {
+  const name = errors.endpoint
   if (error instanceof UpstreamError && error.kind === 'throttled' && budgetSpentIs429) {
     ctx.logger.warn(`${name}_upstream_budget_spent`, { message: error.shortMessage })
     return errorResponse(
@@ -162,8 +174,11 @@ function failureResponse(
     const { status, code, message } = upstreamFailure
     return errorResponse(status, code, message, { 'retry-after': '5', ...quota })
   }
+  // The operator's line for an outage the endpoint answers as itself (an unexpected error logs its own).
+  if (error instanceof StoreError && errors.answersAsItself?.(error))
+    ctx.logger.warn('store_unavailable', { operation: name, error: errorName(error), effect: 'answered 503' })
   // Anything else as the edge answers it (a not-found its 404, a bug INTERNAL), here with the client's quota.
-  const { status, body, headers } = errorAnswerOf(error, { endpoint: name, withOk: false, logger: ctx.logger })
+  const { status, body, headers } = errorAnswerOf(error, { ...errors, logger: ctx.logger })
   return jsonResponse({ status, body: JSON.stringify(body), headers: { 'cache-control': 'no-store', ...headers, ...quota } })
 }
 

@@ -80,6 +80,7 @@ export function createTokenHistoryEndpoint(services: () => ReadServices, options
     },
     read: (ctx, { address, range }) => readTokenHistory(ctx, address, range),
     upstreamFailure: { status: 500, code: 'INTERNAL', message: 'The history could not be read; try again shortly.' },
+    storeOutageIs503: true,
   })
 }
 
@@ -98,6 +99,7 @@ export function createMarketHistoryEndpoint(services: () => ReadServices, option
     read: (ctx, range) => readMarketHistory(ctx, range),
     peek: (ctx, range) => peekMarketHistory(ctx, range),
     upstreamFailure: { status: 500, code: 'INTERNAL', message: 'The history could not be read; try again shortly.' },
+    storeOutageIs503: true,
   })
 }
 

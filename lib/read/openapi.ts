@@ -28,6 +28,12 @@ const rangeParameter = z
   .optional()
   .describe('24h: every 5 minutes over the last day (the default); 7d: every 30 minutes over the last week')
 
+/** The history endpoints' answer when the store, where the history lives, cannot be read. */
+const storeOutageAnswer = {
+  ...errorAnswer('The shared store (Redis), where the history lives, cannot be read (STORE_UNAVAILABLE): retry after Retry-After'),
+  headers: retryAfterHeaders,
+}
+
 /** `GET /api/control-room`, as the OpenAPI document declares it. */
 export const controlRoomOpenApi: ZodOpenApiPathItemObject = {
   get: {
@@ -117,6 +123,7 @@ export const tokenHistoryOpenApi: ZodOpenApiPathItemObject = {
         headers: { ...retryAfterHeaders, ...quotaHeaders('history', 'TOKEN_HISTORY_RATE_LIMIT_PER_MINUTE') },
       },
       '500': errorAnswer('Unexpected failure (INTERNAL, CONFIG_INVALID)'),
+      '503': storeOutageAnswer,
     },
   },
   options: preflightOperation,
@@ -139,6 +146,7 @@ export const marketHistoryOpenApi: ZodOpenApiPathItemObject = {
       '400': errorAnswer('range is not 24h or 7d (INVALID_PARAMETER)'),
       '405': notAllowedAnswer,
       '500': errorAnswer('Unexpected failure (INTERNAL, CONFIG_INVALID)'),
+      '503': storeOutageAnswer,
     },
   },
   options: preflightOperation,

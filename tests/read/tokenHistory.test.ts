@@ -159,4 +159,29 @@ describe('history kept by the service: snapshots every 5 minutes, token-history,
       await own.close()
     }
   })
+
+  it('answers 503 STORE_UNAVAILABLE with Retry-After when Redis is unreachable, where the history lives: never a 500', async () => {
+    // A fresh instance holds nothing of its own: the history is all in the store.
+    const instance = stack.newInstance()
+    const leader = first.liveActivity[0]!
+    stack.upstash!.setUnreachable(true)
+    try {
+      for (const response of [
+        await instance.tokenHistory(new Request(`https://svc.test/api/token-history?address=${leader.address}`)),
+        await instance.marketHistory(new Request('https://svc.test/api/market-history?range=7d')),
+      ]) {
+        expect(response.status).toBe(503)
+        expect(response.headers.get('retry-after')).toBe('10')
+        expect(response.headers.get('cache-control')).toBe('no-store')
+        expect(await response.json()).toMatchObject({ code: 'STORE_UNAVAILABLE', retryAfterSeconds: 10 })
+      }
+      const events = instance.logs.map((line) => JSON.parse(line) as { event: string; operation?: string })
+      expect(events.filter((e) => e.event === 'store_unavailable').map((e) => e.operation)).toEqual(
+        expect.arrayContaining(['token_history', 'market_history']),
+      )
+      expect(events.filter((e) => e.event.endsWith('_failed'))).toEqual([])
+    } finally {
+      stack.upstash!.setUnreachable(false)
+    }
+  })
 })
