@@ -311,12 +311,16 @@ describe('the dashboard page', () => {
   const withServiceClockHeld = async (run: () => Promise<void>) => {
     clock.frozen = Date.now() + clock.offset
     try {
+      // Within 15 s, not the poll's default 1 s: on a busy machine one refresh of the room can take longer.
       await expect
-        .poll(async () => {
-          const response = await fetch(`${server.url}/api/control-room`)
-          await response.arrayBuffer()
-          return response.headers.get('x-data-state')
-        })
+        .poll(
+          async () => {
+            const response = await fetch(`${server.url}/api/control-room`)
+            await response.arrayBuffer()
+            return response.headers.get('x-data-state')
+          },
+          { timeout: 15_000 },
+        )
         .toBe('fresh')
       await run()
     } finally {
@@ -460,10 +464,13 @@ describe('the dashboard page', () => {
       // The window ends and someone else's read refreshes the room on the server: the page hears of it.
       clock.offset += 31_000
       await expect
-        .poll(async () => {
-          await (await fetch(`${server.url}/api/control-room`)).arrayBuffer()
-          return seenGone()
-        })
+        .poll(
+          async () => {
+            await (await fetch(`${server.url}/api/control-room`)).arrayBuffer()
+            return seenGone()
+          },
+          { timeout: 15_000 },
+        )
         .toBe(true)
       expect(countedRoomRequests).toBe(asked)
       expect(await page.getByTestId('updated').textContent()).toMatch(/updated \d+ s ago/)
