@@ -4,10 +4,10 @@ export default defineConfig({
   test: {
     include: ['tests/**/*.test.ts'],
     globalSetup: ['tests/support/globalSetup.ts'],
-    // Files share a worker and so load the dependencies once per worker; tests/support/freshModules.ts has each file
-    // import the repository's own modules afresh all the same.
+    // Files share a worker and so load the modules once per worker; tests/support/newInstance.ts makes each file an
+    // instance of its own all the same.
     isolate: false,
-    setupFiles: ['tests/support/freshModules.ts', 'tests/support/recordLeftProcesses.ts', 'tests/support/recordFileCpu.ts'],
+    setupFiles: ['tests/support/newInstance.ts', 'tests/support/recordLeftProcesses.ts', 'tests/support/recordFileCpu.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Integration files start real servers (anvil, redis front, KMS); two cores run two files at a time.

@@ -43,6 +43,17 @@ const STATELESS_CLASSES: Record<string, string> = {
  */
 const ALLOWED: Record<string, string> = {}
 
+/**
+ * What an api/ module's endpoint may build when it loads, by the walk's last step: none of it keeps anything of an
+ * instance past it, each for its reason.
+ */
+const KEEPS_NOTHING_OF_AN_INSTANCE: Record<string, string> = {
+  'createEndpoint() > new Hono': 'its routes and middleware, fixed when it is built; nothing of a request stays on it',
+  'createAnswerHeadersMemo() > let last':
+    'the headers of the cache entry it answered last, matched by that entry itself: another instance’s entries are other objects',
+  'new WeakMap': 'keyed by objects of an instance (its read services, its cached bodies): another instance’s are other keys',
+}
+
 type Module = {
   file: string
   source: ts.SourceFile
@@ -93,9 +104,12 @@ const calleeName = (expression: ts.Expression, source: ts.SourceFile) =>
       ? expression.name.text
       : expression.getText(source)
 
-/** Every object that loading the modules of `dir` builds and that may keep state, as `file: declaration > call > …`. */
-function stateBuiltAtLoad(dir: string): { found: string[]; files: number } {
-  const modules = new Map(sourceFiles(dir).map((path) => [relative(ROOT, path), readModule(path)]))
+/**
+ * Every object that loading the modules of `dirs` builds and that may keep state, as `file: declaration > call > …`;
+ * calls into a module of any of them are followed.
+ */
+function stateBuiltAtLoad(...dirs: string[]): { found: string[]; files: number } {
+  const modules = new Map(dirs.flatMap(sourceFiles).map((path) => [relative(ROOT, path), readModule(path)]))
   const found: string[] = []
 
   /** Finds the function `name` as module `file` sees it, through imports and re-exports. */
@@ -207,12 +221,22 @@ describe('module-level state', () => {
     ])
   })
 
-  it('is built afresh in each test file, though files share a worker', () => {
-    // Files share a worker (isolate: false), so a module read once in one file would answer the next file too; the
-    // first set-up file resets the module registry, so each file imports lib/ anew, as in a worker of its own.
+  it('keeps nothing past its instance in what an api/ module builds when it loads', () => {
+    // Each api/ module builds its endpoint when it loads, once per process: a deployment's instance, or a test worker,
+    // whose files are each an instance of their own (the next case). What an endpoint builds then may only be what
+    // keeps nothing of an instance, each for its reason below; whatever else it keeps goes through perInstance.
+    const { found } = stateBuiltAtLoad(join(ROOT, 'api'), join(ROOT, 'lib'))
+    const built = found.filter((line) => line.startsWith('api/'))
+    expect(built.length).toBeGreaterThan(10) // the walk sees every endpoint's router
+    expect(built.filter((line) => !Object.keys(KEEPS_NOTHING_OF_AN_INSTANCE).some((step) => line.endsWith(step)))).toEqual([])
+  })
+
+  it('begins a new instance in each test file, though files share a worker and its modules', () => {
+    // Files share a worker (isolate: false) and the modules it loaded, so what one file's instance built would answer
+    // the next file too; the first set-up file begins a new instance, so every perInstance memo builds anew.
     const test = config.test!
     expect(test.isolate).toBe(false)
-    expect(test.setupFiles?.[0]).toBe('tests/support/freshModules.ts')
-    expect(readFileSync(join(ROOT, 'tests/support/freshModules.ts'), 'utf8')).toMatch(/^vi\.resetModules\(\)$/m)
+    expect(test.setupFiles?.[0]).toBe('tests/support/newInstance.ts')
+    expect(readFileSync(join(ROOT, 'tests/support/newInstance.ts'), 'utf8')).toMatch(/^startNewInstance\(\)$/m)
   })
 })

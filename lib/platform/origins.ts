@@ -2,6 +2,7 @@ import type { MiddlewareHandler } from 'hono'
 import { cors } from 'hono/cors'
 import type { Environment } from './config.js'
 import { ConfigError, loadPublicOrigin } from './config.js'
+import { perInstance } from './perInstance.js'
 
 /** Which browser origins may call an endpoint that must not be open to every page (the MCP endpoint). */
 export type OriginPolicy = {
@@ -87,7 +88,8 @@ export type OriginGateParameters = {
  * (not a browser) pass, and get no CORS headers.
  */
 export function originGate(parameters: OriginGateParameters): MiddlewareHandler {
-  let policy: OriginPolicy | undefined
+  // Read once per instance, as the configuration it comes from.
+  const policy = perInstance(parameters.policy)
   const allowed = cors({
     // Only origins judged allowed below reach this, named as the policy normalised them.
     origin: (origin) => (origin ? parseOrigin(origin) : null),
@@ -97,8 +99,7 @@ export function originGate(parameters: OriginGateParameters): MiddlewareHandler 
     maxAge: 86_400,
   })
   return async (c, next) => {
-    policy ??= parameters.policy()
-    const verdict = judgeOrigin(c.req.header('origin') ?? null, policy)
+    const verdict = judgeOrigin(c.req.header('origin') ?? null, policy())
     if (verdict.kind === 'refused') return parameters.refused(verdict.origin)
     return allowed(c, next)
   }

@@ -6,15 +6,30 @@
 // it built, or in the endpoints built once beside them. Anything else is built per request or handed in as a
 // parameter. tests/moduleState.test.ts follows what every module of lib/ runs when it loads, through the calls it makes,
 // and fails on any object built on the way that may keep state: a `let`, a `new`, a factory's product.
+//
+// A process is one instance; the test suite makes each test file an instance of its own (`startNewInstance`), though
+// files share a worker and its loaded modules: every memo below then builds anew on its next call.
+
+/** The instance the memos belong to now: a memo built under another one builds again. */
+let currentInstance: object = {}
+
+/**
+ * Begins a new instance in this process: every {@link perInstance} and {@link perInstanceAsync} memo builds anew on
+ * its next call, reading `process.env` again. For the test suite (tests/support/newInstance.ts), which runs its files
+ * one after the other in one process; a deployment never calls it.
+ */
+export function startNewInstance(): void {
+  currentInstance = {}
+}
 
 /**
  * Builds `build()` on the first call and answers the same value after that, for the life of the instance. A build
  * that throws (a bad configuration, say) keeps nothing, so the next call tries again.
  */
 export function perInstance<T>(build: () => T): () => T {
-  let built: { value: T } | undefined
+  let built: { value: T; instance: object } | undefined
   return () => {
-    built ??= { value: build() }
+    if (built?.instance !== currentInstance) built = { value: build(), instance: currentInstance }
     return built.value
   }
 }
@@ -24,12 +39,18 @@ export function perInstance<T>(build: () => T): () => T {
  * nothing, so the next call tries again.
  */
 export function perInstanceAsync<T>(build: () => Promise<T>): () => Promise<T> {
-  let built: Promise<T> | undefined
+  let built: { value: Promise<T>; instance: object } | undefined
   return () => {
-    built ??= build().catch((error: unknown) => {
-      built = undefined
-      throw error
-    })
-    return built
+    if (built?.instance !== currentInstance) {
+      const entry: { value: Promise<T>; instance: object } = {
+        instance: currentInstance,
+        value: build().catch((error: unknown) => {
+          if (built === entry) built = undefined
+          throw error
+        }),
+      }
+      built = entry
+    }
+    return built.value
   }
 }

@@ -40,17 +40,16 @@ export type StreamSource = {
  */
 export function createStreamEndpoint(parameters: StreamSource): Endpoint {
   const { read, config, launches, trades, schedule, heartbeatSeconds } = parameters
-  // The endpoint is built once per instance (by its api/ file), so what it keeps is the instance's: the feed of each
-  // set of read services it serves, and how many streams each client holds.
-  const feeds = new WeakMap<ReadServices, ControlRoomFeed>()
-  const perClient = new Map<string, number>()
+  // The endpoint is built once (by its api/ file), and what it keeps goes with the instance's read services: their
+  // feed, and how many streams each client holds on it.
+  const served = new WeakMap<ReadServices, { feed: ControlRoomFeed; perClient: Map<string, number> }>()
   const handler = async (request: Request): Promise<Response> => {
     // A broken configuration throws here, and the edge answers it 500 CONFIG_INVALID (lib/platform/errorAnswer.ts).
     const services = read()
     const limits = config()
     const launchFeed = launches()
-    let feed = feeds.get(services)
-    if (!feed) {
+    let kept = served.get(services)
+    if (!kept) {
       const trading =
         launchFeed.publicLaunches && trades
           ? tradeWatch({
@@ -65,9 +64,10 @@ export function createStreamEndpoint(parameters: StreamSource): Endpoint {
       const sources = launchFeed.publicLaunches
         ? [launchWatch({ services, chainId: launchFeed.chainId, onPooledLaunch: trading?.launchHeard }), ...(trading ? [trading] : [])]
         : []
-      feed = createControlRoomFeed({ services, schedule, heartbeatSeconds, sources })
-      feeds.set(services, feed)
+      kept = { feed: createControlRoomFeed({ services, schedule, heartbeatSeconds, sources }), perClient: new Map() }
+      served.set(services, kept)
     }
+    const { feed, perClient } = kept
     const client = clientAddress(request)
     const held = perClient.get(client) ?? 0
     const policy = { policy: 'stream', quota: limits.maxPerClient, resetSeconds: FULL_RETRY_AFTER_SECONDS }

@@ -81,8 +81,8 @@ export async function startDeployStack(parameters: StartDeployStackParameters): 
   // in real time too, since the instances and anvil run in it.
   const clock = createTestClock(Date.now(), { realWaits: true })
   const background = new Set<Promise<unknown>>()
-  // Test files share a worker, so a process id and a counter of this module (imported afresh by each file) are not
-  // enough to keep one file's keys from another's in the run's one redis-server: a random part is.
+  // Test files share a worker, and the whole run one redis-server: the process id, this module's counter and a random
+  // part keep one stack's keys from every other's.
   const prefix = `deploytest${process.pid}-${++stackCounter}-${Math.random().toString(36).slice(2, 8)}:`
   const baseEnv: Record<string, string> = {
     DEPLOY_ALLOWLIST: `${digestAgentKey(AGENT_KEYS.alice)},${digestAgentKey(AGENT_KEYS.bob)}`,

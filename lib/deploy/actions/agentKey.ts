@@ -2,6 +2,7 @@ import type { MiddlewareHandler } from 'hono'
 import { jsonResponse } from '../../platform/http.js'
 import type { HttpAnswer } from '../../platform/httpAnswer.js'
 import { errorName, type Logger, processLogger } from '../../platform/log.js'
+import { perInstance } from '../../platform/perInstance.js'
 import { accepted, type Result, refused } from '../../platform/result.js'
 import { StoreError } from '../../store/types.js'
 import { AGENT_KEY_MAX_LENGTH, createRefusalLog, matchAgentKey, refusalText } from '../agents/agentKeys.js'
@@ -89,14 +90,14 @@ export type AgentKeyMiddlewareParameters = { source: DeployServicesSource; door:
  * verdict waits for a tool that needs it.
  */
 export function agentKeyMiddleware({ source, door }: AgentKeyMiddlewareParameters): MiddlewareHandler<{ Variables: AgentKeyVariables }> {
-  let logRefusal: ReturnType<typeof createRefusalLog> | undefined
+  // One refusal log per instance, over the instance's logger.
+  const logRefusal = perInstance(() => createRefusalLog({ logger: loggerOf(source) }))
   return async (c, next) => {
     const presented = presentedAgentKey(c.req.raw, door)
     let verdict: Promise<AgentVerdict> | undefined
     c.set('keyPresented', presented !== null)
     c.set('agentKey', () => {
-      logRefusal ??= createRefusalLog({ logger: loggerOf(source) })
-      verdict ??= judgeAgentKey({ source, door, presented, logRefusal })
+      verdict ??= judgeAgentKey({ source, door, presented, logRefusal: logRefusal() })
       return verdict
     })
     if (door === 'b20-skill' && presented !== null) {
