@@ -238,5 +238,10 @@ describe('module-level state', () => {
     expect(test.isolate).toBe(false)
     expect(test.setupFiles?.[0]).toBe('tests/support/newInstance.ts')
     expect(readFileSync(join(ROOT, 'tests/support/newInstance.ts'), 'utf8')).toMatch(/^startNewInstance\(\)$/m)
+    // Only the suite begins one: a deployment's process is one instance for its whole life.
+    const callers = ['api', 'lib', 'dev']
+      .flatMap((dir) => sourceFiles(join(ROOT, dir)))
+      .filter((file) => /(?<!function )\bstartNewInstance\(\)(?!:)/.test(readFileSync(file, 'utf8')))
+    expect(callers.map((file) => relative(ROOT, file))).toEqual([])
   })
 })
