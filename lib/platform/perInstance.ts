@@ -10,8 +10,11 @@
 // A process is one instance; the test suite makes each test file an instance of its own (`startNewInstance`), though
 // files share a worker and its loaded modules: every memo below then builds anew on its next call.
 
-/** The instance the memos belong to now: a memo built under another one builds again. */
-let currentInstance: object = {}
+/**
+ * What the current instance has built, by memo: a new instance starts with none, and what an earlier one built is
+ * then held by nothing here (a test worker's heap does not carry every earlier file's stores and services).
+ */
+let currentInstance = new Map<object, { value: unknown }>()
 
 /**
  * Begins a new instance in this process: every {@link perInstance} and {@link perInstanceAsync} memo builds anew on
@@ -19,7 +22,7 @@ let currentInstance: object = {}
  * one after the other in one process; a deployment never calls it.
  */
 export function startNewInstance(): void {
-  currentInstance = {}
+  currentInstance = new Map()
 }
 
 /**
@@ -27,10 +30,14 @@ export function startNewInstance(): void {
  * that throws (a bad configuration, say) keeps nothing, so the next call tries again.
  */
 export function perInstance<T>(build: () => T): () => T {
-  let built: { value: T; instance: object } | undefined
+  const memo = {}
   return () => {
-    if (built?.instance !== currentInstance) built = { value: build(), instance: currentInstance }
-    return built.value
+    let built = currentInstance.get(memo)
+    if (!built) {
+      built = { value: build() }
+      currentInstance.set(memo, built)
+    }
+    return built.value as T
   }
 }
 
@@ -39,18 +46,20 @@ export function perInstance<T>(build: () => T): () => T {
  * nothing, so the next call tries again.
  */
 export function perInstanceAsync<T>(build: () => Promise<T>): () => Promise<T> {
-  let built: { value: Promise<T>; instance: object } | undefined
+  const memo = {}
   return () => {
-    if (built?.instance !== currentInstance) {
-      const entry: { value: Promise<T>; instance: object } = {
-        instance: currentInstance,
+    const instance = currentInstance
+    let built = instance.get(memo)
+    if (!built) {
+      const entry: { value: Promise<T> } = {
         value: build().catch((error: unknown) => {
-          if (built === entry) built = undefined
+          if (instance.get(memo) === entry) instance.delete(memo)
           throw error
         }),
       }
+      instance.set(memo, entry)
       built = entry
     }
-    return built.value
+    return built.value as Promise<T>
   }
 }
