@@ -162,7 +162,7 @@ describe('npm test on a machine without the Debian packages it needs', () => {
       const script = ['env', 'CHROMIUM_PATH=/nonexistent/chromium', node, 'ensurePrerequisites.mjs']
       const [command, ...args] = process.getuid?.() === 0 ? ['runuser', '-u', 'nobody', '--', ...script] : script
       const run = spawnSync(command!, args, { cwd: shared, encoding: 'utf8' })
-      expect(run.stderr).toContain('sudo apt-get install -y chromium-headless-shell')
+      expect(run.stderr).toContain('sudo apt-get install -y --no-install-recommends chromium-headless-shell')
       expect(run.status).toBe(1)
     } finally {
       rmSync(shared, { recursive: true, force: true })
