@@ -13,7 +13,9 @@ export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/lib/chromium/chr
 /** Launches headless Debian Chromium with the flags this closed network needs. */
 export async function launchChromium(): Promise<Browser> {
   if (!existsSync(CHROMIUM_PATH))
-    throw new Error(`Chromium not found at ${CHROMIUM_PATH}: apt-get install --no-install-recommends chromium-headless-shell (or set CHROMIUM_PATH)`)
+    throw new Error(
+      `Chromium not found at ${CHROMIUM_PATH}: apt-get install --no-install-recommends chromium-headless-shell (or set CHROMIUM_PATH)`,
+    )
   return chromium.launch({
     executablePath: CHROMIUM_PATH,
     headless: true,
