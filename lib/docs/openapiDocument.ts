@@ -141,7 +141,7 @@ const SECURITY_SCHEMES = {
 const malformed = errorAnswer('The request is not valid HTTP (MALFORMED_REQUEST; answered by npm start, by the platform on Vercel)')
 
 /**
- * Each route as standard linters expect it (Redocly recommended, Spectral spectral:oas): a tag on every operation,
+ * Each route as standard linters expect it (Redocly recommended, with the rules spectral:oas adds): a tag on every operation,
  * `security: []` where no key is needed, and an operationId, a description and the 4xx answers of its CORS preflight.
  */
 function completeRoute(path: string, { route, tag, name }: ReturnType<typeof routes>[string]): ZodOpenApiPathItemObject {
