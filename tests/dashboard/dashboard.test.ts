@@ -103,9 +103,11 @@ describe('the dashboard page', () => {
   const usedBy = new Map<number, string | undefined>()
   /**
    * The page at a width, as a case finds it: loaded again when another case used it last (a sort, a search or a focus
-   * it left behind is not this case's), so each case stands alone in any order.
+   * it left behind is not this case's), so each case stands alone in any order. A case that only reads the page
+   * (`readOnly`: no click, key, scroll or script that changes it) leaves it as loaded, so the next case need not load
+   * it again: a load of the 100 rows and their charts is about 0.6 to 1 s of Chromium's CPU (docs/testing.md).
    */
-  async function pageAt(width: number): Promise<Page> {
+  async function pageAt(width: number, { readOnly = false } = {}): Promise<Page> {
     const page = pages.get(width)!
     const current = expect.getState().currentTestName
     if (usedBy.has(width) && usedBy.get(width) !== current) {
@@ -115,7 +117,8 @@ describe('the dashboard page', () => {
       await page.reload()
       await untilLoaded(page)
     }
-    usedBy.set(width, current)
+    if (readOnly && usedBy.get(width) !== current) usedBy.delete(width)
+    else usedBy.set(width, current)
     return page
   }
   /**
@@ -250,7 +253,7 @@ describe('the dashboard page', () => {
     })
 
     it(`at ${width} px: every button, link and field is at least 44 px tall`, async () => {
-      const page = await pageAt(width)
+      const page = await pageAt(width, { readOnly: true })
       const small = await page.evaluate(() =>
         [...document.querySelectorAll('button, a[href], input')]
           .map((el) => ({ el, box: el.getBoundingClientRect() }))
@@ -263,7 +266,7 @@ describe('the dashboard page', () => {
     })
 
     it(`at ${width} px: a 24 h price line beside each row with history and each trending token, and the volume chart`, async () => {
-      const page = await pageAt(width)
+      const page = await pageAt(width, { readOnly: process.env.UPDATE_SCREENSHOT === undefined })
       const drawn = await page.$$eval(rows, (trs) =>
         trs.filter((tr) => tr.querySelector('svg.spark path.line')?.getAttribute('d')).map((tr) => tr.getAttribute('data-address')),
       )
