@@ -12,9 +12,10 @@
 
 /**
  * What the current instance has built, by memo: a new instance starts with none, and what an earlier one built is
- * then held by nothing here (a test worker's heap does not carry every earlier file's stores and services).
+ * then held by nothing here (a test worker's heap does not carry every earlier file's stores and services). Weakly
+ * keyed, so a memo that is itself let go (an endpoint a test built and dropped) takes its value with it.
  */
-let currentInstance = new Map<object, { value: unknown }>()
+let currentInstance = new WeakMap<object, { value: unknown }>()
 
 /**
  * Begins a new instance in this process: every {@link perInstance} and {@link perInstanceAsync} memo builds anew on
@@ -22,7 +23,7 @@ let currentInstance = new Map<object, { value: unknown }>()
  * one after the other in one process; a deployment never calls it.
  */
 export function startNewInstance(): void {
-  currentInstance = new Map()
+  currentInstance = new WeakMap()
 }
 
 /**

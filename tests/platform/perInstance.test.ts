@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
 import { describe, expect, it } from 'vitest'
 import { perInstance, perInstanceAsync, startNewInstance } from '../../lib/platform/perInstance.js'
 
@@ -28,6 +30,19 @@ describe('perInstance', () => {
     expect(() => config()).toThrow('bad configuration')
     fail = false
     expect(config()).toEqual({ ok: true })
+  })
+
+  it('lets a memo that is itself let go take its value with it, in the same instance', async () => {
+    // V8's own collector, reached without starting the worker with --expose-gc.
+    setFlagsFromString('--expose-gc')
+    const collect = runInNewContext('gc') as () => void
+    let memo: (() => object) | null = perInstance(() => ({ payload: new Uint8Array(1 << 20) }))
+    const value = new WeakRef(memo())
+    memo = null
+    // A WeakRef holds its target until the current job ends.
+    await new Promise((resolve) => setImmediate(resolve))
+    collect()
+    expect(value.deref()).toBeUndefined()
   })
 })
 
