@@ -7,6 +7,7 @@ import { readKeys } from '../../lib/read/keys.js'
 import { loadTickConfig } from '../../lib/tick/config.js'
 import { createTickEndpoint } from '../../lib/tick/endpoint.js'
 import { type ReadStack, startReadStack } from '../support/readStack.js'
+import { createSyntheticMarket } from '../support/syntheticMarket.js'
 
 const DAY = 86_400_000
 const CRON_SECRET = 'cron-secret-for-tests-0123456789'
@@ -39,7 +40,9 @@ describe('a week of history through a quiet day (injected clock; the in-process 
   }
 
   beforeAll(async () => {
-    stack = await startReadStack({ storeKind: 'memory', storeOnClock: true })
+    // A market just big enough for a full room (100 tokens, held below), not the default 160: each of the 360 ticks
+    // refreshes the room.
+    stack = await startReadStack({ storeKind: 'memory', storeOnClock: true, market: createSyntheticMarket({ tokens: 104 }) })
     const tick = createTickEndpoint({
       read: () => stack.services,
       deploy: deployServicesFrom(() => createDeployServices({ env: { BASE_RPC_URL: 'http://127.0.0.1:9' }, store: null })),
@@ -58,6 +61,7 @@ describe('a week of history through a quiet day (injected clock; the in-process 
         expect(summary.parts.snapshot.ok).toBe(true)
       }
     const room = (await (await stack.controlRoom(new Request('https://svc.test/api/control-room'))).json()) as ControlRoom
+    expect(room.liveActivity).toHaveLength(100) // a full room: the bill below is for 100 tokens a snapshot
     leader = room.liveActivity[0]!.address
   }, 120_000)
   afterAll(() => stack?.close())
