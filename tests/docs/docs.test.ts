@@ -233,12 +233,19 @@ describe('cold start of the deploy handler', () => {
     )
   })
 
-  it.each([
+  const refusals: [string, Record<string, string>, string, number][] = [
     ['403 without a key', {}, '{}', 403],
     ['413 for an oversized body', { 'x-service-key': 'k' }, 'x'.repeat(17 * 1024), 413],
     ['400 for malformed JSON', { 'x-service-key': 'k' }, '{', 400],
     ['an invalid intent', { 'x-service-key': 'k' }, JSON.stringify({ action: 'agent_deploy', name: '', symbol: 'B@D' }), 200],
-  ])('answers %s in a fresh process without loading them', (_, headers, body, status) => {
+  ]
+  /**
+   * One fresh process answers the four requests in turn (made on the first case that asks): what a process has loaded
+   * only grows, so nothing loaded after the last answer means none of the four loaded it. A process each took 3 s more.
+   */
+  let refused: { answers: { status: number; body: { ok: boolean; code: string } }[]; loads: string } | undefined
+  const refusedInOneProcess = () => {
+    if (refused) return refused
     const script = `
       await import('./api/b20-skill.ts') // the route's own module loads nothing more either
       const { createB20SkillEndpoint } = await import('./lib/deploy/endpoint.ts')
@@ -247,16 +254,28 @@ describe('cold start of the deploy handler', () => {
       const config = loadDeployConfig({ DEPLOY_ALLOWLIST: digestAgentKey('k') })
       const { createLogger } = await import('./lib/platform/log.ts')
       const handle = createB20SkillEndpoint({ config: () => config, services: async () => { throw new Error('services loaded') }, logger: () => createLogger({ write: () => {} }) }).fetch
-      const init = { method: 'POST', headers: { 'content-type': 'application/json', ...${JSON.stringify(headers)} }, body: ${JSON.stringify(body)} }
-      const response = await handle(new Request('http://x/api/b20-skill', init))
-      process.stdout.write(JSON.stringify({ status: response.status, body: await response.json() }))`
+      const answers = []
+      for (const [headers, body] of ${JSON.stringify(refusals.map(([, headers, body]) => [headers, body]))}) {
+        const init = { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body }
+        const response = await handle(new Request('http://x/api/b20-skill', init))
+        answers.push({ status: response.status, body: await response.json() })
+      }
+      process.stdout.write(JSON.stringify(answers))`
     const { out, loads } = runRecordingLoads(script)
-    const answer = JSON.parse(out) as { status: number; body: { ok: boolean; code: string } }
-    expect(answer.status).toBe(status)
-    expect(answer.body.ok).toBe(false)
-    expect(loads).toContain('/api/b20-skill.ts') // the recorder works
-    expect(loads).not.toMatch(/@aws-sdk|\/node_modules\/viem\/|kmsAccount|deployToken|deploy\/services/)
-  })
+    refused = { answers: JSON.parse(out), loads }
+    return refused
+  }
+
+  it.each(refusals.map(([name, , , status], i) => [name, status, i] as const))(
+    'answers %s in a fresh process without loading them',
+    (_, status, i) => {
+      const { answers, loads } = refusedInOneProcess()
+      expect(answers[i]!.status).toBe(status)
+      expect(answers[i]!.body.ok).toBe(false)
+      expect(loads).toContain('/api/b20-skill.ts') // the recorder works
+      expect(loads).not.toMatch(/@aws-sdk|\/node_modules\/viem\/|kmsAccount|deployToken|deploy\/services/)
+    },
+  )
 
   it('the load recorder does see the SDK once a valid deploy needs the services', () => {
     const script = `
