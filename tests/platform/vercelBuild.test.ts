@@ -372,10 +372,12 @@ describe('the Vercel build output (vercel build with the official CLI, offline)'
       }
       // One deployment's public origin, as Vercel gives it (no PUBLIC_URL): every instance names the door by it.
       const env = { ...paid.env, PUBLIC_URL: '', VERCEL_PROJECT_PRODUCTION_URL: 'paid-door.vercel.test' }
+      // The instance whose paid cap is full is asked only at the door and the skill (its one case): it loads those two.
+      const fullRoutes = { '/api/x402/deploy': routes['/api/x402/deploy'], '/api/b20-skill': routes['/api/b20-skill'] }
       served = await Promise.all([
         serveBuiltFunctions(routes, env),
         serveBuiltFunctions(routes, env),
-        serveBuiltFunctions(routes, { ...env, X402_DAILY_CAP: '0' }),
+        serveBuiltFunctions(fullRoutes, { ...env, X402_DAILY_CAP: '0' }),
       ])
       const [a, b, full] = served as [BuiltInstance, BuiltInstance, BuiltInstance]
       target = {
