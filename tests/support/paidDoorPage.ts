@@ -1,7 +1,7 @@
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { fileURLToPath } from 'node:url'
-import { build } from 'esbuild'
+import { build, stop } from 'esbuild'
 
 // A web page on an origin of its own (another port than the door's), so that a browser applies CORS to every request
 // its script sends to the door. The script is browserPayer.ts bundled for the browser by esbuild, in memory.
@@ -20,6 +20,9 @@ export async function bundleBrowserPayer(): Promise<Uint8Array> {
     write: false,
     logLevel: 'silent',
   })
+  // esbuild keeps its service process for the next build; none comes, so it is stopped here, where this worker reaps
+  // it. Left to the worker's exit, it was still a zombie, waiting for init, when the run ended.
+  await stop()
   return result.outputFiles[0]!.contents
 }
 
