@@ -25,7 +25,9 @@ function sendAndWait(url: string, head: string, trickle?: string): Promise<strin
  * whole request within `requestTimeoutMs`, each answered 408 in JSON and the connection closed. The server under
  * test is `startServer` with short deadlines (npm start's are 20 s and 60 s).
  */
-describe('npm start closes requests that never finish arriving', () => {
+// The cases run at once: each waits out a deadline on a connection of its own (2 s), which one after the other held
+// a worker for 6 s.
+describe.concurrent('npm start closes requests that never finish arriving', () => {
   let server: RunningServer
   beforeAll(async () => {
     const read = async (request: Request) => new Response(await request.text(), { headers: { 'content-type': 'application/json' } })
