@@ -36,13 +36,11 @@ import { createSyntheticMarket, type RawPair } from '../support/syntheticMarket.
 const ROOT = join(import.meta.dirname, '..', '..')
 const EVIL_WEBSITE = 'http://evil.example/phish'
 /**
- * axe over the page, every rule, in the page itself (`setLegacyMode`: `axe.run` where the page is, rather than a
+ * axe over the token page, every rule, in the page itself (`setLegacyMode`: `axe.run` where the page is, rather than a
  * partial run per frame finished in a second, blank page; the page has no frames): only the violations are worked out.
- */
-/**
- * axe over the token page, every rule, violations only (as in dashboard.test.ts). The token page is a modal <dialog>:
- * the dashboard behind it is inert, and dashboard.test.ts runs axe over that page whole at each width, so the dialog is
- * what is new here. Each whole-page run read the 100 rows again: about 2 s of Chromium's CPU a run.
+ * The token page is a modal <dialog>: the dashboard behind it is inert, and dashboard.test.ts runs axe over that page
+ * whole at each width, so the dialog is what is new here. A whole-page run read the 100 rows again (about 2 s of
+ * Chromium's CPU).
  */
 const axeOf = (page: Page) =>
   new AxeBuilder({ page })

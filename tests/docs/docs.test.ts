@@ -241,7 +241,8 @@ describe('cold start of the deploy handler', () => {
   ]
   /**
    * One fresh process answers the four requests in turn (made on the first case that asks): what a process has loaded
-   * only grows, so nothing loaded after the last answer means none of the four loaded it. A process each took 3 s more.
+   * only grows, so nothing loaded after the last answer means none of the four loaded it. A process for each took
+   * about 3 s more in all.
    */
   let refused: { answers: { status: number; body: { ok: boolean; code: string } }[]; loads: string } | undefined
   const refusedInOneProcess = () => {
