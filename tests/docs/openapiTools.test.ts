@@ -30,13 +30,14 @@ describe('the served OpenAPI document and standard tools', () => {
     expect(await lintWithRedocly(served)).toEqual([])
   })
 
-  it('is held to it: an operation without security, a description or a declared tag is reported', async () => {
-    const broken = structuredClone(served) as typeof served & { tags: unknown[] }
+  it('is held to it: an operation without security, a description or a declared tag, and no contact, are reported', async () => {
+    const broken = structuredClone(served) as typeof served & { tags: unknown[]; info: { contact?: unknown } }
     delete broken.paths['/api/control-room']!.get!.security
     delete (broken.paths['/api/health']!.get as { description?: string }).description
     broken.tags = []
+    delete broken.info.contact
     expect((await lintWithRedocly(broken)).map((p) => p.rule)).toEqual(
-      expect.arrayContaining(['security-defined', 'operation-description', 'operation-tag-defined']),
+      expect.arrayContaining(['security-defined', 'operation-description', 'operation-tag-defined', 'info-contact']),
     )
   })
 })
