@@ -204,6 +204,61 @@ describe('webhooks: every deploy outcome, signed, at least once (anvil, KMS serv
     expect(event.data).toMatchObject({ txHash: minted.txHash, predictedAddress: token, kind: 'mint', tokenAddress: token })
   })
 
+  it('sends one deploy’s events from an instance in the order they happened, and holds no other deploy behind them', async () => {
+    const receiver = await startWebhookReceiver()
+    // The outbox's first store command waits until the test lets it go: deploy.broadcast is held before it is filed.
+    let release!: () => void
+    const held = new Promise<void>((resolve) => (release = resolve))
+    const emits: Promise<unknown>[] = []
+    try {
+      await issueAgentKey({ store: stack.store, storePrefix: prefix, label: 'ordered' })
+      await setAgentWebhook({ store: stack.store, storePrefix: prefix, which: 'ordered', url: receiver.url, onVercel: false })
+      const agent = (await stack.store.get(`${prefix}agents:v1:label:ordered`))!
+      const commands: string[] = []
+      const firstHeld = new Proxy(stack.store, {
+        get(target, name) {
+          const value = Reflect.get(target, name)
+          if (typeof value !== 'function') return value
+          return (...args: unknown[]) => {
+            commands.push(String(name))
+            return commands.length === 1 ? held.then(() => value.apply(target, args)) : value.apply(target, args)
+          }
+        },
+      })
+      const outbox = createWebhookOutbox({
+        store: firstHeld,
+        storePrefix: prefix,
+        chainId: 8453,
+        logger: silentLogger,
+        clock: stack.clock.clock,
+        onVercel: false,
+      })
+      const subject = plainSubject('ef')
+      const broadcast = outbox.emit({ agentDigest: agent, type: 'deploy.broadcast', subject })
+      const confirmed = outbox.emit({ agentDigest: agent, type: 'deploy.confirmed', subject, details: { blockNumber: 7 } })
+      emits.push(broadcast, confirmed)
+      await new Promise(setImmediate)
+      // deploy.confirmed has not started: it would have read the agent's webhook by now.
+      expect(commands).toEqual(['getMany'])
+      // Another deploy's event goes out meanwhile.
+      const other = plainSubject('fe')
+      expect(await outbox.emit({ agentDigest: agent, type: 'deploy.broadcast', subject: other })).toEqual({ queued: true })
+      release()
+      expect(await Promise.all([broadcast, confirmed])).toEqual([{ queued: true }, { queued: true }])
+      const sent = receiver.deliveries.map((d) => JSON.parse(d.body) as { type: string; data: { txHash: string } })
+      expect(sent.map((e) => [e.data.txHash, e.type])).toEqual([
+        [other.txHash, 'deploy.broadcast'],
+        [subject.txHash, 'deploy.broadcast'],
+        [subject.txHash, 'deploy.confirmed'],
+      ])
+    } finally {
+      // Whatever the outcome, no attempt of this case is left to fail later, in another case's tick.
+      release()
+      await Promise.allSettled(emits)
+      await receiver.close()
+    }
+  })
+
   it('redelivers one of its own events with the same webhook-id, and refuses another agent’s', async () => {
     const { key, secret, receiver } = agents.redeliver!
     const sent = (await stack.post(deployBody('RDL'), { key })).body

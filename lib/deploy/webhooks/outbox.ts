@@ -103,6 +103,10 @@ export function createWebhookOutbox(parameters: CreateWebhookOutboxParameters): 
   const agents = createWebhookAgents({ onVercel })
 
   const saveEvent = (event: StoredWebhookEvent, firstFiling = false) => saveStoredEvent(store, keys, event, firstFiling)
+  // One deploy's events leave this instance in the order they were filed. A deploy that waits for its block files
+  // deploy.confirmed while deploy.broadcast's first attempt may still be on its way: without this line the second could
+  // reach the receiver first. An entry lives while its deploy's emits do (an attempt times out), then goes.
+  const emitsInFlight = new Map<string, Promise<{ queued: boolean }>>()
 
   /** Ends an event without an attempt (its webhook was removed or disabled meanwhile). */
   const abandon = async (event: StoredWebhookEvent, reason: string) => {
@@ -150,26 +154,39 @@ export function createWebhookOutbox(parameters: CreateWebhookOutboxParameters): 
     return { outcome, status: updated }
   }
 
+  /** Files the event and makes its first attempt; never throws. */
+  const emitNow = async ({ agentDigest, ...event }: EmitDeployEventParameters): Promise<{ queued: boolean }> => {
+    try {
+      const { target, status } = (await readWebhookTargets(store, storePrefix, [agentDigest])).get(agentDigest)!
+      if (target?.state !== 'active') return { queued: false }
+      const at = now()
+      const built = buildDeployEvent({ ...event, chainId, at })
+      const stored = newStoredEvent(built, agentDigest, at)
+      if (!(await store.setIfAbsent(keys.event(built.id), JSON.stringify(stored), EVENT_TTL_MS))) return { queued: false }
+      await saveEvent(stored, true)
+      await attemptAndRecord(stored, target, status)
+      return { queued: true }
+    } catch (error) {
+      if (error instanceof StoreError)
+        logger.warn('store_unavailable', { operation: 'webhook_emit', error: errorName(error), type: event.type })
+      else logger.error('webhook_emit_failed', { ...unexpectedErrorFields(error), type: event.type })
+      return { queued: false }
+    }
+  }
+
   return {
-    async emit({ agentDigest, ...event }) {
+    emit(parameters) {
       // A paid agent has no key, so no webhook: its events cost no store command either.
-      if (unhooked.has(agentDigest) || isPaidAgent(agentDigest)) return { queued: false }
-      try {
-        const { target, status } = (await readWebhookTargets(store, storePrefix, [agentDigest])).get(agentDigest)!
-        if (target?.state !== 'active') return { queued: false }
-        const at = now()
-        const built = buildDeployEvent({ ...event, chainId, at })
-        const stored = newStoredEvent(built, agentDigest, at)
-        if (!(await store.setIfAbsent(keys.event(built.id), JSON.stringify(stored), EVENT_TTL_MS))) return { queued: false }
-        await saveEvent(stored, true)
-        await attemptAndRecord(stored, target, status)
-        return { queued: true }
-      } catch (error) {
-        if (error instanceof StoreError)
-          logger.warn('store_unavailable', { operation: 'webhook_emit', error: errorName(error), type: event.type })
-        else logger.error('webhook_emit_failed', { ...unexpectedErrorFields(error), type: event.type })
-        return { queued: false }
+      if (unhooked.has(parameters.agentDigest) || isPaidAgent(parameters.agentDigest)) return Promise.resolve({ queued: false })
+      const deploy = parameters.subject.txHash
+      const previous = emitsInFlight.get(deploy)
+      const emitted = previous ? previous.then(() => emitNow(parameters)) : emitNow(parameters)
+      emitsInFlight.set(deploy, emitted)
+      const forget = () => {
+        if (emitsInFlight.get(deploy) === emitted) emitsInFlight.delete(deploy)
       }
+      emitted.then(forget, forget)
+      return emitted
     },
 
     deliverDue: () => deliverDueEvents({ store, storePrefix, keys, now, leaseMs: ATTEMPT_LEASE_MS, attemptAndRecord, abandon }),
