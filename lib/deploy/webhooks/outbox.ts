@@ -55,6 +55,24 @@ function newStoredEvent(built: { id: string; type: DeployEventType; body: string
   }
 }
 
+/**
+ * Runs the tasks handed in under one key one after the other, in the order they came; other keys' tasks are not held.
+ * A key is kept only while its tasks run (a webhook attempt times out), so what it holds stays bounded.
+ */
+function oneAfterAnotherPerKey<T>(): (key: string, task: () => Promise<T>) => Promise<T> {
+  const running = new Map<string, Promise<T>>()
+  return (key, task) => {
+    const previous = running.get(key)
+    const result = previous ? previous.then(task, task) : task()
+    running.set(key, result)
+    const forget = () => {
+      if (running.get(key) === result) running.delete(key)
+    }
+    result.then(forget, forget)
+    return result
+  }
+}
+
 /** Parameters of {@link WebhookOutbox.emit}. */
 export type EmitDeployEventParameters = Omit<BuildDeployEventParameters, 'chainId' | 'at'> & { agentDigest: string }
 
@@ -103,10 +121,9 @@ export function createWebhookOutbox(parameters: CreateWebhookOutboxParameters): 
   const agents = createWebhookAgents({ onVercel })
 
   const saveEvent = (event: StoredWebhookEvent, firstFiling = false) => saveStoredEvent(store, keys, event, firstFiling)
-  // One deploy's events leave this instance in the order they were filed. A deploy that waits for its block files
-  // deploy.confirmed while deploy.broadcast's first attempt may still be on its way: without this line the second could
-  // reach the receiver first. An entry lives while its deploy's emits do (an attempt times out), then goes.
-  const emitsInFlight = new Map<string, Promise<{ queued: boolean }>>()
+  // One deploy's events leave in the order they were filed: a deploy that waits for its block files deploy.confirmed
+  // while deploy.broadcast's first attempt may still be on its way, and the second could otherwise arrive first.
+  const inDeployOrder = oneAfterAnotherPerKey<{ queued: boolean }>()
 
   /** Ends an event without an attempt (its webhook was removed or disabled meanwhile). */
   const abandon = async (event: StoredWebhookEvent, reason: string) => {
@@ -178,15 +195,7 @@ export function createWebhookOutbox(parameters: CreateWebhookOutboxParameters): 
     emit(parameters) {
       // A paid agent has no key, so no webhook: its events cost no store command either.
       if (unhooked.has(parameters.agentDigest) || isPaidAgent(parameters.agentDigest)) return Promise.resolve({ queued: false })
-      const deploy = parameters.subject.txHash
-      const previous = emitsInFlight.get(deploy)
-      const emitted = previous ? previous.then(() => emitNow(parameters)) : emitNow(parameters)
-      emitsInFlight.set(deploy, emitted)
-      const forget = () => {
-        if (emitsInFlight.get(deploy) === emitted) emitsInFlight.delete(deploy)
-      }
-      emitted.then(forget, forget)
-      return emitted
+      return inDeployOrder(parameters.subject.txHash, () => emitNow(parameters))
     },
 
     deliverDue: () => deliverDueEvents({ store, storePrefix, keys, now, leaseMs: ATTEMPT_LEASE_MS, attemptAndRecord, abandon }),
