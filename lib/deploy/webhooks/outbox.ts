@@ -80,7 +80,8 @@ export type EmitDeployEventParameters = Omit<BuildDeployEventParameters, 'chainI
 export type WebhookOutbox = {
   /**
    * Files an event for the agent's webhook when it has an active one (once: the same event filed again is a no-op)
-   * and makes the first attempt at once. Never throws; answers whether it filed the event.
+   * and makes the first attempt at once, after those of the same deploy's events emitted before it on this instance.
+   * Never throws; answers whether it filed the event.
    */
   emit(parameters: EmitDeployEventParameters): Promise<{ queued: boolean }>
   /** Claims the attempts that are due (across instances, each attempt once) and makes them. */
