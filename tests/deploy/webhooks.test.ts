@@ -240,11 +240,13 @@ describe('webhooks: every deploy outcome, signed, at least once (anvil, KMS serv
       await new Promise(setImmediate)
       // deploy.confirmed has not started: it would have read the agent's webhook by now.
       expect(commands).toEqual(['getMany'])
-      // Another deploy's event goes out meanwhile.
+      // Another deploy's event goes out meanwhile (polled, so that a held one fails the case rather than hanging it).
       const other = plainSubject('fe')
-      expect(await outbox.emit({ agentDigest: agent, type: 'deploy.broadcast', subject: other })).toEqual({ queued: true })
+      const otherEmitted = outbox.emit({ agentDigest: agent, type: 'deploy.broadcast', subject: other })
+      emits.push(otherEmitted)
+      await expect.poll(() => receiver.deliveries.length, { timeout: 10_000 }).toBe(1)
       release()
-      expect(await Promise.all([broadcast, confirmed])).toEqual([{ queued: true }, { queued: true }])
+      expect(await Promise.all([broadcast, confirmed, otherEmitted])).toEqual([{ queued: true }, { queued: true }, { queued: true }])
       const sent = receiver.deliveries.map((d) => JSON.parse(d.body) as { type: string; data: { txHash: string } })
       expect(sent.map((e) => [e.data.txHash, e.type])).toEqual([
         [other.txHash, 'deploy.broadcast'],

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { homedir, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -38,11 +38,14 @@ describe('what the project fetches once per machine (dev/machineCache.mjs)', () 
     const file = join(tempDir(), 'not-a-folder')
     writeFileSync(file, '')
     expect(withCacheHome(file, () => machineCacheDir(ROOT))).toBe(join(ROOT, '.cache'))
+    // A relative one would move with the working directory: it is passed over for the home folder's.
+    expect(withCacheHome('relative/cache', () => machineCacheDir(ROOT))).toBe(join(homedir(), '.cache', 'base-control-room'))
   })
 
   it('is where the runner finds Node 24, so another clone on the machine installs nothing', async () => {
-    // A cache folder that holds the Node 24 this suite runs on (the runner installed it there), as another clone's
-    // runner left it: the runner runs on it, without an npm install.
+    // A cache folder that holds the machine's Node 24, as another clone's runner left it: the runner runs on it, without
+    // an npm install. (The suite runs on it under `npm run test:node24`; on a supported Node, this installs it first.)
+    await run(process.execPath, ['dev/onSupportedNode.mjs', '--node24', 'node', '-v'], { cwd: ROOT })
     const home = tempDir()
     withCacheHome(home, () => machineCacheDir(ROOT))
     symlinkSync(join(machineCacheDir(ROOT), 'node-24.9.0'), join(home, 'base-control-room', 'node-24.9.0'))

@@ -193,10 +193,10 @@ export function createWebhookOutbox(parameters: CreateWebhookOutboxParameters): 
   }
 
   return {
-    emit(parameters) {
+    async emit(parameters) {
       // A paid agent has no key, so no webhook: its events cost no store command either.
-      if (unhooked.has(parameters.agentDigest) || isPaidAgent(parameters.agentDigest)) return Promise.resolve({ queued: false })
-      return inDeployOrder(parameters.subject.txHash, () => emitNow(parameters))
+      if (unhooked.has(parameters.agentDigest) || isPaidAgent(parameters.agentDigest)) return { queued: false }
+      return inDeployOrder(parameters.subject.txHash.toLowerCase(), () => emitNow(parameters))
     },
 
     deliverDue: () => deliverDueEvents({ store, storePrefix, keys, now, leaseMs: ATTEMPT_LEASE_MS, attemptAndRecord, abandon }),
