@@ -130,7 +130,7 @@ export type BuiltInstance = { url: string; lines: string[]; stop(): Promise<void
 
 /**
  * Serves built functions over HTTP from one fresh Node process (one instance), with only a deployment's environment:
- * `routes` maps a path (`/api/x402/deploy`) to its `.func` directory. For clients that speak HTTP themselves (x402).
+ * `routes` maps a path (`/api/x402/deploy`) to its `.func` directory, whose handler it imports from that directory.
  */
 export async function serveBuiltFunctions(routes: Record<string, string>, env: Record<string, string>): Promise<BuiltInstance> {
   const child = spawn(process.execPath, [join(ROOT, 'tests', 'support', 'serveBuiltFunctions.mjs'), JSON.stringify(routes)], {
