@@ -218,7 +218,7 @@ describe('the dashboard page', () => {
   })
 
   it('shows 100 rows, the commentary, the stats, 15 trending and how fresh the data is', async () => {
-    const page = await pageAt(1400)
+    const page = await pageAt(1400, { readOnly: true })
     expect(await page.locator(rows).count()).toBe(100)
     expect(await page.locator('[data-testid="trending"] li').count()).toBe(15)
     expect(await page.textContent('[data-testid="commentary"]')).toContain('WETH leads 100 tracked Base tokens')
@@ -615,7 +615,7 @@ describe('the dashboard page', () => {
   })
 
   it('colours price changes and flags liquidity under $50K', async () => {
-    const page = await pageAt(1400)
+    const page = await pageAt(1400, { readOnly: true })
     expect(await page.locator('[data-testid="tokens"] td.up').count()).toBeGreaterThan(0)
     expect(await page.locator('[data-testid="tokens"] td.down').count()).toBeGreaterThan(0)
     const thin = room.liveActivity.filter((t) => t.liquidity < 50_000).length
@@ -624,7 +624,7 @@ describe('the dashboard page', () => {
   })
 
   it('renders untrusted names and symbols as text, never as HTML', async () => {
-    const page = await pageAt(1400)
+    const page = await pageAt(1400, { readOnly: true })
     const row = page.locator(`tr[data-address="${EVIL.address}"]`)
     expect(await row.locator('strong').first().textContent()).toBe('<b>EVIL</b>')
     expect(await page.locator('[data-testid="tokens"] img').count()).toBe(0)
