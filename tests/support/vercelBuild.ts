@@ -17,7 +17,7 @@ import { join, relative } from 'node:path'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
-import { machineCacheDir } from '../../dev/machineCache.mjs'
+import { machineCacheDir, partialInstallDir } from '../../dev/machineCache.mjs'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const run = promisify(execFile)
@@ -36,7 +36,7 @@ export async function ensureVercelCli(): Promise<string> {
   if (!existsSync(entry)) {
     // Into a folder of its own, then renamed into place: CI fetches it ahead, beside the suite, and the build test may
     // need it before that fetch is done; each install is then whole, and the second rename keeps the first copy.
-    const partial = `${prefix}.partial-${process.pid}-${Math.random().toString(36).slice(2)}`
+    const partial = partialInstallDir(prefix)
     try {
       await run(
         'npm',
