@@ -25,6 +25,7 @@ const json = { 'content-type': 'application/json' }
 const deployHeaders = { ...json, 'x-service-key': agent.key }
 const mcpHeaders = { ...json, accept: 'application/json, text/event-stream' }
 const TICK_SECRET = 'built-cron-secret-0123456789abcdef'
+const HEALTH_TOKEN = 'built-health-token-0123456789abcdef'
 const rpc = (id: number, method: string, params: unknown) => JSON.stringify({ jsonrpc: '2.0', id, method, params })
 
 /** What a user sends, by function: every built function must answer it as `npm start` does. */
@@ -199,7 +200,13 @@ describe('the Vercel build output (vercel build with the official CLI, offline)'
     if (done) return
     // Candles come from a GeckoTerminal-shaped server over the same market as the DexScreener-shaped one.
     gecko = await startFakeGeckoTerminal(createSyntheticMarket())
-    env = { ...parts.env, GECKOTERMINAL_BASE_URL: gecko.url, CRON_SECRET: TICK_SECRET, STREAM_MAX_SECONDS: '5' }
+    env = {
+      ...parts.env,
+      GECKOTERMINAL_BASE_URL: gecko.url,
+      CRON_SECRET: TICK_SECRET,
+      HEALTH_TOKEN,
+      STREAM_MAX_SECONDS: '5',
+    }
     if (done) return gecko.close()
     local = await startNpmStart(env)
     if (done) return local.stop()
@@ -207,7 +214,7 @@ describe('the Vercel build output (vercel build with the official CLI, offline)'
     // own (PUBLIC_URL or Vercel's production URL): the built functions get npm start's, so both sides say the same.
     // Both sides are asked from 127.0.0.1 over one store, so they draw on one per-client budget, as two instances of a
     // deployment do: the table asks each limited path a few times, far under its limit (30 searches a minute, the least).
-    const tableRoutes = [...Object.keys(TABLE), 'tick'].map((name) => [`/api/${name}`, output.functions[name]!])
+    const tableRoutes = [...Object.keys(TABLE), 'tick', 'health'].map((name) => [`/api/${name}`, output.functions[name]!])
     deployment = await serveBuiltFunctions(Object.fromEntries(tableRoutes), { ...env, PUBLIC_URL: env.PUBLIC_URL || local.url })
     if (done) return deployment.stop()
     // The control room built once, as on any deployment that has served a read: the tokens token-history knows come
@@ -317,6 +324,35 @@ describe('the Vercel build output (vercel build with the official CLI, offline)'
     // Its deploy part loaded the lazily imported half (viem, the AWS SDK) and followed the signer's deploys.
     expect(summary.parts.deploys).toMatchObject({ ok: true })
     expect(JSON.parse(expected[1]!.body)).toMatchObject({ caller: 'vercel-cron', ran: expect.any(Boolean) })
+  })
+
+  it('api/health answers as npm start does: the public view, a wrong token, every part up with the token', async () => {
+    const calls: FunctionCall[] = [
+      { path: '/api/health' },
+      { path: '/api/health', headers: { authorization: 'Bearer not-the-token-at-all' } },
+      { path: '/api/health', headers: { authorization: `Bearer ${HEALTH_TOKEN}` } },
+      { path: '/api/health', method: 'POST' },
+    ]
+    const expected = await askEach(local.url, calls)
+    const built = await askEach(deployment.url, calls)
+    // Ages, latencies and the chain's head are each instance's own moment: compared by type. All else is the same
+    // store, chain and signer seen from either side.
+    const moments = new Set(['dataAgeSeconds', 'lastTickAgeSeconds', 'checkedAgeSeconds', 'pendingSeconds', 'latencyMs', 'head'])
+    const settled = (answer: FunctionAnswer) => ({
+      ...essentials(answer),
+      body: JSON.stringify(JSON.parse(answer.body, (key, value) => (moments.has(key) ? typeof value : value))),
+    })
+    expect(built.map(settled)).toEqual(expected.map(settled))
+    expect(built.map((a) => a.status)).toEqual([200, 401, 200, 405])
+    // Not vacuous: the built function reached every part, the lazily loaded chain and KMS half among them.
+    expect(JSON.parse(built[2]!.body)).toMatchObject({
+      ok: true,
+      store: { ok: true, kind: 'upstash' },
+      upstreams: { dexscreener: { ok: true }, geckoterminal: { ok: true } },
+      rpc: { ok: true, chainId: 8453, head: expect.any(Number) },
+      signer: { ok: true, address: expect.stringMatching(/^0x[0-9a-fA-F]{40}$/) },
+      delegation: { ok: true },
+    })
   })
 
   it('serves the whole skill document from the function alone', async () => {
