@@ -44,10 +44,11 @@ export type CreateCachedReadEndpointParameters<Input> = {
   /** Answer 429 when the service-wide upstream budget is spent (token-search): the caller may retry shortly. */
   budgetSpentIs429?: boolean
   /**
-   * Answer a store outage as itself, 503 `STORE_UNAVAILABLE` with `Retry-After` (the history endpoints: what they
-   * serve lives only in the store, so nothing else can answer), rather than as a failure nobody expected (500).
+   * Answer a store outage as itself, 503 `STORE_UNAVAILABLE` with `Retry-After` and this sentence (the history
+   * endpoints: what they serve lives only in the store, so nothing else can answer), rather than as a failure nobody
+   * expected (500). The store's own message names the command that failed: the operator's, not the client's.
    */
-  storeOutageIs503?: boolean
+  storeOutageMessage?: string
 } & ReadEndpointOptions
 
 /** A read endpoint's input, or its refusal: the 400 (or 404) it answers instead, under that answer's code. */
@@ -73,7 +74,7 @@ export function createCachedReadEndpoint<Input>(parameters: CreateCachedReadEndp
     upstreamFailure,
     rateLimitPerMinute,
     budgetSpentIs429 = false,
-    storeOutageIs503 = false,
+    storeOutageMessage,
     publicOriginOf,
   } = parameters
   const policy = parameters.rateLimitPolicy ?? name
@@ -82,7 +83,7 @@ export function createCachedReadEndpoint<Input>(parameters: CreateCachedReadEndp
   const errors: ErrorContract = {
     endpoint: name,
     withOk: false,
-    ...(storeOutageIs503 ? { answersAsItself: (error) => error instanceof StoreError } : {}),
+    ...(storeOutageMessage === undefined ? {} : { answersAsItself: (error) => error instanceof StoreError }),
   }
 
   /** The answer to a read, or to its failure; `quota` adds the client's `RateLimit` headers to a 200 or 304. */
@@ -90,7 +91,7 @@ export function createCachedReadEndpoint<Input>(parameters: CreateCachedReadEndp
     try {
       return cachedJsonResponse({ ...answerParameters(ctx, request, await read(ctx, input), headersOf), extraHeaders: quota })
     } catch (error) {
-      return failureResponse(ctx, error, { errors, upstreamFailure, budgetSpentIs429 }, quota)
+      return failureResponse(ctx, error, { errors, upstreamFailure, budgetSpentIs429, storeOutageMessage }, quota)
     }
   }
 
@@ -156,7 +157,11 @@ function failureResponse(
     errors,
     upstreamFailure,
     budgetSpentIs429,
-  }: { errors: ErrorContract } & Pick<CreateCachedReadEndpointParameters<unknown>, 'upstreamFailure' | 'budgetSpentIs429'>,
+    storeOutageMessage,
+  }: { errors: ErrorContract } & Pick<
+    CreateCachedReadEndpointParameters<unknown>,
+    'upstreamFailure' | 'budgetSpentIs429' | 'storeOutageMessage'
+  >,
   quota: Record<string, string> = {},
 ): Response {
   const name = errors.endpoint
@@ -175,10 +180,13 @@ function failureResponse(
     return errorResponse(status, code, message, { 'retry-after': '5', ...quota })
   }
   // The operator's line for an outage the endpoint answers as itself (an unexpected error logs its own).
-  if (error instanceof StoreError && errors.answersAsItself?.(error))
+  let answered = error
+  if (error instanceof StoreError && storeOutageMessage !== undefined) {
     ctx.logger.warn('store_unavailable', { operation: name, error: errorName(error), effect: 'answered 503' })
+    answered = new StoreError(storeOutageMessage, { cause: error })
+  }
   // Anything else as the edge answers it (a not-found its 404, a bug INTERNAL), here with the client's quota.
-  const { status, body, headers } = errorAnswerOf(error, { ...errors, logger: ctx.logger })
+  const { status, body, headers } = errorAnswerOf(answered, { ...errors, logger: ctx.logger })
   return jsonResponse({ status, body: JSON.stringify(body), headers: { 'cache-control': 'no-store', ...headers, ...quota } })
 }
 

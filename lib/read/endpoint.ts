@@ -19,6 +19,9 @@ import { readTokenOhlcv } from './tokenOhlcv.js'
 /** A token address as `token-history` takes it: 0x and 40 hex digits, any case. */
 export const ADDRESS_PATTERN = /^0x[0-9a-fA-F]{40}$/
 
+/** What the history endpoints answer, 503 `STORE_UNAVAILABLE`, when the store, where the history lives, cannot be read. */
+export const HISTORY_STORE_OUTAGE = 'The shared store (Redis), where the history lives, cannot be read right now; retry after Retry-After.'
+
 /** The `GET /api/control-room` endpoint over the given services. */
 export function createControlRoomEndpoint(services: () => ReadServices, options: ReadEndpointOptions = {}) {
   return createCachedReadEndpoint({
@@ -80,7 +83,7 @@ export function createTokenHistoryEndpoint(services: () => ReadServices, options
     },
     read: (ctx, { address, range }) => readTokenHistory(ctx, address, range),
     upstreamFailure: { status: 500, code: 'INTERNAL', message: 'The history could not be read; try again shortly.' },
-    storeOutageIs503: true,
+    storeOutageMessage: HISTORY_STORE_OUTAGE,
   })
 }
 
@@ -99,7 +102,7 @@ export function createMarketHistoryEndpoint(services: () => ReadServices, option
     read: (ctx, range) => readMarketHistory(ctx, range),
     peek: (ctx, range) => peekMarketHistory(ctx, range),
     upstreamFailure: { status: 500, code: 'INTERNAL', message: 'The history could not be read; try again shortly.' },
-    storeOutageIs503: true,
+    storeOutageMessage: HISTORY_STORE_OUTAGE,
   })
 }
 

@@ -116,8 +116,8 @@ export class UndeclaredKeyError extends BaseError<'INTERNAL'> {
 /** A store call failed (unreachable, refused, timed out). The message never carries the command. */
 export class StoreError extends BaseError<'STORE_UNAVAILABLE'> {
   override name = 'StoreError'
-  constructor(message: string) {
-    super(message, { code: 'STORE_UNAVAILABLE', httpStatus: 503, details: { retryAfterSeconds: 10 } })
+  constructor(message: string, { cause }: { cause?: unknown } = {}) {
+    super(message, { code: 'STORE_UNAVAILABLE', httpStatus: 503, details: { retryAfterSeconds: 10 }, cause })
   }
 }
 

@@ -173,7 +173,12 @@ describe('history kept by the service: snapshots every 5 minutes, token-history,
         expect(response.status).toBe(503)
         expect(response.headers.get('retry-after')).toBe('10')
         expect(response.headers.get('cache-control')).toBe('no-store')
-        expect(await response.json()).toMatchObject({ code: 'STORE_UNAVAILABLE', retryAfterSeconds: 10 })
+        // A sentence a client can show, not the store's own message, which names the command that failed.
+        expect(await response.json()).toEqual({
+          error: 'The shared store (Redis), where the history lives, cannot be read right now; retry after Retry-After.',
+          code: 'STORE_UNAVAILABLE',
+          retryAfterSeconds: 10,
+        })
       }
       const events = instance.logs.map((line) => JSON.parse(line) as { event: string; operation?: string })
       expect(events.filter((e) => e.event === 'store_unavailable').map((e) => e.operation)).toEqual(
