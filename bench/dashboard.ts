@@ -33,6 +33,9 @@ function ensureLighthouse(): void {
       { stdio: 'inherit' },
     )
     if (!existsSync(CLI)) renameSync(partial, PREFIX)
+  } catch (error) {
+    // Another bench renamed its own install into place first: that one is whole.
+    if (!existsSync(CLI)) throw error
   } finally {
     rmSync(partial, { recursive: true, force: true })
   }

@@ -1,7 +1,7 @@
 // Where the project keeps what it fetches from the npm registry once per machine rather than once per clone: Node 24
-// for the runner (dev/onSupportedNode.mjs) and the Vercel CLI of the build test (tests/support/vercelBuild.ts). That is
-// the user's cache folder, as other tools that fetch a runtime keep theirs, so a second clone (CI checks out a clean one
-// each run) finds both in place. Plain JavaScript that any Node runs, as the runner is.
+// for the runner (dev/onSupportedNode.mjs), the Vercel CLI of the build test (tests/support/vercelBuild.ts) and
+// Lighthouse for the dashboard benchmark (bench/dashboard.ts). That is the user's cache folder, as other tools that
+// fetch a runtime keep theirs, so a second clone (CI checks out a clean one each run) finds them in place. Plain JavaScript that any Node runs, as the runner is.
 import { accessSync, constants, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { isAbsolute, join } from 'node:path'
@@ -29,10 +29,12 @@ export function machineCacheDir(projectRoot) {
 // An install lands in a folder of its own, named after the process that makes it, then is renamed into place, so that
 // two clones installing at once each land whole. A process killed mid-install (Ctrl-C, a CI timeout) leaves its folder
 // behind, and the machine's folder outlives every clone, so the runner removes such folders each time it uses the
-// machine's folder. A folder is left alone while its process runs, or while it changed in the last ten minutes (a
-// process in another container that shares the folder has an id this one cannot see).
+// machine's folder. A folder is left alone while its process runs, or while anything was added to it, to its
+// node_modules or to a package folder there in the last hour: a process in another container that shares the folder has
+// an id this one cannot see, and npm writes below node_modules, which a folder's own time does not show. One that cannot
+// be removed (another user's) is passed over.
 const PARTIAL = /\.partial-(\d+)-[a-z0-9]+$/
-const UNTOUCHED_MS = 10 * 60_000
+const UNTOUCHED_MS = 60 * 60_000
 
 /** The folder an install into `prefix` writes before it is renamed to `prefix`; it names this process. */
 export function partialInstallDir(prefix) {
@@ -49,7 +51,28 @@ function isRunning(pid) {
   }
 }
 
-/** Removes from `dir` the partial installs of processes that are gone, untouched for ten minutes; answers their names. */
+/** The latest time an install changed `folder`, its node_modules or a package folder there (ms); null when unreadable. */
+function lastChangedMs(folder) {
+  try {
+    const modules = join(folder, 'node_modules')
+    const inside = readdirSync(modules, { withFileTypes: true }).filter((entry) => entry.isDirectory())
+    const scoped = inside
+      .filter((entry) => entry.name.startsWith('@'))
+      .flatMap((entry) => readdirSync(join(modules, entry.name)).map((name) => join(entry.name, name)))
+    const folders = [folder, modules, ...inside.map((entry) => join(modules, entry.name)), ...scoped.map((name) => join(modules, name))]
+    return Math.max(...folders.map((path) => statSync(path).mtimeMs))
+  } catch (error) {
+    if (error.code !== 'ENOENT') return null
+    // Killed before npm made node_modules: the folder's own time.
+    try {
+      return statSync(folder).mtimeMs
+    } catch {
+      return null
+    }
+  }
+}
+
+/** Removes from `dir` the partial installs of processes that are gone, untouched for an hour; answers the names removed. */
 export function removeAbandonedInstalls(dir, now = Date.now()) {
   let names
   try {
@@ -57,15 +80,18 @@ export function removeAbandonedInstalls(dir, now = Date.now()) {
   } catch {
     return []
   }
-  const abandoned = names.filter((name) => {
+  const removed = []
+  for (const name of names) {
     const match = PARTIAL.exec(name)
-    if (match === null || isRunning(Number(match[1]))) return false
+    if (match === null || isRunning(Number(match[1]))) continue
+    const changed = lastChangedMs(join(dir, name))
+    if (changed === null || now - changed < UNTOUCHED_MS) continue
     try {
-      return now - statSync(join(dir, name)).mtimeMs >= UNTOUCHED_MS
+      rmSync(join(dir, name), { recursive: true, force: true })
+      removed.push(name)
     } catch {
-      return false
+      // Not ours to remove: the runner goes on, and so does the command it runs.
     }
-  })
-  for (const name of abandoned) rmSync(join(dir, name), { recursive: true, force: true })
-  return abandoned
+  }
+  return removed
 }

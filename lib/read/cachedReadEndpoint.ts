@@ -46,7 +46,7 @@ export type CreateCachedReadEndpointParameters<Input> = {
   /**
    * Answer a store outage as itself, 503 `STORE_UNAVAILABLE` with `Retry-After` and this sentence (the history
    * endpoints: what they serve lives only in the store, so nothing else can answer), rather than as a failure nobody
-   * expected (500). The store's own message names the command that failed: the operator's, not the client's.
+   * expected (500). The store's own message names the operation that failed: the operator's, not the client's.
    */
   storeOutageMessage?: string
 } & ReadEndpointOptions
@@ -83,7 +83,11 @@ export function createCachedReadEndpoint<Input>(parameters: CreateCachedReadEndp
   const errors: ErrorContract = {
     endpoint: name,
     withOk: false,
-    ...(storeOutageMessage === undefined ? {} : { answersAsItself: (error) => error instanceof StoreError }),
+    // Only the outage the read's answer put in words (below): a store error that reached the edge some other way is a
+    // path nobody expected, answered INTERNAL with its log line, never with the store's own message.
+    ...(storeOutageMessage === undefined
+      ? {}
+      : { answersAsItself: (error) => error instanceof StoreError && error.shortMessage === storeOutageMessage }),
   }
 
   /** The answer to a read, or to its failure; `quota` adds the client's `RateLimit` headers to a 200 or 304. */
@@ -180,11 +184,9 @@ function failureResponse(
     return errorResponse(status, code, message, { 'retry-after': '5', ...quota })
   }
   // The operator's line for an outage the endpoint answers as itself (an unexpected error logs its own).
-  let answered = error
-  if (error instanceof StoreError && storeOutageMessage !== undefined) {
-    ctx.logger.warn('store_unavailable', { operation: name, error: errorName(error), effect: 'answered 503' })
-    answered = new StoreError(storeOutageMessage, { cause: error })
-  }
+  const outage = error instanceof StoreError && storeOutageMessage !== undefined
+  if (outage) ctx.logger.warn('store_unavailable', { operation: name, error: errorName(error), effect: 'answered 503' })
+  const answered = outage ? new StoreError(storeOutageMessage, { cause: error }) : error
   // Anything else as the edge answers it (a not-found its 404, a bug INTERNAL), here with the client's quota.
   const { status, body, headers } = errorAnswerOf(answered, { ...errors, logger: ctx.logger })
   return jsonResponse({ status, body: JSON.stringify(body), headers: { 'cache-control': 'no-store', ...headers, ...quota } })

@@ -1,4 +1,4 @@
-import { BaseError } from '../platform/errors.js'
+import { BaseError, type BaseErrorParameters } from '../platform/errors.js'
 
 /**
  * The shared-state port: what a key-value store is (get, set, many at once, a lock), running a script, and a channel
@@ -113,10 +113,10 @@ export class UndeclaredKeyError extends BaseError<'INTERNAL'> {
   }
 }
 
-/** A store call failed (unreachable, refused, timed out). The message never carries the command. */
+/** A store call failed (unreachable, refused, timed out). The message names the operation, never its keys or values. */
 export class StoreError extends BaseError<'STORE_UNAVAILABLE'> {
   override name = 'StoreError'
-  constructor(message: string, { cause }: { cause?: unknown } = {}) {
+  constructor(message: string, { cause }: Pick<BaseErrorParameters, 'cause'> = {}) {
     super(message, { code: 'STORE_UNAVAILABLE', httpStatus: 503, details: { retryAfterSeconds: 10 }, cause })
   }
 }

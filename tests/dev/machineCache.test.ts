@@ -16,6 +16,7 @@ function leaveInstall(dir: string, name: string, ageMs: number, now = Date.now()
   mkdirSync(join(dir, name, 'node_modules'), { recursive: true })
   writeFileSync(join(dir, name, 'node_modules', 'half-written.js'), '')
   const seconds = (now - ageMs) / 1000
+  utimesSync(join(dir, name, 'node_modules'), seconds, seconds)
   utimesSync(join(dir, name), seconds, seconds)
 }
 
@@ -52,21 +53,30 @@ describe('what the project fetches once per machine (dev/machineCache.mjs)', () 
     expect(withCacheHome('relative/cache', () => machineCacheDir(ROOT))).toBe(join(homedir(), '.cache', 'base-control-room'))
   })
 
-  it('loses no disk to installs a killed process left: gone and untouched for ten minutes, they are removed', () => {
+  it('loses no disk to installs a killed process left: gone and untouched for an hour, they are removed', () => {
     const dir = tempDir()
     const now = Date.now()
-    leaveInstall(dir, `node-24.9.0.partial-${GONE}-a1`, 11 * 60_000, now)
-    leaveInstall(dir, `vercel-59.25.4.partial-${GONE}-b2`, 60 * 60_000, now)
+    leaveInstall(dir, `node-24.9.0.partial-${GONE}-a1`, 61 * 60_000, now)
+    leaveInstall(dir, `vercel-59.25.4.partial-${GONE}-b2`, 3 * 60 * 60_000, now)
     // Still being written, maybe by a process in another container whose id this one cannot see.
     leaveInstall(dir, `node-24.9.0.partial-${GONE}-c3`, 60_000, now)
+    // The same, where npm writes: below node_modules, which leaves the folder's own time as it was.
+    leaveInstall(dir, `lighthouse-13.5.0.partial-${GONE}-f6`, 3 * 60 * 60_000, now)
+    const seconds = (now - 60_000) / 1000
+    utimesSync(join(dir, `lighthouse-13.5.0.partial-${GONE}-f6`, 'node_modules'), seconds, seconds)
     // Its process runs: a slow install.
-    leaveInstall(dir, `node-24.9.0.partial-${process.pid}-d4`, 60 * 60_000, now)
-    leaveInstall(dir, 'node-24.9.0', 60 * 60_000, now)
+    leaveInstall(dir, `node-24.9.0.partial-${process.pid}-d4`, 3 * 60 * 60_000, now)
+    leaveInstall(dir, 'node-24.9.0', 3 * 60 * 60_000, now)
     expect(new Set(removeAbandonedInstalls(dir, now))).toEqual(
       new Set([`node-24.9.0.partial-${GONE}-a1`, `vercel-59.25.4.partial-${GONE}-b2`]),
     )
     expect(new Set(readdirSync(dir))).toEqual(
-      new Set(['node-24.9.0', `node-24.9.0.partial-${GONE}-c3`, `node-24.9.0.partial-${process.pid}-d4`]),
+      new Set([
+        'node-24.9.0',
+        `node-24.9.0.partial-${GONE}-c3`,
+        `lighthouse-13.5.0.partial-${GONE}-f6`,
+        `node-24.9.0.partial-${process.pid}-d4`,
+      ]),
     )
     expect(removeAbandonedInstalls(join(dir, 'missing'), now)).toEqual([])
   })

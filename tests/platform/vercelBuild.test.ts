@@ -173,7 +173,7 @@ describe('the Vercel build output (vercel build with the official CLI, offline)'
   let gecko: FakeGeckoTerminal
   let env: Record<string, string>
   /**
-   * The table's functions and the tick's, served by one fresh process: one instance of the deployment, each handler
+   * The table's functions, the tick's and health's, served by one fresh process: one instance of the deployment, each handler
    * imported from its own `.func` directory. One instance rather than a process per function: the dependencies the
    * copies share (node_modules, which `filePathMap` maps rather than copies) load once, not 17 times.
    */
