@@ -1,7 +1,8 @@
 // Where the project keeps what it fetches from the npm registry once per machine rather than once per clone: Node 24
 // for the runner (dev/onSupportedNode.mjs), the Vercel CLI of the build test (tests/support/vercelBuild.ts) and
 // Lighthouse for the dashboard benchmark (bench/dashboard.ts). That is the user's cache folder, as other tools that
-// fetch a runtime keep theirs, so a second clone (CI checks out a clean one each run) finds them in place. Plain JavaScript that any Node runs, as the runner is.
+// fetch a runtime keep theirs, so a second clone (CI checks out a clean one each run) finds them in place. Plain
+// JavaScript that any Node runs, as the runner is.
 import { accessSync, constants, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { isAbsolute, join } from 'node:path'
@@ -30,7 +31,7 @@ export function machineCacheDir(projectRoot) {
 // two clones installing at once each land whole. A process killed mid-install (Ctrl-C, a CI timeout) leaves its folder
 // behind, and the machine's folder outlives every clone, so the runner removes such folders each time it uses the
 // machine's folder. A folder is left alone while its process runs, or while anything was added to it, to its
-// node_modules or to a package folder there in the last hour: a process in another container that shares the folder has
+// node_modules or to a folder there in the last hour: a process in another container that shares the folder has
 // an id this one cannot see, and npm writes below node_modules, which a folder's own time does not show. One that cannot
 // be removed (another user's) is passed over.
 const PARTIAL = /\.partial-(\d+)-[a-z0-9]+$/
@@ -51,15 +52,13 @@ function isRunning(pid) {
   }
 }
 
-/** The latest time an install changed `folder`, its node_modules or a package folder there (ms); null when unreadable. */
+/** The latest time an install changed `folder`, its node_modules or a folder there (ms); null when unreadable. */
 function lastChangedMs(folder) {
   try {
     const modules = join(folder, 'node_modules')
+    // A scope's folder (`@x`) changes when a package lands in it, so one level below node_modules is enough.
     const inside = readdirSync(modules, { withFileTypes: true }).filter((entry) => entry.isDirectory())
-    const scoped = inside
-      .filter((entry) => entry.name.startsWith('@'))
-      .flatMap((entry) => readdirSync(join(modules, entry.name)).map((name) => join(entry.name, name)))
-    const folders = [folder, modules, ...inside.map((entry) => join(modules, entry.name)), ...scoped.map((name) => join(modules, name))]
+    const folders = [folder, modules, ...inside.map((entry) => join(modules, entry.name))]
     return Math.max(...folders.map((path) => statSync(path).mtimeMs))
   } catch (error) {
     if (error.code !== 'ENOENT') return null
